@@ -1,0 +1,55 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Dependencies point one way: DriftCore ◄ DriftAudio/DriftDSP ◄ CLI. C modules are imported by exactly one
+// Swift module each (CSndFile by DriftAudio, CSampleRate by DriftDSP, CZMQ by the transport), always as
+// `internal import`, so no C type leaks into a public signature.
+let package = Package(
+    name: "driftfix",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "driftfix", targets: ["driftfix"]),
+        .executable(name: "driftfix-bench", targets: ["DriftBench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // System libraries. Module maps link the library directly: libzmq's pkg-config file adds a Kerberos include
+        // path that SwiftPM rejects, and the headers all live in /usr/include.
+        .systemLibrary(name: "CZMQ", providers: [.apt(["libzmq3-dev"])]),
+        .systemLibrary(name: "CSndFile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSampleRate", providers: [.apt(["libsamplerate0-dev"])]),
+
+        .target(name: "DriftCore"),
+        .target(name: "DriftAudio", dependencies: ["DriftCore", "CSndFile"]),
+        .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate"]),
+        // One file's repair (read, convert, write, verify, rename): used by `process` and by workers.
+        .target(name: "DriftPipeline", dependencies: ["DriftCore", "DriftAudio", "DriftDSP"]),
+        .executableTarget(
+            name: "driftfix",
+            dependencies: [
+                "DriftCore", "DriftAudio", "DriftDSP", "DriftPipeline",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "DriftBench",
+            dependencies: [
+                "DriftCore", "DriftAudio", "DriftDSP",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // Test-only helpers: independently computed ideal signals and measurements (no project DSP inside).
+        .target(name: "TestSupport", dependencies: ["DriftCore", "DriftAudio"], path: "Tests/TestSupport"),
+        .testTarget(name: "DriftCoreTests", dependencies: ["DriftCore"]),
+        .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "TestSupport", "CSndFile"]),
+        .testTarget(name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftAudio", "TestSupport", "CSampleRate"]),
+        .testTarget(name: "DriftPipelineTests", dependencies: ["DriftPipeline", "DriftAudio", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["driftfix", "DriftAudio", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

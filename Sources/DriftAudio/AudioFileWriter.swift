@@ -1,0 +1,120 @@
+internal import CSndFile
+import DriftCore
+import Glibc
+
+/// Writes interleaved 32-bit float blocks to a new audio file through libsndfile.
+///
+/// The file is created exclusively (never over an existing one) on a descriptor the writer owns, so `close()`
+/// can flush libsndfile's final header and then `fsync` the data before anyone renames the file into place.
+/// Float samples above full scale are clipped when the file stores integers.
+public final class AudioFileWriter {
+    /// The file being written (usually a temporary file).
+    public let path: String
+    /// The name used in messages (the final destination).
+    public let displayPath: String
+    public let format: AudioFormat
+    /// Metadata items the container would not take (for example bext in a FLAC file).
+    public private(set) var droppedMetadata: [String] = []
+    public private(set) var framesWritten: Int64 = 0
+
+    private var handle: OpaquePointer?
+    private let descriptor: Int32
+
+    /// Creates `path` (which must not exist) with `format`, and writes `metadata` before any audio, as FLAC and
+    /// Ogg require.
+    public init(path: String, displayPath: String? = nil, format: AudioFormat, metadata: AudioMetadata) throws(AudioError) {
+        self.path = path
+        self.displayPath = displayPath ?? path
+        self.format = format
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let code = errno
+            throw AudioError(path: displayPath ?? path, cause: AudioFileWriter.cause(forErrno: code))
+        }
+        descriptor = fd
+        var info = SF_INFO()
+        info.samplerate = Int32(format.sampleRate)
+        info.channels = Int32(format.channelCount)
+        info.format = format.formatCode
+        guard sf_format_check(&info) == SF_TRUE else {
+            Glibc.close(fd)
+            unlink(path)
+            throw AudioError(path: self.displayPath, cause: .unsupported("libsndfile cannot write \(format)"))
+        }
+        guard let handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) else {
+            let failure = SndFile.lastError(nil)
+            Glibc.close(fd)
+            unlink(path)
+            throw AudioError(path: self.displayPath, cause: .writeFailed(failure.text))
+        }
+        self.handle = handle
+        SndFile.setClipping(handle)
+        applyMetadata(metadata, to: handle)
+    }
+
+    deinit {
+        if let handle { sf_close(handle) }
+        if handle != nil { Glibc.close(descriptor) }
+    }
+
+    private func applyMetadata(_ metadata: AudioMetadata, to handle: OpaquePointer) {
+        for tag in SndFile.writeTags(handle, metadata.tags) { droppedMetadata.append("tag \(tag)") }
+        if let bext = metadata.broadcastInfo, !SndFile.writeBroadcastInfo(handle, bext) {
+            droppedMetadata.append("bext")
+        }
+        if let map = metadata.channelMap, map.count == format.channelCount, !SndFile.writeChannelMap(handle, map) {
+            droppedMetadata.append("channel map")
+        }
+    }
+
+    /// Appends `frames` frames from `buffer`.
+    public func write(_ buffer: UnsafePointer<Float>, frames: Int) throws(AudioError) {
+        guard let handle else { preconditionFailure("write after close") }
+        guard frames > 0 else { return }
+        errno = 0
+        let written = sf_writef_float(handle, UnsafeMutablePointer(mutating: buffer), sf_count_t(frames))
+        let code = errno
+        guard written == frames else { throw failure(handle: handle, errno: code) }
+        framesWritten += Int64(written)
+    }
+
+    /// Finishes the header, closes libsndfile, flushes the data to disk and releases the descriptor.
+    public func close() throws(AudioError) {
+        guard let handle else { return }
+        self.handle = nil
+        errno = 0
+        let status = sf_close(handle)
+        let closeErrno = errno
+        defer { Glibc.close(descriptor) }
+        if status != 0 {
+            let text = String(cString: sf_error_number(status))
+            throw AudioError(path: displayPath, cause: AudioFileWriter.writeCause(errno: closeErrno, text: text))
+        }
+        if fsync(descriptor) != 0 {
+            let code = errno
+            throw AudioError(path: displayPath, cause: AudioFileWriter.cause(forErrno: code))
+        }
+    }
+
+    private func failure(handle: OpaquePointer, errno code: Int32) -> AudioError {
+        let text = SndFile.lastError(handle).text
+        return AudioError(path: displayPath, cause: AudioFileWriter.writeCause(errno: code, text: text))
+    }
+
+    static func writeCause(errno code: Int32, text: String) -> AudioError.Cause {
+        if code == ENOSPC || code == EDQUOT || text.contains("No space left") { return .diskFull }
+        return .writeFailed(text)
+    }
+
+    static func cause(forErrno code: Int32) -> AudioError.Cause {
+        switch code {
+        case ENOSPC, EDQUOT: return .diskFull
+        case ENOENT, ENOTDIR: return .destinationMissing
+        case EACCES, EPERM, EROFS: return .destinationNotWritable(FileChecks.errnoText(code))
+        default: return .writeFailed(FileChecks.errnoText(code))
+        }
+    }
+}
+
+@available(*, unavailable, message: "a libsndfile handle belongs to one thread at a time")
+extension AudioFileWriter: Sendable {}

@@ -1,0 +1,1 @@
+@main enum DriftBench { static func main() {} }

@@ -1,0 +1,14 @@
+/// A pull-based stream of interleaved 32-bit float frames with a length known before the first read.
+///
+/// Every stage of the processing chain (file reader, resampler, trim, fade, ...) is a source that pulls from the
+/// one before it, so the whole chain runs in fixed-size blocks and its memory does not grow with the file.
+/// Dispatch happens once per block, never per sample.
+public protocol AudioSource: AnyObject {
+    /// Interleaved channels per frame.
+    var channelCount: Int { get }
+    /// The exact number of frames this source delivers before it reports the end.
+    var frameCount: Int64 { get }
+    /// Fills up to `frames` frames of `buffer` (which holds at least `frames × channelCount` floats).
+    /// Returns the frames written; 0 only at the end of the stream.
+    func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int
+}

@@ -1,0 +1,17 @@
+/// A failure inside the signal-processing chain.
+public enum DSPError: Error, Equatable, CustomStringConvertible {
+    case invalidRatio(Double)
+    case converter(String)
+    /// The converter's total missed the target by more than the few frames the final pad or trim may fix:
+    /// a bug, never papered over.
+    case lengthMismatch(target: Int64, produced: Int64)
+
+    public var description: String {
+        switch self {
+        case .invalidRatio(let r): return "resampling ratio \(r) is outside libsamplerate's range 1/256...256"
+        case .converter(let why): return "libsamplerate: \(why)"
+        case .lengthMismatch(let target, let produced):
+            return "converter produced \(produced) frames for a target of \(target): beyond the allowed end correction"
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// The `driftfix` command: repairs lip-sync drift in recordings.
+struct Driftfix: AsyncParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "driftfix",
+        abstract: "Repair audio/video drift: make each recording exactly as long as its reference.",
+        discussion: """
+            Exit codes: 0 all good; 1 a file failed, was refused or did not verify; 2 usage or configuration error.
+            """,
+        version: version,
+        subcommands: [ProcessCommand.self, VerifyCommand.self]
+    )
+}
+
+/// Exit codes scripts can rely on.
+enum ExitStatus {
+    static let success: Int32 = 0
+    /// A file failed, was refused, or did not verify.
+    static let failure: Int32 = 1
+    /// Bad usage or configuration.
+    static let usage: Int32 = 2
+}
+
+@main
+enum DriftfixMain {
+    static func main() async {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = ProcessInfo.processInfo.environment["DRIFTFIX_LOG_LEVEL"]
+                .flatMap(Logger.Level.init(rawValue:)) ?? .notice
+            return handler
+        }
+        do {
+            var command = try Driftfix.parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            // ArgumentParser uses 64 for usage errors; driftfix promises 2.
+            if Driftfix.exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((Driftfix.fullMessage(for: error) + "\n").utf8))
+                exit(ExitStatus.usage)
+            }
+            Driftfix.exit(withError: error)
+        }
+    }
+}
+
+/// Prints one line naming the file and the cause, and ends the command with exit code 1.
+func failure(_ error: Error) -> ExitCode {
+    FileHandle.standardError.write(Data("driftfix: \(error)\n".utf8))
+    return ExitCode(ExitStatus.failure)
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import DriftAudio
+import DriftCore
+import Foundation
+
+/// `driftfix verify`: reopen a file and check its exact length.
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Check that a file has exactly the expected number of frames (exit 0 if so, 1 if not).",
+        discussion: "With --match, the expected count is the reference's duration at FILE's sample rate, rounded to the nearest frame."
+    )
+
+    @Argument(help: "The audio file to check.")
+    var file: String
+
+    @Option(help: "The expected frame count.")
+    var frames: Int64?
+
+    @Option(name: .customLong("match"), help: ArgumentHelp("Expect the duration of this reference file (audio).", valueName: "ref"))
+    var match: String?
+
+    func validate() throws {
+        guard (frames != nil) != (match != nil) else { throw ValidationError("give exactly one of --frames, --match") }
+        if let frames, frames < 0 { throw ValidationError("--frames must not be negative") }
+    }
+
+    func run() throws {
+        do {
+            let reader = try AudioFileReader(path: file)
+            let expected: Int64
+            if let frames {
+                expected = frames
+            } else if let match {
+                let reference = try AudioFileReader(path: match)
+                expected = try TargetLength.duration(
+                    frames: reference.frameCount, sampleRate: reference.format.sampleRate
+                ).resolve(inputFrames: reader.frameCount, sampleRate: reader.format.sampleRate)
+            } else {
+                preconditionFailure("validate() guarantees --frames or --match")
+            }
+            let difference = reader.frameCount - expected
+            let verdict = difference == 0 ? "OK" : "MISMATCH"
+            print("\(file): \(reader.frameCount) frames found, \(expected) expected, difference \(difference): \(verdict)")
+            if difference != 0 { throw ExitCode(ExitStatus.failure) }
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            throw failure(error)
+        }
+    }
+}

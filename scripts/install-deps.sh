@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the system packages driftfix needs (Debian/Ubuntu, apt). Idempotent: quiet and fast when all are present.
+set -euo pipefail
+
+# Build and run: the three C libraries and pkg-config.
+packages=(libzmq3-dev libsndfile1-dev libsamplerate0-dev pkg-config)
+# Tests and benchmarks: independent tools used to cross-check and compare (sox, ffmpeg for the benchmark).
+if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]]; then
+    packages+=(sox ffmpeg)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done" >&2
