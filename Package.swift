@@ -44,7 +44,11 @@ let package = Package(
         ),
 
         // Test-only helpers: independently computed ideal signals and measurements (no project DSP inside).
-        .target(name: "TestSupport", dependencies: ["DriftCore", "DriftAudio"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["DriftCore", "DriftAudio"], path: "Tests/TestSupport",
+            // Fixture synthesis runs over millions of samples: optimise it even in debug test builds.
+            swiftSettings: [.unsafeFlags(["-O"])]
+        ),
         .testTarget(name: "DriftCoreTests", dependencies: ["DriftCore"]),
         .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "TestSupport", "CSndFile"]),
         .testTarget(name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftAudio", "TestSupport", "CSampleRate"]),

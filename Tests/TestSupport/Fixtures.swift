@@ -1,0 +1,60 @@
+import DriftAudio
+import DriftCore
+import Foundation
+
+/// A fresh temporary folder, removed when the value is released.
+public final class TemporaryFolder: @unchecked Sendable {  // immutable after init
+    public let path: String
+
+    public init(_ name: String = "driftfix-test") {
+        let base = FileManager.default.temporaryDirectory.path
+        path = base + "/\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    public func file(_ name: String) -> String { path + "/" + name }
+
+    /// Names of the entries in the folder (hidden ones included), sorted.
+    public func entries() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+    }
+}
+
+/// Writes `signal` as a recording file in `format` through the project's writer.
+@discardableResult
+public func writeRecording(
+    _ signal: TestSignal, to path: String, format: AudioFormat, metadata: AudioMetadata = AudioMetadata()
+) throws -> String {
+    let writer = try AudioFileWriter(path: path, format: format, metadata: metadata)
+    let block = 16_384
+    var start: Int64 = 0
+    while start < signal.length {
+        let count = Int(min(Int64(block), signal.length - start))
+        let samples = signal.recording(start: start, count: count)
+        try samples.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frames: count) }
+        start += Int64(count)
+    }
+    try writer.close()
+    return path
+}
+
+/// Reads a whole (test-sized) audio file.
+public func readAll(_ path: String) throws -> (samples: [Float], format: AudioFormat, frames: Int64) {
+    let reader = try AudioFileReader(path: path)
+    return (try drain(reader), reader.format, reader.frameCount)
+}
+
+/// SHA-like fingerprint of a file's bytes (FNV-1a 64), to prove an input was not modified.
+public func fingerprint(_ path: String) -> UInt64? {
+    guard let data = FileManager.default.contents(atPath: path) else { return nil }
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in data {
+        hash ^= UInt64(byte)
+        hash = hash &* 0x0000_0100_0000_01B3
+    }
+    return hash
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// Measurements of an output against its ideal.
+public enum SignalMeasure {
+    /// Signal-to-noise ratio in dB of `actual` against `ideal` (same layout), over all samples.
+    public static func snr(actual: [Float], ideal: [Double]) -> Double {
+        precondition(actual.count == ideal.count)
+        var signal = 0.0
+        var noise = 0.0
+        for i in 0..<ideal.count {
+            signal += ideal[i] * ideal[i]
+            let e = Double(actual[i]) - ideal[i]
+            noise += e * e
+        }
+        if noise == 0 { return .infinity }
+        return 10 * log10(signal / noise)
+    }
+
+    /// The lag (in frames, sub-sample) at which `actual` best matches `ideal` on `channel`, searched within
+    /// ±`maxLag`: cross-correlation peak refined by a parabola through its neighbours. Positive: `actual` is late.
+    public static func lag(actual: [Float], ideal: [Double], channels: Int, channel: Int = 0, maxLag: Int = 8)
+        -> Double
+    {
+        let frames = ideal.count / channels
+        func correlation(_ lag: Int) -> Double {
+            var sum = 0.0
+            for n in maxLag..<(frames - maxLag) {
+                sum += Double(actual[(n + lag) * channels + channel]) * ideal[n * channels + channel]
+            }
+            return sum
+        }
+        let values = (-maxLag...maxLag).map(correlation)
+        guard let best = values.indices.max(by: { values[$0] < values[$1] }) else { return .nan }
+        guard best > 0, best < values.count - 1 else { return Double(best - maxLag) }
+        let (a, b, c) = (values[best - 1], values[best], values[best + 1])
+        let denominator = a - 2 * b + c
+        let offset = denominator == 0 ? 0 : 0.5 * (a - c) / denominator
+        return Double(best - maxLag) + offset
+    }
+
+    /// The largest absolute sample-to-sample step in `samples` on `channel`.
+    public static func maxStep(_ samples: [Float], channels: Int, channel: Int) -> Float {
+        var worst: Float = 0
+        var previous = samples[channel]
+        var i = channel + channels
+        while i < samples.count {
+            worst = max(worst, abs(samples[i] - previous))
+            previous = samples[i]
+            i += channels
+        }
+        return worst
+    }
+}
