@@ -52,13 +52,17 @@ public final class AudioFileReader: AudioSource {
             throw AudioError(path: path, cause: .unsupported("length unknown"))
         }
         guard frameCount > 0 else { throw AudioError(path: path, cause: .noFrames) }
-        // libsndfile trusts a WAV header that claims more data than the file holds; the bytes must be there.
-        if let bytes = format.encoding.bytesPerSample {
-            let frameBytes = Int64(bytes * format.channelCount)
-            let available = fileSize / frameBytes
-            if frameCount > available {
-                throw AudioError(path: path, cause: .truncated(claimedFrames: frameCount, availableFrames: available))
-            }
+        guard format.container.storesPlainSamples, let bytes = format.encoding.bytesPerSample else { return }
+        let frameBytes = Int64(bytes * format.channelCount)
+        // libsndfile quietly shortens a file whose data chunk claims more bytes than the file holds (noting it
+        // only in its log): a truncated recording must be refused, not repaired to the wrong length.
+        if let claimedBytes = SndFile.claimedDataBytes(handle), claimedBytes / frameBytes > frameCount {
+            throw AudioError(
+                path: path, cause: .truncated(claimedFrames: claimedBytes / frameBytes, availableFrames: frameCount))
+        }
+        let available = fileSize / frameBytes
+        if frameCount > available {
+            throw AudioError(path: path, cause: .truncated(claimedFrames: frameCount, availableFrames: available))
         }
     }
 
@@ -90,13 +94,11 @@ public final class AudioFileReader: AudioSource {
         position = frame
     }
 
-    /// The metadata driftfix carries over: tags, bext, channel map.
+    /// The metadata driftfix carries over: string tags and bext.
     public func metadata() -> AudioMetadata {
         AudioMetadata(
             tags: SndFile.readTags(handle),
-            broadcastInfo: SndFile.readBroadcastInfo(handle),
-            channelMap: SndFile.readChannelMap(handle, channels: format.channelCount)
-        )
+            broadcastInfo: SndFile.readBroadcastInfo(handle))
     }
 }
 

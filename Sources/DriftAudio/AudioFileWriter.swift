@@ -62,9 +62,6 @@ public final class AudioFileWriter {
         if let bext = metadata.broadcastInfo, !SndFile.writeBroadcastInfo(handle, bext) {
             droppedMetadata.append("bext")
         }
-        if let map = metadata.channelMap, map.count == format.channelCount, !SndFile.writeChannelMap(handle, map) {
-            droppedMetadata.append("channel map")
-        }
     }
 
     /// Appends `frames` frames from `buffer`.

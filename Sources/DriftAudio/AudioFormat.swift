@@ -35,6 +35,14 @@ public enum AudioContainer: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Containers that store samples uncompressed, so the data size follows from the frame count.
+    public var storesPlainSamples: Bool {
+        switch self {
+        case .wav, .wavex, .rf64, .w64, .aiff, .caf: return true
+        default: return false
+        }
+    }
+
     /// Containers whose sizes are 32-bit: they must switch to RF64 beyond 4 GiB.
     public var isRIFF: Bool { self == .wav || self == .wavex }
 

@@ -9,15 +9,10 @@ public struct AudioMetadata: Equatable, Sendable {
     public var tags: [AudioTag: String] = [:]
     /// The BWF `bext` chunk, when present.
     public var broadcastInfo: BroadcastInfo?
-    /// Speaker position per channel, as libsndfile codes (`SF_CHANNEL_MAP_*`), when the file declares it.
-    public var channelMap: [Int32]?
 
-    public init(
-        tags: [AudioTag: String] = [:], broadcastInfo: BroadcastInfo? = nil, channelMap: [Int32]? = nil
-    ) {
+    public init(tags: [AudioTag: String] = [:], broadcastInfo: BroadcastInfo? = nil) {
         self.tags = tags
         self.broadcastInfo = broadcastInfo
-        self.channelMap = channelMap
     }
 
     /// The metadata for a copy made by resampling or

@@ -1,4 +1,5 @@
 internal import CSndFile
+import Foundation
 import Glibc
 
 // Raw libsndfile calls and the conversions between C values and Swift types live here, in one place.
@@ -51,19 +52,24 @@ enum SndFile {
         return refused
     }
 
-    static func readChannelMap(_ handle: OpaquePointer, channels: Int) -> [Int32]? {
-        var map = [Int32](repeating: 0, count: channels)
-        let ok = map.withUnsafeMutableBytes { bytes in
-            sf_command(handle, Int32(SFC_GET_CHANNEL_MAP_INFO), bytes.baseAddress, Int32(bytes.count))
+    /// The data size a header claimed when libsndfile found the file shorter, from its parse log
+    /// ("data : 2880000 (should be 99920)"); nil when the sizes agreed.
+    static func claimedDataBytes(_ handle: OpaquePointer) -> Int64? {
+        var log = [CChar](repeating: 0, count: 16 * 1024)
+        let length = log.withUnsafeMutableBufferPointer { buffer in
+            Int(sf_command(handle, Int32(SFC_GET_LOG_INFO), buffer.baseAddress, Int32(buffer.count - 1)))
         }
-        return ok == SF_TRUE ? map : nil
-    }
-
-    static func writeChannelMap(_ handle: OpaquePointer, _ map: [Int32]) -> Bool {
-        var copy = map
-        return copy.withUnsafeMutableBytes { bytes in
-            sf_command(handle, Int32(SFC_SET_CHANNEL_MAP_INFO), bytes.baseAddress, Int32(bytes.count))
-        } == SF_TRUE
+        guard length > 0 else { return nil }
+        let text = String(decoding: log.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        for line in text.split(separator: "\n") where line.contains("(should be") {
+            let fields = line.split(separator: ":", maxSplits: 1)
+            guard fields.count == 2 else { continue }
+            let chunk = fields[0].trimmingCharacters(in: .whitespaces)
+            guard chunk == "data" || chunk == "SSND" else { continue }
+            let number = fields[1].split(separator: "(")[0].trimmingCharacters(in: .whitespaces)
+            if let claimed = Int64(number) { return claimed }
+        }
+        return nil
     }
 
     static func setClipping(_ handle: OpaquePointer) {

@@ -1,0 +1,92 @@
+import DriftCore
+import Foundation
+import Testing
+import TestSupport
+
+@testable import DriftAudio
+
+private func openError(_ path: String) -> AudioError.Cause? {
+    do {
+        _ = try AudioFileReader(path: path)
+        return nil
+    } catch {
+        #expect(error.path == path, "the error names the file")
+        return error.cause
+    }
+}
+
+@Suite("Bad input files")
+struct BadInputTests {
+    @Test("missing, directory, empty, text, garbage")
+    func unreadable() throws {
+        let folder = TemporaryFolder()
+        #expect(openError(folder.file("missing.wav")) == .notFound)
+        #expect(openError(folder.path) == .isDirectory)
+        FileManager.default.createFile(atPath: folder.file("empty.wav"), contents: Data())
+        #expect(openError(folder.file("empty.wav")) == .emptyFile)
+        FileManager.default.createFile(atPath: folder.file("notes.wav"), contents: Data("hello, not audio\n".utf8))
+        if case .notAudio = openError(folder.file("notes.wav")) {} else { Issue.record("text file accepted") }
+        var rng = SplitMix64(seed: 9)
+        let noise = Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &rng) })
+        FileManager.default.createFile(atPath: folder.file("noise.wav"), contents: noise)
+        #expect(openError(folder.file("noise.wav")) != nil)
+    }
+
+    @Test("a header whose data size is larger than the file is refused as truncated")
+    func truncated() throws {
+        let folder = TemporaryFolder()
+        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 2)
+        let path = try writeRecording(TestSignal(channelCount: 2, length: 48_000), to: folder.file("t.wav"),
+                                      format: format)
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        try handle.truncate(atOffset: 100_000)
+        try handle.close()
+        guard case .truncated(let claimed, let available) = openError(path) else {
+            Issue.record("truncated WAV accepted")
+            return
+        }
+        #expect(claimed == 48_000)
+        #expect(available < 25_000)
+    }
+
+    @Test("a header cut in the middle is corrupt, not a crash")
+    func cutHeader() throws {
+        let folder = TemporaryFolder()
+        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 2)
+        let path = try writeRecording(TestSignal(channelCount: 2, length: 480), to: folder.file("h.wav"),
+                                      format: format)
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        try handle.truncate(atOffset: 30)
+        try handle.close()
+        #expect(openError(path) != nil)
+    }
+
+    @Test("a file with a header and no frames")
+    func noFrames() throws {
+        let folder = TemporaryFolder()
+        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
+        let writer = try AudioFileWriter(path: folder.file("z.wav"), format: format, metadata: AudioMetadata())
+        try writer.close()
+        #expect(openError(folder.file("z.wav")) == .noFrames)
+    }
+
+    @Test("an unreadable file", .enabled(if: getuid() != 0, "root reads any file"))
+    func permission() throws {
+        let folder = TemporaryFolder()
+        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
+        let path = try writeRecording(TestSignal(channelCount: 1, length: 480), to: folder.file("p.wav"), format: format)
+        chmod(path, 0)
+        #expect(openError(path) == .permissionDenied)
+    }
+
+    @Test("the writer never replaces an existing file")
+    func exclusiveCreate() throws {
+        let folder = TemporaryFolder()
+        FileManager.default.createFile(atPath: folder.file("x.wav"), contents: Data("keep".utf8))
+        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
+        #expect(throws: AudioError.self) {
+            _ = try AudioFileWriter(path: folder.file("x.wav"), format: format, metadata: AudioMetadata())
+        }
+        #expect(FileManager.default.contents(atPath: folder.file("x.wav")) == Data("keep".utf8))
+    }
+}
