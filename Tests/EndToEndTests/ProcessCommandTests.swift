@@ -1,0 +1,128 @@
+import DriftAudio
+import DriftCore
+import Foundation
+import Testing
+import TestSupport
+
+private func recording(_ folder: TemporaryFolder, _ name: String = "take.wav", frames: Int64 = 48_000,
+                       rate: Int = 48_000, channels: Int = 2) throws -> String {
+    let format = AudioFormat(container: .wav, encoding: .pcm24, sampleRate: rate, channelCount: channels)
+    return try writeRecording(TestSignal(channelCount: channels, length: frames), to: folder.file(name), format: format)
+}
+
+@Suite("driftfix process and verify (the built binary)")
+struct ProcessCommandTests {
+    @Test("every command has --help", arguments: [[], ["process"], ["verify"]])
+    func help(command: [String]) throws {
+        let result = try driftfix(command + ["--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("USAGE:"))
+    }
+
+    @Test("process --ratio, then verify: exact length, one summary line, exit 0")
+    func processAndVerify() throws {
+        let folder = TemporaryFolder()
+        let input = try recording(folder)
+        let result = try driftfix(["process", input, folder.file("out.wav"), "--ratio", "1.000131"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").count == 1)
+        #expect(result.stdout.contains("48000 -> 48006 frames"))
+        let verify = try driftfix(["verify", folder.file("out.wav"), "--frames", "48006"])
+        #expect(verify.status == 0)
+        #expect(verify.stdout.contains("48006 frames found, 48006 expected, difference 0: OK"))
+        let mismatch = try driftfix(["verify", folder.file("out.wav"), "--frames", "48000"])
+        #expect(mismatch.status == 1)
+        #expect(mismatch.stdout.contains("difference 6: MISMATCH"))
+    }
+
+    @Test("--match takes the reference's duration, converting between sample rates")
+    func matchReference() throws {
+        let folder = TemporaryFolder()
+        let input = try recording(folder, frames: 47_990)
+        // The reference: exactly 1 s at 44.1 kHz, so the target is 48,000 frames at the recording's 48 kHz.
+        let reference = try recording(folder, "ref.wav", frames: 44_100, rate: 44_100, channels: 1)
+        let result = try driftfix(["process", input, folder.file("out.wav"), "--match", reference, "--quality", "best"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try AudioFileReader(path: folder.file("out.wav")).frameCount == 48_000)
+        #expect(try driftfix(["verify", folder.file("out.wav"), "--match", reference]).status == 0)
+        #expect(try driftfix(["verify", input, "--match", reference]).status == 1)
+    }
+
+    @Test("--to-seconds and --to-frames")
+    func explicitTargets() throws {
+        let folder = TemporaryFolder()
+        let input = try recording(folder)
+        #expect(try driftfix(["process", input, folder.file("a.wav"), "--to-seconds", "1.0005"]).status == 0)
+        #expect(try AudioFileReader(path: folder.file("a.wav")).frameCount == 48_024)
+        #expect(try driftfix(["process", input, folder.file("b.wav"), "--to-frames", "52800", "--quality", "fast"]).status == 0)
+        #expect(try AudioFileReader(path: folder.file("b.wav")).frameCount == 52_800)
+    }
+
+    @Test("usage errors exit 2", arguments: [
+        ["process", "a.wav", "b.wav"],
+        ["process", "a.wav", "b.wav", "--ratio", "1.1", "--to-frames", "10"],
+        ["process", "a.wav", "b.wav", "--ratio", "abc"],
+        ["process", "a.wav", "b.wav", "--to-seconds", "-3"],
+        ["process", "a.wav", "b.wav", "--ratio", "1.1", "--quality", "ultra"],
+        ["verify", "a.wav"],
+        ["nonsense"],
+    ])
+    func usageErrors(arguments: [String]) throws {
+        let result = try driftfix(arguments)
+        #expect(result.status == 2, "\(arguments): \(result.stderr)")
+    }
+
+    @Test("each bad input gives one line naming the file and the cause, exit 1, nothing written")
+    func badInputs() throws {
+        let folder = TemporaryFolder()
+        let good = try recording(folder, "good.wav")
+        FileManager.default.createFile(atPath: folder.file("empty.wav"), contents: Data())
+        FileManager.default.createFile(atPath: folder.file("text.wav"), contents: Data("not audio at all\n".utf8))
+        try FileManager.default.createDirectory(atPath: folder.file("dir.wav"), withIntermediateDirectories: false)
+        let truncated = try recording(folder, "truncated.wav")
+        let handle = try #require(FileHandle(forUpdatingAtPath: truncated))
+        try handle.truncate(atOffset: 20_000)
+        try handle.close()
+        let header = try recording(folder, "header.wav")
+        let headerHandle = try #require(FileHandle(forUpdatingAtPath: header))
+        try headerHandle.truncate(atOffset: 20)
+        try headerHandle.close()
+        let zeroFormat = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
+        try AudioFileWriter(path: folder.file("zero.wav"), format: zeroFormat, metadata: AudioMetadata()).close()
+
+        let cases: [(input: String, output: String, cause: String)] = [
+            (folder.file("missing.wav"), folder.file("o1.wav"), "no such file"),
+            (folder.file("dir.wav"), folder.file("o2.wav"), "is a directory"),
+            (folder.file("empty.wav"), folder.file("o3.wav"), "empty file"),
+            (folder.file("text.wav"), folder.file("o4.wav"), "not an audio file"),
+            (truncated, folder.file("o5.wav"), "truncated"),
+            (header, folder.file("o6.wav"), "corrupt"),
+            (folder.file("zero.wav"), folder.file("o7.wav"), "no audio frames"),
+            (good, folder.file("no/such/dir/o8.wav"), "destination folder does not exist"),
+            (good, good, "refusing to write over the input"),
+        ]
+        let before = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        let goodPrint = fingerprint(good)
+        for item in cases {
+            let result = try driftfix(["process", item.input, item.output, "--ratio", "1.001"])
+            #expect(result.status == 1, "\(item.input)")
+            #expect(result.errorLines.count == 1, "one line: \(result.stderr)")
+            let line = result.errorLines.first ?? ""
+            #expect(line.contains(item.cause), "\(line)")
+            #expect(line.contains(item.input) || line.contains(item.output), "names the file: \(line)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == before)
+        #expect(fingerprint(good) == goodPrint)
+    }
+
+    @Test("a full disk: one line, exit 1, no partial output", .enabled(if: TmpfsMount.available))
+    func diskFull() throws {
+        let folder = TemporaryFolder()
+        let disk = try TmpfsMount(kibibytes: 128)
+        let input = try recording(folder, frames: 96_000)
+        let result = try driftfix(["process", input, disk.file("out.wav"), "--ratio", "1.0001"])
+        #expect(result.status == 1)
+        #expect(result.errorLines == ["driftfix: \(disk.file("out.wav")): disk full (no space left on device)"])
+        #expect(disk.entries().isEmpty)
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// A small tmpfs mounted for a test: a real full disk or a real read-only file system, no fakes.
+/// Needs root (CI here runs as root); tests that use it are skipped with a reason elsewhere.
+public final class TmpfsMount: @unchecked Sendable {  // immutable after init
+    public let path: String
+
+    /// Whether this process may mount file systems.
+    public static let available: Bool = {
+        guard getuid() == 0 else { return false }
+        guard let probe = try? TmpfsMount(kibibytes: 64) else { return false }
+        _ = probe
+        return true
+    }()
+
+    public init(kibibytes: Int, readOnly: Bool = false) throws {
+        path = FileManager.default.temporaryDirectory.path + "/driftfix-tmpfs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let options = "size=\(kibibytes)k" + (readOnly ? ",ro" : "")
+        guard run("/bin/mount", ["-t", "tmpfs", "-o", options, "tmpfs", path]) == 0 else {
+            try? FileManager.default.removeItem(atPath: path)
+            throw CocoaError(.fileWriteNoPermission)
+        }
+    }
+
+    deinit {
+        _ = run("/bin/umount", [path])
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    public func file(_ name: String) -> String { path + "/" + name }
+
+    public func entries() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+    }
+}
+
+/// Runs a program and returns its exit status.
+@discardableResult
+public func run(_ program: String, _ arguments: [String]) -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    do {
+        try process.run()
+    } catch {
+        return -1
+    }
+    process.waitUntilExit()
+    return process.terminationStatus
+}
