@@ -1,1 +1,131 @@
-@main enum DriftBench { static func main() {} }
+import ArgumentParser
+import DriftAudio
+import DriftCore
+import DriftDSP
+import Foundation
+
+/// `driftfix-bench`: helpers for scripts/bench.sh. Generates long test recordings and measures the converter
+/// alone, in memory, so the pipeline's overhead shows as a ratio.
+@main
+struct DriftBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "driftfix-bench",
+        abstract: "Benchmark helpers for driftfix (used by scripts/bench.sh).",
+        subcommands: [Generate.self, Raw.self]
+    )
+}
+
+/// Writes a long multi-tone recording quickly (phasor rotation, exact phase at each block start).
+struct Generate: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Write a multi-tone test recording.")
+
+    @Argument(help: "Output file (WAV).")
+    var output: String
+    @Option(help: "Length in seconds.")
+    var seconds: Int = 3600
+    @Option(help: "Sample rate.")
+    var rate: Int = 48_000
+    @Option(help: "Channels.")
+    var channels: Int = 2
+
+    func run() throws {
+        let format = AudioFormat(container: .wav, encoding: .pcm24, sampleRate: rate, channelCount: channels)
+        let writer = try AudioFileWriter(path: output, format: format, metadata: AudioMetadata())
+        let total = Int64(seconds) * Int64(rate)
+        let block = 65_536
+        let tones: [(cycles: Double, amplitude: Double)] = [(0.0092, 0.2), (0.0257, 0.15), (0.0731, 0.1), (0.2113, 0.05)]
+        var buffer = [Float](repeating: 0, count: block * channels)
+        var position: Int64 = 0
+        while position < total {
+            let count = Int(min(Int64(block), total - position))
+            buffer.withUnsafeMutableBufferPointer { out in
+                for i in 0..<(count * channels) { out[i] = 0 }
+                for (c, tone) in tones.enumerated() {
+                    let start = tone.cycles * Double(position)
+                    let phase = 2 * Double.pi * (start - start.rounded(.down))
+                    var (re, im) = (cos(phase), sin(phase))
+                    let (stepRe, stepIm) = (cos(2 * Double.pi * tone.cycles), sin(2 * Double.pi * tone.cycles))
+                    for i in 0..<count {
+                        let value = Float(tone.amplitude * im)
+                        for ch in 0..<channels { out[i * channels + ch] += ch % 2 == c % 2 ? value : 0.5 * value }
+                        (re, im) = (re * stepRe - im * stepIm, re * stepIm + im * stepRe)
+                    }
+                }
+            }
+            try buffer.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frames: count) }
+            position += Int64(count)
+        }
+        try writer.close()
+    }
+}
+
+/// Times the converter alone on samples already in memory: no file reads or writes.
+struct Raw: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Measure the converter's in-memory throughput.")
+
+    @Argument(help: "Recording whose first --seconds are loaded into memory.")
+    var input: String
+    @Option(help: "Seconds of audio to load and convert.")
+    var seconds: Int = 300
+    @Option(help: "Output length / input length.")
+    var ratio: String = "0.999869"
+    @Option(help: "Converter quality.")
+    var quality: String = "medium"
+
+    func run() throws {
+        guard let quality = ResampleQuality(rawValue: quality) else { throw ValidationError("bad quality") }
+        let reader = try AudioFileReader(path: input)
+        let frames = Int(min(reader.frameCount, Int64(seconds * reader.format.sampleRate)))
+        let channels = reader.channelCount
+        var samples = [Float](repeating: 0, count: frames * channels)
+        var loaded = 0
+        try samples.withUnsafeMutableBufferPointer { all in
+            while loaded < frames {
+                let n = try reader.read(into: all.baseAddress! + loaded * channels, frames: frames - loaded)
+                if n == 0 { break }
+                loaded += n
+            }
+        }
+        let source = MemorySource(samples: samples, channels: channels)
+        let target = try Rational(parsing: ratio).multipliedRounded(by: Int64(frames)) ?? Int64(frames)
+        let stage = try ExactLengthResampler(upstream: source, targetFrames: target, quality: quality)
+        let block = 8192
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: block * channels)
+        defer { out.deallocate() }
+        let start = ContinuousClock.now
+        var produced = 0
+        while true {
+            let n = try stage.read(into: out, frames: block)
+            if n == 0 { break }
+            produced += n
+        }
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let audio = Double(frames) / Double(reader.format.sampleRate)
+        print(String(format: "%.1f", audio / seconds))
+    }
+}
+
+/// In-memory source for the raw measurement.
+final class MemorySource: AudioSource {
+    let channelCount: Int
+    let frameCount: Int64
+    private let samples: [Float]
+    private var position = 0
+
+    init(samples: [Float], channels: Int) {
+        self.samples = samples
+        self.channelCount = channels
+        self.frameCount = Int64(samples.count / channels)
+    }
+
+    func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
+        let count = min(frames, Int(frameCount) - position)
+        guard count > 0 else { return 0 }
+        samples.withUnsafeBufferPointer { all in
+            buffer.update(from: all.baseAddress! + position * channelCount, count: count * channelCount)
+        }
+        position += count
+        return count
+    }
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Benchmarks (release build). Prints measured numbers only; machines are shared and noisy, so compare the ratios
+# printed within one run rather than absolute speeds across runs.
+#
+#   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
+#   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+swift build -c release --product driftfix >/dev/null
+swift build -c release --product driftfix-bench >/dev/null
+bin=.build/release
+seconds=${BENCH_SECONDS:-3600}
+work=${BENCH_DIR:-bench-output}
+mkdir -p "$work"
+input="$work/in-${seconds}s.wav"
+ratio=0.999869          # -131 ppm: output length / input length
+speed=1.000131          # the same repair as a sox speed factor (input length / output length)
+
+[[ -f "$input" ]] || { echo "generating $seconds s of 48 kHz stereo 24-bit audio in $input"; "$bin/driftfix-bench" generate "$input" --seconds "$seconds"; }
+raw_seconds=$(( seconds < 300 ? seconds : 300 ))
+
+measure() {  # measure LABEL COMMAND... → "LABEL xRT peakMiB"
+    local label=$1; shift
+    /usr/bin/time -o "$work/time.txt" -f "%e %M" "$@" >/dev/null 2>"$work/stderr.txt" \
+        || { echo "$label failed: $(cat "$work/stderr.txt")" >&2; return 1; }
+    local out wall rss
+    out=$(tail -1 "$work/time.txt")
+    wall=${out% *} rss=${out#* }
+    awk -v l="$label" -v s="$seconds" -v w="$wall" -v r="$rss" \
+        'BEGIN { printf "%-34s %9.1f %11.1f\n", l, s / w, r / 1024 }'
+}
+
+echo
+echo "## Resample repair: $seconds s, 48 kHz stereo 24-bit WAV, $ratio (one core)"
+printf "%-34s %9s %11s %10s %s\n" "pipeline" "xRT" "peak MiB" "raw xRT" "pipeline/raw"
+for q in best medium fast; do
+    rm -f "$work/out.wav"
+    line=$(measure "driftfix process --quality $q" "$bin/driftfix" process "$input" "$work/out.wav" --ratio "$ratio" --quality "$q" -q)
+    raw=$("$bin/driftfix-bench" raw "$input" --seconds "$raw_seconds" --quality "$q" --ratio "$ratio")
+    xrt=$(echo "$line" | awk '{print $(NF-1)}')
+    printf "%s %10s %.2f\n" "$line" "$raw" "$(awk -v a="$xrt" -v b="$raw" 'BEGIN{print a/b}')"
+done
+"$bin/driftfix" verify "$work/out.wav" --frames "$("$bin/driftfix" verify "$work/out.wav" --frames 0 | awk '{print $2}')" >/dev/null
+
+if command -v sox >/dev/null; then
+    rm -f "$work/sox.wav"
+    measure "sox speed $speed (varispeed)" sox "$input" "$work/sox.wav" speed "$speed"
+    rm -f "$work/sox.wav"
+fi
+if command -v ffmpeg >/dev/null; then
+    rm -f "$work/ffmpeg.wav"
+    measure "ffmpeg asetrate/aresample (exact)" ffmpeg -nostdin -loglevel error -i "$input" \
+        -af "asetrate=1000000,aresample=999869,asetrate=48000" -c:a pcm_s24le "$work/ffmpeg.wav"
+    rm -f "$work/ffmpeg.wav"
+fi
+rm -f "$work/out.wav"
+echo
+echo "raw xRT: the same converter on the first $raw_seconds s held in memory (no file I/O)."
