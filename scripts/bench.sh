@@ -33,7 +33,7 @@ measure() {  # measure LABEL COMMAND... → "LABEL xRT peakMiB"
 }
 
 echo
-echo "## Resample repair: $seconds s, 48 kHz stereo 24-bit WAV, $ratio (one core)"
+echo "## Resample repair: $seconds s, 48 kHz stereo 24-bit WAV, ratio $ratio (converter on one core, file I/O overlapped on another)"
 printf "%-34s %9s %11s %10s %s\n" "pipeline" "xRT" "peak MiB" "raw xRT" "pipeline/raw"
 for q in best medium fast; do
     rm -f "$work/out.wav"

@@ -84,11 +84,12 @@ public enum FileProcessor {
             inputRate: reader.format.sampleRate, outputRate: outputFormat.sampleRate,
             history: codingHistory(format: outputFormat, method: method, from: reader.frameCount, to: targetFrames))
 
+        let input = PrefetchingSource(reader, blockFrames: request.blockFrames)
         let source: AudioSource = resampling
             ? try ExactLengthResampler(
-                upstream: reader, targetFrames: targetFrames, quality: request.quality,
+                upstream: input, targetFrames: targetFrames, quality: request.quality,
                 blockFrames: request.blockFrames)
-            : reader
+            : input
         let writer = try AudioFileWriter(
             path: staged.temporaryPath, displayPath: request.output, format: outputFormat, metadata: metadata)
         try pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
@@ -109,18 +110,52 @@ public enum FileProcessor {
             seconds: (ContinuousClock.now - clock).seconds)
     }
 
-    /// Moves blocks from `source` to `writer` until the source ends; checks the source kept its promised length.
+    /// Moves blocks from `source` to `writer` until the source ends, writing on a thread of its own so the
+    /// encoder overlaps the conversion; checks the source kept its promised length.
     static func pump(
         _ source: AudioSource, into writer: AudioFileWriter, blockFrames: Int, progress: ((Int64, Int64) -> Void)?
     ) throws {
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames * source.channelCount)
-        defer { buffer.deallocate() }
-        while true {
-            let frames = try source.read(into: buffer, frames: blockFrames)
-            if frames == 0 { break }
-            try writer.write(buffer, frames: frames)
-            progress?(writer.framesWritten, source.frameCount)
+        let depth = 3
+        let free = BlockQueue<AudioBlock>(capacity: depth)
+        let full = BlockQueue<AudioBlock>(capacity: depth)
+        for _ in 0..<depth { free.push(AudioBlock(frames: blockFrames, channels: source.channelCount)) }
+        let outcome = WriteOutcome()
+        let done = DispatchSemaphore(value: 0)
+        let job = Handover(value: writer)
+        let thread = Thread {
+            defer { done.signal() }
+            while let block = full.pop() {
+                do {
+                    try job.value.write(block.samples, frames: block.frames)
+                } catch {
+                    outcome.record(error)
+                    free.close()
+                    full.close()
+                    return
+                }
+                free.push(block)
+            }
         }
+        thread.name = "driftfix-write"
+        thread.start()
+
+        var delivered: Int64 = 0
+        var failure: (any Error)?
+        while let block = free.pop() {
+            do {
+                block.frames = try source.read(into: block.samples, frames: block.capacity)
+            } catch {
+                failure = error
+                break
+            }
+            if block.frames == 0 { break }
+            delivered += Int64(block.frames)
+            guard full.push(block) else { break }
+            progress?(delivered, source.frameCount)
+        }
+        full.close()
+        done.wait()
+        if let error = outcome.error ?? failure { throw error }
         guard writer.framesWritten == source.frameCount else {
             throw ProcessError(
                 path: writer.displayPath,
@@ -133,6 +168,18 @@ public enum FileProcessor {
         let width = format.encoding.bytesPerSample.map { "W=\($0 * 8)," } ?? ""
         let mode = format.channelCount == 1 ? "mono" : format.channelCount == 2 ? "stereo" : "multitrack"
         return "A=PCM,F=\(format.sampleRate),\(width)M=\(mode),T=driftfix \(method) \(input) to \(output) frames"
+    }
+}
+
+/// The first error the write thread met, read by the pumping thread after it joined.
+private final class WriteOutcome: @unchecked Sendable {  // guarded by `lock`
+    private let lock = NSLock()
+    private var stored: (any Error)?
+
+    var error: (any Error)? { lock.withLock { stored } }
+
+    func record(_ error: any Error) {
+        lock.withLock { if stored == nil { stored = error } }
     }
 }
 
