@@ -72,6 +72,10 @@ struct ProcessCommand: ParsableCommand {
             let result = try FileProcessor.run(request) { done, total in bar.update(done: done, total: total) }
             bar.finish()
             let logger = Logger(label: "driftfix.process")
+            let (inExt, outExt) = ((input as NSString).pathExtension, (output as NSString).pathExtension)
+            if inExt.lowercased() != outExt.lowercased() {
+                logger.warning("\(output): written as \(result.outputFormat.container) like the input, whatever its extension")
+            }
             for item in result.droppedMetadata {
                 logger.warning("\(output): \(result.outputFormat.container) cannot hold \(item); not carried over")
             }

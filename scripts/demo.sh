@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The built-in demo: builds driftfix, makes a few drifted sample recordings with sox (an independent tool), repairs
+# each to its reference's exact length, and verifies the results by reopening them.
+#
+# What exists today: one-file repair (`process`) and verification (`verify`). Folder scanning, drift reports and
+# distributed repair over ZeroMQ workers are not built yet; this demo grows with them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+echo "== building driftfix (release)"
+swift build -c release --product driftfix 2>&1 | tail -1
+bin=.build/release/driftfix
+
+out=${DEMO_DIR:-demo-output}
+rm -rf "$out"
+mkdir -p "$out/media/camA" "$out/media/camB" "$out/media/stage" "$out/repaired"
+
+# Each take: a reference (the camera's own audio track, whose clock matches the picture) and a recording from a
+# separate recorder whose clock drifted. Lengths are given in samples, so the drift is exact.
+make_take() {  # folder name rate ref_frames rec_frames description
+    local folder=$1 name=$2 rate=$3 ref=$4 rec=$5
+    sox -q -n -r "$rate" -c 1 -b 16 "$out/media/$folder/${name}_ref.wav" synth "${ref}s" sine 1000 vol 0.3
+    sox -q -n -r "$rate" -c 2 -b 24 "$out/media/$folder/$name.wav" synth "${rec}s" \
+        sine 440 sine 660 vol 0.5 fade t 0.01 "${rec}s" 0.01
+    printf "   %-14s %s\n" "$folder/$name" "$6"
+}
+echo "== making sample media in $out/media"
+make_take camA take01 48000 2880000 2879623 "60 s reference; recorder clock 131 ppm slow (sound leads by 7.9 ms)"
+make_take camA take02 48000 17280000 17282264 "6 min reference; recorder clock 131 ppm fast (sound lags by 47 ms)"
+make_take camB take03 48000 1441440 1440000 "30.03 s reference (NTSC 1000/1001 pull-down); recording 30.00 s"
+make_take stage take04 48000 480000 441000 "10 s reference; 44.1 kHz audio labelled 48 kHz (8.1% short)"
+
+echo "== repairing: each recording resampled to its reference's exact duration"
+status=0
+for rec in "$out"/media/*/take0?.wav; do
+    folder=$(basename "$(dirname "$rec")")
+    name=$(basename "$rec" .wav)
+    mkdir -p "$out/repaired/$folder"
+    dest="$out/repaired/$folder/$name.wav"
+    "$bin" process "$rec" "$dest" --match "${rec%.wav}_ref.wav" || status=1
+    "$bin" verify "$dest" --match "${rec%.wav}_ref.wav" || status=1
+done
+
+echo "== a bad input is one clear line and exit code 1; the batch would go on"
+printf 'not audio\n' > "$out/media/stage/broken.wav"
+"$bin" process "$out/media/stage/broken.wav" "$out/repaired/broken.wav" --ratio 1.001 || echo "   (exit code $?)"
+
+echo "== originals untouched; repaired files in $out/repaired"
+exit $status
