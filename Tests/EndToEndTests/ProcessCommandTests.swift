@@ -87,6 +87,13 @@ struct ProcessCommandTests {
         let headerHandle = try #require(FileHandle(forUpdatingAtPath: header))
         try headerHandle.truncate(atOffset: 20)
         try headerHandle.close()
+        // A WAV carrying a codec libsndfile does not decode (WMA, format tag 0x0161).
+        var wma = Data("RIFF".utf8)
+        let fmt: [UInt8] = [0x61, 0x01, 2, 0, 0x80, 0xBB, 0, 0, 0, 0xEE, 2, 0, 4, 0, 16, 0]
+        let body = Data("WAVEfmt ".utf8) + Data([16, 0, 0, 0] + fmt) + Data("data".utf8) + Data([0, 16, 0, 0])
+            + Data(count: 4096)
+        wma += withUnsafeBytes(of: UInt32(body.count).littleEndian) { Data($0) } + body
+        FileManager.default.createFile(atPath: folder.file("wma.wav"), contents: wma)
         let zeroFormat = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
         try AudioFileWriter(path: folder.file("zero.wav"), format: zeroFormat, metadata: AudioMetadata()).close()
 
@@ -98,6 +105,7 @@ struct ProcessCommandTests {
             (truncated, folder.file("o5.wav"), "truncated"),
             (header, folder.file("o6.wav"), "corrupt"),
             (folder.file("zero.wav"), folder.file("o7.wav"), "no audio frames"),
+            (folder.file("wma.wav"), folder.file("o9.wav"), "fmt"),
             (good, folder.file("no/such/dir/o8.wav"), "destination folder does not exist"),
             (good, good, "refusing to write over the input"),
         ]
