@@ -4,19 +4,27 @@ internal import CSndFile
 // struct, with room for a long history (SF_BROADCAST_INFO_VAR).
 extension SndFile {
     private static let maxCodingHistory = 16 * 1024
-    private static let historyOffset = MemoryLayout<SF_BROADCAST_INFO>.offset(of: \.coding_history) ?? 608
-    private static let historySizeOffset = MemoryLayout<SF_BROADCAST_INFO>.offset(of: \.coding_history_size) ?? 604
+    /// The byte offset of a field of the C struct (all are stored properties, so the offset always exists).
+    private static func at(_ field: PartialKeyPath<SF_BROADCAST_INFO>) -> Int {
+        guard let offset = MemoryLayout<SF_BROADCAST_INFO>.offset(of: field) else {
+            preconditionFailure("SF_BROADCAST_INFO field without a stored offset")
+        }
+        return offset
+    }
+
+    private static let historyOffset = at(\.coding_history)
+    private static let historySizeOffset = at(\.coding_history_size)
 
     private struct Field {
         let offset: Int
         let length: Int
     }
-    private static let description = Field(offset: 0, length: 256)
-    private static let originator = Field(offset: 256, length: 32)
-    private static let originatorReference = Field(offset: 288, length: 32)
-    private static let originationDate = Field(offset: 320, length: 10)
-    private static let originationTime = Field(offset: 330, length: 8)
-    private static let umid = Field(offset: 350, length: 64)
+    private static let description = Field(offset: at(\.description), length: 256)
+    private static let originator = Field(offset: at(\.originator), length: 32)
+    private static let originatorReference = Field(offset: at(\.originator_reference), length: 32)
+    private static let originationDate = Field(offset: at(\.origination_date), length: 10)
+    private static let originationTime = Field(offset: at(\.origination_time), length: 8)
+    private static let umid = Field(offset: at(\.umid), length: 64)
 
     static func readBroadcastInfo(_ handle: OpaquePointer) -> BroadcastInfo? {
         let size = historyOffset + maxCodingHistory
@@ -34,8 +42,8 @@ extension SndFile {
         func load<T: FixedWidthInteger>(_ offset: Int, as: T.Type) -> T {
             raw.loadUnaligned(fromByteOffset: offset, as: T.self)
         }
-        let low = UInt64(load(MemoryLayout<SF_BROADCAST_INFO>.offset(of: \.time_reference_low) ?? 340, as: UInt32.self))
-        let high = UInt64(load(MemoryLayout<SF_BROADCAST_INFO>.offset(of: \.time_reference_high) ?? 344, as: UInt32.self))
+        let low = UInt64(load(at(\.time_reference_low), as: UInt32.self))
+        let high = UInt64(load(at(\.time_reference_high), as: UInt32.self))
         let historyLength = min(Int(load(historySizeOffset, as: UInt32.self)), maxCodingHistory)
         let historyBytes = raw[historyOffset..<historyOffset + historyLength]
         let historyEnd = historyBytes.firstIndex(of: 0) ?? historyBytes.endIndex
@@ -46,16 +54,16 @@ extension SndFile {
             originationDate: text(originationDate),
             originationTime: text(originationTime),
             timeReference: high << 32 | low,
-            version: load(MemoryLayout<SF_BROADCAST_INFO>.offset(of: \.version) ?? 348, as: Int16.self),
+            version: load(at(\.version), as: Int16.self),
             umid: Array(raw[umid.offset..<umid.offset + umid.length]),
-            loudnessValue: load(MemoryLayout<SF_BROADCAST_INFO>.offset(of: \.loudness_value) ?? 414, as: Int16.self),
-            loudnessRange: load(MemoryLayout<SF_BROADCAST_INFO>.offset(of: \.loudness_range) ?? 416, as: Int16.self),
+            loudnessValue: load(at(\.loudness_value), as: Int16.self),
+            loudnessRange: load(at(\.loudness_range), as: Int16.self),
             maxTruePeakLevel: load(
-                MemoryLayout<SF_BROADCAST_INFO>.offset(of: \.max_true_peak_level) ?? 418, as: Int16.self),
+                at(\.max_true_peak_level), as: Int16.self),
             maxMomentaryLoudness: load(
-                MemoryLayout<SF_BROADCAST_INFO>.offset(of: \.max_momentary_loudness) ?? 420, as: Int16.self),
+                at(\.max_momentary_loudness), as: Int16.self),
             maxShortTermLoudness: load(
-                MemoryLayout<SF_BROADCAST_INFO>.offset(of: \.max_shortterm_loudness) ?? 422, as: Int16.self),
+                at(\.max_shortterm_loudness), as: Int16.self),
             codingHistory: String(decoding: raw[historyOffset..<historyEnd], as: UTF8.self)
         )
     }
@@ -70,8 +78,7 @@ extension SndFile {
         func put(_ text: String, _ field: Field) {
             for (i, byte) in text.utf8.prefix(field.length).enumerated() { raw[field.offset + i] = byte }
         }
-        func store<T: FixedWidthInteger>(_ value: T, _ offset: Int?) {
-            guard let offset else { return }
+        func store<T: FixedWidthInteger>(_ value: T, _ offset: Int) {
             raw.storeBytes(of: value, toByteOffset: offset, as: T.self)
         }
         put(info.description, description)
@@ -79,15 +86,15 @@ extension SndFile {
         put(info.originatorReference, originatorReference)
         put(info.originationDate, originationDate)
         put(info.originationTime, originationTime)
-        store(UInt32(truncatingIfNeeded: info.timeReference), MemoryLayout<SF_BROADCAST_INFO>.offset(of: \.time_reference_low))
-        store(UInt32(truncatingIfNeeded: info.timeReference >> 32), MemoryLayout<SF_BROADCAST_INFO>.offset(of: \.time_reference_high))
-        store(info.version, MemoryLayout<SF_BROADCAST_INFO>.offset(of: \.version))
+        store(UInt32(truncatingIfNeeded: info.timeReference), at(\.time_reference_low))
+        store(UInt32(truncatingIfNeeded: info.timeReference >> 32), at(\.time_reference_high))
+        store(info.version, at(\.version))
         for (i, byte) in info.umid.prefix(umid.length).enumerated() { raw[umid.offset + i] = byte }
-        store(info.loudnessValue, MemoryLayout<SF_BROADCAST_INFO>.offset(of: \.loudness_value))
-        store(info.loudnessRange, MemoryLayout<SF_BROADCAST_INFO>.offset(of: \.loudness_range))
-        store(info.maxTruePeakLevel, MemoryLayout<SF_BROADCAST_INFO>.offset(of: \.max_true_peak_level))
-        store(info.maxMomentaryLoudness, MemoryLayout<SF_BROADCAST_INFO>.offset(of: \.max_momentary_loudness))
-        store(info.maxShortTermLoudness, MemoryLayout<SF_BROADCAST_INFO>.offset(of: \.max_shortterm_loudness))
+        store(info.loudnessValue, at(\.loudness_value))
+        store(info.loudnessRange, at(\.loudness_range))
+        store(info.maxTruePeakLevel, at(\.max_true_peak_level))
+        store(info.maxMomentaryLoudness, at(\.max_momentary_loudness))
+        store(info.maxShortTermLoudness, at(\.max_shortterm_loudness))
         store(UInt32(history.count), historySizeOffset)
         for (i, byte) in history.enumerated() { raw[historyOffset + i] = byte }
         return sf_command(handle, Int32(SFC_SET_BROADCAST_INFO), raw.baseAddress, Int32(size)) == SF_TRUE

@@ -86,7 +86,7 @@ struct Raw: ParsableCommand {
                 loaded += n
             }
         }
-        let source = MemorySource(samples: samples, channels: channels)
+        let source = MemoryAudioSource(samples, channels: channels)
         let target = try Rational(parsing: ratio).multipliedRounded(by: Int64(frames)) ?? Int64(frames)
         let stage = try ExactLengthResampler(upstream: source, targetFrames: target, quality: quality)
         let block = 8192
@@ -103,29 +103,5 @@ struct Raw: ParsableCommand {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let audio = Double(frames) / Double(reader.format.sampleRate)
         print(String(format: "%.1f", audio / seconds))
-    }
-}
-
-/// In-memory source for the raw measurement.
-final class MemorySource: AudioSource {
-    let channelCount: Int
-    let frameCount: Int64
-    private let samples: [Float]
-    private var position = 0
-
-    init(samples: [Float], channels: Int) {
-        self.samples = samples
-        self.channelCount = channels
-        self.frameCount = Int64(samples.count / channels)
-    }
-
-    func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
-        let count = min(frames, Int(frameCount) - position)
-        guard count > 0 else { return 0 }
-        samples.withUnsafeBufferPointer { all in
-            buffer.update(from: all.baseAddress! + position * channelCount, count: count * channelCount)
-        }
-        position += count
-        return count
     }
 }

@@ -22,13 +22,13 @@ struct BadInputTests {
         let folder = TemporaryFolder()
         #expect(openError(folder.file("missing.wav")) == .notFound)
         #expect(openError(folder.path) == .isDirectory)
-        FileManager.default.createFile(atPath: folder.file("empty.wav"), contents: Data())
+        #expect(FileManager.default.createFile(atPath: folder.file("empty.wav"), contents: Data()))
         #expect(openError(folder.file("empty.wav")) == .emptyFile)
-        FileManager.default.createFile(atPath: folder.file("notes.wav"), contents: Data("hello, not audio\n".utf8))
+        #expect(FileManager.default.createFile(atPath: folder.file("notes.wav"), contents: Data("hello, not audio\n".utf8)))
         if case .notAudio = openError(folder.file("notes.wav")) {} else { Issue.record("text file accepted") }
         var rng = SplitMix64(seed: 9)
         let noise = Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &rng) })
-        FileManager.default.createFile(atPath: folder.file("noise.wav"), contents: noise)
+        #expect(FileManager.default.createFile(atPath: folder.file("noise.wav"), contents: noise))
         #expect(openError(folder.file("noise.wav")) != nil)
     }
 
@@ -82,7 +82,7 @@ struct BadInputTests {
     @Test("the writer never replaces an existing file")
     func exclusiveCreate() throws {
         let folder = TemporaryFolder()
-        FileManager.default.createFile(atPath: folder.file("x.wav"), contents: Data("keep".utf8))
+        #expect(FileManager.default.createFile(atPath: folder.file("x.wav"), contents: Data("keep".utf8)))
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
         #expect(throws: AudioError.self) {
             _ = try AudioFileWriter(path: folder.file("x.wav"), format: format, metadata: AudioMetadata())

@@ -131,7 +131,7 @@ struct ExactLengthResamplerTests {
     func shortSourceIsAnError() throws {
         let samples = [Float](repeating: 0.1, count: 10_000)
         // Declares 20,000 frames but holds 10,000: the converter runs dry thousands of frames short.
-        let source = ArraySource(samples, channels: 1, declaredFrames: 20_000)
+        let source = MemoryAudioSource(samples, channels: 1, declaredFrames: 20_000)
         let stage = try ExactLengthResampler(upstream: source, targetFrames: 20_020, quality: .fast)
         #expect(throws: DSPError.self) { _ = try drain(stage) }
     }

@@ -128,7 +128,7 @@ struct FileProcessorTests {
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
         let input = try writeRecording(TestSignal(channelCount: 1, length: 4800), to: folder.file("a.wav"), format: format)
         do {
-            try FileProcessor.run(ProcessRequest(input: input, output: disk.file("b.wav"), target: .frames(4801)))
+            _ = try FileProcessor.run(ProcessRequest(input: input, output: disk.file("b.wav"), target: .frames(4801)))
             Issue.record("wrote to a read-only file system")
         } catch let error as AudioError {
             #expect(error.path == disk.file("b.wav"))

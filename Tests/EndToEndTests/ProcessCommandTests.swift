@@ -76,8 +76,8 @@ struct ProcessCommandTests {
     func badInputs() throws {
         let folder = TemporaryFolder()
         let good = try recording(folder, "good.wav")
-        FileManager.default.createFile(atPath: folder.file("empty.wav"), contents: Data())
-        FileManager.default.createFile(atPath: folder.file("text.wav"), contents: Data("not audio at all\n".utf8))
+        #expect(FileManager.default.createFile(atPath: folder.file("empty.wav"), contents: Data()))
+        #expect(FileManager.default.createFile(atPath: folder.file("text.wav"), contents: Data("not audio at all\n".utf8)))
         try FileManager.default.createDirectory(atPath: folder.file("dir.wav"), withIntermediateDirectories: false)
         let truncated = try recording(folder, "truncated.wav")
         let handle = try #require(FileHandle(forUpdatingAtPath: truncated))
@@ -93,7 +93,7 @@ struct ProcessCommandTests {
         let body = Data("WAVEfmt ".utf8) + Data([16, 0, 0, 0] + fmt) + Data("data".utf8) + Data([0, 16, 0, 0])
             + Data(count: 4096)
         wma += withUnsafeBytes(of: UInt32(body.count).littleEndian) { Data($0) } + body
-        FileManager.default.createFile(atPath: folder.file("wma.wav"), contents: wma)
+        #expect(FileManager.default.createFile(atPath: folder.file("wma.wav"), contents: wma))
         let zeroFormat = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
         try AudioFileWriter(path: folder.file("zero.wav"), format: zeroFormat, metadata: AudioMetadata()).close()
 

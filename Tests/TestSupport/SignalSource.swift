@@ -45,31 +45,6 @@ public final class SignalSource: AudioSource {
     }
 }
 
-/// An `AudioSource` over samples in memory.
-public final class ArraySource: AudioSource {
-    public let channelCount: Int
-    public let frameCount: Int64
-    private let samples: [Float]
-    private var position = 0
-
-    public init(_ samples: [Float], channels: Int, declaredFrames: Int64? = nil) {
-        self.samples = samples
-        self.channelCount = channels
-        self.frameCount = declaredFrames ?? Int64(samples.count / channels)
-    }
-
-    public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
-        let available = samples.count / channelCount - position
-        let count = min(frames, available)
-        guard count > 0 else { return 0 }
-        samples.withUnsafeBufferPointer { all in
-            (buffer).update(from: all.baseAddress! + position * channelCount, count: count * channelCount)
-        }
-        position += count
-        return count
-    }
-}
-
 /// Reads a whole source into memory (test-sized sources only).
 public func drain(_ source: AudioSource, blockFrames: Int = 4096) throws -> [Float] {
     var out: [Float] = []
