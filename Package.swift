@@ -38,7 +38,7 @@ let package = Package(
         .executableTarget(
             name: "DriftBench",
             dependencies: [
-                "DriftCore", "DriftAudio", "DriftDSP",
+                "DriftCore", "DriftAudio", "DriftDSP", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

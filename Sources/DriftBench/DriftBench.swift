@@ -3,6 +3,7 @@ import DriftAudio
 import DriftCore
 import DriftDSP
 import Foundation
+import TestSupport
 
 /// `driftfix-bench`: helpers for scripts/bench.sh. Generates long test recordings and measures the converter
 /// alone, in memory, so the pipeline's overhead shows as a ratio.
@@ -11,7 +12,7 @@ struct DriftBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "driftfix-bench",
         abstract: "Benchmark helpers for driftfix (used by scripts/bench.sh).",
-        subcommands: [Generate.self, Raw.self]
+        subcommands: [Generate.self, Raw.self, Signal.self, Distance.self, Stretch.self]
     )
 }
 
@@ -103,5 +104,66 @@ struct Raw: ParsableCommand {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let audio = Double(frames) / Double(reader.format.sampleRate)
         print(String(format: "%.1f", audio / seconds))
+    }
+}
+
+/// Writes a test signal with a known envelope (broadband or speech-like) for stretch comparisons.
+struct Signal: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Write an enveloped test signal (48 kHz float WAV).")
+
+    @Argument var output: String
+    @Option(help: "speech (harmonic, formants, f0 120 Hz) or broadband.")
+    var kind: String = "speech"
+    @Option var seconds: Int = 10
+    @Option var channels: Int = 1
+
+    func run() throws {
+        let signal = EnvelopeSignal(
+            length: Int64(seconds * 48_000), channelCount: channels, seed: 44,
+            harmonicBase: kind == "speech" ? 120.0 / 48_000 : nil)
+        let format = AudioFormat(container: .wav, encoding: .float32, sampleRate: 48_000, channelCount: channels)
+        let writer = try AudioFileWriter(path: output, format: format, metadata: AudioMetadata())
+        let samples = signal.recording()
+        try samples.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frames: Int(signal.length)) }
+        try writer.close()
+    }
+}
+
+/// Log-spectral distance between two files (compared over the shorter length).
+struct Distance: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "lsd", abstract: "Log-spectral distance in dB.")
+
+    @Argument var first: String
+    @Argument var second: String
+
+    func run() throws {
+        let (a, format, _) = try readAll(first)
+        let (b, _, _) = try readAll(second)
+        print(String(format: "%.2f", SpectralMeasure.logSpectralDistance(a, b, channels: format.channelCount)))
+    }
+}
+
+/// Time-stretches a file with driftfix's WSOLA stage directly (no CLI), for quick experiments.
+struct Stretch: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Stretch a file to a frame count (WSOLA).")
+
+    @Argument var input: String
+    @Argument var output: String
+    @Option var frames: Int64
+    @Option(help: "Window length in ms (default: the stretcher's).") var windowMs: Double?
+    @Option(help: "Search tolerance in ms (default: the stretcher's).") var toleranceMs: Double?
+
+    func run() throws {
+        let reader = try AudioFileReader(path: input)
+        let rate = Double(reader.format.sampleRate)
+        var parameters = TimeStretcher.Parameters.default(
+            sampleRate: reader.format.sampleRate, ratio: Double(frames) / Double(reader.frameCount))
+        if let windowMs { parameters.frameLength = Int(rate * windowMs / 1000) & ~1 }
+        if let toleranceMs { parameters.tolerance = Int(rate * toleranceMs / 1000) }
+        let stage = try TimeStretcher(upstream: reader, targetFrames: frames, parameters: parameters)
+        let writer = try AudioFileWriter(path: output, format: reader.format, metadata: AudioMetadata())
+        let samples = try drain(stage)
+        try samples.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frames: Int(frames)) }
+        try writer.close()
     }
 }
