@@ -14,6 +14,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // System libraries. Module maps link the library directly: libzmq's pkg-config file adds a Kerberos include
@@ -25,12 +26,14 @@ let package = Package(
         .target(name: "DriftCore"),
         .target(name: "DriftAudio", dependencies: ["DriftCore", "CSndFile"]),
         .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate"]),
+        // The YAML configuration file: parsed and validated into DriftCore's policy types.
+        .target(name: "DriftConfig", dependencies: ["DriftCore", .product(name: "Yams", package: "Yams")]),
         // One file's repair (read, convert, write, verify, rename): used by `process` and by workers.
         .target(name: "DriftPipeline", dependencies: ["DriftCore", "DriftAudio", "DriftDSP"]),
         .executableTarget(
             name: "driftfix",
             dependencies: [
-                "DriftCore", "DriftAudio", "DriftDSP", "DriftPipeline",
+                "DriftCore", "DriftAudio", "DriftDSP", "DriftPipeline", "DriftConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -50,6 +53,7 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-O"])]
         ),
         .testTarget(name: "DriftCoreTests", dependencies: ["DriftCore"]),
+        .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig"]),
         .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "TestSupport", "CSndFile"]),
         .testTarget(name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftAudio", "TestSupport", "CSampleRate"]),
         .testTarget(name: "DriftPipelineTests", dependencies: ["DriftPipeline", "DriftAudio", "TestSupport"]),

@@ -7,7 +7,7 @@ import Glibc
 /// Integer samples are scaled to [-1, 1); float files are read as they are. Memory is only what the caller's
 /// buffer holds, so a 10-hour file costs the same as a 10-second one. Not thread-safe: one reader belongs to
 /// one job.
-public final class AudioFileReader: AudioSource {
+public final class AudioFileReader: SeekableAudioSource {
     /// The file being read.
     public let path: String
     /// Container, encoding, rate and channel count from the header.

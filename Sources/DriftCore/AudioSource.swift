@@ -12,3 +12,9 @@ public protocol AudioSource: AnyObject {
     /// Returns the frames written; 0 only at the end of the stream.
     func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int
 }
+
+/// A source that can jump to any frame: a file. Trim and reverse need it.
+public protocol SeekableAudioSource: AudioSource {
+    /// Moves the read position to `frame` (0-based, at most `frameCount`).
+    func seek(toFrame frame: Int64) throws
+}

@@ -13,17 +13,25 @@ public enum TargetLength: Sendable, Equatable, CustomStringConvertible {
     ///
     /// Computed in integers: `round(ticks × sampleRate / timescale)`, halves rounded up.
     public func resolve(inputFrames: Int64, sampleRate: Int) throws(TargetLengthError) -> Int64 {
+        try resolve(inputFrames: inputFrames, inputRate: sampleRate, outputRate: sampleRate)
+    }
+
+    /// The exact output frame count at `outputRate` for an input of `inputFrames` frames at `inputRate`.
+    /// A ratio scales the input's duration; the other forms are durations or counts at the output rate.
+    public func resolve(inputFrames: Int64, inputRate: Int, outputRate: Int) throws(TargetLengthError) -> Int64 {
+        guard inputRate > 0, outputRate > 0 else { throw .invalid("sample rate must be positive") }
         let result: Int64?
         switch self {
         case .frames(let n):
             result = n
         case .seconds(let seconds):
-            result = seconds.multipliedRounded(by: Int64(sampleRate))
+            result = seconds.multipliedRounded(by: Int64(outputRate))
         case .duration(let frames, let referenceRate):
             guard referenceRate > 0 else { throw .invalid("reference sample rate \(referenceRate)") }
-            result = Rational(frames, 1).multipliedRounded(by: Int64(sampleRate), dividedBy: Int64(referenceRate))
+            result = Rational(frames, 1).multipliedRounded(by: Int64(outputRate), dividedBy: Int64(referenceRate))
         case .ratio(let ratio):
-            result = ratio.multipliedRounded(by: inputFrames)
+            result = ratio.multipliedExactly(by: Rational(Int64(outputRate), Int64(inputRate)))?
+                .multipliedRounded(by: inputFrames)
         }
         guard let frames = result else { throw .invalid("\(self) overflows a 64-bit frame count") }
         guard frames > 0 else { throw .invalid("\(self) gives \(frames) frames; the target must be at least 1 frame") }

@@ -7,19 +7,29 @@ import Foundation
 public struct ProcessRequest: Sendable {
     public var input: String
     public var output: String
-    public var target: TargetLength
+    /// The output length; nil keeps the (trimmed) duration.
+    public var target: TargetLength?
+    /// A tempo factor (2 plays twice as fast): always a pitch-preserving stretch.
+    public var tempo: Rational?
+    /// How a length change is made, and why.
+    public var method: MethodChoice
     public var quality: ResampleQuality
+    public var edits: EditOperations
     /// Frames per block moved through the chain; memory use is proportional to it, not to the file.
     public var blockFrames: Int
 
     public init(
-        input: String, output: String, target: TargetLength, quality: ResampleQuality = .default,
-        blockFrames: Int = 8192
+        input: String, output: String, target: TargetLength?, tempo: Rational? = nil,
+        method: MethodChoice = MethodChoice(method: .resample, reason: "default"), quality: ResampleQuality = .default,
+        edits: EditOperations = EditOperations(), blockFrames: Int = 8192
     ) {
         self.input = input
         self.output = output
         self.target = target
+        self.tempo = tempo
+        self.method = method
         self.quality = quality
+        self.edits = edits
         self.blockFrames = blockFrames
     }
 }
@@ -31,10 +41,14 @@ public struct ProcessResult: Sendable {
     public let inputFormat: AudioFormat
     public let outputFormat: AudioFormat
     public let inputFrames: Int64
+    /// Input frames the output was made from (after trim).
+    public let usedInputFrames: Int64
     /// Frames in the written file, read back from it.
     public let outputFrames: Int64
-    /// "resample (medium)" or "copy" when the length already matched.
+    /// The steps that ran, e.g. "resample (default)" or "trim 0..<48000, stretch (--tempo), fade-out ...".
     public let method: String
+    /// Which method changed the length and why; nil when the length was kept.
+    public let methodChoice: MethodChoice?
     /// Metadata the output container could not hold.
     public let droppedMetadata: [String]
     public let seconds: Double
@@ -69,34 +83,35 @@ public enum FileProcessor {
     ) throws -> ProcessResult {
         let clock = ContinuousClock.now
         let reader = try AudioFileReader(path: request.input)
-        let targetFrames: Int64
+        let plan: ProcessingPlan
         do {
-            targetFrames = try request.target.resolve(
-                inputFrames: reader.frameCount, sampleRate: reader.format.sampleRate)
+            plan = try ProcessingPlan(request: request, inputFrames: reader.frameCount, sampleRate: reader.format.sampleRate)
         } catch {
             throw ProcessError(path: request.input, cause: error.description)
         }
         let staged = try StagedOutput(destination: request.output, protecting: request.input)
-        let outputFormat = reader.format.forWriting(frames: targetFrames)
-        let resampling = targetFrames != reader.frameCount
-        let method = resampling ? "resample (\(request.quality.rawValue))" : "copy"
-        let metadata = reader.metadata().adapted(
-            inputRate: reader.format.sampleRate, outputRate: outputFormat.sampleRate,
-            history: codingHistory(format: outputFormat, method: method, from: reader.frameCount, to: targetFrames))
+        var outputFormat = reader.format
+        outputFormat.sampleRate = plan.outputRate
+        outputFormat = outputFormat.forWriting(frames: plan.targetFrames)
+        let method = plan.summary + (plan.length == .none ? "" : qualityNote(plan, request.quality))
+        var metadata = reader.metadata()
+        if !plan.reverse, var bext = metadata.broadcastInfo {
+            // The first sample is now `range.lowerBound` frames later in the day.
+            bext.timeReference += UInt64(plan.range.lowerBound)
+            metadata.broadcastInfo = bext
+        }
+        metadata = metadata.adapted(
+            inputRate: plan.inputRate, outputRate: plan.outputRate,
+            history: codingHistory(format: outputFormat, method: method, from: reader.frameCount, to: plan.targetFrames))
 
-        let input = PrefetchingSource(reader, blockFrames: request.blockFrames)
-        let source: AudioSource = resampling
-            ? try ExactLengthResampler(
-                upstream: input, targetFrames: targetFrames, quality: request.quality,
-                blockFrames: request.blockFrames)
-            : input
+        let source = try chain(plan, reader: reader, request: request)
         let writer = try AudioFileWriter(
             path: staged.temporaryPath, displayPath: request.output, format: outputFormat, metadata: metadata)
         try pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
         try writer.close()
 
         let verification = try AudioFileVerifier.verify(
-            path: staged.temporaryPath, expectedFrames: targetFrames, expectedFormat: outputFormat)
+            path: staged.temporaryPath, expectedFrames: plan.targetFrames, expectedFormat: outputFormat)
         guard verification.passed else {
             throw ProcessError(
                 path: request.output,
@@ -105,9 +120,51 @@ public enum FileProcessor {
         try staged.commit()
         return ProcessResult(
             input: request.input, output: request.output, inputFormat: reader.format, outputFormat: outputFormat,
-            inputFrames: reader.frameCount, outputFrames: verification.foundFrames, method: method,
-            droppedMetadata: writer.droppedMetadata,
+            inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count),
+            outputFrames: verification.foundFrames, method: method,
+            methodChoice: plan.method, droppedMetadata: writer.droppedMetadata,
             seconds: (ContinuousClock.now - clock).seconds)
+    }
+
+    /// Builds the stages in their fixed order: trim/reverse → read-ahead → length → rate → fades.
+    static func chain(_ plan: ProcessingPlan, reader: AudioFileReader, request: ProcessRequest) throws -> AudioSource {
+        var source: AudioSource = reader
+        if plan.reverse {
+            source = ReversedSource(reader, range: plan.range)
+        } else if plan.range != 0..<reader.frameCount {
+            source = TrimmedSource(reader, range: plan.range)
+        }
+        source = PrefetchingSource(source, blockFrames: request.blockFrames)
+        switch plan.length {
+        case .none:
+            break
+        case .resample(let frames):
+            source = try ExactLengthResampler(
+                upstream: source, targetFrames: frames, quality: request.quality, blockFrames: request.blockFrames)
+        case .stretch(let frames, let rateFrames):
+            if frames != source.frameCount {
+                let ratio = Double(frames) / Double(source.frameCount)
+                source = try TimeStretcher(
+                    upstream: source, targetFrames: frames,
+                    parameters: .default(sampleRate: plan.inputRate, ratio: ratio))
+            }
+            if let rateFrames {
+                source = try ExactLengthResampler(
+                    upstream: source, targetFrames: rateFrames, quality: request.quality,
+                    blockFrames: request.blockFrames)
+            }
+        }
+        if plan.fadeIn != nil || plan.fadeOut != nil {
+            source = FadeStage(source, fadeIn: plan.fadeIn, fadeOut: plan.fadeOut)
+        }
+        return source
+    }
+
+    private static func qualityNote(_ plan: ProcessingPlan, _ quality: ResampleQuality) -> String {
+        switch plan.length {
+        case .resample, .stretch(_, .some): return ", \(quality.rawValue) quality"
+        default: return ""
+        }
     }
 
     /// Moves blocks from `source` to `writer` until the source ends, writing on a thread of its own so the
@@ -167,7 +224,7 @@ public enum FileProcessor {
     static func codingHistory(format: AudioFormat, method: String, from input: Int64, to output: Int64) -> String {
         let width = format.encoding.bytesPerSample.map { "W=\($0 * 8)," } ?? ""
         let mode = format.channelCount == 1 ? "mono" : format.channelCount == 2 ? "stereo" : "multitrack"
-        return "A=PCM,F=\(format.sampleRate),\(width)M=\(mode),T=driftfix \(method) \(input) to \(output) frames"
+        return "A=PCM,F=\(format.sampleRate),\(width)M=\(mode),T=driftfix \(method); \(input) to \(output) frames"
     }
 }
 

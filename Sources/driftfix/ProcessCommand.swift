@@ -5,41 +5,42 @@ import DriftPipeline
 import Foundation
 import Logging
 
-extension ResampleQuality: ExpressibleByArgument {}
 
-/// `driftfix process`: repair one file to an exact length.
+
+/// `driftfix process`: repair one file.
 struct ProcessCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "process",
-        abstract: "Resample one recording to an exact length, verify it, and write it atomically.",
+        abstract: "Repair one recording to an exact length (and edit it), verify it, and write it atomically.",
         discussion: """
-            Exactly one of --to-frames, --to-seconds, --match or --ratio sets the target length. The output keeps \
-            the input's container, sample format, rate, channels and metadata; it is written to a hidden temporary \
-            file beside OUT, reopened to check its exact frame count and format, and only then renamed to OUT. \
-            IN is never modified, and OUT may not be IN.
+            The target length is one of --to-frames, --to-seconds, --match or --ratio (or --tempo, or none to keep \
+            the duration). Resampling is the default repair: it restores length and pitch together, as a clock \
+            fault needs. --method stretch (or a config rule) keeps the pitch instead, for audio at the right pitch \
+            but the wrong length; --tempo always stretches.
+
+            Operations run in one pass in this order: trim, reverse, length (resample or stretch), rate \
+            conversion, fades. Trim points are input time; fade lengths are output time.
+
+            The output keeps the input's container, sample format, channels and metadata (and its rate unless \
+            --rate). It is written to a hidden temporary file beside OUT, reopened to check its exact frame count \
+            and format, and only then renamed to OUT. IN is never modified, and OUT may not be IN.
             """
     )
 
     @Argument(help: "The recording to repair.")
     var input: String
 
-    @Argument(help: "Where to write the repaired recording.")
+    @Argument(help: "Where to write the result.")
     var output: String
 
-    @Option(name: .customLong("to-frames"), help: "Target length in frames.")
-    var toFrames: Int64?
+    @OptionGroup(title: "Target length")
+    var target: TargetOptions
 
-    @Option(name: .customLong("to-seconds"), help: "Target length in seconds, exact decimal or fraction (3600.0375, 1001/30).")
-    var toSeconds: String?
+    @OptionGroup(title: "Method")
+    var method: MethodOptions
 
-    @Option(name: .customLong("match"), help: ArgumentHelp("Take the target duration from this reference file (audio).", valueName: "ref"))
-    var match: String?
-
-    @Option(name: .customLong("ratio"), help: "Output length / input length, exact decimal or fraction (1.000131, 1001/1000).")
-    var ratio: String?
-
-    @Option(help: "Converter quality: best, medium or fast.")
-    var quality: ResampleQuality = .default
+    @OptionGroup(title: "Editing")
+    var edits: EditOptions
 
     @Option(name: .customLong("block-frames"), help: ArgumentHelp("Frames per processing block.", visibility: .hidden))
     var blockFrames: Int = 8192
@@ -48,25 +49,28 @@ struct ProcessCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        let given = [toFrames != nil, toSeconds != nil, match != nil, ratio != nil].filter { $0 }.count
-        guard given == 1 else {
-            throw ValidationError("give exactly one of --to-frames, --to-seconds, --match, --ratio")
+        if method.tempo != nil && target.isGiven {
+            throw ValidationError("--tempo sets the length itself; do not combine it with --to-frames, --to-seconds, --match or --ratio")
         }
-        if let toFrames, toFrames <= 0 { throw ValidationError("--to-frames must be at least 1") }
-        if let toSeconds { _ = try parsePositive(toSeconds, option: "--to-seconds") }
-        if let ratio { _ = try parsePositive(ratio, option: "--ratio") }
+        if !target.isGiven && method.tempo == nil && edits.operations().isEmpty {
+            throw ValidationError("nothing to do: give a target length (--to-frames, --to-seconds, --match, --ratio), --tempo, or an edit")
+        }
         guard (64...1 << 20).contains(blockFrames) else { throw ValidationError("--block-frames must be 64...1048576") }
     }
 
     func run() throws {
-        let target: TargetLength
+        let request: ProcessRequest
         do {
-            target = try resolveTarget()
+            let policy = try method.policy()
+            request = ProcessRequest(
+                input: input, output: output, target: try target.resolve(), tempo: try method.tempoValue(),
+                method: method.choice(for: input, policy: policy), quality: method.quality ?? policy.quality,
+                edits: edits.operations(), blockFrames: blockFrames)
+        } catch let error as ValidationError {
+            throw error
         } catch {
             throw failure(error)
         }
-        let request = ProcessRequest(
-            input: input, output: output, target: target, quality: quality, blockFrames: blockFrames)
         let bar = ProgressBar(label: (input as NSString).lastPathComponent)
         do {
             let result = try FileProcessor.run(request) { done, total in bar.update(done: done, total: total) }
@@ -85,15 +89,6 @@ struct ProcessCommand: ParsableCommand {
             throw failure(error)
         }
     }
-
-    private func resolveTarget() throws -> TargetLength {
-        if let toFrames { return .frames(toFrames) }
-        if let toSeconds { return .seconds(try parsePositive(toSeconds, option: "--to-seconds")) }
-        if let ratio { return .ratio(try parsePositive(ratio, option: "--ratio")) }
-        guard let match else { preconditionFailure("validate() guarantees one target option") }
-        let reference = try AudioFileReader(path: match)
-        return .duration(frames: reference.frameCount, sampleRate: reference.format.sampleRate)
-    }
 }
 
 /// Parses an exact positive number for `option`, or explains what is wrong with it.
@@ -111,11 +106,12 @@ func parsePositive(_ text: String, option: String) throws -> Rational {
 /// The one-line account of a finished repair.
 enum Summary {
     static func line(for result: ProcessResult) -> String {
-        let ppm = (Double(result.outputFrames) / Double(result.inputFrames) - 1) * 1e6
+        let ppm = (Double(result.outputFrames) * Double(result.inputFormat.sampleRate)
+            / (Double(result.usedInputFrames) * Double(result.outputFormat.sampleRate)) - 1) * 1e6
         let speed = result.seconds > 0
             ? Double(result.outputFrames) / Double(result.outputFormat.sampleRate) / result.seconds : 0
         return "\(result.input) -> \(result.output): \(result.outputFormat), "
-            + "\(result.inputFrames) -> \(result.outputFrames) frames (\(String(format: "%+.2f", ppm)) ppm), "
+            + "\(result.inputFrames) -> \(result.outputFrames) frames (duration \(String(format: "%+.2f", ppm)) ppm), "
             + "\(result.method), verified, \(String(format: "%.2f", result.seconds)) s "
             + "(\(String(format: "%.0f", speed))x realtime)"
     }

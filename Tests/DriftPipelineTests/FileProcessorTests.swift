@@ -46,7 +46,7 @@ struct FileProcessorTests {
         #expect(metadata.tags[.title] == "take 4")
         #expect(metadata.broadcastInfo?.timeReference == 1_728_000_000, "the first sample's time of day is unchanged")
         #expect(metadata.broadcastInfo?.originator == "recorder A")
-        #expect(metadata.broadcastInfo?.codingHistory.contains("T=driftfix resample (best) 240000 to 240031 frames") == true)
+        #expect(metadata.broadcastInfo?.codingHistory.contains("T=driftfix resample (default), best quality; 240000 to 240031 frames") == true)
     }
 
     @Test("every container and sample format keeps its shape and gets the exact length", arguments: [

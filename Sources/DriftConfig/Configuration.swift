@@ -1,0 +1,73 @@
+import DriftCore
+import Foundation
+import Yams
+
+/// Everything `config/driftfix.yaml` can set. Every key is optional; missing keys keep the defaults.
+public struct Configuration: Sendable, Equatable {
+    /// How lengths are repaired: default method, quality, per-path rules.
+    public var repair = RepairPolicy()
+
+    public init(repair: RepairPolicy = RepairPolicy()) {
+        self.repair = repair
+    }
+
+    /// Reads and validates the YAML file at `path`.
+    ///
+    /// - Throws: `ConfigurationError` with the line and key at fault: unreadable file, YAML syntax, unknown key,
+    ///   wrong type or an invalid value.
+    public static func load(path: String) throws(ConfigurationError) -> Configuration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let exists = FileManager.default.fileExists(atPath: path)
+            throw ConfigurationError(path: path, line: nil, key: nil, message: exists ? "cannot be read" : "no such file")
+        }
+        return try parse(String(decoding: data, as: UTF8.self), path: path)
+    }
+
+    /// Parses YAML text; `path` names it in errors.
+    public static func parse(_ yaml: String, path: String) throws(ConfigurationError) -> Configuration {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml)
+        } catch let error as YamlError {
+            throw ConfigurationError(path: path, line: YamlLocation.line(of: error), key: nil, message: "YAML syntax: \(YamlLocation.problem(of: error))")
+        } catch {
+            throw ConfigurationError(path: path, line: nil, key: nil, message: "YAML syntax: \(error)")
+        }
+        var configuration = Configuration()
+        guard let root else { return configuration }  // an empty file: all defaults
+        let reader = NodeReader(path: path)
+        let top = try reader.mapping(root, key: "")
+        for (key, value) in top {
+            switch key.name {
+            case "repair": configuration.repair = try reader.repairPolicy(value, key: "repair")
+            default: throw reader.unknown(key, in: "", allowed: ["repair"])
+            }
+        }
+        return configuration
+    }
+}
+
+/// Where a YAML syntax error is.
+enum YamlLocation {
+    static func line(of error: YamlError) -> Int? {
+        switch error {
+        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _):
+            return mark.line
+        case .duplicatedKeysInMapping(_, let context):
+            return context.mark.line
+        default:
+            return nil
+        }
+    }
+
+    static func problem(of error: YamlError) -> String {
+        switch error {
+        case .scanner(_, let problem, _, _), .parser(_, let problem, _, _), .composer(_, let problem, _, _):
+            return problem
+        case .duplicatedKeysInMapping(let duplicates, _):
+            return "duplicate key " + duplicates.map { "'\($0)'" }.joined(separator: ", ")
+        default:
+            return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import DriftCore
+import Foundation
+import Testing
+
+@testable import DriftConfig
+
+@Suite("Configuration file")
+struct ConfigurationTests {
+    static let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../config/driftfix.yaml").standardized.path
+
+    @Test("the shipped config/driftfix.yaml parses and states the defaults")
+    func shipped() throws {
+        let configuration = try Configuration.load(path: ConfigurationTests.shipped)
+        #expect(configuration == Configuration())
+    }
+
+    @Test("method rules")
+    func rules() throws {
+        let yaml = """
+            repair:
+              method: resample
+              quality: best
+              rules:
+                - match: "**/recorder-B/**"
+                  method: stretch
+                  reason: drops buffers
+                - match: "*_lecture.wav"
+                  method: stretch
+            """
+        let policy = try Configuration.parse(yaml, path: "c.yaml").repair
+        #expect(policy.quality == .best)
+        #expect(policy.rules.count == 2)
+        #expect(policy.method(for: "/a/recorder-B/t.wav") == MethodChoice(method: .stretch, reason: "config rule \"**/recorder-B/**\": drops buffers"))
+        #expect(policy.method(for: "/a/x_lecture.wav").method == .stretch)
+    }
+
+    @Test("an empty file is all defaults")
+    func empty() throws {
+        #expect(try Configuration.parse("", path: "e.yaml") == Configuration())
+        #expect(try Configuration.parse("# only comments\n", path: "e.yaml") == Configuration())
+    }
+
+    @Test("errors name the line and the key", arguments: [
+        ("repair:\n  metod: stretch\n", 2, "repair.metod", "unknown key"),
+        ("repair:\n  method: strech\n", 2, "repair.method", "'strech' is not one of: resample, stretch"),
+        ("repiar:\n  method: stretch\n", 1, "repiar", "unknown key"),
+        ("repair:\n  quality: ultra\n", 2, "repair.quality", "not one of"),
+        ("repair:\n  rules:\n    - method: stretch\n", 3, "repair.rules[0].match", "missing"),
+        ("repair:\n  rules:\n    - match: x\n      method: stretch\n      colour: red\n", 5, "repair.rules[0].colour", "unknown key"),
+        ("repair:\n  rules: yes\n", 2, "repair.rules", "expected a list"),
+    ])
+    func errors(yaml: String, line: Int, key: String, message: String) {
+        do {
+            _ = try Configuration.parse(yaml, path: "bad.yaml")
+            Issue.record("accepted: \(yaml)")
+        } catch {
+            #expect(error.line == line, "\(error)")
+            #expect(error.key == key, "\(error)")
+            #expect(error.message.contains(message), "\(error)")
+            #expect(error.description.hasPrefix("bad.yaml:\(line): \(key): "))
+        }
+    }
+
+    @Test("a duplicate key is refused with its line")
+    func duplicate() {
+        do {
+            _ = try Configuration.parse("repair:\n  method: stretch\n  method: resample\n", path: "d.yaml")
+            Issue.record("accepted a duplicate key")
+        } catch {
+            #expect(error.line != nil, "\(error)")
+            #expect(error.message.contains("duplicate key 'method'"), "\(error)")
+        }
+    }
+
+    @Test("YAML syntax errors carry the line")
+    func syntax() {
+        do {
+            _ = try Configuration.parse("repair:\n  method: [resample\n  quality: best\n", path: "s.yaml")
+            Issue.record("accepted broken YAML")
+        } catch {
+            #expect(error.line != nil)
+            #expect(error.message.hasPrefix("YAML syntax"))
+        }
+    }
+
+    @Test("a missing file")
+    func missing() {
+        #expect(throws: ConfigurationError(path: "/nope.yaml", line: nil, key: nil, message: "no such file")) {
+            try Configuration.load(path: "/nope.yaml")
+        }
+    }
+}
