@@ -78,6 +78,7 @@ public enum FileProcessor {
     ///
     /// - Parameter progress: called after each block with (output frames written, output frames in all).
     /// - Throws: `AudioError`, `ProcessError` or `DSPError`, each naming the file and the cause.
+    @discardableResult
     public static func run(
         _ request: ProcessRequest, progress: ((Int64, Int64) -> Void)? = nil
     ) throws -> ProcessResult {

@@ -134,3 +134,64 @@ struct ProcessCommandTests {
         #expect(disk.entries().isEmpty)
     }
 }
+
+@Suite("driftfix process: stretch and edits (the built binary)")
+struct ProcessEditCommandTests {
+    @Test("bad values are refused before any work, naming the option", arguments: [
+        (["--fade-in", "-1"], "--fade-in", 2),
+        (["--fade-out", "x"], "--fade-out", 2),
+        (["--tempo", "2.5"], "--tempo", 2),
+        (["--tempo", "0.4"], "--tempo", 2),
+        (["--rate", "0"], "--rate", 2),
+        (["--trim", "5"], "--trim", 2),
+        (["--trim", "0.5:9"], "--trim", 1),
+        (["--fade-in", "3"], "--fade-in", 1),
+        (["--ratio", "3", "--method", "stretch"], "--method stretch", 1),
+        (["--tempo", "1.5", "--ratio", "1.1"], "--tempo", 2),
+    ])
+    func refusals(arguments: [String], option: String, status: Int32) throws {
+        let folder = TemporaryFolder()
+        let input = try recording(folder)
+        let result = try driftfix(["process", input, folder.file("out.wav")] + arguments)
+        #expect(result.status == status, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.contains(option), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out.wav")))
+        #expect(folder.entries() == ["take.wav"], "no temporary files")
+    }
+
+    @Test("stretch, tempo and edits run in one pass and say which method ran and why")
+    func stretchAndEdits() throws {
+        let folder = TemporaryFolder()
+        let input = try recording(folder, frames: 96_000)
+        let tempo = try driftfix(["process", input, folder.file("t.wav"), "--tempo", "1.25"])
+        #expect(tempo.status == 0, "\(tempo.stderr)")
+        #expect(tempo.stdout.contains("stretch (--tempo)"))
+        #expect(try AudioFileReader(path: folder.file("t.wav")).frameCount == 76_800)
+        let edit = try driftfix(["process", input, folder.file("e.wav"), "--ratio", "1001/1000", "--method", "stretch",
+                                 "--trim", "0.25:", "--fade-in", "0.1", "--fade-out", "0.1", "--fade-curve", "equal-power",
+                                 "--rate", "44100", "--reverse"])
+        #expect(edit.status == 0, "\(edit.stderr)")
+        #expect(edit.stdout.contains("stretch (--method)"))
+        // 1.75 s used (84,000 frames) × 1.001 at 44.1 kHz = 77,252.175 frames → 77,252.
+        #expect(try AudioFileReader(path: folder.file("e.wav")).frameCount == 77_252)
+    }
+
+    @Test("a config rule picks stretch for matching paths; a broken config is exit 2 with line and key")
+    func configRules() throws {
+        let folder = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.file("recorder-B"), withIntermediateDirectories: true)
+        let input = try recording(folder, "recorder-B/take.wav")
+        let config = folder.file("driftfix.yaml")
+        try "repair:\n  rules:\n    - match: \"**/recorder-B/**\"\n      method: stretch\n      reason: drops buffers\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try driftfix(["process", input, folder.file("out.wav"), "--ratio", "1.01", "--config", config])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("stretch (config rule \"**/recorder-B/**\": drops buffers)"), "\(result.stdout)")
+        let override = try driftfix(["process", input, folder.file("out2.wav"), "--ratio", "1.01", "--config", config, "--method", "resample"])
+        #expect(override.stdout.contains("resample (--method)"))
+        try "repair:\n  metod: stretch\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let broken = try driftfix(["process", input, folder.file("out3.wav"), "--ratio", "1.01", "--config", config])
+        #expect(broken.status == 2)
+        #expect(broken.stderr.contains("driftfix.yaml:2: repair.metod: unknown key"), "\(broken.stderr)")
+    }
+}
