@@ -58,3 +58,53 @@ fi
 rm -f "$work/out.wav"
 echo
 echo "raw xRT: the same converter on the first $raw_seconds s held in memory (no file I/O)."
+
+echo
+echo "## Pitch-preserving stretch: $seconds s, 48 kHz stereo 24-bit WAV"
+printf "%-34s %9s %11s\n" "tool" "xRT" "peak MiB"
+for r in 0.97 1.25; do
+    tempo=$(awk -v r="$r" 'BEGIN { printf "%.10f", 1 / r }')
+    rm -f "$work/st.wav"
+    measure "driftfix stretch x$r" "$bin/driftfix" process "$input" "$work/st.wav" --method stretch --ratio "$r" -q
+    rm -f "$work/st.wav"
+    if command -v sox >/dev/null; then
+        measure "sox tempo $tempo" sox "$input" "$work/st.wav" tempo "$tempo"; rm -f "$work/st.wav"
+    fi
+    if command -v rubberband >/dev/null; then
+        measure "rubberband -t $r" rubberband -q -t "$r" "$input" "$work/st.wav"; rm -f "$work/st.wav"
+    fi
+done
+
+echo
+echo "## Stretch quality: round trip by r then 1/r on a 10 s speech-like signal (f0 120 Hz, three formants)"
+echo "## log-spectral distance to the original in dB (lower is better); seconds for both legs"
+speech="$work/speech.wav"
+[[ -f "$speech" ]] || "$bin/driftfix-bench" signal "$speech" --kind speech --seconds 10
+frames=480000
+printf "%-10s %18s %18s %18s\n" "ratio" "driftfix" "sox tempo" "rubberband"
+for r in 0.97 1.25 2; do
+    there=$(awk -v r="$r" -v n="$frames" 'BEGIN { printf "%d", n * r + 0.5 }')
+    row=$(printf "%-10s" "$r")
+    start=$(date +%s.%N)
+    "$bin/driftfix" process "$speech" "$work/a.wav" --method stretch --to-frames "$there" -q
+    "$bin/driftfix" process "$work/a.wav" "$work/b.wav" --method stretch --to-frames "$frames" -q
+    end=$(date +%s.%N)
+    row="$row $(printf "%10s dB %4.2fs" "$("$bin/driftfix-bench" lsd "$speech" "$work/b.wav")" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')")"
+    rm -f "$work/a.wav" "$work/b.wav"
+    if command -v sox >/dev/null; then
+        start=$(date +%s.%N)
+        sox "$speech" "$work/a.wav" tempo "$(awk -v r="$r" 'BEGIN { printf "%.10f", 1 / r }')" 2>/dev/null
+        sox "$work/a.wav" "$work/b.wav" tempo "$r" 2>/dev/null
+        end=$(date +%s.%N)
+        row="$row $(printf "%10s dB %4.2fs" "$("$bin/driftfix-bench" lsd "$speech" "$work/b.wav")" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')")"
+        rm -f "$work/a.wav" "$work/b.wav"
+    fi
+    if command -v rubberband >/dev/null; then
+        start=$(date +%s.%N)
+        rubberband -q -t "$r" "$speech" "$work/a.wav" && rubberband -q -t "$(awk -v r="$r" 'BEGIN { printf "%.10f", 1 / r }')" "$work/a.wav" "$work/b.wav"
+        end=$(date +%s.%N)
+        row="$row $(printf "%10s dB %4.2fs" "$("$bin/driftfix-bench" lsd "$speech" "$work/b.wav")" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')")"
+        rm -f "$work/a.wav" "$work/b.wav"
+    fi
+    echo "$row"
+done

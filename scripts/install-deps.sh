@@ -4,9 +4,9 @@ set -euo pipefail
 
 # Build and run: the three C libraries and pkg-config.
 packages=(libzmq3-dev libsndfile1-dev libsamplerate0-dev pkg-config)
-# Tests and benchmarks: independent tools used to cross-check and compare (sox, ffmpeg for the benchmark).
+# Tests and benchmarks: independent tools to make demo media and to compare against (sox, ffmpeg, rubberband).
 if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]]; then
-    packages+=(sox ffmpeg)
+    packages+=(sox ffmpeg rubberband-cli)
 fi
 
 missing=()
