@@ -27,13 +27,17 @@ let package = Package(
         .target(name: "DriftAudio", dependencies: ["DriftCore", "CSndFile"]),
         .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate"]),
         // The YAML configuration file: parsed and validated into DriftCore's policy types.
-        .target(name: "DriftConfig", dependencies: ["DriftCore", .product(name: "Yams", package: "Yams")]),
+        .target(name: "DriftConfig", dependencies: ["DriftCore", "DriftMedia", .product(name: "Yams", package: "Yams")]),
+        // Reference probing (MP4/MOV boxes, audio, sidecars), folder scanning and pairing, drift measurement.
+        .target(name: "DriftMedia", dependencies: ["DriftCore", "DriftAudio"]),
+        // Drift reports: table, JSON, CSV, self-contained HTML.
+        .target(name: "DriftReports", dependencies: ["DriftCore"]),
         // One file's repair (read, convert, write, verify, rename): used by `process` and by workers.
         .target(name: "DriftPipeline", dependencies: ["DriftCore", "DriftAudio", "DriftDSP"]),
         .executableTarget(
             name: "driftfix",
             dependencies: [
-                "DriftCore", "DriftAudio", "DriftDSP", "DriftPipeline", "DriftConfig",
+                "DriftCore", "DriftAudio", "DriftDSP", "DriftPipeline", "DriftConfig", "DriftMedia", "DriftReports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -54,6 +58,8 @@ let package = Package(
         ),
         .testTarget(name: "DriftCoreTests", dependencies: ["DriftCore"]),
         .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig"]),
+        .testTarget(name: "DriftMediaTests", dependencies: ["DriftMedia", "DriftAudio", "TestSupport"]),
+        .testTarget(name: "DriftReportsTests", dependencies: ["DriftReports"]),
         .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "TestSupport", "CSndFile"]),
         .testTarget(name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftAudio", "TestSupport", "CSampleRate"]),
         .testTarget(name: "DriftPipelineTests", dependencies: ["DriftPipeline", "DriftAudio", "TestSupport"]),

@@ -101,7 +101,7 @@ for r in 0.97 1.25 2; do
     fi
     if command -v rubberband >/dev/null; then
         start=$(date +%s.%N)
-        rubberband -q -t "$r" "$speech" "$work/a.wav" && rubberband -q -t "$(awk -v r="$r" 'BEGIN { printf "%.10f", 1 / r }')" "$work/a.wav" "$work/b.wav"
+        rubberband -q -t "$r" "$speech" "$work/a.wav" >/dev/null 2>&1 && rubberband -q -t "$(awk -v r="$r" 'BEGIN { printf "%.10f", 1 / r }')" "$work/a.wav" "$work/b.wav" >/dev/null 2>&1
         end=$(date +%s.%N)
         row="$row $(printf "%10s dB %4.2fs" "$("$bin/driftfix-bench" lsd "$speech" "$work/b.wav")" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')")"
         rm -f "$work/a.wav" "$work/b.wav"

@@ -2,8 +2,9 @@
 # The built-in demo: builds driftfix, makes a few drifted sample recordings with sox (an independent tool), repairs
 # each to its reference's exact length, and verifies the results by reopening them.
 #
-# What exists today: one-file repair (`process`) and verification (`verify`). Folder scanning, drift reports and
-# distributed repair over ZeroMQ workers are not built yet; this demo grows with them.
+# What exists today: one-file repair and editing (`process`: resample or pitch-preserving stretch, trim, reverse,
+# fades, rate conversion) and verification (`verify`). Folder scanning, drift reports and distributed repair over
+# ZeroMQ workers are not built yet; this demo grows with them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +15,7 @@ bin=.build/release/driftfix
 
 out=${DEMO_DIR:-demo-output}
 rm -rf "$out"
-mkdir -p "$out/media/camA" "$out/media/camB" "$out/media/stage" "$out/repaired"
+mkdir -p "$out/media/camA" "$out/media/camB" "$out/media/stage" "$out/media/handheld" "$out/repaired"
 
 # Each take: a reference (the camera's own audio track, whose clock matches the picture) and a recording from a
 # separate recorder whose clock drifted. Lengths are given in samples, so the drift is exact.
@@ -30,17 +31,32 @@ make_take camA take01 48000 2880000 2879623 "60 s reference; recorder clock 131 
 make_take camA take02 48000 17280000 17282264 "6 min reference; recorder clock 131 ppm fast (sound lags by 47 ms)"
 make_take camB take03 48000 1441440 1440000 "30.03 s reference (NTSC 1000/1001 pull-down); recording 30.00 s"
 make_take stage take04 48000 480000 441000 "10 s reference; 44.1 kHz audio labelled 48 kHz (8.1% short)"
+make_take handheld take05 48000 960000 957600 "20 s reference; a recorder that dropped 50 ms of buffers (pitch is right)"
 
-echo "== repairing: each recording resampled to its reference's exact duration"
+# The configuration says which recorders drop buffers: their recordings are stretched (pitch kept), not resampled.
+cat > "$out/driftfix.yaml" <<'YAML'
+repair:
+  method: resample
+  quality: medium
+  rules:
+    - match: "**/handheld/**"
+      method: stretch
+      reason: "drops buffers under load: pitch is right, length is not"
+YAML
+echo "== repairing: each recording made exactly as long as its reference (method chosen by $out/driftfix.yaml)"
 status=0
 for rec in "$out"/media/*/take0?.wav; do
     folder=$(basename "$(dirname "$rec")")
     name=$(basename "$rec" .wav)
     mkdir -p "$out/repaired/$folder"
     dest="$out/repaired/$folder/$name.wav"
-    "$bin" process "$rec" "$dest" --match "${rec%.wav}_ref.wav" || status=1
+    "$bin" process "$rec" "$dest" --match "${rec%.wav}_ref.wav" --config "$out/driftfix.yaml" || status=1
     "$bin" verify "$dest" --match "${rec%.wav}_ref.wav" || status=1
 done
+
+echo "== editing in the same pass: first 5 s of take02, 0.8x tempo (pitch kept), 44.1 kHz, 0.5 s equal-power fades"
+"$bin" process "$out/media/camA/take02.wav" "$out/repaired/camA/take02-excerpt.wav" --trim :5 --tempo 0.8 \
+    --rate 44100 --fade-in 0.5 --fade-out 0.5 --fade-curve equal-power || status=1
 
 echo "== a bad input is one clear line and exit code 1; the batch would go on"
 printf 'not audio\n' > "$out/media/stage/broken.wav"

@@ -1,4 +1,5 @@
 import DriftCore
+import DriftMedia
 import Foundation
 import Yams
 
@@ -6,9 +7,15 @@ import Yams
 public struct Configuration: Sendable, Equatable {
     /// How lengths are repaired: default method, quality, per-path rules.
     public var repair = RepairPolicy()
+    /// Which files the scan looks at and how it pairs them.
+    public var pairing = PairingRules()
+    /// Tolerance and limits for measuring drift and planning.
+    public var drift = DriftPolicy()
 
-    public init(repair: RepairPolicy = RepairPolicy()) {
+    public init(repair: RepairPolicy = RepairPolicy(), pairing: PairingRules = PairingRules(), drift: DriftPolicy = DriftPolicy()) {
         self.repair = repair
+        self.pairing = pairing
+        self.drift = drift
     }
 
     /// Reads and validates the YAML file at `path`.
@@ -40,7 +47,9 @@ public struct Configuration: Sendable, Equatable {
         for (key, value) in top {
             switch key.name {
             case "repair": configuration.repair = try reader.repairPolicy(value, key: "repair")
-            default: throw reader.unknown(key, in: "", allowed: ["repair"])
+            case "scan": configuration.pairing = try reader.pairingRules(value, key: "scan")
+            case "drift": configuration.drift = try reader.driftPolicy(value, key: "drift")
+            default: throw reader.unknown(key, in: "", allowed: ["repair", "scan", "drift"])
             }
         }
         return configuration

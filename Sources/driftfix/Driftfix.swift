@@ -13,7 +13,7 @@ struct Driftfix: AsyncParsableCommand {
             Exit codes: 0 all good; 1 a file failed, was refused or did not verify; 2 usage or configuration error.
             """,
         version: version,
-        subcommands: [ProcessCommand.self, VerifyCommand.self]
+        subcommands: [ScanCommand.self, ProcessCommand.self, VerifyCommand.self]
     )
 }
 
@@ -56,5 +56,11 @@ enum DriftfixMain {
 /// Prints one line naming the file and the cause, and ends the command with exit code 1.
 func failure(_ error: Error) -> ExitCode {
     FileHandle.standardError.write(Data("driftfix: \(error)\n".utf8))
+    return ExitCode(ExitStatus.failure)
+}
+
+/// Prints `message` as one line and ends the command with exit code 1.
+func failure(_ message: String) -> ExitCode {
+    FileHandle.standardError.write(Data("driftfix: \(message)\n".utf8))
     return ExitCode(ExitStatus.failure)
 }

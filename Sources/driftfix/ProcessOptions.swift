@@ -73,13 +73,7 @@ struct MethodOptions: ParsableArguments {
 
     /// The repair policy from --config (or $DRIFTFIX_CONFIG), or the defaults.
     func policy() throws -> RepairPolicy {
-        guard let path = config ?? ProcessInfo.processInfo.environment["DRIFTFIX_CONFIG"] else { return RepairPolicy() }
-        do {
-            return try Configuration.load(path: path).repair
-        } catch {
-            // A broken configuration is a usage error (exit 2), not a failed file.
-            throw ValidationError("\(error)")
-        }
+        try loadConfiguration(config).repair
     }
 
     /// The method for `path`: --method wins, then the config's rules and default.

@@ -1,0 +1,110 @@
+import DriftCore
+import DriftMedia
+import Yams
+
+extension NodeReader {
+    func strings(_ node: Node, key: String) throws(ConfigurationError) -> [String] {
+        var values: [String] = []
+        for (index, item) in try sequence(node, key: key).enumerated() {
+            values.append(try string(item, key: "\(key)[\(index)]"))
+        }
+        return values
+    }
+
+    func bool(_ node: Node, key: String) throws(ConfigurationError) -> Bool {
+        switch try string(node, key: key).lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        case let other: throw error(node, key: key, "'\(other)' is not true or false")
+        }
+    }
+
+    /// A non-negative exact number (`1`, `0.5`, `1/3`).
+    func number(_ node: Node, key: String) throws(ConfigurationError) -> Rational {
+        let text = try string(node, key: key)
+        do {
+            let value = try Rational(parsing: text)
+            guard value.numerator >= 0 else { throw error(node, key: key, "must not be negative") }
+            return value
+        } catch let failure as RationalParseError {
+            throw error(node, key: key, failure.description)
+        } catch let failure as ConfigurationError {
+            throw failure
+        } catch {
+            throw self.error(node, key: key, "\(error)")
+        }
+    }
+
+    func extensions(_ node: Node, key: String) throws(ConfigurationError) -> [String] {
+        let values = try strings(node, key: key).map { $0.lowercased().trimmingPrefix(".") }
+        guard !values.isEmpty, values.allSatisfy({ !$0.isEmpty && !$0.contains("/") }) else {
+            throw error(node, key: key, "expected a list of file extensions like [wav, flac]")
+        }
+        return values
+    }
+
+    func pairingRules(_ node: Node, key: String) throws(ConfigurationError) -> PairingRules {
+        var rules = PairingRules()
+        for (k, value) in try mapping(node, key: key) {
+            let full = "\(key).\(k.name)"
+            switch k.name {
+            case "recordings": rules.recordingExtensions = try extensions(value, key: full)
+            case "references": rules.referenceExtensions = try extensions(value, key: full)
+            case "ignore": rules.ignore = try strings(value, key: full).map(GlobPattern.init)
+            case "movie-header-fallback": rules.movieHeaderFallback = try bool(value, key: full)
+            case "patterns":
+                rules.patterns = []
+                for (index, item) in try sequence(value, key: full).enumerated() {
+                    rules.patterns.append(try pairPattern(item, key: "\(full)[\(index)]"))
+                }
+            default:
+                throw unknown(k, in: key, allowed: ["recordings", "references", "patterns", "ignore", "movie-header-fallback"])
+            }
+        }
+        return rules
+    }
+
+    func pairPattern(_ node: Node, key: String) throws(ConfigurationError) -> PairPattern {
+        var recording: String?
+        var reference: String?
+        for (k, value) in try mapping(node, key: key) {
+            switch k.name {
+            case "recording": recording = try string(value, key: "\(key).recording")
+            case "reference": reference = try string(value, key: "\(key).reference")
+            default: throw unknown(k, in: key, allowed: ["recording", "reference"])
+            }
+        }
+        guard let recording, recording.contains("{stem}") else {
+            throw error(node, key: "\(key).recording", "missing, or without {stem}")
+        }
+        guard let reference, reference.contains("{stem}") else {
+            throw error(node, key: "\(key).reference", "missing, or without {stem}")
+        }
+        return PairPattern(recording: recording, reference: reference)
+    }
+
+    func driftPolicy(_ node: Node, key: String) throws(ConfigurationError) -> DriftPolicy {
+        var policy = DriftPolicy()
+        for (k, value) in try mapping(node, key: key) {
+            let full = "\(key).\(k.name)"
+            switch k.name {
+            case "tolerance-ms":
+                let ms = try number(value, key: full)
+                policy.tolerance = ms.multipliedExactly(by: Rational(1, 1000)) ?? policy.tolerance
+            case "refuse-limit-percent":
+                let percent = try number(value, key: full)
+                guard percent.numerator > 0 else { throw error(value, key: full, "must be greater than 0") }
+                policy.refuseLimit = percent.multipliedExactly(by: Rational(1, 100)) ?? policy.refuseLimit
+            case "clock-drift-limit-ppm":
+                policy.clockDriftLimitPPM = try number(value, key: full).doubleValue
+            default:
+                throw unknown(k, in: key, allowed: ["tolerance-ms", "refuse-limit-percent", "clock-drift-limit-ppm"])
+            }
+        }
+        return policy
+    }
+}
+
+extension String {
+    func trimmingPrefix(_ prefix: String) -> String { hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self }
+}

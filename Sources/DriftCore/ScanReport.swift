@@ -1,0 +1,159 @@
+/// One pair in a drift report: measurements, cause and plan (or the error that stopped them).
+/// Field names are the report's stable JSON/CSV columns.
+public struct PairReport: Codable, Sendable, Equatable {
+    public var recording: String
+    public var reference: String
+    /// The recording's folder, for grouping by device.
+    public var folder: String
+    public var sampleRate: Int?
+    public var channels: Int?
+    public var format: String?
+    public var recordingFrames: Int64?
+    public var recordingSeconds: Double?
+    public var referenceSeconds: Double?
+    /// The reference duration exactly, as "ticks/timescale" seconds.
+    public var referenceDuration: String?
+    /// Where the reference duration came from: "edit list", "media header", "audio header", "sidecar", ...
+    public var referenceSource: String?
+    /// Recording minus reference, seconds.
+    public var driftSeconds: Double?
+    public var driftPPM: Double?
+    /// At the end of the recording: positive, the sound lags the picture; negative, it leads.
+    public var endOffsetMs: Double?
+    /// "sound leads by 47.2 ms at the end", "in sync".
+    public var sync: String?
+    public var flags: [SyncFlag]
+    public var cause: DriftCause?
+    public var causeDetail: String?
+    public var action: PlanAction
+    public var method: RepairMethod?
+    public var methodReason: String?
+    public var targetFrames: Int64?
+    /// Why the pair cannot be measured or is refused; null when fine.
+    public var error: String?
+
+    /// A measured pair.
+    public init(recording: String, reference: String, folder: String, sampleRate: Int, channels: Int, format: String,
+                recordingFrames: Int64, referenceSource: String, analysis: DriftAnalysis) {
+        self.recording = recording
+        self.reference = reference
+        self.folder = folder
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.format = format
+        self.recordingFrames = recordingFrames
+        recordingSeconds = analysis.recordingSeconds.doubleValue
+        referenceSeconds = analysis.referenceSeconds.doubleValue
+        referenceDuration = "\(analysis.referenceSeconds.numerator)/\(analysis.referenceSeconds.denominator)"
+        self.referenceSource = referenceSource
+        driftSeconds = analysis.driftSeconds.doubleValue
+        driftPPM = analysis.driftPPM
+        endOffsetMs = analysis.endOffsetMilliseconds
+        let ms = abs(analysis.endOffsetMilliseconds)
+        let amount = ms >= 10 ? String(format1: ms) : String(format2: ms)
+        sync = analysis.cause == .inSync ? "in sync"
+            : analysis.endOffsetMilliseconds < 0 ? "sound leads by \(amount) ms at the end"
+            : "sound lags by \(amount) ms at the end"
+        flags = analysis.flags
+        cause = analysis.cause
+        causeDetail = analysis.causeDetail
+        action = analysis.action
+        method = analysis.method?.method
+        methodReason = analysis.method?.reason
+        targetFrames = analysis.targetFrames
+        error = analysis.refusal
+    }
+
+    /// A pair that could not be measured.
+    public init(recording: String, reference: String, folder: String, error: String) {
+        self.recording = recording
+        self.reference = reference
+        self.folder = folder
+        flags = []
+        action = .refuse
+        self.error = error
+    }
+}
+
+/// A recording or reference with no partner.
+public struct UnpairedFile: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable { case recording, reference }
+    public var path: String
+    public var kind: Kind
+    public var reason: String
+
+    public init(path: String, kind: Kind, reason: String) {
+        self.path = path
+        self.kind = kind
+        self.reason = reason
+    }
+}
+
+/// A path the scan could not look into (unreadable folder, symlink loop, missing root, ...).
+public struct ScanIssue: Codable, Sendable, Equatable {
+    public var path: String
+    public var error: String
+
+    public init(path: String, error: String) {
+        self.path = path
+        self.error = error
+    }
+}
+
+/// Totals for the report's summary.
+public struct ScanSummary: Codable, Sendable, Equatable {
+    public var pairs: Int
+    public var measured: Int
+    public var inSync: Int
+    public var needRepair: Int
+    public var refused: Int
+    public var errors: Int
+    public var unpaired: Int
+    public var totalAudioSeconds: Double
+    public var worstDriftPPM: Double?
+    public var worstDriftRecording: String?
+    public var flagged: Int
+
+    public init(pairs: [PairReport], unpaired: Int, issues: Int) {
+        self.pairs = pairs.count
+        measured = pairs.filter { $0.driftPPM != nil }.count
+        inSync = pairs.filter { $0.action == .skip }.count
+        needRepair = pairs.filter { $0.action == .resample || $0.action == .stretch }.count
+        refused = pairs.filter { $0.action == .refuse }.count
+        errors = pairs.filter { $0.driftPPM == nil }.count + issues
+        self.unpaired = unpaired
+        totalAudioSeconds = pairs.compactMap(\.recordingSeconds).reduce(0, +)
+        let worst = pairs.filter { $0.driftPPM != nil }.max { abs($0.driftPPM!) < abs($1.driftPPM!) }
+        worstDriftPPM = worst?.driftPPM
+        worstDriftRecording = worst?.recording
+        flagged = pairs.filter { !$0.flags.isEmpty }.count
+    }
+}
+
+/// The drift report: `driftfix scan`'s JSON, and the source of its CSV and HTML.
+public struct ScanReport: Codable, Sendable, Equatable {
+    public var version = 1
+    public var generated: String
+    public var roots: [String]
+    public var summary: ScanSummary
+    public var pairs: [PairReport]
+    public var unpaired: [UnpairedFile]
+    public var errors: [ScanIssue]
+
+    public init(generated: String, roots: [String], pairs: [PairReport], unpaired: [UnpairedFile], errors: [ScanIssue]) {
+        self.generated = generated
+        self.roots = roots
+        self.pairs = pairs
+        self.unpaired = unpaired
+        self.errors = errors
+        summary = ScanSummary(pairs: pairs, unpaired: unpaired.count, issues: errors.count)
+    }
+}
+
+extension String {
+    /// One decimal without Foundation's format strings.
+    init(format1 value: Double) {
+        let scaled = (value * 10).rounded()
+        self = "\(Int64(scaled / 10)).\(Int64(abs(scaled).truncatingRemainder(dividingBy: 10)))"
+    }
+}

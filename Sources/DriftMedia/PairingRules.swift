@@ -1,0 +1,40 @@
+import DriftCore
+
+/// A naming pattern that pairs a recording with its reference in the same folder (or a path relative to it):
+/// `{stem}_audio.wav` with `{stem}.mp4`.
+public struct PairPattern: Sendable, Equatable {
+    public var recording: String
+    public var reference: String
+
+    public init(recording: String, reference: String) {
+        self.recording = recording
+        self.reference = reference
+    }
+
+    /// The stem when `name` matches the recording template.
+    func stem(of name: String) -> String? {
+        guard let range = recording.range(of: "{stem}") else { return name == recording ? "" : nil }
+        let prefix = recording[..<range.lowerBound]
+        let suffix = recording[range.upperBound...]
+        guard name.count > prefix.count + suffix.count, name.hasPrefix(prefix), name.hasSuffix(suffix) else { return nil }
+        return String(name.dropFirst(prefix.count).dropLast(suffix.count))
+    }
+
+    func reference(for stem: String) -> String { reference.replacingOccurrences(of: "{stem}", with: stem) }
+}
+
+/// How the scanner finds and pairs files.
+public struct PairingRules: Sendable, Equatable {
+    /// Extensions (lower case, no dot) of recordings.
+    public var recordingExtensions = ["wav", "bwf", "rf64", "w64", "aif", "aiff", "caf", "flac", "ogg", "opus", "mp3"]
+    /// Extensions of references, most preferred first, for the default same-stem pairing.
+    public var referenceExtensions = ["mov", "mp4", "m4v", "duration"]
+    /// Extra patterns, tried before the same-stem rule.
+    public var patterns: [PairPattern] = []
+    /// Paths to leave out.
+    public var ignore: [GlobPattern] = []
+    /// Use the movie header's duration when a reference has no video track.
+    public var movieHeaderFallback = false
+
+    public init() {}
+}

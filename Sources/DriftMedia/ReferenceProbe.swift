@@ -1,0 +1,84 @@
+import DriftAudio
+import DriftCore
+import Foundation
+
+/// A reference's duration, exact, and where it came from.
+public struct ReferenceDuration: Sendable, Equatable {
+    public let seconds: Rational
+    /// "edit list", "media header", "fragments", "audio header", "sidecar", ...
+    public let source: String
+}
+
+/// Reads a reference's duration from its header only: MP4/MOV boxes, an audio file's header, or a sidecar file.
+public enum ReferenceProbe {
+    /// Extensions read as ISO base media (QuickTime/MP4) files.
+    public static let movieExtensions: Set<String> = ["mov", "mp4", "m4v", "m4a", "3gp", "mqv"]
+    /// The sidecar extension: a text file giving the duration exactly.
+    public static let sidecarExtension = "duration"
+
+    /// The duration of the reference at `path`.
+    public static func duration(of path: String, movieHeaderFallback: Bool = false) -> Result<ReferenceDuration, MediaError> {
+        let ext = (path as NSString).pathExtension.lowercased()
+        if ext == sidecarExtension { return sidecar(path) }
+        if movieExtensions.contains(ext) { return movie(path, movieHeaderFallback: movieHeaderFallback) }
+        do {
+            let reader = try AudioFileReader(path: path)
+            return .success(ReferenceDuration(
+                seconds: Rational(reader.frameCount, Int64(reader.format.sampleRate)), source: "audio header"))
+        } catch {
+            return .failure(MediaError(path: path, reason: "\(error.cause)"))
+        }
+    }
+
+    static func movie(_ path: String, movieHeaderFallback: Bool) -> Result<ReferenceDuration, MediaError> {
+        do {
+            let file = try FileBytes(path: path)
+            guard file.size > 0 else { return .failure(MediaError(path: path, reason: "empty file (0 bytes)")) }
+            let info = try MovieParser.parse(file)
+            switch info.presentationDuration(movieHeaderFallback: movieHeaderFallback) {
+            case .success(let (seconds, source)):
+                guard seconds.numerator > 0 else { return .failure(MediaError(path: path, reason: "zero duration")) }
+                return .success(ReferenceDuration(seconds: seconds, source: source))
+            case .failure(let error):
+                return .failure(MediaError(path: path, reason: error.description))
+            }
+        } catch let error as MediaError {
+            return .failure(error)
+        } catch let error as MovieError {
+            return .failure(MediaError(path: path, reason: error.description))
+        } catch {
+            return .failure(MediaError(path: path, reason: "\(error)"))
+        }
+    }
+
+    /// A sidecar holds one duration line: seconds as a decimal (`3600.0375`) or a fraction (`108108/30`), or
+    /// frames at a rate (`172800000@48000`). Blank lines and `#` comments are ignored.
+    static func sidecar(_ path: String) -> Result<ReferenceDuration, MediaError> {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return .failure(MediaError(path: path, reason: FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"))
+        }
+        guard data.count <= 4096 else { return .failure(MediaError(path: path, reason: "sidecar larger than 4 KiB")) }
+        let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "" }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        guard lines.count == 1, let line = lines.first else {
+            return .failure(MediaError(path: path, reason: "expected exactly one duration line, found \(lines.count)"))
+        }
+        do {
+            let seconds: Rational
+            if let at = line.firstIndex(of: "@") {
+                guard let frames = Int64(line[..<at].trimmingCharacters(in: .whitespaces)),
+                      let rate = Int64(line[line.index(after: at)...].trimmingCharacters(in: .whitespaces)), frames > 0, rate > 0
+                else { return .failure(MediaError(path: path, reason: "'\(line)' is not FRAMES@RATE")) }
+                seconds = Rational(frames, rate)
+            } else {
+                seconds = try Rational(parsing: line)
+            }
+            guard seconds.numerator > 0 else { return .failure(MediaError(path: path, reason: "duration must be positive")) }
+            return .success(ReferenceDuration(seconds: seconds, source: "sidecar"))
+        } catch {
+            return .failure(MediaError(path: path, reason: error.description))
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import DriftCore
+import Foundation
+
+/// Writes a drift report in the formats `driftfix scan` offers.
+public enum ReportWriter {
+    /// Stable, pretty JSON with sorted keys: `{version, generated, roots, summary, pairs, unpaired, errors}`.
+    public static func json(_ report: ScanReport) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(report)
+    }
+
+    /// The CSV columns, in order: the JSON row keys.
+    public static let csvColumns = PairReport.columnNames
+
+    /// One header line, then one line per pair (RFC 4180 quoting; flags joined with `;`).
+    public static func csv(_ report: ScanReport) -> String {
+        var lines = [csvColumns.joined(separator: ",")]
+        for row in report.pairs {
+            let values: [String?] = [
+                row.recording, row.reference, row.folder, row.sampleRate.map(String.init), row.channels.map(String.init),
+                row.format, row.recordingFrames.map(String.init), row.recordingSeconds.map(number),
+                row.referenceSeconds.map(number), row.referenceDuration, row.referenceSource, row.driftSeconds.map(number),
+                row.driftPPM.map(number), row.endOffsetMs.map(number), row.sync,
+                row.flags.map(\.rawValue).joined(separator: ";"), row.cause?.rawValue, row.causeDetail, row.action.rawValue,
+                row.method?.rawValue, row.methodReason, row.targetFrames.map(String.init), row.error,
+            ]
+            lines.append(values.map { quote($0 ?? "") }.joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Writes report.json, report.csv and report.html into `folder` (created if needed), each atomically.
+    public static func writeFolder(_ report: ScanReport, to folder: String) throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try json(report).write(to: URL(fileURLWithPath: folder + "/report.json"), options: .atomic)
+        try Data(csv(report).utf8).write(to: URL(fileURLWithPath: folder + "/report.csv"), options: .atomic)
+        try Data(HTMLReport.render(report).utf8).write(to: URL(fileURLWithPath: folder + "/report.html"), options: .atomic)
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    static func quote(_ field: String) -> String {
+        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

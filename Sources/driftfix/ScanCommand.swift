@@ -1,0 +1,70 @@
+import ArgumentParser
+import DriftConfig
+import DriftCore
+import DriftMedia
+import DriftReports
+import Foundation
+
+/// `driftfix scan`: measure the drift of every pair under the roots, touching nothing.
+struct ScanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "Pair recordings with their references, measure drift, name its cause and plan the repair.",
+        discussion: """
+            Reads headers only (MP4/MOV boxes, audio headers, sidecar .duration files) and changes nothing. \\
+            Pairing, tolerance and limits come from the configuration (see config/driftfix.yaml). \\
+            Exit code: 0 when every pair was measured, 1 when any pair or folder could not be read or was \\
+            refused, 2 for usage or configuration errors.
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table, json, csv
+    }
+
+    @Argument(help: "Folders to scan (recursively).")
+    var roots: [String]
+
+    @Option(help: ArgumentHelp("Configuration file; default $DRIFTFIX_CONFIG if set.", valueName: "file"))
+    var config: String?
+
+    @Option(help: "Output on stdout: table (default on a terminal), json or csv (default otherwise: json).")
+    var format: Format?
+
+    @Option(help: ArgumentHelp("Also write report.json, report.csv and report.html into this folder.", valueName: "dir"))
+    var report: String?
+
+    func run() throws {
+        let configuration = try loadConfiguration(config)
+        let absoluteRoots = roots.map { ($0 as NSString).standardizingPath }.map {
+            $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0
+        }
+        let result = DriftScanner.scan(
+            roots: absoluteRoots, rules: configuration.pairing, drift: configuration.drift, repair: configuration.repair)
+        let chosen = format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json)
+        switch chosen {
+        case .table: print(ReportTable.render(result, relativeTo: absoluteRoots.count == 1 ? absoluteRoots[0] : nil))
+        case .json: FileHandle.standardOutput.write(try ReportWriter.json(result) + Data("\n".utf8))
+        case .csv: FileHandle.standardOutput.write(Data(ReportWriter.csv(result).utf8))
+        }
+        if let report {
+            do {
+                try ReportWriter.writeFolder(result, to: report)
+            } catch {
+                throw failure("\(report): cannot write the report (\(error.localizedDescription))")
+            }
+            FileHandle.standardError.write(Data("driftfix: report written to \(report)/report.{json,csv,html}\n".utf8))
+        }
+        if result.summary.errors > 0 || result.summary.refused > 0 { throw ExitCode(ExitStatus.failure) }
+    }
+}
+
+/// The configuration from `path`, $DRIFTFIX_CONFIG, or the defaults; a broken file is a usage error (exit 2).
+func loadConfiguration(_ path: String?) throws -> Configuration {
+    guard let path = path ?? ProcessInfo.processInfo.environment["DRIFTFIX_CONFIG"] else { return Configuration() }
+    do {
+        return try Configuration.load(path: path)
+    } catch {
+        throw ValidationError("\(error)")
+    }
+}
