@@ -36,7 +36,7 @@ public struct DriftPolicy: Sendable, Equatable {
     /// The largest drift still called crystal clock drift, in ppm.
     public var clockDriftLimitPPM: Double = 1000
     /// How close (ppm) a ratio must be to a known pull-down or rate ratio to be named after it.
-    public var recognitionWindowPPM: Double = 300
+    public var recognitionWindowPPM: Double = 100
 
     public init() {}
 }

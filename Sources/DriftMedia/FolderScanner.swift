@@ -44,6 +44,9 @@ public enum FolderScanner {
                 pair(folder: folder, files: listing.files, rules: rules, into: &inventory)
             }
         }
+        // A pattern may reach into another folder (`../video/{stem}.mp4`): that reference is not unpaired.
+        let referenced = Set(inventory.pairs.map(\.reference))
+        inventory.unpaired.removeAll { $0.kind == .reference && referenced.contains($0.path) }
         return inventory
     }
 

@@ -91,3 +91,48 @@ struct ConfigurationTests {
         }
     }
 }
+
+@Suite("Configuration: scan and drift")
+struct ScanConfigurationTests {
+    @Test("pairing and drift sections")
+    func sections() throws {
+        let yaml = """
+            scan:
+              recordings: [wav, .flac]
+              references: [mp4, duration]
+              patterns:
+                - recording: "{stem}_audio.wav"
+                  reference: "{stem}.mp4"
+              ignore: ["**/.Trash/**"]
+              movie-header-fallback: yes
+            drift:
+              tolerance-ms: 0.5
+              refuse-limit-percent: 10
+              clock-drift-limit-ppm: 500
+            """
+        let c = try Configuration.parse(yaml, path: "c.yaml")
+        #expect(c.pairing.recordingExtensions == ["wav", "flac"])
+        #expect(c.pairing.referenceExtensions == ["mp4", "duration"])
+        #expect(c.pairing.patterns.count == 1 && c.pairing.ignore.count == 1 && c.pairing.movieHeaderFallback)
+        #expect(c.drift.tolerance == Rational(1, 2000))
+        #expect(c.drift.refuseLimit == Rational(1, 10))
+        #expect(c.drift.clockDriftLimitPPM == 500)
+    }
+
+    @Test("errors in the new sections", arguments: [
+        ("scan:\n  recordings: wav\n", 2, "scan.recordings"),
+        ("scan:\n  patterns:\n    - recording: a.wav\n      reference: b.mp4\n", 3, "scan.patterns[0].recording"),
+        ("drift:\n  tolerance-ms: -1\n", 2, "drift.tolerance-ms"),
+        ("drift:\n  tolerance: 1\n", 2, "drift.tolerance"),
+        ("scan:\n  movie-header-fallback: maybe\n", 2, "scan.movie-header-fallback"),
+    ])
+    func errors(yaml: String, line: Int, key: String) {
+        do {
+            _ = try Configuration.parse(yaml, path: "bad.yaml")
+            Issue.record("accepted: \(yaml)")
+        } catch {
+            #expect(error.line == line, "\(error)")
+            #expect(error.key == key, "\(error)")
+        }
+    }
+}

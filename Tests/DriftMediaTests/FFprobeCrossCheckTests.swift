@@ -1,0 +1,46 @@
+import DriftCore
+import Foundation
+import Testing
+import TestSupport
+
+@testable import DriftMedia
+
+private let ffmpegAvailable = FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")
+    && FileManager.default.isExecutableFile(atPath: "/usr/bin/ffprobe")
+
+/// Runs a tool and returns its standard output.
+private func output(_ program: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+@Suite("MP4/MOV parser against ffprobe", .enabled(if: ffmpegAvailable, "ffmpeg/ffprobe not installed"))
+struct FFprobeCrossCheckTests {
+    @Test("durations agree with ffprobe on files ffmpeg writes", arguments: [
+        ("a.mp4", ["-r", "30", "-frames:v", "75"], [String]()),
+        ("b.mov", ["-r", "30000/1001", "-frames:v", "100"], []),
+        ("c.mp4", ["-r", "25", "-frames:v", "60"], ["-movflags", "frag_keyframe+empty_moov"]),
+        ("d.m4v", ["-r", "24000/1001", "-frames:v", "48"], ["-movflags", "+faststart"]),
+    ])
+    func agree(name: String, rate: [String], flags: [String]) throws {
+        let folder = TemporaryFolder()
+        let path = folder.file(name)
+        let status = run("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=100"]
+            + rate + ["-c:v", "mpeg4", "-g", "10"] + flags + [path])
+        try #require(status == 0, "ffmpeg failed")
+        let probe = try output("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                    "stream=duration:format=duration", "-of", "default=nw=1:nk=1", path])
+        let values = probe.split(separator: "\n").compactMap { Double($0) }
+        let expected = try #require(values.first, "ffprobe printed \(probe)")
+        let found = try ReferenceProbe.duration(of: path).get()
+        #expect(abs(found.seconds.doubleValue - expected) < 0.001, "\(name): parser \(found.seconds.doubleValue) s (\(found.source)), ffprobe \(expected) s")
+    }
+}

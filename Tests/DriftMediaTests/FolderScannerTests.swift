@@ -1,0 +1,106 @@
+import DriftAudio
+import DriftCore
+import Foundation
+import Testing
+import TestSupport
+
+@testable import DriftMedia
+
+private func touch(_ path: String, _ text: String = "x") throws {
+    try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try text.write(toFile: path, atomically: false, encoding: .utf8)
+}
+
+@Suite("Folder scanning and pairing")
+struct FolderScannerTests {
+    @Test("same folder, same stem; references by preference; unpaired files listed")
+    func defaultPairing() throws {
+        let root = TemporaryFolder()
+        for name in ["a/take01.wav", "a/take01.mov", "a/take01.duration", "a/take02.flac", "a/take02.mp4", "a/lonely.wav",
+                     "a/orphan.mov", "a/notes.txt", "b/take01.wav", "b/c/take09.WAV", "b/c/take09.MP4"] {
+            try touch(root.file(name))
+        }
+        let inventory = FolderScanner.scan(roots: [root.path], rules: PairingRules())
+        let pairs = inventory.pairs.map { "\($0.recording.dropFirst(root.path.count)) ~ \($0.reference.dropFirst(root.path.count))" }.sorted()
+        #expect(pairs == ["/a/take01.wav ~ /a/take01.mov", "/a/take02.flac ~ /a/take02.mp4", "/b/c/take09.WAV ~ /b/c/take09.MP4"])
+        let unpaired = inventory.unpaired.map { "\($0.kind.rawValue) \($0.path.dropFirst(root.path.count))" }.sorted()
+        #expect(unpaired == ["recording /a/lonely.wav", "recording /b/take01.wav", "reference /a/orphan.mov", "reference /a/take01.duration"])
+    }
+
+    @Test("configured patterns, extensions and ignore globs")
+    func patterns() throws {
+        let root = TemporaryFolder()
+        for name in ["d/shot_audio.wav", "d/shot.mp4", "d/x_ref.wav", "d/x.wav", "video/y.mp4", "audio/y.wav", "skip/z.wav", "skip/z.mov"] {
+            try touch(root.file(name))
+        }
+        var rules = PairingRules()
+        rules.patterns = [PairPattern(recording: "{stem}_audio.wav", reference: "{stem}.mp4"),
+                          PairPattern(recording: "{stem}.wav", reference: "{stem}_ref.wav"),
+                          PairPattern(recording: "{stem}.wav", reference: "../video/{stem}.mp4")]
+        rules.ignore = [GlobPattern("**/skip/**")]
+        let inventory = FolderScanner.scan(roots: [root.path], rules: rules)
+        let pairs = inventory.pairs.map { "\($0.recording.dropFirst(root.path.count)) ~ \($0.reference.dropFirst(root.path.count))" }.sorted()
+        #expect(pairs == ["/audio/y.wav ~ /video/y.mp4", "/d/shot_audio.wav ~ /d/shot.mp4", "/d/x.wav ~ /d/x_ref.wav"])
+        #expect(inventory.unpaired.isEmpty, "\(inventory.unpaired)")
+    }
+
+    @Test("hidden and temporary files are skipped; symlink loops are reported once; missing roots are issues")
+    func hostileTrees() throws {
+        let root = TemporaryFolder()
+        for name in ["a/t.wav", "a/t.mov", "a/.t2.wav", "a/.t2.mov", "a/t3.wav~", "a/.t4.wav.driftfix-1-2.tmp", ".hidden/t5.wav"] {
+            try touch(root.file(name))
+        }
+        try FileManager.default.createSymbolicLink(atPath: root.file("a/loop"), withDestinationPath: root.path)
+        try FileManager.default.createSymbolicLink(atPath: root.file("a/dangling.wav"), withDestinationPath: root.file("nowhere"))
+        let inventory = FolderScanner.scan(roots: [root.path, root.file("missing")], rules: PairingRules())
+        #expect(inventory.pairs.count == 1)
+        #expect(inventory.issues.contains { $0.path == root.file("a/loop") && $0.error.contains("already scanned") })
+        #expect(inventory.issues.contains { $0.path == root.file("a/dangling.wav") && $0.error.contains("broken") })
+        #expect(inventory.issues.contains { $0.path == root.file("missing") })
+    }
+
+    @Test("an unreadable folder is an issue and the walk goes on", .enabled(if: getuid() != 0, "root reads every folder"))
+    func unreadable() throws {
+        let root = TemporaryFolder()
+        try touch(root.file("locked/t.wav"))
+        try touch(root.file("open/t.wav"))
+        try touch(root.file("open/t.mov"))
+        chmod(root.file("locked"), 0)
+        defer { chmod(root.file("locked"), 0o755) }
+        let inventory = FolderScanner.scan(roots: [root.path], rules: PairingRules())
+        #expect(inventory.pairs.count == 1)
+        #expect(inventory.issues.contains { $0.path == root.file("locked") })
+    }
+}
+
+@Suite("Scan: probing pairs")
+struct DriftScannerTests {
+    @Test("real recordings against movie, sidecar and audio references; bad files are rows with reasons")
+    func scan() throws {
+        let root = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: root.file("cam"), withIntermediateDirectories: true)
+        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
+        // 2 s reference movie at 1000 ticks/s; recording 131 ppm... rather 1000 ppm short: 95,904 frames.
+        try writeRecording(TestSignal(channelCount: 1, length: 95_904), to: root.file("cam/a.wav"), format: format)
+        let movie = Boxes.ftyp().bytes + Box("moov", children: [Boxes.mvhd(timescale: 1000, duration: 2000),
+                                                                 Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 50)]).bytes
+        try Data(movie).write(to: URL(fileURLWithPath: root.file("cam/a.mov")))
+        try writeRecording(TestSignal(channelCount: 1, length: 48_000), to: root.file("cam/b.wav"), format: format)
+        try "1.0\n".write(toFile: root.file("cam/b.duration"), atomically: true, encoding: .utf8)
+        try "not audio".write(toFile: root.file("cam/c.wav"), atomically: true, encoding: .utf8)
+        try Data(movie.prefix(40)).write(to: URL(fileURLWithPath: root.file("cam/c.mov")))
+        try writeRecording(TestSignal(channelCount: 1, length: 48_000), to: root.file("cam/d.wav"), format: format)
+        try Data(movie.prefix(40)).write(to: URL(fileURLWithPath: root.file("cam/d.mov")))
+
+        let report = DriftScanner.scan(roots: [root.path], rules: PairingRules())
+        let rows = Dictionary(uniqueKeysWithValues: report.pairs.map { (($0.recording as NSString).lastPathComponent, $0) })
+        #expect(rows.count == 4)
+        #expect(rows["a.wav"]?.cause == .pullDown)
+        #expect(rows["a.wav"]?.targetFrames == 96_000)
+        #expect(rows["a.wav"]?.referenceSource == "media header")
+        #expect(rows["b.wav"]?.action == .skip)
+        #expect(rows["c.wav"]?.error?.hasPrefix("recording: not an audio file") == true)
+        #expect(rows["d.wav"]?.error?.hasPrefix("reference: truncated") == true)
+        #expect(report.summary.errors == 2 && report.summary.needRepair == 1 && report.summary.inSync == 1)
+    }
+}
