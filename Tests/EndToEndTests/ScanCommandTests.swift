@@ -1,0 +1,123 @@
+import DriftAudio
+import DriftCore
+import Foundation
+import Testing
+import TestSupport
+
+/// A small tree: drifted, in-sync, mislabelled, unexplained, broken and unpaired files.
+private func makeTree(_ root: TemporaryFolder) throws {
+    let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
+    func movie(_ seconds: UInt64) -> Data {
+        Data(Boxes.ftyp().bytes + Box("moov", children: [
+            Boxes.mvhd(timescale: 1000, duration: seconds * 1000),
+            Boxes.track(id: 1, handler: "vide", timescale: 30_000, duration: seconds * 30_000),
+        ]).bytes + Boxes.mdat(256).bytes)
+    }
+    for folder in ["camA", "camB", "stage"] {
+        try FileManager.default.createDirectory(atPath: root.file(folder), withIntermediateDirectories: true)
+    }
+    let files: [(String, Int64, UInt64)] = [
+        ("camA/t1", 95_950, 2), ("camA/t2", 96_000, 2), ("camB/t3", 95_904, 2), ("stage/t4", 88_200, 2), ("stage/t5", 80_000, 2),
+    ]
+    for (name, frames, seconds) in files {
+        try writeRecording(TestSignal(channelCount: 1, length: frames), to: root.file(name + ".wav"), format: format)
+        try movie(seconds).write(to: URL(fileURLWithPath: root.file(name + ".mov")))
+    }
+    try "garbage".write(toFile: root.file("camB/t6.wav"), atomically: true, encoding: .utf8)
+    try movie(2).write(to: URL(fileURLWithPath: root.file("camB/t6.mov")))
+    try writeRecording(TestSignal(channelCount: 1, length: 100), to: root.file("stage/lonely.wav"), format: format)
+}
+
+private let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+@Suite("driftfix scan (the built binary)")
+struct ScanCommandTests {
+    @Test("JSON: every pair with its cause and plan; bad files are rows; exit 1 when anything failed")
+    func json() throws {
+        let root = TemporaryFolder()
+        try makeTree(root)
+        let result = try driftfix(["scan", root.path, "--format", "json"])
+        #expect(result.status == 1, "a broken pair makes the exit code 1")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let pairs = try #require(object["pairs"] as? [[String: Any]])
+        var byName: [String: [String: Any]] = [:]
+        for pair in pairs {
+            let recording = pair["recording"] as? String ?? ""
+            byName[(recording as NSString).lastPathComponent] = pair
+        }
+        #expect(byName["t1.wav"]?["action"] as? String == "resample")
+        #expect(byName["t1.wav"]?["cause"] as? String == "clock-drift")
+        #expect(byName["t1.wav"]?["targetFrames"] as? Int == 96_000)
+        #expect(byName["t2.wav"]?["action"] as? String == "skip")
+        #expect(byName["t3.wav"]?["cause"] as? String == "ntsc-pull-down")
+        #expect(byName["t4.wav"]?["cause"] as? String == "rate-mislabel")
+        #expect(byName["t5.wav"]?["action"] as? String == "refuse")
+        #expect(byName["t6.wav"]?["error"] as? String != nil)
+        #expect((object["unpaired"] as? [[String: Any]])?.first?["path"] as? String == root.file("stage/lonely.wav"))
+        for key in ["recording", "reference", "sampleRate", "recordingFrames", "recordingSeconds", "referenceSeconds",
+                    "driftSeconds", "driftPPM", "action", "targetFrames", "error"] {
+            #expect(pairs.allSatisfy { $0.keys.contains(key) }, "every row has \(key)")
+        }
+    }
+
+    @Test("CSV and table formats; a clean tree exits 0")
+    func formats() throws {
+        let root = TemporaryFolder()
+        try makeTree(root)
+        let csv = try driftfix(["scan", root.path, "--format", "csv"])
+        #expect(csv.stdout.split(separator: "\n").count == 7)  // header + 6 pairs
+        let table = try driftfix(["scan", root.path, "--format", "table"])
+        #expect(table.stdout.contains("camA/t1.wav"))
+        #expect(table.stdout.contains("6 pairs"))
+        try FileManager.default.removeItem(atPath: root.file("camB"))
+        try FileManager.default.removeItem(atPath: root.file("stage/t5.wav"))
+        #expect(try driftfix(["scan", root.path, "--format", "json"]).status == 0)
+    }
+
+    @Test("a broken config is exit 2 naming the line and key")
+    func badConfig() throws {
+        let root = TemporaryFolder()
+        try "scan:\n  patterns: 5\n".write(toFile: root.file("c.yaml"), atomically: true, encoding: .utf8)
+        let result = try driftfix(["scan", root.path, "--config", root.file("c.yaml")])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("c.yaml:2: scan.patterns: expected a list"))
+    }
+
+    @Test("the report folder: JSON, CSV and an HTML page that renders in Chromium with the JSON's numbers",
+          .enabled(if: chromium != nil, "chromium not installed"))
+    func reportFolder() throws {
+        let root = TemporaryFolder()
+        try makeTree(root)
+        let out = TemporaryFolder()
+        _ = try driftfix(["scan", root.path, "--format", "json", "--report", out.path])
+        #expect(out.entries() == ["report.csv", "report.html", "report.json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out.file("report.json")))) as? [String: Any])
+        let summary = try #require(json["summary"] as? [String: Any])
+        let html = try String(contentsOfFile: out.file("report.html"), encoding: .utf8)
+        #expect(!html.contains("http://") && !html.contains("https://") && !html.contains("<script src"), "self-contained")
+
+        let browser = Process()
+        browser.executableURL = URL(fileURLWithPath: try #require(chromium))
+        browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", "file://" + out.file("report.html")]
+        let pipe = Pipe()
+        browser.standardOutput = pipe
+        browser.standardError = FileHandle.nullDevice
+        try browser.run()
+        let dom = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        browser.waitUntilExit()
+        #expect(browser.terminationStatus == 0)
+        func rendered(_ id: String) -> String? {
+            guard let range = dom.range(of: "id=\"summary-\(id)\" data-value=\"") else { return nil }
+            return String(dom[range.upperBound...].prefix { $0 != "\"" })
+        }
+        #expect(rendered("pairs") == "\(summary["pairs"] as? Int ?? -1)")
+        #expect(rendered("repair") == "\(summary["needRepair"] as? Int ?? -1)")
+        #expect(rendered("refused") == "\(summary["refused"] as? Int ?? -1)")
+        #expect(rendered("errors") == "\(summary["errors"] as? Int ?? -1)")
+        let worst = try #require(Double(rendered("worst") ?? ""))
+        #expect(abs(worst - (summary["worstDriftPPM"] as? Double ?? 0)) < 1e-6)
+        let rows = dom.components(separatedBy: "<tr class=").count - 1
+        #expect(rows == (json["pairs"] as? [Any])?.count)
+        #expect(dom.contains("id=\"histogram\"") && dom.contains("id=\"by-folder\"") && dom.contains("id=\"scatter\""))
+    }
+}
