@@ -108,3 +108,15 @@ for r in 0.97 1.25 2; do
     fi
     echo "$row"
 done
+
+echo
+pairs=${BENCH_SCAN_PAIRS:-10000}
+tree="$work/tree-$pairs"
+[[ -d "$tree" ]] || { echo "generating a tree of $pairs pairs in $tree"; "$bin/driftfix-bench" tree "$tree" --pairs "$pairs"; }
+"$bin/driftfix" scan "$tree" --format json >/dev/null || true   # warm the cache
+start=$(date +%s.%N)
+"$bin/driftfix" scan "$tree" --format json >"$work/scan.json" || true
+end=$(date +%s.%N)
+measured=$(grep -c '"recording" :' "$work/scan.json" || true)
+echo "## Scan: $measured pairs (tiny WAV + MP4), warm cache, all cores"
+awk -v n="$measured" -v a="$start" -v b="$end" 'BEGIN { printf "%d pairs in %.2f s: %.0f pairs/s\n", n, b - a, n / (b - a) }'

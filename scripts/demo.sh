@@ -2,9 +2,9 @@
 # The built-in demo: builds driftfix, makes a few drifted sample recordings with sox (an independent tool), repairs
 # each to its reference's exact length, and verifies the results by reopening them.
 #
-# What exists today: one-file repair and editing (`process`: resample or pitch-preserving stretch, trim, reverse,
-# fades, rate conversion) and verification (`verify`). Folder scanning, drift reports and distributed repair over
-# ZeroMQ workers are not built yet; this demo grows with them.
+# What exists today: folder scanning with drift reports (`scan`), one-file repair and editing (`process`: resample
+# or pitch-preserving stretch, trim, reverse, fades, rate conversion) and verification (`verify`). Distributed
+# repair over ZeroMQ workers is not built yet; until then the demo repairs the pairs one by one with `process`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,6 +35,10 @@ make_take handheld take05 48000 960000 957600 "20 s reference; a recorder that d
 
 # The configuration says which recorders drop buffers: their recordings are stretched (pitch kept), not resampled.
 cat > "$out/driftfix.yaml" <<'YAML'
+scan:
+  patterns:                 # the demo's references are the cameras' own audio tracks, saved as NAME_ref.wav
+    - recording: "{stem}.wav"
+      reference: "{stem}_ref.wav"
 repair:
   method: resample
   quality: medium
@@ -43,6 +47,10 @@ repair:
       method: stretch
       reason: "drops buffers under load: pitch is right, length is not"
 YAML
+echo "== scanning: pairs, drift, likely cause and plan (headers only; nothing is touched)"
+"$bin" scan "$out/media" --config "$out/driftfix.yaml" --format table --report "$out/report" || true
+echo "   QA report: $out/report/report.html (also report.json, report.csv)"
+
 echo "== repairing: each recording made exactly as long as its reference (method chosen by $out/driftfix.yaml)"
 status=0
 for rec in "$out"/media/*/take0?.wav; do

@@ -12,7 +12,7 @@ struct DriftBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "driftfix-bench",
         abstract: "Benchmark helpers for driftfix (used by scripts/bench.sh).",
-        subcommands: [Generate.self, Raw.self, Signal.self, Distance.self, Stretch.self]
+        subcommands: [Generate.self, Raw.self, Signal.self, Distance.self, Stretch.self, Tree.self]
     )
 }
 
@@ -165,5 +165,34 @@ struct Stretch: ParsableCommand {
         let samples = try drain(stage)
         try samples.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frames: Int(frames)) }
         try writer.close()
+    }
+}
+
+/// Writes a tree of recording/reference pairs for scan benchmarks: small WAVs and box-built MP4s in device folders.
+struct Tree: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Write a tree of pairs (tiny WAV + MP4) for scan benchmarks.")
+
+    @Argument var root: String
+    @Option var pairs: Int = 10_000
+    @Option(help: "Pairs per folder.") var perFolder: Int = 100
+
+    func run() throws {
+        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
+        let samples = [Float](repeating: 0, count: 4800)
+        var rng = SplitMix64(seed: 1)
+        for index in 0..<pairs {
+            let folder = root + "/device\(index / perFolder)"
+            if index % perFolder == 0 { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+            // Recording: 0.1 s at 48 kHz, give or take a few hundred ppm; reference: 0.1 s of 30000/1001 fps video.
+            let frames = 4800 + Int(rng.next() % 5) - 2
+            let writer = try AudioFileWriter(path: folder + "/take\(index).wav", format: format, metadata: AudioMetadata())
+            try samples.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frames: frames) }
+            try writer.close()
+            let movie = Boxes.ftyp().bytes + Box("moov", children: [
+                Boxes.mvhd(timescale: 600, duration: 60),
+                Boxes.track(id: 1, handler: "vide", timescale: 30_000, duration: 3003, edits: [(60, 0)]),
+            ]).bytes + Boxes.mdat(64).bytes
+            try Data(movie).write(to: URL(fileURLWithPath: folder + "/take\(index).mp4"))
+        }
     }
 }

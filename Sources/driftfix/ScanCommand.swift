@@ -47,6 +47,7 @@ struct ScanCommand: ParsableCommand {
         case .json: FileHandle.standardOutput.write(try ReportWriter.json(result) + Data("\n".utf8))
         case .csv: FileHandle.standardOutput.write(Data(ReportWriter.csv(result).utf8))
         }
+        fflush(nil)  // the table or JSON first, then the note on stderr
         if let report {
             do {
                 try ReportWriter.writeFolder(result, to: report)
