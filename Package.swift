@@ -32,12 +32,23 @@ let package = Package(
         .target(name: "DriftMedia", dependencies: ["DriftCore", "DriftAudio"]),
         // Drift reports: table, JSON, CSV, self-contained HTML.
         .target(name: "DriftReports", dependencies: ["DriftCore"]),
+        // Wire messages and their codec: pure, testable without sockets.
+        .target(name: "DriftWire", dependencies: ["DriftCore"]),
+        // ZeroMQ context, sockets and polling (the only importer of CZMQ).
+        .target(name: "DriftTransport", dependencies: ["CZMQ"]),
+        // Job store, leases, heartbeats, retries, dispatch; the coordinator's socket loop; local worker processes.
+        .target(name: "DriftCoordinator", dependencies: ["DriftCore", "DriftWire", "DriftTransport", "DriftMedia",
+                                                         .product(name: "Logging", package: "swift-log")]),
+        // The worker loop and its job runner.
+        .target(name: "DriftWorker", dependencies: ["DriftCore", "DriftWire", "DriftTransport", "DriftPipeline",
+                                                    .product(name: "Logging", package: "swift-log")]),
         // One file's repair (read, convert, write, verify, rename): used by `process` and by workers.
         .target(name: "DriftPipeline", dependencies: ["DriftCore", "DriftAudio", "DriftDSP"]),
         .executableTarget(
             name: "driftfix",
             dependencies: [
                 "DriftCore", "DriftAudio", "DriftDSP", "DriftPipeline", "DriftConfig", "DriftMedia", "DriftReports",
+                "DriftWire", "DriftTransport", "DriftCoordinator", "DriftWorker",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -60,6 +71,9 @@ let package = Package(
         .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig"]),
         .testTarget(name: "DriftMediaTests", dependencies: ["DriftMedia", "DriftAudio", "TestSupport"]),
         .testTarget(name: "DriftReportsTests", dependencies: ["DriftReports"]),
+        .testTarget(name: "DriftWireTests", dependencies: ["DriftWire"]),
+        .testTarget(name: "DriftCoordinatorTests", dependencies: ["DriftCoordinator", "DriftWire", "DriftTransport"]),
+        .testTarget(name: "DistributedTests", dependencies: ["driftfix", "DriftAudio", "DriftTransport", "DriftWire", "TestSupport"]),
         .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "TestSupport", "CSndFile"]),
         .testTarget(name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftAudio", "TestSupport", "CSampleRate"]),
         .testTarget(name: "DriftPipelineTests", dependencies: ["DriftPipeline", "DriftAudio", "TestSupport"]),

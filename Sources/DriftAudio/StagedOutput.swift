@@ -36,7 +36,35 @@ public final class StagedOutput {
             throw AudioError(path: destination, cause: .isDirectory)
         }
         let tag = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        temporaryPath = folder + "/." + name + ".driftfix-\(getpid())-\(tag).tmp"
+        let host = StagedOutput.hostTag
+        temporaryPath = folder + "/." + name + ".driftfix-\(host)-\(getpid())-\(tag).tmp"
+        StagedOutput.removeStale(folder: folder, name: name, host: host)
+    }
+
+    /// This machine's name, made safe for a file name.
+    static let hostTag: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        gethostname(&buffer, buffer.count - 1)
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let safe = name.map { $0.isLetter || $0.isNumber ? $0 : "_" }
+        return safe.isEmpty ? "host" : String(safe.prefix(32))
+    }()
+
+    /// Deletes temporary files for the same destination left by a process of this machine that no longer runs
+    /// (a worker killed mid-job): they can never be completed, and nobody else would clean them up.
+    static func removeStale(folder: String, name: String, host: String) {
+        guard let directory = opendir(folder) else { return }
+        defer { closedir(directory) }
+        let prefix = "." + name + ".driftfix-" + host + "-"
+        while let entry = readdir(directory) {
+            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard entryName.hasPrefix(prefix), entryName.hasSuffix(".tmp") else { continue }
+            let rest = entryName.dropFirst(prefix.count)
+            guard let pid = Int32(rest.prefix { $0 != "-" }), pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlink(folder + "/" + entryName) }
+        }
     }
 
     deinit {

@@ -11,6 +11,10 @@ public struct Configuration: Sendable, Equatable {
     public var pairing = PairingRules()
     /// Tolerance and limits for measuring drift and planning.
     public var drift = DriftPolicy()
+    /// Worker side: coordinator path prefix → this machine's prefix, where shared storage is mounted elsewhere.
+    public var pathMapping: [PathMapping] = []
+    /// The path map as (from, to) pairs.
+    public var pathMap: [(String, String)] { pathMapping.map { ($0.from, $0.to) } }
 
     public init(repair: RepairPolicy = RepairPolicy(), pairing: PairingRules = PairingRules(), drift: DriftPolicy = DriftPolicy()) {
         self.repair = repair
@@ -49,10 +53,21 @@ public struct Configuration: Sendable, Equatable {
             case "repair": configuration.repair = try reader.repairPolicy(value, key: "repair")
             case "scan": configuration.pairing = try reader.pairingRules(value, key: "scan")
             case "drift": configuration.drift = try reader.driftPolicy(value, key: "drift")
-            default: throw reader.unknown(key, in: "", allowed: ["repair", "scan", "drift"])
+            case "worker": configuration.pathMapping = try reader.workerSection(value, key: "worker")
+            default: throw reader.unknown(key, in: "", allowed: ["repair", "scan", "drift", "worker"])
             }
         }
         return configuration
+    }
+}
+
+/// One path-map entry: a prefix as the coordinator sees it, and the same place on this machine.
+public struct PathMapping: Sendable, Equatable {
+    public var from: String
+    public var to: String
+    public init(from: String, to: String) {
+        self.from = from
+        self.to = to
     }
 }
 

@@ -105,6 +105,35 @@ extension NodeReader {
     }
 }
 
+extension NodeReader {
+    func workerSection(_ node: Node, key: String) throws(ConfigurationError) -> [PathMapping] {
+        var mappings: [PathMapping] = []
+        for (k, value) in try mapping(node, key: key) {
+            let full = "\(key).\(k.name)"
+            switch k.name {
+            case "path-map":
+                for (index, item) in try sequence(value, key: full).enumerated() {
+                    var from: String?
+                    var to: String?
+                    for (entry, text) in try mapping(item, key: "\(full)[\(index)]") {
+                        switch entry.name {
+                        case "from": from = try string(text, key: "\(full)[\(index)].from")
+                        case "to": to = try string(text, key: "\(full)[\(index)].to")
+                        default: throw unknown(entry, in: "\(full)[\(index)]", allowed: ["from", "to"])
+                        }
+                    }
+                    guard let from, from.hasPrefix("/"), let to, to.hasPrefix("/") else {
+                        throw error(item, key: "\(full)[\(index)]", "needs absolute 'from' and 'to' paths")
+                    }
+                    mappings.append(PathMapping(from: from, to: to))
+                }
+            default: throw unknown(k, in: key, allowed: ["path-map"])
+            }
+        }
+        return mappings
+    }
+}
+
 extension String {
     func trimmingPrefix(_ prefix: String) -> String { hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self }
 }

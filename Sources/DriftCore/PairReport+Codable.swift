@@ -5,6 +5,7 @@ extension PairReport {
         case recording, reference, folder, sampleRate, channels, format, recordingFrames, recordingSeconds
         case referenceSeconds, referenceDuration, referenceSource, driftSeconds, driftPPM, endOffsetMs, sync, flags
         case cause, causeDetail, action, method, methodReason, targetFrames, error
+        case outcome, output, outputFrames, checksum, attempts, worker, processingSeconds
     }
 
     /// The report columns, in order: JSON keys of a row and the CSV header.
@@ -35,5 +36,12 @@ extension PairReport {
         try c.encode(methodReason, forKey: .methodReason)
         try c.encode(targetFrames, forKey: .targetFrames)
         try c.encode(error, forKey: .error)
+        try c.encode(outcome, forKey: .outcome)
+        try c.encode(output, forKey: .output)
+        try c.encode(outputFrames, forKey: .outputFrames)
+        try c.encode(checksum, forKey: .checksum)
+        try c.encode(attempts, forKey: .attempts)
+        try c.encode(worker, forKey: .worker)
+        try c.encode(processingSeconds, forKey: .processingSeconds)
     }
 }

@@ -32,6 +32,22 @@ public struct PairReport: Codable, Sendable, Equatable {
     /// Why the pair cannot be measured or is refused; null when fine.
     public var error: String?
 
+    // Filled by `driftfix repair` (null in scan reports).
+    /// `repaired`, `skipped`, `refused`, `failed` or `unfinished`.
+    public var outcome: RepairOutcome?
+    /// The repaired file.
+    public var output: String?
+    /// Frames in the output, as the worker verified by reopening it.
+    public var outputFrames: Int64?
+    /// FNV-1a 64 of the output file, hex.
+    public var checksum: String?
+    /// Leases handed out for this pair.
+    public var attempts: Int?
+    /// The worker whose result was accepted.
+    public var worker: String?
+    /// Seconds the accepted attempt took on its worker.
+    public var processingSeconds: Double?
+
     /// A measured pair.
     public init(recording: String, reference: String, folder: String, sampleRate: Int, channels: Int, format: String,
                 recordingFrames: Int64, referenceSource: String, analysis: DriftAnalysis) {
@@ -75,6 +91,11 @@ public struct PairReport: Codable, Sendable, Equatable {
     }
 }
 
+/// What `driftfix repair` did with a pair.
+public enum RepairOutcome: String, Codable, Sendable, CaseIterable {
+    case repaired, skipped, refused, failed, unfinished
+}
+
 /// A recording or reference with no partner.
 public struct UnpairedFile: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable { case recording, reference }
@@ -113,6 +134,8 @@ public struct ScanSummary: Codable, Sendable, Equatable {
     public var worstDriftPPM: Double?
     public var worstDriftRecording: String?
     public var flagged: Int
+    /// Outcome counts after `driftfix repair`; empty for a scan.
+    public var outcomes: [String: Int]
 
     public init(pairs: [PairReport], unpaired: Int, issues: Int) {
         self.pairs = pairs.count
@@ -127,6 +150,7 @@ public struct ScanSummary: Codable, Sendable, Equatable {
         worstDriftPPM = worst?.driftPPM
         worstDriftRecording = worst?.recording
         flagged = pairs.filter { !$0.flags.isEmpty }.count
+        outcomes = Dictionary(grouping: pairs.compactMap(\.outcome), by: \.rawValue).mapValues(\.count)
     }
 }
 
@@ -146,6 +170,11 @@ public struct ScanReport: Codable, Sendable, Equatable {
         self.pairs = pairs
         self.unpaired = unpaired
         self.errors = errors
+        summary = ScanSummary(pairs: pairs, unpaired: unpaired.count, issues: errors.count)
+    }
+
+    /// Recomputes the summary after rows changed (outcomes filled in).
+    public mutating func refreshSummary() {
         summary = ScanSummary(pairs: pairs, unpaired: unpaired.count, issues: errors.count)
     }
 }

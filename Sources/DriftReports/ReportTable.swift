@@ -8,10 +8,11 @@ public enum ReportTable {
             guard let base, path.hasPrefix(base + "/") else { return path }
             return String(path.dropFirst(base.count + 1))
         }
-        var rows: [[String]] = [["RECORDING", "DRIFT ms", "PPM", "AT THE END", "CAUSE", "PLAN", "TARGET"]]
+        let withOutcome = report.pairs.contains { $0.outcome != nil }
+        var rows: [[String]] = [["RECORDING", "DRIFT ms", "PPM", "AT THE END", "CAUSE", "PLAN", "TARGET"] + (withOutcome ? ["OUTCOME"] : [])]
         for pair in report.pairs {
             if let error = pair.error, pair.driftPPM == nil {
-                rows.append([short(pair.recording), "-", "-", "-", "-", "error", error])
+                rows.append([short(pair.recording), "-", "-", "-", "-", "error", error] + (withOutcome ? [pair.outcome?.rawValue ?? "-"] : []))
                 continue
             }
             rows.append([
@@ -22,7 +23,7 @@ public enum ReportTable {
                 pair.cause?.rawValue ?? "-",
                 pair.action.rawValue + (pair.method == nil ? "" : ""),
                 pair.action == .refuse ? (pair.error ?? "") : pair.targetFrames.map { "\($0) frames" } ?? "-",
-            ])
+            ] + (withOutcome ? [pair.outcome.map { $0 == .failed ? "failed: \(pair.error ?? "")" : $0.rawValue } ?? "-"] : []))
         }
         let widths = (0..<rows[0].count).map { column in min(60, rows.map { $0[column].count }.max() ?? 0) }
         var out = rows.map { row in

@@ -24,6 +24,8 @@ public enum ReportWriter {
                 row.driftPPM.map(number), row.endOffsetMs.map(number), row.sync,
                 row.flags.map(\.rawValue).joined(separator: ";"), row.cause?.rawValue, row.causeDetail, row.action.rawValue,
                 row.method?.rawValue, row.methodReason, row.targetFrames.map(String.init), row.error,
+                row.outcome?.rawValue, row.output, row.outputFrames.map(String.init), row.checksum,
+                row.attempts.map(String.init), row.worker, row.processingSeconds.map(number),
             ]
             lines.append(values.map { quote($0 ?? "") }.joined(separator: ","))
         }

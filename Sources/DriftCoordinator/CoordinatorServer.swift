@@ -1,0 +1,154 @@
+import DriftTransport
+import DriftWire
+import Foundation
+import Logging
+
+/// The coordinator's socket loop: a ROUTER socket owned by the calling thread, polled in short slices, feeding
+/// the dispatcher and sending what it decides. Malformed, oversized, wrong-version and unknown-peer messages are
+/// logged (rate-limited) and dropped; they never stop or stall the loop.
+public final class CoordinatorServer {
+    public struct Limits: Sendable {
+        /// Give up when jobs remain and no worker has been alive for this long (seconds).
+        public var idleTimeout: Double = 60
+        /// After a stop request, wait at most this long for running jobs (seconds).
+        public var drainTimeout: Double = 30
+        public init() {}
+    }
+
+    public let dispatcher: Dispatcher
+    public let endpoint: String
+    private let socket: MessageSocket
+    private let logger: Logger
+    private let limits: Limits
+    private let start = ContinuousClock.now
+    private var dropLog = RateLimitedLog(perWindow: 10, window: 10)
+
+    /// Binds `endpoint` (`ipc://...`, `tcp://127.0.0.1:5555`, `tcp://0.0.0.0:5555`).
+    public init(context: MessageContext, endpoint: String, dispatcher: Dispatcher, limits: Limits = Limits(), logger: Logger) throws {
+        self.dispatcher = dispatcher
+        self.limits = limits
+        self.logger = logger
+        socket = try MessageSocket(context: context, kind: .router, maxMessageBytes: WireCodec.maxMessageBytes)
+        try socket.bind(endpoint)
+        self.endpoint = socket.lastEndpoint
+    }
+
+    /// Seconds since the server started: the dispatcher's clock.
+    public var now: Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// How the run ended.
+    public enum Outcome: Sendable, Equatable {
+        case complete
+        case stopped
+        case noWorkers
+    }
+
+    /// Runs until every job is finished, `shouldStop` turns true (then drains running jobs, bounded), or no
+    /// worker has been alive for `idleTimeout`. `onEvent` sees every dispatch event (progress, logs).
+    public func run(shouldStop: () -> Bool, onEvent: (DispatchEvent) -> Void) throws -> Outcome {
+        var lastAlive = now
+        var stopRequestedAt: Double?
+        while true {
+            let (readable, _) = try socket.poll(milliseconds: 50)
+            if readable {
+                // Read everything waiting, so a flood of garbage cannot starve the clock below.
+                var budget = 10_000
+                while budget > 0, let frames = try socket.receive() {
+                    budget -= 1
+                    handle(frames)
+                }
+            }
+            send(dispatcher.tick(at: now))
+            for event in dispatcher.drainEvents() { onEvent(event) }
+            if dispatcher.liveWorkers > 0 { lastAlive = now }
+
+            if dispatcher.isComplete { return .complete }
+            if stopRequestedAt == nil && shouldStop() {
+                stopRequestedAt = now
+                dispatcher.stopDispatching()
+                logger.notice("stop requested: no new jobs; waiting up to \(Int(limits.drainTimeout)) s for \(dispatcher.leasedJobs) running")
+            }
+            if let since = stopRequestedAt, dispatcher.leasedJobs == 0 || now - since > limits.drainTimeout { return .stopped }
+            if dispatcher.liveWorkers == 0 && now - lastAlive > limits.idleTimeout { return .noWorkers }
+        }
+    }
+
+    /// Workers the dispatcher currently knows.
+    public var knownWorkers: [String] { dispatcher.workerNames }
+
+    /// Tells every worker still connected to finish and exit.
+    public func sendShutdown(to peers: [String]) {
+        send(peers.map { ($0, .shutdown) })
+    }
+
+    private func handle(_ frames: [[UInt8]]) {
+        guard frames.count == 2, let identity = frames.first, !identity.isEmpty else {
+            drop(peer: frames.first.map(printable) ?? "?", "expected [identity, message], got \(frames.count) frames")
+            return
+        }
+        let peer = printable(identity)
+        let message: WireMessage
+        do {
+            message = try WireCodec.decode(frames[1])
+        } catch {
+            drop(peer: peer, error.description)
+            return
+        }
+        send(dispatcher.received(message, from: peer, at: now))
+    }
+
+    private func send(_ messages: [(String, WireMessage)]) {
+        for (peer, message) in messages {
+            do {
+                if try !socket.send([Array(peer.utf8), WireCodec.encode(message)]) {
+                    drop(peer: peer, "could not deliver (peer gone or queue full)")
+                }
+            } catch {
+                logger.error("send to \(peer): \(error)")
+            }
+        }
+    }
+
+    private func drop(peer: String, _ reason: String) {
+        if let line = dropLog.admit("dropped message from \(peer): \(reason)", at: now) { logger.warning("\(line)") }
+    }
+
+    private func printable(_ bytes: [UInt8]) -> String {
+        let text = String(decoding: bytes.prefix(64), as: UTF8.self)
+        return text.allSatisfy({ $0.isASCII && !$0.isNewline }) ? text : bytes.prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// At most `perWindow` lines per `window` seconds; then one line saying how many were suppressed.
+struct RateLimitedLog {
+    let perWindow: Int
+    let window: Double
+    private var windowStart = -Double.infinity
+    private var count = 0
+    private var suppressed = 0
+
+    init(perWindow: Int, window: Double) {
+        self.perWindow = perWindow
+        self.window = window
+    }
+
+    mutating func admit(_ line: String, at now: Double) -> String? {
+        if now - windowStart >= window {
+            let note = suppressed > 0 ? " (\(suppressed) similar lines suppressed)" : ""
+            windowStart = now
+            count = 0
+            suppressed = 0
+            count += 1
+            return line + note
+        }
+        guard count < perWindow else {
+            suppressed += 1
+            return nil
+        }
+        count += 1
+        return line
+    }
+}

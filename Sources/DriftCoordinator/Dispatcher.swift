@@ -1,0 +1,199 @@
+import DriftCore
+import DriftWire
+
+/// What happened, for progress bars and logs.
+public enum DispatchEvent: Sendable, Equatable {
+    case workerJoined(String, capacity: Int)
+    case workerLost(String, requeued: Int)
+    case jobStarted(id: Int, worker: String, attempt: Int)
+    case jobFinished(JobRecord)
+    case jobRequeued(id: Int, reason: String)
+    case duplicateResult(id: Int, worker: String)
+    case dropped(peer: String, reason: String)
+}
+
+/// The coordinator's brain, with no sockets and no clock of its own (time is passed in), so every rule is
+/// tested directly: credit-based dispatch (never more jobs to a worker than its announced capacity), longest job
+/// first, heartbeats both ways, leases that expire when a worker falls silent (Paranoid Pirate), requeues, late
+/// and duplicate results, bounded retries.
+public final class Dispatcher {
+    public struct Settings: Sendable {
+        /// Seconds between heartbeats each way.
+        public var heartbeatInterval: Double = 1
+        /// Heartbeat intervals of silence after which a worker is presumed dead.
+        public var liveness: Double = 3
+        /// Leases per job before it is marked failed.
+        public var maxAttempts = 3
+        public init() {}
+    }
+
+    struct Worker {
+        var capacity: Int
+        var leased: Set<Int> = []
+        var lastSeen: Double
+        var lastHeartbeatSent: Double
+    }
+
+    public let store: JobStore
+    public let settings: Settings
+    private var workers: [String: Worker] = [:]
+    /// Every worker that ever said hello: a result from one presumed dead is a late result, not a stranger's.
+    private var introduced: Set<String> = []
+    private var dispatching = true
+    public private(set) var events: [DispatchEvent] = []
+
+    public init(store: JobStore, settings: Settings = Settings()) {
+        self.store = store
+        self.settings = settings
+    }
+
+    /// Workers currently alive.
+    public var liveWorkers: Int { workers.count }
+    /// Names of the live workers.
+    public var workerNames: [String] { workers.keys.sorted() }
+    /// Jobs out on lease.
+    public var leasedJobs: Int { workers.values.reduce(0) { $0 + $1.leased.count } }
+    /// Every job done or failed.
+    public var isComplete: Bool { store.unfinishedCount == 0 }
+
+    /// Stops handing out work (graceful shutdown); running jobs may still report.
+    public func stopDispatching() { dispatching = false }
+
+    /// Takes the events gathered since the last call.
+    public func drainEvents() -> [DispatchEvent] {
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
+
+    /// Handles one message from `peer`; returns the messages to send.
+    public func received(_ message: WireMessage, from peer: String, at now: Double) -> [(String, WireMessage)] {
+        var outgoing: [(String, WireMessage)] = []
+        switch message {
+        case .hello(let hello):
+            introduced.insert(peer)
+            if var known = workers[peer] {
+                known.capacity = hello.capacity
+                known.lastSeen = now
+                workers[peer] = known
+            } else {
+                workers[peer] = Worker(capacity: hello.capacity, lastSeen: now, lastHeartbeatSent: now)
+                events.append(.workerJoined(peer, capacity: hello.capacity))
+            }
+            outgoing.append((peer, .heartbeat(running: [])))
+        case .heartbeat(let running):
+            guard workers[peer] != nil else {
+                events.append(.dropped(peer: peer, reason: "heartbeat from an unknown worker (it will say hello on reconnect)"))
+                return []
+            }
+            workers[peer]?.lastSeen = now
+            reconcile(peer: peer, running: Set(running), now: now)
+        case .result(let result):
+            guard introduced.contains(peer) else {
+                events.append(.dropped(peer: peer, reason: "result from a peer that never said hello"))
+                return []
+            }
+            workers[peer]?.lastSeen = now
+            accept(result, from: peer, now: now)
+        case .goodbye:
+            if let worker = workers.removeValue(forKey: peer) {
+                let count = requeue(worker.leased, reason: "worker \(peer) left")
+                events.append(.workerLost(peer, requeued: count))
+            }
+        case .job, .shutdown:
+            events.append(.dropped(peer: peer, reason: "a coordinator-only message"))
+        }
+        outgoing += dispatch(now: now)
+        return outgoing
+    }
+
+    /// Time passes: expire silent workers, send due heartbeats, hand out work.
+    public func tick(at now: Double) -> [(String, WireMessage)] {
+        var outgoing: [(String, WireMessage)] = []
+        let deadline = settings.heartbeatInterval * settings.liveness
+        for (peer, worker) in workers where now - worker.lastSeen > deadline {
+            workers.removeValue(forKey: peer)
+            let count = requeue(worker.leased, reason: "worker \(peer) went silent")
+            events.append(.workerLost(peer, requeued: count))
+        }
+        for (peer, worker) in workers where now - worker.lastHeartbeatSent >= settings.heartbeatInterval {
+            workers[peer]?.lastHeartbeatSent = now
+            outgoing.append((peer, .heartbeat(running: worker.leased.sorted())))
+        }
+        outgoing += dispatch(now: now)
+        return outgoing
+    }
+
+    /// A worker's heartbeat lists what it runs; a job leased to it long enough ago but not listed was lost (the
+    /// worker restarted, or the job message never arrived): back to the queue.
+    private func reconcile(peer: String, running: Set<Int>, now: Double) {
+        guard let worker = workers[peer] else { return }
+        for id in worker.leased where !running.contains(id) {
+            guard case .leased(_, _, let since)? = store.job(id)?.state, now - since > 2 * settings.heartbeatInterval else {
+                continue
+            }
+            workers[peer]?.leased.remove(id)
+            _ = requeue([id], reason: "worker \(peer) no longer runs it")
+        }
+    }
+
+    private func accept(_ result: JobResult, from peer: String, now: Double) {
+        // Whoever held the lease, its credit is free again.
+        for (name, worker) in workers where worker.leased.contains(result.id) {
+            if name == peer || result.worker == name { workers[name]?.leased.remove(result.id) }
+        }
+        guard let job = store.job(result.id) else {
+            events.append(.dropped(peer: peer, reason: "result for unknown job \(result.id)"))
+            return
+        }
+        guard !job.isFinished else {
+            events.append(.duplicateResult(id: result.id, worker: peer))
+            return
+        }
+        if result.succeeded {
+            store.complete(job.id, with: result)
+        } else if result.retryable && job.attempts < settings.maxAttempts {
+            if case .leased = job.state { store.requeue(job.id, reason: result.error ?? "failed") }
+            events.append(.jobRequeued(id: job.id, reason: result.error ?? "failed"))
+            return
+        } else {
+            store.fail(job.id, error: result.error ?? "failed without a reason")
+        }
+        if let finished = store.job(job.id) { events.append(.jobFinished(finished)) }
+    }
+
+    private func requeue(_ ids: Set<Int>, reason: String) -> Int {
+        var count = 0
+        for id in ids.sorted() {
+            guard let job = store.job(id), case .leased = job.state else { continue }
+            if job.attempts >= settings.maxAttempts {
+                store.fail(id, error: "failed on \(job.attempts) attempts; last: \(reason)")
+                if let failed = store.job(id) { events.append(.jobFinished(failed)) }
+            } else {
+                store.requeue(id, reason: reason)
+                events.append(.jobRequeued(id: id, reason: reason))
+                count += 1
+            }
+        }
+        return count
+    }
+
+    /// Hands queued jobs to workers with free credit, the freest worker first.
+    private func dispatch(now: Double) -> [(String, WireMessage)] {
+        guard dispatching else { return [] }
+        var outgoing: [(String, WireMessage)] = []
+        while let job = store.nextQueued() {
+            guard let (peer, worker) = workers.filter({ $0.value.leased.count < $0.value.capacity })
+                .max(by: { ($0.value.capacity - $0.value.leased.count, $1.key) < ($1.value.capacity - $1.value.leased.count, $0.key) })
+            else { break }
+            _ = worker
+            let attempt = store.lease(job.id, to: peer, at: now)
+            workers[peer]?.leased.insert(job.id)
+            events.append(.jobStarted(id: job.id, worker: peer, attempt: attempt))
+            outgoing.append((peer, .job(JobSpec(
+                id: job.id, attempt: attempt, input: job.input, output: job.output, outputRoot: job.outputRoot,
+                targetFrames: job.targetFrames, method: job.method, methodReason: job.methodReason, quality: job.quality,
+                noop: job.noop))))
+        }
+        return outgoing
+    }
+}

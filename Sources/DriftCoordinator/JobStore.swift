@@ -1,0 +1,135 @@
+import DriftCore
+import DriftWire
+
+/// Where a job stands.
+public enum JobState: Sendable, Equatable {
+    case queued
+    /// Handed to `worker` under lease number `attempt` at `since` (seconds on the dispatcher's clock).
+    case leased(worker: String, attempt: Int, since: Double)
+    case done(JobResult)
+    case failed(String)
+}
+
+/// One repair to run: what the worker needs, plus bookkeeping.
+public struct JobRecord: Sendable, Equatable {
+    public let id: Int
+    public let input: String
+    public let output: String
+    public let outputRoot: String
+    public let targetFrames: Int64
+    public let method: RepairMethod
+    public let methodReason: String
+    public let quality: ResampleQuality
+    /// Audio seconds: longest jobs go first, so a run does not end waiting on one big file.
+    public let audioSeconds: Double
+    public let noop: Bool
+    public var state: JobState = .queued
+    /// Leases handed out so far.
+    public var attempts = 0
+    public var lastError: String?
+
+    public init(id: Int, input: String, output: String, outputRoot: String, targetFrames: Int64, method: RepairMethod,
+                methodReason: String, quality: ResampleQuality, audioSeconds: Double, noop: Bool = false) {
+        self.id = id
+        self.input = input
+        self.output = output
+        self.outputRoot = outputRoot
+        self.targetFrames = targetFrames
+        self.method = method
+        self.methodReason = methodReason
+        self.quality = quality
+        self.audioSeconds = audioSeconds
+        self.noop = noop
+    }
+
+    public var isFinished: Bool {
+        switch state {
+        case .done, .failed: return true
+        default: return false
+        }
+    }
+}
+
+/// All job state, behind one type, so a durable store can replace the in-memory one without touching dispatch.
+/// Every transition goes through here: a durable store records it before the dispatcher acts on it.
+public protocol JobStore: AnyObject {
+    func add(_ jobs: [JobRecord])
+    /// The queued job to hand out next (longest first), without changing it.
+    func nextQueued() -> JobRecord?
+    func job(_ id: Int) -> JobRecord?
+    /// Marks a job leased; increments its attempts. Returns the new attempt number.
+    func lease(_ id: Int, to worker: String, at time: Double) -> Int
+    func complete(_ id: Int, with result: JobResult)
+    func fail(_ id: Int, error: String)
+    /// Puts a leased job back in the queue, keeping its attempt count and the reason.
+    func requeue(_ id: Int, reason: String)
+    var all: [JobRecord] { get }
+    var unfinishedCount: Int { get }
+}
+
+/// The in-memory job store.
+public final class InMemoryJobStore: JobStore {
+    private var jobs: [Int: JobRecord] = [:]
+    /// Queued job ids, sorted so the longest is last (popped first).
+    private var queue: [Int] = []
+    private var unfinished = 0
+
+    public init() {}
+
+    public func add(_ new: [JobRecord]) {
+        for job in new {
+            jobs[job.id] = job
+            if !job.isFinished { unfinished += 1 }
+        }
+        queue = jobs.values.filter { $0.state == .queued }.map(\.id)
+        sortQueue()
+    }
+
+    private func sortQueue() {
+        queue.sort { a, b in
+            let (x, y) = (jobs[a]?.audioSeconds ?? 0, jobs[b]?.audioSeconds ?? 0)
+            return x != y ? x < y : a > b
+        }
+    }
+
+    public func nextQueued() -> JobRecord? { queue.last.flatMap { jobs[$0] } }
+    public func job(_ id: Int) -> JobRecord? { jobs[id] }
+
+    public func lease(_ id: Int, to worker: String, at time: Double) -> Int {
+        guard var job = jobs[id] else { return 0 }
+        queue.removeAll { $0 == id }
+        job.attempts += 1
+        job.state = .leased(worker: worker, attempt: job.attempts, since: time)
+        jobs[id] = job
+        return job.attempts
+    }
+
+    public func complete(_ id: Int, with result: JobResult) {
+        guard var job = jobs[id], !job.isFinished else { return }
+        if job.state == .queued { queue.removeAll { $0 == id } }
+        job.state = .done(result)
+        jobs[id] = job
+        unfinished -= 1
+    }
+
+    public func fail(_ id: Int, error: String) {
+        guard var job = jobs[id], !job.isFinished else { return }
+        if job.state == .queued { queue.removeAll { $0 == id } }
+        job.state = .failed(error)
+        job.lastError = error
+        jobs[id] = job
+        unfinished -= 1
+    }
+
+    public func requeue(_ id: Int, reason: String) {
+        guard var job = jobs[id], case .leased = job.state else { return }
+        job.state = .queued
+        job.lastError = reason
+        jobs[id] = job
+        queue.append(id)
+        sortQueue()
+    }
+
+    public var all: [JobRecord] { jobs.values.sorted { $0.id < $1.id } }
+    public var unfinishedCount: Int { unfinished }
+}

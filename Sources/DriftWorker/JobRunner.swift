@@ -1,0 +1,104 @@
+import DriftAudio
+import DriftCore
+import DriftPipeline
+import DriftWire
+import Foundation
+
+/// Runs one job through the same chain as `driftfix process`: temporary file, exact-length verification by
+/// reopening the output, rename into place, then a checksum of the file as written.
+public enum JobRunner {
+    /// Runs `job` (paths already mapped to this machine) and describes the outcome.
+    public static func run(_ job: JobSpec, worker: String) -> JobResult {
+        let clock = ContinuousClock.now
+        func seconds() -> Double {
+            let elapsed = ContinuousClock.now - clock
+            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        }
+        func failure(_ message: String, retryable: Bool) -> JobResult {
+            JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: false, seconds: seconds(),
+                      error: message, retryable: retryable)
+        }
+        if job.noop {
+            return JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true, outputFrames: job.targetFrames,
+                             seconds: 0)
+        }
+        switch Confinement.check(output: job.output, root: job.outputRoot) {
+        case .failure(let reason): return failure("\(job.output): \(reason)", retryable: false)
+        case .success: break
+        }
+        let request = ProcessRequest(
+            input: job.input, output: job.output, target: .frames(job.targetFrames),
+            method: MethodChoice(method: job.method, reason: job.methodReason), quality: job.quality)
+        do {
+            let result = try FileProcessor.run(request)
+            let checksum = Checksum.fnv1a64(path: job.output)
+            return JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true,
+                             outputFrames: result.outputFrames, checksum: checksum, seconds: seconds())
+        } catch let error as AudioError {
+            // The destination may recover (space freed, another worker's disk); a bad input never will.
+            let retryable: Bool
+            switch error.cause {
+            case .diskFull, .writeFailed, .destinationNotWritable, .destinationMissing: retryable = true
+            default: retryable = false
+            }
+            return failure(error.description, retryable: retryable)
+        } catch {
+            return failure("\(error)", retryable: false)
+        }
+    }
+}
+
+/// Keeps a job's writes inside the output root.
+public enum Confinement {
+    /// Resolves links and `..` in the output's folder (creating it inside the root if needed) and checks that it
+    /// lies inside `root`.
+    public static func check(output: String, root: String) -> Result<Void, ConfinementError> {
+        guard output.hasPrefix("/"), !output.split(separator: "/").contains("..") else {
+            return .failure(ConfinementError("path must be absolute and free of '..'"))
+        }
+        guard let realRoot = realPath(root) else { return .failure(ConfinementError("output root \(root) does not exist")) }
+        func inside(_ path: String) -> Bool { path == realRoot || path.hasPrefix(realRoot == "/" ? "/" : realRoot + "/") }
+        let folder = (output as NSString).deletingLastPathComponent
+        // The nearest folder that exists must already resolve inside the root: links cannot lead out.
+        var existing = folder
+        while realPath(existing) == nil && existing != "/" { existing = (existing as NSString).deletingLastPathComponent }
+        guard let resolved = realPath(existing), inside(resolved) else {
+            return .failure(ConfinementError("outside the output root \(root)"))
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            return .failure(ConfinementError("cannot create \(folder): \(error.localizedDescription)"))
+        }
+        guard let realFolder = realPath(folder), inside(realFolder) else {
+            return .failure(ConfinementError("resolves outside the output root \(root)"))
+        }
+        return .success(())
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
+
+public struct ConfinementError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// FNV-1a 64 of a file's bytes, read in 1 MiB blocks.
+public enum Checksum {
+    public static func fnv1a64(path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        while let data = try? handle.read(upToCount: 1 << 20), !data.isEmpty {
+            data.withUnsafeBytes { raw in
+                for byte in raw { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+            }
+        }
+        return String(hash, radix: 16)
+    }
+}

@@ -1,0 +1,209 @@
+import DriftCore
+import DriftTransport
+import DriftWire
+import Foundation
+import Logging
+
+/// A worker process's loop: one DEALER socket owned by the calling thread, jobs on threads of their own (at most
+/// `capacity` at once), heartbeats both ways, and a fresh connection with back-off when the coordinator falls
+/// silent (Paranoid Pirate). Running jobs continue across reconnects; their results are sent when the
+/// coordinator is back, and it accepts them if nobody finished the job meanwhile.
+public final class WorkerNode {
+    public struct Settings: Sendable {
+        public var endpoint: String
+        public var capacity: Int
+        public var identity: String
+        public var heartbeatInterval: Double = 1
+        public var liveness: Double = 3
+        public var initialBackoff: Double = 1
+        public var maxBackoff: Double = 32
+        /// Coordinator path prefix → this machine's prefix, for shared storage mounted elsewhere.
+        public var pathMap: [(String, String)] = []
+
+        public init(endpoint: String, capacity: Int, identity: String) {
+            self.endpoint = endpoint
+            self.capacity = capacity
+            self.identity = identity
+        }
+    }
+
+    private let context: MessageContext
+    private let settings: Settings
+    private let logger: Logger
+    private var socket: MessageSocket?
+    private let finished = FinishedJobs()
+    private var running: [Int: JobSpec] = [:]
+    private var wake: (read: Int32, write: Int32) = (-1, -1)
+    private let start = ContinuousClock.now
+    public private(set) var completed = 0
+
+    public init(context: MessageContext, settings: Settings, logger: Logger) throws {
+        self.context = context
+        self.settings = settings
+        self.logger = logger
+        // A pipe the job threads write a byte to, polled beside the socket, so a finished job wakes the loop at once.
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw WorkerError("pipe: \(String(cString: strerror(errno)))") }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        wake = (fds[0], fds[1])
+    }
+
+    deinit {
+        close(wake.read)
+        close(wake.write)
+    }
+
+    private var now: Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    private func connect() throws {
+        let socket = try MessageSocket(context: context, kind: .dealer, maxMessageBytes: WireCodec.maxMessageBytes)
+        try socket.setIdentity(Array(settings.identity.utf8))
+        try socket.connect(settings.endpoint)
+        self.socket = socket
+        send(.hello(WorkerHello(worker: settings.identity, capacity: settings.capacity, software: "driftfix",
+                                host: ProcessInfo.processInfo.hostName, pid: getpid())))
+    }
+
+    private func send(_ message: WireMessage) {
+        guard let socket else { return }
+        do {
+            if try !socket.send([WireCodec.encode(message)]) { logger.debug("send queue full; message dropped") }
+        } catch {
+            logger.error("send: \(error)")
+        }
+    }
+
+    /// Works until the coordinator says shutdown (or `shouldStop` turns true) and running jobs are done.
+    public func run(shouldStop: () -> Bool) throws {
+        try connect()
+        var lastHeard = now
+        var lastSent = now
+        var backoff = settings.initialBackoff
+        var stopping = false
+        while true {
+            guard let socket else { break }
+            let (readable, woken) = try socket.poll(milliseconds: 100, descriptor: wake.read)
+            if woken { drainWakePipe() }
+            if readable {
+                while let frames = try socket.receive() {
+                    lastHeard = now
+                    backoff = settings.initialBackoff
+                    guard frames.count == 1 else { continue }
+                    let message: WireMessage
+                    do {
+                        message = try WireCodec.decode(frames[0])
+                    } catch {
+                        logger.warning("dropped message from the coordinator: \(error)")
+                        continue
+                    }
+                    switch message {
+                    case .job(let job): start(job, stopping: stopping)
+                    case .shutdown: stopping = true
+                    default: break
+                    }
+                }
+            }
+            for result in finished.takeAll() {
+                running.removeValue(forKey: result.id)
+                completed += 1
+                send(.result(result))
+                lastSent = now
+            }
+            if now - lastSent >= settings.heartbeatInterval {
+                send(.heartbeat(running: running.keys.sorted()))
+                lastSent = now
+            }
+            if !stopping && shouldStop() {
+                stopping = true
+                logger.notice("stopping: finishing \(running.count) running jobs")
+            }
+            if stopping && running.isEmpty {
+                send(.goodbye)
+                return
+            }
+            if now - lastHeard > settings.heartbeatInterval * settings.liveness {
+                logger.warning("coordinator silent for \(Int(now - lastHeard)) s; reconnecting in \(backoff) s")
+                self.socket = nil
+                Thread.sleep(forTimeInterval: backoff)
+                backoff = min(backoff * 2, settings.maxBackoff)
+                try connect()
+                lastHeard = now
+                // Tell the coordinator what still runs here, so it does not hand those jobs out again.
+                send(.heartbeat(running: running.keys.sorted()))
+                lastSent = now
+            }
+        }
+    }
+
+    private func start(_ original: JobSpec, stopping: Bool) {
+        guard !stopping else { return }  // the coordinator requeues it when we say goodbye
+        guard running[original.id] == nil else { return }
+        let job = mapped(original)
+        if job.noop {
+            finished.add(JobRunner.run(job, worker: settings.identity))
+            return
+        }
+        running[job.id] = job
+        let box = Handover(value: (job, settings.identity, finished, wake.write))
+        let thread = Thread {
+            let (job, identity, finished, fd) = box.value
+            finished.add(JobRunner.run(job, worker: identity))
+            var byte: UInt8 = 1
+            _ = write(fd, &byte, 1)
+        }
+        thread.name = "driftfix-job-\(job.id)"
+        thread.start()
+    }
+
+    private func mapped(_ job: JobSpec) -> JobSpec {
+        var copy = job
+        copy.input = map(job.input)
+        copy.output = map(job.output)
+        copy.outputRoot = map(job.outputRoot)
+        return copy
+    }
+
+    private func map(_ path: String) -> String {
+        for (from, to) in settings.pathMap where path == from || path.hasPrefix(from.hasSuffix("/") ? from : from + "/") {
+            return to + path.dropFirst(from.count)
+        }
+        return path
+    }
+
+    private func drainWakePipe() {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while read(wake.read, &buffer, buffer.count) > 0 {}
+    }
+}
+
+/// A worker that cannot start.
+public struct WorkerError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Results handed from job threads to the socket thread.
+final class FinishedJobs: @unchecked Sendable {  // guarded by `lock`
+    private let lock = NSLock()
+    private var results: [JobResult] = []
+
+    func add(_ result: JobResult) { lock.withLock { results.append(result) } }
+
+    func takeAll() -> [JobResult] {
+        lock.withLock {
+            defer { results.removeAll() }
+            return results
+        }
+    }
+}
+
+/// Moves a value to the thread that owns it from then on.
+struct Handover<Value>: @unchecked Sendable {  // the sender never touches the value again
+    let value: Value
+}

@@ -1,0 +1,81 @@
+import DriftCoordinator
+import DriftCore
+import Foundation
+import Logging
+
+/// Progress of a repair run: a one-line bar on a terminal, plain log lines otherwise.
+final class RepairProgress {
+    private let total: Int
+    private let totalAudio: Double
+    private let audioByJob: [Int: Double]
+    private let terminal = isatty(STDERR_FILENO) == 1
+    private let logger: Logger
+    private let start = Date()
+    private var done = 0
+    private var failed = 0
+    private var audioDone = 0.0
+    private var workers = 0
+    private var lastDraw = Date.distantPast
+
+    init(jobs: [JobRecord], logger: Logger) {
+        total = jobs.count
+        audioByJob = Dictionary(uniqueKeysWithValues: jobs.map { ($0.id, $0.audioSeconds) })
+        totalAudio = jobs.reduce(0) { $0 + $1.audioSeconds }
+        self.logger = logger
+    }
+
+    func handle(_ event: DispatchEvent) {
+        switch event {
+        case .workerJoined(let name, let capacity):
+            workers += 1
+            log("worker \(name) joined (capacity \(capacity))")
+        case .workerLost(let name, let requeued):
+            workers -= 1
+            log("worker \(name) lost; \(requeued) jobs back in the queue")
+        case .jobFinished(let job):
+            done += 1
+            audioDone += audioByJob[job.id] ?? 0
+            switch job.state {
+            case .done(let result):
+                log("repaired \(job.output) (\(result.outputFrames ?? 0) frames, \(job.method.rawValue), \(result.worker), \(String(format: "%.2f", result.seconds)) s)")
+            case .failed(let error):
+                failed += 1
+                log("FAILED \(job.input): \(error)", level: .error)
+            default: break
+            }
+        case .jobRequeued(let id, let reason):
+            log("job \(id) requeued: \(reason)")
+        case .duplicateResult(let id, let worker):
+            log("duplicate result for job \(id) from \(worker) ignored")
+        case .dropped, .jobStarted:
+            break
+        }
+        draw()
+    }
+
+    private func log(_ line: String, level: Logger.Level = .info) {
+        if terminal {
+            if level >= .warning { clear(); FileHandle.standardError.write(Data("driftfix: \(line)\n".utf8)) }
+        } else {
+            logger.log(level: level, "\(line)")
+        }
+    }
+
+    private func draw() {
+        guard terminal, Date().timeIntervalSince(lastDraw) > 0.1 || done == total else { return }
+        lastDraw = Date()
+        let elapsed = max(Date().timeIntervalSince(start), 0.001)
+        let speed = audioDone / elapsed
+        let eta = speed > 0 ? (totalAudio - audioDone) / speed : 0
+        let fraction = total > 0 ? Double(done) / Double(total) : 1
+        let filled = Int(fraction * 24)
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: 24 - filled)
+        let line = String(format: "\r[%@] %d/%d files  %.2f/%.2f h audio  %.0fx realtime  ETA %.0f s  workers %d  failed %d",
+                          bar, done, total, audioDone / 3600, totalAudio / 3600, speed, eta, workers, failed)
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    func clear() {
+        if terminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+}
