@@ -6,6 +6,12 @@ public struct CommandResult: Sendable {
     public let stdout: String
     public let stderr: String
 
+    public init(status: Int32, stdout: String, stderr: String) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+    }
+
     /// Non-empty lines of standard error.
     public var errorLines: [String] { stderr.split(separator: "\n").map(String.init) }
 }

@@ -1,0 +1,147 @@
+import DriftAudio
+import DriftCore
+import DriftTransport
+import DriftWire
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("driftfix repair with worker processes over ZeroMQ", .serialized)
+struct RepairRunTests {
+    @Test("a tree of 34 pairs with 3 local workers: repaired, verified and aligned; skipped and refused untouched")
+    func fullRun() throws {
+        let tree = try RepairTree(drifted: 28, inSync: 4, refused: 2)
+        let before = tree.fingerprints()
+        let out = TemporaryFolder("driftfix-out")
+        let report = TemporaryFolder("driftfix-report")
+        let run = try Background(["repair", tree.root.path, "--out", out.path, "--workers", "3", "--report", report.path])
+        let result = run.wait(seconds: 240)
+        #expect(result.status == 1, "refused pairs make the exit code 1: \(result.stderr)")
+        #expect(result.stdout.contains("28 repaired, 4 skipped, 2 refused, 0 failed, 0 unfinished"), "\(result.stdout)")
+        let rows = try reportRows(report.path)
+        for entry in tree.entries {
+            let output = tree.output(entry, in: out.path)
+            let name = (entry.recording as NSString).lastPathComponent
+            #expect(rows[name]?["outcome"] as? String == entry.expected.rawValue, "\(name)")
+            switch entry.expected {
+            case .repaired:
+                let (samples, _, frames) = try readAll(output)
+                #expect(frames == entry.target, "\(name): \(frames) frames, expected \(entry.target)")
+                #expect(rows[name]?["outputFrames"] as? Int == Int(entry.target))
+                #expect((rows[name]?["worker"] as? String)?.hasPrefix("local-") == true)
+                let ideal = entry.signal.ideal(target: entry.target, start: 0, count: Int(entry.target))
+                let snr = SignalMeasure.snr(actual: samples, ideal: ideal)
+                #expect(snr > 100, "\(name): SNR \(snr) dB against the ideal repair")
+            default:
+                #expect(!FileManager.default.fileExists(atPath: output), "\(name) must not be written")
+            }
+        }
+        #expect(tree.fingerprints() == before, "originals unchanged")
+        #expect(hiddenFiles(under: out.path).isEmpty, "no temporary files left")
+    }
+
+    @Test("kill -9 a worker in the middle of a job: the run completes, every file repaired exactly once")
+    func killedWorker() throws {
+        // Long enough jobs (20 s of stereo at best quality) that one is surely in flight when the worker dies.
+        let tree = try RepairTree(drifted: 6, frames: 960_000, channels: 2, folders: 2)
+        let out = TemporaryFolder("driftfix-out")
+        let report = TemporaryFolder("driftfix-report")
+        let endpoint = uniqueEndpoint()
+        let coordinator = try Background(["repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
+                                          "--quality", "best", "--heartbeat", "0.3", "--report", report.path])
+        let workers = try (1...3).map { index in
+            try Background(["worker", "--connect", endpoint, "--concurrency", "1", "--identity", "w\(index)", "--heartbeat", "0.3"])
+        }
+        // Find a worker writing a temporary file, and kill it mid-job.
+        var victim: Int32?
+        waitUntil(seconds: 60) {
+            for name in hiddenFiles(under: out.path) {
+                let parts = (name as NSString).lastPathComponent.components(separatedBy: "-")
+                if parts.count >= 4, let pid = Int32(parts[parts.count - 2]), workers.contains(where: { $0.pid == pid }) {
+                    victim = pid
+                    return true
+                }
+            }
+            return false
+        }
+        let pid = try #require(victim, "no worker was caught writing")
+        kill(pid, SIGKILL)
+        let result = coordinator.wait(seconds: 240)
+        for worker in workers { _ = worker.wait(seconds: 15) }
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("6 repaired"), "\(result.stdout)")
+        let rows = try reportRows(report.path)
+        for entry in tree.entries {
+            let output = tree.output(entry, in: out.path)
+            #expect(try AudioFileReader(path: output).frameCount == entry.target)
+            let row = rows[(entry.recording as NSString).lastPathComponent]
+            #expect(row?["outcome"] as? String == "repaired")
+        }
+        #expect(rows.values.contains { ($0["attempts"] as? Int ?? 0) >= 2 }, "the killed worker's job was leased again")
+        #expect(hiddenFiles(under: out.path).isEmpty, "the dead worker's temporary file was cleaned up")
+    }
+
+    @Test("a worker started late is used; when every worker is gone the coordinator reports unfinished jobs and exits 1")
+    func lateWorkerAndNoWorkers() throws {
+        let tree = try RepairTree(drifted: 4)
+        let out = TemporaryFolder("driftfix-out")
+        let endpoint = uniqueEndpoint()
+        let coordinator = try Background(["repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
+                                          "--heartbeat", "0.3", "--idle-timeout", "20"])
+        Thread.sleep(forTimeInterval: 1.5)
+        let worker = try Background(["worker", "--connect", endpoint, "--concurrency", "2", "--heartbeat", "0.3"])
+        let result = coordinator.wait(seconds: 120)
+        _ = worker.wait(seconds: 15)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("4 repaired"))
+
+        // Now nobody ever comes: the jobs stay unfinished and the run ends after the idle timeout.
+        let lonely = TemporaryFolder("driftfix-out")
+        let report = TemporaryFolder("driftfix-report")
+        let start = Date()
+        let abandoned = try Background(["repair", tree.root.path, "--out", lonely.path, "--bind", uniqueEndpoint(), "--workers", "0",
+                                        "--heartbeat", "0.3", "--idle-timeout", "2", "--report", report.path]).wait(seconds: 60)
+        #expect(abandoned.status == 1)
+        #expect(Date().timeIntervalSince(start) < 30)
+        #expect(abandoned.stdout.contains("0 repaired, 0 skipped, 0 refused, 0 failed, 4 unfinished"), "\(abandoned.stdout)")
+        #expect(try reportRows(report.path).values.allSatisfy { $0["outcome"] as? String == "unfinished" })
+    }
+
+    @Test("garbage, oversized, wrong-version and stranger messages leave the run unaffected")
+    func hostileClient() throws {
+        let tree = try RepairTree(drifted: 8)
+        let out = TemporaryFolder("driftfix-out")
+        let endpoint = uniqueEndpoint()
+        let coordinator = try Background(["repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
+                                          "--heartbeat", "0.3", "--idle-timeout", "30"])
+        let context = try MessageContext()
+        let rogue = try MessageSocket(context: context, kind: .dealer, maxMessageBytes: 1 << 20)
+        try rogue.setIdentity(Array("rogue".utf8))
+        try rogue.connect(endpoint)
+        let payloads: [[[UInt8]]] = [
+            [Array("garbage".utf8)],
+            [[UInt8](repeating: 0x41, count: 200_000)],  // over the 64 KiB limit: libzmq drops the connection
+            [Array(#"{"v":99,"type":"hello"}"#.utf8)],
+            [Array(#"{"v":1,"type":"launch"}"#.utf8)],
+            [Array("a".utf8), Array("b".utf8), Array("c".utf8)],
+            [WireCodec.encode(.result(JobResult(id: 1, attempt: 1, worker: "rogue", succeeded: true, outputFrames: 1, seconds: 0)))],
+            [WireCodec.encode(.heartbeat(running: [1, 2, 3]))],
+        ]
+        for _ in 0..<20 { for frames in payloads { _ = try? rogue.send(frames) } }
+        // A second rogue says hello, takes a job, and falls silent: its lease expires and the job is redone.
+        let silent = try MessageSocket(context: context, kind: .dealer, maxMessageBytes: 1 << 20)
+        try silent.setIdentity(Array("silent".utf8))
+        try silent.connect(endpoint)
+        try silent.send([WireCodec.encode(.hello(WorkerHello(worker: "silent", capacity: 1, software: "x", host: "h", pid: 1)))])
+        Thread.sleep(forTimeInterval: 0.5)
+        let worker = try Background(["worker", "--connect", endpoint, "--concurrency", "2", "--heartbeat", "0.3"])
+        let result = coordinator.wait(seconds: 120)
+        _ = worker.wait(seconds: 15)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("8 repaired"))
+        for entry in tree.entries {
+            #expect(try AudioFileReader(path: tree.output(entry, in: out.path)).frameCount == entry.target)
+        }
+        #expect(result.stderr.contains("dropped message"), "drops are logged")
+    }
+}
