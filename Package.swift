@@ -56,7 +56,8 @@ let package = Package(
         .executableTarget(
             name: "DriftBench",
             dependencies: [
-                "DriftCore", "DriftAudio", "DriftDSP", "TestSupport",
+                "DriftCore", "DriftAudio", "DriftDSP", "TestSupport", "DriftCoordinator", "DriftTransport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -4,6 +4,9 @@ import DriftCore
 import DriftDSP
 import Foundation
 import TestSupport
+import DriftCoordinator
+import DriftTransport
+import Logging
 
 /// `driftfix-bench`: helpers for scripts/bench.sh. Generates long test recordings and measures the converter
 /// alone, in memory, so the pipeline's overhead shows as a ratio.
@@ -12,7 +15,7 @@ struct DriftBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "driftfix-bench",
         abstract: "Benchmark helpers for driftfix (used by scripts/bench.sh).",
-        subcommands: [Generate.self, Raw.self, Signal.self, Distance.self, Stretch.self, Tree.self]
+        subcommands: [Generate.self, Raw.self, Signal.self, Distance.self, Stretch.self, Tree.self, Dispatch.self]
     )
 }
 
@@ -194,5 +197,49 @@ struct Tree: ParsableCommand {
             ]).bytes + Boxes.mdat(64).bytes
             try Data(movie).write(to: URL(fileURLWithPath: folder + "/take\(index).mp4"))
         }
+    }
+}
+
+/// Dispatch overhead: a coordinator hands out no-op jobs to real worker processes over ZeroMQ and counts jobs/s.
+struct Dispatch: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Measure dispatch throughput with no-op jobs.")
+
+    @Option var jobs: Int = 20_000
+    @Option var workers: Int = 2
+    @Option(help: "Jobs each worker takes at once.") var capacity: Int = 64
+    @Option(help: "The driftfix executable that runs the workers.") var driftfix: String
+
+    func run() throws {
+        let store = InMemoryJobStore()
+        store.add((1...jobs).map {
+            JobRecord(id: $0, input: "/dev/null", output: "/dev/null", outputRoot: "/", targetFrames: 1, method: .resample,
+                      methodReason: "bench", quality: .fast, audioSeconds: 0, noop: true)
+        })
+        let logger = Logger(label: "bench")
+        let context = try MessageContext()
+        let endpoint = "ipc:///tmp/driftfix-bench-\(getpid()).sock"
+        let dispatcher = Dispatcher(store: store)
+        let server = try CoordinatorServer(context: context, endpoint: endpoint, dispatcher: dispatcher, logger: logger)
+        var processes: [Process] = []
+        for index in 0..<workers {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: driftfix)
+            process.arguments = ["worker", "--connect", endpoint, "--concurrency", "\(capacity)", "--identity", "bench-\(index)"]
+            try process.run()
+            processes.append(process)
+        }
+        var started: ContinuousClock.Instant?
+        let outcome = try server.run(shouldStop: { false }, onEvent: { event in
+            if case .workerJoined = event, started == nil { started = .now }
+        })
+        let elapsed = ContinuousClock.now - (started ?? .now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        server.sendShutdown(to: server.knownWorkers)
+        // Foundation reaps the workers; waiting for them here is only to leave none behind.
+        let deadline = Date().addingTimeInterval(10)
+        while processes.contains(where: \.isRunning) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        unlink("/tmp/driftfix-bench-\(getpid()).sock")
+        let rate = String(format: "%.2f s, %.0f jobs/s", seconds, Double(jobs) / seconds)
+        print("\(jobs) no-op jobs to \(workers) workers (capacity \(capacity)): \(rate) (\(outcome))")
     }
 }

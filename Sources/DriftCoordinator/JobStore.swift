@@ -97,7 +97,8 @@ public final class InMemoryJobStore: JobStore {
 
     public func lease(_ id: Int, to worker: String, at time: Double) -> Int {
         guard var job = jobs[id] else { return 0 }
-        queue.removeAll { $0 == id }
+        // Leases take the queue's last (longest) job: O(1); anything else is rare.
+        if queue.last == id { queue.removeLast() } else { queue.removeAll { $0 == id } }
         job.attempts += 1
         job.state = .leased(worker: worker, attempt: job.attempts, since: time)
         jobs[id] = job

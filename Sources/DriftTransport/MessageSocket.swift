@@ -21,6 +21,8 @@ public final class MessageSocket {
     private let handle: UnsafeMutableRawPointer
     private let message: UnsafeMutablePointer<zmq_msg_t>
     public let kind: SocketKind
+    // The context must outlive its sockets: zmq_ctx_term blocks until every socket is closed.
+    private let context: MessageContext
     /// At most this many frames per multipart message are read; the rest is drained and dropped.
     public static let maxFrames = 8
 
@@ -28,6 +30,7 @@ public final class MessageSocket {
         guard let handle = zmq_socket(context.handle, kind.raw) else { throw ZMQ.error("zmq_socket") }
         self.handle = handle
         self.kind = kind
+        self.context = context
         message = .allocate(capacity: 1)
         try setOption(ZMQ_LINGER, Int32(100), "ZMQ_LINGER")
         try setOption(ZMQ_MAXMSGSIZE, Int64(maxMessageBytes), "ZMQ_MAXMSGSIZE")

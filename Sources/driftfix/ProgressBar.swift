@@ -24,7 +24,8 @@ final class ProgressBar {
         let elapsed = (now - start).seconds
         let eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        let line = String(format: "\r%@ [%@] %5.1f%%  ETA %4.0f s", label, bar, fraction * 100, eta)
+        // Swift strings are not C varargs on Linux: interpolate them, format only the numbers.
+        let line = "\r\(label) [\(bar)] " + String(format: "%5.1f%%  ETA %4.0f s", fraction * 100, eta)
         FileHandle.standardError.write(Data(line.utf8))
         drawn = true
     }

@@ -70,8 +70,9 @@ final class RepairProgress {
         let fraction = total > 0 ? Double(done) / Double(total) : 1
         let filled = Int(fraction * 24)
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: 24 - filled)
-        let line = String(format: "\r[%@] %d/%d files  %.2f/%.2f h audio  %.0fx realtime  ETA %.0f s  workers %d  failed %d",
-                          bar, done, total, audioDone / 3600, totalAudio / 3600, speed, eta, workers, failed)
+        let line = "\r[\(bar)] \(done)/\(total) files  "
+            + String(format: "%.2f/%.2f h audio  %.0fx realtime  ETA %.0f s", audioDone / 3600, totalAudio / 3600, speed, eta)
+            + "  workers \(workers)  failed \(failed)"
         FileHandle.standardError.write(Data(line.utf8))
     }
 
