@@ -5,9 +5,10 @@ set -euo pipefail
 # Build and run: the three C libraries and pkg-config.
 packages=(libzmq3-dev libsndfile1-dev libsamplerate0-dev pkg-config)
 # Tests and benchmarks: independent tools to make demo media and to compare against (sox, ffmpeg, rubberband),
-# and a real browser to check the HTML report renders (chromium, headless).
+# a real browser to check the HTML report renders (chromium, headless), and docker-compose to validate the
+# compose file (no Docker engine is needed for that).
 if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]]; then
-    packages+=(sox ffmpeg rubberband-cli chromium)
+    packages+=(sox ffmpeg rubberband-cli chromium docker-compose)
 fi
 
 missing=()

@@ -1,0 +1,20 @@
+# driftfix: coordinator and worker image.
+# Build: docker build -t driftfix .   (docker compose builds it for you)
+FROM swift:6.0-bookworm AS build
+RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends libzmq3-dev libsndfile1-dev libsamplerate0-dev \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY Package.swift ./
+COPY Sources ./Sources
+COPY Tests ./Tests
+RUN swift build -c release --static-swift-stdlib --product driftfix
+
+FROM debian:bookworm-slim
+# Only glibc and the three runtime libraries: the Swift runtime is linked in statically.
+RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends libzmq5 libsndfile1 libsamplerate0 \
+    && rm -rf /var/lib/apt/lists/* && useradd --system --uid 10001 driftfix
+COPY --from=build /src/.build/release/driftfix /usr/local/bin/driftfix
+COPY config/driftfix.yaml /etc/driftfix/driftfix.yaml
+USER driftfix
+ENTRYPOINT ["driftfix"]
+CMD ["--help"]

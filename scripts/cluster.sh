@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The docker-compose topology as local processes (the tested path; no Docker engine needed):
+# one coordinator bound to a TCP port on loopback and N workers connecting to it.
+#
+#   scripts/cluster.sh MEDIA_DIR OUT_DIR [WORKERS] [PORT]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+media=${1:?usage: scripts/cluster.sh MEDIA_DIR OUT_DIR [WORKERS] [PORT]}
+out=${2:?usage: scripts/cluster.sh MEDIA_DIR OUT_DIR [WORKERS] [PORT]}
+workers=${3:-$(nproc)}
+port=${4:-5555}
+bin=${DRIFTFIX_BIN:-.build/release/driftfix}
+[[ -x "$bin" ]] || swift build -c release --product driftfix >/dev/null
+
+"$bin" repair "$media" --out "$out" --bind "tcp://127.0.0.1:$port" --workers 0 --report "$out/_report" ${DRIFTFIX_CONFIG:+--config "$DRIFTFIX_CONFIG"} &
+coordinator=$!
+pids=()
+for i in $(seq 1 "$workers"); do
+    "$bin" worker --connect "tcp://127.0.0.1:$port" --concurrency 1 --identity "cluster-$i" &
+    pids+=($!)
+done
+status=0
+wait "$coordinator" || status=$?
+for pid in "${pids[@]}"; do wait "$pid" || true; done
+exit $status
