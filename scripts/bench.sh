@@ -120,3 +120,29 @@ end=$(date +%s.%N)
 measured=$(grep -c '"recording" :' "$work/scan.json" || true)
 echo "## Scan: $measured pairs (tiny WAV + MP4), warm cache, all cores"
 awk -v n="$measured" -v a="$start" -v b="$end" 'BEGIN { printf "%d pairs in %.2f s: %.0f pairs/s\n", n, b - a, n / (b - a) }'
+
+echo
+echo "## Distributed: dispatch overhead (no-op jobs over ZeroMQ, 2 worker processes)"
+"$bin/driftfix-bench" dispatch --jobs 20000 --workers 2 --driftfix "$bin/driftfix"
+
+echo
+echo "## Distributed: repair throughput with 1 and 2 local workers (24 x 60 s stereo, -131 ppm, medium)"
+corpus="$work/corpus"
+if [[ ! -d "$corpus" ]]; then
+    mkdir -p "$corpus"
+    for i in $(seq 1 24); do
+        "$bin/driftfix-bench" generate "$corpus/take$i.wav" --seconds 60 >/dev/null
+        echo "2880377@48000" > "$corpus/take$i.duration"   # the reference: 131 ppm longer than the recording
+    done
+fi
+declare -A took
+for n in 1 2; do
+    rm -rf "$work/repaired-$n"
+    start=$(date +%s.%N)
+    "$bin/driftfix" repair "$corpus" --out "$work/repaired-$n" --workers "$n" >/dev/null 2>&1 || true
+    end=$(date +%s.%N)
+    took[$n]=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
+    awk -v n="$n" -v t="${took[$n]}" 'BEGIN { printf "%d worker(s): 24 files, 1440 s of audio in %.2f s: %.0fx realtime\n", n, t, 1440 / t }'
+done
+awk -v a="${took[1]}" -v b="${took[2]}" 'BEGIN { printf "scaling efficiency 1 -> 2 workers: %.2f (speed-up %.2fx)\n", a / b / 2, a / b }'
+rm -rf "$work/repaired-1" "$work/repaired-2"

@@ -2,9 +2,8 @@
 # The built-in demo: builds driftfix, makes a few drifted sample recordings with sox (an independent tool), repairs
 # each to its reference's exact length, and verifies the results by reopening them.
 #
-# What exists today: folder scanning with drift reports (`scan`), one-file repair and editing (`process`: resample
-# or pitch-preserving stretch, trim, reverse, fades, rate conversion) and verification (`verify`). Distributed
-# repair over ZeroMQ workers is not built yet; until then the demo repairs the pairs one by one with `process`.
+# It shows: folder scanning with a QA drift report (`scan`), the fleet repair of a tree by a coordinator and local
+# worker processes over ZeroMQ (`repair`), verification (`verify`), and one-file editing (`process`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,19 +46,18 @@ repair:
       method: stretch
       reason: "drops buffers under load: pitch is right, length is not"
 YAML
+status=0
 echo "== scanning: pairs, drift, likely cause and plan (headers only; nothing is touched)"
 "$bin" scan "$out/media" --config "$out/driftfix.yaml" --format table --report "$out/report" || true
 echo "   QA report: $out/report/report.html (also report.json, report.csv)"
 
-echo "== repairing: each recording made exactly as long as its reference (method chosen by $out/driftfix.yaml)"
-status=0
+echo "== repairing the whole tree: a coordinator and $(nproc) local worker processes over ZeroMQ (ipc://)"
+"$bin" repair "$out/media" --out "$out/repaired" --config "$out/driftfix.yaml" --report "$out/repair-report" || status=1
+
+echo "== verifying every repaired file against its reference by reopening it"
 for rec in "$out"/media/*/take0?.wav; do
-    folder=$(basename "$(dirname "$rec")")
-    name=$(basename "$rec" .wav)
-    mkdir -p "$out/repaired/$folder"
-    dest="$out/repaired/$folder/$name.wav"
-    "$bin" process "$rec" "$dest" --match "${rec%.wav}_ref.wav" --config "$out/driftfix.yaml" || status=1
-    "$bin" verify "$dest" --match "${rec%.wav}_ref.wav" || status=1
+    rel=${rec#"$out/media/"}
+    "$bin" verify "$out/repaired/$rel" --match "${rec%.wav}_ref.wav" || status=1
 done
 
 echo "== editing in the same pass: first 5 s of take02, 0.8x tempo (pitch kept), 44.1 kHz, 0.5 s equal-power fades"
@@ -70,5 +68,5 @@ echo "== a bad input is one clear line and exit code 1; the batch would go on"
 printf 'not audio\n' > "$out/media/stage/broken.wav"
 "$bin" process "$out/media/stage/broken.wav" "$out/repaired/broken.wav" --ratio 1.001 || echo "   (exit code $?)"
 
-echo "== originals untouched; repaired files in $out/repaired"
+echo "== originals untouched; repaired files in $out/repaired; reports in $out/report and $out/repair-report"
 exit $status

@@ -117,6 +117,7 @@ struct RepairCommand: ParsableCommand {
         RepairPlanner.apply(store, rows: rows, to: &scan)
         print(ReportTable.render(scan, relativeTo: absolute.count == 1 ? absolute[0] : nil))
         print(outcomeLine(scan))
+        fflush(nil)  // the table first, then the note on stderr
         if let report {
             try ReportWriter.writeFolder(scan, to: report)
             FileHandle.standardError.write(Data("driftfix: report written to \(report)/report.{json,csv,html}\n".utf8))
