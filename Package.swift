@@ -74,6 +74,7 @@ let package = Package(
         .testTarget(name: "DriftReportsTests", dependencies: ["DriftReports"]),
         .testTarget(name: "DriftWireTests", dependencies: ["DriftWire"]),
         .testTarget(name: "DriftCoordinatorTests", dependencies: ["DriftCoordinator", "DriftWire", "DriftTransport"]),
+        .testTarget(name: "DriftWorkerTests", dependencies: ["DriftWorker", "DriftWire", "TestSupport"]),
         .testTarget(name: "DistributedTests", dependencies: ["driftfix", "DriftAudio", "DriftTransport", "DriftWire", "TestSupport"]),
         .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "TestSupport", "CSndFile"]),
         .testTarget(name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftAudio", "TestSupport", "CSampleRate"]),

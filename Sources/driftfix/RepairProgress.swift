@@ -53,7 +53,7 @@ final class RepairProgress {
         draw()
     }
 
-    private func log(_ line: String, level: Logger.Level = .info) {
+    private func log(_ line: String, level: Logger.Level = .notice) {
         if terminal {
             if level >= .warning { clear(); FileHandle.standardError.write(Data("driftfix: \(line)\n".utf8)) }
         } else {

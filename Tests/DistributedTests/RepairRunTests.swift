@@ -145,3 +145,28 @@ struct RepairRunTests {
         #expect(result.stderr.contains("dropped message"), "drops are logged")
     }
 }
+
+@Suite("driftfix repair: graceful stop", .serialized)
+struct GracefulStopTests {
+    @Test("SIGTERM stops dispatch, lets running jobs finish, writes the report and exits 1 with the rest unfinished")
+    func sigterm() throws {
+        let tree = try RepairTree(drifted: 12, frames: 480_000, channels: 2, folders: 1)
+        let out = TemporaryFolder("driftfix-out")
+        let report = TemporaryFolder("driftfix-report")
+        let run = try Background(["repair", tree.root.path, "--out", out.path, "--workers", "1", "--quality", "best",
+                                  "--report", report.path])
+        // Wait until the first job is being written, then ask the run to stop.
+        try #require(waitUntil(seconds: 60) { !hiddenFiles(under: out.path).isEmpty })
+        kill(run.pid, SIGTERM)
+        let result = run.wait(seconds: 90)
+        #expect(result.status == 1, "\(result.stderr)")
+        let rows = try reportRows(report.path)
+        let outcomes = rows.values.compactMap { $0["outcome"] as? String }
+        #expect(outcomes.contains("repaired"), "the running job finished")
+        #expect(outcomes.contains("unfinished"), "the rest was not started")
+        #expect(hiddenFiles(under: out.path).isEmpty, "no temporary files left")
+        for entry in tree.entries where rows[(entry.recording as NSString).lastPathComponent]?["outcome"] as? String == "repaired" {
+            #expect(try AudioFileReader(path: tree.output(entry, in: out.path)).frameCount == entry.target)
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import DriftAudio
+import DriftCore
+import DriftWire
+import Foundation
+import Testing
+import TestSupport
+
+@testable import DriftWorker
+
+@Suite("Job runner")
+struct JobRunnerTests {
+    private func job(input: String, output: String, root: String, target: Int64 = 4801) -> JobSpec {
+        JobSpec(id: 1, attempt: 1, input: input, output: output, outputRoot: root, targetFrames: target, method: .resample,
+                methodReason: "test", quality: .fast)
+    }
+
+    @Test("a job writes inside the output root, verifies, and reports frames and checksum")
+    func success() throws {
+        let folder = TemporaryFolder()
+        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
+        let input = try writeRecording(TestSignal(channelCount: 1, length: 4800), to: folder.file("in.wav"), format: format)
+        try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
+        let result = JobRunner.run(job(input: input, output: folder.file("out/a/b/in.wav"), root: folder.file("out")), worker: "w")
+        #expect(result.succeeded, "\(result.error ?? "")")
+        #expect(result.outputFrames == 4801)
+        #expect(result.checksum == fingerprint(folder.file("out/a/b/in.wav")).map { String($0, radix: 16) })
+    }
+
+    @Test("outputs outside the root are refused, never executed", arguments: ["../escape.wav", "/tmp/elsewhere.wav", "link/x.wav"])
+    func confinement(relative: String) throws {
+        let folder = TemporaryFolder()
+        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
+        let input = try writeRecording(TestSignal(channelCount: 1, length: 480), to: folder.file("in.wav"), format: format)
+        try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: folder.file("out/link"), withDestinationPath: folder.path)
+        let output = relative.hasPrefix("/") ? relative : folder.file("out/" + relative)
+        let result = JobRunner.run(job(input: input, output: output, root: folder.file("out")), worker: "w")
+        #expect(!result.succeeded)
+        #expect(!result.retryable)
+        #expect(result.error?.contains("output root") == true || result.error?.contains("..") == true, "\(result.error ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("x.wav")) && !FileManager.default.fileExists(atPath: output.replacingOccurrences(of: "/out/link", with: "")))
+    }
+
+    @Test("a corrupt input fails for good; a full destination may be retried")
+    func failures() throws {
+        let folder = TemporaryFolder()
+        try "junk".write(toFile: folder.file("bad.wav"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
+        let corrupt = JobRunner.run(job(input: folder.file("bad.wav"), output: folder.file("out/bad.wav"), root: folder.file("out")), worker: "w")
+        #expect(!corrupt.succeeded && !corrupt.retryable)
+        #expect(corrupt.error?.contains("bad.wav") == true)
+    }
+}
