@@ -48,9 +48,9 @@ struct RepairRunTests {
         let report = TemporaryFolder("driftfix-report")
         let endpoint = uniqueEndpoint()
         let coordinator = try Background(["repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
-                                          "--quality", "best", "--heartbeat", "0.3", "--report", report.path])
+                                          "--quality", "best", "--heartbeat", "0.5", "--report", report.path])
         let workers = try (1...3).map { index in
-            try Background(["worker", "--connect", endpoint, "--concurrency", "1", "--identity", "w\(index)", "--heartbeat", "0.3"])
+            try Background(["worker", "--connect", endpoint, "--concurrency", "1", "--identity", "w\(index)", "--heartbeat", "0.5"])
         }
         // Find a worker writing a temporary file, and kill it mid-job.
         var victim: Int32?
@@ -87,9 +87,9 @@ struct RepairRunTests {
         let out = TemporaryFolder("driftfix-out")
         let endpoint = uniqueEndpoint()
         let coordinator = try Background(["repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
-                                          "--heartbeat", "0.3", "--idle-timeout", "20"])
+                                          "--heartbeat", "0.5", "--idle-timeout", "20"])
         Thread.sleep(forTimeInterval: 1.5)
-        let worker = try Background(["worker", "--connect", endpoint, "--concurrency", "2", "--heartbeat", "0.3"])
+        let worker = try Background(["worker", "--connect", endpoint, "--concurrency", "2", "--heartbeat", "0.5"])
         let result = coordinator.wait(seconds: 120)
         _ = worker.wait(seconds: 15)
         #expect(result.status == 0, "\(result.stderr)")
@@ -100,7 +100,7 @@ struct RepairRunTests {
         let report = TemporaryFolder("driftfix-report")
         let start = Date()
         let abandoned = try Background(["repair", tree.root.path, "--out", lonely.path, "--bind", uniqueEndpoint(), "--workers", "0",
-                                        "--heartbeat", "0.3", "--idle-timeout", "2", "--report", report.path]).wait(seconds: 60)
+                                        "--heartbeat", "0.5", "--idle-timeout", "2", "--report", report.path]).wait(seconds: 60)
         #expect(abandoned.status == 1)
         #expect(Date().timeIntervalSince(start) < 30)
         #expect(abandoned.stdout.contains("0 repaired, 0 skipped, 0 refused, 0 failed, 4 unfinished"), "\(abandoned.stdout)")
@@ -113,7 +113,7 @@ struct RepairRunTests {
         let out = TemporaryFolder("driftfix-out")
         let endpoint = uniqueEndpoint()
         let coordinator = try Background(["repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
-                                          "--heartbeat", "0.3", "--idle-timeout", "30"])
+                                          "--heartbeat", "0.5", "--idle-timeout", "30"])
         let context = try MessageContext()
         let rogue = try MessageSocket(context: context, kind: .dealer, maxMessageBytes: 1 << 20)
         try rogue.setIdentity(Array("rogue".utf8))
@@ -134,7 +134,7 @@ struct RepairRunTests {
         try silent.connect(endpoint)
         try silent.send([WireCodec.encode(.hello(WorkerHello(worker: "silent", capacity: 1, software: "x", host: "h", pid: 1)))])
         Thread.sleep(forTimeInterval: 0.5)
-        let worker = try Background(["worker", "--connect", endpoint, "--concurrency", "2", "--heartbeat", "0.3"])
+        let worker = try Background(["worker", "--connect", endpoint, "--concurrency", "2", "--heartbeat", "0.5"])
         let result = coordinator.wait(seconds: 120)
         _ = worker.wait(seconds: 15)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
