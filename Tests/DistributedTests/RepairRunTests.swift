@@ -170,3 +170,51 @@ struct GracefulStopTests {
         }
     }
 }
+
+@Suite("driftfix worker: path map", .serialized)
+struct PathMapTests {
+    @Test("a worker that sees the media under another mount point maps the coordinator's paths",
+          .enabled(if: TmpfsMount.available, "needs root to bind-mount"))
+    func pathMap() throws {
+        let tree = try RepairTree(drifted: 3)
+        let base = TemporaryFolder("driftfix-mounts")
+        let out = base.file("out-real")
+        // The coordinator sees media and output through bind mounts (its own mount points); they are unmounted once
+        // it has scanned, so a worker succeeds only through its path map.
+        let view = base.file("coordinator-view")
+        for folder in [out, view + "/media", view + "/out"] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        #expect(run("/bin/mount", ["--bind", tree.root.path, view + "/media"]) == 0)
+        #expect(run("/bin/mount", ["--bind", out, view + "/out"]) == 0)
+        defer {
+            run("/bin/umount", [view + "/media"])
+            run("/bin/umount", [view + "/out"])
+        }
+        let endpoint = uniqueEndpoint()
+        let report = TemporaryFolder("driftfix-report")
+        let coordinator = try Background(["repair", view + "/media", "--out", view + "/out", "--bind", endpoint, "--workers", "0",
+                                          "--heartbeat", "0.5", "--idle-timeout", "20", "--report", report.path])
+        let socket = String(endpoint.dropFirst("ipc://".count))
+        try #require(waitUntil(seconds: 30) { FileManager.default.fileExists(atPath: socket) }, "coordinator did not bind")
+        #expect(run("/bin/umount", [view + "/media"]) == 0)
+        #expect(run("/bin/umount", [view + "/out"]) == 0)
+        let config = base.file("worker.yaml")
+        try """
+            worker:
+              path-map:
+                - from: \(view)/media
+                  to: \(tree.root.path)
+                - from: \(view)/out
+                  to: \(out)
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let worker = try Background(["worker", "--connect", endpoint, "--concurrency", "2", "--heartbeat", "0.5", "--config", config])
+        let result = coordinator.wait(seconds: 120)
+        _ = worker.wait(seconds: 15)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        for entry in tree.entries {
+            let output = out + entry.recording.dropFirst(tree.root.path.count)
+            #expect(try AudioFileReader(path: output).frameCount == entry.target)
+        }
+    }
+}
