@@ -189,10 +189,9 @@ public final class Dispatcher {
             let attempt = store.lease(job.id, to: peer, at: now)
             workers[peer]?.leased.insert(job.id)
             events.append(.jobStarted(id: job.id, worker: peer, attempt: attempt))
-            outgoing.append((peer, .job(JobSpec(
-                id: job.id, attempt: attempt, input: job.input, output: job.output, outputRoot: job.outputRoot,
-                targetFrames: job.targetFrames, method: job.method, methodReason: job.methodReason, quality: job.quality,
-                noop: job.noop))))
+            var spec = job.spec
+            spec.attempt = attempt
+            outgoing.append((peer, .job(spec)))
         }
         return outgoing
     }

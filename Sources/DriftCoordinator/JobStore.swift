@@ -10,19 +10,12 @@ public enum JobState: Sendable, Equatable {
     case failed(String)
 }
 
-/// One repair to run: what the worker needs, plus bookkeeping.
+/// One repair to run: the job a worker receives, plus the coordinator's bookkeeping.
 public struct JobRecord: Sendable, Equatable {
-    public let id: Int
-    public let input: String
-    public let output: String
-    public let outputRoot: String
-    public let targetFrames: Int64
-    public let method: RepairMethod
-    public let methodReason: String
-    public let quality: ResampleQuality
+    /// What a worker is sent (its `attempt` is set at each lease).
+    public var spec: JobSpec
     /// Audio seconds: longest jobs go first, so a run does not end waiting on one big file.
     public let audioSeconds: Double
-    public let noop: Bool
     public var state: JobState = .queued
     /// Leases handed out so far.
     public var attempts = 0
@@ -30,17 +23,15 @@ public struct JobRecord: Sendable, Equatable {
 
     public init(id: Int, input: String, output: String, outputRoot: String, targetFrames: Int64, method: RepairMethod,
                 methodReason: String, quality: ResampleQuality, audioSeconds: Double, noop: Bool = false) {
-        self.id = id
-        self.input = input
-        self.output = output
-        self.outputRoot = outputRoot
-        self.targetFrames = targetFrames
-        self.method = method
-        self.methodReason = methodReason
-        self.quality = quality
+        spec = JobSpec(id: id, attempt: 0, input: input, output: output, outputRoot: outputRoot, targetFrames: targetFrames,
+                       method: method, methodReason: methodReason, quality: quality, noop: noop)
         self.audioSeconds = audioSeconds
-        self.noop = noop
     }
+
+    public var id: Int { spec.id }
+    public var input: String { spec.input }
+    public var output: String { spec.output }
+    public var method: RepairMethod { spec.method }
 
     public var isFinished: Bool {
         switch state {
