@@ -21,5 +21,19 @@ for i in $(seq 1 "$workers"); do
 done
 status=0
 wait "$coordinator" || status=$?
-for pid in "${pids[@]}"; do wait "$pid" || true; done
+# The coordinator tells its workers to exit; one that never reached it is asked to stop, then ended.
+for _ in $(seq 1 100); do
+    alive=0
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [[ $alive == 0 ]] && break
+    sleep 0.1
+done
+for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+for _ in $(seq 1 50); do
+    alive=0
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [[ $alive == 0 ]] && break
+    sleep 0.1
+done
+for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
 exit $status

@@ -234,7 +234,7 @@ struct Dispatch: ParsableCommand {
         })
         let elapsed = ContinuousClock.now - (started ?? .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        server.sendShutdown(to: server.knownWorkers)
+        try server.farewell(seconds: 2)
         // Foundation reaps the workers; waiting for them here is only to leave none behind.
         let deadline = Date().addingTimeInterval(10)
         while processes.contains(where: \.isRunning) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }

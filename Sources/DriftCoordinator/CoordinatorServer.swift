@@ -84,6 +84,31 @@ public final class CoordinatorServer {
         send(peers.map { ($0, .shutdown) })
     }
 
+    /// After the run: tells every known worker to exit, then for up to `seconds` answers any peer that speaks
+    /// (a worker that connected just as the run ended, or one that was reconnecting) with a shutdown too, so no
+    /// worker is left waiting for a coordinator that is gone.
+    public func farewell(seconds: Double) throws {
+        var waiting = Set(dispatcher.workerNames)
+        sendShutdown(to: Array(waiting))
+        let deadline = now + seconds
+        while now < deadline {
+            let (readable, _) = try socket.poll(milliseconds: 50)
+            guard readable else {
+                if waiting.isEmpty { return }
+                continue
+            }
+            while let frames = try socket.receive() {
+                guard frames.count == 2, !frames[0].isEmpty else { continue }
+                let peer = printable(frames[0])
+                if case .goodbye? = try? WireCodec.decode(frames[1]) {
+                    waiting.remove(peer)
+                } else {
+                    send([(peer, .shutdown)])
+                }
+            }
+        }
+    }
+
     private func handle(_ frames: [[UInt8]]) {
         guard frames.count == 2, let identity = frames.first, !identity.isEmpty else {
             drop(peer: frames.first.map(printable) ?? "?", "expected [identity, message], got \(frames.count) frames")

@@ -130,7 +130,10 @@ public final class WorkerNode {
             if now - lastHeard > settings.heartbeatInterval * settings.liveness {
                 logger.warning("coordinator silent for \(Int(now - lastHeard)) s; reconnecting in \(backoff) s")
                 self.socket = nil
-                Thread.sleep(forTimeInterval: backoff)
+                // Sleep in slices, so a stop request is honoured during a long back-off.
+                let wakeAt = now + backoff
+                while now < wakeAt && !shouldStop() { Thread.sleep(forTimeInterval: 0.05) }
+                if shouldStop() && running.isEmpty { return }
                 backoff = min(backoff * 2, settings.maxBackoff)
                 try connect()
                 lastHeard = now

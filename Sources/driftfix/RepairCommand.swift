@@ -106,7 +106,7 @@ struct RepairCommand: ParsableCommand {
         let progress = RepairProgress(jobs: jobs, logger: logger)
         let outcome = jobs.isEmpty ? .complete : try server.run(shouldStop: { stop.requested }, onEvent: progress.handle)
         progress.clear()
-        server.sendShutdown(to: server.knownWorkers)
+        try server.farewell(seconds: 2)
         pool?.stop(within: 10)
         switch outcome {
         case .complete: break

@@ -41,6 +41,8 @@ struct DeploymentTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+        #expect(waitUntil(seconds: 120) { !process.isRunning }, "cluster.sh did not finish")
+        if process.isRunning { process.terminate() }
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         for entry in tree.entries {
