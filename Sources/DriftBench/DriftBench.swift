@@ -104,7 +104,7 @@ struct Raw: ParsableCommand {
             produced += n
         }
         let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         let audio = Double(frames) / Double(reader.format.sampleRate)
         print(String(format: "%.1f", audio / seconds))
     }
@@ -233,7 +233,7 @@ struct Dispatch: ParsableCommand {
             if case .workerJoined = event, started == nil { started = .now }
         })
         let elapsed = ContinuousClock.now - (started ?? .now)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         try server.farewell(seconds: 2)
         // Foundation reaps the workers; waiting for them here is only to leave none behind.
         let deadline = Date().addingTimeInterval(10)

@@ -35,8 +35,7 @@ public final class CoordinatorServer {
 
     /// Seconds since the server started: the dispatcher's clock.
     public var now: Double {
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        (ContinuousClock.now - start).seconds
     }
 
     /// How the run ended.

@@ -27,6 +27,16 @@ public struct Fade: Sendable, Equatable {
     }
 }
 
+/// A fade resolved to frames of the output.
+public struct FadeSpan: Sendable, Equatable {
+    public var frames: Int64
+    public var curve: FadeCurve
+    public init(frames: Int64, curve: FadeCurve) {
+        self.frames = frames
+        self.curve = curve
+    }
+}
+
 /// The everyday edits that can ride along with a repair, applied in one pass in this fixed order:
 /// trim → reverse → length (resample or stretch, which also converts the rate when resampling) →
 /// rate conversion (after a stretch) → fades.

@@ -9,11 +9,11 @@ public final class FadeStage: AudioSource {
     public let channelCount: Int
     public let frameCount: Int64
     private let upstream: AudioSource
-    private let fadeIn: (frames: Int64, curve: FadeCurve)?
-    private let fadeOut: (frames: Int64, curve: FadeCurve)?
+    private let fadeIn: FadeSpan?
+    private let fadeOut: FadeSpan?
     private var position: Int64 = 0
 
-    public init(_ upstream: AudioSource, fadeIn: (frames: Int64, curve: FadeCurve)?, fadeOut: (frames: Int64, curve: FadeCurve)?) {
+    public init(_ upstream: AudioSource, fadeIn: FadeSpan?, fadeOut: FadeSpan?) {
         precondition((fadeIn?.frames ?? 0) <= upstream.frameCount && (fadeOut?.frames ?? 0) <= upstream.frameCount)
         self.upstream = upstream
         self.channelCount = upstream.channelCount

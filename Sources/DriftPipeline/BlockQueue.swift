@@ -1,3 +1,4 @@
+import DriftCore
 import Foundation
 
 /// A block of interleaved float frames handed between the I/O threads and the converter.
@@ -60,7 +61,3 @@ final class BlockQueue<Element>: @unchecked Sendable {  // all mutable state is 
     }
 }
 
-/// Moves a non-Sendable value to the thread that will own it from then on.
-struct Handover<Value>: @unchecked Sendable {  // the sender never touches the value again
-    let value: Value
-}

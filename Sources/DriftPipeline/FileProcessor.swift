@@ -240,11 +240,3 @@ private final class WriteOutcome: @unchecked Sendable {  // guarded by `lock`
         lock.withLock { if stored == nil { stored = error } }
     }
 }
-
-extension Duration {
-    /// The duration in seconds as a Double, for reporting.
-    public var seconds: Double {
-        let (whole, fraction) = components
-        return Double(whole) + Double(fraction) / 1e18
-    }
-}

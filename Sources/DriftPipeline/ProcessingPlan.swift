@@ -25,15 +25,8 @@ public struct ProcessingPlan: Sendable, Equatable {
     public let length: LengthStage
     /// Which method changes the length, and why; nil when the length is kept.
     public let method: MethodChoice?
-    public let fadeIn: (frames: Int64, curve: FadeCurve)?
-    public let fadeOut: (frames: Int64, curve: FadeCurve)?
-
-    public static func == (a: ProcessingPlan, b: ProcessingPlan) -> Bool {
-        a.inputFrames == b.inputFrames && a.range == b.range && a.reverse == b.reverse && a.inputRate == b.inputRate && a.outputRate == b.outputRate
-            && a.targetFrames == b.targetFrames && a.length == b.length && a.method == b.method
-            && a.fadeIn?.frames == b.fadeIn?.frames && a.fadeIn?.curve == b.fadeIn?.curve
-            && a.fadeOut?.frames == b.fadeOut?.frames && a.fadeOut?.curve == b.fadeOut?.curve
-    }
+    public let fadeIn: FadeSpan?
+    public let fadeOut: FadeSpan?
 
     /// Plans `request` for an input of `frames` frames at `sampleRate`.
     ///
@@ -90,7 +83,7 @@ public struct ProcessingPlan: Sendable, Equatable {
     }
 
     private static func fade(_ fade: Fade?, option: String, rate: Int, within frames: Int64)
-        throws(PlanError) -> (frames: Int64, curve: FadeCurve)?
+        throws(PlanError) -> FadeSpan?
     {
         guard let fade else { return nil }
         guard let count = fade.seconds.multipliedRounded(by: Int64(rate)), count >= 0 else {
@@ -99,7 +92,7 @@ public struct ProcessingPlan: Sendable, Equatable {
         guard count <= frames else {
             throw PlanError("\(option): \(fade.seconds.decimalString()) s is longer than the \(frames)-frame output")
         }
-        return (count, fade.curve)
+        return FadeSpan(frames: count, curve: fade.curve)
     }
 
     /// What the chain does, for the summary line and the bext coding history.

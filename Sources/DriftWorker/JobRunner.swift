@@ -10,10 +10,7 @@ public enum JobRunner {
     /// Runs `job` (paths already mapped to this machine) and describes the outcome.
     public static func run(_ job: JobSpec, worker: String) -> JobResult {
         let clock = ContinuousClock.now
-        func seconds() -> Double {
-            let elapsed = ContinuousClock.now - clock
-            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        }
+        func seconds() -> Double { (ContinuousClock.now - clock).seconds }
         func failure(_ message: String, retryable: Bool) -> JobResult {
             JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: false, seconds: seconds(),
                       error: message, retryable: retryable)

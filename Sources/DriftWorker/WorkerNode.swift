@@ -57,8 +57,7 @@ public final class WorkerNode {
     }
 
     private var now: Double {
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        (ContinuousClock.now - start).seconds
     }
 
     private func connect() throws {
@@ -206,7 +205,3 @@ final class FinishedJobs: @unchecked Sendable {  // guarded by `lock`
     }
 }
 
-/// Moves a value to the thread that owns it from then on.
-struct Handover<Value>: @unchecked Sendable {  // the sender never touches the value again
-    let value: Value
-}

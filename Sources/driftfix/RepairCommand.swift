@@ -118,10 +118,7 @@ struct RepairCommand: ParsableCommand {
         print(ReportTable.render(scan, relativeTo: absolute.count == 1 ? absolute[0] : nil))
         print(outcomeLine(scan))
         fflush(nil)  // the table first, then the note on stderr
-        if let report {
-            try ReportWriter.writeFolder(scan, to: report)
-            FileHandle.standardError.write(Data("driftfix: report written to \(report)/report.{json,csv,html}\n".utf8))
-        }
+        if let report { try writeReportFolder(scan, to: report) }
         let good = scan.pairs.allSatisfy { $0.outcome == .repaired || $0.outcome == .skipped } && scan.errors.isEmpty
         if !good { throw ExitCode(ExitStatus.failure) }
     }

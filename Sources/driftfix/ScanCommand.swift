@@ -48,14 +48,7 @@ struct ScanCommand: ParsableCommand {
         case .csv: FileHandle.standardOutput.write(Data(ReportWriter.csv(result).utf8))
         }
         fflush(nil)  // the table or JSON first, then the note on stderr
-        if let report {
-            do {
-                try ReportWriter.writeFolder(result, to: report)
-            } catch {
-                throw failure("\(report): cannot write the report (\(error.localizedDescription))")
-            }
-            FileHandle.standardError.write(Data("driftfix: report written to \(report)/report.{json,csv,html}\n".utf8))
-        }
+        if let report { try writeReportFolder(result, to: report) }
         if result.summary.errors > 0 || result.summary.refused > 0 { throw ExitCode(ExitStatus.failure) }
     }
 }
@@ -68,4 +61,14 @@ func loadConfiguration(_ path: String?) throws -> Configuration {
     } catch {
         throw ValidationError("\(error)")
     }
+}
+
+/// Writes report.json, report.csv and report.html into `folder`; a failure is one line naming the folder (exit 1).
+func writeReportFolder(_ report: ScanReport, to folder: String) throws {
+    do {
+        try ReportWriter.writeFolder(report, to: folder)
+    } catch {
+        throw failure("\(folder): cannot write the report (\(error.localizedDescription))")
+    }
+    FileHandle.standardError.write(Data("driftfix: report written to \(folder)/report.{json,csv,html}\n".utf8))
 }
