@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // System libraries. Module maps link the library directly: libzmq's pkg-config file adds a Kerberos include
@@ -42,13 +43,17 @@ let package = Package(
         // The worker loop and its job runner.
         .target(name: "DriftWorker", dependencies: ["DriftCore", "DriftWire", "DriftTransport", "DriftPipeline",
                                                     .product(name: "Logging", package: "swift-log")]),
+        // The durable run journal (SQLite through GRDB): job states written ahead, resume, incremental runs, drift
+        // history, metrics.
+        .target(name: "DriftJournal", dependencies: ["DriftCore", "DriftWire", "DriftCoordinator", "DriftAudio",
+                                                     .product(name: "GRDB", package: "GRDB.swift")]),
         // One file's repair (read, convert, write, verify, rename): used by `process` and by workers.
         .target(name: "DriftPipeline", dependencies: ["DriftCore", "DriftAudio", "DriftDSP"]),
         .executableTarget(
             name: "driftfix",
             dependencies: [
                 "DriftCore", "DriftAudio", "DriftDSP", "DriftPipeline", "DriftConfig", "DriftMedia", "DriftReports",
-                "DriftWire", "DriftTransport", "DriftCoordinator", "DriftWorker",
+                "DriftWire", "DriftTransport", "DriftCoordinator", "DriftWorker", "DriftJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -74,6 +79,7 @@ let package = Package(
         .testTarget(name: "DriftReportsTests", dependencies: ["DriftReports"]),
         .testTarget(name: "DriftWireTests", dependencies: ["DriftWire"]),
         .testTarget(name: "DriftCoordinatorTests", dependencies: ["DriftCoordinator", "DriftWire", "DriftTransport"]),
+        .testTarget(name: "DriftJournalTests", dependencies: ["DriftJournal", "DriftCoordinator", "DriftWire", "TestSupport"]),
         .testTarget(name: "DriftWorkerTests", dependencies: ["DriftWorker", "DriftWire", "TestSupport"]),
         .testTarget(name: "DistributedTests", dependencies: ["driftfix", "DriftAudio", "DriftTransport", "DriftWire", "TestSupport"]),
         .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "TestSupport", "CSndFile"]),

@@ -3,7 +3,7 @@
 set -euo pipefail
 
 # Build and run: the three C libraries and pkg-config.
-packages=(libzmq3-dev libsndfile1-dev libsamplerate0-dev pkg-config)
+packages=(libzmq3-dev libsndfile1-dev libsamplerate0-dev libsqlite3-dev pkg-config)
 # Tests and benchmarks: independent tools to make demo media and to compare against (sox, ffmpeg, rubberband),
 # a real browser to check the HTML report renders (chromium, headless), and docker-compose to validate the
 # compose file (no Docker engine is needed for that).

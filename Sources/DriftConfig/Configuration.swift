@@ -13,6 +13,8 @@ public struct Configuration: Sendable, Equatable {
     public var drift = DriftPolicy()
     /// Worker side: coordinator path prefix → this machine's prefix, where shared storage is mounted elsewhere.
     public var pathMapping: [PathMapping] = []
+    /// The run journal, drift history and nightly metrics.
+    public var journal = JournalSettings()
     /// The path map as (from, to) pairs.
     public var pathMap: [(String, String)] { pathMapping.map { ($0.from, $0.to) } }
 
@@ -54,11 +56,27 @@ public struct Configuration: Sendable, Equatable {
             case "scan": configuration.pairing = try reader.pairingRules(value, key: "scan")
             case "drift": configuration.drift = try reader.driftPolicy(value, key: "drift")
             case "worker": configuration.pathMapping = try reader.workerSection(value, key: "worker")
-            default: throw reader.unknown(key, in: "", allowed: ["repair", "scan", "drift", "worker"])
+            case "journal": try reader.journalSection(value, key: "journal", into: &configuration.journal)
+            case "metrics": configuration.journal.metricsFile = try reader.metricsSection(value, key: "metrics")
+            default: throw reader.unknown(key, in: "", allowed: ["repair", "scan", "drift", "worker", "journal", "metrics"])
             }
         }
         return configuration
     }
+}
+
+/// Where the coordinator keeps its journal, how much history reports show, and where metrics go.
+public struct JournalSettings: Sendable, Equatable {
+    /// The journal file; nil: `OUTPUT_ROOT/.driftfix/journal.sqlite`.
+    public var path: String?
+    /// Runs shown in the drift history (report trend chart, `driftfix history`).
+    public var historyRuns = 10
+    /// A folder or file is flagged when its latest drift moved more than this from the median of its earlier runs.
+    public var alertPPM = 20.0
+    /// The Prometheus text file written after each run; nil: none.
+    public var metricsFile: String?
+
+    public init() {}
 }
 
 /// One path-map entry: a prefix as the coordinator sees it, and the same place on this machine.

@@ -137,3 +137,40 @@ extension NodeReader {
 extension String {
     func trimmingPrefix(_ prefix: String) -> String { hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self }
 }
+
+extension NodeReader {
+    func journalSection(_ node: Node, key: String, into settings: inout JournalSettings) throws(ConfigurationError) {
+        for (k, value) in try mapping(node, key: key) {
+            let full = "\(key).\(k.name)"
+            switch k.name {
+            case "path":
+                let path = try string(value, key: full)
+                settings.path = path.isEmpty ? nil : path
+            case "history-runs":
+                let runs = try number(value, key: full)
+                guard runs.denominator == 1, (2...1000).contains(runs.numerator) else {
+                    throw error(value, key: full, "must be a whole number from 2 to 1000")
+                }
+                settings.historyRuns = Int(runs.numerator)
+            case "alert-ppm":
+                let ppm = try number(value, key: full)
+                guard ppm.numerator > 0 else { throw error(value, key: full, "must be greater than 0") }
+                settings.alertPPM = ppm.doubleValue
+            default: throw unknown(k, in: key, allowed: ["path", "history-runs", "alert-ppm"])
+            }
+        }
+    }
+
+    func metricsSection(_ node: Node, key: String) throws(ConfigurationError) -> String? {
+        var file: String?
+        for (k, value) in try mapping(node, key: key) {
+            switch k.name {
+            case "textfile":
+                let path = try string(value, key: "\(key).textfile")
+                file = path.isEmpty ? nil : path
+            default: throw unknown(k, in: key, allowed: ["textfile"])
+            }
+        }
+        return file
+    }
+}

@@ -43,6 +43,8 @@ public final class CoordinatorServer {
         case complete
         case stopped
         case noWorkers
+        /// The job store failed (journal disk full, ...): stopped dispatching; the message says why.
+        case storeFailed(String)
     }
 
     /// Runs until every job is finished, `shouldStop` turns true (then drains running jobs, bounded), or no
@@ -65,6 +67,10 @@ public final class CoordinatorServer {
             if dispatcher.liveWorkers > 0 { lastAlive = now }
 
             if dispatcher.isComplete { return .complete }
+            if let failure = dispatcher.store.failure {
+                logger.error("\(failure)")
+                return .storeFailed(failure)
+            }
             if stopRequestedAt == nil && shouldStop() {
                 stopRequestedAt = now
                 dispatcher.stopDispatching()

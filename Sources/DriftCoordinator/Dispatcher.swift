@@ -145,6 +145,10 @@ public final class Dispatcher {
             events.append(.dropped(peer: peer, reason: "result for unknown job \(result.id)"))
             return
         }
+        guard result.run == job.spec.run else {
+            events.append(.dropped(peer: peer, reason: "result for job \(result.id) of another run"))
+            return
+        }
         guard !job.isFinished else {
             events.append(.duplicateResult(id: result.id, worker: peer))
             return

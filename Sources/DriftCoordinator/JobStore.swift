@@ -22,10 +22,20 @@ public struct JobRecord: Sendable, Equatable {
     public var lastError: String?
 
     public init(id: Int, input: String, output: String, outputRoot: String, targetFrames: Int64, method: RepairMethod,
-                methodReason: String, quality: ResampleQuality, audioSeconds: Double, noop: Bool = false) {
+                methodReason: String, quality: ResampleQuality, audioSeconds: Double, noop: Bool = false, run: Int64? = nil) {
         spec = JobSpec(id: id, attempt: 0, input: input, output: output, outputRoot: outputRoot, targetFrames: targetFrames,
                        method: method, methodReason: methodReason, quality: quality, noop: noop)
+        spec.run = run
         self.audioSeconds = audioSeconds
+    }
+
+    /// A record as a journal stored it.
+    public init(spec: JobSpec, audioSeconds: Double, state: JobState, attempts: Int, lastError: String?) {
+        self.spec = spec
+        self.audioSeconds = audioSeconds
+        self.state = state
+        self.attempts = attempts
+        self.lastError = lastError
     }
 
     public var id: Int { spec.id }
@@ -56,6 +66,12 @@ public protocol JobStore: AnyObject {
     func requeue(_ id: Int, reason: String)
     var all: [JobRecord] { get }
     var unfinishedCount: Int { get }
+    /// Why the store can no longer record transitions (a durable store's disk filled up); the run stops on it.
+    var failure: String? { get }
+}
+
+extension JobStore {
+    public var failure: String? { nil }
 }
 
 /// The in-memory job store.

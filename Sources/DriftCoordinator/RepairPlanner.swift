@@ -15,7 +15,7 @@ public enum RepairPlanner {
     }
 
     /// Jobs for every pair to resample or stretch, with the row each job belongs to.
-    public static func jobs(for report: ScanReport, roots: [String], outRoot: String, quality: ResampleQuality)
+    public static func jobs(for report: ScanReport, roots: [String], outRoot: String, quality: ResampleQuality, run: Int64? = nil)
         -> (jobs: [JobRecord], rows: [Int: Int])
     {
         var jobs: [JobRecord] = []
@@ -26,19 +26,21 @@ public enum RepairPlanner {
             let id = jobs.count + 1
             jobs.append(JobRecord(
                 id: id, input: row.recording, output: output, outputRoot: outRoot, targetFrames: target, method: method,
-                methodReason: row.methodReason ?? "", quality: quality, audioSeconds: row.recordingSeconds ?? 0))
+                methodReason: row.methodReason ?? "", quality: quality, audioSeconds: row.recordingSeconds ?? 0, run: run))
             rows[id] = index
         }
         return (jobs, rows)
     }
 
-    /// Fills each row's outcome from the job store (skipped and refused rows need no job).
+    /// Fills each row's outcome from the job store (skipped and refused rows need no job; rows already marked
+    /// `unchanged` by an incremental run keep it).
     public static func apply(_ store: JobStore, rows: [Int: Int], to report: inout ScanReport) {
         for index in report.pairs.indices {
             switch report.pairs[index].action {
             case .skip: report.pairs[index].outcome = .skipped
             case .refuse: report.pairs[index].outcome = .refused
-            case .resample, .stretch: report.pairs[index].outcome = .unfinished
+            case .resample, .stretch:
+                if report.pairs[index].outcome != .unchanged { report.pairs[index].outcome = .unfinished }
             }
         }
         for job in store.all {

@@ -33,7 +33,8 @@ public struct PairReport: Codable, Sendable, Equatable {
     public var error: String?
 
     // Filled by `driftfix repair` (null in scan reports).
-    /// `repaired`, `skipped`, `refused`, `failed` or `unfinished`.
+    /// `repaired`, `unchanged` (repaired by an earlier run; inputs and output unchanged), `skipped`, `refused`,
+    /// `failed` or `unfinished`.
     public var outcome: RepairOutcome?
     /// The repaired file.
     public var output: String?
@@ -93,7 +94,10 @@ public struct PairReport: Codable, Sendable, Equatable {
 
 /// What `driftfix repair` did with a pair.
 public enum RepairOutcome: String, Codable, Sendable, CaseIterable {
-    case repaired, skipped, refused, failed, unfinished
+    case repaired, unchanged, skipped, refused, failed, unfinished
+
+    /// Whether the pair ends the run in a good state (the exit code is 0 only when every pair does).
+    public var isGood: Bool { self == .repaired || self == .unchanged || self == .skipped }
 }
 
 /// A recording or reference with no partner.
@@ -163,6 +167,8 @@ public struct ScanReport: Codable, Sendable, Equatable {
     public var pairs: [PairReport]
     public var unpaired: [UnpairedFile]
     public var errors: [ScanIssue]
+    /// Drift over the journal's recent runs (`driftfix repair` with a journal); absent for a scan.
+    public var history: DriftHistory?
 
     public init(generated: String, roots: [String], pairs: [PairReport], unpaired: [UnpairedFile], errors: [ScanIssue]) {
         self.generated = generated

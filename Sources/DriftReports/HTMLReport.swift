@@ -31,6 +31,7 @@ public enum HTMLReport {
             <figure><figcaption>Drift by folder / device (mean and worst |ppm|)</figcaption>\(byFolder(measured))</figure>
             <figure class="wide"><figcaption>Sync offset at the end vs duration (dashed: ITU-R BT.1359, +125 / −45 ms)</figcaption>\(scatter(measured))</figure>
             </section>
+            \(report.history.map(trend) ?? "")
             <section><h2>Pairs</h2><p class="hint">Click a column to sort.</p>
             <table id="pairs"><thead><tr>
             """
@@ -215,6 +216,7 @@ public enum HTMLReport {
         .charts{display:flex;flex-wrap:wrap;gap:12px}figure{background:#fff;margin:0;padding:10px;border-radius:8px;box-shadow:0 1px 2px #0002;flex:1 1 480px}
         figure.wide{flex-basis:100%}figcaption{font-weight:600;margin-bottom:6px}svg{width:100%;height:auto}
         .bar{fill:#3b6fd8}.worst{fill:#f0b35a}.mean{fill:#b3261e}.dot{fill:#3b6fd8;opacity:.75}.dot.bad{fill:#b3261e}
+        .series{fill:none;stroke:#3b6fd8;stroke-width:1.5}.series.alert{stroke:#b3261e;stroke-width:2.5}li.alert{color:#b3261e}
         .zero{stroke:#888}.limit{stroke:#b3261e;stroke-dasharray:5 4}.axis{font-size:11px;fill:#5b6475}.small{font-size:10px}
         table{border-collapse:collapse;width:100%;background:#fff;box-shadow:0 1px 2px #0002;font-size:13px}
         th,td{padding:5px 8px;border-bottom:1px solid #e6e8ec;text-align:left;white-space:nowrap}

@@ -36,6 +36,9 @@ public struct JobSpec: Codable, Sendable, Equatable {
     public var quality: ResampleQuality
     /// A no-op job that exercises dispatch only (benchmarks): the worker answers at once.
     public var noop: Bool
+    /// The coordinator's run (journal run id): a result is credited only to the run that leased it, so a result
+    /// delivered after a coordinator restart cannot complete a different run's job of the same id.
+    public var run: Int64?
 
     public init(id: Int, attempt: Int, input: String, output: String, outputRoot: String, targetFrames: Int64,
                 method: RepairMethod, methodReason: String, quality: ResampleQuality, noop: Bool = false) {
@@ -67,6 +70,8 @@ public struct JobResult: Codable, Sendable, Equatable {
     public var error: String?
     /// Whether another attempt might succeed (a write failure) rather than fail the same way (a corrupt input).
     public var retryable: Bool
+    /// The job's `run`, echoed.
+    public var run: Int64?
 
     public init(id: Int, attempt: Int, worker: String, succeeded: Bool, outputFrames: Int64? = nil, checksum: String? = nil,
                 seconds: Double, error: String? = nil, retryable: Bool = false) {

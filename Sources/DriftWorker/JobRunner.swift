@@ -9,6 +9,12 @@ import Foundation
 public enum JobRunner {
     /// Runs `job` (paths already mapped to this machine) and describes the outcome.
     public static func run(_ job: JobSpec, worker: String) -> JobResult {
+        var result = execute(job, worker: worker)
+        result.run = job.run
+        return result
+    }
+
+    private static func execute(_ job: JobSpec, worker: String) -> JobResult {
         let clock = ContinuousClock.now
         func seconds() -> Double { (ContinuousClock.now - clock).seconds }
         func failure(_ message: String, retryable: Bool) -> JobResult {

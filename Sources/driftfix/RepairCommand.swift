@@ -2,6 +2,7 @@ import ArgumentParser
 import DriftConfig
 import DriftCoordinator
 import DriftCore
+import DriftJournal
 import DriftMedia
 import DriftReports
 import DriftTransport
@@ -21,7 +22,13 @@ struct RepairCommand: ParsableCommand {
             `driftfix worker --connect tcp://HOST:PORT` (use --workers 0, or also start some locally). Outputs mirror \\
             the input tree under --out; originals are never modified; in-sync pairs are skipped and refused pairs \\
             reported, not touched. SIGINT/SIGTERM stop dispatch, let running jobs finish (bounded) and write the \\
-            report. Exit code 0 when every pair was repaired or skipped, 1 otherwise, 2 for usage errors.
+            report. Exit code 0 when every pair was repaired, unchanged or skipped, 1 otherwise, 2 for usage errors.
+
+            Every run is recorded in a journal (default OUT/.driftfix/journal.sqlite), each job state before it is \
+            acted upon. If a run did not finish (crash, reboot, SIGTERM, no workers), the next `driftfix repair` over \
+            the same roots resumes it: verified work is kept, jobs out on lease run again. A pair whose recording, \
+            reference, plan and verified output are unchanged since an earlier run is not repaired again (outcome \
+            `unchanged`); --full redoes everything. See also `driftfix history`.
             """
     )
 
@@ -49,6 +56,18 @@ struct RepairCommand: ParsableCommand {
     @Option(name: .customLong("idle-timeout"), help: "Give up after this many seconds with unfinished jobs and no worker alive.")
     var idleTimeout: Double = 60
 
+    @Option(help: ArgumentHelp("Run journal (default: the config's journal.path, else OUT/.driftfix/journal.sqlite).", valueName: "file"))
+    var journal: String?
+
+    @Flag(inversion: .prefixedNo, help: "Resume the unfinished run over these roots (default: resume when there is one; --resume fails when there is none; --no-resume starts afresh).")
+    var resume: Bool?
+
+    @Flag(help: "Repair every drifted pair, even those whose output from an earlier run is still current.")
+    var full = false
+
+    @Option(help: ArgumentHelp("Write Prometheus metrics here after the run (default: the config's metrics.textfile).", valueName: "file"))
+    var metrics: String?
+
     @Option(name: .customLong("heartbeat"), help: ArgumentHelp("Heartbeat interval in seconds.", visibility: .hidden))
     var heartbeat: Double = 1
 
@@ -73,14 +92,24 @@ struct RepairCommand: ParsableCommand {
             throw ValidationError("--out \(out) lies inside the root \(inside): repaired files would be scanned as recordings")
         }
 
-        var scan = DriftScanner.scan(roots: absolute, rules: configuration.pairing, drift: configuration.drift,
-                                     repair: configuration.repair)
-        let (jobs, rows) = RepairPlanner.jobs(for: scan, roots: absolute, outRoot: outRoot,
-                                              quality: quality ?? configuration.repair.quality)
-        logger.notice("\(scan.pairs.count) pairs: \(jobs.count) to repair, \(scan.summary.inSync) in sync, \(scan.summary.refused) refused or unreadable")
-
-        let store = InMemoryJobStore()
-        store.add(jobs)
+        let started = Date()
+        let journalPath = Self.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot))
+        let runJournal: Journal
+        do {
+            runJournal = try Journal(path: journalPath)
+        } catch {
+            throw failure(error.description)
+        }
+        var plan: RunPlan
+        do {
+            plan = try RunPlan.prepare(journal: runJournal, options: RunPlan.Options(
+                roots: absolute, outputRoot: outRoot, configuration: configuration,
+                quality: quality ?? configuration.repair.quality, resume: resume, full: full), logger: logger)
+        } catch let error as JournalError {
+            throw failure(error.description)
+        }
+        let jobs = plan.jobs
+        let store = JournalJobStore(journal: runJournal, run: plan.run, jobs: jobs, prints: plan.prints)
         var settings = Dispatcher.Settings()
         settings.heartbeatInterval = heartbeat
         let dispatcher = Dispatcher(store: store, settings: settings)
@@ -92,10 +121,10 @@ struct RepairCommand: ParsableCommand {
         defer { if bind == nil { unlink(String(endpoint.dropFirst("ipc://".count))) } }
 
         var pool: LocalWorkerPool?
-        if !jobs.isEmpty {
+        if store.unfinishedCount > 0 {
             let count = workers ?? ProcessInfo.processInfo.activeProcessorCount
             if count > 0 {
-                var passThrough = ["--heartbeat", "\(heartbeat)"]
+                var passThrough = ["--heartbeat", "\(heartbeat)", "--parent", "\(getpid())"]
                 if let config { passThrough += ["--config", config] }
                 pool = try LocalWorkerPool(count: count, endpoint: server.endpoint, executable: LocalWorkerPool.currentExecutable,
                                            extraArguments: passThrough, logger: logger)
@@ -103,23 +132,47 @@ struct RepairCommand: ParsableCommand {
             if bind != nil { logger.notice("waiting for workers on \(server.endpoint)") }
         }
 
-        let progress = RepairProgress(jobs: jobs, logger: logger)
-        let outcome = jobs.isEmpty ? .complete : try server.run(shouldStop: { stop.requested }, onEvent: progress.handle)
+        let progress = RepairProgress(jobs: jobs.filter { !$0.isFinished }, logger: logger)
+        let outcome = store.unfinishedCount == 0 ? .complete : try server.run(shouldStop: { stop.requested }, onEvent: progress.handle)
         progress.clear()
         try server.farewell(seconds: 2)
         pool?.stop(within: 10)
+        let status: RunStatus
         switch outcome {
-        case .complete: break
-        case .stopped: logger.warning("stopped before every job finished")
-        case .noWorkers: logger.error("no worker alive for \(Int(idleTimeout)) s with \(store.unfinishedCount) jobs unfinished; giving up")
+        case .complete: status = .complete
+        case .stopped:
+            status = .stopped
+            logger.warning("stopped before every job finished; the next run over these roots resumes")
+        case .noWorkers:
+            status = .noWorkers
+            logger.error("no worker alive for \(Int(idleTimeout)) s with \(store.unfinishedCount) jobs unfinished; giving up (the next run resumes)")
+        case .storeFailed: status = .storeFailed
         }
 
-        RepairPlanner.apply(store, rows: rows, to: &scan)
+        var scan = plan.report
+        RepairPlanner.apply(store, rows: plan.rows, to: &scan)
+        let good = scan.pairs.allSatisfy { $0.outcome?.isGood ?? false } && scan.errors.isEmpty
+        do {
+            try runJournal.finishRun(plan.run, status: status, succeeded: good, report: scan)
+            scan.history = try runJournal.history(runs: configuration.journal.historyRuns,
+                                                  alertPPM: configuration.journal.alertPPM, includeFiles: false)
+        } catch {
+            logger.error("\(error)")
+        }
+        for alert in scan.history?.alerts ?? [] { logger.warning("\(alert.name): \(alert.alert ?? "")") }
         print(ReportTable.render(scan, relativeTo: absolute.count == 1 ? absolute[0] : nil))
         print(outcomeLine(scan))
         fflush(nil)  // the table first, then the note on stderr
         if let report { try writeReportFolder(scan, to: report) }
-        let good = scan.pairs.allSatisfy { $0.outcome == .repaired || $0.outcome == .skipped } && scan.errors.isEmpty
+        if let metricsFile = metrics ?? configuration.journal.metricsFile {
+            let lastSuccess = (try? runJournal.lastSuccess()) ?? nil
+            do {
+                try RunMetrics(report: scan, started: started, finished: Date(), lastSuccess: lastSuccess).write(to: metricsFile)
+            } catch {
+                throw failure("\(error)")
+            }
+        }
+        if case .storeFailed(let reason) = outcome { throw failure(reason) }
         if !good { throw ExitCode(ExitStatus.failure) }
     }
 
@@ -160,6 +213,11 @@ struct WorkerCommand: ParsableCommand {
     @Option(name: .customLong("max-backoff"), help: ArgumentHelp("Longest wait between reconnects, seconds.", visibility: .hidden))
     var maxBackoff: Double = 32
 
+    /// Set by a coordinator's local worker pool: stop (finishing running jobs) when that process is gone, so a
+    /// crashed coordinator leaves no orphan workers behind.
+    @Option(help: ArgumentHelp("Stop when the process with this pid is no longer our parent.", visibility: .hidden))
+    var parent: Int32?
+
     func validate() throws {
         if let concurrency, !(1...256).contains(concurrency) { throw ValidationError("--concurrency must be 1...256") }
     }
@@ -178,7 +236,8 @@ struct WorkerCommand: ParsableCommand {
         let context = try MessageContext()
         let node = try WorkerNode(context: context, settings: settings, logger: logger)
         logger.info("worker \(name) connecting to \(connect) with capacity \(settings.capacity)")
-        try node.run(shouldStop: { stop.requested })
+        let parent = parent
+        try node.run(shouldStop: { stop.requested || (parent.map { getppid() != $0 } ?? false) })
         logger.info("worker \(name) done after \(node.completed) jobs")
     }
 }

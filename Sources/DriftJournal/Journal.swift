@@ -1,0 +1,320 @@
+import DriftCore
+import DriftCoordinator
+import DriftWire
+import Foundation
+internal import GRDB
+
+/// The coordinator's durable record of its runs, in one SQLite file (WAL mode): each run's plan, every job state
+/// transition (written before it is acted upon), each verified output with the fingerprints of the inputs it was
+/// made from, and each run's drift measurements.
+///
+/// One coordinator owns a journal at a time (an exclusive `flock` on `PATH.lock`, naming the owner); readers
+/// (`driftfix history`) open it read-only alongside. Commits use `synchronous = NORMAL`: in WAL mode a committed
+/// transaction survives a crash of the process, and a power cut can lose only the last transactions, never
+/// corrupt the file - and a lost transition only means a job runs again, into an atomically replaced output.
+public final class Journal: @unchecked Sendable {  // GRDB serialises access to the queue
+    public let path: String
+    let database: DatabaseQueue
+    private let lockDescriptor: Int32?
+
+    /// The default location: a hidden folder under the output root (the scanner skips hidden folders).
+    public static func defaultPath(outputRoot: String) -> String {
+        outputRoot + "/.driftfix/journal.sqlite"
+    }
+
+    /// Opens (creating if needed) the journal at `path` for a coordinator: takes the owner lock, checks the file
+    /// (`PRAGMA quick_check`) and brings the schema up to date. With `readOnly`, opens an existing journal for
+    /// reading only, without the lock.
+    public init(path: String, readOnly: Bool = false) throws(JournalError) {
+        self.path = path
+        if readOnly {
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw JournalError(path: path, cause: .other("no journal here (driftfix repair creates it)"))
+            }
+            lockDescriptor = nil
+        } else {
+            let folder = (path as NSString).deletingLastPathComponent
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw JournalError(path: path, cause: .notWritable("cannot create \(folder): \(Self.reason(error))"))
+            }
+            lockDescriptor = try Self.takeOwnerLock(path: path)
+        }
+        var configuration = Configuration()
+        configuration.readonly = readOnly
+        configuration.busyMode = .timeout(5)
+        configuration.journalMode = readOnly ? .default : .wal
+        configuration.label = "driftfix.journal"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            database = try DatabaseQueue(path: path, configuration: configuration)
+            let check = try database.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+            guard check == ["ok"] else {
+                throw JournalError(path: path, cause: .corrupt(check.prefix(3).joined(separator: "; ")))
+            }
+            if !readOnly { try Self.migrate(database, path: path) }
+        } catch {
+            if let descriptor = lockDescriptor { close(descriptor) }
+            throw JournalError.from(error, path: path)
+        }
+    }
+
+    deinit {
+        if let lockDescriptor { close(lockDescriptor) }  // releases the flock
+    }
+
+    // MARK: runs
+
+    /// The newest run over exactly these roots and output root that did not finish, if any.
+    public func unfinishedRun(roots: [String], outputRoot: String) throws(JournalError) -> JournalRun? {
+        try access { db in
+            let statuses = RunStatus.resumable.map { "'\($0.rawValue)'" }.joined(separator: ",")
+            let row = try Row.fetchOne(db, sql: """
+                SELECT id, started, status, roots, outputRoot, report IS NOT NULL AS planned FROM run
+                WHERE status IN (\(statuses)) AND roots = ? AND outputRoot = ? ORDER BY id DESC LIMIT 1
+                """, arguments: [Self.encodeRoots(roots), outputRoot])
+            return row.map(Self.run(from:))
+        }
+    }
+
+    /// Records a new run (status `scanning`); marks every other unfinished run over the same roots abandoned.
+    public func beginRun(roots: [String], outputRoot: String, at date: Date = Date()) throws(JournalError) -> Int64 {
+        try write { db in
+            let statuses = RunStatus.resumable.map { "'\($0.rawValue)'" }.joined(separator: ",")
+            try db.execute(sql: """
+                UPDATE run SET status = 'abandoned', finished = ? WHERE status IN (\(statuses)) AND roots = ? AND outputRoot = ?
+                """, arguments: [date.timeIntervalSince1970, Self.encodeRoots(roots), outputRoot])
+            try db.execute(sql: "INSERT INTO run (started, status, roots, outputRoot) VALUES (?, 'scanning', ?, ?)",
+                           arguments: [date.timeIntervalSince1970, Self.encodeRoots(roots), outputRoot])
+            return db.lastInsertedRowID
+        }
+    }
+
+    /// Stores a run's scan report and jobs, and its drift measurements for the history, in one transaction; the
+    /// run becomes `running`.
+    public func storePlan(run: Int64, report: ScanReport, jobs: [PlannedJob]) throws(JournalError) {
+        let encoder = JSONEncoder()
+        try write { db in
+            try db.execute(sql: "UPDATE run SET status = 'running', report = ? WHERE id = ?",
+                           arguments: [try encoder.encode(report), run])
+            let insertJob = try db.makeStatement(sql: """
+                INSERT INTO job (run, id, row, spec, audioSeconds, state, attempts, prints) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for job in jobs {
+                let state: String
+                var result: Data?
+                switch job.record.state {
+                case .done(let jobResult):
+                    state = "done"
+                    result = try encoder.encode(jobResult)
+                case .failed: state = "failed"
+                case .queued, .leased: state = "queued"
+                }
+                try insertJob.execute(arguments: [
+                    run, job.record.id, job.row, try encoder.encode(job.record.spec), job.record.audioSeconds, state,
+                    job.record.attempts, try job.prints.map { try encoder.encode($0) },
+                ])
+                if let result {
+                    try db.execute(sql: "UPDATE job SET result = ? WHERE run = ? AND id = ?", arguments: [result, run, job.record.id])
+                }
+            }
+            let insertMeasurement = try db.makeStatement(sql: """
+                INSERT OR REPLACE INTO measurement (run, recording, folder, ppm, endOffsetMs) VALUES (?, ?, ?, ?, ?)
+                """)
+            for pair in report.pairs {
+                guard let ppm = pair.driftPPM else { continue }
+                try insertMeasurement.execute(arguments: [run, pair.recording, pair.folder, ppm, pair.endOffsetMs])
+            }
+        }
+    }
+
+    /// A stored plan, with every job as the journal last recorded it. Jobs that were out on lease when the
+    /// coordinator stopped go back to the queue (recorded so), to be run again.
+    public func loadPlan(run: Int64) throws(JournalError) -> (report: ScanReport, jobs: [JobRecord], rows: [Int: Int], prints: [Int: JobFingerprints]) {
+        let decoder = JSONDecoder()
+        return try write { db in
+            try db.execute(sql: """
+                UPDATE job SET state = 'queued', error = 'the coordinator stopped while it was leased' WHERE run = ? AND state = 'leased'
+                """, arguments: [run])
+            guard let reportData = try Data.fetchOne(db, sql: "SELECT report FROM run WHERE id = ?", arguments: [run]) else {
+                throw JournalError(path: path, cause: .other("run \(run) has no stored plan"))
+            }
+            let report = try decoder.decode(ScanReport.self, from: reportData)
+            var jobs: [JobRecord] = []
+            var rows: [Int: Int] = [:]
+            var prints: [Int: JobFingerprints] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM job WHERE run = ? ORDER BY id", arguments: [run]) {
+                let spec = try decoder.decode(JobSpec.self, from: row["spec"] as Data)
+                let error: String? = row["error"]
+                let state: JobState
+                switch row["state"] as String {
+                case "done": state = .done(try decoder.decode(JobResult.self, from: row["result"] as Data))
+                case "failed": state = .failed(error ?? "failed")
+                default: state = .queued
+                }
+                jobs.append(JobRecord(spec: spec, audioSeconds: row["audioSeconds"], state: state, attempts: row["attempts"],
+                                      lastError: error))
+                rows[spec.id] = row["row"]
+                if let data = row["prints"] as Data? { prints[spec.id] = try decoder.decode(JobFingerprints.self, from: data) }
+            }
+            return (report, jobs, rows, prints)
+        }
+    }
+
+    /// Records how a run ended, with its final report (outcomes filled in).
+    public func finishRun(_ run: Int64, status: RunStatus, succeeded: Bool, report: ScanReport, at date: Date = Date()) throws(JournalError) {
+        let data = try encode(report)
+        try write { db in
+            try db.execute(sql: "UPDATE run SET status = ?, ok = ?, finished = ?, report = ? WHERE id = ?",
+                           arguments: [status.rawValue, succeeded, date.timeIntervalSince1970, data, run])
+        }
+    }
+
+    /// When a run last ended with every pair repaired, unchanged or skipped.
+    public func lastSuccess() throws(JournalError) -> Date? {
+        try access { db in
+            try Double.fetchOne(db, sql: "SELECT MAX(finished) FROM run WHERE ok = 1").map(Date.init(timeIntervalSince1970:))
+        }
+    }
+
+    /// The runs, newest first.
+    public func runs(limit: Int) throws(JournalError) -> [JournalRun] {
+        try access { db in
+            try Row.fetchAll(db, sql: """
+                SELECT id, started, status, roots, outputRoot, report IS NOT NULL AS planned FROM run ORDER BY id DESC LIMIT ?
+                """, arguments: [limit]).map(Self.run(from:))
+        }
+    }
+
+    // MARK: outputs
+
+    /// The last verified output of every recording, by recording path.
+    public func outputs() throws(JournalError) -> [String: OutputRecord] {
+        let decoder = JSONDecoder()
+        return try access { db in
+            var records: [String: OutputRecord] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM output") {
+                let prints = try decoder.decode(JobFingerprints.self, from: row["prints"] as Data)
+                let record = OutputRecord(
+                    recording: row["recording"], prints: prints, output: row["output"], outputFrames: row["outputFrames"],
+                    outputSize: row["outputSize"], outputModified: row["outputModified"], checksum: row["checksum"],
+                    worker: row["worker"], run: row["run"])
+                records[record.recording] = record
+            }
+            return records
+        }
+    }
+
+    // MARK: job transitions (JournalJobStore)
+
+    func recordLease(run: Int64, job: Int, worker: String, attempt: Int, at time: Double) throws(JournalError) {
+        try write { db in
+            try db.cachedStatement(sql: """
+                UPDATE job SET state = 'leased', worker = ?, attempts = ?, leasedAt = ? WHERE run = ? AND id = ?
+                """).execute(arguments: [worker, attempt, time, run, job])
+        }
+    }
+
+    /// Marks a job done and, in the same transaction, records its output as current for the next nights.
+    func recordDone(run: Int64, job: Int, result: JobResult, output: OutputRecord?) throws(JournalError) {
+        let encoder = JSONEncoder()
+        try write { db in
+            try db.cachedStatement(sql: "UPDATE job SET state = 'done', result = ?, error = NULL WHERE run = ? AND id = ?")
+                .execute(arguments: [try encoder.encode(result), run, job])
+            if let output {
+                try db.cachedStatement(sql: """
+                    INSERT OR REPLACE INTO output (recording, prints, output, outputFrames, outputSize, outputModified, checksum, worker, run)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """).execute(arguments: [
+                        output.recording, try encoder.encode(output.prints), output.output, output.outputFrames,
+                        output.outputSize, output.outputModified, output.checksum, output.worker, output.run,
+                    ])
+            }
+        }
+    }
+
+    func recordFailed(run: Int64, job: Int, error: String) throws(JournalError) {
+        try write { db in
+            try db.cachedStatement(sql: "UPDATE job SET state = 'failed', error = ? WHERE run = ? AND id = ?")
+                .execute(arguments: [error, run, job])
+        }
+    }
+
+    func recordRequeued(run: Int64, job: Int, reason: String) throws(JournalError) {
+        try write { db in
+            try db.cachedStatement(sql: "UPDATE job SET state = 'queued', error = ? WHERE run = ? AND id = ?")
+                .execute(arguments: [reason, run, job])
+        }
+    }
+
+    // MARK: plumbing
+
+    func write<T>(_ body: (Database) throws -> T) throws(JournalError) -> T {
+        do {
+            return try database.write(body)
+        } catch {
+            throw JournalError.from(error, path: path)
+        }
+    }
+
+    func access<T>(_ body: (Database) throws -> T) throws(JournalError) -> T {
+        do {
+            return try database.read(body)
+        } catch {
+            throw JournalError.from(error, path: path)
+        }
+    }
+
+    private func encode(_ report: ScanReport) throws(JournalError) -> Data {
+        do {
+            return try JSONEncoder().encode(report)
+        } catch {
+            throw JournalError(path: path, cause: .other("cannot encode the report: \(error)"))
+        }
+    }
+
+    static func encodeRoots(_ roots: [String]) -> String {
+        (try? String(decoding: JSONEncoder().encode(roots), as: UTF8.self)) ?? roots.joined(separator: "\n")
+    }
+
+    static func run(from row: Row) -> JournalRun {
+        let roots = (try? JSONDecoder().decode([String].self, from: Data((row["roots"] as String).utf8))) ?? []
+        return JournalRun(
+            id: row["id"], started: Date(timeIntervalSince1970: row["started"]),
+            status: RunStatus(rawValue: row["status"]) ?? .abandoned, roots: roots, outputRoot: row["outputRoot"],
+            planned: row["planned"])
+    }
+
+    static func reason(_ error: Error) -> String {
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        return underlying.map { String(cString: strerror(Int32($0.code))) } ?? error.localizedDescription
+    }
+
+    /// An exclusive, non-blocking `flock` on `PATH.lock`, which names its holder for the error message. The
+    /// kernel drops the lock when the holder dies, so a crashed coordinator never leaves a stale lock.
+    private static func takeOwnerLock(path: String) throws(JournalError) -> Int32 {
+        let lockPath = path + ".lock"
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw JournalError(path: path, cause: .notWritable("cannot open \(lockPath): \(String(cString: strerror(errno)))"))
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            var buffer = [UInt8](repeating: 0, count: 256)
+            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 255, 0) }
+            close(descriptor)
+            guard code == EWOULDBLOCK else {
+                throw JournalError(path: path, cause: .notWritable("cannot lock \(lockPath): \(String(cString: strerror(code)))"))
+            }
+            let owner = String(decoding: buffer.prefix(max(0, count)), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw JournalError(path: path, cause: .inUse(owner.isEmpty ? "holder unknown" : owner))
+        }
+        let owner = "pid \(getpid()) on \(ProcessInfo.processInfo.hostName)\n"
+        _ = ftruncate(descriptor, 0)
+        _ = owner.withCString { pwrite(descriptor, $0, strlen($0), 0) }
+        return descriptor
+    }
+}

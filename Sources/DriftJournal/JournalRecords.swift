@@ -1,0 +1,102 @@
+import DriftCoordinator
+import Foundation
+
+/// Where a run stands in the journal.
+public enum RunStatus: String, Sendable, CaseIterable {
+    /// Started; the plan is not stored yet (a crash here means scanning again).
+    case scanning
+    /// Planned; jobs are being dispatched.
+    case running
+    /// Every job finished (some may have failed: see `ok`).
+    case complete
+    /// Stopped by a signal before every job finished.
+    case stopped
+    /// No worker was alive for the idle timeout.
+    case noWorkers
+    /// The journal itself could not be written (disk full, ...).
+    case storeFailed
+    /// A later run was started fresh (`--no-resume`) instead of resuming this one.
+    case abandoned
+
+    /// Statuses a later `driftfix repair` resumes.
+    public static let resumable: [RunStatus] = [.scanning, .running, .stopped, .noWorkers, .storeFailed]
+}
+
+/// A run as the journal knows it.
+public struct JournalRun: Sendable, Equatable {
+    public let id: Int64
+    public let started: Date
+    public let status: RunStatus
+    public let roots: [String]
+    public let outputRoot: String
+    /// Whether the scan finished and its plan was stored.
+    public let planned: Bool
+}
+
+/// What a finished output was made from: compared on the next night to decide whether it is still current.
+public struct JobFingerprints: Codable, Sendable, Equatable {
+    /// `FileFingerprint` of the recording and of the reference.
+    public var recording: String
+    public var reference: String
+    /// Target frames, method, quality and output path: a change in any of them means the output is stale.
+    public var plan: String
+
+    public init(recording: String, reference: String, plan: String) {
+        self.recording = recording
+        self.reference = reference
+        self.plan = plan
+    }
+
+    public init?(job: JobRecord, reference: String) {
+        guard let recordingPrint = FileFingerprint.of(path: job.input),
+              let referencePrint = FileFingerprint.of(path: reference) else { return nil }
+        self.init(recording: recordingPrint, reference: referencePrint, plan: Self.plan(of: job))
+    }
+
+    public static func plan(of job: JobRecord) -> String {
+        "\(job.spec.targetFrames) frames, \(job.method.rawValue), \(job.spec.quality.rawValue), \(job.output)"
+    }
+}
+
+/// A job of a plan, as the journal stores it.
+public struct PlannedJob: Sendable {
+    public var record: JobRecord
+    /// The pair's row in the run's report.
+    public var row: Int
+    /// Nil when the inputs could not be fingerprinted (the output is then never considered current).
+    public var prints: JobFingerprints?
+
+    public init(record: JobRecord, row: Int, prints: JobFingerprints?) {
+        self.record = record
+        self.row = row
+        self.prints = prints
+    }
+}
+
+/// The last verified output of a recording, from whichever run made it.
+public struct OutputRecord: Sendable, Equatable {
+    public var recording: String
+    public var prints: JobFingerprints
+    public var output: String
+    public var outputFrames: Int64
+    /// Size and modification time (ns) of the output as the coordinator saw it on completion; nil when the
+    /// coordinator could not see it (remote storage).
+    public var outputSize: Int64?
+    public var outputModified: Int64?
+    public var checksum: String?
+    public var worker: String?
+    public var run: Int64
+
+    public init(recording: String, prints: JobFingerprints, output: String, outputFrames: Int64, outputSize: Int64?,
+                outputModified: Int64?, checksum: String?, worker: String?, run: Int64) {
+        self.recording = recording
+        self.prints = prints
+        self.output = output
+        self.outputFrames = outputFrames
+        self.outputSize = outputSize
+        self.outputModified = outputModified
+        self.checksum = checksum
+        self.worker = worker
+        self.run = run
+    }
+}

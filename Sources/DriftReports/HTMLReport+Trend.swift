@@ -1,0 +1,50 @@
+import DriftCore
+import Foundation
+
+extension HTMLReport {
+    /// The drift history section: one line per folder (median ppm per run, oldest run left), flagged folders in
+    /// red with their alert listed below. Shown when the journal holds at least two runs.
+    static func trend(_ history: DriftHistory) -> String {
+        guard history.runs.count >= 2, !history.folders.isEmpty else { return "" }
+        // Flagged folders first, then the largest drift: a dozen lines stay readable.
+        let shown = history.folders.sorted { a, b in
+            if (a.alert != nil) != (b.alert != nil) { return a.alert != nil }
+            return (a.ppm.compactMap { $0 }.map(abs).max() ?? 0) > (b.ppm.compactMap { $0 }.map(abs).max() ?? 0)
+        }.prefix(12)
+        let values = shown.flatMap { $0.ppm.compactMap { $0 } }
+        let low = min(values.min() ?? -1, 0)
+        let high = max(values.max() ?? 1, 0)
+        let span = max(high - low, 1)
+        let (width, height, left, bottom, right) = (900.0, 280.0, 70.0, 30.0, 200.0)
+        let runs = history.runs.count
+        func x(_ index: Int) -> Double { left + Double(index) / Double(runs - 1) * (width - left - right) }
+        func y(_ ppm: Double) -> Double { 10 + (high - ppm) / span * (height - bottom - 20) }
+
+        var svg = "<svg id=\"trend\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\">"
+        svg += "<line x1=\"\(left)\" y1=\"\(y(0))\" x2=\"\(width - right)\" y2=\"\(y(0))\" class=\"zero\"/>"
+        for value in [high, low] where value != 0 {
+            svg += "<text x=\"2\" y=\"\(y(value) + 4)\" class=\"axis\">\(String(format: "%+.0f ppm", value))</text>"
+        }
+        for (index, run) in history.runs.enumerated() {
+            svg += "<text x=\"\(x(index) - 20)\" y=\"\(height - 8)\" class=\"axis small\">#\(run.id) \(escape(String(run.started.dropFirst(5).prefix(5))))</text>"
+        }
+        for series in shown {
+            let flagged = series.alert != nil
+            let points = series.ppm.enumerated().compactMap { index, value in value.map { (x(index), y($0)) } }
+            let path = points.map { "\($0.0),\($0.1)" }.joined(separator: " ")
+            svg += "<polyline points=\"\(path)\" class=\"\(flagged ? "series alert" : "series")\" data-folder=\"\(escape(series.name))\"/>"
+            for point in points { svg += "<circle cx=\"\(point.0)\" cy=\"\(point.1)\" r=\"2.5\" class=\"\(flagged ? "dot bad" : "dot")\"/>" }
+            if let last = points.last {
+                svg += "<text x=\"\(last.0 + 6)\" y=\"\(last.1 + 4)\" class=\"axis\">\(escape(String(short(series.name + "/x").dropLast(2).suffix(28))))</text>"
+            }
+        }
+        svg += "</svg>"
+        var html = "<section><h2>Drift history</h2><figure class=\"wide\"><figcaption>Median drift by folder over the last "
+            + "\(runs) runs (ppm)</figcaption>\(svg)</figure>"
+        let alerts = history.folders.filter { $0.alert != nil }
+        html += "<ul id=\"alerts\" data-count=\"\(alerts.count)\">"
+        html += alerts.isEmpty ? "<li>No folder moved more than \(String(format: "%.0f", history.alertPPM)) ppm from its earlier runs.</li>"
+            : alerts.map { "<li class=\"alert\">\(escape($0.name)): \(escape($0.alert ?? ""))</li>" }.joined()
+        return html + "</ul></section>\n"
+    }
+}

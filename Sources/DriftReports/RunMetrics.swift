@@ -1,0 +1,88 @@
+import DriftCore
+import Foundation
+
+/// The nightly run's numbers as a Prometheus text file, for node_exporter's textfile collector: written to a
+/// temporary file in the same folder and renamed over the old one, so the collector never reads half a file.
+public struct RunMetrics: Sendable, Equatable {
+    /// When a run last ended with every pair good (this one, or an earlier one from the journal).
+    public var lastSuccess: Date?
+    public var started: Date
+    public var finished: Date
+    public var succeeded: Bool
+    /// Pairs by outcome (`repaired`, `unchanged`, `skipped`, `refused`, `failed`, `unfinished`).
+    public var outcomes: [RepairOutcome: Int]
+    /// Seconds of recorded audio this run repaired.
+    public var audioSecondsProcessed: Double
+
+    public init(lastSuccess: Date?, started: Date, finished: Date, succeeded: Bool, outcomes: [RepairOutcome: Int],
+                audioSecondsProcessed: Double) {
+        self.lastSuccess = lastSuccess
+        self.started = started
+        self.finished = finished
+        self.succeeded = succeeded
+        self.outcomes = outcomes
+        self.audioSecondsProcessed = audioSecondsProcessed
+    }
+
+    /// The numbers of a finished run's report.
+    public init(report: ScanReport, started: Date, finished: Date, lastSuccess: Date?) {
+        var outcomes: [RepairOutcome: Int] = [:]
+        for pair in report.pairs { if let outcome = pair.outcome { outcomes[outcome, default: 0] += 1 } }
+        let succeeded = report.pairs.allSatisfy { $0.outcome?.isGood ?? false } && report.errors.isEmpty
+        self.init(lastSuccess: succeeded ? finished : lastSuccess, started: started, finished: finished,
+                  succeeded: succeeded, outcomes: outcomes,
+                  audioSecondsProcessed: report.pairs.filter { $0.outcome == .repaired }.compactMap(\.recordingSeconds).reduce(0, +))
+    }
+
+    /// The exposition text (format 0.0.4).
+    public func render() -> String {
+        var lines: [String] = []
+        func metric(_ name: String, _ help: String, _ type: String, _ samples: [(labels: String, value: Double)]) {
+            lines.append("# HELP \(name) \(help)")
+            lines.append("# TYPE \(name) \(type)")
+            for sample in samples { lines.append("\(name)\(sample.labels) \(Self.format(sample.value))") }
+        }
+        metric("driftfix_last_success_timestamp_seconds", "Unix time a repair run last ended with every pair good (0: never).",
+               "gauge", [("", lastSuccess?.timeIntervalSince1970 ?? 0)])
+        metric("driftfix_last_run_timestamp_seconds", "Unix time the last repair run ended.", "gauge",
+               [("", finished.timeIntervalSince1970)])
+        metric("driftfix_last_run_success", "1 if the last run ended with every pair good, else 0.", "gauge",
+               [("", succeeded ? 1 : 0)])
+        metric("driftfix_last_run_duration_seconds", "Wall-clock seconds of the last run.", "gauge",
+               [("", finished.timeIntervalSince(started))])
+        metric("driftfix_last_run_files", "Pairs of the last run by outcome.", "gauge",
+               RepairOutcome.allCases.map { ("{outcome=\"\($0.rawValue)\"}", Double(outcomes[$0] ?? 0)) })
+        metric("driftfix_last_run_audio_seconds_processed", "Seconds of audio the last run repaired.", "gauge",
+               [("", audioSecondsProcessed)])
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Writes `render()` to `path` atomically (readable by the collector: mode 0644).
+    public func write(to path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        let temporary = (folder.isEmpty ? "." : folder) + "/." + (path as NSString).lastPathComponent + ".\(getpid()).tmp"
+        let text = render()
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw MetricsError(path: path, reason: String(cString: strerror(errno))) }
+        let written = text.withCString { Glibc.write(descriptor, $0, strlen($0)) }
+        let synced = fsync(descriptor) == 0
+        let code = errno
+        close(descriptor)
+        guard written == text.utf8.count, synced, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(written < 0 || !synced ? code : errno))
+            unlink(temporary)
+            throw MetricsError(path: path, reason: reason)
+        }
+    }
+
+    static func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}
+
+/// The metrics file could not be written.
+public struct MetricsError: Error, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+    public var description: String { "\(path): cannot write the metrics file (\(reason))" }
+}
