@@ -189,6 +189,17 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
         }
     }
 
+    /// Each job of a run as last recorded: id → (state, attempts). For inspection and tests.
+    public func jobStates(run: Int64) throws(JournalError) -> [Int: (state: String, attempts: Int)] {
+        try access { db in
+            var states: [Int: (state: String, attempts: Int)] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, state, attempts FROM job WHERE run = ?", arguments: [run]) {
+                states[row["id"]] = (row["state"], row["attempts"])
+            }
+            return states
+        }
+    }
+
     // MARK: outputs
 
     /// The last verified output of every recording, by recording path.

@@ -105,11 +105,15 @@ final class Background {
     }
 }
 
-/// Every hidden entry (temporary files) under `folder`.
+/// Every hidden entry (temporary files) under `folder`, except the run journal's own folder `.driftfix`.
 func hiddenFiles(under folder: String) -> [String] {
     let enumerator = FileManager.default.enumerator(atPath: folder)
     var found: [String] = []
     while let path = enumerator?.nextObject() as? String {
+        if path == ".driftfix" {
+            enumerator?.skipDescendants()
+            continue
+        }
         if (path as NSString).lastPathComponent.hasPrefix(".") { found.append(path) }
     }
     return found

@@ -17,7 +17,7 @@ struct RepairRunTests {
         let run = try Background(["repair", tree.root.path, "--out", out.path, "--workers", "3", "--report", report.path])
         let result = run.wait(seconds: 240)
         #expect(result.status == 1, "refused pairs make the exit code 1: \(result.stderr)")
-        #expect(result.stdout.contains("28 repaired, 4 skipped, 2 refused, 0 failed, 0 unfinished"), "\(result.stdout)")
+        #expect(result.stdout.contains("28 repaired, 0 unchanged, 4 skipped, 2 refused, 0 failed, 0 unfinished"), "\(result.stdout)")
         let rows = try reportRows(report.path)
         for entry in tree.entries {
             let output = tree.output(entry, in: out.path)
@@ -103,7 +103,7 @@ struct RepairRunTests {
                                         "--heartbeat", "0.5", "--idle-timeout", "2", "--report", report.path]).wait(seconds: 60)
         #expect(abandoned.status == 1)
         #expect(Date().timeIntervalSince(start) < 30)
-        #expect(abandoned.stdout.contains("0 repaired, 0 skipped, 0 refused, 0 failed, 4 unfinished"), "\(abandoned.stdout)")
+        #expect(abandoned.stdout.contains("0 repaired, 0 unchanged, 0 skipped, 0 refused, 0 failed, 4 unfinished"), "\(abandoned.stdout)")
         #expect(try reportRows(report.path).values.allSatisfy { $0["outcome"] as? String == "unfinished" })
     }
 

@@ -1,1 +1,204 @@
+import DriftAudio
+import DriftCoordinator
+import DriftCore
+import DriftJournal
+import DriftWire
+import Foundation
 import Testing
+import TestSupport
+
+/// A plan of `count` jobs on recordings that need not exist (the store never opens them).
+func samplePlan(run: Int64, count: Int) -> (ScanReport, [PlannedJob]) {
+    var pairs: [PairReport] = []
+    var jobs: [PlannedJob] = []
+    for id in 1...count {
+        let recording = "/media/dev\(id % 2)/take\(id).wav"
+        pairs.append(PairReport(recording: recording, reference: recording + ".duration", folder: "/media/dev\(id % 2)", error: "x"))
+        let record = JobRecord(id: id, input: recording, output: "/out/take\(id).wav", outputRoot: "/out", targetFrames: 48_000,
+                               method: .resample, methodReason: "default", quality: .medium, audioSeconds: Double(id), run: run)
+        jobs.append(PlannedJob(record: record, row: id - 1,
+                               prints: JobFingerprints(recording: "r\(id)", reference: "f\(id)", plan: "p\(id)")))
+    }
+    return (ScanReport(generated: "now", roots: ["/media"], pairs: pairs, unpaired: [], errors: []), jobs)
+}
+
+func result(_ id: Int, run: Int64) -> JobResult {
+    var result = JobResult(id: id, attempt: 1, worker: "w", succeeded: true, outputFrames: 48_000, checksum: "c\(id)", seconds: 1)
+    result.run = run
+    return result
+}
+
+@Suite("run journal", .serialized)
+struct JournalTests {
+    @Test("every transition survives closing the journal; leased jobs come back queued; done and failed stay")
+    func transitionsAreDurable() throws {
+        let folder = TemporaryFolder("driftfix-journal")
+        let path = folder.file("j/journal.sqlite")
+        let run: Int64
+        do {
+            let journal = try Journal(path: path)
+            run = try journal.beginRun(roots: ["/media"], outputRoot: "/out")
+            let (report, jobs) = samplePlan(run: run, count: 4)
+            try journal.storePlan(run: run, report: report, jobs: jobs)
+            let store = JournalJobStore(journal: journal, run: run, jobs: jobs.map(\.record), prints: [:])
+            #expect(store.lease(4, to: "w", at: 1) == 1)  // longest first
+            store.complete(4, with: result(4, run: run))
+            #expect(store.lease(3, to: "w", at: 2) == 1)
+            store.fail(3, error: "x.wav: corrupt")
+            #expect(store.lease(2, to: "w", at: 3) == 1)
+            #expect(store.failure == nil)
+        }
+        let journal = try Journal(path: path)  // the owner lock was released with the first instance
+        let unfinished = try #require(try journal.unfinishedRun(roots: ["/media"], outputRoot: "/out"))
+        #expect(unfinished.id == run && unfinished.planned && unfinished.status == .running)
+        #expect(try journal.unfinishedRun(roots: ["/other"], outputRoot: "/out") == nil)
+        let loaded = try journal.loadPlan(run: run)
+        let states = Dictionary(uniqueKeysWithValues: loaded.jobs.map { ($0.id, $0.state) })
+        #expect(states[4] == .done(result(4, run: run)))
+        #expect(states[3] == .failed("x.wav: corrupt"))
+        #expect(states[2] == .queued, "a job leased when the coordinator stopped runs again")
+        #expect(states[1] == .queued)
+        #expect(loaded.jobs.first { $0.id == 2 }?.attempts == 1, "the lease is counted")
+        #expect(loaded.rows == [1: 0, 2: 1, 3: 2, 4: 3])
+        #expect(loaded.report.pairs.count == 4)
+        #expect(try journal.jobStates(run: run)[2]?.state == "queued", "the requeue is recorded too")
+    }
+
+    @Test("a second coordinator on the same journal is refused, naming the owner")
+    func ownerLock() throws {
+        let folder = TemporaryFolder("driftfix-journal")
+        let path = folder.file("journal.sqlite")
+        let owner = try Journal(path: path)
+        #expect(throws: JournalError(path: path, cause: .inUse("pid \(getpid()) on \(ProcessInfo.processInfo.hostName)"))) {
+            try Journal(path: path)
+        }
+        // Readers need no lock.
+        let reader = try Journal(path: path, readOnly: true)
+        #expect(try reader.runs(limit: 5).isEmpty)
+        _ = owner
+    }
+
+    @Test("a file that is not a database, or a damaged one, is reported and left as it was")
+    func corruption() throws {
+        let folder = TemporaryFolder("driftfix-journal")
+        let garbage = folder.file("garbage.sqlite")
+        let bytes = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 131) })
+        try bytes.write(to: URL(fileURLWithPath: garbage))
+        do {
+            _ = try Journal(path: garbage)
+            Issue.record("opened a garbage journal")
+        } catch {
+            guard case .corrupt = error.cause else { Issue.record("wrong cause: \(error)"); return }
+            #expect(error.description.contains(garbage) && error.description.contains("damaged"))
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: garbage)) == bytes, "the damaged file is not touched")
+
+        // A real journal whose table pages were overwritten.
+        let damaged = folder.file("damaged.sqlite")
+        do {
+            let journal = try Journal(path: damaged)
+            for _ in 0..<3 {
+                let run = try journal.beginRun(roots: ["/media"], outputRoot: "/out")
+                let (report, jobs) = samplePlan(run: run, count: 200)
+                try journal.storePlan(run: run, report: report, jobs: jobs)
+            }
+        }
+        let handle = try #require(FileHandle(forUpdatingAtPath: damaged))
+        let size = try handle.seekToEnd()
+        #expect(size > 16 * 4096)
+        for page in stride(from: UInt64(2), to: size / 4096, by: 3) {  // every third page after the schema
+            try handle.seek(toOffset: page * 4096)
+            handle.write(Data(repeating: 0xA5, count: 4096))
+        }
+        try handle.close()
+        do {
+            _ = try Journal(path: damaged)
+            Issue.record("opened a damaged journal")
+        } catch {
+            guard case .corrupt = error.cause else { Issue.record("wrong cause: \(error)"); return }
+        }
+    }
+
+    @Test("a journal held by another process's SQLite lock gives a clear error after the busy timeout")
+    func sqliteLock() throws {
+        let folder = TemporaryFolder("driftfix-journal")
+        let path = folder.file("journal.sqlite")
+        do { _ = try Journal(path: path) }  // create it
+        // Another program (Python's sqlite3) takes an exclusive lock and keeps it.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = ["-c", """
+            import sqlite3, sys, time
+            db = sqlite3.connect(sys.argv[1], isolation_level=None)
+            db.execute('PRAGMA locking_mode = EXCLUSIVE')
+            db.execute('BEGIN EXCLUSIVE')
+            db.execute('INSERT INTO run (started, status, roots, outputRoot) VALUES (0, "x", "[]", "/")')
+            print('locked', flush=True)
+            time.sleep(30)
+            """, path]
+        let pipe = Pipe()
+        holder.standardOutput = pipe
+        try holder.run()
+        defer { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() }
+        _ = pipe.fileHandleForReading.availableData  // "locked"
+        do {
+            _ = try Journal(path: path)
+            Issue.record("opened a locked journal")
+        } catch {
+            #expect(error.cause == .locked, "\(error)")
+            #expect(error.description.contains("locked by another process"))
+        }
+    }
+
+    @Test("a full disk stops the journal with a clear error; after freeing space it opens intact with every commit")
+    func diskFull() throws {
+        try #require(TmpfsMount.available, "needs root to mount a tmpfs")
+        let disk = try TmpfsMount(kibibytes: 400)
+        let path = disk.file("journal.sqlite")
+        let run: Int64
+        var committed = 0
+        do {
+            let journal = try Journal(path: path)
+            run = try journal.beginRun(roots: ["/media"], outputRoot: "/out")
+            let (report, jobs) = samplePlan(run: run, count: 50)
+            try journal.storePlan(run: run, report: report, jobs: jobs)
+            // Fill the rest of the disk.
+            let filler = disk.file("filler")
+            FileManager.default.createFile(atPath: filler, contents: nil)
+            let handle = try #require(FileHandle(forWritingAtPath: filler))
+            while (try? handle.write(contentsOf: Data(repeating: 1, count: 4096))) != nil {}
+            // Leave room for a few commits, so the failure comes in the middle of the run.
+            try handle.truncate(atOffset: try handle.offset() - 48 * 1024)
+            try handle.close()
+            // Keep going until the journal cannot grow; every success before that must survive.
+            let store = JournalJobStore(journal: journal, run: run, jobs: jobs.map(\.record), prints: [:])
+            for round in 0..<50 {
+                guard let next = store.nextQueued() else { break }
+                _ = store.lease(next.id, to: String(repeating: "w", count: 3000), at: Double(round))
+                if store.failure != nil { break }
+                committed += 1
+            }
+            let failure = try #require(store.failure, "the disk never filled")
+            #expect(failure.contains(path) && failure.contains("no space left"), "\(failure)")
+            try FileManager.default.removeItem(atPath: filler)
+        }
+        let reopened = try Journal(path: path)  // quick_check passes
+        let leased = try reopened.jobStates(run: run).values.filter { $0.attempts == 1 }.count
+        #expect(leased == committed && committed > 0, "\(leased) leases on file, \(committed) committed")
+        // And it can be written again.
+        _ = try reopened.beginRun(roots: ["/media"], outputRoot: "/out")
+    }
+
+    @Test("a folder that cannot be created is a clear error")
+    func unwritable() throws {
+        try #require(TmpfsMount.available, "needs root to mount a tmpfs")
+        let disk = try TmpfsMount(kibibytes: 64, readOnly: true)
+        do {
+            _ = try Journal(path: disk.file("sub/journal.sqlite"))
+            Issue.record("created a journal on a read-only file system")
+        } catch {
+            guard case .notWritable(let detail) = error.cause else { Issue.record("\(error)"); return }
+            #expect(detail.contains(disk.path + "/sub") && detail.lowercased().contains("read"), "\(detail)")
+        }
+    }
+}
