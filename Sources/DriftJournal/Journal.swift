@@ -189,12 +189,14 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
         }
     }
 
-    /// Each job of a run as last recorded: id → (state, attempts). For inspection and tests.
-    public func jobStates(run: Int64) throws(JournalError) -> [Int: (state: String, attempts: Int)] {
-        try access { db in
-            var states: [Int: (state: String, attempts: Int)] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT id, state, attempts FROM job WHERE run = ?", arguments: [run]) {
-                states[row["id"]] = (row["state"], row["attempts"])
+    /// Each job of a run as last recorded: id → (state, attempts, output path). For inspection and tests.
+    public func jobStates(run: Int64) throws(JournalError) -> [Int: (state: String, attempts: Int, output: String)] {
+        let decoder = JSONDecoder()
+        return try access { db in
+            var states: [Int: (state: String, attempts: Int, output: String)] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, state, attempts, spec FROM job WHERE run = ?", arguments: [run]) {
+                let spec = try decoder.decode(JobSpec.self, from: row["spec"] as Data)
+                states[row["id"]] = (row["state"], row["attempts"], spec.output)
             }
             return states
         }

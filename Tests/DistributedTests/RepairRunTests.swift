@@ -193,8 +193,10 @@ struct PathMapTests {
         }
         let endpoint = uniqueEndpoint()
         let report = TemporaryFolder("driftfix-report")
+        // The journal lives outside the mount points, or the coordinator's open journal would keep them busy.
         let coordinator = try Background(["repair", view + "/media", "--out", view + "/out", "--bind", endpoint, "--workers", "0",
-                                          "--heartbeat", "0.5", "--idle-timeout", "20", "--report", report.path])
+                                          "--heartbeat", "0.5", "--idle-timeout", "20", "--report", report.path,
+                                          "--journal", base.file("journal.sqlite")])
         let socket = String(endpoint.dropFirst("ipc://".count))
         try #require(waitUntil(seconds: 30) { FileManager.default.fileExists(atPath: socket) }, "coordinator did not bind")
         #expect(run("/bin/umount", [view + "/media"]) == 0)
