@@ -61,7 +61,7 @@ let package = Package(
         .executableTarget(
             name: "DriftBench",
             dependencies: [
-                "DriftCore", "DriftAudio", "DriftDSP", "TestSupport", "DriftCoordinator", "DriftTransport",
+                "DriftCore", "DriftAudio", "DriftDSP", "TestSupport", "DriftCoordinator", "DriftTransport", "DriftJournal",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -60,6 +60,11 @@ for rec in "$out"/media/*/take0?.wav; do
     "$bin" verify "$out/repaired/$rel" --match "${rec%.wav}_ref.wav" || status=1
 done
 
+echo "== the next night: the same tree again; inputs and outputs unchanged, so nothing is redone (journal in $out/repaired/.driftfix)"
+"$bin" repair "$out/media" --out "$out/repaired" --config "$out/driftfix.yaml" 2>/dev/null | tail -1 || status=1
+echo "== drift history per recorder over the runs so far"
+"$bin" history --out "$out/repaired" || status=1
+
 echo "== editing in the same pass: first 5 s of take02, 0.8x tempo (pitch kept), 44.1 kHz, 0.5 s equal-power fades"
 "$bin" process "$out/media/camA/take02.wav" "$out/repaired/camA/take02-excerpt.wav" --trim :5 --tempo 0.8 \
     --rate 44100 --fade-in 0.5 --fade-out 0.5 --fade-curve equal-power || status=1

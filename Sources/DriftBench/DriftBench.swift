@@ -5,6 +5,7 @@ import DriftDSP
 import Foundation
 import TestSupport
 import DriftCoordinator
+import DriftJournal
 import DriftTransport
 import Logging
 
@@ -208,13 +209,29 @@ struct Dispatch: ParsableCommand {
     @Option var workers: Int = 2
     @Option(help: "Jobs each worker takes at once.") var capacity: Int = 64
     @Option(help: "The driftfix executable that runs the workers.") var driftfix: String
+    @Option(help: "Record every transition in a journal at this path (a fresh file), as `driftfix repair` does.")
+    var journal: String?
 
     func run() throws {
-        let store = InMemoryJobStore()
-        store.add((1...jobs).map {
+        let records = (1...jobs).map {
             JobRecord(id: $0, input: "/dev/null", output: "/dev/null", outputRoot: "/", targetFrames: 1, method: .resample,
-                      methodReason: "bench", quality: .fast, audioSeconds: 0, noop: true)
-        })
+                      methodReason: "bench", quality: .fast, audioSeconds: 0, noop: true, run: journal == nil ? nil : 1)
+        }
+        let store: JobStore
+        var opened: Journal?
+        if let journal {
+            for suffix in ["", "-wal", "-shm", ".lock"] { unlink(journal + suffix) }
+            let file = try Journal(path: journal)
+            let run = try file.beginRun(roots: ["/bench"], outputRoot: "/")
+            let report = ScanReport(generated: "", roots: [], pairs: [], unpaired: [], errors: [])
+            try file.storePlan(run: run, report: report, jobs: records.map { PlannedJob(record: $0, row: 0, prints: nil) })
+            store = JournalJobStore(journal: file, run: run, jobs: records, prints: [:])
+            opened = file
+        } else {
+            let memory = InMemoryJobStore()
+            memory.add(records)
+            store = memory
+        }
         let logger = Logger(label: "bench")
         let context = try MessageContext()
         let endpoint = "ipc:///tmp/driftfix-bench-\(getpid()).sock"
@@ -240,6 +257,7 @@ struct Dispatch: ParsableCommand {
         while processes.contains(where: \.isRunning) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         unlink("/tmp/driftfix-bench-\(getpid()).sock")
         let rate = String(format: "%.2f s, %.0f jobs/s", seconds, Double(jobs) / seconds)
-        print("\(jobs) no-op jobs to \(workers) workers (capacity \(capacity)): \(rate) (\(outcome))")
+        let kind = opened == nil ? "in-memory store" : "journal"
+        print("\(jobs) no-op jobs to \(workers) workers (capacity \(capacity)), \(kind): \(rate) (\(outcome))")
     }
 }
