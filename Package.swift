@@ -35,8 +35,8 @@ let package = Package(
         .target(name: "DriftReports", dependencies: ["DriftCore"]),
         // Wire messages and their codec: pure, testable without sockets.
         .target(name: "DriftWire", dependencies: ["DriftCore"]),
-        // ZeroMQ context, sockets and polling (the only importer of CZMQ).
-        .target(name: "DriftTransport", dependencies: ["CZMQ"]),
+        // ZeroMQ context, sockets and polling, CURVE keys and the ZAP handler (the only importer of CZMQ).
+        .target(name: "DriftTransport", dependencies: ["CZMQ", "DriftCore", .product(name: "Logging", package: "swift-log")]),
         // Job store, leases, heartbeats, retries, dispatch; the coordinator's socket loop; local worker processes.
         .target(name: "DriftCoordinator", dependencies: ["DriftCore", "DriftWire", "DriftTransport", "DriftMedia",
                                                          .product(name: "Logging", package: "swift-log")]),
@@ -79,6 +79,8 @@ let package = Package(
         .testTarget(name: "DriftReportsTests", dependencies: ["DriftReports"]),
         .testTarget(name: "DriftWireTests", dependencies: ["DriftWire"]),
         .testTarget(name: "DriftCoordinatorTests", dependencies: ["DriftCoordinator", "DriftWire", "DriftTransport"]),
+        .testTarget(name: "DriftTransportTests", dependencies: ["DriftTransport", "TestSupport",
+                                                               .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "DriftJournalTests", dependencies: ["DriftJournal", "DriftCoordinator", "DriftWire", "TestSupport"]),
         .testTarget(name: "DriftWorkerTests", dependencies: ["DriftWorker", "DriftWire", "TestSupport"]),
         .testTarget(name: "DistributedTests", dependencies: ["driftfix", "DriftAudio", "DriftTransport", "DriftWire", "DriftJournal", "TestSupport"]),

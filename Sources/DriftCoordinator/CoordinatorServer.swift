@@ -1,3 +1,4 @@
+import DriftCore
 import DriftTransport
 import DriftWire
 import Foundation
@@ -22,13 +23,20 @@ public final class CoordinatorServer {
     private let limits: Limits
     private let start = ContinuousClock.now
     private var dropLog = RateLimitedLog(perWindow: 10, window: 10)
+    private var monitor: HandshakeMonitor?
+
+    /// Failed security handshakes so far (plaintext clients, wrong server keys, refused keys).
+    public var handshakeFailures: Int { monitor?.failures ?? 0 }
 
     /// Binds `endpoint` (`ipc://...`, `tcp://127.0.0.1:5555`, `tcp://0.0.0.0:5555`).
-    public init(context: MessageContext, endpoint: String, dispatcher: Dispatcher, limits: Limits = Limits(), logger: Logger) throws {
+    /// With `.curveServer`, a `ZapHandler` must already run on `context`.
+    public init(context: MessageContext, endpoint: String, dispatcher: Dispatcher, limits: Limits = Limits(),
+                security: SocketSecurity = .none, logger: Logger) throws {
         self.dispatcher = dispatcher
         self.limits = limits
         self.logger = logger
-        socket = try MessageSocket(context: context, kind: .router, maxMessageBytes: WireCodec.maxMessageBytes)
+        socket = try MessageSocket(context: context, kind: .router, maxMessageBytes: WireCodec.maxMessageBytes, security: security)
+        if security != .none { monitor = try socket.monitorHandshakes(name: "coordinator-\(getpid())") }
         try socket.bind(endpoint)
         self.endpoint = socket.lastEndpoint
     }
@@ -64,6 +72,9 @@ public final class CoordinatorServer {
             }
             send(dispatcher.tick(at: now))
             for event in dispatcher.drainEvents() { onEvent(event) }
+            for failure in monitor?.drain() ?? [] {
+                if let line = dropLog.admit(failure, at: now) { logger.warning("\(line)") }
+            }
             if dispatcher.liveWorkers > 0 { lastAlive = now }
 
             if dispatcher.isComplete { return .complete }
@@ -149,36 +160,5 @@ public final class CoordinatorServer {
     private func printable(_ bytes: [UInt8]) -> String {
         let text = String(decoding: bytes.prefix(64), as: UTF8.self)
         return text.allSatisfy({ $0.isASCII && !$0.isNewline }) ? text : bytes.prefix(16).map { String(format: "%02x", $0) }.joined()
-    }
-}
-
-/// At most `perWindow` lines per `window` seconds; then one line saying how many were suppressed.
-struct RateLimitedLog {
-    let perWindow: Int
-    let window: Double
-    private var windowStart = -Double.infinity
-    private var count = 0
-    private var suppressed = 0
-
-    init(perWindow: Int, window: Double) {
-        self.perWindow = perWindow
-        self.window = window
-    }
-
-    mutating func admit(_ line: String, at now: Double) -> String? {
-        if now - windowStart >= window {
-            let note = suppressed > 0 ? " (\(suppressed) similar lines suppressed)" : ""
-            windowStart = now
-            count = 0
-            suppressed = 0
-            count += 1
-            return line + note
-        }
-        guard count < perWindow else {
-            suppressed += 1
-            return nil
-        }
-        count += 1
-        return line
     }
 }

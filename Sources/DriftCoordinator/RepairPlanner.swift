@@ -24,9 +24,11 @@ public enum RepairPlanner {
             guard let target = row.targetFrames, let method = row.method,
                   let output = outputPath(for: row.recording, roots: roots, outRoot: outRoot) else { continue }
             let id = jobs.count + 1
-            jobs.append(JobRecord(
+            var job = JobRecord(
                 id: id, input: row.recording, output: output, outputRoot: outRoot, targetFrames: target, method: method,
-                methodReason: row.methodReason ?? "", quality: quality, audioSeconds: row.recordingSeconds ?? 0, run: run))
+                methodReason: row.methodReason ?? "", quality: quality, audioSeconds: row.recordingSeconds ?? 0, run: run)
+            job.spec.inputRoots = roots
+            jobs.append(job)
             rows[id] = index
         }
         return (jobs, rows)

@@ -13,6 +13,16 @@ public enum SocketKind: Sendable {
     }
 }
 
+/// How a socket authenticates and encrypts.
+public enum SocketSecurity: Sendable, Equatable {
+    /// Plain ZeroMQ (NULL mechanism): for ipc:// and loopback only.
+    case none
+    /// A CURVE server with this key pair; every client is checked by the process's `ZapHandler`.
+    case curveServer(CurveKeyPair)
+    /// A CURVE client with its own key pair, trusting the server whose public key is `serverKey`.
+    case curveClient(CurveKeyPair, serverKey: String)
+}
+
 /// A ZeroMQ socket owned by one thread. Messages are multipart: a list of frames.
 ///
 /// Linger is short (pending messages are dropped 100 ms after close) and incoming messages are capped at
@@ -26,7 +36,7 @@ public final class MessageSocket {
     /// At most this many frames per multipart message are read; the rest is drained and dropped.
     public static let maxFrames = 8
 
-    public init(context: MessageContext, kind: SocketKind, maxMessageBytes: Int) throws(TransportError) {
+    public init(context: MessageContext, kind: SocketKind, maxMessageBytes: Int, security: SocketSecurity = .none) throws(TransportError) {
         guard let handle = zmq_socket(context.handle, kind.raw) else { throw ZMQ.error("zmq_socket") }
         self.handle = handle
         self.kind = kind
@@ -38,6 +48,26 @@ public final class MessageSocket {
             // Sending to a peer that is gone fails with EHOSTUNREACH instead of vanishing silently.
             try setOption(ZMQ_ROUTER_MANDATORY, Int32(1), "ZMQ_ROUTER_MANDATORY")
         }
+        // A peer must finish its handshake within 5 s: a silent or garbage-speaking connection cannot hold a
+        // half-open session for long.
+        try setOption(ZMQ_HANDSHAKE_IVL, Int32(5000), "ZMQ_HANDSHAKE_IVL")
+        switch security {
+        case .none:
+            break
+        case .curveServer(let pair):
+            try setOption(ZMQ_CURVE_SERVER, Int32(1), "ZMQ_CURVE_SERVER")
+            try setText(ZMQ_CURVE_SECRETKEY, pair.secretKey, "ZMQ_CURVE_SECRETKEY")
+            try setText(ZMQ_ZAP_DOMAIN, ZapHandler.domain, "ZMQ_ZAP_DOMAIN")
+        case .curveClient(let pair, let serverKey):
+            try setText(ZMQ_CURVE_SERVERKEY, serverKey, "ZMQ_CURVE_SERVERKEY")
+            try setText(ZMQ_CURVE_PUBLICKEY, pair.publicKey, "ZMQ_CURVE_PUBLICKEY")
+            try setText(ZMQ_CURVE_SECRETKEY, pair.secretKey, "ZMQ_CURVE_SECRETKEY")
+        }
+    }
+
+    private func setText(_ option: Int32, _ text: String, _ name: String) throws(TransportError) {
+        let status = text.withCString { zmq_setsockopt(handle, option, $0, strlen($0)) }
+        guard status == 0 else { throw ZMQ.error("zmq_setsockopt(\(name))") }
     }
 
     deinit {
@@ -51,6 +81,11 @@ public final class MessageSocket {
             zmq_setsockopt(handle, option, raw.baseAddress, raw.count)
         }
         guard status == 0 else { throw ZMQ.error("zmq_setsockopt(\(name))") }
+    }
+
+    /// Starts reporting failed security handshakes on this socket (call before bind).
+    public func monitorHandshakes(name: String) throws(TransportError) -> HandshakeMonitor {
+        try HandshakeMonitor(socket: handle, context: context, name: name)
     }
 
     /// Names this socket to a ROUTER peer (set before connecting).

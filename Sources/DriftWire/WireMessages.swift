@@ -30,6 +30,9 @@ public struct JobSpec: Codable, Sendable, Equatable {
     public var output: String
     /// Outputs must stay inside this folder (the worker checks, after resolving links and `..`).
     public var outputRoot: String
+    /// Inputs must lie inside one of these folders (the coordinator's scan roots), unless the worker was given
+    /// input roots of its own; checked after resolving links and `..`.
+    public var inputRoots: [String]?
     public var targetFrames: Int64
     public var method: RepairMethod
     public var methodReason: String

@@ -25,6 +25,10 @@ public enum JobRunner {
             return JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true, outputFrames: job.targetFrames,
                              seconds: 0)
         }
+        switch Confinement.check(input: job.input, roots: job.inputRoots ?? []) {
+        case .failure(let reason): return failure("\(job.input): refused: \(reason)", retryable: false)
+        case .success: break
+        }
         switch Confinement.check(output: job.output, root: job.outputRoot) {
         case .failure(let reason): return failure("\(job.output): \(reason)", retryable: false)
         case .success: break
@@ -77,6 +81,21 @@ public enum Confinement {
             return .failure(ConfinementError("resolves outside the output root \(root)"))
         }
         return .success(())
+    }
+
+    /// Resolves links and `..` in the input and checks that it lies inside one of `roots` (resolved too).
+    public static func check(input: String, roots: [String]) -> Result<Void, ConfinementError> {
+        guard !roots.isEmpty else { return .failure(ConfinementError("no input roots are configured; nothing may be read")) }
+        guard input.hasPrefix("/") else { return .failure(ConfinementError("path must be absolute")) }
+        guard let resolved = realPath(input) else {
+            return .failure(ConfinementError("cannot be resolved (\(String(cString: strerror(errno))))"))
+        }
+        for root in roots {
+            guard let realRoot = realPath(root) else { continue }
+            if resolved.hasPrefix(realRoot == "/" ? "/" : realRoot + "/") { return .success(()) }
+        }
+        let shown = resolved == input ? "" : " (it resolves to \(resolved))"
+        return .failure(ConfinementError("outside the input roots \(roots.joined(separator: ", "))\(shown)"))
     }
 
     static func realPath(_ path: String) -> String? {

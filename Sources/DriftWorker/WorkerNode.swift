@@ -19,6 +19,12 @@ public final class WorkerNode {
         public var maxBackoff: Double = 32
         /// Coordinator path prefix → this machine's prefix, for shared storage mounted elsewhere.
         public var pathMap: [(String, String)] = []
+        /// CURVE keys for a coordinator on the network; `.none` for ipc:// and loopback.
+        public var security: SocketSecurity = .none
+        /// Folders jobs may read from, and the folder they may write into (this machine's paths, checked after
+        /// the path map, links and `..` resolved). Empty / nil: the roots the coordinator names in each job.
+        public var inputRoots: [String] = []
+        public var outputRoot: String?
 
         public init(endpoint: String, capacity: Int, identity: String) {
             self.endpoint = endpoint
@@ -61,7 +67,8 @@ public final class WorkerNode {
     }
 
     private func connect() throws {
-        let socket = try MessageSocket(context: context, kind: .dealer, maxMessageBytes: WireCodec.maxMessageBytes)
+        let socket = try MessageSocket(context: context, kind: .dealer, maxMessageBytes: WireCodec.maxMessageBytes,
+                                       security: settings.security)
         try socket.setIdentity(Array(settings.identity.utf8))
         try socket.connect(settings.endpoint)
         self.socket = socket
@@ -167,7 +174,8 @@ public final class WorkerNode {
         var copy = job
         copy.input = map(job.input)
         copy.output = map(job.output)
-        copy.outputRoot = map(job.outputRoot)
+        copy.outputRoot = settings.outputRoot ?? map(job.outputRoot)
+        copy.inputRoots = settings.inputRoots.isEmpty ? job.inputRoots?.map(map) : settings.inputRoots
         return copy
     }
 

@@ -68,11 +68,25 @@ struct RepairCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write Prometheus metrics here after the run (default: the config's metrics.textfile).", valueName: "file"))
     var metrics: String?
 
+    @Option(name: .customLong("curve-secret"), help: ArgumentHelp("The coordinator's secret key file (driftfix keygen): CURVE on --bind.", valueName: "file"))
+    var curveSecret: String?
+
+    @Option(help: ArgumentHelp("Worker public keys admitted: a folder of *.pub files or a file of keys; re-read on change.", valueName: "path"))
+    var allow: String?
+
+    @Flag(name: .customLong("insecure-plaintext"), help: "Bind a network endpoint without CURVE: anybody who can reach it can take jobs and send results.")
+    var insecurePlaintext = false
+
     @Option(name: .customLong("heartbeat"), help: ArgumentHelp("Heartbeat interval in seconds.", visibility: .hidden))
     var heartbeat: Double = 1
 
     func validate() throws {
         if let workers, workers < 0 { throw ValidationError("--workers must not be negative") }
+        if (curveSecret == nil) != (allow == nil) { throw ValidationError("--curve-secret and --allow go together") }
+        if curveSecret != nil && bind == nil { throw ValidationError("--curve-secret needs --bind (ipc:// stays on this machine)") }
+        if let bind {
+            try TransportSecurity.requireCurve(bind, hasKeys: curveSecret != nil, insecure: insecurePlaintext, role: "--bind")
+        }
         if workers == 0 && bind == nil { throw ValidationError("--workers 0 needs --bind, or no worker could ever connect") }
         guard idleTimeout > 0, heartbeat > 0 else { throw ValidationError("--idle-timeout and --heartbeat must be positive") }
     }
@@ -117,15 +131,37 @@ struct RepairCommand: ParsableCommand {
         limits.idleTimeout = idleTimeout
         let context = try MessageContext()
         let endpoint = bind ?? "ipc://\(FileManager.default.temporaryDirectory.path)/driftfix-\(getpid()).sock"
-        let server = try CoordinatorServer(context: context, endpoint: endpoint, dispatcher: dispatcher, limits: limits, logger: logger)
+        var security = SocketSecurity.none
+        var zap: ZapHandler?
+        if let curveSecret, let allow {
+            let keys = try TransportSecurity.secret(curveSecret)
+            // Local workers use the coordinator's own key pair, which is therefore admitted too.
+            let allowlist = KeyAllowlist(path: Self.absolute(allow), alsoAllow: [keys.publicKey])
+            guard allowlist.exists else { throw failure("\(allow): no such allowlist file or folder") }
+            for problem in allowlist.problems { logger.warning("allowlist: \(problem)") }
+            logger.notice("CURVE on \(endpoint): \(allowlist.count) worker keys admitted from \(allow)")
+            zap = try ZapHandler(context: context, allowlist: allowlist, logger: logger)
+            security = .curveServer(keys)
+        } else if !Endpoint.isLocal(endpoint) {
+            logger.warning("\(endpoint) is bound WITHOUT authentication or encryption (--insecure-plaintext)")
+        }
+        defer { zap?.stop() }
+        let server = try CoordinatorServer(context: context, endpoint: endpoint, dispatcher: dispatcher, limits: limits,
+                                           security: security, logger: logger)
         defer { if bind == nil { unlink(String(endpoint.dropFirst("ipc://".count))) } }
 
         var pool: LocalWorkerPool?
         if store.unfinishedCount > 0 {
             let count = workers ?? ProcessInfo.processInfo.activeProcessorCount
             if count > 0 {
-                var passThrough = ["--heartbeat", "\(heartbeat)", "--parent", "\(getpid())"]
+                var passThrough = ["--heartbeat", "\(heartbeat)", "--parent", "\(getpid())", "--output-root", outRoot]
+                passThrough += absolute.flatMap { ["--input-root", $0] }
                 if let config { passThrough += ["--config", config] }
+                if let curveSecret {
+                    passThrough += ["--curve-secret", Self.absolute(curveSecret), "--server-key", Self.absolute(curveSecret)]
+                } else if insecurePlaintext {
+                    passThrough.append(TransportSecurity.insecureFlag)
+                }
                 pool = try LocalWorkerPool(count: count, endpoint: server.endpoint, executable: LocalWorkerPool.currentExecutable,
                                            extraArguments: passThrough, logger: logger)
             }
@@ -213,6 +249,21 @@ struct WorkerCommand: ParsableCommand {
     @Option(name: .customLong("max-backoff"), help: ArgumentHelp("Longest wait between reconnects, seconds.", visibility: .hidden))
     var maxBackoff: Double = 32
 
+    @Option(name: .customLong("curve-secret"), help: ArgumentHelp("This worker's secret key file (driftfix keygen).", valueName: "file"))
+    var curveSecret: String?
+
+    @Option(name: .customLong("server-key"), help: ArgumentHelp("The coordinator's public key file (its NAME.pub).", valueName: "file"))
+    var serverKey: String?
+
+    @Flag(name: .customLong("insecure-plaintext"), help: "Connect to a network endpoint without CURVE.")
+    var insecurePlaintext = false
+
+    @Option(name: .customLong("input-root"), help: ArgumentHelp("A folder jobs may read (repeatable; default: the coordinator's roots in each job, after the path map).", valueName: "dir"))
+    var inputRoots: [String] = []
+
+    @Option(name: .customLong("output-root"), help: ArgumentHelp("The folder jobs may write into (default: the job's, after the path map).", valueName: "dir"))
+    var outputRoot: String?
+
     /// Set by a coordinator's local worker pool: stop (finishing running jobs) when that process is gone, so a
     /// crashed coordinator leaves no orphan workers behind.
     @Option(help: ArgumentHelp("Stop when the process with this pid is no longer our parent.", visibility: .hidden))
@@ -220,6 +271,8 @@ struct WorkerCommand: ParsableCommand {
 
     func validate() throws {
         if let concurrency, !(1...256).contains(concurrency) { throw ValidationError("--concurrency must be 1...256") }
+        if (curveSecret == nil) != (serverKey == nil) { throw ValidationError("--curve-secret and --server-key go together") }
+        try TransportSecurity.requireCurve(connect, hasKeys: curveSecret != nil, insecure: insecurePlaintext, role: "--connect")
     }
 
     func run() throws {
@@ -233,6 +286,11 @@ struct WorkerCommand: ParsableCommand {
         settings.initialBackoff = min(1, heartbeat)
         settings.maxBackoff = maxBackoff
         settings.pathMap = configuration.pathMap
+        settings.inputRoots = inputRoots.map(RepairCommand.absolute)
+        settings.outputRoot = outputRoot.map(RepairCommand.absolute)
+        if let curveSecret, let serverKey {
+            settings.security = .curveClient(try TransportSecurity.secret(curveSecret), serverKey: try TransportSecurity.publicKey(serverKey))
+        }
         let context = try MessageContext()
         let node = try WorkerNode(context: context, settings: settings, logger: logger)
         logger.info("worker \(name) connecting to \(connect) with capacity \(settings.capacity)")

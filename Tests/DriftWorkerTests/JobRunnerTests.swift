@@ -9,9 +9,11 @@ import TestSupport
 
 @Suite("Job runner")
 struct JobRunnerTests {
-    private func job(input: String, output: String, root: String, target: Int64 = 4801) -> JobSpec {
-        JobSpec(id: 1, attempt: 1, input: input, output: output, outputRoot: root, targetFrames: target, method: .resample,
-                methodReason: "test", quality: .fast)
+    private func job(input: String, output: String, root: String, target: Int64 = 4801, inputRoots: [String]? = nil) -> JobSpec {
+        var spec = JobSpec(id: 1, attempt: 1, input: input, output: output, outputRoot: root, targetFrames: target, method: .resample,
+                           methodReason: "test", quality: .fast)
+        spec.inputRoots = inputRoots ?? [(input as NSString).deletingLastPathComponent]
+        return spec
     }
 
     @Test("a job writes inside the output root, verifies, and reports frames and checksum")
@@ -39,6 +41,36 @@ struct JobRunnerTests {
         #expect(!result.retryable)
         #expect(result.error?.contains("output root") == true || result.error?.contains("..") == true, "\(result.error ?? "")")
         #expect(!FileManager.default.fileExists(atPath: folder.file("x.wav")) && !FileManager.default.fileExists(atPath: output.replacingOccurrences(of: "/out/link", with: "")))
+    }
+
+    @Test("inputs outside the input roots are refused before anything is read or written",
+          arguments: ["/etc/hostname", "media/../secret.wav", "media/escape.wav", "media/missing.wav"])
+    func inputConfinement(relative: String) throws {
+        let folder = TemporaryFolder()
+        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
+        try FileManager.default.createDirectory(atPath: folder.file("media"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
+        try writeRecording(TestSignal(channelCount: 1, length: 480), to: folder.file("secret.wav"), format: format)
+        // A link inside the root that leads out of it.
+        try FileManager.default.createSymbolicLink(atPath: folder.file("media/escape.wav"), withDestinationPath: folder.file("secret.wav"))
+        let input = relative.hasPrefix("/") ? relative : folder.file(relative)
+        let result = JobRunner.run(job(input: input, output: folder.file("out/x.wav"), root: folder.file("out"),
+                                       inputRoots: [folder.file("media")]), worker: "w")
+        #expect(!result.succeeded && !result.retryable)
+        let error = result.error ?? ""
+        #expect(error.hasPrefix(input + ": refused: "), "\(error)")
+        #expect(error.contains("outside the input roots") || error.contains("cannot be resolved"), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out/x.wav")))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("out")).isEmpty, "nothing written")
+    }
+
+    @Test("a job without input roots reads nothing")
+    func noRoots() throws {
+        let folder = TemporaryFolder()
+        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
+        let input = try writeRecording(TestSignal(channelCount: 1, length: 480), to: folder.file("in.wav"), format: format)
+        let result = JobRunner.run(job(input: input, output: folder.file("o.wav"), root: folder.path, inputRoots: []), worker: "w")
+        #expect(!result.succeeded && result.error?.contains("no input roots") == true)
     }
 
     @Test("a corrupt input fails for good; a full destination may be retried")

@@ -1,0 +1,141 @@
+internal import CZMQ
+import Foundation
+
+/// A CURVE key pair in Z85 text (40 characters each), as libzmq takes them.
+public struct CurveKeyPair: Sendable, Equatable {
+    public let publicKey: String
+    public let secretKey: String
+
+    public init(publicKey: String, secretKey: String) {
+        self.publicKey = publicKey
+        self.secretKey = secretKey
+    }
+
+    /// A fresh key pair from libzmq (its CSPRNG).
+    public static func generate() throws(TransportError) -> CurveKeyPair {
+        var publicText = [CChar](repeating: 0, count: 41)
+        var secretText = [CChar](repeating: 0, count: 41)
+        guard zmq_curve_keypair(&publicText, &secretText) == 0 else { throw ZMQ.error("zmq_curve_keypair") }
+        return CurveKeyPair(publicKey: text(publicText), secretKey: text(secretText))
+    }
+
+    /// Whether `text` is a Z85-encoded 32-byte key.
+    public static func isValidKey(_ text: String) -> Bool {
+        decode(text) != nil
+    }
+
+    /// The 32 key bytes of a Z85 key.
+    static func decode(_ text: String) -> [UInt8]? {
+        guard text.utf8.count == 40, text.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        guard zmq_z85_decode(&bytes, text) != nil else { return nil }
+        return bytes
+    }
+
+    /// The Z85 text of 32 key bytes.
+    static func encode(_ bytes: [UInt8]) -> String? {
+        guard bytes.count == 32 else { return nil }
+        var text = [CChar](repeating: 0, count: 41)
+        guard zmq_z85_encode(&text, bytes, 32) != nil else { return nil }
+        return Self.text(text)
+    }
+
+    /// A NUL-terminated C buffer as text.
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// Why a key file cannot be used; one line naming the file.
+public struct KeyFileError: Error, CustomStringConvertible, Equatable, Sendable {
+    public let path: String
+    public let reason: String
+    public var description: String { "\(path): \(reason)" }
+}
+
+/// Key files as `driftfix keygen` writes them: `NAME.key` (public and secret key; readable by its owner only) and
+/// `NAME.pub` (the public key, to copy into the other side's allowlist or server-key option). Text, one
+/// `key = "Z85"` per line, `#` comments.
+public enum CurveKeyFile {
+    /// Writes `folder/name.key` (mode 0600, never over an existing file unless `replace`) and `folder/name.pub`.
+    public static func write(_ pair: CurveKeyPair, name: String, folder: String, replace: Bool = false) throws(KeyFileError) {
+        let secretPath = folder + "/" + name + ".key"
+        let publicPath = folder + "/" + name + ".pub"
+        let header = "# driftfix CURVE key pair \"\(name)\", made \(ISO8601DateFormatter().string(from: Date()))\n"
+        try create(secretPath, mode: 0o600, replace: replace, text: header
+            + "# SECRET: keep it on this machine, readable by its owner only.\n"
+            + "public-key = \"\(pair.publicKey)\"\nsecret-key = \"\(pair.secretKey)\"\n")
+        try create(publicPath, mode: 0o644, replace: replace, text: header
+            + "# Public: give it to the coordinator's allowlist (a worker) or to workers' --server-key (a coordinator).\n"
+            + "public-key = \"\(pair.publicKey)\"\n")
+    }
+
+    /// Reads a secret key file, refusing one that anybody but its owner can read or write.
+    public static func loadSecret(_ path: String) throws(KeyFileError) -> CurveKeyPair {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw KeyFileError(path: path, reason: String(cString: strerror(errno))) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw KeyFileError(path: path, reason: "not a regular file") }
+        let mode = info.st_mode & 0o777
+        guard mode & 0o077 == 0 else {
+            throw KeyFileError(path: path, reason: "secret key file is accessible to others (mode \(String(mode, radix: 8))); "
+                               + "refusing it - run chmod 600 \(path), and make a new key pair if others may have read it")
+        }
+        let fields = try read(path)
+        guard let publicKey = fields["public-key"], let secretKey = fields["secret-key"] else {
+            throw KeyFileError(path: path, reason: "no public-key and secret-key lines (write one with driftfix keygen)")
+        }
+        guard CurveKeyPair.isValidKey(publicKey), CurveKeyPair.isValidKey(secretKey) else {
+            throw KeyFileError(path: path, reason: "a key is not 40 characters of Z85")
+        }
+        return CurveKeyPair(publicKey: publicKey, secretKey: secretKey)
+    }
+
+    /// Reads the public key of a `.pub` (or `.key`) file.
+    public static func loadPublic(_ path: String) throws(KeyFileError) -> String {
+        let fields = try read(path)
+        guard let key = fields["public-key"] else { throw KeyFileError(path: path, reason: "no public-key line") }
+        guard CurveKeyPair.isValidKey(key) else { throw KeyFileError(path: path, reason: "the public key is not 40 characters of Z85") }
+        return key
+    }
+
+    /// `name = "value"` lines; a bare 40-character token is taken as a public key (a plain allowlist line). Only
+    /// whole lines starting with `#` are comments: `#` and `=` are Z85 characters.
+    static func parse(_ text: String) -> [(name: String, value: String)] {
+        var fields: [(String, String)] = []
+        for raw in text.split(whereSeparator: \.isNewline) {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            guard !line.isEmpty, !line.hasPrefix("#") else { continue }
+            if let quote = line.firstIndex(of: "\""), let equals = line[..<quote].firstIndex(of: "="),
+               let end = line.lastIndex(of: "\""), end > quote {
+                let name = line[..<equals].trimmingCharacters(in: .whitespaces)
+                fields.append((name, String(line[line.index(after: quote)..<end])))
+            } else {
+                fields.append(("public-key", line))
+            }
+        }
+        return fields
+    }
+
+    private static func read(_ path: String) throws(KeyFileError) -> [String: String] {
+        guard let data = FileManager.default.contents(atPath: path), data.count < 65_536 else {
+            throw KeyFileError(path: path, reason: FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
+        }
+        return Dictionary(parse(String(decoding: data, as: UTF8.self)).map { ($0.name, $0.value) }) { first, _ in first }
+    }
+
+    private static func create(_ path: String, mode: mode_t, replace: Bool, text: String) throws(KeyFileError) {
+        if replace { unlink(path) }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard descriptor >= 0 else {
+            let reason = errno == EEXIST ? "already exists (use --force to replace it)" : String(cString: strerror(errno))
+            throw KeyFileError(path: path, reason: reason)
+        }
+        defer { close(descriptor) }
+        _ = fchmod(descriptor, mode)  // not narrowed by the umask
+        let count = text.utf8.count
+        let written = text.withCString { Glibc.write(descriptor, $0, count) }
+        guard written == count, fsync(descriptor) == 0 else {
+            throw KeyFileError(path: path, reason: String(cString: strerror(errno)))
+        }
+    }
+}

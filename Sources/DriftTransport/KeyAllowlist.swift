@@ -1,0 +1,69 @@
+import Foundation
+
+/// The worker public keys a coordinator admits: a file of keys (one per line, or `public-key = "..."` lines), or
+/// a folder whose `*.pub` files each hold one. Re-read whenever the file or folder changed (checked at each
+/// authentication, which happens once per connection), so keys are added or revoked without a restart.
+public final class KeyAllowlist {
+    public let path: String
+    /// Keys admitted besides the file's (the coordinator's own, for its local workers).
+    private let extra: Set<String>
+    private var keys: Set<String> = []
+    private var signature: [String] = []
+    /// Lines that were not keys, from the last read (for the log).
+    public private(set) var problems: [String] = []
+
+    public init(path: String, alsoAllow extra: [String] = []) {
+        self.path = path
+        self.extra = Set(extra)
+        reloadIfChanged()
+    }
+
+    /// Whether `key` (Z85) is admitted, after picking up any change to the allowlist.
+    public func admits(_ key: String) -> Bool {
+        reloadIfChanged()
+        return extra.contains(key) || keys.contains(key)
+    }
+
+    /// Keys currently admitted from the file or folder.
+    public var count: Int {
+        reloadIfChanged()
+        return keys.count
+    }
+
+    /// Whether the file or folder exists at all.
+    public var exists: Bool { FileManager.default.fileExists(atPath: path) }
+
+    private func files() -> [String] {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return [] }
+        guard isFolder.boolValue else { return [path] }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return names.filter { $0.hasSuffix(".pub") && !$0.hasPrefix(".") }.sorted().map { path + "/" + $0 }
+    }
+
+    private func reloadIfChanged() {
+        let current = files()
+        let now = current.map { file -> String in
+            var info = stat()
+            guard stat(file, &info) == 0 else { return file }
+            return "\(file):\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+        }
+        guard now != signature || signature.isEmpty && keys.isEmpty && !now.isEmpty else { return }
+        signature = now
+        var found: Set<String> = []
+        var problems: [String] = []
+        for file in current {
+            guard let data = FileManager.default.contents(atPath: file), data.count < 4 << 20 else {
+                problems.append("\(file): cannot be read")
+                continue
+            }
+            for field in CurveKeyFile.parse(String(decoding: data, as: UTF8.self)) where field.name == "public-key" {
+                if CurveKeyPair.isValidKey(field.value) { found.insert(field.value) } else {
+                    problems.append("\(file): not a Z85 public key: \(field.value.prefix(50))")
+                }
+            }
+        }
+        keys = found
+        self.problems = problems
+    }
+}

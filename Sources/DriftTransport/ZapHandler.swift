@@ -1,0 +1,115 @@
+internal import CZMQ
+import DriftCore
+import Foundation
+import Logging
+import Synchronization
+
+/// The ZeroMQ authentication handler (ZAP, RFC 27) for CURVE servers in this process: libzmq asks it, over
+/// `inproc://zeromq.zap.01`, whether to admit each connecting peer, and it answers from a `KeyAllowlist`.
+///
+/// Without a ZAP handler libzmq admits every CURVE client that knows the server's public key - so this handler is
+/// started, bound, before any CURVE socket binds, and it refuses everything that is not CURVE with an allowed key.
+/// It runs on its own thread with its own REP socket; decisions are counted and logged (rate-limited: a peer
+/// retrying a bad key cannot flood the log).
+public final class ZapHandler: @unchecked Sendable {  // the socket lives on the handler's thread; counters are locked
+    public static let domain = "driftfix"
+
+    public struct Counts: Sendable, Equatable {
+        public var admitted = 0
+        public var refused = 0
+    }
+
+    private let counts = Mutex(Counts())
+    private let stopping = Mutex(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Binds the ZAP endpoint on `context` and starts answering.
+    public init(context: MessageContext, allowlist: KeyAllowlist, logger: Logger) throws(TransportError) {
+        guard let socket = zmq_socket(context.handle, ZMQ_REP) else { throw ZMQ.error("zmq_socket(ZAP)") }
+        var linger: Int32 = 0
+        zmq_setsockopt(socket, ZMQ_LINGER, &linger, MemoryLayout<Int32>.size)
+        guard zmq_bind(socket, "inproc://zeromq.zap.01") == 0 else {
+            let error = ZMQ.error("bind inproc://zeromq.zap.01")
+            zmq_close(socket)
+            throw error
+        }
+        let handover = Handover(value: (socket, allowlist, context))
+        let thread = Thread { [self] in
+            let (socket, allowlist, context) = handover.value
+            serve(socket: socket, allowlist: allowlist, logger: logger)
+            zmq_close(socket)
+            withExtendedLifetime(context) {}
+            finished.signal()
+        }
+        thread.name = "driftfix-zap"
+        thread.start()
+    }
+
+    /// Decisions so far.
+    public var decisions: Counts { counts.withLock { $0 } }
+
+    /// Stops the handler and waits for its thread (call before the context goes away).
+    public func stop() {
+        let first = stopping.withLock { value in
+            defer { value = true }
+            return !value
+        }
+        if first { finished.wait() }
+    }
+
+    deinit { stop() }
+
+    private func serve(socket: UnsafeMutableRawPointer, allowlist: KeyAllowlist, logger: Logger) {
+        var log = RateLimitedLog(perWindow: 10, window: 10)
+        let start = ContinuousClock.now
+        var message = zmq_msg_t()
+        while !stopping.withLock({ $0 }) {
+            var item = zmq_pollitem_t(socket: socket, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0)
+            guard zmq_poll(&item, 1, 100) > 0 else { continue }
+            // A request: version, request id, domain, address, routing id, mechanism, credentials...
+            var frames: [[UInt8]] = []
+            while true {
+                zmq_msg_init(&message)
+                defer { zmq_msg_close(&message) }
+                let size = zmq_msg_recv(&message, socket, 0)
+                if size < 0 { break }
+                if frames.count < 8, let data = zmq_msg_data(&message) {
+                    frames.append(Array(UnsafeRawBufferPointer(start: data, count: Int(size))))
+                }
+                if zmq_msg_more(&message) != 1 { break }
+            }
+            guard frames.count >= 6 else { continue }  // not a ZAP request; REP needs no reply to a broken one
+            let (admitted, key, reason) = decide(frames, allowlist: allowlist)
+            counts.withLock { counts in
+                if admitted { counts.admitted += 1 } else { counts.refused += 1 }
+            }
+            let address = String(decoding: frames[3], as: UTF8.self)
+            let now = (ContinuousClock.now - start).seconds
+            if admitted {
+                logger.info("admitted CURVE key \(key ?? "?") from \(address)")
+            } else if let line = log.admit("refused a connection from \(address): \(reason)", at: now) {
+                logger.warning("\(line)")
+            }
+            let reply: [[UInt8]] = [
+                Array("1.0".utf8), frames[1], Array((admitted ? "200" : "400").utf8), Array((admitted ? "OK" : reason).utf8),
+                Array((key ?? "").utf8), [],
+            ]
+            for (index, frame) in reply.enumerated() {
+                _ = frame.withUnsafeBytes { raw in
+                    zmq_send(socket, raw.baseAddress, raw.count, index < reply.count - 1 ? ZMQ_SNDMORE : 0)
+                }
+            }
+        }
+    }
+
+    private func decide(_ frames: [[UInt8]], allowlist: KeyAllowlist) -> (Bool, String?, String) {
+        guard String(decoding: frames[0], as: UTF8.self) == "1.0" else { return (false, nil, "unknown ZAP version") }
+        let domain = String(decoding: frames[2], as: UTF8.self)
+        guard domain == Self.domain else { return (false, nil, "unexpected ZAP domain '\(domain)'") }
+        let mechanism = String(decoding: frames[5], as: UTF8.self)
+        guard mechanism == "CURVE" else { return (false, nil, "mechanism \(mechanism), not CURVE") }
+        guard frames.count >= 7, let key = CurveKeyPair.encode(frames[6]) else { return (false, nil, "no CURVE key") }
+        guard allowlist.admits(key) else { return (false, key, "CURVE key \(key) is not in the allowlist \(allowlist.path)") }
+        return (true, key, "OK")
+    }
+}
