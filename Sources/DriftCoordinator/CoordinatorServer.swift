@@ -24,6 +24,9 @@ public final class CoordinatorServer {
     private let start = ContinuousClock.now
     private var dropLog = RateLimitedLog(perWindow: 10, window: 10)
     private var monitor: HandshakeMonitor?
+    /// Handshake failures are rate-limited per kind (a few fixed descriptions), so one noisy client cannot hide
+    /// another kind of failure.
+    private var handshakeLogs: [String: RateLimitedLog] = [:]
 
     /// Failed security handshakes so far (plaintext clients, wrong server keys, refused keys).
     public var handshakeFailures: Int { monitor?.failures ?? 0 }
@@ -73,7 +76,9 @@ public final class CoordinatorServer {
             send(dispatcher.tick(at: now))
             for event in dispatcher.drainEvents() { onEvent(event) }
             for failure in monitor?.drain() ?? [] {
-                if let line = dropLog.admit(failure, at: now) { logger.warning("\(line)") }
+                if let line = handshakeLogs[failure, default: RateLimitedLog(perWindow: 3, window: 30)].admit(failure, at: now) {
+                    logger.warning("\(line)")
+                }
             }
             if dispatcher.liveWorkers > 0 { lastAlive = now }
 

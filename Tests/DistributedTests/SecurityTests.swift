@@ -1,0 +1,106 @@
+import DriftAudio
+import DriftCore
+import Foundation
+import Testing
+import TestSupport
+
+/// A TCP port unlikely to be taken (the tests bind loopback and wildcard addresses on it).
+func freePort() -> Int { Int.random(in: 20_000...59_000) }
+
+@Suite("authenticated workers over TCP (CURVE) and the command-line guards", .serialized)
+struct SecurityTests {
+    @Test("network endpoints without CURVE are refused unless --insecure-plaintext; loopback and ipc stay simple")
+    func plaintextGuard() throws {
+        let tree = try RepairTree(drifted: 1)
+        let out = TemporaryFolder("driftfix-out")
+        let wildcard = try driftfix(["repair", tree.root.path, "--out", out.path, "--bind", "tcp://0.0.0.0:\(freePort())", "--workers", "0"])
+        #expect(wildcard.status == 2)
+        #expect(wildcard.stderr.contains("is reachable from the network") && wildcard.stderr.contains("--insecure-plaintext"), "\(wildcard.stderr)")
+        let worker = try driftfix(["worker", "--connect", "tcp://10.11.12.13:5555"])
+        #expect(worker.status == 2 && worker.stderr.contains("--server-key"), "\(worker.stderr)")
+        let halfKeys = try driftfix(["repair", tree.root.path, "--out", out.path, "--bind", "tcp://0.0.0.0:1", "--curve-secret", "x.key"])
+        #expect(halfKeys.status == 2 && halfKeys.stderr.contains("--curve-secret and --allow go together"))
+        #expect(out.entries().isEmpty, "nothing was started")
+
+        // Loopback TCP needs no keys.
+        let port = freePort()
+        let loopback = try Background(["repair", tree.root.path, "--out", out.path, "--bind", "tcp://127.0.0.1:\(port)", "--workers", "0",
+                                       "--heartbeat", "0.5", "--idle-timeout", "20"])
+        let local = try Background(["worker", "--connect", "tcp://127.0.0.1:\(port)", "--heartbeat", "0.5"])
+        let result = loopback.wait(seconds: 60)
+        _ = local.wait(seconds: 10)
+        #expect(result.status == 0 && result.stdout.contains("1 repaired"), "\(result.stderr)")
+    }
+
+    @Test("keygen: secret 0600 and public 0644, no silent overwrite; a secret others can read is refused by repair and worker")
+    func keygen() throws {
+        let keys = TemporaryFolder("driftfix-keys")
+        let made = try driftfix(["keygen", "coordinator", "--out", keys.path])
+        #expect(made.status == 0 && made.stdout.hasPrefix("public key "))
+        let again = try driftfix(["keygen", "coordinator", "--out", keys.path])
+        #expect(again.status == 1 && again.stderr.contains("already exists (use --force to replace it)"))
+        #expect(try driftfix(["keygen", "coordinator", "--out", keys.path, "--force"]).status == 0)
+        let permissions = try FileManager.default.attributesOfItem(atPath: keys.file("coordinator.key"))[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+
+        chmod(keys.file("coordinator.key"), 0o644)
+        let tree = try RepairTree(drifted: 1)
+        let out = TemporaryFolder("driftfix-out")
+        let refused = try driftfix(["repair", tree.root.path, "--out", out.path, "--bind", "tcp://0.0.0.0:\(freePort())", "--workers", "0",
+                                    "--curve-secret", keys.file("coordinator.key"), "--allow", keys.path])
+        #expect(refused.status == 1)
+        #expect(refused.errorLines.contains { $0.contains(keys.file("coordinator.key")) && $0.contains("accessible to others (mode 644)") },
+                "\(refused.stderr)")
+        let worker = try driftfix(["worker", "--connect", "tcp://10.0.0.1:1", "--curve-secret", keys.file("coordinator.key"),
+                                   "--server-key", keys.file("coordinator.pub")])
+        #expect(worker.status == 1 && worker.stderr.contains("accessible to others"), "\(worker.stderr)")
+    }
+
+    @Test("a CURVE run over TCP: an allowed remote worker repairs everything; unknown-key and plaintext workers get nothing; local workers use the coordinator's key")
+    func curveRun() throws {
+        let tree = try RepairTree(drifted: 8, frames: 96_000, folders: 2)
+        let keys = TemporaryFolder("driftfix-keys")
+        let allow = keys.file("allow")
+        try FileManager.default.createDirectory(atPath: allow, withIntermediateDirectories: true)
+        for name in ["coordinator", "trusted", "rogue"] {
+            #expect(try driftfix(["keygen", name, "--out", keys.path]).status == 0)
+        }
+        try FileManager.default.copyItem(atPath: keys.file("trusted.pub"), toPath: allow + "/trusted.pub")
+        let out = TemporaryFolder("driftfix-out")
+        let report = TemporaryFolder("driftfix-report")
+        let port = freePort()
+        let coordinator = try Background([
+            "repair", tree.root.path, "--out", out.path, "--bind", "tcp://0.0.0.0:\(port)", "--workers", "0",
+            "--curve-secret", keys.file("coordinator.key"), "--allow", allow, "--heartbeat", "0.5", "--report", report.path,
+        ], environment: ["DRIFTFIX_LOG_LEVEL": "info"])
+        let rogue = try Background(["worker", "--connect", "tcp://127.0.0.1:\(port)", "--identity", "rogue", "--heartbeat", "0.5",
+                                    "--curve-secret", keys.file("rogue.key"), "--server-key", keys.file("coordinator.pub"), "--max-backoff", "1"])
+        let plaintext = try Background(["worker", "--connect", "tcp://127.0.0.1:\(port)", "--identity", "plain", "--heartbeat", "0.5",
+                                        "--max-backoff", "1"])
+        Thread.sleep(forTimeInterval: 2.5)  // both knock (and are refused) before anybody can work
+        let trusted = try Background(["worker", "--connect", "tcp://127.0.0.1:\(port)", "--identity", "trusted", "--heartbeat", "0.5",
+                                      "--curve-secret", keys.file("trusted.key"), "--server-key", keys.file("coordinator.pub")])
+        let result = coordinator.wait(seconds: 120)
+        _ = trusted.wait(seconds: 15)
+        for stranger in [rogue, plaintext] { kill(stranger.pid, SIGTERM) }
+        _ = rogue.wait(seconds: 10)
+        _ = plaintext.wait(seconds: 10)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("8 repaired"))
+        #expect(result.stderr.contains("is not in the allowlist \(allow)"), "the rogue key was refused by the ZAP handler")
+        #expect(result.stderr.contains("a peer failed the security handshake") && result.stderr.contains("no CURVE (a plaintext client)"),
+                "the plaintext worker was seen and refused")
+        #expect(!result.stderr.contains("worker rogue joined") && !result.stderr.contains("worker plain joined"))
+        let workers = Set(try reportRows(report.path).values.compactMap { $0["worker"] as? String })
+        #expect(workers == ["trusted"], "\(workers)")
+        for entry in tree.entries {
+            #expect(try AudioFileReader(path: tree.output(entry, in: out.path)).frameCount == entry.target)
+        }
+
+        // Local workers of a CURVE coordinator connect with its own key pair.
+        let second = TemporaryFolder("driftfix-out")
+        let local = try driftfix(["repair", tree.root.path, "--out", second.path, "--bind", "tcp://0.0.0.0:\(freePort())",
+                                  "--workers", "2", "--curve-secret", keys.file("coordinator.key"), "--allow", allow])
+        #expect(local.status == 0 && local.stdout.contains("8 repaired"), "\(local.stderr)")
+    }
+}
