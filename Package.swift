@@ -81,6 +81,9 @@ let package = Package(
         .testTarget(name: "DriftCoordinatorTests", dependencies: ["DriftCoordinator", "DriftWire", "DriftTransport"]),
         .testTarget(name: "DriftTransportTests", dependencies: ["DriftTransport", "TestSupport",
                                                                .product(name: "Logging", package: "swift-log")]),
+        // Seeded mutation fuzzing of the parsers that read untrusted bytes, bounded in time, plus the regression corpus.
+        .testTarget(name: "FuzzTests", dependencies: ["DriftMedia", "DriftWire", "DriftConfig", "TestSupport"],
+                    resources: [.copy("Corpus")]),
         .testTarget(name: "DriftJournalTests", dependencies: ["DriftJournal", "DriftCoordinator", "DriftWire", "TestSupport"]),
         .testTarget(name: "DriftWorkerTests", dependencies: ["DriftWorker", "DriftWire", "TestSupport"]),
         .testTarget(name: "DistributedTests", dependencies: ["driftfix", "DriftAudio", "DriftTransport", "DriftWire", "DriftJournal", "TestSupport"]),

@@ -1,0 +1,129 @@
+import DriftConfig
+import DriftMedia
+import DriftWire
+import Foundation
+import Testing
+import TestSupport
+
+/// The corpus: seed inputs, and every input that once crashed, hung or misbehaved (kept as regression tests).
+func corpus(_ kind: String) throws -> [(name: String, bytes: [UInt8])] {
+    let folder = try #require(Bundle.module.resourceURL?.appendingPathComponent("Corpus/\(kind)").path)
+    return try FileManager.default.contentsOfDirectory(atPath: folder).sorted().map {
+        ($0, Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/" + $0))))
+    }
+}
+
+/// Built movies covering the parser's paths (edit lists, v1 headers, 64-bit sizes, fragments).
+func builtMovies() -> [[UInt8]] {
+    let plain = Boxes.ftyp().bytes + Box("moov", children: [Boxes.mvhd(timescale: 1000, duration: 2000),
+                                                            Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 50)]).bytes
+    let edited = Boxes.ftyp().bytes + Box("moov", children: [
+        Boxes.mvhd(timescale: 1000, duration: 60_500, version: 1),
+        Boxes.track(id: 1, handler: "vide", timescale: 30_000, duration: 1_801_800, edits: [(500, -1), (60_000, 0)], version: 1),
+        Boxes.track(id: 2, handler: "soun", timescale: 48_000, duration: 96_000),
+    ], large: true).bytes + Boxes.mdat(64).bytes
+    let fragmented = Boxes.ftyp().bytes + Box("moov", children: [
+        Boxes.mvhd(timescale: 1000, duration: 0), Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 0),
+        Box("mvex", children: [Boxes.mehd(0), Boxes.trex(track: 1, defaultDuration: 1)]),
+    ]).bytes + Boxes.moof(track: 1, sampleDurations: [1, 1, 1]).bytes + Boxes.moof(track: 1, count: 10, defaultDuration: 2).bytes
+    return [plain, edited, fragmented]
+}
+
+/// Replaces, removes or adds one value somewhere in a JSON document: edge numbers, wrong types, long strings,
+/// deep nesting - well-formed JSON that the decoder's own checks must refuse or bound.
+func jsonMutation(_ mutator: inout Mutator, _ bytes: [UInt8]) -> [UInt8] {
+    guard var root = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else { return bytes }
+    let values: [Any] = [
+        -1, 0, Int64.max, Int64.min, 1e308, -0.0, 4097, 1025, "", String(repeating: "x", count: 70_000),
+        String(repeating: "é", count: 300), NSNull(), [Int](repeating: 7, count: 5000), ["nested": ["deeper": [1, 2]]], true, "../../etc/passwd",
+        Array(repeating: "/m", count: 2000), 2, "hello", "job", "result",
+    ]
+    func edit(_ value: Any, depth: Int) -> Any {
+        if var object = value as? [String: Any], !object.isEmpty {
+            let keys = object.keys.sorted()
+            let key = keys[mutator.below(keys.count)]
+            switch mutator.below(6) {
+            case 0: object.removeValue(forKey: key)
+            case 1: object["unexpected\(mutator.below(3))"] = values[mutator.below(values.count)]
+            case 2, 3: object[key] = values[mutator.below(values.count)]
+            default: object[key] = edit(object[key] as Any, depth: depth + 1)
+            }
+            return object
+        }
+        if var array = value as? [Any], !array.isEmpty {
+            array[mutator.below(array.count)] = values[mutator.below(values.count)]
+            return array
+        }
+        return values[mutator.below(values.count)]
+    }
+    root = edit(root, depth: 0)
+    return Array((try? JSONSerialization.data(withJSONObject: root, options: [.fragmentsAllowed])) ?? Data(bytes))
+}
+
+@Suite("fuzzing the parsers of untrusted input (seeded, time-bounded)", .serialized)
+struct FuzzTests {
+    /// No crash (a crash ends the test process), no hang, no runaway memory.
+    func expectBounded(_ outcome: FuzzRun.Outcome, _ name: String) {
+        #expect(outcome.iterations > 1000, "\(name): only \(outcome.iterations) iterations")
+        #expect(outcome.slowest < 0.5, "\(name): one input took \(outcome.slowest) s (\(outcome.slowestInput.count) bytes)")
+        #expect(outcome.rssGrowthKiB < 256 * 1024, "\(name): peak memory grew by \(outcome.rssGrowthKiB) KiB")
+        #expect(outcome.accepted > outcome.iterations / 100, "\(name): only \(outcome.accepted) inputs got past the first checks")
+        print("\(name): \(outcome.iterations) inputs, \(outcome.accepted) accepted, slowest \(outcome.slowest) s, "
+              + "peak memory +\(outcome.rssGrowthKiB) KiB")
+    }
+
+    @Test("MP4/MOV box parser: mutated ffmpeg files and built movies")
+    func movieParser() throws {
+        let seeds = try corpus("movie").map(\.bytes) + builtMovies()
+        let outcome = FuzzRun(name: "movie", seeds: seeds).run { bytes in
+            (try? MovieParser.parse(MemoryBytes(bytes))) != nil
+        }
+        expectBounded(outcome, "movie")
+    }
+
+    @Test("wire-message decoder: mutated envelopes of every message type")
+    func wireDecoder() throws {
+        let spec = JobSpec(id: 1, attempt: 1, input: "/m/a.wav", output: "/o/a.wav", outputRoot: "/o", targetFrames: 48_000,
+                           method: .stretch, methodReason: "rule", quality: .best)
+        let messages: [WireMessage] = [
+            .hello(WorkerHello(worker: "w", capacity: 2, software: "driftfix", host: "h", pid: 1)), .heartbeat(running: [1, 2]),
+            .job(spec), .result(JobResult(id: 1, attempt: 1, worker: "w", succeeded: false, seconds: 1, error: "e", retryable: true)),
+            .shutdown, .goodbye,
+        ]
+        let seeds = try corpus("wire").map(\.bytes) + messages.map(WireCodec.encode)
+        var fuzz = FuzzRun(name: "wire", seeds: seeds)
+        fuzz.structured = jsonMutation
+        let outcome = fuzz.run { bytes in
+            guard let message = try? WireCodec.decode(bytes) else { return false }
+            // Whatever decodes must encode again within the limit (nothing the decoder admits is unsendable).
+            let encoded = WireCodec.encode(message)
+            precondition(encoded.count <= WireCodec.maxMessageBytes * 2, "re-encoded message grew to \(encoded.count)")
+            return true
+        }
+        expectBounded(outcome, "wire")
+    }
+
+    @Test("configuration loader: mutated YAML")
+    func configLoader() throws {
+        let seeds = try corpus("config").map(\.bytes)
+        var fuzz = FuzzRun(name: "config", seeds: seeds)
+        fuzz.maxIterations = 50_000
+        let outcome = fuzz.run { bytes in
+            (try? Configuration.parse(String(decoding: bytes, as: UTF8.self), path: "fuzz.yaml")) != nil
+        }
+        expectBounded(outcome, "config")
+    }
+
+    @Test("regression corpus: every stored input parses or is refused, quickly", arguments: ["movie", "wire", "config"])
+    func regressions(kind: String) throws {
+        for (name, bytes) in try corpus(kind) {
+            let start = ContinuousClock.now
+            switch kind {
+            case "movie": _ = try? MovieParser.parse(MemoryBytes(bytes))
+            case "wire": _ = try? WireCodec.decode(bytes)
+            default: _ = try? Configuration.parse(String(decoding: bytes, as: UTF8.self), path: name)
+            }
+            #expect(ContinuousClock.now - start < .milliseconds(500), "\(kind)/\(name)")
+        }
+    }
+}

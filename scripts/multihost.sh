@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Several hosts for real, on one machine: a coordinator and two workers, each in its own network namespace, joined
+# by veth links and talking TCP with CURVE (keys made with `driftfix keygen`, workers admitted by an allowlist).
+# Each worker sees the media and the output under its own mount point (a bind mount; the coordinator's paths are
+# hidden from it) and finds them through its path map. Mid-run, the first worker's link is cut (its veth brought
+# down) while it writes; the coordinator must notice, lease its job to the other worker, and finish.
+#
+# usage: scripts/multihost.sh MEDIA OUT REPORT_DIR
+# env:   DRIFTFIX   the driftfix binary (default .build/debug/driftfix)
+#        QUALITY    resampler quality for the run (default best: jobs long enough to cut a link during one)
+# exit:  the coordinator's exit code (0: every pair repaired); 77 when network namespaces cannot be made here.
+# Needs root (ip netns, mount). Leaves nothing behind: namespaces, mounts and processes are removed on exit.
+set -euo pipefail
+
+media=$(realpath "$1")
+out=$(realpath -m "$2")
+report=$(realpath -m "$3")
+bin=$(realpath "${DRIFTFIX:-.build/debug/driftfix}")
+quality=${QUALITY:-best}
+tag="dfx$$"
+work=$(mktemp -d "/run/driftfix-multihost-XXXXXX")
+mkdir -p "$out" "$report"
+pids=()
+mounts=()
+
+cleanup() {
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    sleep 0.5
+    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+    for mount in "${mounts[@]}"; do umount "$mount" 2>/dev/null || true; done
+    for ns in c w1 w2; do ip netns del "$tag-$ns" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+if ! ip netns add "$tag-c" 2>/dev/null; then
+    echo "multihost: cannot create network namespaces here (needs root and CAP_SYS_ADMIN); skipped" >&2
+    exit 77
+fi
+ip netns add "$tag-w1"
+ip netns add "$tag-w2"
+
+# One point-to-point link per worker: 10.201.N.1 (coordinator side) <-> 10.201.N.2 (worker N).
+for n in 1 2; do
+    ip link add "$tag-c$n" type veth peer name "$tag-w$n"
+    ip link set "$tag-c$n" netns "$tag-c"
+    ip link set "$tag-w$n" netns "$tag-w$n"
+    ip -n "$tag-c" addr add "10.201.$n.1/24" dev "$tag-c$n"
+    ip -n "$tag-w$n" addr add "10.201.$n.2/24" dev "$tag-w$n"
+    ip -n "$tag-c" link set "$tag-c$n" up
+    ip -n "$tag-w$n" link set "$tag-w$n" up
+    ip -n "$tag-w$n" link set lo up
+done
+ip -n "$tag-c" link set lo up
+
+# Keys: the coordinator's pair; one per worker, admitted through the allowlist folder.
+keys="$work/keys"
+mkdir -p "$keys/allow"
+for name in coordinator w1 w2; do "$bin" keygen "$name" --out "$keys" >/dev/null 2>&1; done
+cp "$keys/w1.pub" "$keys/w2.pub" "$keys/allow/"
+
+# Each worker's view of the shared storage: its own mount points, and a path map from the coordinator's paths.
+for n in 1 2; do
+    view="$work/w$n-view"
+    mkdir -p "$view/media" "$view/out"
+    mount --bind "$media" "$view/media" && mounts+=("$view/media")
+    mount --bind "$out" "$view/out" && mounts+=("$view/out")
+    cat >"$work/w$n.yaml" <<YAML
+worker:
+  path-map:
+    - from: $media
+      to: $view/media
+    - from: $out
+      to: $view/out
+YAML
+done
+
+port=5555
+# `ip netns exec` replaces itself with the command, so $! is the coordinator itself.
+ip netns exec "$tag-c" "$bin" repair "$media" --out "$out" --report "$report" --journal "$work/journal.sqlite" \
+    --quality "$quality" --bind "tcp://0.0.0.0:$port" --workers 0 --curve-secret "$keys/coordinator.key" \
+    --allow "$keys/allow" --heartbeat 0.5 --idle-timeout 30 >"$work/coordinator.out" 2>"$work/coordinator.err" &
+coordinator=$!
+pids+=("$coordinator")
+
+# Workers: in their own network namespace and their own mount namespace, where the coordinator's paths are
+# covered by empty file systems, so only the path map leads to the files.
+start_worker() {  # n
+    local n=$1
+    ip netns exec "$tag-w$n" unshare --mount --propagation private sh -c \
+        "mount -t tmpfs none '$media' && mount -t tmpfs none '$out' && exec '$bin' worker \
+         --connect tcp://10.201.$n.1:$port --identity w$n --concurrency 1 --heartbeat 0.5 --max-backoff 1 \
+         --curve-secret '$keys/w$n.key' --server-key '$keys/coordinator.pub' --config '$work/w$n.yaml'" \
+        >"$work/w$n.log" 2>&1 &
+    echo $!
+}
+w1=$(start_worker 1)
+pids+=("$w1")
+w2=$(start_worker 2)
+pids+=("$w2")
+
+# Cut worker 1's link while it writes a repaired file (its temporary file is named after its pid).
+cut=""
+for _ in $(seq 1 600); do
+    if find "$out" -name ".*driftfix-*-$w1-*.tmp" 2>/dev/null | grep -q .; then
+        ip -n "$tag-c" link set "$tag-c1" down
+        cut=yes
+        echo "multihost: cut w1's link while it was writing" >&2
+        break
+    fi
+    kill -0 "$coordinator" 2>/dev/null || break
+    sleep 0.05
+done
+[[ -n "$cut" ]] || echo "multihost: w1 was never caught writing; its link was not cut" >&2
+
+status=0
+wait "$coordinator" || status=$?
+cat "$work/coordinator.out"
+grep -E "lost|refused|failed the security|joined" "$work/coordinator.err" >&2 || true
+echo "multihost: coordinator exit $status; link cut: ${cut:-no}" >&2
+[[ -n "$cut" ]] || status=3
+exit "$status"
