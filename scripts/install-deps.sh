@@ -5,10 +5,11 @@ set -euo pipefail
 # Build and run: the three C libraries and pkg-config.
 packages=(libzmq3-dev libsndfile1-dev libsamplerate0-dev libsqlite3-dev pkg-config)
 # Tests and benchmarks: independent tools to make demo media and to compare against (sox, ffmpeg, rubberband),
-# a real browser to check the HTML report renders (chromium, headless), and docker-compose to validate the
-# compose file (no Docker engine is needed for that).
+# a real browser to check the HTML report renders (chromium, headless), docker-compose to validate the
+# compose file (no Docker engine is needed for that), iproute2 and util-linux (ip netns, unshare) for the
+# multi-host test, python3 for the test that holds an SQLite lock from another program.
 if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]]; then
-    packages+=(sox ffmpeg rubberband-cli chromium docker-compose)
+    packages+=(sox ffmpeg rubberband-cli chromium docker-compose iproute2 util-linux python3)
 fi
 
 missing=()
