@@ -126,6 +126,8 @@ echo "## Distributed: dispatch overhead (no-op jobs over ZeroMQ, 2 worker proces
 "$bin/driftfix-bench" dispatch --jobs 20000 --workers 2 --driftfix "$bin/driftfix"
 # The same with every lease and result committed to the SQLite journal first (write-ahead), as `repair` runs.
 "$bin/driftfix-bench" dispatch --jobs 20000 --workers 2 --driftfix "$bin/driftfix" --journal "$work/bench-journal.sqlite"
+# Authenticated and encrypted: workers over loopback TCP with CURVE, admitted by the ZAP handler.
+"$bin/driftfix-bench" dispatch --jobs 20000 --workers 2 --driftfix "$bin/driftfix" --curve
 
 echo
 echo "## Distributed: repair throughput with 1 and 2 local workers (24 x 60 s stereo, -131 ppm, medium)"

@@ -211,6 +211,8 @@ struct Dispatch: ParsableCommand {
     @Option(help: "The driftfix executable that runs the workers.") var driftfix: String
     @Option(help: "Record every transition in a journal at this path (a fresh file), as `driftfix repair` does.")
     var journal: String?
+    @Flag(help: "Workers connect over loopback TCP with CURVE (keys made here, admitted by the ZAP handler).")
+    var curve = false
 
     func run() throws {
         let records = (1...jobs).map {
@@ -234,14 +236,36 @@ struct Dispatch: ParsableCommand {
         }
         let logger = Logger(label: "bench")
         let context = try MessageContext()
-        let endpoint = "ipc:///tmp/driftfix-bench-\(getpid()).sock"
+        var endpoint = "ipc:///tmp/driftfix-bench-\(getpid()).sock"
+        var security = SocketSecurity.none
+        var keyArguments: [String] = []
+        var zap: ZapHandler?
+        let keyFolder = "/tmp/driftfix-bench-keys-\(getpid())"
+        if curve {
+            try FileManager.default.createDirectory(atPath: keyFolder + "/allow", withIntermediateDirectories: true)
+            let server = try CurveKeyPair.generate()
+            let worker = try CurveKeyPair.generate()
+            try CurveKeyFile.write(server, name: "coordinator", folder: keyFolder)
+            try CurveKeyFile.write(worker, name: "worker", folder: keyFolder)
+            try FileManager.default.copyItem(atPath: keyFolder + "/worker.pub", toPath: keyFolder + "/allow/worker.pub")
+            zap = try ZapHandler(context: context, allowlist: KeyAllowlist(path: keyFolder + "/allow"), logger: logger)
+            security = .curveServer(server)
+            endpoint = "tcp://127.0.0.1:\(Int.random(in: 20_000...59_000))"
+            keyArguments = ["--curve-secret", keyFolder + "/worker.key", "--server-key", keyFolder + "/coordinator.pub"]
+        }
+        defer {
+            zap?.stop()
+            try? FileManager.default.removeItem(atPath: keyFolder)
+        }
         let dispatcher = Dispatcher(store: store)
-        let server = try CoordinatorServer(context: context, endpoint: endpoint, dispatcher: dispatcher, logger: logger)
+        let server = try CoordinatorServer(context: context, endpoint: endpoint, dispatcher: dispatcher, security: security,
+                                           logger: logger)
         var processes: [Process] = []
         for index in 0..<workers {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: driftfix)
             process.arguments = ["worker", "--connect", endpoint, "--concurrency", "\(capacity)", "--identity", "bench-\(index)"]
+                + keyArguments
             try process.run()
             processes.append(process)
         }
@@ -257,7 +281,7 @@ struct Dispatch: ParsableCommand {
         while processes.contains(where: \.isRunning) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         unlink("/tmp/driftfix-bench-\(getpid()).sock")
         let rate = String(format: "%.2f s, %.0f jobs/s", seconds, Double(jobs) / seconds)
-        let kind = opened == nil ? "in-memory store" : "journal"
+        let kind = (opened == nil ? "in-memory store" : "journal") + (curve ? ", CURVE over TCP" : ", ipc")
         print("\(jobs) no-op jobs to \(workers) workers (capacity \(capacity)), \(kind): \(rate) (\(outcome))")
     }
 }

@@ -70,6 +70,8 @@ public final class Dispatcher {
         var outgoing: [(String, WireMessage)] = []
         switch message {
         case .hello(let hello):
+            // Bounded: peers that come and go (reconnects get new identities) must not grow it forever.
+            if introduced.count >= 4096 { introduced = introduced.filter { workers[$0] != nil } }
             introduced.insert(peer)
             if var known = workers[peer] {
                 known.capacity = hello.capacity

@@ -128,6 +128,8 @@ struct RepairRunTests {
             [WireCodec.encode(.heartbeat(running: [1, 2, 3]))],
         ]
         for _ in 0..<20 { for frames in payloads { _ = try? rogue.send(frames) } }
+        // A flood of garbage: it must not flood the log.
+        for index in 0..<5000 { _ = try? rogue.send([Array("noise \(index)".utf8)]) }
         // A second rogue says hello, takes a job, and falls silent: its lease expires and the job is redone.
         let silent = try MessageSocket(context: context, kind: .dealer, maxMessageBytes: 1 << 20)
         try silent.setIdentity(Array("silent".utf8))
@@ -143,6 +145,8 @@ struct RepairRunTests {
             #expect(try AudioFileReader(path: tree.output(entry, in: out.path)).frameCount == entry.target)
         }
         #expect(result.stderr.contains("dropped message"), "drops are logged")
+        let dropLines = result.errorLines.filter { $0.contains("dropped message") }.count
+        #expect(dropLines <= 40, "over 5,000 bad messages, \(dropLines) log lines (rate-limited)")
     }
 }
 
