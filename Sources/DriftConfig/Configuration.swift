@@ -15,6 +15,8 @@ public struct Configuration: Sendable, Equatable {
     public var pathMapping: [PathMapping] = []
     /// The run journal, drift history and nightly metrics.
     public var journal = JournalSettings()
+    /// CURVE key files for network endpoints.
+    public var security = SecuritySettings()
     /// The path map as (from, to) pairs.
     public var pathMap: [(String, String)] { pathMapping.map { ($0.from, $0.to) } }
 
@@ -58,7 +60,9 @@ public struct Configuration: Sendable, Equatable {
             case "worker": configuration.pathMapping = try reader.workerSection(value, key: "worker")
             case "journal": try reader.journalSection(value, key: "journal", into: &configuration.journal)
             case "metrics": configuration.journal.metricsFile = try reader.metricsSection(value, key: "metrics")
-            default: throw reader.unknown(key, in: "", allowed: ["repair", "scan", "drift", "worker", "journal", "metrics"])
+            case "security": configuration.security = try reader.securitySection(value, key: "security")
+            default:
+                throw reader.unknown(key, in: "", allowed: ["repair", "scan", "drift", "worker", "journal", "metrics", "security"])
             }
         }
         return configuration
@@ -75,6 +79,18 @@ public struct JournalSettings: Sendable, Equatable {
     public var alertPPM = 20.0
     /// The Prometheus text file written after each run; nil: none.
     public var metricsFile: String?
+
+    public init() {}
+}
+
+/// CURVE key files, used on endpoints reachable from the network (command-line options take precedence).
+public struct SecuritySettings: Sendable, Equatable {
+    /// This process's secret key file (coordinator or worker).
+    public var secretKey: String?
+    /// Coordinator: the worker public keys admitted (a folder of *.pub files or a file of keys).
+    public var allow: String?
+    /// Worker: the coordinator's public key file.
+    public var serverKey: String?
 
     public init() {}
 }

@@ -174,3 +174,20 @@ extension NodeReader {
         return file
     }
 }
+
+extension NodeReader {
+    func securitySection(_ node: Node, key: String) throws(ConfigurationError) -> SecuritySettings {
+        var settings = SecuritySettings()
+        for (k, value) in try mapping(node, key: key) {
+            let text = try string(value, key: "\(key).\(k.name)")
+            let path = text.isEmpty ? nil : text
+            switch k.name {
+            case "secret-key": settings.secretKey = path
+            case "allow": settings.allow = path
+            case "server-key": settings.serverKey = path
+            default: throw unknown(k, in: key, allowed: ["secret-key", "allow", "server-key"])
+            }
+        }
+        return settings
+    }
+}

@@ -83,10 +83,6 @@ struct RepairCommand: ParsableCommand {
     func validate() throws {
         if let workers, workers < 0 { throw ValidationError("--workers must not be negative") }
         if (curveSecret == nil) != (allow == nil) { throw ValidationError("--curve-secret and --allow go together") }
-        if curveSecret != nil && bind == nil { throw ValidationError("--curve-secret needs --bind (ipc:// stays on this machine)") }
-        if let bind {
-            try TransportSecurity.requireCurve(bind, hasKeys: curveSecret != nil, insecure: insecurePlaintext, role: "--bind")
-        }
         if workers == 0 && bind == nil { throw ValidationError("--workers 0 needs --bind, or no worker could ever connect") }
         guard idleTimeout > 0, heartbeat > 0 else { throw ValidationError("--idle-timeout and --heartbeat must be positive") }
     }
@@ -94,6 +90,8 @@ struct RepairCommand: ParsableCommand {
     func run() throws {
         let logger = Logger(label: "driftfix.repair")
         let configuration = try loadConfiguration(config)
+        let keys = try TransportSecurity.coordinatorKeys(bind: bind, secret: curveSecret, allow: allow,
+                                                         configuration: configuration.security, insecure: insecurePlaintext)
         let stop = StopSignal()
         let absolute = roots.map(Self.absolute)
         let outRoot = Self.absolute(out)
@@ -133,7 +131,7 @@ struct RepairCommand: ParsableCommand {
         let endpoint = bind ?? "ipc://\(FileManager.default.temporaryDirectory.path)/driftfix-\(getpid()).sock"
         var security = SocketSecurity.none
         var zap: ZapHandler?
-        if let curveSecret, let allow {
+        if let (curveSecret, allow) = keys {
             let keys = try TransportSecurity.secret(curveSecret)
             // Local workers use the coordinator's own key pair, which is therefore admitted too.
             let allowlist = KeyAllowlist(path: Self.absolute(allow), alsoAllow: [keys.publicKey])
@@ -157,7 +155,7 @@ struct RepairCommand: ParsableCommand {
                 var passThrough = ["--heartbeat", "\(heartbeat)", "--parent", "\(getpid())", "--output-root", outRoot]
                 passThrough += absolute.flatMap { ["--input-root", $0] }
                 if let config { passThrough += ["--config", config] }
-                if let curveSecret {
+                if let curveSecret = keys?.secret {
                     passThrough += ["--curve-secret", Self.absolute(curveSecret), "--server-key", Self.absolute(curveSecret)]
                 } else if insecurePlaintext {
                     passThrough.append(TransportSecurity.insecureFlag)
@@ -272,12 +270,13 @@ struct WorkerCommand: ParsableCommand {
     func validate() throws {
         if let concurrency, !(1...256).contains(concurrency) { throw ValidationError("--concurrency must be 1...256") }
         if (curveSecret == nil) != (serverKey == nil) { throw ValidationError("--curve-secret and --server-key go together") }
-        try TransportSecurity.requireCurve(connect, hasKeys: curveSecret != nil, insecure: insecurePlaintext, role: "--connect")
     }
 
     func run() throws {
         let logger = Logger(label: "driftfix.worker")
         let configuration = try loadConfiguration(config)
+        let keys = try TransportSecurity.workerKeys(connect: connect, secret: curveSecret, serverKey: serverKey,
+                                                    configuration: configuration.security, insecure: insecurePlaintext)
         let stop = StopSignal()
         let name = identity ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
         var settings = WorkerNode.Settings(
@@ -288,8 +287,8 @@ struct WorkerCommand: ParsableCommand {
         settings.pathMap = configuration.pathMap
         settings.inputRoots = inputRoots.map(RepairCommand.absolute)
         settings.outputRoot = outputRoot.map(RepairCommand.absolute)
-        if let curveSecret, let serverKey {
-            settings.security = .curveClient(try TransportSecurity.secret(curveSecret), serverKey: try TransportSecurity.publicKey(serverKey))
+        if let keys {
+            settings.security = .curveClient(try TransportSecurity.secret(keys.secret), serverKey: try TransportSecurity.publicKey(keys.serverKey))
         }
         let context = try MessageContext()
         let node = try WorkerNode(context: context, settings: settings, logger: logger)

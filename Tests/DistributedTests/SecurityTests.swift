@@ -78,8 +78,12 @@ struct SecurityTests {
         let plaintext = try Background(["worker", "--connect", "tcp://127.0.0.1:\(port)", "--identity", "plain", "--heartbeat", "0.5",
                                         "--max-backoff", "1"])
         Thread.sleep(forTimeInterval: 2.5)  // both knock (and are refused) before anybody can work
+        // The trusted worker takes its keys from its config file (security section) rather than options.
+        let config = keys.file("trusted.yaml")
+        try "security:\n  secret-key: \(keys.file("trusted.key"))\n  server-key: \(keys.file("coordinator.pub"))\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
         let trusted = try Background(["worker", "--connect", "tcp://127.0.0.1:\(port)", "--identity", "trusted", "--heartbeat", "0.5",
-                                      "--curve-secret", keys.file("trusted.key"), "--server-key", keys.file("coordinator.pub")])
+                                      "--config", config])
         let result = coordinator.wait(seconds: 120)
         _ = trusted.wait(seconds: 15)
         for stranger in [rogue, plaintext] { kill(stranger.pid, SIGTERM) }

@@ -35,6 +35,29 @@ struct ConfigurationTests {
         #expect(policy.method(for: "/a/x_lecture.wav").method == .stretch)
     }
 
+    @Test("journal, metrics and security sections")
+    func operations() throws {
+        let yaml = """
+            journal:
+              path: /var/lib/driftfix/journal.sqlite
+              history-runs: 30
+              alert-ppm: 12.5
+            metrics:
+              textfile: /var/lib/node_exporter/driftfix.prom
+            security:
+              secret-key: /etc/driftfix/keys/coordinator.key
+              allow: /etc/driftfix/keys/allow
+              server-key: ""
+            """
+        let configuration = try Configuration.parse(yaml, path: "ops.yaml")
+        #expect(configuration.journal.path == "/var/lib/driftfix/journal.sqlite")
+        #expect(configuration.journal.historyRuns == 30 && configuration.journal.alertPPM == 12.5)
+        #expect(configuration.journal.metricsFile == "/var/lib/node_exporter/driftfix.prom")
+        #expect(configuration.security.secretKey == "/etc/driftfix/keys/coordinator.key")
+        #expect(configuration.security.allow == "/etc/driftfix/keys/allow")
+        #expect(configuration.security.serverKey == nil, "empty means unset")
+    }
+
     @Test("an empty file is all defaults")
     func empty() throws {
         #expect(try Configuration.parse("", path: "e.yaml") == Configuration())
@@ -49,6 +72,10 @@ struct ConfigurationTests {
         ("repair:\n  rules:\n    - method: stretch\n", 3, "repair.rules[0].match", "missing"),
         ("repair:\n  rules:\n    - match: x\n      method: stretch\n      colour: red\n", 5, "repair.rules[0].colour", "unknown key"),
         ("repair:\n  rules: yes\n", 2, "repair.rules", "expected a list"),
+        ("journal:\n  history-runs: 1.5\n", 2, "journal.history-runs", "whole number"),
+        ("journal:\n  alert-ppm: 0\n", 2, "journal.alert-ppm", "greater than 0"),
+        ("metrics:\n  file: x\n", 2, "metrics.file", "unknown key"),
+        ("security:\n  public-key: x\n", 2, "security.public-key", "unknown key"),
     ])
     func errors(yaml: String, line: Int, key: String, message: String) {
         do {
