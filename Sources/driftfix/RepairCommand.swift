@@ -19,7 +19,8 @@ struct RepairCommand: ParsableCommand {
         discussion: """
             With no --bind, it starts --workers local worker processes (default: one per core) and talks to them \\
             over ipc://. With --bind tcp://HOST:PORT it waits for workers started elsewhere with \\
-            `driftfix worker --connect tcp://HOST:PORT` (use --workers 0, or also start some locally). Outputs mirror \\
+            `driftfix worker --connect tcp://HOST:PORT` (use --workers 0, or also start some locally); a network endpoint \
+            needs CURVE keys (--curve-secret and --allow, see `driftfix keygen`) or --insecure-plaintext. Outputs mirror \\
             the input tree under --out; originals are never modified; in-sync pairs are skipped and refused pairs \\
             reported, not touched. SIGINT/SIGTERM stop dispatch, let running jobs finish (bounded) and write the \\
             report. Exit code 0 when every pair was repaired, unchanged or skipped, 1 otherwise, 2 for usage errors.
