@@ -192,7 +192,8 @@ public final class Dispatcher {
                 .max(by: { ($0.value.capacity - $0.value.leased.count, $1.key) < ($1.value.capacity - $1.value.leased.count, $0.key) })
             else { break }
             _ = worker
-            let attempt = store.lease(job.id, to: peer, at: now)
+            // Write-ahead: a lease the store could not record is not sent (the run is stopping on the failure).
+            guard store.failure == nil, let attempt = store.lease(job.id, to: peer, at: now) else { break }
             workers[peer]?.leased.insert(job.id)
             events.append(.jobStarted(id: job.id, worker: peer, attempt: attempt))
             var spec = job.spec

@@ -58,8 +58,9 @@ public protocol JobStore: AnyObject {
     /// The queued job to hand out next (longest first), without changing it.
     func nextQueued() -> JobRecord?
     func job(_ id: Int) -> JobRecord?
-    /// Marks a job leased; increments its attempts. Returns the new attempt number.
-    func lease(_ id: Int, to worker: String, at time: Double) -> Int
+    /// Marks a job leased; increments its attempts. Returns the new attempt number, or nil when the lease could not
+    /// be recorded (the job must then not be sent).
+    func lease(_ id: Int, to worker: String, at time: Double) -> Int?
     func complete(_ id: Int, with result: JobResult)
     func fail(_ id: Int, error: String)
     /// Puts a leased job back in the queue, keeping its attempt count and the reason.
@@ -102,8 +103,8 @@ public final class InMemoryJobStore: JobStore {
     public func nextQueued() -> JobRecord? { queue.last.flatMap { jobs[$0] } }
     public func job(_ id: Int) -> JobRecord? { jobs[id] }
 
-    public func lease(_ id: Int, to worker: String, at time: Double) -> Int {
-        guard var job = jobs[id] else { return 0 }
+    public func lease(_ id: Int, to worker: String, at time: Double) -> Int? {
+        guard var job = jobs[id] else { return nil }
         // Leases take the queue's last (longest) job: O(1); anything else is rare.
         if queue.last == id { queue.removeLast() } else { queue.removeAll { $0 == id } }
         job.attempts += 1

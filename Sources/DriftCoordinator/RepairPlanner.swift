@@ -52,6 +52,7 @@ public enum RepairPlanner {
             switch job.state {
             case .done(let result):
                 report.pairs[index].outcome = .repaired
+                report.pairs[index].error = nil  // a note left by an earlier, interrupted attempt
                 report.pairs[index].outputFrames = result.outputFrames
                 report.pairs[index].checksum = result.checksum
                 report.pairs[index].worker = result.worker

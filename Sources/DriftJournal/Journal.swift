@@ -49,13 +49,16 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
+        // Opened and checked into a local first: if anything throws, `database` was never set, so deinit does not
+        // run and the lock is released here exactly once.
         do {
-            database = try DatabaseQueue(path: path, configuration: configuration)
-            let check = try database.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            let check = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
             guard check == ["ok"] else {
                 throw JournalError(path: path, cause: .corrupt(check.prefix(3).joined(separator: "; ")))
             }
-            if !readOnly { try Self.migrate(database, path: path) }
+            if !readOnly { try Self.migrate(queue, path: path) }
+            database = queue
         } catch {
             if let descriptor = lockDescriptor { close(descriptor) }
             throw JournalError.from(error, path: path)
@@ -73,7 +76,7 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
         try access { db in
             let statuses = RunStatus.resumable.map { "'\($0.rawValue)'" }.joined(separator: ",")
             let row = try Row.fetchOne(db, sql: """
-                SELECT id, started, status, roots, outputRoot, report IS NOT NULL AS planned FROM run
+                SELECT id, key, started, status, roots, outputRoot, report IS NOT NULL AS planned FROM run
                 WHERE status IN (\(statuses)) AND roots = ? AND outputRoot = ? ORDER BY id DESC LIMIT 1
                 """, arguments: [Self.encodeRoots(roots), outputRoot])
             return row.map(Self.run(from:))
@@ -87,10 +90,16 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
             try db.execute(sql: """
                 UPDATE run SET status = 'abandoned', finished = ? WHERE status IN (\(statuses)) AND roots = ? AND outputRoot = ?
                 """, arguments: [date.timeIntervalSince1970, Self.encodeRoots(roots), outputRoot])
-            try db.execute(sql: "INSERT INTO run (started, status, roots, outputRoot) VALUES (?, 'scanning', ?, ?)",
-                           arguments: [date.timeIntervalSince1970, Self.encodeRoots(roots), outputRoot])
+            try db.execute(sql: "INSERT INTO run (started, status, roots, outputRoot, key) VALUES (?, 'scanning', ?, ?, ?)",
+                           arguments: [date.timeIntervalSince1970, Self.encodeRoots(roots), outputRoot,
+                                       Int64.random(in: 1...Int64.max)])
             return db.lastInsertedRowID
         }
+    }
+
+    /// The random key a run's jobs carry on the wire.
+    public func runKey(_ run: Int64) throws(JournalError) -> Int64 {
+        try access { db in try Int64.fetchOne(db, sql: "SELECT key FROM run WHERE id = ?", arguments: [run]) ?? run }
     }
 
     /// Stores a run's scan report and jobs, and its drift measurements for the history, in one transaction; the
@@ -135,9 +144,13 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
     /// coordinator stopped go back to the queue (recorded so), to be run again.
     public func loadPlan(run: Int64) throws(JournalError) -> (report: ScanReport, jobs: [JobRecord], rows: [Int: Int], prints: [Int: JobFingerprints]) {
         let decoder = JSONDecoder()
+        let path = path
+        func damaged(_ what: String) -> JournalError { JournalError(path: path, cause: .corrupt(what)) }
         return try write { db in
+            // A lease cut short by the coordinator's own stop is not the job's fault: it does not count as an attempt.
             try db.execute(sql: """
-                UPDATE job SET state = 'queued', error = 'the coordinator stopped while it was leased' WHERE run = ? AND state = 'leased'
+                UPDATE job SET state = 'queued', attempts = MAX(attempts - 1, 0),
+                error = 'the coordinator stopped while it was leased' WHERE run = ? AND state = 'leased'
                 """, arguments: [run])
             guard let reportData = try Data.fetchOne(db, sql: "SELECT report FROM run WHERE id = ?", arguments: [run]) else {
                 throw JournalError(path: path, cause: .other("run \(run) has no stored plan"))
@@ -147,17 +160,21 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
             var rows: [Int: Int] = [:]
             var prints: [Int: JobFingerprints] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT * FROM job WHERE run = ? ORDER BY id", arguments: [run]) {
-                let spec = try decoder.decode(JobSpec.self, from: row["spec"] as Data)
+                guard let specData = row["spec"] as Data?, let index = row["row"] as Int?,
+                      let audioSeconds = row["audioSeconds"] as Double?, let attempts = row["attempts"] as Int?,
+                      let stateName = row["state"] as String? else { throw damaged("a job row of run \(run) lacks a field") }
+                let spec = try decoder.decode(JobSpec.self, from: specData)
                 let error: String? = row["error"]
                 let state: JobState
-                switch row["state"] as String {
-                case "done": state = .done(try decoder.decode(JobResult.self, from: row["result"] as Data))
+                switch stateName {
+                case "done":
+                    guard let resultData = row["result"] as Data? else { throw damaged("job \(spec.id) is done without a result") }
+                    state = .done(try decoder.decode(JobResult.self, from: resultData))
                 case "failed": state = .failed(error ?? "failed")
                 default: state = .queued
                 }
-                jobs.append(JobRecord(spec: spec, audioSeconds: row["audioSeconds"], state: state, attempts: row["attempts"],
-                                      lastError: error))
-                rows[spec.id] = row["row"]
+                jobs.append(JobRecord(spec: spec, audioSeconds: audioSeconds, state: state, attempts: attempts, lastError: error))
+                rows[spec.id] = index
                 if let data = row["prints"] as Data? { prints[spec.id] = try decoder.decode(JobFingerprints.self, from: data) }
             }
             return (report, jobs, rows, prints)
@@ -184,7 +201,7 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
     public func runs(limit: Int) throws(JournalError) -> [JournalRun] {
         try access { db in
             try Row.fetchAll(db, sql: """
-                SELECT id, started, status, roots, outputRoot, report IS NOT NULL AS planned FROM run ORDER BY id DESC LIMIT ?
+                SELECT id, key, started, status, roots, outputRoot, report IS NOT NULL AS planned FROM run ORDER BY id DESC LIMIT ?
                 """, arguments: [limit]).map(Self.run(from:))
         }
     }
@@ -210,11 +227,15 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
         return try access { db in
             var records: [String: OutputRecord] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT * FROM output") {
-                let prints = try decoder.decode(JobFingerprints.self, from: row["prints"] as Data)
+                // A row missing a field cannot vouch for an output: the pair is simply repaired again.
+                guard let printData = row["prints"] as Data?, let recording = row["recording"] as String?,
+                      let output = row["output"] as String?, let frames = row["outputFrames"] as Int64?,
+                      let run = row["run"] as Int64?,
+                      let prints = try? decoder.decode(JobFingerprints.self, from: printData) else { continue }
                 let record = OutputRecord(
-                    recording: row["recording"], prints: prints, output: row["output"], outputFrames: row["outputFrames"],
+                    recording: recording, prints: prints, output: output, outputFrames: frames,
                     outputSize: row["outputSize"], outputModified: row["outputModified"], checksum: row["checksum"],
-                    worker: row["worker"], run: row["run"])
+                    worker: row["worker"], run: run)
                 records[record.recording] = record
             }
             return records
@@ -289,16 +310,20 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
         }
     }
 
+    /// Roots as stored and matched: sorted, so `a b` and `b a` name the same run (output paths do not depend on the
+    /// order either).
     static func encodeRoots(_ roots: [String]) -> String {
-        (try? String(decoding: JSONEncoder().encode(roots), as: UTF8.self)) ?? roots.joined(separator: "\n")
+        let sorted = roots.sorted()
+        return (try? String(decoding: JSONEncoder().encode(sorted), as: UTF8.self)) ?? sorted.joined(separator: "\n")
     }
 
     static func run(from row: Row) -> JournalRun {
-        let roots = (try? JSONDecoder().decode([String].self, from: Data((row["roots"] as String).utf8))) ?? []
+        let roots = (try? JSONDecoder().decode([String].self, from: Data((row["roots"] as String? ?? "[]").utf8))) ?? []
+        let id: Int64 = row["id"]
         return JournalRun(
-            id: row["id"], started: Date(timeIntervalSince1970: row["started"]),
-            status: RunStatus(rawValue: row["status"]) ?? .abandoned, roots: roots, outputRoot: row["outputRoot"],
-            planned: row["planned"])
+            id: id, key: row["key"] as Int64? ?? id, started: Date(timeIntervalSince1970: row["started"] as Double? ?? 0),
+            status: (row["status"] as String?).flatMap(RunStatus.init(rawValue:)) ?? .abandoned, roots: roots,
+            outputRoot: row["outputRoot"] as String? ?? "", planned: row["planned"] as Bool? ?? false)
     }
 
     static func reason(_ error: Error) -> String {

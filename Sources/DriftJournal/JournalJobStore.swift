@@ -29,9 +29,11 @@ public final class JournalJobStore: JobStore {
     public var all: [JobRecord] { memory.all }
     public var unfinishedCount: Int { memory.unfinishedCount }
 
-    public func lease(_ id: Int, to worker: String, at time: Double) -> Int {
+    public func lease(_ id: Int, to worker: String, at time: Double) -> Int? {
         let attempt = (memory.job(id)?.attempts ?? 0) + 1
-        record { () throws(JournalError) in try journal.recordLease(run: run, job: id, worker: worker, attempt: attempt, at: time) }
+        guard record({ () throws(JournalError) in
+            try journal.recordLease(run: run, job: id, worker: worker, attempt: attempt, at: time)
+        }) else { return nil }
         Failpoint.hit("lease")
         return memory.lease(id, to: worker, at: time)
     }
@@ -61,12 +63,15 @@ public final class JournalJobStore: JobStore {
 
     /// After the first failed write nothing more is attempted: the run is stopping, and a full disk would only
     /// produce the same error for every job.
-    private func record(_ write: () throws(JournalError) -> Void) {
-        guard failure == nil else { return }
+    @discardableResult
+    private func record(_ write: () throws(JournalError) -> Void) -> Bool {
+        guard failure == nil else { return false }
         do {
             try write()
+            return true
         } catch {
             failure = error.description
+            return false
         }
     }
 

@@ -25,6 +25,8 @@ public enum RunStatus: String, Sendable, CaseIterable {
 /// A run as the journal knows it.
 public struct JournalRun: Sendable, Equatable {
     public let id: Int64
+    /// The random key its jobs carry on the wire (`JobSpec.run`).
+    public let key: Int64
     public let started: Date
     public let status: RunStatus
     public let roots: [String]

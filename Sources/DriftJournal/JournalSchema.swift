@@ -56,6 +56,11 @@ extension Journal {
                 CREATE INDEX measurement_folder ON measurement (folder, run);
                 """)
         }
+        migrator.registerMigration("v2 run key") { db in
+            // A random key per run, sent with its jobs and echoed in results: run ids restart at 1 in a new
+            // journal, keys do not repeat, so a result from another journal's run 1 cannot complete this one's job.
+            try db.execute(sql: "ALTER TABLE run ADD COLUMN key INTEGER")
+        }
         try database.write { db in
             if try migrator.hasBeenSuperseded(db) {
                 throw JournalError(path: path, cause: .newerSchema("unknown migrations applied"))

@@ -34,6 +34,23 @@ public struct RunMetrics: Sendable, Equatable {
                   audioSecondsProcessed: report.pairs.filter { $0.outcome == .repaired }.compactMap(\.recordingSeconds).reduce(0, +))
     }
 
+    /// A run that failed before it could start (its journal unusable): no pairs, not a success, and the last
+    /// success time carried over from the metrics file it replaces.
+    public static func failedBeforeStart(started: Date, previous path: String) -> RunMetrics {
+        RunMetrics(lastSuccess: lastSuccess(inFile: path), started: started, finished: Date(), succeeded: false, outcomes: [:],
+                   audioSecondsProcessed: 0)
+    }
+
+    /// `driftfix_last_success_timestamp_seconds` from an existing metrics file (nil when absent or 0).
+    static func lastSuccess(inFile path: String) -> Date? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("driftfix_last_success_timestamp_seconds ") {
+            guard let value = Double(line.split(separator: " ").last ?? ""), value > 0 else { return nil }
+            return Date(timeIntervalSince1970: value)
+        }
+        return nil
+    }
+
     /// The exposition text (format 0.0.4).
     public func render() -> String {
         var lines: [String] = []
@@ -65,13 +82,23 @@ public struct RunMetrics: Sendable, Equatable {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw MetricsError(path: path, reason: String(cString: strerror(errno))) }
         let written = text.withCString { Glibc.write(descriptor, $0, strlen($0)) }
+        let writeError = errno
         let synced = fsync(descriptor) == 0
-        let code = errno
+        let syncError = errno
         close(descriptor)
-        guard written == text.utf8.count, synced, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(written < 0 || !synced ? code : errno))
+        let failure: String?
+        if written != text.utf8.count {
+            failure = written < 0 ? String(cString: strerror(writeError)) : "short write (disk full?)"
+        } else if !synced {
+            failure = String(cString: strerror(syncError))
+        } else if rename(temporary, path) != 0 {
+            failure = String(cString: strerror(errno))
+        } else {
+            failure = nil
+        }
+        if let failure {
             unlink(temporary)
-            throw MetricsError(path: path, reason: reason)
+            throw MetricsError(path: path, reason: failure)
         }
     }
 

@@ -17,7 +17,7 @@ public enum WireError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// Encodes messages as one JSON object per frame: `{"v":1,"type":"job","body":{...}}`. JSON keeps the protocol
+/// Encodes messages as one JSON object per frame: `{"v":2,"type":"job","body":{...}}`. JSON keeps the protocol
 /// readable on the wire and in logs; messages are small (a job is ~300 bytes).
 public enum WireCodec {
     /// Frames larger than this are refused before parsing (the transport also caps them).

@@ -1,7 +1,8 @@
 import DriftCore
 
 /// The protocol version carried by every envelope. A peer speaking another version is logged and ignored.
-public let wireProtocolVersion = 1
+/// 2: jobs carry `run` (a random run key) and `inputRoots`; results echo `run`. A version-1 peer is refused by name.
+public let wireProtocolVersion = 2
 
 /// A worker introducing itself: how many jobs it runs at once (its credit) and what it is.
 public struct WorkerHello: Codable, Sendable, Equatable {

@@ -107,18 +107,19 @@ struct RepairCommand: ParsableCommand {
 
         let started = Date()
         let journalPath = Self.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot))
+        let metricsFile = metrics ?? configuration.journal.metricsFile
         let runJournal: Journal
-        do {
-            runJournal = try Journal(path: journalPath)
-        } catch {
-            throw failure(error.description)
-        }
         var plan: RunPlan
         do {
+            runJournal = try Journal(path: journalPath)
             plan = try RunPlan.prepare(journal: runJournal, options: RunPlan.Options(
                 roots: absolute, outputRoot: outRoot, configuration: configuration,
                 quality: quality ?? configuration.repair.quality, resume: resume, full: full), logger: logger)
         } catch let error as JournalError {
+            // The nightly job failed before it began: the metrics must say so (the last success stays as it was).
+            if let metricsFile {
+                try? RunMetrics.failedBeforeStart(started: started, previous: metricsFile).write(to: metricsFile)
+            }
             throw failure(error.description)
         }
         let jobs = plan.jobs
@@ -187,11 +188,14 @@ struct RepairCommand: ParsableCommand {
         var scan = plan.report
         RepairPlanner.apply(store, rows: plan.rows, to: &scan)
         let good = scan.pairs.allSatisfy { $0.outcome?.isGood ?? false } && scan.errors.isEmpty
+        var journalFailure: String?
         do {
             try runJournal.finishRun(plan.run, status: status, succeeded: good, report: scan)
             scan.history = try runJournal.history(runs: configuration.journal.historyRuns,
                                                   alertPPM: configuration.journal.alertPPM, includeFiles: false)
         } catch {
+            // The outputs are fine, but the next run would resume this one: the exit code must not say all is well.
+            journalFailure = error.description
             logger.error("\(error)")
         }
         for alert in scan.history?.alerts ?? [] { logger.warning("\(alert.name): \(alert.alert ?? "")") }
@@ -199,15 +203,21 @@ struct RepairCommand: ParsableCommand {
         print(outcomeLine(scan))
         fflush(nil)  // the table first, then the note on stderr
         if let report { try writeReportFolder(scan, to: report) }
-        if let metricsFile = metrics ?? configuration.journal.metricsFile {
+        if let metricsFile {
             let lastSuccess = (try? runJournal.lastSuccess()) ?? nil
+            var numbers = RunMetrics(report: scan, started: started, finished: Date(), lastSuccess: lastSuccess)
+            if journalFailure != nil {
+                numbers.succeeded = false
+                numbers.lastSuccess = lastSuccess
+            }
             do {
-                try RunMetrics(report: scan, started: started, finished: Date(), lastSuccess: lastSuccess).write(to: metricsFile)
+                try numbers.write(to: metricsFile)
             } catch {
                 throw failure("\(error)")
             }
         }
         if case .storeFailed(let reason) = outcome { throw failure(reason) }
+        if let journalFailure { throw failure(journalFailure) }
         if !good { throw ExitCode(ExitStatus.failure) }
     }
 

@@ -1,3 +1,4 @@
+import ArgumentParser
 import DriftConfig
 import DriftCoordinator
 import DriftCore
@@ -31,17 +32,28 @@ struct RunPlan {
 
     static func prepare(journal: Journal, options: Options, logger: Logger) throws -> RunPlan {
         let run: Int64
-        if options.resume != false, let unfinished = try journal.unfinishedRun(roots: options.roots, outputRoot: options.outputRoot) {
+        // --full asks for every pair to be redone: that is a fresh plan, never a resumed one.
+        let mayResume = options.resume != false && !options.full
+        if options.resume == true && options.full { throw ValidationError("--resume and --full contradict each other") }
+        if mayResume, let unfinished = try journal.unfinishedRun(roots: options.roots, outputRoot: options.outputRoot) {
             let started = ISO8601DateFormatter().string(from: unfinished.started)
             if unfinished.planned {
                 let loaded = try journal.loadPlan(run: unfinished.id)
                 let done = loaded.jobs.filter(\.isFinished).count
-                logger.notice("resuming run \(unfinished.id) (started \(started), \(unfinished.status.rawValue)): \(done) of \(loaded.jobs.count) jobs already finished")
-                return RunPlan(run: unfinished.id, report: loaded.report, jobs: loaded.jobs, rows: loaded.rows,
-                               prints: loaded.prints, resumed: true)
+                if done < loaded.jobs.count || options.resume == true {
+                    logger.notice("resuming run \(unfinished.id) (started \(started), \(unfinished.status.rawValue)): \(done) of \(loaded.jobs.count) jobs already finished; its stored plan is kept")
+                    return RunPlan(run: unfinished.id, report: loaded.report, jobs: loaded.jobs, rows: loaded.rows,
+                                   prints: loaded.prints, resumed: true)
+                }
+                // Every job finished but the run was not closed (the coordinator died after the last result): close
+                // it as it stands, and plan tonight's run afresh.
+                try close(unfinished.id, loaded: loaded, journal: journal)
+                logger.notice("run \(unfinished.id) had finished every job before it stopped; closed it, starting a new run")
+                run = try journal.beginRun(roots: options.roots, outputRoot: options.outputRoot)
+            } else {
+                logger.notice("resuming run \(unfinished.id) (started \(started)): it stopped during its scan; scanning again")
+                run = unfinished.id
             }
-            logger.notice("resuming run \(unfinished.id) (started \(started)): it stopped during its scan; scanning again")
-            run = unfinished.id
         } else {
             if options.resume == true {
                 throw failure("nothing to resume: journal \(journal.path) has no unfinished run over these roots")
@@ -54,7 +66,7 @@ struct RunPlan {
         var report = DriftScanner.scan(roots: options.roots, rules: configuration.pairing, drift: configuration.drift,
                                        repair: configuration.repair)
         let (candidates, rows) = RepairPlanner.jobs(for: report, roots: options.roots, outRoot: options.outputRoot,
-                                                    quality: options.quality, run: run)
+                                                    quality: options.quality, run: try journal.runKey(run))
         let previous = options.full ? [:] : try journal.outputs()
         var planned: [PlannedJob] = []
         var prints: [Int: JobFingerprints] = [:]
@@ -84,5 +96,16 @@ struct RunPlan {
         let refused = report.summary.refused
         logger.notice("run \(run): \(report.pairs.count) pairs: \(planned.count) to repair, \(unchanged) unchanged since an earlier run, \(report.summary.inSync) in sync, \(refused) refused or unreadable")
         return RunPlan(run: run, report: report, jobs: planned.map(\.record), rows: rows, prints: prints, resumed: false)
+    }
+
+    /// Records a run whose jobs all finished as complete, with its outcomes.
+    private static func close(_ run: Int64, loaded: (report: ScanReport, jobs: [JobRecord], rows: [Int: Int], prints: [Int: JobFingerprints]),
+                              journal: Journal) throws {
+        let store = InMemoryJobStore()
+        store.add(loaded.jobs)
+        var report = loaded.report
+        RepairPlanner.apply(store, rows: loaded.rows, to: &report)
+        let good = report.pairs.allSatisfy { $0.outcome?.isGood ?? false } && report.errors.isEmpty
+        try journal.finishRun(run, status: .complete, succeeded: good, report: report)
     }
 }

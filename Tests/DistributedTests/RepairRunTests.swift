@@ -122,7 +122,7 @@ struct RepairRunTests {
             [Array("garbage".utf8)],
             [[UInt8](repeating: 0x41, count: 200_000)],  // over the 64 KiB limit: libzmq drops the connection
             [Array(#"{"v":99,"type":"hello"}"#.utf8)],
-            [Array(#"{"v":1,"type":"launch"}"#.utf8)],
+            [Array(#"{"v":2,"type":"launch"}"#.utf8)],
             [Array("a".utf8), Array("b".utf8), Array("c".utf8)],
             [WireCodec.encode(.result(JobResult(id: 1, attempt: 1, worker: "rogue", succeeded: true, outputFrames: 1, seconds: 0)))],
             [WireCodec.encode(.heartbeat(running: [1, 2, 3]))],

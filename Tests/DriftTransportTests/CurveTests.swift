@@ -65,7 +65,7 @@ struct CurveTests {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(raw, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         #expect(connected == 0)
-        let hello = #"{"v":1,"type":"hello","body":{"worker":"x","capacity":1}}"# + "\n"
+        let hello = #"{"v":2,"type":"hello","body":{"worker":"x","capacity":1}}"# + "\n"
         _ = hello.withCString { send(raw, $0, strlen($0), 0) }
         Thread.sleep(forTimeInterval: 0.5)
         close(raw)
