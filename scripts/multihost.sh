@@ -29,7 +29,14 @@ cleanup() {
     for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
     for mount in "${mounts[@]}"; do umount "$mount" 2>/dev/null || true; done
     for ns in c w1 w2; do ip netns del "$tag-$ns" 2>/dev/null || true; done
-    rm -rf "$work"
+    # The views are bind mounts of the media and output: never delete through one that is still mounted.
+    for mount in "${mounts[@]}"; do
+        if mountpoint -q "$mount"; then
+            echo "multihost: $mount is still mounted; leaving $work in place" >&2
+            return
+        fi
+    done
+    rm -rf --one-file-system "$work"
 }
 trap cleanup EXIT
 
@@ -63,15 +70,19 @@ cp "$keys/w1.pub" "$keys/w2.pub" "$keys/allow/"
 for n in 1 2; do
     view="$work/w$n-view"
     mkdir -p "$view/media" "$view/out"
-    mount --bind "$media" "$view/media" && mounts+=("$view/media")
-    mount --bind "$out" "$view/out" && mounts+=("$view/out")
+    mounts+=("$view/media" "$view/out")  # recorded first: an interruption between the two still unmounts
+    mount --bind "$media" "$view/media"
+    mount --bind "$out" "$view/out"
+    # The worker's own roots (what it may read and write) and its path map, in its view.
     cat >"$work/w$n.yaml" <<YAML
 worker:
+  input-roots: ["$view/media"]
+  output-root: "$view/out"
   path-map:
-    - from: $media
-      to: $view/media
-    - from: $out
-      to: $view/out
+    - from: "$media"
+      to: "$view/media"
+    - from: "$out"
+      to: "$view/out"
 YAML
 done
 
@@ -87,10 +98,11 @@ pids+=("$coordinator")
 # covered by empty file systems, so only the path map leads to the files.
 start_worker() {  # n
     local n=$1
+    # Paths go in as arguments, never pasted into the script text.
     ip netns exec "$tag-w$n" unshare --mount --propagation private sh -c \
-        "mount -t tmpfs none '$media' && mount -t tmpfs none '$out' && exec '$bin' worker \
-         --connect tcp://10.201.$n.1:$port --identity w$n --concurrency 1 --heartbeat 0.5 --max-backoff 1 \
-         --curve-secret '$keys/w$n.key' --server-key '$keys/coordinator.pub' --config '$work/w$n.yaml'" \
+        'mount -t tmpfs none "$1" && mount -t tmpfs none "$2" && shift 2 && exec "$@"' sh "$media" "$out" \
+        "$bin" worker --connect "tcp://10.201.$n.1:$port" --identity "w$n" --concurrency 1 --heartbeat 0.5 \
+        --max-backoff 1 --curve-secret "$keys/w$n.key" --server-key "$keys/coordinator.pub" --config "$work/w$n.yaml" \
         >"$work/w$n.log" 2>&1 &
     echo $!
 }

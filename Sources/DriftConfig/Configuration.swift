@@ -17,6 +17,9 @@ public struct Configuration: Sendable, Equatable {
     public var journal = JournalSettings()
     /// CURVE key files for network endpoints.
     public var security = SecuritySettings()
+    /// Worker side: the folders its jobs may read, and the folder they may write into (this machine's paths).
+    public var workerInputRoots: [String] = []
+    public var workerOutputRoot: String?
     /// The path map as (from, to) pairs.
     public var pathMap: [(String, String)] { pathMapping.map { ($0.from, $0.to) } }
 
@@ -57,7 +60,7 @@ public struct Configuration: Sendable, Equatable {
             case "repair": configuration.repair = try reader.repairPolicy(value, key: "repair")
             case "scan": configuration.pairing = try reader.pairingRules(value, key: "scan")
             case "drift": configuration.drift = try reader.driftPolicy(value, key: "drift")
-            case "worker": configuration.pathMapping = try reader.workerSection(value, key: "worker")
+            case "worker": try reader.workerSection(value, key: "worker", into: &configuration)
             case "journal": try reader.journalSection(value, key: "journal", into: &configuration.journal)
             case "metrics": configuration.journal.metricsFile = try reader.metricsSection(value, key: "metrics")
             case "security": configuration.security = try reader.securitySection(value, key: "security")

@@ -106,7 +106,7 @@ extension NodeReader {
 }
 
 extension NodeReader {
-    func workerSection(_ node: Node, key: String) throws(ConfigurationError) -> [PathMapping] {
+    func workerSection(_ node: Node, key: String, into configuration: inout Configuration) throws(ConfigurationError) {
         var mappings: [PathMapping] = []
         for (k, value) in try mapping(node, key: key) {
             let full = "\(key).\(k.name)"
@@ -127,10 +127,20 @@ extension NodeReader {
                     }
                     mappings.append(PathMapping(from: from, to: to))
                 }
-            default: throw unknown(k, in: key, allowed: ["path-map"])
+            case "input-roots":
+                configuration.workerInputRoots = try sequence(value, key: full).map { item throws(ConfigurationError) in
+                    let path = try string(item, key: full)
+                    guard path.hasPrefix("/") else { throw error(item, key: full, "needs absolute paths") }
+                    return path
+                }
+            case "output-root":
+                let path = try string(value, key: full)
+                guard path.isEmpty || path.hasPrefix("/") else { throw error(value, key: full, "needs an absolute path") }
+                configuration.workerOutputRoot = path.isEmpty ? nil : path
+            default: throw unknown(k, in: key, allowed: ["path-map", "input-roots", "output-root"])
             }
         }
-        return mappings
+        configuration.pathMapping = mappings
     }
 }
 

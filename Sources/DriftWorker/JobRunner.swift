@@ -25,20 +25,27 @@ public enum JobRunner {
             return JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true, outputFrames: job.targetFrames,
                              seconds: 0)
         }
+        if case .failure(let reason) = Confinement.checkRoots(inputs: job.inputRoots ?? [], output: job.outputRoot) {
+            return failure("\(job.output): refused: \(reason)", retryable: false)
+        }
+        // From here on the resolved paths are used, so what was checked is what is opened (a link swapped in
+        // later along the way would still be followed: see the README's note on shared trees).
+        let input: String
         switch Confinement.check(input: job.input, roots: job.inputRoots ?? []) {
         case .failure(let reason): return failure("\(job.input): refused: \(reason)", retryable: false)
-        case .success: break
+        case .success(let resolved): input = resolved
         }
+        let output: String
         switch Confinement.check(output: job.output, root: job.outputRoot) {
         case .failure(let reason): return failure("\(job.output): \(reason)", retryable: false)
-        case .success: break
+        case .success(let resolved): output = resolved
         }
         let request = ProcessRequest(
-            input: job.input, output: job.output, target: .frames(job.targetFrames),
+            input: input, output: output, target: .frames(job.targetFrames),
             method: MethodChoice(method: job.method, reason: job.methodReason), quality: job.quality)
         do {
             let result = try FileProcessor.run(request)
-            let checksum = Checksum.fnv1a64(path: job.output)
+            let checksum = Checksum.fnv1a64(path: output)
             return JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true,
                              outputFrames: result.outputFrames, checksum: checksum, seconds: seconds())
         } catch let error as AudioError {
@@ -58,18 +65,17 @@ public enum JobRunner {
 /// Keeps a job's writes inside the output root.
 public enum Confinement {
     /// Resolves links and `..` in the output's folder (creating it inside the root if needed) and checks that it
-    /// lies inside `root`.
-    public static func check(output: String, root: String) -> Result<Void, ConfinementError> {
+    /// lies inside `root`. Returns the output path with its folder resolved.
+    public static func check(output: String, root: String) -> Result<String, ConfinementError> {
         guard output.hasPrefix("/"), !output.split(separator: "/").contains("..") else {
             return .failure(ConfinementError("path must be absolute and free of '..'"))
         }
         guard let realRoot = realPath(root) else { return .failure(ConfinementError("output root \(root) does not exist")) }
-        func inside(_ path: String) -> Bool { path == realRoot || path.hasPrefix(realRoot == "/" ? "/" : realRoot + "/") }
         let folder = (output as NSString).deletingLastPathComponent
         // The nearest folder that exists must already resolve inside the root: links cannot lead out.
         var existing = folder
         while realPath(existing) == nil && existing != "/" { existing = (existing as NSString).deletingLastPathComponent }
-        guard let resolved = realPath(existing), inside(resolved) else {
+        guard let resolved = realPath(existing), inside(resolved, realRoot) else {
             return .failure(ConfinementError("outside the output root \(root)"))
         }
         do {
@@ -77,14 +83,15 @@ public enum Confinement {
         } catch {
             return .failure(ConfinementError("cannot create \(folder): \(error.localizedDescription)"))
         }
-        guard let realFolder = realPath(folder), inside(realFolder) else {
+        guard let realFolder = realPath(folder), inside(realFolder, realRoot) else {
             return .failure(ConfinementError("resolves outside the output root \(root)"))
         }
-        return .success(())
+        return .success(realFolder + "/" + (output as NSString).lastPathComponent)
     }
 
-    /// Resolves links and `..` in the input and checks that it lies inside one of `roots` (resolved too).
-    public static func check(input: String, roots: [String]) -> Result<Void, ConfinementError> {
+    /// Resolves links and `..` in the input and checks that it lies inside one of `roots` (resolved too). Returns
+    /// the resolved path.
+    public static func check(input: String, roots: [String]) -> Result<String, ConfinementError> {
         guard !roots.isEmpty else { return .failure(ConfinementError("no input roots are configured; nothing may be read")) }
         guard input.hasPrefix("/") else { return .failure(ConfinementError("path must be absolute")) }
         guard let resolved = realPath(input) else {
@@ -92,10 +99,28 @@ public enum Confinement {
         }
         for root in roots {
             guard let realRoot = realPath(root) else { continue }
-            if resolved.hasPrefix(realRoot == "/" ? "/" : realRoot + "/") { return .success(()) }
+            if resolved != realRoot && inside(resolved, realRoot) { return .success(resolved) }
         }
         let shown = resolved == input ? "" : " (it resolves to \(resolved))"
         return .failure(ConfinementError("outside the input roots \(roots.joined(separator: ", "))\(shown)"))
+    }
+
+    /// The output root must not overlap an input root (either inside the other): a job could then write over a
+    /// recording.
+    public static func checkRoots(inputs: [String], output: String) -> Result<Void, ConfinementError> {
+        guard let realOutput = realPath(output) else { return .success(()) }  // reported by check(output:)
+        for root in inputs {
+            guard let realInput = realPath(root) else { continue }
+            if inside(realOutput, realInput) || inside(realInput, realOutput) {
+                return .failure(ConfinementError("the output root \(output) overlaps the input root \(root)"))
+            }
+        }
+        return .success(())
+    }
+
+    /// Whether `path` is `root` or below it (both resolved).
+    static func inside(_ path: String, _ root: String) -> Bool {
+        path == root || path.hasPrefix(root == "/" ? "/" : root + "/")
     }
 
     static func realPath(_ path: String) -> String? {

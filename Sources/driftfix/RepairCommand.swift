@@ -104,6 +104,9 @@ struct RepairCommand: ParsableCommand {
         if let inside = absolute.first(where: { outRoot == $0 || outRoot.hasPrefix($0 + "/") }) {
             throw ValidationError("--out \(out) lies inside the root \(inside): repaired files would be scanned as recordings")
         }
+        if let root = absolute.first(where: { $0.hasPrefix(outRoot + "/") }) {
+            throw ValidationError("the root \(root) lies inside --out \(out): repaired files could land on recordings")
+        }
 
         let started = Date()
         let journalPath = Self.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot))
@@ -296,8 +299,18 @@ struct WorkerCommand: ParsableCommand {
         settings.initialBackoff = min(1, heartbeat)
         settings.maxBackoff = maxBackoff
         settings.pathMap = configuration.pathMap
-        settings.inputRoots = inputRoots.map(RepairCommand.absolute)
-        settings.outputRoot = outputRoot.map(RepairCommand.absolute)
+        settings.inputRoots = (inputRoots.isEmpty ? configuration.workerInputRoots : inputRoots).map(RepairCommand.absolute)
+        settings.outputRoot = (outputRoot ?? configuration.workerOutputRoot).map(RepairCommand.absolute)
+        // A coordinator on the network is not trusted to say where this machine may read and write.
+        if !Endpoint.isLocal(connect) && (settings.inputRoots.isEmpty || settings.outputRoot == nil) {
+            throw ValidationError("""
+                --connect \(connect) is on the network: give this worker its own --input-root (one per media folder) and \
+                --output-root (or worker.input-roots and worker.output-root in its config); jobs outside them are refused
+                """)
+        }
+        if keys == nil && !Endpoint.isLocal(connect) {
+            logger.warning("connecting to \(connect) WITHOUT authentication or encryption (--insecure-plaintext)")
+        }
         if let keys {
             settings.security = .curveClient(try TransportSecurity.secret(keys.secret), serverKey: try TransportSecurity.publicKey(keys.serverKey))
         }

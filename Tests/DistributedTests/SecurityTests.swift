@@ -18,6 +18,9 @@ struct SecurityTests {
         #expect(wildcard.stderr.contains("is reachable from the network") && wildcard.stderr.contains("--insecure-plaintext"), "\(wildcard.stderr)")
         let worker = try driftfix(["worker", "--connect", "tcp://10.11.12.13:5555"])
         #expect(worker.status == 2 && worker.stderr.contains("--server-key"), "\(worker.stderr)")
+        // A worker on the network must be told its own roots: the coordinator is not trusted to name them.
+        let rootless = try driftfix(["worker", "--connect", "tcp://10.11.12.13:5555", "--insecure-plaintext"])
+        #expect(rootless.status == 2 && rootless.stderr.contains("give this worker its own --input-root"), "\(rootless.stderr)")
         let halfKeys = try driftfix(["repair", tree.root.path, "--out", out.path, "--bind", "tcp://0.0.0.0:1", "--curve-secret", "x.key"])
         #expect(halfKeys.status == 2 && halfKeys.stderr.contains("--curve-secret and --allow go together"))
         #expect(out.entries().isEmpty, "nothing was started")
@@ -52,7 +55,7 @@ struct SecurityTests {
         #expect(refused.errorLines.contains { $0.contains(keys.file("coordinator.key")) && $0.contains("accessible to others (mode 644)") },
                 "\(refused.stderr)")
         let worker = try driftfix(["worker", "--connect", "tcp://10.0.0.1:1", "--curve-secret", keys.file("coordinator.key"),
-                                   "--server-key", keys.file("coordinator.pub")])
+                                   "--server-key", keys.file("coordinator.pub"), "--input-root", tree.root.path, "--output-root", out.path])
         #expect(worker.status == 1 && worker.stderr.contains("accessible to others"), "\(worker.stderr)")
     }
 

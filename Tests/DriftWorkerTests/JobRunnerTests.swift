@@ -20,7 +20,8 @@ struct JobRunnerTests {
     func success() throws {
         let folder = TemporaryFolder()
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
-        let input = try writeRecording(TestSignal(channelCount: 1, length: 4800), to: folder.file("in.wav"), format: format)
+        let media = TemporaryFolder()
+        let input = try writeRecording(TestSignal(channelCount: 1, length: 4800), to: media.file("in.wav"), format: format)
         try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
         let result = JobRunner.run(job(input: input, output: folder.file("out/a/b/in.wav"), root: folder.file("out")), worker: "w")
         #expect(result.succeeded, "\(result.error ?? "")")
@@ -32,7 +33,8 @@ struct JobRunnerTests {
     func confinement(relative: String) throws {
         let folder = TemporaryFolder()
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
-        let input = try writeRecording(TestSignal(channelCount: 1, length: 480), to: folder.file("in.wav"), format: format)
+        let media = TemporaryFolder()
+        let input = try writeRecording(TestSignal(channelCount: 1, length: 480), to: media.file("in.wav"), format: format)
         try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: folder.file("out/link"), withDestinationPath: folder.path)
         let output = relative.hasPrefix("/") ? relative : folder.file("out/" + relative)
@@ -64,6 +66,19 @@ struct JobRunnerTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("out")).isEmpty, "nothing written")
     }
 
+    @Test("an output root that overlaps an input root is refused (a job could write over recordings)")
+    func overlappingRoots() throws {
+        let folder = TemporaryFolder()
+        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
+        try FileManager.default.createDirectory(atPath: folder.file("media/out"), withIntermediateDirectories: true)
+        let input = try writeRecording(TestSignal(channelCount: 1, length: 480), to: folder.file("media/a.wav"), format: format)
+        for (root, inputRoots) in [(folder.file("media/out"), [folder.file("media")]), (folder.path, [folder.file("media")])] {
+            let result = JobRunner.run(job(input: input, output: root + "/x.wav", root: root, inputRoots: inputRoots), worker: "w")
+            #expect(!result.succeeded && result.error?.contains("overlaps the input root") == true, "\(result.error ?? "")")
+            #expect(!FileManager.default.fileExists(atPath: root + "/x.wav"))
+        }
+    }
+
     @Test("a job without input roots reads nothing")
     func noRoots() throws {
         let folder = TemporaryFolder()
@@ -76,9 +91,10 @@ struct JobRunnerTests {
     @Test("a corrupt input fails for good; a full destination may be retried")
     func failures() throws {
         let folder = TemporaryFolder()
-        try "junk".write(toFile: folder.file("bad.wav"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: folder.file("media"), withIntermediateDirectories: true)
+        try "junk".write(toFile: folder.file("media/bad.wav"), atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
-        let corrupt = JobRunner.run(job(input: folder.file("bad.wav"), output: folder.file("out/bad.wav"), root: folder.file("out")), worker: "w")
+        let corrupt = JobRunner.run(job(input: folder.file("media/bad.wav"), output: folder.file("out/bad.wav"), root: folder.file("out")), worker: "w")
         #expect(!corrupt.succeeded && !corrupt.retryable)
         #expect(corrupt.error?.contains("bad.wav") == true)
     }
