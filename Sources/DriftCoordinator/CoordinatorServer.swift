@@ -28,6 +28,13 @@ public final class CoordinatorServer {
     /// another kind of failure.
     private var handshakeLogs: [String: RateLimitedLog] = [:]
 
+    /// Whether a CURVE key (Z85) is still admitted; checked for every message, so a key removed from the allowlist
+    /// cuts off a worker that is already connected (its jobs go back to the queue and it is told to shut down).
+    public var authorize: ((String) -> Bool)?
+    private var authorized: [String: Bool] = [:]
+    private var authorizedAt = -Double.infinity
+    private var revokeLog = RateLimitedLog(perWindow: 5, window: 10)
+
     /// Failed security handshakes so far (plaintext clients, wrong server keys, refused keys).
     public var handshakeFailures: Int { monitor?.failures ?? 0 }
 
@@ -114,6 +121,8 @@ public final class CoordinatorServer {
         let deadline = now + seconds
         while now < deadline {
             let (readable, _) = try socket.poll(milliseconds: 50)
+            // libzmq's monitor sends block when unread: keep reading them here too.
+            for failure in monitor?.drain() ?? [] { logger.debug("\(failure)") }
             guard readable else {
                 if waiting.isEmpty { return }
                 continue
@@ -136,6 +145,23 @@ public final class CoordinatorServer {
             return
         }
         let peer = printable(identity)
+        if let authorize, let key = socket.lastUserId {
+            // Decisions are cached for a second: the allowlist is re-read at most that often, not per message.
+            if now - authorizedAt > 1 {
+                authorized.removeAll(keepingCapacity: true)
+                authorizedAt = now
+            }
+            let allowed = authorized[key] ?? authorize(key)
+            authorized[key] = allowed
+            if !allowed {
+                if let line = revokeLog.admit("worker \(peer): its key \(key) is no longer in the allowlist; its jobs go back to the queue", at: now) {
+                    logger.warning("\(line)")
+                }
+                send(dispatcher.received(.goodbye, from: peer, at: now))
+                send([(peer, .shutdown)])
+                return
+            }
+        }
         let message: WireMessage
         do {
             message = try WireCodec.decode(frames[1])

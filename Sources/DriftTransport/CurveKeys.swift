@@ -19,6 +19,13 @@ public struct CurveKeyPair: Sendable, Equatable {
         return CurveKeyPair(publicKey: text(publicText), secretKey: text(secretText))
     }
 
+    /// The public key that belongs to a secret key (both Z85).
+    public static func publicKey(ofSecret secret: String) -> String? {
+        var publicText = [CChar](repeating: 0, count: 41)
+        guard zmq_curve_public(&publicText, secret) == 0 else { return nil }
+        return text(publicText)
+    }
+
     /// Whether `text` is a Z85-encoded 32-byte key.
     public static func isValidKey(_ text: String) -> Bool {
         decode(text) != nil
@@ -65,27 +72,50 @@ public enum CurveKeyFile {
         try create(secretPath, mode: 0o600, replace: replace, text: header
             + "# SECRET: keep it on this machine, readable by its owner only.\n"
             + "public-key = \"\(pair.publicKey)\"\nsecret-key = \"\(pair.secretKey)\"\n")
-        try create(publicPath, mode: 0o644, replace: replace, text: header
+        do {
+            try create(publicPath, mode: 0o644, replace: replace, text: header
             + "# Public: give it to the coordinator's allowlist (a worker) or to workers' --server-key (a coordinator).\n"
             + "public-key = \"\(pair.publicKey)\"\n")
+        } catch {
+            unlink(secretPath)  // never half a pair
+            throw error
+        }
     }
 
-    /// Reads a secret key file, refusing one that anybody but its owner can read or write.
+    /// Reads a secret key file, refusing one that anybody but its owner can read or write, one owned by another
+    /// user, a symbolic link, and one whose public key does not belong to its secret key.
     public static func loadSecret(_ path: String) throws(KeyFileError) -> CurveKeyPair {
+        // One descriptor for the checks and the read: the file checked is the file read.
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let reason = errno == ELOOP ? "a symbolic link; give the key file itself" : String(cString: strerror(errno))
+            throw KeyFileError(path: path, reason: reason)
+        }
+        defer { close(descriptor) }
         var info = stat()
-        guard stat(path, &info) == 0 else { throw KeyFileError(path: path, reason: String(cString: strerror(errno))) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw KeyFileError(path: path, reason: "not a regular file") }
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw KeyFileError(path: path, reason: "not a regular file")
+        }
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
             throw KeyFileError(path: path, reason: "secret key file is accessible to others (mode \(String(mode, radix: 8))); "
                                + "refusing it - run chmod 600 \(path), and make a new key pair if others may have read it")
         }
-        let fields = try read(path)
+        guard info.st_uid == geteuid() else {
+            throw KeyFileError(path: path, reason: "secret key file belongs to user \(info.st_uid), not to this user (\(geteuid()))")
+        }
+        var data = [UInt8](repeating: 0, count: 4096)
+        let count = data.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, 4095) }
+        guard count > 0 else { throw KeyFileError(path: path, reason: "cannot be read") }
+        let fields = Dictionary(parse(String(decoding: data.prefix(count), as: UTF8.self)).map { ($0.name, $0.value) }) { first, _ in first }
         guard let publicKey = fields["public-key"], let secretKey = fields["secret-key"] else {
             throw KeyFileError(path: path, reason: "no public-key and secret-key lines (write one with driftfix keygen)")
         }
         guard CurveKeyPair.isValidKey(publicKey), CurveKeyPair.isValidKey(secretKey) else {
             throw KeyFileError(path: path, reason: "a key is not 40 characters of Z85")
+        }
+        guard CurveKeyPair.publicKey(ofSecret: secretKey) == publicKey else {
+            throw KeyFileError(path: path, reason: "its public-key does not belong to its secret-key")
         }
         return CurveKeyPair(publicKey: publicKey, secretKey: secretKey)
     }
@@ -135,7 +165,9 @@ public enum CurveKeyFile {
         let count = text.utf8.count
         let written = text.withCString { Glibc.write(descriptor, $0, count) }
         guard written == count, fsync(descriptor) == 0 else {
-            throw KeyFileError(path: path, reason: String(cString: strerror(errno)))
+            let reason = written < 0 ? String(cString: strerror(errno)) : "short write (disk full?)"
+            unlink(path)
+            throw KeyFileError(path: path, reason: reason)
         }
     }
 }

@@ -33,6 +33,21 @@ public final class KeyAllowlist {
     /// Whether the file or folder exists at all.
     public var exists: Bool { FileManager.default.fileExists(atPath: path) }
 
+    /// Why the allowlist cannot be trusted, if so: whoever can write it can admit any key, so neither the folder
+    /// nor a key file in it may be writable by group or others.
+    public var unsafePermissions: String? {
+        for file in [path] + files().filter({ $0 != path }) {
+            var info = stat()
+            guard lstat(file, &info) == 0 else { continue }
+            if (info.st_mode & S_IFMT) == S_IFLNK { return "\(file) is a symbolic link" }
+            let mode = info.st_mode & 0o777
+            if mode & 0o022 != 0 {
+                return "\(file) is writable by others (mode \(String(mode, radix: 8))): anybody could admit a key; chmod go-w it"
+            }
+        }
+        return nil
+    }
+
     private func files() -> [String] {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return [] }
@@ -46,7 +61,9 @@ public final class KeyAllowlist {
         let now = current.map { file -> String in
             var info = stat()
             guard stat(file, &info) == 0 else { return file }
-            return "\(file):\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+            // The change time too: nobody can set it back, so an edit that keeps size and mtime is still seen.
+            return "\(file):\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec):"
+                + "\(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec)"
         }
         guard now != signature || signature.isEmpty && keys.isEmpty && !now.isEmpty else { return }
         signature = now

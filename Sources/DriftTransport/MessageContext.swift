@@ -1,8 +1,11 @@
 internal import CZMQ
+import Synchronization
 
 /// A ZeroMQ context: one per process, shared by its sockets. libzmq documents contexts as thread-safe.
 public final class MessageContext: @unchecked Sendable {  // zmq contexts are thread-safe (zmq_ctx_new(3))
     let handle: UnsafeMutableRawPointer
+    /// Whether a `ZapHandler` answers on this context: a CURVE server socket refuses to exist without one.
+    let zapHandlerRunning = Mutex(false)
 
     public init() throws(TransportError) {
         guard let handle = zmq_ctx_new() else { throw ZMQ.error("zmq_ctx_new") }

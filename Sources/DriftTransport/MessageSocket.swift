@@ -55,6 +55,11 @@ public final class MessageSocket {
         case .none:
             break
         case .curveServer(let pair):
+            // libzmq admits every CURVE client that knows the server key when no ZAP handler answers: fail closed.
+            guard context.zapHandlerRunning.withLock({ $0 }) else {
+                throw TransportError(operation: "CURVE server", code: 0,
+                                     text: "no ZAP handler runs on this context, so every client would be admitted")
+            }
             try setOption(ZMQ_CURVE_SERVER, Int32(1), "ZMQ_CURVE_SERVER")
             try setText(ZMQ_CURVE_SECRETKEY, pair.secretKey, "ZMQ_CURVE_SECRETKEY")
             try setText(ZMQ_ZAP_DOMAIN, ZapHandler.domain, "ZMQ_ZAP_DOMAIN")
@@ -127,6 +132,10 @@ public final class MessageSocket {
         return true
     }
 
+    /// The ZAP user id of the last message received (on a CURVE server: the sender's public key, Z85); nil on
+    /// sockets without authentication.
+    public private(set) var lastUserId: String?
+
     /// The next whole message, or nil when none is waiting.
     public func receive() throws(TransportError) -> [[UInt8]]? {
         var frames: [[UInt8]] = []
@@ -141,6 +150,9 @@ public final class MessageSocket {
                 if code == EINTR { continue }
                 throw ZMQ.error("zmq_msg_recv")
             }
+            // A ROUTER's identity frame carries no metadata: take it from the first frame that does.
+            if frames.isEmpty { lastUserId = nil }
+            if lastUserId == nil { lastUserId = zmq_msg_gets(message, "User-Id").map { String(cString: $0) } }
             if frames.count < MessageSocket.maxFrames, let data = zmq_msg_data(message) {
                 frames.append(Array(UnsafeRawBufferPointer(start: data, count: Int(size))))
             }

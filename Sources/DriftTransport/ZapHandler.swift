@@ -7,11 +7,12 @@ import Synchronization
 /// The ZeroMQ authentication handler (ZAP, RFC 27) for CURVE servers in this process: libzmq asks it, over
 /// `inproc://zeromq.zap.01`, whether to admit each connecting peer, and it answers from a `KeyAllowlist`.
 ///
-/// Without a ZAP handler libzmq admits every CURVE client that knows the server's public key - so this handler is
-/// started, bound, before any CURVE socket binds, and it refuses everything that is not CURVE with an allowed key.
-/// It runs on its own thread with its own REP socket; decisions are counted and logged (rate-limited: a peer
-/// retrying a bad key cannot flood the log).
-public final class ZapHandler: @unchecked Sendable {  // the socket lives on the handler's thread; counters are locked
+/// Without a ZAP handler libzmq admits every CURVE client that knows the server's public key - so a CURVE server
+/// socket refuses to be made on a context where no handler runs, and this handler refuses everything that is not
+/// CURVE with an allowed key. It runs on its own thread with its own REP socket and answers every request (a REP
+/// socket that owes a reply would stop reading); decisions are counted and logged (rate-limited: a peer retrying a
+/// bad key cannot flood the log).
+public final class ZapHandler: Sendable {
     public static let domain = "driftfix"
 
     public struct Counts: Sendable, Equatable {
@@ -19,12 +20,20 @@ public final class ZapHandler: @unchecked Sendable {  // the socket lives on the
         public var refused = 0
     }
 
-    private let counts = Mutex(Counts())
-    private let stopping = Mutex(false)
-    private let finished = DispatchSemaphore(value: 0)
+    /// What the handler's thread shares with the handle: the thread holds this, not the handler, so dropping the
+    /// handler stops the thread.
+    private final class Shared: Sendable {
+        let counts = Mutex(Counts())
+        let stopping = Mutex(false)
+        let finished = DispatchSemaphore(value: 0)
+    }
+
+    private let shared = Shared()
+    private let context: MessageContext
 
     /// Binds the ZAP endpoint on `context` and starts answering.
     public init(context: MessageContext, allowlist: KeyAllowlist, logger: Logger) throws(TransportError) {
+        self.context = context
         guard let socket = zmq_socket(context.handle, ZMQ_REP) else { throw ZMQ.error("zmq_socket(ZAP)") }
         var linger: Int32 = 0
         zmq_setsockopt(socket, ZMQ_LINGER, &linger, MemoryLayout<Int32>.size)
@@ -33,37 +42,40 @@ public final class ZapHandler: @unchecked Sendable {  // the socket lives on the
             zmq_close(socket)
             throw error
         }
-        let handover = Handover(value: (socket, allowlist, context))
-        let thread = Thread { [self] in
-            let (socket, allowlist, context) = handover.value
-            serve(socket: socket, allowlist: allowlist, logger: logger)
+        let handover = Handover(value: (socket, allowlist, context, shared))
+        let thread = Thread {
+            let (socket, allowlist, context, shared) = handover.value
+            Self.serve(socket: socket, allowlist: allowlist, shared: shared, logger: logger)
             zmq_close(socket)
             withExtendedLifetime(context) {}
-            finished.signal()
+            shared.finished.signal()
         }
         thread.name = "driftfix-zap"
         thread.start()
+        context.zapHandlerRunning.withLock { $0 = true }
     }
 
     /// Decisions so far.
-    public var decisions: Counts { counts.withLock { $0 } }
+    public var decisions: Counts { shared.counts.withLock { $0 } }
 
     /// Stops the handler and waits for its thread (call before the context goes away).
     public func stop() {
-        let first = stopping.withLock { value in
+        let first = shared.stopping.withLock { value in
             defer { value = true }
             return !value
         }
-        if first { finished.wait() }
+        guard first else { return }
+        context.zapHandlerRunning.withLock { $0 = false }
+        shared.finished.wait()
     }
 
     deinit { stop() }
 
-    private func serve(socket: UnsafeMutableRawPointer, allowlist: KeyAllowlist, logger: Logger) {
+    private static func serve(socket: UnsafeMutableRawPointer, allowlist: KeyAllowlist, shared: Shared, logger: Logger) {
         var log = RateLimitedLog(perWindow: 10, window: 10)
         let start = ContinuousClock.now
         var message = zmq_msg_t()
-        while !stopping.withLock({ $0 }) {
+        while !shared.stopping.withLock({ $0 }) {
             var item = zmq_pollitem_t(socket: socket, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0)
             guard zmq_poll(&item, 1, 100) > 0 else { continue }
             // A request: version, request id, domain, address, routing id, mechanism, credentials...
@@ -78,20 +90,22 @@ public final class ZapHandler: @unchecked Sendable {  // the socket lives on the
                 }
                 if zmq_msg_more(&message) != 1 { break }
             }
-            guard frames.count >= 6 else { continue }  // not a ZAP request; REP needs no reply to a broken one
-            let (admitted, key, reason) = decide(frames, allowlist: allowlist)
-            counts.withLock { counts in
+            let (admitted, key, reason) = frames.count >= 6 ? decide(frames, allowlist: allowlist)
+                : (false, nil, "malformed ZAP request (\(frames.count) frames)")
+            shared.counts.withLock { counts in
                 if admitted { counts.admitted += 1 } else { counts.refused += 1 }
             }
-            let address = String(decoding: frames[3], as: UTF8.self)
+            let address = frames.count > 3 ? String(decoding: frames[3], as: UTF8.self) : "?"
             let now = (ContinuousClock.now - start).seconds
             if admitted {
                 logger.info("admitted CURVE key \(key ?? "?") from \(address)")
             } else if let line = log.admit("refused a connection from \(address): \(reason)", at: now) {
                 logger.warning("\(line)")
             }
+            // Always answer: a REP socket that owes a reply never reads again, and every later handshake would hang.
+            let status = admitted ? "200" : frames.count >= 6 ? "400" : "500"
             let reply: [[UInt8]] = [
-                Array("1.0".utf8), frames[1], Array((admitted ? "200" : "400").utf8), Array((admitted ? "OK" : reason).utf8),
+                Array("1.0".utf8), frames.count > 1 ? frames[1] : [], Array(status.utf8), Array((admitted ? "OK" : reason).utf8),
                 Array((key ?? "").utf8), [],
             ]
             for (index, frame) in reply.enumerated() {
@@ -102,7 +116,7 @@ public final class ZapHandler: @unchecked Sendable {  // the socket lives on the
         }
     }
 
-    private func decide(_ frames: [[UInt8]], allowlist: KeyAllowlist) -> (Bool, String?, String) {
+    private static func decide(_ frames: [[UInt8]], allowlist: KeyAllowlist) -> (Bool, String?, String) {
         guard String(decoding: frames[0], as: UTF8.self) == "1.0" else { return (false, nil, "unknown ZAP version") }
         let domain = String(decoding: frames[2], as: UTF8.self)
         guard domain == Self.domain else { return (false, nil, "unexpected ZAP domain '\(domain)'") }

@@ -141,6 +141,7 @@ struct RepairCommand: ParsableCommand {
             // Local workers use the coordinator's own key pair, which is therefore admitted too.
             let allowlist = KeyAllowlist(path: Self.absolute(allow), alsoAllow: [keys.publicKey])
             guard allowlist.exists else { throw failure("\(allow): no such allowlist file or folder") }
+            if let problem = allowlist.unsafePermissions { throw failure("allowlist: \(problem)") }
             for problem in allowlist.problems { logger.warning("allowlist: \(problem)") }
             logger.notice("CURVE on \(endpoint): \(allowlist.count) worker keys admitted from \(allow)")
             zap = try ZapHandler(context: context, allowlist: allowlist, logger: logger)
@@ -151,6 +152,11 @@ struct RepairCommand: ParsableCommand {
         defer { zap?.stop() }
         let server = try CoordinatorServer(context: context, endpoint: endpoint, dispatcher: dispatcher, limits: limits,
                                            security: security, logger: logger)
+        if case .curveServer(let own) = security, let allow = keys?.allow {
+            // The socket thread's own view of the allowlist (the ZAP thread has another): revocation mid-run.
+            let current = KeyAllowlist(path: Self.absolute(allow), alsoAllow: [own.publicKey])
+            server.authorize = { current.admits($0) }
+        }
         defer { if bind == nil { unlink(String(endpoint.dropFirst("ipc://".count))) } }
 
         var pool: LocalWorkerPool?

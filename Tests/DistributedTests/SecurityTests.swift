@@ -111,4 +111,46 @@ struct SecurityTests {
                                   "--workers", "2", "--curve-secret", keys.file("coordinator.key"), "--allow", allow])
         #expect(local.status == 0 && local.stdout.contains("8 repaired"), "\(local.stderr)")
     }
+
+    @Test("removing a worker's key from the allowlist mid-run cuts it off: its jobs go to another worker, it is told to stop")
+    func revocation() throws {
+        let tree = try RepairTree(drifted: 12, frames: 480_000, channels: 2, folders: 2)
+        let keys = TemporaryFolder("driftfix-keys")
+        let allow = keys.file("allow")
+        try FileManager.default.createDirectory(atPath: allow, withIntermediateDirectories: true)
+        for name in ["coordinator", "first", "second"] { #expect(try driftfix(["keygen", name, "--out", keys.path]).status == 0) }
+        try FileManager.default.copyItem(atPath: keys.file("first.pub"), toPath: allow + "/first.pub")
+        try FileManager.default.copyItem(atPath: keys.file("second.pub"), toPath: allow + "/second.pub")
+        let out = TemporaryFolder("driftfix-out")
+        let report = TemporaryFolder("driftfix-report")
+        let port = freePort()
+        let coordinator = try Background([
+            "repair", tree.root.path, "--out", out.path, "--bind", "tcp://0.0.0.0:\(port)", "--workers", "0", "--quality", "best",
+            "--curve-secret", keys.file("coordinator.key"), "--allow", allow, "--heartbeat", "0.5", "--report", report.path,
+        ])
+        func worker(_ name: String) throws -> Background {
+            try Background(["worker", "--connect", "tcp://127.0.0.1:\(port)", "--identity", name, "--heartbeat", "0.5", "--concurrency", "1",
+                            "--curve-secret", keys.file("\(name).key"), "--server-key", keys.file("coordinator.pub")])
+        }
+        let first = try worker("first")
+        // Once the first worker has delivered a file, revoke its key; then a second worker joins to finish.
+        let outputs = tree.entries.map { tree.output($0, in: out.path) }
+        try #require(waitUntil(seconds: 60) { outputs.contains { FileManager.default.fileExists(atPath: $0) } }, "no output appeared")
+        try FileManager.default.removeItem(atPath: allow + "/first.pub")
+        Thread.sleep(forTimeInterval: 1.5)
+        let second = try worker("second")
+        let result = coordinator.wait(seconds: 120)
+        let firstExit = first.wait(seconds: 15)
+        _ = second.wait(seconds: 15)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stderr.contains("worker first: its key"), "\(result.stderr)")
+        #expect(firstExit.status == 0, "the revoked worker was told to stop and exited")
+        let rows = try reportRows(report.path)
+        let byWorker = Dictionary(grouping: rows.values.compactMap { $0["worker"] as? String }, by: { $0 }).mapValues(\.count)
+        #expect((byWorker["first"] ?? 0) >= 1 && (byWorker["first"] ?? 0) < 12, "\(byWorker)")
+        #expect((byWorker["second"] ?? 0) >= 1 && byWorker.values.reduce(0, +) == 12, "\(byWorker)")
+        for entry in tree.entries {
+            #expect(try AudioFileReader(path: tree.output(entry, in: out.path)).frameCount == entry.target)
+        }
+    }
 }

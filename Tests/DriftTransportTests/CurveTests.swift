@@ -53,9 +53,13 @@ struct CurveTests {
         #expect(try rig.delivers(.curveClient(allowed, serverKey: rig.serverKeys.publicKey)), "an allowed key is admitted")
         #expect(try !rig.delivers(.curveClient(stranger, serverKey: rig.serverKeys.publicKey)), "an unknown key is refused")
         #expect(rig.zap?.decisions.refused == 1 && rig.zap?.decisions.admitted == 1)
+        _ = rig.monitor.drain()
         #expect(try !rig.delivers(.none), "a client without keys (NULL mechanism) is refused")
+        #expect(!rig.monitor.drain().isEmpty, "the plaintext client's failed handshake was reported")
         let wrongServer = try CurveKeyPair.generate().publicKey
         #expect(try !rig.delivers(.curveClient(allowed, serverKey: wrongServer)), "a client trusting another server key fails")
+        #expect(!rig.monitor.drain().isEmpty, "the wrong-server-key handshake was reported")
+        #expect(rig.zap?.decisions.admitted == 1, "neither reached an admission")
         // Raw bytes on the TCP port: a JSON hello with no ZMTP at all.
         let port = UInt16(rig.endpoint.split(separator: ":").last ?? "") ?? 0
         let raw = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -69,10 +73,50 @@ struct CurveTests {
         _ = hello.withCString { send(raw, $0, strlen($0), 0) }
         Thread.sleep(forTimeInterval: 0.5)
         close(raw)
+        // (Raw bytes never form a ZeroMQ message, CURVE or not: this checks the socket survives them.)
         #expect(try rig.server.receive() == nil, "nothing from the raw client reached the socket")
         #expect(rig.zap?.decisions.admitted == 1, "only the allowed key was ever admitted")
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(rig.monitor.drain().count >= 2, "the plaintext and wrong-server-key handshakes were reported")
+        #expect(try rig.delivers(.curveClient(allowed, serverKey: rig.serverKeys.publicKey)), "and the server still works")
+    }
+
+    @Test("a malformed ZAP request gets an answer, and the handler keeps admitting afterwards")
+    func malformedRequest() throws {
+        let folder = TemporaryFolder("driftfix-allow")
+        let allowed = try CurveKeyPair.generate()
+        try "\(allowed.publicKey)\n".write(toFile: folder.file("a.pub"), atomically: true, encoding: .utf8)
+        let rig = try CurveRig(allowlist: KeyAllowlist(path: folder.path))
+        // A DEALER speaks to the handler's REP socket directly: an empty delimiter, then a 2-frame request.
+        let intruder = try MessageSocket(context: rig.context, kind: .dealer, maxMessageBytes: 65_536)
+        try intruder.connect("inproc://zeromq.zap.01")
+        try intruder.send([[], Array("1.0".utf8), Array("42".utf8)])
+        var reply: [[UInt8]]?
+        let deadline = Date().addingTimeInterval(2)
+        while reply == nil && Date() < deadline {
+            _ = try intruder.poll(milliseconds: 50)
+            reply = try intruder.receive()
+        }
+        let frames = try #require(reply, "no answer to a malformed request")
+        #expect(frames.count >= 4 && frames[2] == Array("42".utf8) && frames[3] == Array("500".utf8), "\(frames)")
+        #expect(try rig.delivers(.curveClient(allowed, serverKey: rig.serverKeys.publicKey)), "the handler still answers")
+    }
+
+    @Test("the allowlist sees an edit that keeps the size and the time stamp; a writable allowlist is reported")
+    func allowlistEdits() throws {
+        let folder = TemporaryFolder("driftfix-allow")
+        let (first, second) = (try CurveKeyPair.generate(), try CurveKeyPair.generate())
+        let file = folder.file("keys.pub")
+        try "\(first.publicKey)\n".write(toFile: file, atomically: false, encoding: .utf8)
+        let allowlist = KeyAllowlist(path: file)
+        #expect(allowlist.admits(first.publicKey) && !allowlist.admits(second.publicKey))
+        let stamp = try #require(try FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date)
+        let handle = try #require(FileHandle(forUpdatingAtPath: file))
+        try handle.write(contentsOf: Data("\(second.publicKey)\n".utf8))  // same size, in place
+        try handle.close()
+        try FileManager.default.setAttributes([.modificationDate: stamp], ofItemAtPath: file)
+        #expect(allowlist.admits(second.publicKey) && !allowlist.admits(first.publicKey), "the swap was noticed")
+        #expect(allowlist.unsafePermissions == nil)
+        chmod(file, 0o666)
+        #expect(allowlist.unsafePermissions?.contains("writable by others") == true)
     }
 
     @Test("the allowlist is re-read on change: a key added is admitted, a key removed is refused, without a restart")
@@ -91,10 +135,14 @@ struct CurveTests {
         #expect(try !rig.delivers(.curveClient(first, serverKey: rig.serverKeys.publicKey)), "revoked without a restart")
     }
 
-    @Test("why the handler matters: without it libzmq admits any CURVE client that knows the server key")
+    @Test("a CURVE server cannot be made without a ZAP handler (libzmq would admit any client that knows its key)")
     func withoutHandler() throws {
-        let rig = try CurveRig(allowlist: nil)
-        #expect(try rig.delivers(.curveClient(try CurveKeyPair.generate(), serverKey: rig.serverKeys.publicKey)))
+        do {
+            _ = try CurveRig(allowlist: nil)
+            Issue.record("a CURVE server was made with no ZAP handler")
+        } catch let error as TransportError {
+            #expect(error.description.contains("no ZAP handler"), "\(error)")
+        }
     }
 
     @Test("key files: modes, no silent overwrite, others-readable secrets refused, Z85 keys with # and = survive")
@@ -122,6 +170,18 @@ struct CurveTests {
         try "public-key = \"short\"\nsecret-key = \"x\"\n".write(toFile: folder.file("bad.key"), atomically: true, encoding: .utf8)
         chmod(folder.file("bad.key"), 0o600)
         #expect(throws: KeyFileError.self) { try CurveKeyFile.loadSecret(folder.file("bad.key")) }
+        // A secret file whose public key was swapped for another one.
+        let (mine, other) = (try CurveKeyPair.generate(), try CurveKeyPair.generate())
+        try CurveKeyFile.write(CurveKeyPair(publicKey: other.publicKey, secretKey: mine.secretKey), name: "mixed", folder: folder.path)
+        do {
+            _ = try CurveKeyFile.loadSecret(folder.file("mixed.key"))
+            Issue.record("a key file with a foreign public key was accepted")
+        } catch {
+            #expect(error.reason.contains("does not belong"), "\(error)")
+        }
+        // A link to a secret key is refused: the file checked must be the file read.
+        try FileManager.default.createSymbolicLink(atPath: folder.file("link.key"), withDestinationPath: folder.file("k2.key"))
+        #expect(throws: KeyFileError.self) { try CurveKeyFile.loadSecret(folder.file("link.key")) }
     }
 
     @Test("which endpoints are local", arguments: [
