@@ -24,6 +24,8 @@ let package = Package(
         .systemLibrary(name: "CSndFile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSampleRate", providers: [.apt(["libsamplerate0-dev"])]),
 
+        // openat2(RESOLVE_BENEATH) for the worker's confinement (a C wrapper: Swift cannot call syscall(2)).
+        .target(name: "CSafeOpen"),
         .target(name: "DriftCore"),
         .target(name: "DriftAudio", dependencies: ["DriftCore", "CSndFile"]),
         .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate"]),
@@ -41,7 +43,7 @@ let package = Package(
         .target(name: "DriftCoordinator", dependencies: ["DriftCore", "DriftWire", "DriftTransport", "DriftMedia",
                                                          .product(name: "Logging", package: "swift-log")]),
         // The worker loop and its job runner.
-        .target(name: "DriftWorker", dependencies: ["DriftCore", "DriftWire", "DriftTransport", "DriftPipeline",
+        .target(name: "DriftWorker", dependencies: ["DriftCore", "DriftWire", "DriftTransport", "DriftPipeline", "CSafeOpen",
                                                     .product(name: "Logging", package: "swift-log")]),
         // The durable run journal (SQLite through GRDB): job states written ahead, resume, incremental runs, drift
         // history, metrics.

@@ -28,8 +28,8 @@ public enum JobRunner {
         if case .failure(let reason) = Confinement.checkRoots(inputs: job.inputRoots ?? [], output: job.outputRoot) {
             return failure("\(job.output): refused: \(reason)", retryable: false)
         }
-        // From here on the resolved paths are used, so what was checked is what is opened (a link swapped in
-        // later along the way would still be followed: see the README's note on shared trees).
+        // Resolve and check first (clear reasons), then pin: the input file and the output folder are opened
+        // beneath their roots by the kernel (openat2, RESOLVE_BENEATH) and used only through those descriptors.
         let input: String
         switch Confinement.check(input: job.input, roots: job.inputRoots ?? []) {
         case .failure(let reason): return failure("\(job.input): refused: \(reason)", retryable: false)
@@ -40,12 +40,20 @@ public enum JobRunner {
         case .failure(let reason): return failure("\(job.output): \(reason)", retryable: false)
         case .success(let resolved): output = resolved
         }
+        let pinned: PinnedPaths
+        switch PinnedPaths.pin(input: input, inputRoots: job.inputRoots ?? [], output: output, outputRoot: job.outputRoot) {
+        case .failure(let reason): return failure("\(job.input): refused: \(reason)", retryable: false)
+        case .success(let paths): pinned = paths
+        }
+        defer { pinned.close() }
+        // Messages name the job's paths, not the descriptors.
+        func shown(_ message: String) -> String { pinned.describe(message, input: job.input, output: job.output) }
         let request = ProcessRequest(
-            input: input, output: output, target: .frames(job.targetFrames),
+            input: pinned.inputPath, output: pinned.outputPath, target: .frames(job.targetFrames),
             method: MethodChoice(method: job.method, reason: job.methodReason), quality: job.quality)
         do {
             let result = try FileProcessor.run(request)
-            let checksum = Checksum.fnv1a64(path: output)
+            let checksum = Checksum.fnv1a64(path: pinned.outputPath)
             return JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true,
                              outputFrames: result.outputFrames, checksum: checksum, seconds: seconds())
         } catch let error as AudioError {
@@ -55,9 +63,9 @@ public enum JobRunner {
             case .diskFull, .writeFailed, .destinationNotWritable, .destinationMissing: retryable = true
             default: retryable = false
             }
-            return failure(error.description, retryable: retryable)
+            return failure(shown(error.description), retryable: retryable)
         } catch {
-            return failure("\(error)", retryable: false)
+            return failure(shown("\(error)"), retryable: false)
         }
     }
 }

@@ -99,3 +99,52 @@ struct JobRunnerTests {
         #expect(corrupt.error?.contains("bad.wav") == true)
     }
 }
+
+@Suite("Pinned paths: the checked path is the opened path")
+struct PinnedPathsTests {
+    @Test("a folder swapped for a link after the check cannot lead outside the roots (openat2 refuses)")
+    func swapAfterCheck() throws {
+        let folder = TemporaryFolder()
+        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
+        for sub in ["media/day1", "outside", "out/day1", "elsewhere"] {
+            try FileManager.default.createDirectory(atPath: folder.file(sub), withIntermediateDirectories: true)
+        }
+        try writeRecording(TestSignal(channelCount: 1, length: 480), to: folder.file("media/day1/a.wav"), format: format)
+        try writeRecording(TestSignal(channelCount: 1, length: 480), to: folder.file("outside/a.wav"), format: format)
+        let (input, inputRoot) = (folder.file("media/day1/a.wav"), folder.file("media"))
+        let (output, outputRoot) = (folder.file("out/day1/a.wav"), folder.file("out"))
+        guard case .success(let checkedInput) = Confinement.check(input: input, roots: [inputRoot]),
+              case .success(let checkedOutput) = Confinement.check(output: output, root: outputRoot) else {
+            Issue.record("the honest paths were refused")
+            return
+        }
+        // Untouched, both pin.
+        if case .success(let pinned) = PinnedPaths.pin(input: checkedInput, inputRoots: [inputRoot], output: checkedOutput, outputRoot: outputRoot) {
+            #expect(try readAll(pinned.inputPath).frames == 480)
+            pinned.close()
+        } else {
+            Issue.record("the honest paths could not be pinned")
+        }
+        // Now the race: after the check, media/day1 becomes a link to ../outside.
+        try FileManager.default.moveItem(atPath: folder.file("media/day1"), toPath: folder.file("media/day1-old"))
+        try FileManager.default.createSymbolicLink(atPath: folder.file("media/day1"), withDestinationPath: folder.file("outside"))
+        guard case .failure(let inputError) = PinnedPaths.pin(input: checkedInput, inputRoots: [inputRoot], output: checkedOutput,
+                                                              outputRoot: outputRoot) else {
+            Issue.record("an input reached through a swapped link was opened")
+            return
+        }
+        #expect(inputError.description.contains("leads outside"), "\(inputError)")
+        // The same for the output folder.
+        try FileManager.default.removeItem(atPath: folder.file("media/day1"))
+        try FileManager.default.moveItem(atPath: folder.file("media/day1-old"), toPath: folder.file("media/day1"))
+        try FileManager.default.moveItem(atPath: folder.file("out/day1"), toPath: folder.file("out/day1-old"))
+        try FileManager.default.createSymbolicLink(atPath: folder.file("out/day1"), withDestinationPath: folder.file("elsewhere"))
+        guard case .failure(let outputError) = PinnedPaths.pin(input: checkedInput, inputRoots: [inputRoot], output: checkedOutput,
+                                                               outputRoot: outputRoot) else {
+            Issue.record("an output folder reached through a swapped link was opened")
+            return
+        }
+        #expect(outputError.description.contains("leads outside"), "\(outputError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("elsewhere")).isEmpty)
+    }
+}
