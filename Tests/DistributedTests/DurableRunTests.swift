@@ -71,7 +71,7 @@ struct DurableRunTests {
 
     @Test("kill -9 from outside while jobs run and results arrive: the next run resumes without redoing verified work")
     func externalKill() throws {
-        let tree = try RepairTree(drifted: 10, frames: 480_000, channels: 2, folders: 2)
+        let tree = try RepairTree(drifted: 10, frames: 960_000, channels: 2, folders: 2)
         let out = TemporaryFolder("driftfix-out")
         let arguments = ["repair", tree.root.path, "--out", out.path, "--workers", "2", "--quality", "best", "--heartbeat", "0.5"]
         let coordinator = try Background(arguments)

@@ -114,7 +114,7 @@ struct SecurityTests {
 
     @Test("removing a worker's key from the allowlist mid-run cuts it off: its jobs go to another worker, it is told to stop")
     func revocation() throws {
-        let tree = try RepairTree(drifted: 12, frames: 480_000, channels: 2, folders: 2)
+        let tree = try RepairTree(drifted: 12, frames: 960_000, channels: 2, folders: 2)
         let keys = TemporaryFolder("driftfix-keys")
         let allow = keys.file("allow")
         try FileManager.default.createDirectory(atPath: allow, withIntermediateDirectories: true)
