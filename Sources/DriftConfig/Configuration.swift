@@ -80,6 +80,8 @@ public struct JournalSettings: Sendable, Equatable {
     public var historyRuns = 10
     /// A folder or file is flagged when its latest drift moved more than this from the median of its earlier runs.
     public var alertPPM = 20.0
+    /// Finished runs whose plans and job rows are kept (older ones keep only their drift measurements).
+    public var keepRuns = 30
     /// The Prometheus text file written after each run; nil: none.
     public var metricsFile: String?
 

@@ -166,7 +166,13 @@ extension NodeReader {
                 let ppm = try number(value, key: full)
                 guard ppm.numerator > 0 else { throw error(value, key: full, "must be greater than 0") }
                 settings.alertPPM = ppm.doubleValue
-            default: throw unknown(k, in: key, allowed: ["path", "history-runs", "alert-ppm"])
+            case "keep-runs":
+                let runs = try number(value, key: full)
+                guard runs.denominator == 1, (1...100_000).contains(runs.numerator) else {
+                    throw error(value, key: full, "must be a whole number from 1 to 100000")
+                }
+                settings.keepRuns = Int(runs.numerator)
+            default: throw unknown(k, in: key, allowed: ["path", "history-runs", "alert-ppm", "keep-runs"])
             }
         }
     }

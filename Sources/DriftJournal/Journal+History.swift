@@ -8,7 +8,8 @@ extension Journal {
     public func history(path: String? = nil, runs count: Int, alertPPM: Double, includeFiles: Bool) throws(JournalError) -> DriftHistory {
         try access { db in
             let runRows = try Row.fetchAll(db, sql: """
-                SELECT id, started, status FROM run WHERE report IS NOT NULL ORDER BY id DESC LIMIT ?
+                SELECT id, started, status FROM run WHERE EXISTS (SELECT 1 FROM measurement WHERE measurement.run = run.id)
+                ORDER BY id DESC LIMIT ?
                 """, arguments: [count]).reversed()
             let formatter = ISO8601DateFormatter()
             let runs = runRows.map { row in
@@ -42,6 +43,33 @@ extension Journal {
                 return DriftHistory.Series(name: file, ppm: values, files: values.map { $0 == nil ? 0 : 1 }, alertPPM: alertPPM)
             }
             return DriftHistory(runs: runs, alertPPM: alertPPM, folders: folders, files: files)
+        }
+    }
+
+    /// Drift measurements are kept for this many runs (a few dozen bytes per pair and run).
+    public static let measurementRunsKept = 1000
+
+    /// Keeps the journal from growing night after night: finished runs older than the newest `keepRuns` lose their
+    /// stored reports and job rows (resume never needs them), and measurements older than the newest
+    /// `measurementRunsKept` runs go. Unfinished runs are never touched. Returns the runs pruned.
+    @discardableResult
+    public func prune(keepRuns: Int) throws(JournalError) -> Int {
+        try write { db in
+            let old = """
+                SELECT id FROM run WHERE status IN ('complete', 'abandoned') AND report IS NOT NULL
+                AND id NOT IN (SELECT id FROM run ORDER BY id DESC LIMIT \(max(1, keepRuns)))
+                """
+            let ids = try Int64.fetchAll(db, sql: old)
+            guard !ids.isEmpty || keepRuns < Self.measurementRunsKept else { return 0 }
+            let list = ids.map(String.init).joined(separator: ",")
+            if !ids.isEmpty {
+                try db.execute(sql: "DELETE FROM job WHERE run IN (\(list))")
+                try db.execute(sql: "UPDATE run SET report = NULL WHERE id IN (\(list))")
+            }
+            try db.execute(sql: """
+                DELETE FROM measurement WHERE run NOT IN (SELECT id FROM run ORDER BY id DESC LIMIT \(Self.measurementRunsKept))
+                """)
+            return ids.count
         }
     }
 }

@@ -200,6 +200,7 @@ struct RepairCommand: ParsableCommand {
         var journalFailure: String?
         do {
             try runJournal.finishRun(plan.run, status: status, succeeded: good, report: scan)
+            try runJournal.prune(keepRuns: configuration.journal.keepRuns)
             scan.history = try runJournal.history(runs: configuration.journal.historyRuns,
                                                   alertPPM: configuration.journal.alertPPM, includeFiles: false)
         } catch {

@@ -102,3 +102,29 @@ struct HistoryTests {
         #expect(good.succeeded && good.lastSuccess == Date(timeIntervalSince1970: 20))
     }
 }
+
+@Suite("journal retention")
+struct RetentionTests {
+    @Test("old finished runs lose their plans and job rows but keep their measurements; unfinished runs are kept")
+    func prune() throws {
+        let folder = TemporaryFolder("driftfix-prune")
+        let journal = try Journal(path: folder.file("journal.sqlite"))
+        var runs: [Int64] = []
+        for night in 0..<5 {
+            let run = try journal.beginRun(roots: ["/media\(night == 1 ? "-other" : "")"], outputRoot: "/out")
+            let (report, jobs) = samplePlan(run: run, count: 3)
+            var measured = report
+            for index in measured.pairs.indices { measured.pairs[index].driftPPM = Double(night) }
+            try journal.storePlan(run: run, report: measured, jobs: jobs)
+            if night != 1 { try journal.finishRun(run, status: .complete, succeeded: true, report: measured) }
+            runs.append(run)
+        }
+        #expect(try journal.prune(keepRuns: 2) == 2, "runs 1 and 3 (run 2 is unfinished)")
+        let kept = try journal.runs(limit: 10).filter(\.planned).map(\.id).sorted()
+        #expect(kept == [runs[1], runs[3], runs[4]], "\(kept)")
+        #expect(try journal.jobStates(run: runs[0]).isEmpty && journal.jobStates(run: runs[2]).isEmpty && journal.jobStates(run: runs[3]).count == 3)
+        #expect(try journal.unfinishedRun(roots: ["/media-other"], outputRoot: "/out")?.planned == true)
+        #expect(try journal.history(runs: 10, alertPPM: 20, includeFiles: false).runs.count == 5, "measurements stay")
+        #expect(try journal.prune(keepRuns: 2) == 0, "nothing more to prune")
+    }
+}
