@@ -33,6 +33,9 @@ public final class CoordinatorServer {
     public var authorize: ((String) -> Bool)?
     private var authorized: [String: Bool] = [:]
     private var authorizedAt = -Double.infinity
+    /// Keys found missing, and since when: a key is revoked only if it is still missing a second later, so an
+    /// editor rewriting a key file (empty for a moment) does not cut off every worker.
+    private var missingSince: [String: Double] = [:]
     private var revokeLog = RateLimitedLog(perWindow: 5, window: 10)
 
     /// Failed security handshakes so far (plaintext clients, wrong server keys, refused keys).
@@ -153,7 +156,12 @@ public final class CoordinatorServer {
             }
             let allowed = authorized[key] ?? authorize(key)
             authorized[key] = allowed
-            if !allowed {
+            if allowed {
+                missingSince[key] = nil
+            } else if missingSince[key] == nil {
+                missingSince[key] = now
+            }
+            if let since = missingSince[key], now - since >= 1 {
                 if let line = revokeLog.admit("worker \(peer): its key \(key) is no longer in the allowlist; its jobs go back to the queue", at: now) {
                     logger.warning("\(line)")
                 }

@@ -335,9 +335,16 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
     /// kernel drops the lock when the holder dies, so a crashed coordinator never leaves a stale lock.
     private static func takeOwnerLock(path: String) throws(JournalError) -> Int32 {
         let lockPath = path + ".lock"
-        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // Never through a link: whoever can write the output root must not make us truncate another file.
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw JournalError(path: path, cause: .notWritable("cannot open \(lockPath): \(String(cString: strerror(errno)))"))
+            let reason = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
+            throw JournalError(path: path, cause: .notWritable("cannot open \(lockPath): \(reason)"))
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw JournalError(path: path, cause: .notWritable("\(lockPath) is not a regular file"))
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno

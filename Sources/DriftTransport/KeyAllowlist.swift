@@ -12,9 +12,15 @@ public final class KeyAllowlist {
     /// Lines that were not keys, from the last read (for the log).
     public private(set) var problems: [String] = []
 
-    public init(path: String, alsoAllow extra: [String] = []) {
+    /// Seconds between checks for a change (0: at every lookup). The ZAP handler looks up once per handshake and
+    /// checks every time; the coordinator looks up per message and checks at most once a second.
+    private let recheckInterval: Double
+    private var checkedAt: ContinuousClock.Instant?
+
+    public init(path: String, alsoAllow extra: [String] = [], recheckInterval: Double = 0) {
         self.path = path
         self.extra = Set(extra)
+        self.recheckInterval = recheckInterval
         reloadIfChanged()
     }
 
@@ -57,6 +63,9 @@ public final class KeyAllowlist {
     }
 
     private func reloadIfChanged() {
+        let clock = ContinuousClock.now
+        if recheckInterval > 0, let checkedAt, clock - checkedAt < .milliseconds(Int64(recheckInterval * 1000)) { return }
+        checkedAt = clock
         let current = files()
         let now = current.map { file -> String in
             var info = stat()
@@ -71,8 +80,11 @@ public final class KeyAllowlist {
         var problems: [String] = []
         for file in current {
             guard let data = FileManager.default.contents(atPath: file), data.count < 4 << 20 else {
-                problems.append("\(file): cannot be read")
-                continue
+                // Keep the previous keys and try again next time: a passing error (descriptors, an editor's
+                // half-written file) must not look like a revocation.
+                signature = []
+                self.problems = ["\(file): cannot be read"]
+                return
             }
             for field in CurveKeyFile.parse(String(decoding: data, as: UTF8.self)) where field.name == "public-key" {
                 if CurveKeyPair.isValidKey(field.value) { found.insert(field.value) } else {

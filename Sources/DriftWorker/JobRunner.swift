@@ -42,7 +42,8 @@ public enum JobRunner {
         }
         let pinned: PinnedPaths
         switch PinnedPaths.pin(input: input, inputRoots: job.inputRoots ?? [], output: output, outputRoot: job.outputRoot) {
-        case .failure(let reason): return failure("\(job.input): refused: \(reason)", retryable: false)
+        case .failure(.input(let reason)): return failure("\(job.input): refused: \(reason)", retryable: false)
+        case .failure(.output(let reason, let retryable)): return failure("\(job.output): \(reason)", retryable: retryable)
         case .success(let paths): pinned = paths
         }
         defer { pinned.close() }
@@ -53,7 +54,7 @@ public enum JobRunner {
             method: MethodChoice(method: job.method, reason: job.methodReason), quality: job.quality)
         do {
             let result = try FileProcessor.run(request)
-            let checksum = Checksum.fnv1a64(path: pinned.outputPath)
+            let checksum = pinned.outputChecksum()
             return JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true,
                              outputFrames: result.outputFrames, checksum: checksum, seconds: seconds())
         } catch let error as AudioError {
@@ -72,29 +73,20 @@ public enum JobRunner {
 
 /// Keeps a job's writes inside the output root.
 public enum Confinement {
-    /// Resolves links and `..` in the output's folder (creating it inside the root if needed) and checks that it
-    /// lies inside `root`. Returns the output path with its folder resolved.
+    /// Checks that the output lies below `root` with no `..`, and that the nearest existing folder on its way
+    /// resolves inside the root (links cannot lead out). Missing folders are created later, beneath the root, by
+    /// `PinnedPaths`.
     public static func check(output: String, root: String) -> Result<String, ConfinementError> {
         guard output.hasPrefix("/"), !output.split(separator: "/").contains("..") else {
             return .failure(ConfinementError("path must be absolute and free of '..'"))
         }
         guard let realRoot = realPath(root) else { return .failure(ConfinementError("output root \(root) does not exist")) }
-        let folder = (output as NSString).deletingLastPathComponent
-        // The nearest folder that exists must already resolve inside the root: links cannot lead out.
-        var existing = folder
+        var existing = (output as NSString).deletingLastPathComponent
         while realPath(existing) == nil && existing != "/" { existing = (existing as NSString).deletingLastPathComponent }
         guard let resolved = realPath(existing), inside(resolved, realRoot) else {
             return .failure(ConfinementError("outside the output root \(root)"))
         }
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            return .failure(ConfinementError("cannot create \(folder): \(error.localizedDescription)"))
-        }
-        guard let realFolder = realPath(folder), inside(realFolder, realRoot) else {
-            return .failure(ConfinementError("resolves outside the output root \(root)"))
-        }
-        return .success(realFolder + "/" + (output as NSString).lastPathComponent)
+        return .success(output)
     }
 
     /// Resolves links and `..` in the input and checks that it lies inside one of `roots` (resolved too). Returns
@@ -147,6 +139,15 @@ public struct ConfinementError: Error, CustomStringConvertible {
 public enum Checksum {
     public static func fnv1a64(path: String) -> String? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        return fnv1a64(handle)
+    }
+
+    /// The checksum of an open file (the descriptor is closed).
+    static func fnv1a64(descriptor: Int32) -> String? {
+        fnv1a64(FileHandle(fileDescriptor: descriptor, closeOnDealloc: true))
+    }
+
+    private static func fnv1a64(_ handle: FileHandle) -> String? {
         defer { try? handle.close() }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         while let data = try? handle.read(upToCount: 1 << 20), !data.isEmpty {

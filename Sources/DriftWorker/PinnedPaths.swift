@@ -4,7 +4,8 @@ import Foundation
 /// A job's input file and output folder, opened beneath their roots with openat2(RESOLVE_BENEATH) and then used
 /// only through `/proc/self/fd/N`, so that what was checked is what is read and written: a folder swapped for a
 /// link between the check and the open cannot lead outside a root (the kernel refuses the open), and one swapped
-/// later cannot redirect the pinned descriptors.
+/// later cannot redirect the pinned descriptors. Missing output folders are created one by one beneath the root
+/// (mkdirat on a pinned parent), never through a path that links could redirect.
 struct PinnedPaths {
     /// O_PATH (Linux): a descriptor that names a folder without opening it for reading; not exported to Swift.
     static let pathOnly: Int32 = 0o10_000_000
@@ -12,57 +13,113 @@ struct PinnedPaths {
     private let folder: Int32
     private let name: String
 
+    /// Which side could not be pinned, and why.
+    enum Failure: Error, CustomStringConvertible {
+        case input(String)
+        /// `retryable`: the folder may be there next time (deleted meanwhile, out of descriptors, permissions).
+        case output(String, retryable: Bool)
+
+        var description: String {
+            switch self {
+            case .input(let reason), .output(let reason, _): return reason
+            }
+        }
+    }
+
     /// The input as the pipeline opens it.
     var inputPath: String { "/proc/self/fd/\(input)" }
     /// The output as the pipeline writes it (a temporary file in the pinned folder, renamed there).
     var outputPath: String { "/proc/self/fd/\(folder)/\(name)" }
 
-    /// Pins `input` (resolved, inside one of `inputRoots`) and the folder of `output` (resolved, inside
-    /// `outputRoot`).
-    static func pin(input: String, inputRoots: [String], output: String, outputRoot: String) -> Result<PinnedPaths, ConfinementError> {
+    /// Pins `input` (resolved, inside one of `inputRoots`) and the folder of `output` (below `outputRoot`, free of
+    /// `..`), creating missing output folders beneath the root.
+    static func pin(input: String, inputRoots: [String], output: String, outputRoot: String) -> Result<PinnedPaths, Failure> {
         let realInputRoots = inputRoots.compactMap(Confinement.realPath)
         guard let root = realInputRoots.first(where: { Confinement.inside(input, $0) && input != $0 }) else {
-            return .failure(ConfinementError("outside the input roots"))
+            return .failure(.input("outside the input roots"))
         }
+        // Non-blocking, no controlling terminal: a FIFO or a device swapped in must not hang or touch anything.
         let inputDescriptor: Int32
-        switch open(String(input.dropFirst(root.count)), beneath: root, flags: O_RDONLY) {
-        case .failure(let error): return .failure(error)
+        switch open(String(input.dropFirst(root.count)), beneath: root, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY,
+                    rootName: "the input root") {
+        case .failure(let reason): return .failure(.input(reason.description))
         case .success(let descriptor): inputDescriptor = descriptor
         }
-        guard let realOutputRoot = Confinement.realPath(outputRoot) else {
+        var info = stat()
+        guard fstat(inputDescriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             Glibc.close(inputDescriptor)
-            return .failure(ConfinementError("output root \(outputRoot) does not exist"))
+            return .failure(.input("not a regular file"))
         }
-        let folder = (output as NSString).deletingLastPathComponent
-        guard Confinement.inside(folder, realOutputRoot) else {
+        switch folder(of: output, beneath: outputRoot) {
+        case .failure(let failure):
             Glibc.close(inputDescriptor)
-            return .failure(ConfinementError("outside the output root \(outputRoot)"))
-        }
-        let relative = String(folder.dropFirst(realOutputRoot.count))
-        switch open(relative.isEmpty ? "." : relative, beneath: realOutputRoot, flags: Self.pathOnly | O_DIRECTORY) {
-        case .failure(let error):
-            Glibc.close(inputDescriptor)
-            return .failure(error)
+            return .failure(failure)
         case .success(let folderDescriptor):
             return .success(PinnedPaths(input: inputDescriptor, folder: folderDescriptor, name: (output as NSString).lastPathComponent))
         }
     }
 
-    /// Opens `relative` beneath the folder `root` (both resolved by the caller).
-    static func open(_ relative: String, beneath root: String, flags: Int32) -> Result<Int32, ConfinementError> {
-        let rootDescriptor = Glibc.open(root, Self.pathOnly | O_DIRECTORY | O_CLOEXEC)
+    /// Opens (creating as needed) the folder of `output` beneath `outputRoot`.
+    private static func folder(of output: String, beneath outputRoot: String) -> Result<Int32, Failure> {
+        guard let realRoot = Confinement.realPath(outputRoot) else {
+            return .failure(.output("output root \(outputRoot) does not exist", retryable: true))
+        }
+        let root = outputRoot.hasSuffix("/") ? String(outputRoot.dropLast()) : outputRoot
+        let folder = (output as NSString).deletingLastPathComponent
+        // The job names the output below its root as text; the kernel then resolves it beneath the real root.
+        guard folder == root || folder.hasPrefix(root + "/") || folder == realRoot || folder.hasPrefix(realRoot + "/") else {
+            return .failure(.output("outside the output root \(outputRoot)", retryable: false))
+        }
+        let relative = String(folder.dropFirst(folder.hasPrefix(realRoot) ? realRoot.count : root.count))
+        let components = relative.split(separator: "/").map(String.init)
+        guard !components.contains("..") else { return .failure(.output("'..' in the output path", retryable: false)) }
+        var prefix = ""
+        for component in components + [""] {
+            let path = prefix.isEmpty ? "." : prefix
+            switch open(path, beneath: realRoot, flags: pathOnly | O_DIRECTORY, rootName: "the output root") {
+            case .failure(let reason):
+                return .failure(.output(reason.description, retryable: !reason.description.contains("leads outside")))
+            case .success(let parent):
+                if component.isEmpty { return .success(parent) }  // the whole folder is open
+                // Create the next folder inside the pinned parent (EEXIST is fine: the next open checks it).
+                if mkdirat(parent, component, 0o755) != 0 && errno != EEXIST {
+                    let reason = String(cString: strerror(errno))
+                    Glibc.close(parent)
+                    return .failure(.output("cannot create \(folder): \(reason)", retryable: true))
+                }
+                Glibc.close(parent)
+                prefix += (prefix.isEmpty ? "" : "/") + component
+            }
+        }
+        return .failure(.output("unreachable", retryable: false))
+    }
+
+    /// Opens `relative` beneath the folder `root` (resolved by the caller).
+    static func open(_ relative: String, beneath root: String, flags: Int32, rootName: String) -> Result<Int32, ConfinementError> {
+        let rootDescriptor = Glibc.open(root, pathOnly | O_DIRECTORY | O_CLOEXEC)
         guard rootDescriptor >= 0 else { return .failure(ConfinementError("cannot open \(root): \(String(cString: strerror(errno)))")) }
         defer { Glibc.close(rootDescriptor) }
         let path = relative.drop { $0 == "/" }
         let descriptor = driftfix_open_beneath(rootDescriptor, path.isEmpty ? "." : String(path), flags | O_CLOEXEC, 0)
         guard descriptor >= 0 else {
             let code = errno
-            let reason = code == EXDEV || code == ELOOP ? "leads outside \(root) (a link or '..' on the way)"
+            return .failure(ConfinementError(code == EXDEV || code == ELOOP ? "leads outside \(rootName) \(root) (a link or '..' on the way)"
                 : code == ENOSYS ? "this kernel has no openat2 (Linux 5.6 or later is needed)"
-                : String(cString: strerror(code))
-            return .failure(ConfinementError(reason))
+                : String(cString: strerror(code))))
         }
         return .success(descriptor)
+    }
+
+    /// FNV-1a 64 of the output as renamed into the pinned folder, opened without following a link at its name.
+    func outputChecksum() -> String? {
+        let descriptor = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            Glibc.close(descriptor)
+            return nil
+        }
+        return Checksum.fnv1a64(descriptor: descriptor)
     }
 
     /// Replaces the descriptor paths in a message with the paths the job named, for the report.

@@ -154,7 +154,7 @@ struct RepairCommand: ParsableCommand {
                                            security: security, logger: logger)
         if case .curveServer(let own) = security, let allow = keys?.allow {
             // The socket thread's own view of the allowlist (the ZAP thread has another): revocation mid-run.
-            let current = KeyAllowlist(path: Self.absolute(allow), alsoAllow: [own.publicKey])
+            let current = KeyAllowlist(path: Self.absolute(allow), alsoAllow: [own.publicKey], recheckInterval: 1)
             server.authorize = { current.admits($0) }
         }
         defer { if bind == nil { unlink(String(endpoint.dropFirst("ipc://".count))) } }
@@ -200,7 +200,11 @@ struct RepairCommand: ParsableCommand {
         var journalFailure: String?
         do {
             try runJournal.finishRun(plan.run, status: status, succeeded: good, report: scan)
-            try runJournal.prune(keepRuns: configuration.journal.keepRuns)
+            do {
+                try runJournal.prune(keepRuns: configuration.journal.keepRuns)
+            } catch {
+                logger.warning("\(error) (pruning old runs; the run itself is recorded)")
+            }
             scan.history = try runJournal.history(runs: configuration.journal.historyRuns,
                                                   alertPPM: configuration.journal.alertPPM, includeFiles: false)
         } catch {

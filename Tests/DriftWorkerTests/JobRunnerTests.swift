@@ -79,6 +79,18 @@ struct JobRunnerTests {
         }
     }
 
+    @Test("a FIFO named like a recording is refused at once, not waited on")
+    func fifoInput() throws {
+        let media = TemporaryFolder()
+        let out = TemporaryFolder()
+        #expect(mkfifo(media.file("take.wav"), 0o644) == 0)
+        let start = Date()
+        let result = JobRunner.run(job(input: media.file("take.wav"), output: out.file("take.wav"), root: out.path), worker: "w")
+        #expect(Date().timeIntervalSince(start) < 5)
+        #expect(!result.succeeded && result.error?.contains("not a regular file") == true, "\(result.error ?? "")")
+        #expect(out.entries().isEmpty)
+    }
+
     @Test("a job without input roots reads nothing")
     func noRoots() throws {
         let folder = TemporaryFolder()
