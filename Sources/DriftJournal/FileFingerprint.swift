@@ -1,3 +1,4 @@
+import DriftCore
 import Foundation
 
 /// A cheap identity for a media file: size, modification time (ns) and an FNV-1a 64 hash of its first and last
@@ -23,15 +24,13 @@ public enum FileFingerprint {
         for quarter in 1...3 { ranges.append((size * Int64(quarter) / 4, sampleBytes)) }
         ranges.append((max(0, size - Int64(edgeBytes)), edgeBytes))
 
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hash = FNV1a64()
         var buffer = [UInt8](repeating: 0, count: edgeBytes)
         for range in ranges {
             let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, range.count, off_t(range.offset)) }
             guard count >= 0 else { return nil }
-            for byte in buffer[0..<count] {
-                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-            }
+            buffer.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         }
-        return "\(size):\(modified):\(String(hash, radix: 16))"
+        return "\(size):\(modified):\(hash.hex)"
     }
 }

@@ -112,23 +112,12 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
             let insertJob = try db.makeStatement(sql: """
                 INSERT INTO job (run, id, row, spec, audioSeconds, state, attempts, prints) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """)
+            // A plan's jobs all start queued (pairs already current were left out of it as `unchanged`).
             for job in jobs {
-                let state: String
-                var result: Data?
-                switch job.record.state {
-                case .done(let jobResult):
-                    state = "done"
-                    result = try encoder.encode(jobResult)
-                case .failed: state = "failed"
-                case .queued, .leased: state = "queued"
-                }
                 try insertJob.execute(arguments: [
-                    run, job.record.id, job.row, try encoder.encode(job.record.spec), job.record.audioSeconds, state,
+                    run, job.record.id, job.row, try encoder.encode(job.record.spec), job.record.audioSeconds, "queued",
                     job.record.attempts, try job.prints.map { try encoder.encode($0) },
                 ])
-                if let result {
-                    try db.execute(sql: "UPDATE job SET result = ? WHERE run = ? AND id = ?", arguments: [result, run, job.record.id])
-                }
             }
             let insertMeasurement = try db.makeStatement(sql: """
                 INSERT OR REPLACE INTO measurement (run, recording, folder, ppm, endOffsetMs) VALUES (?, ?, ?, ?, ?)

@@ -4,11 +4,15 @@ import Glibc
 /// The two socket kinds driftfix uses: the coordinator's ROUTER, the workers' DEALERs.
 public enum SocketKind: Sendable {
     case router, dealer
+    /// The ZAP handler's end of `inproc://zeromq.zap.01`, and the reader of a socket monitor.
+    case rep, pair
 
     var raw: Int32 {
         switch self {
         case .router: return ZMQ_ROUTER
         case .dealer: return ZMQ_DEALER
+        case .rep: return ZMQ_REP
+        case .pair: return ZMQ_PAIR
         }
     }
 }
@@ -30,6 +34,9 @@ public enum SocketSecurity: Sendable, Equatable {
 public final class MessageSocket {
     private let handle: UnsafeMutableRawPointer
     private let message: UnsafeMutablePointer<zmq_msg_t>
+    private var closed = false
+    /// Only a CURVE server's messages carry a ZAP user id worth looking up.
+    private let readsUserId: Bool
     public let kind: SocketKind
     // The context must outlive its sockets: zmq_ctx_term blocks until every socket is closed.
     private let context: MessageContext
@@ -42,6 +49,7 @@ public final class MessageSocket {
         self.kind = kind
         self.context = context
         message = .allocate(capacity: 1)
+        if case .curveServer = security { readsUserId = true } else { readsUserId = false }
         try setOption(ZMQ_LINGER, Int32(100), "ZMQ_LINGER")
         try setOption(ZMQ_MAXMSGSIZE, Int64(maxMessageBytes), "ZMQ_MAXMSGSIZE")
         if kind == .router {
@@ -61,22 +69,31 @@ public final class MessageSocket {
                                      text: "no ZAP handler runs on this context, so every client would be admitted")
             }
             try setOption(ZMQ_CURVE_SERVER, Int32(1), "ZMQ_CURVE_SERVER")
-            try setText(ZMQ_CURVE_SECRETKEY, pair.secretKey, "ZMQ_CURVE_SECRETKEY")
-            try setText(ZMQ_ZAP_DOMAIN, ZapHandler.domain, "ZMQ_ZAP_DOMAIN")
+            try setBytes(ZMQ_CURVE_SECRETKEY, Array(pair.secretKey.utf8), "ZMQ_CURVE_SECRETKEY")
+            try setBytes(ZMQ_ZAP_DOMAIN, Array(ZapHandler.domain.utf8), "ZMQ_ZAP_DOMAIN")
         case .curveClient(let pair, let serverKey):
-            try setText(ZMQ_CURVE_SERVERKEY, serverKey, "ZMQ_CURVE_SERVERKEY")
-            try setText(ZMQ_CURVE_PUBLICKEY, pair.publicKey, "ZMQ_CURVE_PUBLICKEY")
-            try setText(ZMQ_CURVE_SECRETKEY, pair.secretKey, "ZMQ_CURVE_SECRETKEY")
+            try setBytes(ZMQ_CURVE_SERVERKEY, Array(serverKey.utf8), "ZMQ_CURVE_SERVERKEY")
+            try setBytes(ZMQ_CURVE_PUBLICKEY, Array(pair.publicKey.utf8), "ZMQ_CURVE_PUBLICKEY")
+            try setBytes(ZMQ_CURVE_SECRETKEY, Array(pair.secretKey.utf8), "ZMQ_CURVE_SECRETKEY")
         }
     }
 
-    private func setText(_ option: Int32, _ text: String, _ name: String) throws(TransportError) {
-        let status = text.withCString { zmq_setsockopt(handle, option, $0, strlen($0)) }
+    /// A byte-string option (keys as Z85 text, the ZAP domain, the routing id).
+    private func setBytes(_ option: Int32, _ bytes: [UInt8], _ name: String) throws(TransportError) {
+        let status = bytes.withUnsafeBytes { raw in zmq_setsockopt(handle, option, raw.baseAddress, raw.count) }
         guard status == 0 else { throw ZMQ.error("zmq_setsockopt(\(name))") }
     }
 
-    deinit {
+    /// Closes the socket now (on its owning thread) rather than whenever the last reference goes: a context cannot
+    /// terminate while a socket on it is open.
+    public func close() {
+        guard !closed else { return }
+        closed = true
         zmq_close(handle)
+    }
+
+    deinit {
+        close()
         message.deallocate()
     }
 
@@ -88,15 +105,19 @@ public final class MessageSocket {
         guard status == 0 else { throw ZMQ.error("zmq_setsockopt(\(name))") }
     }
 
-    /// Starts reporting failed security handshakes on this socket (call before bind).
+    /// Starts reporting failed security handshakes on this socket (call before bind): a PAIR socket reads the
+    /// events libzmq's monitor publishes on an inproc endpoint.
     public func monitorHandshakes(name: String) throws(TransportError) -> HandshakeMonitor {
-        try HandshakeMonitor(socket: handle, context: context, name: name)
+        let address = "inproc://driftfix-monitor-\(name)"
+        guard zmq_socket_monitor(handle, address, HandshakeMonitor.events) == 0 else { throw ZMQ.error("zmq_socket_monitor") }
+        let reader = try MessageSocket(context: context, kind: .pair, maxMessageBytes: 4096)
+        try reader.connect(address)
+        return HandshakeMonitor(reader: reader)
     }
 
     /// Names this socket to a ROUTER peer (set before connecting).
     public func setIdentity(_ identity: [UInt8]) throws(TransportError) {
-        let status = identity.withUnsafeBytes { raw in zmq_setsockopt(handle, ZMQ_ROUTING_ID, raw.baseAddress, raw.count) }
-        guard status == 0 else { throw ZMQ.error("zmq_setsockopt(ZMQ_ROUTING_ID)") }
+        try setBytes(ZMQ_ROUTING_ID, identity, "ZMQ_ROUTING_ID")
     }
 
     public func bind(_ endpoint: String) throws(TransportError) {
@@ -152,7 +173,7 @@ public final class MessageSocket {
             }
             // A ROUTER's identity frame carries no metadata: take it from the first frame that does.
             if frames.isEmpty { lastUserId = nil }
-            if lastUserId == nil { lastUserId = zmq_msg_gets(message, "User-Id").map { String(cString: $0) } }
+            if readsUserId && lastUserId == nil { lastUserId = zmq_msg_gets(message, "User-Id").map { String(cString: $0) } }
             if frames.count < MessageSocket.maxFrames, let data = zmq_msg_data(message) {
                 frames.append(Array(UnsafeRawBufferPointer(start: data, count: Int(size))))
             }

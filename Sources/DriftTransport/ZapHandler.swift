@@ -1,4 +1,3 @@
-internal import CZMQ
 import DriftCore
 import Foundation
 import Logging
@@ -34,20 +33,14 @@ public final class ZapHandler: Sendable {
     /// Binds the ZAP endpoint on `context` and starts answering.
     public init(context: MessageContext, allowlist: KeyAllowlist, logger: Logger) throws(TransportError) {
         self.context = context
-        guard let socket = zmq_socket(context.handle, ZMQ_REP) else { throw ZMQ.error("zmq_socket(ZAP)") }
-        var linger: Int32 = 0
-        zmq_setsockopt(socket, ZMQ_LINGER, &linger, MemoryLayout<Int32>.size)
-        guard zmq_bind(socket, "inproc://zeromq.zap.01") == 0 else {
-            let error = ZMQ.error("bind inproc://zeromq.zap.01")
-            zmq_close(socket)
-            throw error
-        }
-        let handover = Handover(value: (socket, allowlist, context, shared))
+        // Bound here, before any CURVE socket can bind; from then on the socket belongs to the handler's thread.
+        let socket = try MessageSocket(context: context, kind: .rep, maxMessageBytes: 65_536)
+        try socket.bind("inproc://zeromq.zap.01")
+        let handover = Handover(value: (socket, allowlist, shared))
         let thread = Thread {
-            let (socket, allowlist, context, shared) = handover.value
+            let (socket, allowlist, shared) = handover.value
             Self.serve(socket: socket, allowlist: allowlist, shared: shared, logger: logger)
-            zmq_close(socket)
-            withExtendedLifetime(context) {}
+            socket.close()
             shared.finished.signal()
         }
         thread.name = "driftfix-zap"
@@ -71,25 +64,13 @@ public final class ZapHandler: Sendable {
 
     deinit { stop() }
 
-    private static func serve(socket: UnsafeMutableRawPointer, allowlist: KeyAllowlist, shared: Shared, logger: Logger) {
+    private static func serve(socket: MessageSocket, allowlist: KeyAllowlist, shared: Shared, logger: Logger) {
         var log = RateLimitedLog(perWindow: 10, window: 10)
         let start = ContinuousClock.now
-        var message = zmq_msg_t()
         while !shared.stopping.withLock({ $0 }) {
-            var item = zmq_pollitem_t(socket: socket, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0)
-            guard zmq_poll(&item, 1, 100) > 0 else { continue }
             // A request: version, request id, domain, address, routing id, mechanism, credentials...
-            var frames: [[UInt8]] = []
-            while true {
-                zmq_msg_init(&message)
-                defer { zmq_msg_close(&message) }
-                let size = zmq_msg_recv(&message, socket, 0)
-                if size < 0 { break }
-                if frames.count < 8, let data = zmq_msg_data(&message) {
-                    frames.append(Array(UnsafeRawBufferPointer(start: data, count: Int(size))))
-                }
-                if zmq_msg_more(&message) != 1 { break }
-            }
+            guard (try? socket.poll(milliseconds: 100))?.0 == true, let received = try? socket.receive() else { continue }
+            let frames = received
             let (admitted, key, reason) = frames.count >= 6 ? decide(frames, allowlist: allowlist)
                 : (false, nil, "malformed ZAP request (\(frames.count) frames)")
             shared.counts.withLock { counts in
@@ -104,15 +85,10 @@ public final class ZapHandler: Sendable {
             }
             // Always answer: a REP socket that owes a reply never reads again, and every later handshake would hang.
             let status = admitted ? "200" : frames.count >= 6 ? "400" : "500"
-            let reply: [[UInt8]] = [
+            _ = try? socket.send([
                 Array("1.0".utf8), frames.count > 1 ? frames[1] : [], Array(status.utf8), Array((admitted ? "OK" : reason).utf8),
                 Array((key ?? "").utf8), [],
-            ]
-            for (index, frame) in reply.enumerated() {
-                _ = frame.withUnsafeBytes { raw in
-                    zmq_send(socket, raw.baseAddress, raw.count, index < reply.count - 1 ? ZMQ_SNDMORE : 0)
-                }
-            }
+            ])
         }
     }
 

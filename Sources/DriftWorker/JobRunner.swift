@@ -149,12 +149,10 @@ public enum Checksum {
 
     private static func fnv1a64(_ handle: FileHandle) -> String? {
         defer { try? handle.close() }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hash = FNV1a64()
         while let data = try? handle.read(upToCount: 1 << 20), !data.isEmpty {
-            data.withUnsafeBytes { raw in
-                for byte in raw { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-            }
+            data.withUnsafeBytes { hash.update($0) }
         }
-        return String(hash, radix: 16)
+        return hash.hex
     }
 }

@@ -67,6 +67,7 @@ struct RunPlan {
                                        repair: configuration.repair)
         let (candidates, rows) = RepairPlanner.jobs(for: report, roots: options.roots, outRoot: options.outputRoot,
                                                     quality: options.quality, run: try journal.runKey(run))
+        // With --full no earlier output is looked at, so every verdict is stale.
         let previous = options.full ? [:] : try journal.outputs()
         var planned: [PlannedJob] = []
         var prints: [Int: JobFingerprints] = [:]
@@ -75,7 +76,7 @@ struct RunPlan {
             guard let row = rows[job.id] else { continue }
             let fingerprints = JobFingerprints(job: job, reference: report.pairs[row].reference)
             switch IncrementalCheck.verdict(for: job, prints: fingerprints, previous: previous[job.input]) {
-            case .current(let record) where !options.full:
+            case .current(let record):
                 report.pairs[row].outcome = .unchanged
                 report.pairs[row].output = record.output
                 report.pairs[row].outputFrames = record.outputFrames
@@ -83,8 +84,6 @@ struct RunPlan {
                 report.pairs[row].worker = record.worker
                 unchanged += 1
                 continue
-            case .current:
-                break
             case .stale(let reason):
                 if previous[job.input] != nil { logger.info("\(job.input): repairing again: \(reason)") }
             }
