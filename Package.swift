@@ -1,12 +1,16 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Dependencies point one way: DriftCore ◄ DriftAudio/DriftDSP ◄ CLI. C modules are imported by exactly one
-// Swift module each (CSndFile by DriftAudio, CSampleRate by DriftDSP, CZMQ by the transport), always as
-// `internal import`, so no C type leaks into a public signature.
+// driftfix builds and runs on Linux only (5.6 or later): it relies on openat2 and renameat2, /proc/self/fd and Glibc
+// (CSystem stops a build elsewhere with a clear #error). SwiftPM's `platforms` list names Apple systems only, so
+// there is none here: the default it implies is no claim that driftfix runs there.
+//
+// Dependencies point one way: DriftCore ◄ DriftAudio/DriftDSP ◄ CLI. Each target declares exactly the modules it
+// imports (scripts/check-imports.py checks it in the test run). C modules are imported by exactly one Swift module
+// each (CSndFile by DriftAudio, CSampleRate by DriftDSP, CZMQ by the transport), always as `internal import`, so no C
+// type leaks into a public signature; CSystem (Linux system calls) serves DriftAudio and DriftWorker.
 let package = Package(
     name: "driftfix",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "driftfix", targets: ["driftfix"]),
         .executable(name: "driftfix-bench", targets: ["DriftBench"]),
@@ -24,10 +28,11 @@ let package = Package(
         .systemLibrary(name: "CSndFile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSampleRate", providers: [.apt(["libsamplerate0-dev"])]),
 
-        // openat2(RESOLVE_BENEATH) for the worker's confinement (a C wrapper: Swift cannot call syscall(2)).
-        .target(name: "CSafeOpen"),
+        // Linux system calls Swift cannot reach (openat2 for the worker's confinement, renameat2 for outputs that
+        // never replace anything but a regular file) and the async-signal-safe removal of temporary files.
+        .target(name: "CSystem"),
         .target(name: "DriftCore"),
-        .target(name: "DriftAudio", dependencies: ["DriftCore", "CSndFile"]),
+        .target(name: "DriftAudio", dependencies: ["DriftCore", "CSndFile", "CSystem"]),
         .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate"]),
         // The YAML configuration file: parsed and validated into DriftCore's policy types.
         .target(name: "DriftConfig", dependencies: ["DriftCore", "DriftMedia", .product(name: "Yams", package: "Yams")]),
@@ -40,10 +45,10 @@ let package = Package(
         // ZeroMQ context, sockets and polling, CURVE keys and the ZAP handler (the only importer of CZMQ).
         .target(name: "DriftTransport", dependencies: ["CZMQ", "DriftCore", .product(name: "Logging", package: "swift-log")]),
         // Job store, leases, heartbeats, retries, dispatch; the coordinator's socket loop; local worker processes.
-        .target(name: "DriftCoordinator", dependencies: ["DriftCore", "DriftWire", "DriftTransport", "DriftMedia",
+        .target(name: "DriftCoordinator", dependencies: ["DriftCore", "DriftWire", "DriftTransport",
                                                          .product(name: "Logging", package: "swift-log")]),
         // The worker loop and its job runner.
-        .target(name: "DriftWorker", dependencies: ["DriftCore", "DriftWire", "DriftTransport", "DriftPipeline", "CSafeOpen",
+        .target(name: "DriftWorker", dependencies: ["DriftCore", "DriftAudio", "DriftWire", "DriftTransport", "DriftPipeline", "CSystem",
                                                     .product(name: "Logging", package: "swift-log")]),
         // The durable run journal (SQLite through GRDB): job states written ahead, resume, incremental runs, drift
         // history, metrics.
@@ -54,7 +59,7 @@ let package = Package(
         .executableTarget(
             name: "driftfix",
             dependencies: [
-                "DriftCore", "DriftAudio", "DriftDSP", "DriftPipeline", "DriftConfig", "DriftMedia", "DriftReports",
+                "DriftCore", "DriftAudio", "DriftPipeline", "DriftConfig", "DriftMedia", "DriftReports",
                 "DriftWire", "DriftTransport", "DriftCoordinator", "DriftWorker", "DriftJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -76,23 +81,26 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-O"])]
         ),
         .testTarget(name: "DriftCoreTests", dependencies: ["DriftCore"]),
-        .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig"]),
-        .testTarget(name: "DriftMediaTests", dependencies: ["DriftMedia", "DriftAudio", "TestSupport"]),
-        .testTarget(name: "DriftReportsTests", dependencies: ["DriftReports"]),
-        .testTarget(name: "DriftWireTests", dependencies: ["DriftWire"]),
-        .testTarget(name: "DriftCoordinatorTests", dependencies: ["DriftCoordinator", "DriftWire", "DriftTransport"]),
+        .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "DriftCore"]),
+        .testTarget(name: "DriftMediaTests", dependencies: ["DriftMedia", "DriftAudio", "DriftCore", "TestSupport"]),
+        .testTarget(name: "DriftReportsTests", dependencies: ["DriftReports", "DriftCore"]),
+        .testTarget(name: "DriftWireTests", dependencies: ["DriftWire", "DriftCore"]),
+        .testTarget(name: "DriftCoordinatorTests", dependencies: ["DriftCoordinator", "DriftWire", "DriftCore"]),
         .testTarget(name: "DriftTransportTests", dependencies: ["DriftTransport", "TestSupport",
                                                                .product(name: "Logging", package: "swift-log")]),
         // Seeded mutation fuzzing of the parsers that read untrusted bytes, bounded in time, plus the regression corpus.
         .testTarget(name: "FuzzTests", dependencies: ["DriftMedia", "DriftWire", "DriftConfig", "TestSupport"],
                     resources: [.copy("Corpus")]),
-        .testTarget(name: "DriftJournalTests", dependencies: ["DriftJournal", "DriftCoordinator", "DriftWire", "TestSupport"]),
-        .testTarget(name: "DriftWorkerTests", dependencies: ["DriftWorker", "DriftWire", "TestSupport"]),
-        .testTarget(name: "DistributedTests", dependencies: ["driftfix", "DriftAudio", "DriftTransport", "DriftWire", "DriftJournal", "TestSupport"]),
-        .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "TestSupport", "CSndFile"]),
-        .testTarget(name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftAudio", "TestSupport", "CSampleRate"]),
-        .testTarget(name: "DriftPipelineTests", dependencies: ["DriftPipeline", "DriftAudio", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["driftfix", "DriftAudio", "TestSupport"]),
+        .testTarget(name: "DriftJournalTests", dependencies: ["DriftJournal", "DriftCoordinator", "DriftWire", "DriftAudio",
+                                                             "DriftCore", "DriftReports", "TestSupport"]),
+        .testTarget(name: "DriftWorkerTests", dependencies: ["DriftWorker", "DriftWire", "DriftAudio", "DriftCore", "TestSupport"]),
+        // The end-to-end targets name the `driftfix` executable so that it is built before they run it.
+        .testTarget(name: "DistributedTests", dependencies: ["driftfix", "DriftAudio", "DriftCore", "DriftTransport", "DriftWire",
+                                                            "DriftJournal", "TestSupport"]),
+        .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "DriftCore", "TestSupport", "CSndFile"]),
+        .testTarget(name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftCore", "TestSupport", "CSampleRate"]),
+        .testTarget(name: "DriftPipelineTests", dependencies: ["DriftPipeline", "DriftAudio", "DriftCore", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["driftfix", "DriftAudio", "DriftCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

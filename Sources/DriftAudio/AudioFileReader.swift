@@ -12,58 +12,150 @@ public final class AudioFileReader: SeekableAudioSource {
     public let path: String
     /// Container, encoding, rate and channel count from the header.
     public let format: AudioFormat
-    /// Frames the header declares (checked against the file size for uncompressed encodings).
+    /// Frames of audio in the file: the header's count, checked against the bytes the file holds (and, for a WAV
+    /// whose 32-bit size wrapped past 4 GiB, the true count).
     public let frameCount: Int64
     public var channelCount: Int { format.channelCount }
+    /// How the file's data chunk was found: set when its stated size was recognised as wrapped past 4 GiB.
+    public let wrappedHeader: WrappedHeader?
+    /// The file's chunk layout, where driftfix walks it (WAV, RF64, AIFF, CAF).
+    let layout: ContainerLayout?
 
+    /// The handle tags and bext are read from (the container as libsndfile parsed it).
     private let handle: OpaquePointer
+    /// The handle samples are read from: `handle`, or a RAW view of the true data when the header wrapped.
+    private let samples: OpaquePointer
+    private let window: RawWindow?
     private var position: Int64 = 0
 
-    /// Opens `path` for reading and checks that its header is plausible.
+    /// A header whose 32-bit data size wrapped: what it stated and what the file really holds.
+    public struct WrappedHeader: Equatable, Sendable {
+        public let statedFrames: Int64
+        public let trueFrames: Int64
+    }
+
+    /// Opens `path` for reading and checks that its header is plausible and honest.
     ///
-    /// - Throws: `AudioError` naming the file and the cause: missing, directory, unreadable, empty, not audio,
-    ///   unsupported, corrupt, truncated, or no frames.
+    /// - Throws: `AudioError` naming the file and the cause: missing, directory, not a regular file, unreadable,
+    ///   empty, not audio, unsupported, corrupt, truncated, audio hidden by a too-small data size, or no frames.
     public init(path: String) throws(AudioError) {
-        let fileSize = try FileChecks.readableFileSize(path)
+        let (descriptor, fileSize) = try FileChecks.openRegularFile(path)
+        let layout = ContainerLayout.read(DescriptorBytes(descriptor: descriptor, size: fileSize))
+        // A second descriptor for the RAW view of a wrapped file; libsndfile takes (and closes) the first.
+        var spare: Int32 = -1
+        if case .wrapped = layout?.verdict { spare = dup(descriptor) }
         var info = SF_INFO()
-        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+        var opened = sf_open_fd(descriptor, Int32(SFM_READ), &info, Int32(SF_TRUE))
+        if opened == nil, Int(sf_error(nil)) == SF_ERR_UNRECOGNISED_FORMAT, AudioFileReader.guessedByName(path) {
+            // Headerless formats libsndfile recognises only by extension (MP3 without ID3 tag, .au/.vox/.gsm raw).
+            opened = sf_open(path, Int32(SFM_READ), &info)
+        }
+        guard let handle = opened else {
+            if spare >= 0 { close(spare) }
             throw SndFile.openFailure(path: path, systemErrno: errno)
         }
         self.handle = handle
         self.path = path
-        self.format = AudioFormat(
+        self.layout = layout
+        let format = AudioFormat(
             formatCode: info.format, sampleRate: Int(info.samplerate), channelCount: Int(info.channels))
-        self.frameCount = info.frames
-        try validateHeader(fileSize: fileSize)
+        self.format = format
+        do throws(AudioError) {
+            let checked = try AudioFileReader.check(
+                path: path, format: format, frames: info.frames, fileSize: fileSize, layout: layout, handle: handle,
+                spare: spare)
+            frameCount = checked.frames
+            wrappedHeader = checked.wrapped
+            window = checked.window
+            samples = checked.samples ?? handle
+        } catch {
+            sf_close(handle)
+            throw error
+        }
     }
 
     deinit {
+        if samples != handle { sf_close(samples) }
         sf_close(handle)
     }
 
-    private func validateHeader(fileSize: Int64) throws(AudioError) {
+    private static func guessedByName(_ path: String) -> Bool {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: ".") else { return false }
+        return ["mp3", "au", "snd", "vox", "vox6", "vox8", "gsm"].contains(name[name.index(after: dot)...].lowercased())
+    }
+
+    private struct Checked {
+        var frames: Int64
+        var wrapped: WrappedHeader?
+        var window: RawWindow?
+        var samples: OpaquePointer?
+    }
+
+    /// Checks the header against the file; for a recognised wrapped header, opens the RAW view of the true data.
+    private static func check(
+        path: String, format: AudioFormat, frames: Int64, fileSize: Int64, layout: ContainerLayout?, handle: OpaquePointer,
+        spare: Int32
+    ) throws(AudioError) -> Checked {
+        var owned = spare
+        defer { if owned >= 0 { close(owned) } }
         guard format.sampleRate > 0, format.sampleRate <= 1_536_000 else {
             throw AudioError(path: path, cause: .corrupt("implausible sample rate \(format.sampleRate) Hz"))
         }
         guard format.channelCount > 0, format.channelCount <= 1024 else {
             throw AudioError(path: path, cause: .corrupt("implausible channel count \(format.channelCount)"))
         }
-        guard frameCount != Int64.max, frameCount >= 0 else {
+        guard frames != Int64.max, frames >= 0 else {
             throw AudioError(path: path, cause: .unsupported("length unknown"))
         }
-        guard frameCount > 0 else { throw AudioError(path: path, cause: .noFrames) }
-        guard format.container.storesPlainSamples, let bytes = format.encoding.bytesPerSample else { return }
-        let frameBytes = Int64(bytes * format.channelCount)
+        let frameBytes = format.encoding.bytesPerSample.map { Int64($0 * format.channelCount) }
+        func inFrames(_ bytes: Int64) -> Int64? { frameBytes.map { bytes / $0 } }
+        if let layout {
+            switch layout.verdict {
+            case .consistent:
+                break
+            case .truncated(let available):
+                if let claimed = inFrames(layout.claimedDataBytes), let held = inFrames(available) {
+                    throw AudioError(path: path, cause: .truncated(claimedFrames: claimed, availableFrames: held))
+                }
+            case .hidden(let following):
+                throw AudioError(path: path, cause: .hiddenAudio(HiddenAudio(
+                    statedBytes: layout.claimedDataBytes, followingBytes: following, wrappedBytes: nil,
+                    frameBytes: frameBytes, sampleRate: format.sampleRate)))
+            case .wrapped(let trueBytes):
+                let hidden = HiddenAudio(
+                    statedBytes: layout.claimedDataBytes, followingBytes: trueBytes - layout.claimedDataBytes,
+                    wrappedBytes: trueBytes, frameBytes: frameBytes, sampleRate: format.sampleRate)
+                // The RAW view needs plain samples whose layout the walker read, and libsndfile must have parsed the
+                // same data chunk (its frame count is the stated size's).
+                guard let frameBytes, let order = layout.sampleByteOrder, layout.blockAlign == frameBytes,
+                      frames == layout.claimedDataBytes / frameBytes, owned >= 0 else {
+                    throw AudioError(path: path, cause: .hiddenAudio(hidden))
+                }
+                let window = RawWindow(descriptor: owned, start: layout.dataOffset, length: trueBytes)
+                owned = -1
+                guard let view = window.open(encoding: format.encoding, order: order, sampleRate: format.sampleRate,
+                                             channels: format.channelCount) else {
+                    throw AudioError(path: path, cause: .hiddenAudio(hidden))
+                }
+                let trueFrames = trueBytes / frameBytes
+                return Checked(frames: trueFrames, wrapped: WrappedHeader(statedFrames: frames, trueFrames: trueFrames),
+                               window: window, samples: view)
+            }
+        }
+        guard frames > 0 else { throw AudioError(path: path, cause: .noFrames) }
+        guard format.container.storesPlainSamples, let frameBytes else { return Checked(frames: frames) }
         // libsndfile quietly shortens a file whose data chunk claims more bytes than the file holds (noting it
         // only in its log): a truncated recording must be refused, not repaired to the wrong length.
-        if let claimedBytes = SndFile.claimedDataBytes(handle), claimedBytes / frameBytes > frameCount {
+        if let claimedBytes = SndFile.claimedDataBytes(handle), claimedBytes / frameBytes > frames {
             throw AudioError(
-                path: path, cause: .truncated(claimedFrames: claimedBytes / frameBytes, availableFrames: frameCount))
+                path: path, cause: .truncated(claimedFrames: claimedBytes / frameBytes, availableFrames: frames))
         }
         let available = fileSize / frameBytes
-        if frameCount > available {
-            throw AudioError(path: path, cause: .truncated(claimedFrames: frameCount, availableFrames: available))
+        if frames > available {
+            throw AudioError(path: path, cause: .truncated(claimedFrames: frames, availableFrames: available))
         }
+        return Checked(frames: frames)
     }
 
     /// Reads up to `frames` frames into `buffer`; returns the count, 0 at the end.
@@ -72,9 +164,9 @@ public final class AudioFileReader: SeekableAudioSource {
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(AudioError) -> Int {
         let wanted = Int(min(Int64(frames), frameCount - position))
         guard wanted > 0 else { return 0 }
-        let got = Int(sf_readf_float(handle, buffer, sf_count_t(wanted)))
+        let got = Int(sf_readf_float(samples, buffer, sf_count_t(wanted)))
         if got < wanted {
-            let (code, text) = SndFile.lastError(handle)
+            let (code, text) = SndFile.lastError(samples)
             if code != 0 { throw AudioError(path: path, cause: .readFailed(text)) }
             if got == 0 {
                 throw AudioError(
@@ -88,13 +180,13 @@ public final class AudioFileReader: SeekableAudioSource {
     /// Moves the read position to `frame` (0-based).
     public func seek(toFrame frame: Int64) throws(AudioError) {
         precondition(frame >= 0 && frame <= frameCount, "seek outside the file")
-        guard sf_seek(handle, sf_count_t(frame), SEEK_SET) == frame else {
-            throw AudioError(path: path, cause: .readFailed("seek to frame \(frame): \(SndFile.lastError(handle).text)"))
+        guard sf_seek(samples, sf_count_t(frame), SEEK_SET) == frame else {
+            throw AudioError(path: path, cause: .readFailed("seek to frame \(frame): \(SndFile.lastError(samples).text)"))
         }
         position = frame
     }
 
-    /// The metadata driftfix carries over: string tags and bext.
+    /// The metadata driftfix carries over: string tags, bext and the channel layout.
     public func metadata() -> AudioMetadata {
         AudioMetadata(
             tags: SndFile.readTags(handle),

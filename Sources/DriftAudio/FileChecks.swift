@@ -1,23 +1,79 @@
 import Glibc
 
+/// What sits at a path, as `lstat` sees it (a symbolic link is itself, not its target).
+public enum FileKind: Equatable, Sendable, CustomStringConvertible {
+    case regular, directory, symbolicLink, fifo, socket, characterDevice, blockDevice, other
+
+    init(mode: mode_t) {
+        switch mode & S_IFMT {
+        case S_IFREG: self = .regular
+        case S_IFDIR: self = .directory
+        case S_IFLNK: self = .symbolicLink
+        case S_IFIFO: self = .fifo
+        case S_IFSOCK: self = .socket
+        case S_IFCHR: self = .characterDevice
+        case S_IFBLK: self = .blockDevice
+        default: self = .other
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .regular: return "a regular file"
+        case .directory: return "a directory"
+        case .symbolicLink: return "a symbolic link"
+        case .fifo: return "a FIFO (named pipe)"
+        case .socket: return "a socket"
+        case .characterDevice: return "a character device"
+        case .blockDevice: return "a block device"
+        case .other: return "a special file"
+        }
+    }
+}
+
 // Checks on paths made before libsndfile sees them, so each failure gets a precise cause instead of
 // libsndfile's generic "System error".
 enum FileChecks {
-    /// The size of a readable regular file, or the reason it cannot be read as one.
-    static func readableFileSize(_ path: String) throws(AudioError) -> Int64 {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
+    /// Opens `path` for reading as a regular file: non-blocking and without a controlling terminal, so a FIFO or a
+    /// device is refused by `fstat` instead of hanging the open or touching the device; then back to blocking reads.
+    ///
+    /// - Returns: the descriptor (the caller closes it) and the file's size.
+    static func openRegularFile(_ path: String) throws(AudioError) -> (descriptor: Int32, size: Int64) {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else {
             let code = errno
             switch code {
             case ENOENT, ENOTDIR: throw AudioError(path: path, cause: .notFound)
-            case EACCES: throw AudioError(path: path, cause: .permissionDenied)
-            default: throw AudioError(path: path, cause: .readFailed(String(cString: strerror(code))))
+            case EACCES, EPERM: throw AudioError(path: path, cause: .permissionDenied)
+            case ENXIO: throw AudioError(path: path, cause: .notRegularFile(.socket))
+            default: throw AudioError(path: path, cause: .readFailed(errnoText(code)))
             }
         }
-        if (info.st_mode & S_IFMT) == S_IFDIR { throw AudioError(path: path, cause: .isDirectory) }
-        guard access(path, R_OK) == 0 else { throw AudioError(path: path, cause: .permissionDenied) }
-        if info.st_size == 0 { throw AudioError(path: path, cause: .emptyFile) }
-        return Int64(info.st_size)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw AudioError(path: path, cause: .readFailed(errnoText(code)))
+        }
+        let kind = FileKind(mode: info.st_mode)
+        guard kind == .regular else {
+            close(descriptor)
+            throw AudioError(path: path, cause: kind == .directory ? .isDirectory : .notRegularFile(kind))
+        }
+        let flags = fcntl(descriptor, F_GETFL)
+        if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
+        guard info.st_size > 0 else {
+            close(descriptor)
+            throw AudioError(path: path, cause: .emptyFile)
+        }
+        return (descriptor, Int64(info.st_size))
+    }
+
+    /// What is at `path` without following a final symbolic link; nil when nothing is there.
+    static func kind(atNoFollow path: String) -> FileKind? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return FileKind(mode: info.st_mode)
     }
 
     /// Whether two paths name the same existing file (same device and inode).

@@ -1,23 +1,40 @@
+internal import CSystem
 import Glibc
 
 /// An output written under a hidden temporary name beside its destination and renamed into place only once
 /// verified, so a crash or an error never leaves a half-written file under the final name.
 ///
-/// Dropping a `StagedOutput` that was not committed deletes the temporary file.
+/// The rename never replaces anything but a regular file: a device, FIFO, socket or symbolic link at the destination
+/// is refused before any work, and checked again atomically at the rename (`renameat2` with `RENAME_EXCHANGE`, the
+/// displaced entry inspected and put back if it is not a regular file). The temporary file is deleted when the
+/// output is dropped uncommitted, and - once `removeOnSignals` is installed - when the process dies of a signal.
 public final class StagedOutput {
+    /// What the destination may already be.
+    public enum Replacement: Sendable {
+        /// Nothing: an existing file is refused (`driftfix process` without `--overwrite`).
+        case never
+        /// Nothing, or a regular file, which is replaced (repair runs replacing their own outputs).
+        case regularFile
+    }
+
     /// The final path.
     public let destination: String
     /// The temporary file beside it (same folder, so the rename is atomic).
     public let temporaryPath: String
+    private let replacement: Replacement
     private var committed = false
+    private var cleanupSlot: Int32
 
     /// Prepares to write `destination`.
     ///
     /// - Parameter input: a file that must not be overwritten (the recording being repaired).
-    /// - Throws: `AudioError` when the destination folder is missing or not writable, or when the destination is
-    ///   the input itself.
-    public init(destination: String, protecting input: String? = nil) throws(AudioError) {
+    /// - Throws: `AudioError` when the destination folder is missing or not writable, when the destination is the
+    ///   input itself, a directory, not a regular file, or (with `.never`) exists.
+    public init(destination: String, protecting input: String? = nil, replacing replacement: Replacement = .regularFile)
+        throws(AudioError)
+    {
         self.destination = destination
+        self.replacement = replacement
         if let input, FileChecks.sameFile(input, destination) || input == destination {
             throw AudioError(path: destination, cause: .wouldOverwriteInput)
         }
@@ -32,59 +49,117 @@ public final class StagedOutput {
         guard access(folder, W_OK | X_OK) == 0 else {
             throw AudioError(path: destination, cause: .destinationNotWritable(FileChecks.errnoText(errno)))
         }
-        if stat(destination, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-            throw AudioError(path: destination, cause: .isDirectory)
-        }
+        try StagedOutput.checkReplaceable(destination, replacement)
         let tag = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        let host = StagedOutput.hostTag
-        temporaryPath = folder + "/." + name + ".driftfix-\(host)-\(getpid())-\(tag).tmp"
+        let host = TemporaryName.hostTag
+        temporaryPath = folder + "/" + TemporaryName.make(for: name, host: host, pid: getpid(), tag: tag)
+        cleanupSlot = driftfix_cleanup_add(temporaryPath)
         StagedOutput.removeStale(folder: folder, name: name, host: host)
     }
 
-    /// This machine's name, made safe for a file name.
-    static let hostTag: String = {
-        var buffer = [CChar](repeating: 0, count: 256)
-        gethostname(&buffer, buffer.count - 1)
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let safe = name.map { $0.isLetter || $0.isNumber ? $0 : "_" }
-        return safe.isEmpty ? "host" : String(safe.prefix(32))
-    }()
+    deinit {
+        if !committed { discard() }
+        driftfix_cleanup_remove(cleanupSlot)
+    }
+
+    /// Installs signal handlers that delete every pending temporary file before the process dies of the signal.
+    ///
+    /// - Parameter terminating: also SIGINT, SIGTERM and SIGHUP, for commands without a graceful stop of their own
+    ///   (`process`); workers and coordinators handle those themselves and call `removeAllPending()` when they must
+    ///   quit at once.
+    public static func removeOnSignals(terminating: Bool) {
+        driftfix_cleanup_install(terminating ? 1 : 0)
+    }
+
+    /// Deletes every pending temporary file of this process now (before an immediate exit).
+    public static func removeAllPending() {
+        driftfix_cleanup_run()
+    }
+
+    /// Refuses a destination that is not nothing or (when allowed) a regular file.
+    private static func checkReplaceable(_ destination: String, _ replacement: Replacement) throws(AudioError) {
+        switch FileChecks.kind(atNoFollow: destination) {
+        case nil: return
+        case .regular?:
+            if replacement == .never { throw AudioError(path: destination, cause: .destinationExists) }
+        case .directory?: throw AudioError(path: destination, cause: .isDirectory)
+        case let kind?: throw AudioError(path: destination, cause: .destinationNotRegular(kind))
+        }
+    }
 
     /// Deletes temporary files for the same destination left by a process of this machine that no longer runs
     /// (a worker killed mid-job): they can never be completed, and nobody else would clean them up.
     static func removeStale(folder: String, name: String, host: String) {
         guard let directory = opendir(folder) else { return }
         defer { closedir(directory) }
-        let prefix = "." + name + ".driftfix-" + host + "-"
         while let entry = readdir(directory) {
             let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            guard entryName.hasPrefix(prefix), entryName.hasSuffix(".tmp") else { continue }
-            let rest = entryName.dropFirst(prefix.count)
-            guard let pid = Int32(rest.prefix { $0 != "-" }), pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { unlink(folder + "/" + entryName) }
+            guard let parsed = TemporaryName(parsing: entryName), parsed.destinationName == name,
+                  parsed.host == host, parsed.pid != getpid(), !TemporaryName.isAlive(parsed.pid) else { continue }
+            unlink(folder + "/" + entryName)
         }
-    }
-
-    deinit {
-        if !committed { discard() }
     }
 
     /// Renames the temporary file over the destination and makes the rename durable.
     public func commit() throws(AudioError) {
-        guard rename(temporaryPath, destination) == 0 else {
-            let code = errno
+        do {
+            try place()
+        } catch {
             discard()
-            throw AudioError(path: destination, cause: AudioFileWriter.cause(forErrno: code))
+            throw error
         }
         committed = true
+        driftfix_cleanup_remove(cleanupSlot)
+        cleanupSlot = -1
         // The rename is only durable once the folder entry is on disk.
         let folderFD = open(StagedOutput.split(destination).folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderFD >= 0 {
             fsync(folderFD)
             close(folderFD)
         }
+    }
+
+    /// Puts the temporary file at the destination: into an empty name without ever replacing what appeared there
+    /// meanwhile, or over a regular file by an atomic exchange whose displaced entry is checked (and put back when it
+    /// is not a regular file). File systems without `renameat2` flags (NFS, some FUSE) fall back to link/unlink for
+    /// an empty name and to a checked rename over a regular file.
+    private func place() throws(AudioError) {
+        func failure(_ code: Int32) -> AudioError { AudioError(path: destination, cause: AudioFileWriter.cause(forErrno: code)) }
+        for _ in 0..<4 {  // a name that appears or disappears meanwhile is looked at again
+            try StagedOutput.checkReplaceable(destination, replacement)
+            if FileChecks.kind(atNoFollow: destination) == nil {
+                if driftfix_rename_noreplace(temporaryPath, destination) == 0 { return }
+                let code = errno
+                if code == EEXIST { continue }
+                guard code == EINVAL || code == ENOSYS else { throw failure(code) }
+                if link(temporaryPath, destination) == 0 {
+                    unlink(temporaryPath)
+                    return
+                }
+                if errno == EEXIST { continue }
+                // Neither renameat2 flags nor hard links: a plain rename right after the check.
+                if FileChecks.kind(atNoFollow: destination) == nil && rename(temporaryPath, destination) == 0 { return }
+                throw failure(errno)
+            }
+            if driftfix_rename_exchange(temporaryPath, destination) == 0 {
+                // The temporary name now holds what was at the destination: it must be the regular file checked.
+                let displaced = FileChecks.kind(atNoFollow: temporaryPath)
+                if displaced == .regular {
+                    unlink(temporaryPath)
+                    return
+                }
+                _ = driftfix_rename_exchange(temporaryPath, destination)
+                throw AudioError(path: destination, cause: .destinationNotRegular(displaced ?? .other))
+            }
+            let code = errno
+            if code == ENOENT { continue }
+            guard code == EINVAL || code == ENOSYS else { throw failure(code) }
+            if FileChecks.kind(atNoFollow: destination) == .regular && rename(temporaryPath, destination) == 0 { return }
+            throw failure(errno)
+        }
+        throw AudioError(path: destination, cause: .writeFailed("the destination kept changing while it was replaced"))
     }
 
     /// Deletes the temporary file if it exists.

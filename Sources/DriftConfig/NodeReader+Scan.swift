@@ -52,13 +52,15 @@ extension NodeReader {
             case "references": rules.referenceExtensions = try extensions(value, key: full)
             case "ignore": rules.ignore = try strings(value, key: full).map(GlobPattern.init)
             case "movie-header-fallback": rules.movieHeaderFallback = try bool(value, key: full)
+            case "ambiguous-references": rules.ambiguousReferences = try choice(value, key: full, as: AmbiguousReferences.self)
             case "patterns":
                 rules.patterns = []
                 for (index, item) in try sequence(value, key: full).enumerated() {
                     rules.patterns.append(try pairPattern(item, key: "\(full)[\(index)]"))
                 }
             default:
-                throw unknown(k, in: key, allowed: ["recordings", "references", "patterns", "ignore", "movie-header-fallback"])
+                throw unknown(k, in: key, allowed: ["recordings", "references", "patterns", "ignore", "movie-header-fallback",
+                                                    "ambiguous-references"])
             }
         }
         return rules

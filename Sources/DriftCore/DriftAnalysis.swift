@@ -99,7 +99,8 @@ public struct DriftAnalysis: Sendable, Equatable {
             action = .refuse
             method = nil
             let percent = String(format2: abs(ratio - 1) * 100)
-            refusal = "unexplained \(percent)% length difference, beyond the \(policy.refuseLimit.decimalString(maxFractionDigits: 4)) limit: probably a wrong pairing or a truncated file"
+            let limit = (policy.refuseLimit.multipliedExactly(by: Rational(100, 1)) ?? policy.refuseLimit).decimalString(maxFractionDigits: 4)
+            refusal = "unexplained \(percent)% length difference, beyond the \(limit)% limit: probably a wrong pairing or a truncated file"
         } else if targetFrames <= 0 {
             action = .refuse
             method = nil

@@ -6,6 +6,7 @@ extension PairReport {
         case referenceSeconds, referenceDuration, referenceSource, driftSeconds, driftPPM, endOffsetMs, sync, flags
         case cause, causeDetail, action, method, methodReason, targetFrames, error
         case outcome, output, outputFrames, checksum, attempts, worker, processingSeconds
+        case warnings
     }
 
     /// The report columns, in order: JSON keys of a row and the CSV header.
@@ -43,5 +44,86 @@ extension PairReport {
         try c.encode(attempts, forKey: .attempts)
         try c.encode(worker, forKey: .worker)
         try c.encode(processingSeconds, forKey: .processingSeconds)
+        try c.encode(warnings, forKey: .warnings)
+    }
+
+    // Reports stored in a journal by an earlier release lack the newer keys: they decode with empty values.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        recording = try c.decode(String.self, forKey: .recording)
+        reference = try c.decode(String.self, forKey: .reference)
+        folder = try c.decode(String.self, forKey: .folder)
+        sampleRate = try c.decodeIfPresent(Int.self, forKey: .sampleRate)
+        channels = try c.decodeIfPresent(Int.self, forKey: .channels)
+        format = try c.decodeIfPresent(String.self, forKey: .format)
+        recordingFrames = try c.decodeIfPresent(Int64.self, forKey: .recordingFrames)
+        recordingSeconds = try c.decodeIfPresent(Double.self, forKey: .recordingSeconds)
+        referenceSeconds = try c.decodeIfPresent(Double.self, forKey: .referenceSeconds)
+        referenceDuration = try c.decodeIfPresent(String.self, forKey: .referenceDuration)
+        referenceSource = try c.decodeIfPresent(String.self, forKey: .referenceSource)
+        driftSeconds = try c.decodeIfPresent(Double.self, forKey: .driftSeconds)
+        driftPPM = try c.decodeIfPresent(Double.self, forKey: .driftPPM)
+        endOffsetMs = try c.decodeIfPresent(Double.self, forKey: .endOffsetMs)
+        sync = try c.decodeIfPresent(String.self, forKey: .sync)
+        flags = try c.decodeIfPresent([SyncFlag].self, forKey: .flags) ?? []
+        cause = try c.decodeIfPresent(DriftCause.self, forKey: .cause)
+        causeDetail = try c.decodeIfPresent(String.self, forKey: .causeDetail)
+        action = try c.decode(PlanAction.self, forKey: .action)
+        method = try c.decodeIfPresent(RepairMethod.self, forKey: .method)
+        methodReason = try c.decodeIfPresent(String.self, forKey: .methodReason)
+        targetFrames = try c.decodeIfPresent(Int64.self, forKey: .targetFrames)
+        error = try c.decodeIfPresent(String.self, forKey: .error)
+        outcome = try c.decodeIfPresent(RepairOutcome.self, forKey: .outcome)
+        output = try c.decodeIfPresent(String.self, forKey: .output)
+        outputFrames = try c.decodeIfPresent(Int64.self, forKey: .outputFrames)
+        checksum = try c.decodeIfPresent(String.self, forKey: .checksum)
+        attempts = try c.decodeIfPresent(Int.self, forKey: .attempts)
+        worker = try c.decodeIfPresent(String.self, forKey: .worker)
+        processingSeconds = try c.decodeIfPresent(Double.self, forKey: .processingSeconds)
+        warnings = try c.decodeIfPresent([String].self, forKey: .warnings) ?? []
+    }
+}
+
+extension ScanSummary {
+    enum CodingKeys: String, CodingKey {
+        case pairs, measured, inSync, needRepair, refused, errors, unpaired, skipped, warned, totalAudioSeconds
+        case worstDriftPPM, worstDriftRecording, flagged, outcomes
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        pairs = try c.decode(Int.self, forKey: .pairs)
+        measured = try c.decode(Int.self, forKey: .measured)
+        inSync = try c.decode(Int.self, forKey: .inSync)
+        needRepair = try c.decode(Int.self, forKey: .needRepair)
+        refused = try c.decode(Int.self, forKey: .refused)
+        errors = try c.decode(Int.self, forKey: .errors)
+        unpaired = try c.decode(Int.self, forKey: .unpaired)
+        skipped = try c.decodeIfPresent(Int.self, forKey: .skipped) ?? 0
+        warned = try c.decodeIfPresent(Int.self, forKey: .warned) ?? 0
+        totalAudioSeconds = try c.decode(Double.self, forKey: .totalAudioSeconds)
+        worstDriftPPM = try c.decodeIfPresent(Double.self, forKey: .worstDriftPPM)
+        worstDriftRecording = try c.decodeIfPresent(String.self, forKey: .worstDriftRecording)
+        flagged = try c.decode(Int.self, forKey: .flagged)
+        outcomes = try c.decodeIfPresent([String: Int].self, forKey: .outcomes) ?? [:]
+    }
+}
+
+extension ScanReport {
+    enum CodingKeys: String, CodingKey {
+        case version, generated, roots, summary, pairs, unpaired, errors, skipped, history
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        version = try c.decodeIfPresent(Int.self, forKey: .version) ?? 1
+        generated = try c.decode(String.self, forKey: .generated)
+        roots = try c.decode([String].self, forKey: .roots)
+        summary = try c.decode(ScanSummary.self, forKey: .summary)
+        pairs = try c.decode([PairReport].self, forKey: .pairs)
+        unpaired = try c.decode([UnpairedFile].self, forKey: .unpaired)
+        errors = try c.decode([ScanIssue].self, forKey: .errors)
+        skipped = try c.decodeIfPresent([SkippedPath].self, forKey: .skipped) ?? []
+        history = try c.decodeIfPresent(DriftHistory.self, forKey: .history)
     }
 }

@@ -103,8 +103,11 @@ public struct Rational: Hashable, Sendable, CustomStringConvertible {
         guard !rest.isEmpty else { throw RationalParseError(text: original, reason: "empty") }
         var exponent = 0
         if let e = rest.firstIndex(where: { $0 == "e" || $0 == "E" }) {
-            guard let value = Int(rest[rest.index(after: e)...]), abs(value) <= 18 else {
+            guard let value = Int(rest[rest.index(after: e)...]) else {
                 throw RationalParseError(text: original, reason: "bad exponent")
+            }
+            guard abs(value) <= 18 else {
+                throw RationalParseError(text: original, reason: "exponent beyond ±18: too \(value > 0 ? "large" : "small") to use exactly")
             }
             exponent = value
             rest = rest[..<e]

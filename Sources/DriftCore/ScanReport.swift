@@ -31,6 +31,8 @@ public struct PairReport: Codable, Sendable, Equatable {
     public var targetFrames: Int64?
     /// Why the pair cannot be measured or is refused; null when fine.
     public var error: String?
+    /// What QA should know although the pair was measured (two references for one recording, ...); empty when none.
+    public var warnings: [String] = []
 
     // Filled by `driftfix repair` (null in scan reports).
     /// `repaired`, `unchanged` (repaired by an earlier run; inputs and output unchanged), `skipped`, `refused`,
@@ -114,7 +116,19 @@ public struct UnpairedFile: Codable, Sendable, Equatable {
     }
 }
 
-/// A path the scan could not look into (unreadable folder, symlink loop, missing root, ...).
+/// A path the scan left out on purpose, with the reason (a symbolic link to a folder scanned under its own path, a
+/// link loop). Not an error: nothing in it goes unscanned.
+public struct SkippedPath: Codable, Sendable, Equatable {
+    public var path: String
+    public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+}
+
+/// A path the scan could not look into (unreadable folder, broken link, missing root, ...).
 public struct ScanIssue: Codable, Sendable, Equatable {
     public var path: String
     public var error: String
@@ -134,6 +148,10 @@ public struct ScanSummary: Codable, Sendable, Equatable {
     public var refused: Int
     public var errors: Int
     public var unpaired: Int
+    /// Paths left out on purpose (links to folders scanned under their own path, link loops).
+    public var skipped: Int
+    /// Pairs with at least one warning.
+    public var warned: Int
     public var totalAudioSeconds: Double
     public var worstDriftPPM: Double?
     public var worstDriftRecording: String?
@@ -141,7 +159,7 @@ public struct ScanSummary: Codable, Sendable, Equatable {
     /// Outcome counts after `driftfix repair`; empty for a scan.
     public var outcomes: [String: Int]
 
-    public init(pairs: [PairReport], unpaired: Int, issues: Int) {
+    public init(pairs: [PairReport], unpaired: Int, issues: Int, skipped: Int = 0) {
         self.pairs = pairs.count
         measured = pairs.filter { $0.driftPPM != nil }.count
         inSync = pairs.filter { $0.action == .skip }.count
@@ -149,6 +167,8 @@ public struct ScanSummary: Codable, Sendable, Equatable {
         refused = pairs.filter { $0.action == .refuse }.count
         errors = pairs.filter { $0.driftPPM == nil }.count + issues
         self.unpaired = unpaired
+        self.skipped = skipped
+        warned = pairs.filter { !$0.warnings.isEmpty }.count
         totalAudioSeconds = pairs.compactMap(\.recordingSeconds).reduce(0, +)
         let worst = pairs.filter { $0.driftPPM != nil }.max { abs($0.driftPPM!) < abs($1.driftPPM!) }
         worstDriftPPM = worst?.driftPPM
@@ -167,21 +187,25 @@ public struct ScanReport: Codable, Sendable, Equatable {
     public var pairs: [PairReport]
     public var unpaired: [UnpairedFile]
     public var errors: [ScanIssue]
+    /// Paths left out on purpose, with the reason.
+    public var skipped: [SkippedPath]
     /// Drift over the journal's recent runs (`driftfix repair` with a journal); absent for a scan.
     public var history: DriftHistory?
 
-    public init(generated: String, roots: [String], pairs: [PairReport], unpaired: [UnpairedFile], errors: [ScanIssue]) {
+    public init(generated: String, roots: [String], pairs: [PairReport], unpaired: [UnpairedFile], errors: [ScanIssue],
+                skipped: [SkippedPath] = []) {
         self.generated = generated
         self.roots = roots
         self.pairs = pairs
         self.unpaired = unpaired
         self.errors = errors
-        summary = ScanSummary(pairs: pairs, unpaired: unpaired.count, issues: errors.count)
+        self.skipped = skipped
+        summary = ScanSummary(pairs: pairs, unpaired: unpaired.count, issues: errors.count, skipped: skipped.count)
     }
 
     /// Recomputes the summary after rows changed (outcomes filled in).
     public mutating func refreshSummary() {
-        summary = ScanSummary(pairs: pairs, unpaired: unpaired.count, issues: errors.count)
+        summary = ScanSummary(pairs: pairs, unpaired: unpaired.count, issues: errors.count, skipped: skipped.count)
     }
 }
 

@@ -1,6 +1,18 @@
 internal import CSampleRate
 import DriftCore
 
+/// The range of length ratios resampling can make (libsamplerate's limit).
+public enum Resampling {
+    /// Output length / input length may be 1/maximumRatio ... maximumRatio.
+    public static let maximumRatio: Int64 = 256
+
+    /// Whether resampling `input` frames to `output` frames is within range, decided in integers.
+    public static func accepts(input: Int64, output: Int64) -> Bool {
+        input > 0 && output > 0 && Int128(output) * Int128(maximumRatio) >= Int128(input)
+            && Int128(output) <= Int128(input) * Int128(maximumRatio)
+    }
+}
+
 /// A libsamplerate converter that keeps its filter state across blocks, so block joins are seamless.
 ///
 /// One converter per stream; not thread-safe.

@@ -97,6 +97,13 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
         }
     }
 
+    /// When the oldest job still recorded as out on lease was leased, in seconds since 1970: a coordinator that died
+    /// may have left workers running such jobs, and their temporary files are no older than this. Nil when no job is
+    /// out on lease.
+    public func oldestOpenLease() throws(JournalError) -> Double? {
+        try access { db in try Double.fetchOne(db, sql: "SELECT MIN(leasedAt) FROM job WHERE state = 'leased'") }
+    }
+
     /// The random key a run's jobs carry on the wire.
     public func runKey(_ run: Int64) throws(JournalError) -> Int64 {
         try access { db in try Int64.fetchOne(db, sql: "SELECT key FROM run WHERE id = ?", arguments: [run]) ?? run }

@@ -14,17 +14,25 @@ public enum DriftScanner {
         let rows = measure(inventory.pairs, rules: rules, drift: drift, repair: repair)
         return ScanReport(
             generated: ISO8601DateFormatter().string(from: generated), roots: roots, pairs: rows,
-            unpaired: inventory.unpaired, errors: inventory.issues)
+            unpaired: inventory.unpaired, errors: inventory.issues, skipped: inventory.skipped)
     }
 
     /// Probes and measures pairs on all cores; the result keeps the input order.
     public static func measure(
-        _ pairs: [(recording: String, reference: String)], rules: PairingRules, drift: DriftPolicy, repair: RepairPolicy
+        _ pairs: [PairCandidate], rules: PairingRules, drift: DriftPolicy, repair: RepairPolicy
     ) -> [PairReport] {
         let results = ResultSlots<PairReport>(count: pairs.count)
         DispatchQueue.concurrentPerform(iterations: pairs.count) { index in
-            let (recording, reference) = pairs[index]
-            results.store(index, measure(recording: recording, reference: reference, rules: rules, drift: drift, repair: repair))
+            let pair = pairs[index]
+            var row: PairReport
+            if let refusal = pair.refusal {
+                row = PairReport(recording: pair.recording, reference: pair.reference,
+                                 folder: (pair.recording as NSString).deletingLastPathComponent, error: refusal)
+            } else {
+                row = measure(recording: pair.recording, reference: pair.reference, rules: rules, drift: drift, repair: repair)
+            }
+            row.warnings = pair.warnings
+            results.store(index, row)
         }
         return results.values()
     }

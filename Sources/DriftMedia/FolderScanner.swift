@@ -1,25 +1,42 @@
 import DriftCore
 import Foundation
 
+/// A recording paired with its reference, and what QA should know about the pairing.
+public struct PairCandidate: Sendable, Equatable {
+    public var recording: String
+    public var reference: String
+    /// Notes on the pairing (another reference was passed over, ...).
+    public var warnings: [String] = []
+    /// Set when the pair must not be measured until the configuration decides (ambiguous references with
+    /// `scan.ambiguous-references: refuse`).
+    public var refusal: String?
+}
+
 /// The files found under the roots, paired: the scan's first half (no audio is opened here).
 public struct ScanInventory: Sendable {
-    public var pairs: [(recording: String, reference: String)] = []
+    public var pairs: [PairCandidate] = []
     public var unpaired: [UnpairedFile] = []
     public var issues: [ScanIssue] = []
+    public var skipped: [SkippedPath] = []
 }
 
 /// Walks folders and pairs recordings with references by the rules.
 ///
 /// Hidden files and folders (a leading dot, which includes driftfix's own temporary files), editor and download
-/// leftovers (`~`, `.tmp`, `.part`) and ignored paths are skipped. Symlinked folders are followed once: a folder
-/// reached again (a loop, or two links to one place) is reported, not walked twice. An unreadable folder is an issue
-/// in the report; the walk goes on.
+/// leftovers (`~`, `.tmp`, `.part`) and ignored paths are skipped.
+///
+/// Symbolic links to folders follow one rule: every folder is scanned once, under its own path when that path lies
+/// inside the roots. A link whose target lies inside a root is therefore skipped - its files are scanned under the
+/// target's own path - and listed as skipped with the target named; this includes a link to one of its own
+/// ancestors (a loop). A link to a folder outside every root is followed (media reached only through a link is still
+/// scanned), once: a second link to the same folder is skipped and listed. A link given as a root is followed.
+/// An unreadable folder or a broken link is an issue in the report; the walk goes on.
 public enum FolderScanner {
     static let temporarySuffixes = ["~", ".tmp", ".temp", ".part", ".partial", ".crdownload", ".download"]
 
     public static func scan(roots: [String], rules: PairingRules) -> ScanInventory {
         var inventory = ScanInventory()
-        var visited = Set<FolderID>()
+        var walker = Walker(rules: rules, realRoots: roots.compactMap(realPath))
         for root in roots {
             var info = stat()
             guard stat(root, &info) == 0 else {
@@ -30,19 +47,8 @@ public enum FolderScanner {
                 inventory.issues.append(ScanIssue(path: root, error: "root is not a folder"))
                 continue
             }
-            var stack = [(path: root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root, viaLink: false)]
-            while let (folder, viaLink) = stack.popLast() {
-                var folderInfo = stat()
-                guard stat(folder, &folderInfo) == 0 else { continue }
-                let id = FolderID(device: UInt64(folderInfo.st_dev), inode: UInt64(folderInfo.st_ino))
-                guard visited.insert(id).inserted else {
-                    if viaLink { inventory.issues.append(ScanIssue(path: folder, error: "symlink to a folder already scanned (loop or duplicate); skipped")) }
-                    continue
-                }
-                guard let listing = list(folder, rules: rules, issues: &inventory.issues) else { continue }
-                for sub in listing.folders.reversed() { stack.append(sub) }
-                pair(folder: folder, files: listing.files, rules: rules, into: &inventory)
-            }
+            let start = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+            walker.walk(from: start, into: &inventory)
         }
         // A pattern may reach into another folder (`../video/{stem}.mp4`): that reference is not unpaired.
         let referenced = Set(inventory.pairs.map(\.reference))
@@ -55,43 +61,114 @@ public enum FolderScanner {
         let inode: UInt64
     }
 
-    /// The regular files and sub-folders of `folder`, skipping hidden, temporary and ignored names.
-    static func list(_ folder: String, rules: PairingRules, issues: inout [ScanIssue])
-        -> (files: [String], folders: [(path: String, viaLink: Bool)])?
-    {
-        guard let directory = opendir(folder) else {
-            issues.append(ScanIssue(path: folder, error: "unreadable folder: \(String(cString: strerror(errno)))"))
-            return nil
-        }
-        defer { closedir(directory) }
-        var files: [String] = []
-        var folders: [(String, Bool)] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name.hasPrefix(".") || temporarySuffixes.contains(where: { name.hasSuffix($0) }) { continue }
-            let path = folder == "/" ? "/" + name : folder + "/" + name
-            if rules.ignore.contains(where: { $0.matches(path) }) { continue }
-            var kind = Int32(entry.pointee.d_type)
-            let viaLink = kind == Int32(DT_LNK)
-            if kind == Int32(DT_LNK) || kind == Int32(DT_UNKNOWN) {
+    private struct Walker {
+        let rules: PairingRules
+        let realRoots: [String]
+        /// Folders walked, with the path they were walked under.
+        var visited: [FolderID: String] = [:]
+        /// Folders outside the roots that a followed link leads to, with that link (they are walked later).
+        var linkedOutside: [FolderID: String] = [:]
+
+        mutating func walk(from root: String, into inventory: inout ScanInventory) {
+            var stack = [root]
+            while let folder = stack.popLast() {
                 var info = stat()
-                guard stat(path, &info) == 0 else {
-                    if viaLink { issues.append(ScanIssue(path: path, error: "broken symbolic link")) }
+                guard stat(folder, &info) == 0 else { continue }
+                let id = FolderID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+                if let first = visited[id] {
+                    // Only roots can get here twice (links are checked before they are pushed).
+                    if folder != first {
+                        inventory.skipped.append(SkippedPath(path: folder, reason: "already scanned as \(first)"))
+                    }
                     continue
                 }
-                kind = (info.st_mode & S_IFMT) == S_IFDIR ? Int32(DT_DIR) : (info.st_mode & S_IFMT) == S_IFREG ? Int32(DT_REG) : 0
-            }
-            if kind == Int32(DT_DIR) {
-                folders.append((path, viaLink))
-            } else if kind == Int32(DT_REG) {
-                files.append(name)
+                visited[id] = folder
+                guard let listing = list(folder, into: &inventory) else { continue }
+                for sub in listing.folders.reversed() { stack.append(sub) }
+                FolderScanner.pair(folder: folder, files: listing.files, rules: rules, into: &inventory)
             }
         }
-        files.sort()
-        folders.sort { $0.0 < $1.0 }
-        return (files, folders)
+
+        /// The regular files and the sub-folders to walk of `folder`, skipping hidden, temporary and ignored names
+        /// and links the rule above leaves out.
+        mutating func list(_ folder: String, into inventory: inout ScanInventory) -> (files: [String], folders: [String])? {
+            guard let directory = opendir(folder) else {
+                inventory.issues.append(ScanIssue(path: folder, error: "unreadable folder: \(String(cString: strerror(errno)))"))
+                return nil
+            }
+            defer { closedir(directory) }
+            var files: [String] = []
+            var folders: [String] = []
+            var links: [(path: String, target: String)] = []
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if name.hasPrefix(".") || FolderScanner.temporarySuffixes.contains(where: { name.hasSuffix($0) }) { continue }
+                let path = folder == "/" ? "/" + name : folder + "/" + name
+                if rules.ignore.contains(where: { $0.matches(path) }) { continue }
+                var kind = Int32(entry.pointee.d_type)
+                let viaLink = kind == Int32(DT_LNK)
+                if kind == Int32(DT_LNK) || kind == Int32(DT_UNKNOWN) {
+                    var info = stat()
+                    guard stat(path, &info) == 0 else {
+                        if viaLink { inventory.issues.append(ScanIssue(path: path, error: "broken symbolic link")) }
+                        continue
+                    }
+                    kind = (info.st_mode & S_IFMT) == S_IFDIR ? Int32(DT_DIR) : (info.st_mode & S_IFMT) == S_IFREG ? Int32(DT_REG) : 0
+                }
+                if kind == Int32(DT_DIR) {
+                    if viaLink, let target = realPath(path) {
+                        links.append((path, target))
+                    } else {
+                        folders.append(path)
+                    }
+                } else if kind == Int32(DT_REG) {
+                    files.append(name)
+                }
+            }
+            for (path, target) in links.sorted(by: { $0.path < $1.path }) {
+                if let reason = skipReason(link: path, target: target) {
+                    inventory.skipped.append(SkippedPath(path: path, reason: reason))
+                } else {
+                    folders.append(path)
+                }
+            }
+            files.sort()
+            folders.sort()
+            return (files, folders)
+        }
+
+        /// Why a link to the folder `target` is not followed, or nil to follow it.
+        mutating func skipReason(link: String, target: String) -> String? {
+            if let root = realRoots.first(where: { inside(target, $0) }) {
+                let linkFolder = realPath((link as NSString).deletingLastPathComponent) ?? link
+                if inside(linkFolder, target) { return "symbolic link loop: points to its own ancestor \(target)" }
+                let hidden = target.dropFirst(root.count).split(separator: "/").contains { $0.hasPrefix(".") }
+                if hidden || rules.ignore.contains(where: { $0.matches(target) }) {
+                    return "symbolic link to \(target), a hidden or ignored folder, which is not scanned"
+                }
+                return "symbolic link to \(target), which is scanned under its own path"
+            }
+            var info = stat()
+            guard stat(target, &info) == 0 else { return nil }
+            let id = FolderID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+            if let first = linkedOutside[id] ?? visited[id] {
+                return "symbolic link to \(target), already scanned through \(first)"
+            }
+            linkedOutside[id] = link
+            return nil
+        }
+
+        func inside(_ path: String, _ root: String) -> Bool {
+            path == root || path.hasPrefix(root == "/" ? "/" : root + "/")
+        }
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Pairs the files of one folder: patterns first, then same stem with a reference extension.
@@ -101,6 +178,7 @@ public enum FolderScanner {
         let recordingExts = Set(rules.recordingExtensions.map { $0.lowercased() })
         let referenceExts = rules.referenceExtensions.map { $0.lowercased() }
         func path(_ name: String) -> String { folder + "/" + name }
+        func rank(_ name: String) -> Int? { referenceExts.firstIndex(of: (name as NSString).pathExtension.lowercased()) }
 
         for pattern in rules.patterns {
             for name in files where !used.contains(name) {
@@ -109,32 +187,42 @@ public enum FolderScanner {
                 let exists = reference.contains("/")
                     ? FileManager.default.fileExists(atPath: path(reference)) : names.contains(reference)
                 guard exists, reference != name else { continue }
-                inventory.pairs.append((path(name), (path(reference) as NSString).standardizingPath))
+                inventory.pairs.append(PairCandidate(recording: path(name), reference: (path(reference) as NSString).standardizingPath))
                 used.insert(name)
                 if !reference.contains("/") { used.insert(reference) }
             }
         }
 
-        var referencesByStem: [String: String] = [:]
+        // Every reference of each stem, most preferred first (ties, such as take.MOV beside take.mov, by name).
+        var referencesByStem: [String: [String]] = [:]
         for name in files where !used.contains(name) {
-            let ext = (name as NSString).pathExtension.lowercased()
-            guard let rank = referenceExts.firstIndex(of: ext) else { continue }
-            let stem = (name as NSString).deletingPathExtension
-            if let current = referencesByStem[stem],
-               let currentRank = referenceExts.firstIndex(of: (current as NSString).pathExtension.lowercased()),
-               currentRank <= rank { continue }
-            referencesByStem[stem] = name
+            guard rank(name) != nil else { continue }
+            referencesByStem[(name as NSString).deletingPathExtension, default: []].append(name)
+        }
+        for stem in referencesByStem.keys {
+            referencesByStem[stem]?.sort { (rank($0) ?? 0, $0) < (rank($1) ?? 0, $1) }
         }
         var pairedReferences = Set<String>()
         for name in files where !used.contains(name) && recordingExts.contains((name as NSString).pathExtension.lowercased()) {
             let stem = (name as NSString).deletingPathExtension
-            if let reference = referencesByStem[stem] {
-                inventory.pairs.append((path(name), path(reference)))
-                used.insert(name)
-                pairedReferences.insert(reference)
-            } else {
+            guard let candidates = referencesByStem[stem], let chosen = candidates.first else {
                 inventory.unpaired.append(UnpairedFile(path: path(name), kind: .recording, reason: "no reference with the same name"))
+                continue
             }
+            var pair = PairCandidate(recording: path(name), reference: path(chosen))
+            if candidates.count > 1 {
+                let others = candidates.dropFirst().joined(separator: ", ")
+                let order = referenceExts.joined(separator: ", ")
+                switch rules.ambiguousReferences {
+                case .prefer:
+                    pair.warnings.append("\(candidates.count) references for one recording: \(chosen) chosen over \(others) (scan.references order: \(order))")
+                case .refuse:
+                    pair.refusal = "\(candidates.count) references for one recording (\(candidates.joined(separator: ", "))): refused until the configuration chooses (scan.references order, or scan.ambiguous-references: prefer)"
+                }
+            }
+            inventory.pairs.append(pair)
+            used.insert(name)
+            pairedReferences.formUnion(candidates)
         }
         used.formUnion(pairedReferences)
         for name in files where !used.contains(name) && referenceExts.contains((name as NSString).pathExtension.lowercased()) {

@@ -23,6 +23,14 @@ public struct PairPattern: Sendable, Equatable {
     func reference(for stem: String) -> String { reference.replacingOccurrences(of: "{stem}", with: stem) }
 }
 
+/// What to do when a recording has several references of the same name (`take.mov` and `take.mp4`).
+public enum AmbiguousReferences: String, Sendable, Equatable, CaseIterable {
+    /// Take the first in `scan.references` order and warn on the pair, naming the others.
+    case prefer
+    /// Refuse the pair until the configuration chooses.
+    case refuse
+}
+
 /// How the scanner finds and pairs files.
 public struct PairingRules: Sendable, Equatable {
     /// Extensions (lower case, no dot) of recordings.
@@ -35,6 +43,8 @@ public struct PairingRules: Sendable, Equatable {
     public var ignore: [GlobPattern] = []
     /// Use the movie header's duration when a reference has no video track.
     public var movieHeaderFallback = false
+    /// Several references for one recording: prefer one (with a warning) or refuse the pair.
+    public var ambiguousReferences = AmbiguousReferences.prefer
 
     public init() {}
 }

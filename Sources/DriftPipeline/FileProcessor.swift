@@ -17,11 +17,14 @@ public struct ProcessRequest: Sendable {
     public var edits: EditOperations
     /// Frames per block moved through the chain; memory use is proportional to it, not to the file.
     public var blockFrames: Int
+    /// What may already be at `output`: nothing (`process` without `--overwrite`), or a regular file to replace.
+    public var replacing: StagedOutput.Replacement
 
     public init(
         input: String, output: String, target: TargetLength?, tempo: Rational? = nil,
         method: MethodChoice = MethodChoice(method: .resample, reason: "default"), quality: ResampleQuality = .default,
-        edits: EditOperations = EditOperations(), blockFrames: Int = 8192
+        edits: EditOperations = EditOperations(), blockFrames: Int = 8192,
+        replacing: StagedOutput.Replacement = .regularFile
     ) {
         self.input = input
         self.output = output
@@ -31,6 +34,7 @@ public struct ProcessRequest: Sendable {
         self.quality = quality
         self.edits = edits
         self.blockFrames = blockFrames
+        self.replacing = replacing
     }
 }
 
@@ -90,7 +94,7 @@ public enum FileProcessor {
         } catch {
             throw ProcessError(path: request.input, cause: error.description)
         }
-        let staged = try StagedOutput(destination: request.output, protecting: request.input)
+        let staged = try StagedOutput(destination: request.output, protecting: request.input, replacing: request.replacing)
         var outputFormat = reader.format
         outputFormat.sampleRate = plan.outputRate
         outputFormat = outputFormat.forWriting(frames: plan.targetFrames)

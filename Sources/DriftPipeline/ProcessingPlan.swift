@@ -1,4 +1,6 @@
 import DriftCore
+import DriftDSP
+import Foundation
 
 /// Every number a repair needs, worked out from the input's header and the request before any audio moves,
 /// so bad values are refused before work starts. Pure: no files.
@@ -52,11 +54,19 @@ public struct ProcessingPlan: Sendable, Equatable {
         } else {
             wanted = request.target ?? .ratio(Rational(1, 1))
         }
+        let resolved: Int64
         do {
-            targetFrames = try wanted.resolve(inputFrames: used, inputRate: sampleRate, outputRate: outputRate)
+            resolved = try wanted.resolve(inputFrames: used, inputRate: sampleRate, outputRate: outputRate)
         } catch {
+            // Only an overflow gets here with a positive request: far beyond what any method can make.
+            if case .invalid(let why) = error, why.contains("overflows") {
+                throw PlanError(ProcessingPlan.outOfRange(
+                    wanted: wanted, frames: nil, used: used, inputRate: sampleRate, outputRate: outputRate,
+                    stretchBy: method.method == .stretch ? ProcessingPlan.stretchOption(request, method) : nil))
+            }
             throw PlanError(error.description)
         }
+        targetFrames = resolved
 
         // The length stage.
         let durationChanges = Int128(targetFrames) * Int128(sampleRate) != Int128(used) * Int128(outputRate)
@@ -66,20 +76,74 @@ public struct ProcessingPlan: Sendable, Equatable {
         } else if method.method == .stretch && durationChanges {
             // Stretch the duration at the input rate, then convert the rate exactly.
             let atInputRate = Rational(targetFrames, 1).multipliedRounded(by: Int64(sampleRate), dividedBy: Int64(outputRate)) ?? 0
-            let ratio = Double(atInputRate) / Double(used)
-            guard atInputRate > 0, (0.5...2.0).contains(ratio) else {
-                let option = request.tempo != nil ? "--tempo" : "--method stretch"
-                throw PlanError("\(option): a stretch by \(ratio) is outside 0.5x...2x")
+            guard atInputRate > 0, Int128(atInputRate) * 2 >= Int128(used), Int128(atInputRate) <= 2 * Int128(used) else {
+                throw PlanError(ProcessingPlan.outOfRange(
+                    wanted: wanted, frames: targetFrames, used: used, inputRate: sampleRate, outputRate: outputRate,
+                    stretchBy: ProcessingPlan.stretchOption(request, method)))
+            }
+            guard Resampling.accepts(input: Int64(sampleRate), output: Int64(outputRate)) else {
+                throw PlanError(ProcessingPlan.rateOutOfRange(from: sampleRate, to: outputRate))
             }
             length = .stretch(frames: atInputRate, rateFrames: outputRate == sampleRate ? nil : targetFrames)
             self.method = method
         } else {
+            guard Resampling.accepts(input: used, output: targetFrames) else {
+                throw PlanError(durationChanges
+                    ? ProcessingPlan.outOfRange(wanted: wanted, frames: targetFrames, used: used, inputRate: sampleRate,
+                                                outputRate: outputRate, stretchBy: nil)
+                    : ProcessingPlan.rateOutOfRange(from: sampleRate, to: outputRate))
+            }
             length = .resample(frames: targetFrames)
             self.method = durationChanges ? method : MethodChoice(method: .resample, reason: "--rate")
         }
 
         fadeIn = try ProcessingPlan.fade(request.edits.fadeIn, option: "--fade-in", rate: outputRate, within: targetFrames)
         fadeOut = try ProcessingPlan.fade(request.edits.fadeOut, option: "--fade-out", rate: outputRate, within: targetFrames)
+    }
+
+    /// Explains a length no method can make from this input: what was asked, and the shortest and longest lengths
+    /// that are possible.
+    static func outOfRange(wanted: TargetLength, frames: Int64?, used: Int64, inputRate: Int, outputRate: Int,
+                           stretchBy option: String?) -> String {
+        // Resampling makes 1/256...256 times the input in output frames (libsamplerate's range); a stretch makes
+        // 0.5...2x at the input rate, then converts the rate exactly.
+        let shortest, longest: Int128
+        if option != nil {
+            shortest = (Int128(used) * Int128(outputRate) + Int128(2 * inputRate) - 1) / Int128(2 * inputRate)
+            longest = Int128(used) * 2 * Int128(outputRate) / Int128(inputRate)
+        } else {
+            shortest = (Int128(used) + Int128(Resampling.maximumRatio) - 1) / Int128(Resampling.maximumRatio)
+            longest = Int128(used) * Int128(Resampling.maximumRatio)
+        }
+        func length(_ count: Int128, _ rate: Int) -> String {
+            "\(count) frame\(count == 1 ? "" : "s") (\(formatSeconds(Double(count) / Double(rate))))"
+        }
+        let asked: String
+        switch (wanted, frames) {
+        case (_, nil): asked = "the requested length (\(wanted)) is more than 2^63 frames and"
+        case (.frames, let frames?): asked = "the requested length, \(length(Int128(frames), outputRate)),"
+        case (_, let frames?): asked = "the requested length, \(wanted) = \(length(Int128(frames), outputRate)),"
+        }
+        let how = option.map { "\($0): \(asked) is beyond a stretch, which makes 0.5x to 2x" }
+            ?? "\(asked) is beyond resampling, which makes 1/256 to 256 times"
+        return "\(how) the input of \(length(Int128(used), inputRate)): "
+            + "the shortest possible is \(length(shortest, outputRate)), the longest \(length(longest, outputRate))"
+    }
+
+    /// What asked for the stretch, for messages: `--tempo`, `--method stretch`, or the config rule.
+    static func stretchOption(_ request: ProcessRequest, _ method: MethodChoice) -> String {
+        if request.tempo != nil { return "--tempo" }
+        return method.reason == "--method" ? "--method stretch" : "stretch (\(method.reason))"
+    }
+
+    static func rateOutOfRange(from input: Int, to output: Int) -> String {
+        "--rate \(output): converting \(input) Hz to \(output) Hz is beyond resampling's 1/256...256 range "
+            + "(\(Int((Double(input) / 256).rounded(.up))) Hz to \(input * 256) Hz from this file)"
+    }
+
+    /// Seconds for messages: `12.5 s`, `1.0e+12 s`.
+    static func formatSeconds(_ seconds: Double) -> String {
+        String(format: "%.6g s", seconds)
     }
 
     private static func fade(_ fade: Fade?, option: String, rate: Int, within frames: Int64)

@@ -23,6 +23,8 @@ public enum HTMLReport {
             \(card("refused", "Refused", "\(s.refused)", s.refused, tone: s.refused > 0 ? "bad" : ""))
             \(card("errors", "Errors", "\(s.errors)", s.errors, tone: s.errors > 0 ? "bad" : ""))
             \(card("flagged", "Past a lip-sync limit", "\(s.flagged)", s.flagged, tone: s.flagged > 0 ? "warn" : ""))
+            \(card("unpaired", "Unpaired files", "\(s.unpaired)", s.unpaired, tone: s.unpaired > 0 ? "warn" : ""))
+            \(card("warned", "Pairs with warnings", "\(s.warned)", s.warned, tone: s.warned > 0 ? "warn" : ""))
             \(card("worst", "Worst drift", s.worstDriftPPM.map { String(format: "%+.1f ppm", $0) } ?? "–", s.worstDriftPPM ?? 0,
                    note: s.worstDriftRecording.map { (($0 as NSString).lastPathComponent) }))
             </section>
@@ -44,7 +46,7 @@ public enum HTMLReport {
         }
         html += "</tr></thead><tbody>\n"
         for row in report.pairs {
-            let tone = row.action == .refuse ? "bad" : row.flags.isEmpty ? "" : "warn"
+            let tone = row.action == .refuse ? "bad" : row.flags.isEmpty && row.warnings.isEmpty ? "" : "warn"
             html += "<tr class=\"\(tone)\">"
             html += cell(short(row.recording), title: row.recording)
             html += cell(short(row.reference), title: row.reference)
@@ -55,6 +57,7 @@ public enum HTMLReport {
             html += "<td>" + row.flags.map { "<span class=\"flag\">\($0 == .ituBT1359 ? "BT.1359" : "EBU R37")</span>" }.joined() + "</td>"
             html += cell(row.cause.map { $0.rawValue + (row.causeDetail.map { ": \($0)" } ?? "") } ?? "")
             let plan = row.action.rawValue + (row.methodReason.map { " (\($0))" } ?? "") + (row.error.map { " — \($0)" } ?? "")
+                + row.warnings.map { " ⚠ \($0)" }.joined()
             html += cell(plan)
             html += numberCell(row.targetFrames.map(Double.init), "%.0f")
             html += "</tr>\n"
@@ -68,6 +71,11 @@ public enum HTMLReport {
         if !report.errors.isEmpty {
             html += "<section><h2>Scan errors</h2><ul>"
             html += report.errors.map { "<li>\(escape($0.path)): \(escape($0.error))</li>" }.joined()
+            html += "</ul></section>\n"
+        }
+        if !report.skipped.isEmpty {
+            html += "<section id=\"skipped\"><h2>Skipped paths</h2><ul>"
+            html += report.skipped.map { "<li>\(escape($0.path)) — \(escape($0.reason))</li>" }.joined()
             html += "</ul></section>\n"
         }
         html += "<footer>driftfix · every number here is also in report.json</footer>\n<script>\(script)</script></body></html>\n"

@@ -1,45 +1,50 @@
 import DriftCore
 import Foundation
 
-/// The terminal table `driftfix scan` prints: one line per pair, then unpaired files, errors and a summary.
+/// The terminal table `driftfix scan` prints: one line per pair, then unpaired files, errors, skipped paths and a
+/// summary. Control characters in file names are escaped (a name holding a newline stays on its row), columns are
+/// aligned by display width (CJK and emoji take two columns), long paths are shortened in the middle, and the last
+/// column - the note with errors and warnings - is never cut.
 public enum ReportTable {
     public static func render(_ report: ScanReport, relativeTo base: String? = nil) -> String {
         func short(_ path: String) -> String {
-            guard let base, path.hasPrefix(base + "/") else { return path }
-            return String(path.dropFirst(base.count + 1))
+            guard let base, path.hasPrefix(base + "/") else { return path.escapedForTerminal }
+            return String(path.dropFirst(base.count + 1)).escapedForTerminal
         }
         let withOutcome = report.pairs.contains { $0.outcome != nil }
-        var rows: [[String]] = [["RECORDING", "DRIFT ms", "PPM", "AT THE END", "CAUSE", "PLAN", "TARGET"] + (withOutcome ? ["OUTCOME"] : [])]
+        var rows: [[String]] = [["RECORDING", "DRIFT ms", "PPM", "AT THE END", "CAUSE", "PLAN", "TARGET"]
+            + (withOutcome ? ["OUTCOME"] : []) + ["NOTE"]]
         for pair in report.pairs {
-            if let error = pair.error, pair.driftPPM == nil {
-                rows.append([short(pair.recording), "-", "-", "-", "-", "error", error] + (withOutcome ? [pair.outcome?.rawValue ?? "-"] : []))
-                continue
-            }
-            rows.append([
-                short(pair.recording),
-                pair.driftSeconds.map { String(format: "%+.1f", $0 * 1000) } ?? "-",
-                pair.driftPPM.map { String(format: "%+.1f", $0) } ?? "-",
-                (pair.sync ?? "") + (pair.flags.contains(.ituBT1359) ? " [BT.1359]" : pair.flags.contains(.ebuR37) ? " [R37]" : ""),
-                pair.cause?.rawValue ?? "-",
-                pair.action.rawValue + (pair.method == nil ? "" : ""),
-                pair.action == .refuse ? (pair.error ?? "") : pair.targetFrames.map { "\($0) frames" } ?? "-",
-            ] + (withOutcome ? [pair.outcome.map { $0 == .failed ? "failed: \(pair.error ?? "")" : $0.rawValue } ?? "-"] : []))
+            let measured = pair.driftPPM != nil
+            var notes: [String] = []
+            if let error = pair.error { notes.append(error) }
+            notes += pair.warnings.map { "warning: \($0)" }
+            let drift: String = measured ? pair.driftSeconds.map { String(format: "%+.1f", $0 * 1000) } ?? "-" : "-"
+            let ppm: String = pair.driftPPM.map { String(format: "%+.1f", $0) } ?? "-"
+            let flag = pair.flags.contains(.ituBT1359) ? " [BT.1359]" : pair.flags.contains(.ebuR37) ? " [R37]" : ""
+            let atEnd: String = measured ? (pair.sync ?? "") + flag : "-"
+            let target: String = pair.action == .refuse ? "-" : pair.targetFrames.map { "\($0) frames" } ?? "-"
+            var row: [String] = [short(pair.recording), drift, ppm, atEnd, pair.cause?.rawValue ?? "-", pair.action.rawValue, target]
+            if withOutcome { row.append(pair.outcome?.rawValue ?? "-") }
+            row.append(notes.joined(separator: "; ").escapedForTerminal)
+            rows.append(row)
         }
-        let widths = (0..<rows[0].count).map { column in min(60, rows.map { $0[column].count }.max() ?? 0) }
+        // Every column but the note is at most 60 columns wide; the note runs to the end of the line.
+        let widths = (0..<rows[0].count).map { column in min(60, rows.map { $0[column].terminalWidth }.max() ?? 0) }
         var out = rows.map { row in
-            zip(row, widths).enumerated().map { index, item in
-                let (text, width) = item
-                let cell = text.count > width ? "…" + text.suffix(width - 1) : text
-                return index == row.count - 1 ? cell : cell.padding(toLength: width, withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
+            row.enumerated().map { index, text in
+                index == row.count - 1 ? text : text.fitted(toColumns: widths[index]).padded(toColumns: widths[index])
+            }.joined(separator: "  ").trimmingTrailingSpaces()
         }
-        for file in report.unpaired { out.append("unpaired \(file.kind.rawValue): \(short(file.path)) (\(file.reason))") }
-        for issue in report.errors { out.append("error: \(issue.path): \(issue.error)") }
+        for file in report.unpaired { out.append("unpaired \(file.kind.rawValue): \(short(file.path)) (\(file.reason.escapedForTerminal))") }
+        for issue in report.errors { out.append("error: \(short(issue.path)): \(issue.error.escapedForTerminal)") }
+        for skipped in report.skipped { out.append("skipped: \(short(skipped.path)): \(skipped.reason.escapedForTerminal)") }
         let s = report.summary
         out.append("")
         out.append("\(s.pairs) pairs, \(formatDuration(s.totalAudioSeconds)) of audio: \(s.needRepair) to repair, "
-            + "\(s.inSync) in sync, \(s.refused) refused, \(s.errors) errors, \(s.unpaired) unpaired; "
-            + "\(s.flagged) past a lip-sync limit"
+            + "\(s.inSync) in sync, \(s.refused) refused, \(s.errors) errors, \(s.unpaired) unpaired"
+            + (s.skipped > 0 ? ", \(s.skipped) skipped" : "") + (s.warned > 0 ? ", \(s.warned) with warnings" : "")
+            + "; \(s.flagged) past a lip-sync limit"
             + (s.worstDriftPPM.map { String(format: "; worst %+.1f ppm", $0) } ?? ""))
         return out.joined(separator: "\n")
     }
@@ -47,5 +52,13 @@ public enum ReportTable {
     static func formatDuration(_ seconds: Double) -> String {
         let total = Int(seconds.rounded())
         return String(format: "%d:%02d:%02d", total / 3600, total / 60 % 60, total % 60)
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
     }
 }

@@ -10,10 +10,13 @@ public enum ReportWriter {
         return try encoder.encode(report)
     }
 
-    /// The CSV columns, in order: the JSON row keys.
-    public static let csvColumns = PairReport.columnNames
+    /// The CSV columns, in order: the JSON row keys, then `kind`.
+    public static let csvColumns = PairReport.columnNames + ["kind"]
 
-    /// One header line, then one line per pair (RFC 4180 quoting; flags joined with `;`).
+    /// One header line, then one line per pair (`kind` = `pair`), then one per unpaired file (`unpaired`: its path
+    /// in `recording` or `reference` by its kind, the reason in `error`), per scan error (`error`: the path in
+    /// `folder`) and per skipped path (`skipped`: the path in `folder`, the reason in `error`), so that a QA team
+    /// reading only the CSV sees everything the table and the JSON show. RFC 4180 quoting; lists joined with `;`.
     public static func csv(_ report: ScanReport) -> String {
         var lines = [csvColumns.joined(separator: ",")]
         for row in report.pairs {
@@ -26,9 +29,20 @@ public enum ReportWriter {
                 row.method?.rawValue, row.methodReason, row.targetFrames.map(String.init), row.error,
                 row.outcome?.rawValue, row.output, row.outputFrames.map(String.init), row.checksum,
                 row.attempts.map(String.init), row.worker, row.processingSeconds.map(number),
+                row.warnings.joined(separator: ";"), "pair",
             ]
             lines.append(values.map { quote($0 ?? "") }.joined(separator: ","))
         }
+        func line(_ fields: [String: String]) -> String {
+            csvColumns.map { quote(fields[$0] ?? "") }.joined(separator: ",")
+        }
+        for file in report.unpaired {
+            let key = file.kind == .recording ? "recording" : "reference"
+            lines.append(line([key: file.path, "folder": (file.path as NSString).deletingLastPathComponent,
+                               "error": file.reason, "kind": "unpaired"]))
+        }
+        for issue in report.errors { lines.append(line(["folder": issue.path, "error": issue.error, "kind": "error"])) }
+        for skipped in report.skipped { lines.append(line(["folder": skipped.path, "error": skipped.reason, "kind": "skipped"])) }
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DriftReports
 import Foundation
 import Logging
 
@@ -31,7 +32,7 @@ enum ExitStatus {
 enum DriftfixMain {
     static func main() async {
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = OneLineLogHandler(StreamLogHandler.standardError(label: label))
             handler.logLevel = ProcessInfo.processInfo.environment["DRIFTFIX_LOG_LEVEL"]
                 .flatMap(Logger.Level.init(rawValue:)) ?? .notice
             return handler
@@ -56,12 +57,11 @@ enum DriftfixMain {
 
 /// Prints one line naming the file and the cause, and ends the command with exit code 1.
 func failure(_ error: Error) -> ExitCode {
-    FileHandle.standardError.write(Data("driftfix: \(error)\n".utf8))
-    return ExitCode(ExitStatus.failure)
+    failure("\(error)")
 }
 
-/// Prints `message` as one line and ends the command with exit code 1.
+/// Prints `message` as one line (control characters in file names escaped) and ends the command with exit code 1.
 func failure(_ message: String) -> ExitCode {
-    FileHandle.standardError.write(Data("driftfix: \(message)\n".utf8))
+    FileHandle.standardError.write(Data("driftfix: \(message.escapedForTerminal)\n".utf8))
     return ExitCode(ExitStatus.failure)
 }

@@ -10,8 +10,8 @@ struct HistoryCommand: ParsableCommand {
         commandName: "history",
         abstract: "Show drift over the last repair runs, per folder and per file, flagging recorders that started drifting.",
         discussion: """
-            Reads the journal of `driftfix repair` (read-only; safe while a run is going). A folder's value in a run \\
-            is the median drift of its recordings; a folder or file is flagged when its latest value moved more than \\
+            Reads the journal of `driftfix repair` (read-only; safe while a run is going). A folder's value in a run \
+            is the median drift of its recordings; a folder or file is flagged when its latest value moved more than \
             journal.alert-ppm from the median of its earlier runs. Exit code 0; 1 when the journal cannot be read.
             """
     )
@@ -32,7 +32,7 @@ struct HistoryCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Configuration file; default $DRIFTFIX_CONFIG if set.", valueName: "file"))
     var config: String?
 
-    @Option(help: "Runs to show (default: the config's journal.history-runs, else 10).")
+    @Option(parsing: .unconditional, help: "Runs to show (default: the config's journal.history-runs, else 10).")
     var runs: Int?
 
     @Flag(help: "List every file, not only folders (implied when PATH is a file).")

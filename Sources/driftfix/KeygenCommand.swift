@@ -8,8 +8,8 @@ struct KeygenCommand: ParsableCommand {
         commandName: "keygen",
         abstract: "Write a CURVE key pair: NAME.key (secret, mode 0600) and NAME.pub (public).",
         discussion: """
-            The coordinator's NAME.pub goes to every worker (--server-key); each worker's NAME.pub goes into the \\
-            coordinator's allowlist folder (--allow). Secret key files that others can read are refused when used. \\
+            The coordinator's NAME.pub goes to every worker (--server-key); each worker's NAME.pub goes into the \
+            coordinator's allowlist folder (--allow). Secret key files that others can read are refused when used. \
             Exit code 0, 1 when a file exists (use --force) or cannot be written.
             """
     )

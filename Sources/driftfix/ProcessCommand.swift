@@ -2,6 +2,7 @@ import ArgumentParser
 import DriftAudio
 import DriftCore
 import DriftPipeline
+import DriftReports
 import Foundation
 import Logging
 
@@ -21,17 +22,23 @@ struct ProcessCommand: ParsableCommand {
             Operations run in one pass in this order: trim, reverse, length (resample or stretch), rate \
             conversion, fades. Trim points are input time; fade lengths are output time.
 
-            The output keeps the input's container, sample format, channels and metadata (and its rate unless \
-            --rate). It is written to a hidden temporary file beside OUT, reopened to check its exact frame count \
-            and format, and only then renamed to OUT. IN is never modified, and OUT may not be IN.
+            The output is written to a hidden temporary file beside OUT, reopened to check its exact frame count \
+            and format, and only then renamed to OUT; the temporary file is deleted on any error or signal. IN is \
+            never modified and OUT may not be IN. An existing OUT is refused unless -y/--overwrite is given, and \
+            only a regular file is ever replaced (never a device, FIFO, socket or symbolic link). OUT must be a \
+            file: '-' (standard output) is refused, because the output counts only once it verified; write ./- for \
+            a file named '-'.
             """
     )
 
     @Argument(help: "The recording to repair.")
     var input: String
 
-    @Argument(help: "Where to write the result.")
+    @Argument(help: "Where to write the result (a file; not '-').")
     var output: String
+
+    @Flag(name: [.customShort("y"), .customLong("overwrite")], help: "Replace OUT if it exists (a regular file only).")
+    var overwrite = false
 
     @OptionGroup(title: "Target length")
     var target: TargetOptions
@@ -42,13 +49,21 @@ struct ProcessCommand: ParsableCommand {
     @OptionGroup(title: "Editing")
     var edits: EditOptions
 
-    @Option(name: .customLong("block-frames"), help: ArgumentHelp("Frames per processing block.", visibility: .hidden))
+    @Option(name: .customLong("block-frames"), parsing: .unconditional,
+            help: ArgumentHelp("Frames per processing block.", visibility: .hidden))
     var blockFrames: Int = 8192
 
     @Flag(name: .shortAndLong, help: "Print nothing on success.")
     var quiet = false
 
     func validate() throws {
+        for (name, path) in [("IN", input), ("OUT", output)] where path == "-" {
+            throw ValidationError("""
+                \(name) '-': standard \(name == "IN" ? "input" : "output") is not supported: driftfix \
+                \(name == "IN" ? "reads files it can seek in" : "verifies the output by reopening it before it counts"); \
+                give a file (./- for a file named '-')
+                """)
+        }
         if method.tempo != nil && target.isGiven {
             throw ValidationError("--tempo sets the length itself; do not combine it with --to-frames, --to-seconds, --match or --ratio")
         }
@@ -59,13 +74,15 @@ struct ProcessCommand: ParsableCommand {
     }
 
     func run() throws {
+        // A signal must not leave the hidden temporary file behind.
+        StagedOutput.removeOnSignals(terminating: true)
         let request: ProcessRequest
         do {
             let policy = try method.policy()
             request = ProcessRequest(
                 input: input, output: output, target: try target.resolve(), tempo: try method.tempoValue(),
                 method: method.choice(for: input, policy: policy), quality: method.quality ?? policy.quality,
-                edits: edits.operations(), blockFrames: blockFrames)
+                edits: edits.operations(), blockFrames: blockFrames, replacing: overwrite ? .regularFile : .never)
         } catch let error as ValidationError {
             throw error
         } catch {
@@ -84,6 +101,9 @@ struct ProcessCommand: ParsableCommand {
                 logger.warning("\(output): \(result.outputFormat.container) cannot hold \(item); not carried over")
             }
             if !quiet { print(Summary.line(for: result)) }
+        } catch let error as AudioError where error.cause == .destinationExists {
+            bar.finish()
+            throw failure("\(error.path): already exists; give -y (--overwrite) to replace it")
         } catch {
             bar.finish()
             throw failure(error)
@@ -110,7 +130,7 @@ enum Summary {
             / (Double(result.usedInputFrames) * Double(result.outputFormat.sampleRate)) - 1) * 1e6
         let speed = result.seconds > 0
             ? Double(result.outputFrames) / Double(result.outputFormat.sampleRate) / result.seconds : 0
-        return "\(result.input) -> \(result.output): \(result.outputFormat), "
+        return "\(result.input.escapedForTerminal) -> \(result.output.escapedForTerminal): \(result.outputFormat), "
             + "\(result.inputFrames) -> \(result.outputFrames) frames (duration \(String(format: "%+.2f", ppm)) ppm), "
             + "\(result.method), verified, \(String(format: "%.2f", result.seconds)) s "
             + "(\(String(format: "%.0f", speed))x realtime)"

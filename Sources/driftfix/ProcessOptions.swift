@@ -10,16 +10,16 @@ extension FadeCurve: ExpressibleByArgument {}
 
 /// `--to-frames`, `--to-seconds`, `--match`, `--ratio`: at most one.
 struct TargetOptions: ParsableArguments {
-    @Option(name: .customLong("to-frames"), help: "Target length in frames (at the output rate).")
+    @Option(name: .customLong("to-frames"), parsing: .unconditional, help: "Target length in frames (at the output rate).")
     var toFrames: Int64?
 
-    @Option(name: .customLong("to-seconds"), help: "Target length in seconds, exact decimal or fraction (3600.0375, 1001/30).")
+    @Option(name: .customLong("to-seconds"), parsing: .unconditional, help: "Target length in seconds, exact decimal or fraction (3600.0375, 1001/30).")
     var toSeconds: String?
 
     @Option(name: .customLong("match"), help: ArgumentHelp("Take the target duration from this reference file (audio).", valueName: "ref"))
     var match: String?
 
-    @Option(name: .customLong("ratio"), help: "Output duration / input duration, exact decimal or fraction (1.000131, 1001/1000).")
+    @Option(name: .customLong("ratio"), parsing: .unconditional, help: "Output duration / input duration, exact decimal or fraction (1.000131, 1001/1000).")
     var ratio: String?
 
     var isGiven: Bool { toFrames != nil || toSeconds != nil || match != nil || ratio != nil }
@@ -27,7 +27,7 @@ struct TargetOptions: ParsableArguments {
     func validate() throws {
         let given = [toFrames != nil, toSeconds != nil, match != nil, ratio != nil].filter { $0 }.count
         guard given <= 1 else { throw ValidationError("give at most one of --to-frames, --to-seconds, --match, --ratio") }
-        if let toFrames, toFrames <= 0 { throw ValidationError("--to-frames must be at least 1") }
+        if let toFrames, toFrames <= 0 { throw ValidationError("--to-frames must be at least 1, got \(toFrames)") }
         if let toSeconds { _ = try parsePositive(toSeconds, option: "--to-seconds") }
         if let ratio { _ = try parsePositive(ratio, option: "--ratio") }
     }
@@ -48,7 +48,7 @@ struct MethodOptions: ParsableArguments {
     @Option(help: "How to change the length: resample (restores pitch; default) or stretch (keeps pitch).")
     var method: RepairMethod?
 
-    @Option(help: "Play faster (2) or slower (0.5) keeping the pitch: a stretch to length / T. Range 0.5...2.")
+    @Option(parsing: .unconditional, help: "Play faster (2) or slower (0.5) keeping the pitch: a stretch to length / T. Range 0.5...2.")
     var tempo: String?
 
     @Option(help: "Resampler quality: best, medium or fast (default: medium, or the config's).")
@@ -85,22 +85,22 @@ struct MethodOptions: ParsableArguments {
 
 /// `--trim`, `--reverse`, `--fade-in`, `--fade-out`, `--fade-curve`, `--rate`.
 struct EditOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Keep only START:END of the input: seconds (12.5) or frames (600000f); either side may be empty.", valueName: "start:end"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Keep only START:END of the input: seconds (12.5) or frames (600000f); either side may be empty.", valueName: "start:end"))
     var trim: String?
 
     @Flag(help: "Reverse the samples (the file is read backwards in blocks).")
     var reverse = false
 
-    @Option(name: .customLong("fade-in"), help: ArgumentHelp("Fade in over the first S seconds of the output.", valueName: "s"))
+    @Option(name: .customLong("fade-in"), parsing: .unconditional, help: ArgumentHelp("Fade in over the first S seconds of the output.", valueName: "s"))
     var fadeIn: String?
 
-    @Option(name: .customLong("fade-out"), help: ArgumentHelp("Fade out over the last S seconds of the output.", valueName: "s"))
+    @Option(name: .customLong("fade-out"), parsing: .unconditional, help: ArgumentHelp("Fade out over the last S seconds of the output.", valueName: "s"))
     var fadeOut: String?
 
     @Option(name: .customLong("fade-curve"), help: "Fade shape: linear or equal-power.")
     var fadeCurve: FadeCurve = .linear
 
-    @Option(help: ArgumentHelp("Convert to this sample rate (libsamplerate).", valueName: "hz"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Convert to this sample rate (libsamplerate).", valueName: "hz"))
     var rate: Int?
 
     func validate() throws {
@@ -121,7 +121,8 @@ struct EditOptions: ParsableArguments {
             }
             if seconds.numerator < 0 { throw ValidationError("\(option) must not be negative, got \(value)") }
         }
-        if let rate, !(1...768_000).contains(rate) { throw ValidationError("--rate must be 1...768000 Hz, got \(rate)") }
+        if let rate, rate <= 0 { throw ValidationError("--rate must be greater than 0, got \(rate)") }
+        if let rate, rate > 768_000 { throw ValidationError("--rate must be at most 768000 Hz, got \(rate)") }
     }
 
     /// The edits, already validated.

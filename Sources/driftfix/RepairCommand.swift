@@ -5,6 +5,7 @@ import DriftCore
 import DriftJournal
 import DriftMedia
 import DriftReports
+import DriftAudio
 import DriftTransport
 import DriftWire
 import DriftWorker
@@ -17,12 +18,12 @@ struct RepairCommand: ParsableCommand {
         commandName: "repair",
         abstract: "Scan the roots and repair every drifted recording on local or remote workers (ZeroMQ).",
         discussion: """
-            With no --bind, it starts --workers local worker processes (default: one per core) and talks to them \\
-            over ipc://. With --bind tcp://HOST:PORT it waits for workers started elsewhere with \\
+            With no --bind, it starts --workers local worker processes (default: one per core) and talks to them \
+            over ipc://. With --bind tcp://HOST:PORT it waits for workers started elsewhere with \
             `driftfix worker --connect tcp://HOST:PORT` (use --workers 0, or also start some locally); a network endpoint \
-            needs CURVE keys (--curve-secret and --allow, see `driftfix keygen`) or --insecure-plaintext. Outputs mirror \\
-            the input tree under --out; originals are never modified; in-sync pairs are skipped and refused pairs \\
-            reported, not touched. SIGINT/SIGTERM stop dispatch, let running jobs finish (bounded) and write the \\
+            needs CURVE keys (--curve-secret and --allow, see `driftfix keygen`) or --insecure-plaintext. Outputs mirror \
+            the input tree under --out; originals are never modified; in-sync pairs are skipped and refused pairs \
+            reported, not touched. SIGINT/SIGTERM stop dispatch, let running jobs finish (bounded) and write the \
             report. Exit code 0 when every pair was repaired, unchanged or skipped, 1 otherwise, 2 for usage errors.
 
             Every run is recorded in a journal (default OUT/.driftfix/journal.sqlite), each job state before it is \
@@ -39,7 +40,7 @@ struct RepairCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Output root: repaired files mirror the input tree here.", valueName: "dir"))
     var out: String
 
-    @Option(help: "Local worker processes to start (default: the number of cores; 0 with --bind to use only remote ones).")
+    @Option(parsing: .unconditional, help: "Local worker processes to start (default: the number of cores; 0 with --bind to use only remote ones).")
     var workers: Int?
 
     @Option(help: ArgumentHelp("Endpoint to bind for workers, e.g. tcp://0.0.0.0:5555 (default: a private ipc:// socket).", valueName: "endpoint"))
@@ -54,7 +55,7 @@ struct RepairCommand: ParsableCommand {
     @Option(help: "Resampler quality (default: the config's, else medium).")
     var quality: ResampleQuality?
 
-    @Option(name: .customLong("idle-timeout"), help: "Give up after this many seconds with unfinished jobs and no worker alive.")
+    @Option(name: .customLong("idle-timeout"), parsing: .unconditional, help: "Give up after this many seconds with unfinished jobs and no worker alive.")
     var idleTimeout: Double = 60
 
     @Option(help: ArgumentHelp("Run journal (default: the config's journal.path, else OUT/.driftfix/journal.sqlite).", valueName: "file"))
@@ -78,7 +79,7 @@ struct RepairCommand: ParsableCommand {
     @Flag(name: .customLong("insecure-plaintext"), help: "Bind a network endpoint without CURVE: anybody who can reach it can take jobs and send results.")
     var insecurePlaintext = false
 
-    @Option(name: .customLong("heartbeat"), help: ArgumentHelp("Heartbeat interval in seconds.", visibility: .hidden))
+    @Option(name: .customLong("heartbeat"), parsing: .unconditional, help: ArgumentHelp("Heartbeat interval in seconds.", visibility: .hidden))
     var heartbeat: Double = 1
 
     func validate() throws {
@@ -96,25 +97,38 @@ struct RepairCommand: ParsableCommand {
         let stop = StopSignal()
         let absolute = roots.map(Self.absolute)
         let outRoot = Self.absolute(out)
+        let journalPath = Self.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot))
+        if resume == true && !FileManager.default.fileExists(atPath: journalPath) {
+            throw failure("nothing to resume: there is no journal at \(journalPath)")
+        }
+        // Checked on the real paths (links resolved) and before anything is created: a refused run leaves no trace.
+        let realOut = Self.resolved(outRoot)
+        if let inside = absolute.first(where: { Self.isInside(realOut, Self.resolved($0)) }) {
+            throw ValidationError("--out \(out) lies inside the root \(inside): repaired files would be scanned as recordings")
+        }
+        if let root = absolute.first(where: { Self.isInside(Self.resolved($0), realOut) }) {
+            throw ValidationError("the root \(root) lies inside --out \(out): repaired files could land on recordings")
+        }
         do {
             try FileManager.default.createDirectory(atPath: outRoot, withIntermediateDirectories: true)
         } catch {
             throw failure("\(out): cannot create the output root (\(error.localizedDescription))")
         }
-        if let inside = absolute.first(where: { outRoot == $0 || outRoot.hasPrefix($0 + "/") }) {
-            throw ValidationError("--out \(out) lies inside the root \(inside): repaired files would be scanned as recordings")
-        }
-        if let root = absolute.first(where: { $0.hasPrefix(outRoot + "/") }) {
-            throw ValidationError("the root \(root) lies inside --out \(out): repaired files could land on recordings")
-        }
 
         let started = Date()
-        let journalPath = Self.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot))
         let metricsFile = metrics ?? configuration.journal.metricsFile
         let runJournal: Journal
         var plan: RunPlan
         do {
             runJournal = try Journal(path: journalPath)
+            // Before any job runs: the temporary files of workers that died with an earlier run (all at once: power
+            // loss, the OOM killer, a container killed) are deleted, or they would stay in the tree forever.
+            let swept = StaleTemporaryFiles.sweep(root: outRoot, otherHostsBefore: try runJournal.oldestOpenLease())
+            if !swept.removed.isEmpty {
+                logger.notice("removed \(swept.removed.count) temporary file\(swept.removed.count == 1 ? "" : "s") left under \(outRoot) by driftfix processes that no longer run")
+            }
+            for path in swept.kept { logger.info("\(path): kept: its writer may still be running") }
+            for (path, reason) in swept.failed { logger.warning("\(path): cannot remove this leftover temporary file (\(reason))") }
             plan = try RunPlan.prepare(journal: runJournal, options: RunPlan.Options(
                 roots: absolute, outputRoot: outRoot, configuration: configuration,
                 quality: quality ?? configuration.repair.quality, resume: resume, full: full), logger: logger)
@@ -240,6 +254,26 @@ struct RepairCommand: ParsableCommand {
         return RepairOutcome.allCases.map { "\(counts[$0.rawValue] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
     }
 
+    /// `path` with every link resolved, as far as it exists; the missing rest appended as given.
+    static func resolved(_ path: String) -> String {
+        var existing = path
+        var rest: [String] = []
+        while !existing.isEmpty && existing != "/" {
+            if let real = realpath(existing, nil) {
+                defer { free(real) }
+                return ([String(cString: real)] + rest.reversed()).joined(separator: "/").replacingOccurrences(of: "//", with: "/")
+            }
+            rest.append((existing as NSString).lastPathComponent)
+            existing = (existing as NSString).deletingLastPathComponent
+        }
+        return path
+    }
+
+    /// Whether `path` is `root` or below it.
+    static func isInside(_ path: String, _ root: String) -> Bool {
+        path == root || path.hasPrefix(root == "/" ? "/" : root + "/")
+    }
+
     static func absolute(_ path: String) -> String {
         let standard = (path as NSString).standardizingPath
         return standard.hasPrefix("/") ? standard : ((FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(standard) as NSString).standardizingPath
@@ -257,7 +291,7 @@ struct WorkerCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Coordinator endpoint, e.g. tcp://coordinator:5555.", valueName: "endpoint"))
     var connect: String
 
-    @Option(help: "Jobs run at once (default: the number of cores).")
+    @Option(parsing: .unconditional, help: "Jobs run at once (default: the number of cores).")
     var concurrency: Int?
 
     @Option(help: "Name announced to the coordinator (default: host-pid).")
@@ -266,10 +300,10 @@ struct WorkerCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Configuration file (worker path map); default $DRIFTFIX_CONFIG if set.", valueName: "file"))
     var config: String?
 
-    @Option(name: .customLong("heartbeat"), help: ArgumentHelp("Heartbeat interval in seconds.", visibility: .hidden))
+    @Option(name: .customLong("heartbeat"), parsing: .unconditional, help: ArgumentHelp("Heartbeat interval in seconds.", visibility: .hidden))
     var heartbeat: Double = 1
 
-    @Option(name: .customLong("max-backoff"), help: ArgumentHelp("Longest wait between reconnects, seconds.", visibility: .hidden))
+    @Option(name: .customLong("max-backoff"), parsing: .unconditional, help: ArgumentHelp("Longest wait between reconnects, seconds.", visibility: .hidden))
     var maxBackoff: Double = 32
 
     @Option(name: .customLong("curve-secret"), help: ArgumentHelp("This worker's secret key file (driftfix keygen).", valueName: "file"))

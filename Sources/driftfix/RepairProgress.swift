@@ -8,7 +8,9 @@ final class RepairProgress {
     private let total: Int
     private let totalAudio: Double
     private let audioByJob: [Int: Double]
-    private let terminal = isatty(STDERR_FILENO) == 1
+    private let style = ProgressStyle.standardError
+    private var terminal: Bool { style != .none }
+    private var width = 0
     private let logger: Logger
     private let start = Date()
     private var done = 0
@@ -55,9 +57,9 @@ final class RepairProgress {
 
     private func log(_ line: String, level: Logger.Level = .notice) {
         if terminal {
-            if level >= .warning { clear(); FileHandle.standardError.write(Data("driftfix: \(line)\n".utf8)) }
+            if level >= .warning { clear(); FileHandle.standardError.write(Data("driftfix: \(line.escapedForTerminal)\n".utf8)) }
         } else {
-            logger.log(level: level, "\(line)")
+            logger.log(level: level, "\(line.escapedForTerminal)")
         }
     }
 
@@ -70,13 +72,16 @@ final class RepairProgress {
         let fraction = total > 0 ? Double(done) / Double(total) : 1
         let filled = Int(fraction * 24)
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: 24 - filled)
-        let line = "\r[\(bar)] \(done)/\(total) files  "
+        let line = "[\(bar)] \(done)/\(total) files  "
             + String(format: "%.2f/%.2f h audio  %.0fx realtime  ETA %.0f s", audioDone / 3600, totalAudio / 3600, speed, eta)
             + "  workers \(workers)  failed \(failed)"
-        FileHandle.standardError.write(Data(line.utf8))
+        FileHandle.standardError.write(Data(style.redraw(line, previousWidth: width).utf8))
+        width = line.count
     }
 
     func clear() {
-        if terminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        guard width > 0 else { return }
+        FileHandle.standardError.write(Data(style.erase(width: width).utf8))
+        width = 0
     }
 }

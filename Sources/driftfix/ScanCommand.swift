@@ -11,9 +11,9 @@ struct ScanCommand: ParsableCommand {
         commandName: "scan",
         abstract: "Pair recordings with their references, measure drift, name its cause and plan the repair.",
         discussion: """
-            Reads headers only (MP4/MOV boxes, audio headers, sidecar .duration files) and changes nothing. \\
-            Pairing, tolerance and limits come from the configuration (see config/driftfix.yaml). \\
-            Exit code: 0 when every pair was measured, 1 when any pair or folder could not be read or was \\
+            Reads headers only (MP4/MOV boxes, audio headers, sidecar .duration files) and changes nothing. \
+            Pairing, tolerance and limits come from the configuration (see config/driftfix.yaml). \
+            Exit code: 0 when every pair was measured, 1 when any pair or folder could not be read or was \
             refused, 2 for usage or configuration errors.
             """
     )

@@ -14,7 +14,7 @@ struct VerifyCommand: ParsableCommand {
     @Argument(help: "The audio file to check.")
     var file: String
 
-    @Option(help: "The expected frame count.")
+    @Option(parsing: .unconditional, help: "The expected frame count.")
     var frames: Int64?
 
     @Option(name: .customLong("match"), help: ArgumentHelp("Expect the duration of this reference file (audio).", valueName: "ref"))

@@ -24,7 +24,61 @@ struct FolderScannerTests {
         let pairs = inventory.pairs.map { "\($0.recording.dropFirst(root.path.count)) ~ \($0.reference.dropFirst(root.path.count))" }.sorted()
         #expect(pairs == ["/a/take01.wav ~ /a/take01.mov", "/a/take02.flac ~ /a/take02.mp4", "/b/c/take09.WAV ~ /b/c/take09.MP4"])
         let unpaired = inventory.unpaired.map { "\($0.kind.rawValue) \($0.path.dropFirst(root.path.count))" }.sorted()
-        #expect(unpaired == ["recording /a/lonely.wav", "recording /b/take01.wav", "reference /a/orphan.mov", "reference /a/take01.duration"])
+        // take01 has two references: the preferred one is used and the pair says so; the other is not "unpaired".
+        #expect(unpaired == ["recording /a/lonely.wav", "recording /b/take01.wav", "reference /a/orphan.mov"])
+        let take01 = try #require(inventory.pairs.first { $0.recording.hasSuffix("/a/take01.wav") })
+        #expect(take01.warnings == ["2 references for one recording: take01.mov chosen over take01.duration (scan.references order: mov, mp4, m4v, duration)"])
+        #expect(inventory.pairs.filter { !$0.warnings.isEmpty }.count == 1)
+    }
+
+    @Test("two references for one recording: preferred with a warning in every format, or refused when configured")
+    func ambiguousReferences() throws {
+        let root = TemporaryFolder()
+        for name in ["take.wav", "take.mp4", "take.mov", "TAKE2.wav", "TAKE2.MOV", "TAKE2.mov"] { try touch(root.file(name)) }
+        var rules = PairingRules()
+        let preferred = FolderScanner.scan(roots: [root.path], rules: rules)
+        let take = try #require(preferred.pairs.first { $0.recording == root.file("take.wav") })
+        #expect(take.reference == root.file("take.mov") && take.refusal == nil)
+        #expect(take.warnings.first?.contains("take.mov chosen over take.mp4") == true, "\(take.warnings)")
+        // Same extension in two cases: still two references, decided by name, and said.
+        let take2 = try #require(preferred.pairs.first { $0.recording == root.file("TAKE2.wav") })
+        #expect(take2.reference == root.file("TAKE2.MOV") && take2.warnings.count == 1)
+        #expect(preferred.unpaired.isEmpty, "\(preferred.unpaired)")
+        rules.ambiguousReferences = .refuse
+        let refused = FolderScanner.scan(roots: [root.path], rules: rules)
+        #expect(refused.pairs.allSatisfy { $0.refusal?.contains("refused until the configuration chooses") == true })
+        let report = DriftScanner.scan(roots: [root.path], rules: rules)
+        #expect(report.pairs.allSatisfy { $0.action == .refuse && $0.error?.contains("2 references") == true })
+    }
+
+    @Test("symbolic links to folders: one rule - a link into the roots is skipped and named, a link out is followed once")
+    func symlinkedFolders() throws {
+        let root = TemporaryFolder()
+        let outside = TemporaryFolder()
+        for name in ["real/t.wav", "real/t.mov", ".hidden/h.wav", ".hidden/h.mov"] { try touch(root.file(name)) }
+        for name in ["o.wav", "o.mov"] { try touch(outside.file(name)) }
+        // `alias` sorts before `real`: the walk must still scan real/ under its own path.
+        try FileManager.default.createSymbolicLink(atPath: root.file("alias"), withDestinationPath: root.file("real"))
+        try FileManager.default.createSymbolicLink(atPath: root.file("real/up"), withDestinationPath: root.path)
+        try FileManager.default.createSymbolicLink(atPath: root.file("ext1"), withDestinationPath: outside.path)
+        try FileManager.default.createSymbolicLink(atPath: root.file("ext2"), withDestinationPath: outside.path)
+        try FileManager.default.createSymbolicLink(atPath: root.file("toHidden"), withDestinationPath: root.file(".hidden"))
+        let inventory = FolderScanner.scan(roots: [root.path], rules: PairingRules())
+        let recordings = inventory.pairs.map { $0.recording.dropFirst(root.path.count) }.sorted()
+        #expect(recordings == ["/ext1/o.wav", "/real/t.wav"], "\(recordings)")
+        #expect(inventory.issues.isEmpty, "links are not errors: \(inventory.issues)")
+        let skipped = Dictionary(uniqueKeysWithValues: inventory.skipped.map { ($0.path.dropFirst(root.path.count), $0.reason) })
+        let real = FolderScanner.realPath(root.path)!
+        #expect(skipped["/alias"] == "symbolic link to \(real)/real, which is scanned under its own path", "\(skipped)")
+        #expect(skipped["/real/up"] == "symbolic link loop: points to its own ancestor \(real)")
+        #expect(skipped["/ext2"]?.contains("already scanned through \(root.file("ext1"))") == true, "\(skipped)")
+        #expect(skipped["/toHidden"]?.contains("a hidden or ignored folder") == true)
+        #expect(skipped.count == 4)
+        // The same rule whichever way round the names sort.
+        try FileManager.default.moveItem(atPath: root.file("alias"), toPath: root.file("zalias"))
+        let again = FolderScanner.scan(roots: [root.path], rules: PairingRules())
+        #expect(again.pairs.map { $0.recording.dropFirst(root.path.count) }.sorted() == ["/ext1/o.wav", "/real/t.wav"])
+        #expect(again.skipped.contains { $0.path == root.file("zalias") })
     }
 
     @Test("configured patterns, extensions and ignore globs")
@@ -44,7 +98,7 @@ struct FolderScannerTests {
         #expect(inventory.unpaired.isEmpty, "\(inventory.unpaired)")
     }
 
-    @Test("hidden and temporary files are skipped; symlink loops are reported once; missing roots are issues")
+    @Test("hidden and temporary files are skipped; symlink loops are skipped and named; missing roots are issues")
     func hostileTrees() throws {
         let root = TemporaryFolder()
         for name in ["a/t.wav", "a/t.mov", "a/.t2.wav", "a/.t2.mov", "a/t3.wav~", "a/.t4.wav.driftfix-1-2.tmp", ".hidden/t5.wav"] {
@@ -54,7 +108,7 @@ struct FolderScannerTests {
         try FileManager.default.createSymbolicLink(atPath: root.file("a/dangling.wav"), withDestinationPath: root.file("nowhere"))
         let inventory = FolderScanner.scan(roots: [root.path, root.file("missing")], rules: PairingRules())
         #expect(inventory.pairs.count == 1)
-        #expect(inventory.issues.contains { $0.path == root.file("a/loop") && $0.error.contains("already scanned") })
+        #expect(inventory.skipped.contains { $0.path == root.file("a/loop") && $0.reason.contains("symbolic link loop") })
         #expect(inventory.issues.contains { $0.path == root.file("a/dangling.wav") && $0.error.contains("broken") })
         #expect(inventory.issues.contains { $0.path == root.file("missing") })
     }

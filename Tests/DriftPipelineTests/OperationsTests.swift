@@ -161,7 +161,7 @@ struct ProcessingPlanTests {
 
     @Test("a stretch beyond 0.5...2 is refused, naming the option")
     func stretchRange() {
-        #expect(throws: PlanError("--method stretch: a stretch by 2.5 is outside 0.5x...2x")) {
+        #expect(throws: PlanError("stretch (test): the requested length, ratio 2.5 = 1200000 frames (25 s), is beyond a stretch, which makes 0.5x to 2x the input of 480000 frames (10 s): the shortest possible is 240000 frames (5 s), the longest 960000 frames (20 s)")) {
             try plan(.ratio(Rational(5, 2)), method: .stretch)
         }
     }

@@ -33,11 +33,51 @@ struct ReportWriterTests {
         #expect(summary["needRepair"] as? Int == 1 && summary["errors"] as? Int == 2)
     }
 
-    @Test("CSV quotes commas and quotes, one line per pair")
+    @Test("CSV quotes commas and quotes, one line per pair, then unpaired files and errors as rows of their own kind")
     func csv() {
         let lines = ReportWriter.csv(ReportWriterTests.report).split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.count == 4)  // header, two rows, final newline
-        #expect(lines[0] == Substring(PairReport.columnNames.joined(separator: ",")))
+        #expect(lines.count == 6)  // header, two pairs, one unpaired file, one scan error, final newline
+        #expect(lines[0] == Substring((PairReport.columnNames + ["kind"]).joined(separator: ",")))
         #expect(lines[1].hasPrefix("\"/m/cam,1/take \"\"01\"\".wav\",\"/m/cam,1/take 01.mov\",\"/m/cam,1\",48000,2,"))
+        #expect(lines[1].hasSuffix(",pair") && lines[2].hasSuffix(",pair"))
+        let width = PairReport.columnNames.count + 1
+        for line in lines[1...4] { #expect(line.filter { $0 == "," }.count >= width - 1, "every row has every column: \(line)") }
+        // The unpaired recording: its path under `recording`, the reason under `error`.
+        let unpaired = lines[3].split(separator: ",", omittingEmptySubsequences: false)
+        #expect(unpaired.count == width && unpaired[0] == "/m/c.wav" && unpaired[2] == "/m")
+        #expect(unpaired[PairReport.columnNames.firstIndex(of: "error")!] == "no reference" && unpaired.last == "unpaired")
+        let error = lines[4].split(separator: ",", omittingEmptySubsequences: false)
+        #expect(error.count == width && error[2] == "/m/locked" && error.last == "error")
+        #expect(error[PairReport.columnNames.firstIndex(of: "error")!] == "unreadable folder: Permission denied")
+    }
+
+    @Test("the table: PLAN says refuse where JSON does, errors are never cut, newlines in names are escaped, wide characters align")
+    func table() {
+        var odd = ReportWriterTests.measured
+        odd.recording = "/m/cam,1/line\nbreak.wav"
+        var wide = ReportWriterTests.measured
+        wide.recording = "/m/cam,1/録音🎤.wav"
+        let long = PairReport(recording: "/m/b.wav", reference: "/m/b.mov", folder: "/m",
+                              error: "reference: " + String(repeating: "a very long explanation ", count: 8) + "ends here")
+        let report = ScanReport(generated: "", roots: ["/m"], pairs: [odd, wide, long, ReportWriterTests.broken],
+                                unpaired: [], errors: [], skipped: [SkippedPath(path: "/m/alias", reason: "symbolic link to /m/real")])
+        let lines = ReportTable.render(report, relativeTo: "/m").split(separator: "\n").map(String.init)
+        #expect(lines.count == 5 + 1 + 1, "\(lines)")  // header, 4 rows, skipped, summary (the blank line is split away)
+        #expect(lines[1].hasPrefix("cam,1/line\\nbreak.wav"), "\(lines[1])")
+        #expect(lines[3].hasSuffix("ends here") && lines[3].contains("reference: a very long"), "never cut: \(lines[3])")
+        for line in lines[3...4] {
+            #expect(line.split(separator: " ", omittingEmptySubsequences: true)[1...5].contains("refuse"), "\(line)")
+            #expect(!line.contains(" error "), "PLAN is the action: \(line)")
+        }
+        // Columns line up by display width: "PPM" starts at the same column on every row.
+        func column(of text: String, in line: String) -> Int? {
+            guard let range = line.range(of: text) else { return nil }
+            return String(line[..<range.lowerBound]).terminalWidth
+        }
+        let drift = ReportWriterTests.measured.driftSeconds.map { String(format: "%+.1f", $0 * 1000) } ?? ""
+        #expect(column(of: drift, in: lines[1]) != nil)
+        #expect(column(of: drift, in: lines[1]) == column(of: drift, in: lines[2]), "\(lines[1])\n\(lines[2])")
+        #expect("録音🎤.wav".terminalWidth == 10 && "e\u{301}".terminalWidth == 1)
+        #expect(lines[5] == "skipped: alias: symbolic link to /m/real")
     }
 }

@@ -65,7 +65,11 @@ struct ScanCommandTests {
         let root = TemporaryFolder()
         try makeTree(root)
         let csv = try driftfix(["scan", root.path, "--format", "csv"])
-        #expect(csv.stdout.split(separator: "\n").count == 7)  // header + 6 pairs
+        let lines = csv.stdout.split(separator: "\n")
+        #expect(lines.count == 8)  // header + 6 pairs + the unpaired recording, as a row of its own kind
+        #expect(lines.filter { $0.hasSuffix(",pair") }.count == 6)
+        #expect(lines.last?.hasPrefix(root.file("stage/lonely.wav") + ",,") == true && lines.last?.hasSuffix(",unpaired") == true,
+                "\(lines.last ?? "")")
         let table = try driftfix(["scan", root.path, "--format", "table"])
         #expect(table.stdout.contains("camA/t1.wav"))
         #expect(table.stdout.contains("6 pairs"))

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "safe_open.h"
+#include "csystem.h"
 #include <linux/openat2.h>
 #include <sys/syscall.h>
 #include <unistd.h>

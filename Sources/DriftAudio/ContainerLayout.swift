@@ -1,0 +1,324 @@
+/// Random access to a file's bytes for header parsing; nil where the file ends before `count` bytes.
+protocol ByteReading {
+    var size: Int64 { get }
+    func bytes(at offset: Int64, count: Int) -> [UInt8]?
+}
+
+/// The chunk structure of a WAV (RIFF, RIFX, RF64/BW64), AIFF/AIFC or CAF file, walked from its own bytes, and
+/// what it says about the audio data: whether the data chunk's size accounts for every byte that follows it.
+///
+/// libsndfile believes the data size a header states. Two real families of files lie low: tools that wrap the 32-bit
+/// RIFF sizes past 4 GiB (a 10-hour file reads as 3 h 47 min), and files whose data size is simply too small (audio
+/// follows that no chunk accounts for). Both would be "repaired" short with nothing said. The walker tells them from
+/// legitimate trailing chunks (LIST, id3, iXML, axml, ... after the data): after the data chunk, chunks with
+/// printable ids must follow back to back up to the end of the file (a pad byte, or up to 64 KiB of zero padding, may
+/// end it). When they do not, a wrapped size is recognised when the bytes that follow fit `claimed + k × 2³²`: the
+/// true data size is then the one after which the rest of the file is such a chain again.
+struct ContainerLayout: Equatable, Sendable {
+    enum Family: Equatable, Sendable {
+        /// WAV with 32-bit sizes; RIFX is its big-endian twin.
+        case riff(bigEndian: Bool)
+        /// RF64 or BW64: 64-bit sizes in a `ds64` chunk.
+        case rf64
+        case aiff(compressed: Bool)
+        case caf
+    }
+
+    /// What the data chunk's size says about the file.
+    enum Verdict: Equatable, Sendable {
+        /// Every byte after the data is accounted for.
+        case consistent
+        /// The data chunk claims more than the file holds.
+        case truncated(availableBytes: Int64)
+        /// A 32-bit size wrapped past 4 GiB: the data really holds `trueBytes`.
+        case wrapped(trueBytes: Int64)
+        /// The data size is too small: `followingBytes` after it belong to no chunk.
+        case hidden(followingBytes: Int64)
+    }
+
+    let family: Family
+    /// File offset of the first audio byte.
+    let dataOffset: Int64
+    /// The data size the header states.
+    let claimedDataBytes: Int64
+    let verdict: Verdict
+    /// Chunks after the data, by id (legitimate trailing metadata).
+    let trailingChunks: [String]
+    /// Byte order of the samples where the walker can tell (PCM and float encodings), else nil.
+    let sampleByteOrder: SampleByteOrder?
+    /// Channels × bytes per sample for plain sample encodings, from the format chunk.
+    let blockAlign: Int64?
+    /// WAVE_FORMAT_EXTENSIBLE's speaker mask and its file offset, when the format chunk has one.
+    let channelMask: UInt32?
+    let channelMaskOffset: Int64?
+    /// The `bext` chunk's payload: offset and size.
+    let broadcastChunk: (offset: Int64, size: Int64)?
+
+    enum SampleByteOrder: Equatable, Sendable { case little, big }
+
+    /// The data size the audio really has: the true size of a wrapped header, else the stated one.
+    var dataBytes: Int64 {
+        if case .wrapped(let trueBytes) = verdict { return trueBytes }
+        return claimedDataBytes
+    }
+
+    static func == (a: ContainerLayout, b: ContainerLayout) -> Bool {
+        a.family == b.family && a.dataOffset == b.dataOffset && a.claimedDataBytes == b.claimedDataBytes
+            && a.verdict == b.verdict && a.trailingChunks == b.trailingChunks && a.channelMask == b.channelMask
+            && a.broadcastChunk?.offset == b.broadcastChunk?.offset && a.broadcastChunk?.size == b.broadcastChunk?.size
+    }
+
+    /// Trailing zero bytes up to this size are padding (some recorders fill to a sector or cluster boundary).
+    static let paddingLimit = 64 * 1024
+
+    /// The modulus 32-bit sizes wrap at. Tests lower it to build wrapped files of a few megabytes that take the same
+    /// path as real ones past 4 GiB.
+    @TaskLocal static var wrapModulus: Int64 = 1 << 32
+
+    /// Walks `file`; nil when it is not one of the families above (libsndfile's own checks then apply alone) or its
+    /// header is too damaged to find a data chunk (libsndfile then refuses it with its own words).
+    static func read(_ file: some ByteReading) -> ContainerLayout? {
+        guard let head = file.bytes(at: 0, count: 12) else { return nil }
+        let magic = String(decoding: head[0..<4], as: UTF8.self)
+        let form = String(decoding: head[8..<12], as: UTF8.self)
+        switch (magic, form) {
+        case ("RIFF", "WAVE"): return walkRIFF(file, family: .riff(bigEndian: false))
+        case ("RIFX", "WAVE"): return walkRIFF(file, family: .riff(bigEndian: true))
+        case ("RF64", "WAVE"), ("BW64", "WAVE"): return walkRIFF(file, family: .rf64)
+        case ("FORM", "AIFF"): return walkAIFF(file, compressed: false)
+        case ("FORM", "AIFC"): return walkAIFF(file, compressed: true)
+        default:
+            if magic == "caff" { return walkCAF(file) }
+            return nil
+        }
+    }
+
+    // MARK: RIFF
+
+    private static func walkRIFF(_ file: some ByteReading, family: Family) -> ContainerLayout? {
+        let bigEndian = family == .riff(bigEndian: true)
+        func u32(_ bytes: [UInt8], _ at: Int) -> Int64 { Int64(integer(bytes[at..<at + 4], bigEndian: bigEndian)) }
+        guard let head = file.bytes(at: 4, count: 4) else { return nil }
+        let riffSize = u32(head, 0)
+        var position: Int64 = 12
+        var ds64DataSize: Int64?
+        var formatTag: UInt16 = 0
+        var blockAlign: Int64?
+        var bitsPerSample = 0
+        var channelMask: UInt32?
+        var channelMaskOffset: Int64?
+        var broadcast: (Int64, Int64)?
+        while position + 8 <= file.size, let header = file.bytes(at: position, count: 8) {
+            guard isPlausibleID(header[0..<4]) else { return nil }
+            let id = String(decoding: header[0..<4], as: UTF8.self)
+            let size = u32(header, 4)
+            let payload = position + 8
+            switch id {
+            case "ds64":
+                if let body = file.bytes(at: payload, count: 16) {
+                    ds64DataSize = Int64(truncatingIfNeeded: integer(body[8..<16], bigEndian: false))
+                }
+            case "fmt ":
+                if let body = file.bytes(at: payload, count: Int(min(size, 40))), body.count >= 16 {
+                    formatTag = UInt16(integer(body[0..<2], bigEndian: bigEndian))
+                    blockAlign = Int64(integer(body[12..<14], bigEndian: bigEndian))
+                    bitsPerSample = Int(integer(body[14..<16], bigEndian: bigEndian))
+                    if formatTag == 0xFFFE, body.count >= 40 {
+                        channelMask = UInt32(integer(body[20..<24], bigEndian: bigEndian))
+                        channelMaskOffset = payload + 20
+                        formatTag = UInt16(integer(body[24..<26], bigEndian: bigEndian))  // the sub-format GUID's tag
+                    }
+                }
+            case "bext":
+                broadcast = (payload, size)
+            case "data":
+                var claimed = size
+                if family == .rf64 && size == 0xFFFF_FFFF { claimed = ds64DataSize ?? size }
+                // libsndfile reads a never-finalised stream header (data size 0, RIFF size 8) to the end of the file.
+                if family != .rf64 && claimed == 0 && riffSize == 8 { claimed = file.size - payload }
+                let order: SampleByteOrder? = [1, 3, 6, 7].contains(formatTag) && bitsPerSample > 0
+                    ? (bigEndian ? .big : .little) : nil
+                let wraps = family != .rf64
+                let (verdict, trailing) = judge(file, dataOffset: payload, claimed: claimed,
+                                                blockAlign: blockAlign ?? 1, wraps: wraps, bigEndian: bigEndian, iff: false)
+                return ContainerLayout(
+                    family: family, dataOffset: payload, claimedDataBytes: claimed, verdict: verdict,
+                    trailingChunks: trailing.ids, sampleByteOrder: order,
+                    blockAlign: order == nil ? nil : blockAlign, channelMask: channelMask,
+                    channelMaskOffset: channelMaskOffset, broadcastChunk: broadcast ?? trailing.broadcast)
+            default:
+                break
+            }
+            position = payload + size + (size & 1)
+        }
+        return nil
+    }
+
+    // MARK: AIFF
+
+    private static func walkAIFF(_ file: some ByteReading, compressed: Bool) -> ContainerLayout? {
+        func u32(_ bytes: [UInt8], _ at: Int) -> Int64 { Int64(integer(bytes[at..<at + 4], bigEndian: true)) }
+        var position: Int64 = 12
+        var order: SampleByteOrder? = compressed ? nil : .big
+        var blockAlign: Int64?
+        while position + 8 <= file.size, let header = file.bytes(at: position, count: 8) {
+            guard isPlausibleID(header[0..<4]) else { return nil }
+            let id = String(decoding: header[0..<4], as: UTF8.self)
+            let size = u32(header, 4)
+            let payload = position + 8
+            switch id {
+            case "COMM":
+                if let body = file.bytes(at: payload, count: Int(min(size, 22))), body.count >= 8 {
+                    let channels = Int64(integer(body[0..<2], bigEndian: true))
+                    let bits = Int64(integer(body[6..<8], bigEndian: true))
+                    blockAlign = channels * ((bits + 7) / 8)
+                    if compressed, body.count >= 22 {
+                        let type = String(decoding: body[18..<22], as: UTF8.self)
+                        switch type {
+                        case "NONE", "twos", "fl32", "FL32", "fl64", "FL64", "in24", "in32": order = .big
+                        case "sowt", "23ni", "42ni": order = .little
+                        default: order = nil
+                        }
+                    }
+                }
+            case "SSND":
+                guard let body = file.bytes(at: payload, count: 8) else { return nil }
+                let skip = u32(body, 0)
+                let claimed = max(0, size - 8 - skip)
+                let dataOffset = payload + 8 + skip
+                let (verdict, trailing) = judge(file, dataOffset: dataOffset, claimed: claimed, blockAlign: blockAlign ?? 1,
+                                                wraps: true, bigEndian: true, iff: true)
+                return ContainerLayout(
+                    family: .aiff(compressed: compressed), dataOffset: dataOffset, claimedDataBytes: claimed,
+                    verdict: verdict, trailingChunks: trailing.ids, sampleByteOrder: order,
+                    blockAlign: order == nil ? nil : blockAlign, channelMask: nil, channelMaskOffset: nil,
+                    broadcastChunk: nil)
+            default:
+                break
+            }
+            position = payload + size + (size & 1)
+        }
+        return nil
+    }
+
+    // MARK: CAF
+
+    private static func walkCAF(_ file: some ByteReading) -> ContainerLayout? {
+        var position: Int64 = 8
+        while position + 12 <= file.size, let header = file.bytes(at: position, count: 12) {
+            guard isPlausibleID(header[0..<4]) else { return nil }
+            let id = String(decoding: header[0..<4], as: UTF8.self)
+            let size = Int64(truncatingIfNeeded: integer(header[4..<12], bigEndian: true))
+            let payload = position + 12
+            if id == "data" {
+                // An edit count precedes the audio; a size of -1 means "to the end of the file".
+                let dataOffset = payload + 4
+                let claimed = size < 0 ? file.size - dataOffset : max(0, size - 4)
+                let (verdict, trailing) = cafTail(file, dataOffset: dataOffset, claimed: claimed)
+                return ContainerLayout(
+                    family: .caf, dataOffset: dataOffset, claimedDataBytes: claimed, verdict: verdict,
+                    trailingChunks: trailing, sampleByteOrder: nil, blockAlign: nil, channelMask: nil,
+                    channelMaskOffset: nil, broadcastChunk: nil)
+            }
+            guard size >= 0 else { return nil }
+            position = payload + size
+        }
+        return nil
+    }
+
+    private static func cafTail(_ file: some ByteReading, dataOffset: Int64, claimed: Int64) -> (Verdict, [String]) {
+        let end = dataOffset + claimed
+        if end > file.size { return (.truncated(availableBytes: file.size - dataOffset), []) }
+        var position = end
+        var ids: [String] = []
+        while position < file.size {
+            guard file.size - position >= 12, let header = file.bytes(at: position, count: 12), isPlausibleID(header[0..<4]) else {
+                return isPadding(file, from: position) ? (.consistent, ids) : (.hidden(followingBytes: file.size - end), ids)
+            }
+            let size = Int64(truncatingIfNeeded: integer(header[4..<12], bigEndian: true))
+            guard size >= 0, position + 12 + size <= file.size else { return (.hidden(followingBytes: file.size - end), ids) }
+            ids.append(String(decoding: header[0..<4], as: UTF8.self))
+            position += 12 + size
+        }
+        return (.consistent, ids)
+    }
+
+    // MARK: the bytes after the data
+
+    private struct Trailing {
+        var ids: [String] = []
+        var broadcast: (Int64, Int64)?
+    }
+
+    /// Decides what the bytes after a data chunk of `claimed` bytes at `dataOffset` are.
+    private static func judge(_ file: some ByteReading, dataOffset: Int64, claimed: Int64, blockAlign: Int64, wraps: Bool,
+                              bigEndian: Bool, iff: Bool) -> (Verdict, Trailing) {
+        let end = dataOffset + claimed
+        if end > file.size { return (.truncated(availableBytes: file.size - dataOffset), Trailing()) }
+        if let trailing = chain(file, from: end, odd: claimed & 1 == 1, bigEndian: bigEndian) {
+            return (.consistent, trailing)
+        }
+        if wraps {
+            let modulus = wrapModulus
+            var candidates: [(Int64, Trailing)] = []
+            var size = claimed + modulus
+            while dataOffset + size <= file.size && candidates.count < 2 {
+                if size % max(blockAlign, 1) == 0,
+                   let trailing = chain(file, from: dataOffset + size, odd: size & 1 == 1, bigEndian: bigEndian) {
+                    candidates.append((size, trailing))
+                }
+                size += modulus
+            }
+            if candidates.count == 1, let (trueBytes, trailing) = candidates.first {
+                return (.wrapped(trueBytes: trueBytes), trailing)
+            }
+        }
+        return (.hidden(followingBytes: file.size - end), Trailing())
+    }
+
+    /// The chunks from `start` to the end of the file, if the rest of the file is exactly such a chain (allowing the
+    /// data's pad byte, and zero padding at the very end); nil otherwise.
+    private static func chain(_ file: some ByteReading, from start: Int64, odd: Bool, bigEndian: Bool) -> Trailing? {
+        // An odd-sized data chunk is followed by a pad byte, which some writers leave out.
+        for first in odd ? [start + 1, start] : [start] {
+            var position = first
+            var trailing = Trailing()
+            var broken = false
+            while position < file.size {
+                guard file.size - position >= 8, let header = file.bytes(at: position, count: 8), isPlausibleID(header[0..<4]) else {
+                    if !isPadding(file, from: position) { broken = true }
+                    break
+                }
+                let size = Int64(integer(header[4..<8], bigEndian: bigEndian))
+                guard position + 8 + size <= file.size else {
+                    broken = true
+                    break
+                }
+                let id = String(decoding: header[0..<4], as: UTF8.self)
+                if id == "bext" { trailing.broadcast = (position + 8, size) }
+                trailing.ids.append(id)
+                position += 8 + size + (size & 1)
+            }
+            if !broken && position <= file.size + 1 { return trailing }
+        }
+        return nil
+    }
+
+    /// Whether the file from `position` to its end is a little zero padding.
+    private static func isPadding(_ file: some ByteReading, from position: Int64) -> Bool {
+        let count = file.size - position
+        guard count >= 0, count <= Int64(paddingLimit) else { return false }
+        guard count > 0 else { return true }
+        return file.bytes(at: position, count: Int(count))?.allSatisfy { $0 == 0 } ?? false
+    }
+
+    /// A chunk id: four printable ASCII characters (spaces allowed).
+    private static func isPlausibleID(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.count == 4 && bytes.allSatisfy { (0x20...0x7E).contains($0) } && bytes.first != 0x20
+    }
+
+    private static func integer(_ bytes: ArraySlice<UInt8>, bigEndian: Bool) -> UInt64 {
+        let ordered = bigEndian ? Array(bytes) : bytes.reversed()
+        return ordered.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+}

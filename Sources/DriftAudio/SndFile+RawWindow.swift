@@ -1,0 +1,97 @@
+internal import CSndFile
+import Glibc
+
+/// A window of a file - its audio data, from `start` for `length` bytes - that libsndfile reads as headerless RAW
+/// audio through its virtual I/O interface. This is how a WAV whose 32-bit data size wrapped past 4 GiB is read to
+/// its true end: libsndfile's own sample conversions, without its header's lie.
+final class RawWindow {
+    private let descriptor: Int32
+    private let start: Int64
+    private let length: Int64
+    private var position: Int64 = 0
+
+    /// Takes ownership of `descriptor`.
+    init(descriptor: Int32, start: Int64, length: Int64) {
+        self.descriptor = descriptor
+        self.start = start
+        self.length = length
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Opens the window as RAW audio of `encoding` in `order`, `channels` × `sampleRate`. The window must outlive the
+    /// returned handle.
+    func open(encoding: SampleEncoding, order: ContainerLayout.SampleByteOrder, sampleRate: Int, channels: Int)
+        -> OpaquePointer?
+    {
+        var info = SF_INFO()
+        info.format = Int32(SF_FORMAT_RAW) | encoding.code
+            | (order == .little ? Int32(SF_ENDIAN_LITTLE) : Int32(SF_ENDIAN_BIG))
+        info.samplerate = Int32(sampleRate)
+        info.channels = Int32(channels)
+        var io = SF_VIRTUAL_IO(
+            get_filelen: { user in RawWindow.from(user).length },
+            seek: { offset, whence, user in RawWindow.from(user).seek(offset, whence: whence) },
+            read: { buffer, count, user in RawWindow.from(user).read(into: buffer, count: count) },
+            write: { _, _, _ in 0 },
+            tell: { user in RawWindow.from(user).position })
+        return sf_open_virtual(&io, Int32(SFM_READ), &info, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    private static func from(_ user: UnsafeMutableRawPointer?) -> RawWindow {
+        guard let user else { preconditionFailure("libsndfile called a virtual I/O callback without its context") }
+        return Unmanaged<RawWindow>.fromOpaque(user).takeUnretainedValue()
+    }
+
+    private func seek(_ offset: sf_count_t, whence: Int32) -> sf_count_t {
+        let base: Int64
+        switch whence {
+        case SEEK_SET: base = 0
+        case SEEK_CUR: base = position
+        case SEEK_END: base = length
+        default: return -1
+        }
+        let target = base + offset
+        guard target >= 0 else { return -1 }
+        position = target
+        return position
+    }
+
+    private func read(into buffer: UnsafeMutableRawPointer?, count: sf_count_t) -> sf_count_t {
+        guard let buffer, count > 0, position < length else { return 0 }
+        let wanted = min(count, length - position)
+        var done: Int64 = 0
+        while done < wanted {
+            let got = pread(descriptor, buffer + Int(done), Int(wanted - done), off_t(start + position + done))
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { break }
+            done += Int64(got)
+        }
+        position += done
+        return done
+    }
+}
+
+/// `pread` access to an open file for the header walker.
+struct DescriptorBytes: ByteReading {
+    let descriptor: Int32
+    let size: Int64
+
+    func bytes(at offset: Int64, count: Int) -> [UInt8]? {
+        guard offset >= 0, count >= 0, offset + Int64(count) <= size else { return nil }
+        var result = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let got = result.withUnsafeMutableBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return pread(descriptor, base + done, count - done, off_t(offset) + off_t(done))
+            }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { return nil }
+            done += got
+        }
+        return result
+    }
+}
