@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "DriftAudio", dependencies: ["DriftCore", "CSndFile", "CSystem"]),
         .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate"]),
         // The YAML configuration file: parsed and validated into DriftCore's policy types.
-        .target(name: "DriftConfig", dependencies: ["DriftCore", "DriftMedia", .product(name: "Yams", package: "Yams")]),
+        .target(name: "DriftConfig", dependencies: ["DriftCore", "DriftAudio", "DriftMedia", .product(name: "Yams", package: "Yams")]),
         // Reference probing (MP4/MOV boxes, audio, sidecars), folder scanning and pairing, drift measurement.
         .target(name: "DriftMedia", dependencies: ["DriftCore", "DriftAudio"]),
         // Drift reports: table, JSON, CSV, self-contained HTML.

@@ -30,7 +30,7 @@ public struct AudioError: Error, Equatable, CustomStringConvertible {
             switch self {
             case .notFound: return "no such file"
             case .isDirectory: return "is a directory, not an audio file"
-            case .notRegularFile(let kind): return "not a regular file (\(kind))"
+            case .notRegularFile(let kind): return "not a regular file but \(kind)"
             case .permissionDenied: return "permission denied"
             case .emptyFile: return "empty file (0 bytes)"
             case .noFrames: return "contains no audio frames"

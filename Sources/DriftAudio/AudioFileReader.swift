@@ -188,9 +188,13 @@ public final class AudioFileReader: SeekableAudioSource {
 
     /// The metadata driftfix carries over: string tags, bext and the channel layout.
     public func metadata() -> AudioMetadata {
-        AudioMetadata(
+        let positions = SndFile.readChannelMap(handle, channels: format.channelCount)
+        let mask = layout?.channelMask
+        return AudioMetadata(
             tags: SndFile.readTags(handle),
-            broadcastInfo: SndFile.readBroadcastInfo(handle))
+            broadcastInfo: SndFile.readBroadcastInfo(handle),
+            channelLayout: positions != nil || mask != nil
+                ? ChannelLayout(positions: positions ?? Array(repeating: 0, count: format.channelCount), waveMask: mask) : nil)
     }
 }
 

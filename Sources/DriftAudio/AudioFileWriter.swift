@@ -5,8 +5,10 @@ import Glibc
 /// Writes interleaved 32-bit float blocks to a new audio file through libsndfile.
 ///
 /// The file is created exclusively (never over an existing one) on a descriptor the writer owns, so `close()`
-/// can flush libsndfile's final header and then `fsync` the data before anyone renames the file into place.
-/// Float samples above full scale are clipped when the file stores integers.
+/// can flush libsndfile's final header, put back the metadata libsndfile writes differently (the bext version and
+/// coding history, a WAV speaker mask, the software tag, MP3 tags: see `WaveHeaderPatch` and `ID3Tag`), and then
+/// `fsync` the data before anyone renames the file into place. Float samples above full scale are clipped when the
+/// file stores integers.
 public final class AudioFileWriter {
     /// The file being written (usually a temporary file).
     public let path: String
@@ -19,6 +21,8 @@ public final class AudioFileWriter {
 
     private var handle: OpaquePointer?
     private let descriptor: Int32
+    /// What the finished file must carry, checked and put back by `close()`.
+    private let metadata: AudioMetadata
 
     /// Creates `path` (which must not exist) with `format`, and writes `metadata` before any audio, as FLAC and
     /// Ogg require.
@@ -26,6 +30,7 @@ public final class AudioFileWriter {
         self.path = path
         self.displayPath = displayPath ?? path
         self.format = format
+        self.metadata = metadata
         let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             let code = errno
@@ -42,8 +47,8 @@ public final class AudioFileWriter {
             throw AudioError(path: self.displayPath, cause: .unsupported("libsndfile cannot write \(format)"))
         }
         guard let handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) else {
+            // A failed open has closed the descriptor already.
             let failure = SndFile.lastError(nil)
-            Glibc.close(fd)
             unlink(path)
             throw AudioError(path: self.displayPath, cause: .writeFailed(failure.text))
         }
@@ -58,9 +63,20 @@ public final class AudioFileWriter {
     }
 
     private func applyMetadata(_ metadata: AudioMetadata, to handle: OpaquePointer) {
-        for tag in SndFile.writeTags(handle, metadata.tags) { droppedMetadata.append("tag \(tag)") }
+        if format.container == .mpeg {
+            // Written as an ID3v2 tag of driftfix's own once the file is closed (see `ID3Tag`).
+            for tag in metadata.tags.keys.sorted(by: { $0.rawValue < $1.rawValue }) where ID3Tag.unsupported.contains(tag) {
+                droppedMetadata.append("tag \(tag)")
+            }
+        } else {
+            for tag in SndFile.writeTags(handle, metadata.tags) { droppedMetadata.append("tag \(tag)") }
+        }
         if let bext = metadata.broadcastInfo, !SndFile.writeBroadcastInfo(handle, bext) {
             droppedMetadata.append("bext")
+        }
+        if let layout = metadata.channelLayout, layout.positions.count == format.channelCount,
+           layout.positions.contains(where: { $0 != 0 }) {
+            _ = SndFile.writeChannelMap(handle, layout.positions)  // checked against the finished file in close()
         }
     }
 
@@ -87,10 +103,55 @@ public final class AudioFileWriter {
             let text = String(cString: sf_error_number(status))
             throw AudioError(path: displayPath, cause: AudioFileWriter.writeCause(errno: closeErrno, text: text))
         }
+        try finish()
         if fsync(descriptor) != 0 {
             let code = errno
             throw AudioError(path: displayPath, cause: AudioFileWriter.cause(forErrno: code))
         }
+    }
+
+    /// Puts back what libsndfile wrote differently, and notes what the container could not take.
+    private func finish() throws(AudioError) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw AudioError(path: displayPath, cause: .writeFailed(FileChecks.errnoText(errno))) }
+        var file = DescriptorBytes(descriptor: descriptor, size: Int64(info.st_size))
+        if format.container == .mpeg, let tag = ID3Tag.bytes(for: metadata.tags) {
+            guard ID3Tag.prepend(tag, to: descriptor, size: file.size) else {
+                throw AudioError(path: displayPath, cause: AudioFileWriter.cause(forErrno: errno))
+            }
+            file = DescriptorBytes(descriptor: descriptor, size: file.size + Int64(tag.count))
+        }
+        guard [.wav, .wavex, .rf64].contains(format.container), let layout = ContainerLayout.read(file) else {
+            if let wanted = metadata.channelLayout, !wanted.isDefault, carriedLayout(file) != wanted.positions {
+                droppedMetadata.append("channel layout \(wanted)")
+            }
+            return
+        }
+        if let bext = metadata.broadcastInfo, !droppedMetadata.contains("bext"),
+           !WaveHeaderPatch.broadcast(bext, descriptor: descriptor, layout: layout) {
+            droppedMetadata.append("bext coding history and version as they were")
+        }
+        if let software = metadata.tags[.software] { WaveHeaderPatch.software(software, file: file, layout: layout) }
+        if let wanted = metadata.channelLayout {
+            if let mask = wanted.waveMask {
+                if !WaveHeaderPatch.channelMask(mask, descriptor: descriptor, layout: layout) && !wanted.isDefault {
+                    droppedMetadata.append("channel layout \(wanted)")
+                }
+            } else if !wanted.isDefault, carriedLayout(file) != wanted.positions {
+                droppedMetadata.append("channel layout \(wanted)")
+            }
+        }
+    }
+
+    /// The channel positions the finished file states, read back through libsndfile.
+    private func carriedLayout(_ file: DescriptorBytes) -> [Int32]? {
+        let copy = dup(descriptor)
+        guard copy >= 0 else { return nil }
+        lseek(copy, 0, SEEK_SET)
+        var info = SF_INFO()
+        guard let reopened = sf_open_fd(copy, Int32(SFM_READ), &info, Int32(SF_TRUE)) else { return nil }
+        defer { sf_close(reopened) }
+        return SndFile.readChannelMap(reopened, channels: format.channelCount)
     }
 
     private func failure(handle: OpaquePointer, errno code: Int32) -> AudioError {

@@ -9,10 +9,13 @@ public struct AudioMetadata: Equatable, Sendable {
     public var tags: [AudioTag: String] = [:]
     /// The BWF `bext` chunk, when present.
     public var broadcastInfo: BroadcastInfo?
+    /// The loudspeaker layout, when the file states one.
+    public var channelLayout: ChannelLayout?
 
-    public init(tags: [AudioTag: String] = [:], broadcastInfo: BroadcastInfo? = nil) {
+    public init(tags: [AudioTag: String] = [:], broadcastInfo: BroadcastInfo? = nil, channelLayout: ChannelLayout? = nil) {
         self.tags = tags
         self.broadcastInfo = broadcastInfo
+        self.channelLayout = channelLayout
     }
 
     /// The metadata for a copy made by resampling or

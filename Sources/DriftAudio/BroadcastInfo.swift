@@ -43,8 +43,29 @@ public struct BroadcastInfo: Equatable, Sendable {
         self.codingHistory = codingHistory
     }
 
-    /// Appends one coding-history line, CR/LF terminated as EBU Tech 3285 asks.
+    /// Appends one coding-history line, CR/LF terminated as EBU Tech 3285 and EBU R98 ask. Every earlier line ends
+    /// in CR LF too, so a history whose last line lacked its terminator is not glued to the new one.
     public mutating func appendCodingHistory(_ line: String) {
-        codingHistory += line + "\r\n"
+        codingHistory = BroadcastInfo.withCRLF(codingHistory) + line + "\r\n"
+    }
+
+    /// `text` with each line ending in CR LF (lone CR or LF, and LF CR, become CR LF; a missing final one is added).
+    static func withCRLF(_ text: String) -> String {
+        guard !text.isEmpty else { return text }
+        var result = ""
+        var scalars = text.unicodeScalars.makeIterator()
+        var pending = scalars.next()
+        while let scalar = pending {
+            pending = scalars.next()
+            if scalar == "\r" || scalar == "\n" {
+                // A pair (CR LF or LF CR) is one line end.
+                if let next = pending, (next == "\r" || next == "\n"), next != scalar { pending = scalars.next() }
+                result += "\r\n"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        if !result.hasSuffix("\r\n") { result += "\r\n" }
+        return result
     }
 }

@@ -43,7 +43,9 @@ struct ContainerLayout: Equatable, Sendable {
     let claimedDataBytes: Int64
     let verdict: Verdict
     /// Chunks after the data, by id (legitimate trailing metadata).
-    let trailingChunks: [String]
+    var trailingChunks: [String] { chunks.filter { $0.offset > dataOffset }.map(\.id) }
+    /// Every chunk walked (WAV and AIFF), with the offset and size of its payload; the data chunk as stated.
+    let chunks: [Chunk]
     /// Byte order of the samples where the walker can tell (PCM and float encodings), else nil.
     let sampleByteOrder: SampleByteOrder?
     /// Channels × bytes per sample for plain sample encodings, from the format chunk.
@@ -56,6 +58,13 @@ struct ContainerLayout: Equatable, Sendable {
 
     enum SampleByteOrder: Equatable, Sendable { case little, big }
 
+    struct Chunk: Equatable, Sendable {
+        let id: String
+        /// File offset of the payload (after the 8-byte header).
+        let offset: Int64
+        let size: Int64
+    }
+
     /// The data size the audio really has: the true size of a wrapped header, else the stated one.
     var dataBytes: Int64 {
         if case .wrapped(let trueBytes) = verdict { return trueBytes }
@@ -64,7 +73,7 @@ struct ContainerLayout: Equatable, Sendable {
 
     static func == (a: ContainerLayout, b: ContainerLayout) -> Bool {
         a.family == b.family && a.dataOffset == b.dataOffset && a.claimedDataBytes == b.claimedDataBytes
-            && a.verdict == b.verdict && a.trailingChunks == b.trailingChunks && a.channelMask == b.channelMask
+            && a.verdict == b.verdict && a.chunks == b.chunks && a.channelMask == b.channelMask
             && a.broadcastChunk?.offset == b.broadcastChunk?.offset && a.broadcastChunk?.size == b.broadcastChunk?.size
     }
 
@@ -108,11 +117,13 @@ struct ContainerLayout: Equatable, Sendable {
         var channelMask: UInt32?
         var channelMaskOffset: Int64?
         var broadcast: (Int64, Int64)?
+        var chunks: [Chunk] = []
         while position + 8 <= file.size, let header = file.bytes(at: position, count: 8) {
             guard isPlausibleID(header[0..<4]) else { return nil }
             let id = String(decoding: header[0..<4], as: UTF8.self)
             let size = u32(header, 4)
             let payload = position + 8
+            chunks.append(Chunk(id: id, offset: payload, size: size))
             switch id {
             case "ds64":
                 if let body = file.bytes(at: payload, count: 16) {
@@ -143,7 +154,7 @@ struct ContainerLayout: Equatable, Sendable {
                                                 blockAlign: blockAlign ?? 1, wraps: wraps, bigEndian: bigEndian, iff: false)
                 return ContainerLayout(
                     family: family, dataOffset: payload, claimedDataBytes: claimed, verdict: verdict,
-                    trailingChunks: trailing.ids, sampleByteOrder: order,
+                    chunks: chunks + trailing.chunks, sampleByteOrder: order,
                     blockAlign: order == nil ? nil : blockAlign, channelMask: channelMask,
                     channelMaskOffset: channelMaskOffset, broadcastChunk: broadcast ?? trailing.broadcast)
             default:
@@ -161,11 +172,13 @@ struct ContainerLayout: Equatable, Sendable {
         var position: Int64 = 12
         var order: SampleByteOrder? = compressed ? nil : .big
         var blockAlign: Int64?
+        var chunks: [Chunk] = []
         while position + 8 <= file.size, let header = file.bytes(at: position, count: 8) {
             guard isPlausibleID(header[0..<4]) else { return nil }
             let id = String(decoding: header[0..<4], as: UTF8.self)
             let size = u32(header, 4)
             let payload = position + 8
+            chunks.append(Chunk(id: id, offset: payload, size: size))
             switch id {
             case "COMM":
                 if let body = file.bytes(at: payload, count: Int(min(size, 22))), body.count >= 8 {
@@ -190,7 +203,7 @@ struct ContainerLayout: Equatable, Sendable {
                                                 wraps: true, bigEndian: true, iff: true)
                 return ContainerLayout(
                     family: .aiff(compressed: compressed), dataOffset: dataOffset, claimedDataBytes: claimed,
-                    verdict: verdict, trailingChunks: trailing.ids, sampleByteOrder: order,
+                    verdict: verdict, chunks: chunks + trailing.chunks, sampleByteOrder: order,
                     blockAlign: order == nil ? nil : blockAlign, channelMask: nil, channelMaskOffset: nil,
                     broadcastChunk: nil)
             default:
@@ -217,7 +230,7 @@ struct ContainerLayout: Equatable, Sendable {
                 let (verdict, trailing) = cafTail(file, dataOffset: dataOffset, claimed: claimed)
                 return ContainerLayout(
                     family: .caf, dataOffset: dataOffset, claimedDataBytes: claimed, verdict: verdict,
-                    trailingChunks: trailing, sampleByteOrder: nil, blockAlign: nil, channelMask: nil,
+                    chunks: trailing, sampleByteOrder: nil, blockAlign: nil, channelMask: nil,
                     channelMaskOffset: nil, broadcastChunk: nil)
             }
             guard size >= 0 else { return nil }
@@ -226,18 +239,18 @@ struct ContainerLayout: Equatable, Sendable {
         return nil
     }
 
-    private static func cafTail(_ file: some ByteReading, dataOffset: Int64, claimed: Int64) -> (Verdict, [String]) {
+    private static func cafTail(_ file: some ByteReading, dataOffset: Int64, claimed: Int64) -> (Verdict, [Chunk]) {
         let end = dataOffset + claimed
         if end > file.size { return (.truncated(availableBytes: file.size - dataOffset), []) }
         var position = end
-        var ids: [String] = []
+        var ids: [Chunk] = []
         while position < file.size {
             guard file.size - position >= 12, let header = file.bytes(at: position, count: 12), isPlausibleID(header[0..<4]) else {
                 return isPadding(file, from: position) ? (.consistent, ids) : (.hidden(followingBytes: file.size - end), ids)
             }
             let size = Int64(truncatingIfNeeded: integer(header[4..<12], bigEndian: true))
             guard size >= 0, position + 12 + size <= file.size else { return (.hidden(followingBytes: file.size - end), ids) }
-            ids.append(String(decoding: header[0..<4], as: UTF8.self))
+            ids.append(Chunk(id: String(decoding: header[0..<4], as: UTF8.self), offset: position + 12, size: size))
             position += 12 + size
         }
         return (.consistent, ids)
@@ -246,7 +259,7 @@ struct ContainerLayout: Equatable, Sendable {
     // MARK: the bytes after the data
 
     private struct Trailing {
-        var ids: [String] = []
+        var chunks: [Chunk] = []
         var broadcast: (Int64, Int64)?
     }
 
@@ -296,7 +309,7 @@ struct ContainerLayout: Equatable, Sendable {
                 }
                 let id = String(decoding: header[0..<4], as: UTF8.self)
                 if id == "bext" { trailing.broadcast = (position + 8, size) }
-                trailing.ids.append(id)
+                trailing.chunks.append(Chunk(id: id, offset: position + 8, size: size))
                 position += 8 + size + (size & 1)
             }
             if !broken && position <= file.size + 1 { return trailing }

@@ -72,6 +72,23 @@ enum SndFile {
         return nil
     }
 
+    /// The channel positions libsndfile read from the file's header (WAVEX mask, CAF layout, ...), if it has any.
+    static func readChannelMap(_ handle: OpaquePointer, channels: Int) -> [Int32]? {
+        var map = [Int32](repeating: 0, count: channels)
+        let found = map.withUnsafeMutableBytes { raw in
+            sf_command(handle, Int32(SFC_GET_CHANNEL_MAP_INFO), raw.baseAddress, Int32(raw.count))
+        }
+        return found == SF_TRUE ? map : nil
+    }
+
+    /// Asks libsndfile to write these channel positions; false when the container cannot say them.
+    static func writeChannelMap(_ handle: OpaquePointer, _ positions: [Int32]) -> Bool {
+        var map = positions
+        return map.withUnsafeMutableBytes { raw in
+            sf_command(handle, Int32(SFC_SET_CHANNEL_MAP_INFO), raw.baseAddress, Int32(raw.count))
+        } == SF_TRUE
+    }
+
     static func setClipping(_ handle: OpaquePointer) {
         // Resampling makes inter-sample peaks above full scale; without clipping libsndfile wraps them around
         // when converting float to integer samples, which turns a small over into a full-scale click.

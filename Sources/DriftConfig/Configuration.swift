@@ -1,3 +1,4 @@
+import DriftAudio
 import DriftCore
 import DriftMedia
 import Foundation
@@ -17,6 +18,8 @@ public struct Configuration: Sendable, Equatable {
     public var journal = JournalSettings()
     /// CURVE key files for network endpoints.
     public var security = SecuritySettings()
+    /// `driftfix process`: the output's file type and sample encoding, when not OUT's extension and the input's.
+    public var process = ProcessSettings()
     /// Worker side: the folders its jobs may read, and the folder they may write into (this machine's paths).
     public var workerInputRoots: [String] = []
     public var workerOutputRoot: String?
@@ -64,8 +67,10 @@ public struct Configuration: Sendable, Equatable {
             case "journal": try reader.journalSection(value, key: "journal", into: &configuration.journal)
             case "metrics": configuration.journal.metricsFile = try reader.metricsSection(value, key: "metrics")
             case "security": configuration.security = try reader.securitySection(value, key: "security")
+            case "process": configuration.process = try reader.processSection(value, key: "process")
             default:
-                throw reader.unknown(key, in: "", allowed: ["repair", "scan", "drift", "worker", "journal", "metrics", "security"])
+                throw reader.unknown(key, in: "", allowed: ["repair", "scan", "drift", "worker", "journal", "metrics", "security",
+                                                            "process"])
             }
         }
         return configuration
@@ -84,6 +89,16 @@ public struct JournalSettings: Sendable, Equatable {
     public var keepRuns = 30
     /// The Prometheus text file written after each run; nil: none.
     public var metricsFile: String?
+
+    public init() {}
+}
+
+/// What `driftfix process` writes when its options do not say: `--format` and `--encoding` take precedence.
+public struct ProcessSettings: Sendable, Equatable {
+    /// The file type to write whatever OUT's extension; nil: OUT's extension decides (or the input's, without one).
+    public var format: FileType?
+    /// The sample encoding; nil: the input's wherever the container holds it.
+    public var encoding: SampleEncoding?
 
     public init() {}
 }

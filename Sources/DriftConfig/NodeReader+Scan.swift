@@ -1,3 +1,4 @@
+import DriftAudio
 import DriftCore
 import DriftMedia
 import Yams
@@ -204,6 +205,27 @@ extension NodeReader {
             case "allow": settings.allow = path
             case "server-key": settings.serverKey = path
             default: throw unknown(k, in: key, allowed: ["secret-key", "allow", "server-key"])
+            }
+        }
+        return settings
+    }
+
+    func processSection(_ node: Node, key: String) throws(ConfigurationError) -> ProcessSettings {
+        var settings = ProcessSettings()
+        for (k, value) in try mapping(node, key: key) {
+            let full = "\(key).\(k.name)"
+            let text = try string(value, key: full)
+            switch k.name {
+            case "format":
+                guard !text.isEmpty else { continue }
+                settings.format = try choice(value, key: full, as: FileType.self)
+            case "encoding":
+                guard !text.isEmpty else { continue }
+                guard let encoding = SampleEncoding.names[text] else {
+                    throw error(value, key: full, "'\(text)' is not one of: \(SampleEncoding.names.keys.sorted().joined(separator: ", "))")
+                }
+                settings.encoding = encoding
+            default: throw unknown(k, in: key, allowed: ["format", "encoding"])
             }
         }
         return settings

@@ -19,12 +19,17 @@ public struct ProcessRequest: Sendable {
     public var blockFrames: Int
     /// What may already be at `output`: nothing (`process` without `--overwrite`), or a regular file to replace.
     public var replacing: StagedOutput.Replacement
+    /// The kind of file to write (OUT's extension, or `--format`); nil keeps the input's container.
+    public var outputType: FileType?
+    /// The sample encoding to write (`--encoding`); nil keeps the input's wherever the container holds it.
+    public var outputEncoding: SampleEncoding?
 
     public init(
         input: String, output: String, target: TargetLength?, tempo: Rational? = nil,
         method: MethodChoice = MethodChoice(method: .resample, reason: "default"), quality: ResampleQuality = .default,
         edits: EditOperations = EditOperations(), blockFrames: Int = 8192,
-        replacing: StagedOutput.Replacement = .regularFile
+        replacing: StagedOutput.Replacement = .regularFile, outputType: FileType? = nil,
+        outputEncoding: SampleEncoding? = nil
     ) {
         self.input = input
         self.output = output
@@ -35,6 +40,8 @@ public struct ProcessRequest: Sendable {
         self.edits = edits
         self.blockFrames = blockFrames
         self.replacing = replacing
+        self.outputType = outputType
+        self.outputEncoding = outputEncoding
     }
 }
 
@@ -55,6 +62,8 @@ public struct ProcessResult: Sendable {
     public let methodChoice: MethodChoice?
     /// Metadata the output container could not hold.
     public let droppedMetadata: [String]
+    /// How the output's format differs from the input's, and why (a container that cannot hold the encoding, ...).
+    public let formatNotes: [String]
     public let seconds: Double
 
     /// Output length / input length.
@@ -94,8 +103,10 @@ public enum FileProcessor {
         } catch {
             throw ProcessError(path: request.input, cause: error.description)
         }
+        let choice = try OutputFormatChoice(
+            input: reader.format, type: request.outputType, encoding: request.outputEncoding, path: request.output)
         let staged = try StagedOutput(destination: request.output, protecting: request.input, replacing: request.replacing)
-        var outputFormat = reader.format
+        var outputFormat = choice.format
         outputFormat.sampleRate = plan.outputRate
         outputFormat = outputFormat.forWriting(frames: plan.targetFrames)
         let method = plan.summary + (plan.length == .none ? "" : qualityNote(plan, request.quality))
@@ -127,7 +138,7 @@ public enum FileProcessor {
             input: request.input, output: request.output, inputFormat: reader.format, outputFormat: outputFormat,
             inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count),
             outputFrames: verification.foundFrames, method: method,
-            methodChoice: plan.method, droppedMetadata: writer.droppedMetadata,
+            methodChoice: plan.method, droppedMetadata: writer.droppedMetadata, formatNotes: choice.notes,
             seconds: (ContinuousClock.now - clock).seconds)
     }
 

@@ -40,6 +40,12 @@ struct ProcessCommand: ParsableCommand {
     @Flag(name: [.customShort("y"), .customLong("overwrite")], help: "Replace OUT if it exists (a regular file only).")
     var overwrite = false
 
+    @Option(help: ArgumentHelp("The file type to write, whatever OUT's extension: \(FileType.allCases.map(\.rawValue).joined(separator: ", ")) (default: OUT's extension; the input's without one).", valueName: "type"))
+    var format: FileType?
+
+    @Option(help: ArgumentHelp("The sample encoding to write: \(SampleEncoding.names.keys.sorted().joined(separator: ", ")) (default: the input's where the format holds it).", valueName: "encoding"))
+    var encoding: String?
+
     @OptionGroup(title: "Target length")
     var target: TargetOptions
 
@@ -64,6 +70,15 @@ struct ProcessCommand: ParsableCommand {
                 give a file (./- for a file named '-')
                 """)
         }
+        if let encoding, SampleEncoding.names[encoding] == nil {
+            throw ValidationError("--encoding: '\(encoding)' is not one of: \(SampleEncoding.names.keys.sorted().joined(separator: ", "))")
+        }
+        if format == nil, let ext = Self.fileExtension(output), FileType(extension: ext) == nil {
+            throw ValidationError("""
+                OUT \(output): cannot tell the file type from '.\(ext)' (driftfix writes \(FileType.knownExtensions.map { "." + $0 }.joined(separator: ", "))); \
+                give --format
+                """)
+        }
         if method.tempo != nil && target.isGiven {
             throw ValidationError("--tempo sets the length itself; do not combine it with --to-frames, --to-seconds, --match or --ratio")
         }
@@ -78,11 +93,15 @@ struct ProcessCommand: ParsableCommand {
         StagedOutput.removeOnSignals(terminating: true)
         let request: ProcessRequest
         do {
-            let policy = try method.policy()
+            let configuration = try loadConfiguration(method.config)
+            let policy = configuration.repair
+            // --format, then the config's process.format, then OUT's extension; without one, the input's type.
+            let type = format ?? configuration.process.format ?? Self.fileExtension(output).flatMap(FileType.init(extension:))
             request = ProcessRequest(
                 input: input, output: output, target: try target.resolve(), tempo: try method.tempoValue(),
                 method: method.choice(for: input, policy: policy), quality: method.quality ?? policy.quality,
-                edits: edits.operations(), blockFrames: blockFrames, replacing: overwrite ? .regularFile : .never)
+                edits: edits.operations(), blockFrames: blockFrames, replacing: overwrite ? .regularFile : .never,
+                outputType: type, outputEncoding: encoding.flatMap { SampleEncoding.names[$0] } ?? configuration.process.encoding)
         } catch let error as ValidationError {
             throw error
         } catch {
@@ -93,10 +112,7 @@ struct ProcessCommand: ParsableCommand {
             let result = try FileProcessor.run(request) { done, total in bar.update(done: done, total: total) }
             bar.finish()
             let logger = Logger(label: "driftfix.process")
-            let (inExt, outExt) = ((input as NSString).pathExtension, (output as NSString).pathExtension)
-            if inExt.lowercased() != outExt.lowercased() {
-                logger.warning("\(output): written as \(result.outputFormat.container) like the input, whatever its extension")
-            }
+            for note in result.formatNotes { logger.warning("\(output): \(note)") }
             for item in result.droppedMetadata {
                 logger.warning("\(output): \(result.outputFormat.container) cannot hold \(item); not carried over")
             }
@@ -110,6 +126,18 @@ struct ProcessCommand: ParsableCommand {
         }
     }
 }
+
+extension ProcessCommand {
+    /// The extension of a path's file name (after its last dot, if the name has one that is not its first character).
+    static func fileExtension(_ path: String) -> String? {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        let ext = String(name[name.index(after: dot)...])
+        return ext.isEmpty ? nil : ext
+    }
+}
+
+extension FileType: ExpressibleByArgument {}
 
 /// Parses an exact positive number for `option`, or explains what is wrong with it.
 func parsePositive(_ text: String, option: String) throws -> Rational {
