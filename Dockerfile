@@ -1,7 +1,7 @@
 # driftfix: coordinator and worker image.
 # Build: docker build -t driftfix .   (docker compose builds it for you)
 FROM swift:6.0-bookworm AS build
-RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends libzmq3-dev libsndfile1-dev libsamplerate0-dev \
+RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends libzmq3-dev libsndfile1-dev libsamplerate0-dev libsqlite3-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -10,11 +10,12 @@ COPY Tests ./Tests
 RUN swift build -c release --static-swift-stdlib --product driftfix
 
 FROM debian:bookworm-slim
-# Only glibc and the three runtime libraries: the Swift runtime is linked in statically.
-RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends libzmq5 libsndfile1 libsamplerate0 \
+# Only glibc and the four runtime libraries: the Swift runtime is linked in statically.
+RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends libzmq5 libsndfile1 libsamplerate0 libsqlite3-0 \
     && rm -rf /var/lib/apt/lists/* && useradd --system --uid 10001 driftfix
 COPY --from=build /src/.build/release/driftfix /usr/local/bin/driftfix
 COPY config/driftfix.yaml /etc/driftfix/driftfix.yaml
+COPY LICENSE /usr/share/doc/driftfix/LICENSE
 USER driftfix
 ENTRYPOINT ["driftfix"]
 CMD ["--help"]

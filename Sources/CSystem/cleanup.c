@@ -72,11 +72,22 @@ static void install(int number) {
 void driftfix_cleanup_install(int terminating) {
     const int always[] = {SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF, SIGXCPU,
                           SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
-    for (unsigned i = 0; i < sizeof always / sizeof always[0]; i++) install(always[i]);
-    if (terminating) {
-        install(SIGINT);
-        install(SIGTERM);
-        install(SIGHUP);
+    const int stops[] = {SIGINT, SIGTERM, SIGHUP};
+    // A parent may hand down a signal mask with these blocked (a thread that spawned us had them blocked): a blocked
+    // signal would wait unseen until the end, so the ones handled here are unblocked for this thread and the threads
+    // it starts from now on.
+    sigset_t handled;
+    sigemptyset(&handled);
+    for (unsigned i = 0; i < sizeof always / sizeof always[0]; i++) {
+        install(always[i]);
+        sigaddset(&handled, always[i]);
     }
+    if (terminating) {
+        for (unsigned i = 0; i < sizeof stops / sizeof stops[0]; i++) {
+            install(stops[i]);
+            sigaddset(&handled, stops[i]);
+        }
+    }
+    pthread_sigmask(SIG_UNBLOCK, &handled, NULL);
     signal(SIGXFSZ, SIG_IGN);
 }

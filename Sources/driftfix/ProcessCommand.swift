@@ -73,12 +73,6 @@ struct ProcessCommand: ParsableCommand {
         if let encoding, SampleEncoding.names[encoding] == nil {
             throw ValidationError("--encoding: '\(encoding)' is not one of: \(SampleEncoding.names.keys.sorted().joined(separator: ", "))")
         }
-        if format == nil, let ext = Self.fileExtension(output), FileType(extension: ext) == nil {
-            throw ValidationError("""
-                OUT \(output): cannot tell the file type from '.\(ext)' (driftfix writes \(FileType.knownExtensions.map { "." + $0 }.joined(separator: ", "))); \
-                give --format
-                """)
-        }
         if method.tempo != nil && target.isGiven {
             throw ValidationError("--tempo sets the length itself; do not combine it with --to-frames, --to-seconds, --match or --ratio")
         }
@@ -96,7 +90,15 @@ struct ProcessCommand: ParsableCommand {
             let configuration = try loadConfiguration(method.config)
             let policy = configuration.repair
             // --format, then the config's process.format, then OUT's extension; without one, the input's type.
-            let type = format ?? configuration.process.format ?? Self.fileExtension(output).flatMap(FileType.init(extension:))
+            let type = try format ?? configuration.process.format ?? Self.fileExtension(output).map { ext in
+                guard let type = FileType(extension: ext) else {
+                    throw ValidationError("""
+                        OUT \(output): cannot tell the file type from '.\(ext)' (driftfix writes \
+                        \(FileType.knownExtensions.map { "." + $0 }.joined(separator: ", "))); give --format
+                        """)
+                }
+                return type
+            }
             request = ProcessRequest(
                 input: input, output: output, target: try target.resolve(), tempo: try method.tempoValue(),
                 method: method.choice(for: input, policy: policy), quality: method.quality ?? policy.quality,

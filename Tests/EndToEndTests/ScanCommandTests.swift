@@ -125,3 +125,52 @@ struct ScanCommandTests {
         #expect(dom.contains("id=\"histogram\"") && dom.contains("id=\"by-folder\"") && dom.contains("id=\"scatter\""))
     }
 }
+
+@Suite("driftfix scan: what QA must see, in every format (the built binary)")
+struct ScanVisibilityTests {
+    @Test("two references for one recording: the choice is said in the table, JSON, CSV and HTML")
+    func ambiguity() throws {
+        let root = TemporaryFolder()
+        let report = TemporaryFolder()
+        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
+        try writeRecording(TestSignal(channelCount: 1, length: 48_000), to: root.file("take.wav"), format: format)
+        for ext in ["mov", "mp4"] {
+            let movie = Boxes.ftyp().bytes + Box("moov", children: [Boxes.mvhd(timescale: 1000, duration: 1000),
+                                                                     Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 25)]).bytes
+            try Data(movie).write(to: URL(fileURLWithPath: root.file("take.\(ext)")))
+        }
+        let warning = "2 references for one recording: take.mov chosen over take.mp4"
+        let table = try driftfix(["scan", root.path, "--format", "table", "--report", report.path])
+        #expect(table.status == 0, "a warning is not a failure: \(table.stderr)")
+        #expect(table.stdout.contains("warning: \(warning)"), "\(table.stdout)")
+        #expect(!table.stdout.contains("unpaired reference"), "the other reference is not called unpaired")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report.file("report.json")))) as? [String: Any]
+        let row = try #require((json?["pairs"] as? [[String: Any]])?.first)
+        #expect((row["warnings"] as? [String])?.first?.hasPrefix(warning) == true, "\(row)")
+        #expect((json?["summary"] as? [String: Any])?["warned"] as? Int == 1)
+        let csv = try String(contentsOfFile: report.file("report.csv"), encoding: .utf8)
+        #expect(csv.split(separator: "\n")[1].contains(warning))
+        let html = try String(contentsOfFile: report.file("report.html"), encoding: .utf8)
+        #expect(html.contains(warning))
+        // Refused until the configuration chooses, when it says so.
+        try "scan:\n  ambiguous-references: refuse\n".write(toFile: root.file("c.yaml"), atomically: true, encoding: .utf8)
+        let refused = try driftfix(["scan", root.path, "--format", "json", "--config", root.file("c.yaml")])
+        #expect(refused.status == 1 && refused.stdout.contains("refused until the configuration chooses"))
+    }
+
+    @Test("a newline in a file name stays on its row; unpaired files and errors are in the CSV")
+    func oddNames() throws {
+        let root = TemporaryFolder()
+        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
+        try writeRecording(TestSignal(channelCount: 1, length: 48_000), to: root.file("line\nbreak.wav"), format: format)
+        try "0.5\n".write(toFile: root.file("line\nbreak.duration"), atomically: true, encoding: .utf8)
+        try writeRecording(TestSignal(channelCount: 1, length: 4_800), to: root.file("録音.wav"), format: format)
+        let table = try driftfix(["scan", root.path, "--format", "table"])
+        let lines = table.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.contains { $0.hasPrefix("line\\nbreak.wav ") && $0.contains("24000 frames") }, "\(table.stdout)")
+        #expect(lines.contains { $0 == "unpaired recording: 録音.wav (no reference with the same name)" })
+        let csv = try driftfix(["scan", root.path, "--format", "csv"]).stdout
+        #expect(csv.contains("\"\(root.file("line\nbreak.wav"))\""), "RFC 4180 quoting keeps the name whole")
+        #expect(csv.contains(",unpaired\n"))
+    }
+}
