@@ -106,10 +106,8 @@ struct ContainerLayout: Equatable, Sendable {
 
     private static func walkRIFF(_ file: some ByteReading, family: Family) -> ContainerLayout? {
         let bigEndian = family == .riff(bigEndian: true)
-        func u32(_ bytes: [UInt8], _ at: Int) -> Int64 { Int64(integer(bytes[at..<at + 4], bigEndian: bigEndian)) }
         guard let head = file.bytes(at: 4, count: 4) else { return nil }
-        let riffSize = u32(head, 0)
-        var position: Int64 = 12
+        let riffSize = Int64(integer(head[0..<4], bigEndian: bigEndian))
         var ds64DataSize: Int64?
         var formatTag: UInt16 = 0
         var blockAlign: Int64?
@@ -117,14 +115,9 @@ struct ContainerLayout: Equatable, Sendable {
         var channelMask: UInt32?
         var channelMaskOffset: Int64?
         var broadcast: (Int64, Int64)?
-        var chunks: [Chunk] = []
-        while position + 8 <= file.size, let header = file.bytes(at: position, count: 8) {
-            guard isPlausibleID(header[0..<4]) else { return nil }
-            let id = String(decoding: header[0..<4], as: UTF8.self)
-            let size = u32(header, 4)
-            let payload = position + 8
-            chunks.append(Chunk(id: id, offset: payload, size: size))
-            switch id {
+        return walkChunks(file, bigEndian: bigEndian) { chunk, chunks in
+            let (payload, size) = (chunk.offset, chunk.size)
+            switch chunk.id {
             case "ds64":
                 if let body = file.bytes(at: payload, count: 16) {
                     ds64DataSize = Int64(truncatingIfNeeded: integer(body[8..<16], bigEndian: false))
@@ -149,9 +142,8 @@ struct ContainerLayout: Equatable, Sendable {
                 if family != .rf64 && claimed == 0 && riffSize == 8 { claimed = file.size - payload }
                 let order: SampleByteOrder? = [1, 3, 6, 7].contains(formatTag) && bitsPerSample > 0
                     ? (bigEndian ? .big : .little) : nil
-                let wraps = family != .rf64
-                let (verdict, trailing) = judge(file, dataOffset: payload, claimed: claimed,
-                                                blockAlign: blockAlign ?? 1, wraps: wraps, bigEndian: bigEndian, iff: false)
+                let (verdict, trailing) = judge(file, dataOffset: payload, claimed: claimed, blockAlign: blockAlign ?? 1,
+                                                wraps: family != .rf64, bigEndian: bigEndian)
                 return ContainerLayout(
                     family: family, dataOffset: payload, claimedDataBytes: claimed, verdict: verdict,
                     chunks: chunks + trailing.chunks, sampleByteOrder: order,
@@ -160,7 +152,24 @@ struct ContainerLayout: Equatable, Sendable {
             default:
                 break
             }
-            position = payload + size + (size & 1)
+            return nil
+        }
+    }
+
+    /// Calls `visit` with each chunk from offset 12 on (RIFF and IFF: a four-character id and a 32-bit size, padded
+    /// to an even length), and the chunks so far, until it returns a layout; nil when the chunks run out or an id is
+    /// not one.
+    private static func walkChunks(_ file: some ByteReading, bigEndian: Bool,
+                                   _ visit: (Chunk, [Chunk]) -> ContainerLayout?) -> ContainerLayout? {
+        var position: Int64 = 12
+        var chunks: [Chunk] = []
+        while position + 8 <= file.size, let header = file.bytes(at: position, count: 8) {
+            guard isPlausibleID(header[0..<4]) else { return nil }
+            let chunk = Chunk(id: String(decoding: header[0..<4], as: UTF8.self), offset: position + 8,
+                              size: Int64(integer(header[4..<8], bigEndian: bigEndian)))
+            chunks.append(chunk)
+            if let layout = visit(chunk, chunks) { return layout }
+            position = chunk.offset + chunk.size + (chunk.size & 1)
         }
         return nil
     }
@@ -168,26 +177,18 @@ struct ContainerLayout: Equatable, Sendable {
     // MARK: AIFF
 
     private static func walkAIFF(_ file: some ByteReading, compressed: Bool) -> ContainerLayout? {
-        func u32(_ bytes: [UInt8], _ at: Int) -> Int64 { Int64(integer(bytes[at..<at + 4], bigEndian: true)) }
-        var position: Int64 = 12
         var order: SampleByteOrder? = compressed ? nil : .big
         var blockAlign: Int64?
-        var chunks: [Chunk] = []
-        while position + 8 <= file.size, let header = file.bytes(at: position, count: 8) {
-            guard isPlausibleID(header[0..<4]) else { return nil }
-            let id = String(decoding: header[0..<4], as: UTF8.self)
-            let size = u32(header, 4)
-            let payload = position + 8
-            chunks.append(Chunk(id: id, offset: payload, size: size))
-            switch id {
+        return walkChunks(file, bigEndian: true) { chunk, chunks in
+            let (payload, size) = (chunk.offset, chunk.size)
+            switch chunk.id {
             case "COMM":
                 if let body = file.bytes(at: payload, count: Int(min(size, 22))), body.count >= 8 {
                     let channels = Int64(integer(body[0..<2], bigEndian: true))
                     let bits = Int64(integer(body[6..<8], bigEndian: true))
                     blockAlign = channels * ((bits + 7) / 8)
                     if compressed, body.count >= 22 {
-                        let type = String(decoding: body[18..<22], as: UTF8.self)
-                        switch type {
+                        switch String(decoding: body[18..<22], as: UTF8.self) {
                         case "NONE", "twos", "fl32", "FL32", "fl64", "FL64", "in24", "in32": order = .big
                         case "sowt", "23ni", "42ni": order = .little
                         default: order = nil
@@ -195,12 +196,13 @@ struct ContainerLayout: Equatable, Sendable {
                     }
                 }
             case "SSND":
+                // An offset and a block size precede the samples.
                 guard let body = file.bytes(at: payload, count: 8) else { return nil }
-                let skip = u32(body, 0)
+                let skip = Int64(integer(body[0..<4], bigEndian: true))
                 let claimed = max(0, size - 8 - skip)
                 let dataOffset = payload + 8 + skip
                 let (verdict, trailing) = judge(file, dataOffset: dataOffset, claimed: claimed, blockAlign: blockAlign ?? 1,
-                                                wraps: true, bigEndian: true, iff: true)
+                                                wraps: true, bigEndian: true)
                 return ContainerLayout(
                     family: .aiff(compressed: compressed), dataOffset: dataOffset, claimedDataBytes: claimed,
                     verdict: verdict, chunks: chunks + trailing.chunks, sampleByteOrder: order,
@@ -209,9 +211,8 @@ struct ContainerLayout: Equatable, Sendable {
             default:
                 break
             }
-            position = payload + size + (size & 1)
+            return nil
         }
-        return nil
     }
 
     // MARK: CAF
@@ -265,7 +266,7 @@ struct ContainerLayout: Equatable, Sendable {
 
     /// Decides what the bytes after a data chunk of `claimed` bytes at `dataOffset` are.
     private static func judge(_ file: some ByteReading, dataOffset: Int64, claimed: Int64, blockAlign: Int64, wraps: Bool,
-                              bigEndian: Bool, iff: Bool) -> (Verdict, Trailing) {
+                              bigEndian: Bool) -> (Verdict, Trailing) {
         let end = dataOffset + claimed
         if end > file.size { return (.truncated(availableBytes: file.size - dataOffset), Trailing()) }
         if let trailing = chain(file, from: end, odd: claimed & 1 == 1, bigEndian: bigEndian) {

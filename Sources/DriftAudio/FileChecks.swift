@@ -86,3 +86,33 @@ enum FileChecks {
 
     static func errnoText(_ code: Int32) -> String { String(cString: strerror(code)) }
 }
+
+/// Whole reads and writes at an offset (pread/pwrite until done, retried on EINTR), used to check and patch headers.
+enum PositionedIO {
+    static func read(_ descriptor: Int32, into base: UnsafeMutableRawPointer, count: Int, at offset: Int64) -> Bool {
+        transfer(count) { done in pread(descriptor, base + done, count - done, off_t(offset) + off_t(done)) }
+    }
+
+    static func write(_ descriptor: Int32, from base: UnsafeRawPointer, count: Int, at offset: Int64) -> Bool {
+        transfer(count) { done in pwrite(descriptor, base + done, count - done, off_t(offset) + off_t(done)) }
+    }
+
+    /// Writes `bytes` at `offset`.
+    static func write(_ descriptor: Int32, _ bytes: [UInt8], at offset: Int64) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return true }
+            return write(descriptor, from: base, count: raw.count, at: offset)
+        }
+    }
+
+    private static func transfer(_ count: Int, _ step: (Int) -> Int) -> Bool {
+        var done = 0
+        while done < count {
+            let moved = step(done)
+            if moved < 0 && errno == EINTR { continue }
+            guard moved > 0 else { return false }
+            done += moved
+        }
+        return true
+    }
+}

@@ -56,36 +56,12 @@ enum ID3Tag {
             let count = Int(end - start)
             let ok = buffer.withUnsafeMutableBytes { raw -> Bool in
                 guard let base = raw.baseAddress else { return false }
-                return fullRead(descriptor, base, count, at: start) && fullWrite(descriptor, base, count, at: start + shift)
+                return PositionedIO.read(descriptor, into: base, count: count, at: start)
+                    && PositionedIO.write(descriptor, from: base, count: count, at: start + shift)
             }
             guard ok else { return false }
             end = start
         }
-        return tag.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return false }
-            return fullWrite(descriptor, UnsafeMutableRawPointer(mutating: base), raw.count, at: 0)
-        }
-    }
-
-    static func fullRead(_ descriptor: Int32, _ base: UnsafeMutableRawPointer, _ count: Int, at offset: Int64) -> Bool {
-        var done = 0
-        while done < count {
-            let got = pread(descriptor, base + done, count - done, off_t(offset) + off_t(done))
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { return false }
-            done += got
-        }
-        return true
-    }
-
-    static func fullWrite(_ descriptor: Int32, _ base: UnsafeMutableRawPointer, _ count: Int, at offset: Int64) -> Bool {
-        var done = 0
-        while done < count {
-            let put = pwrite(descriptor, base + done, count - done, off_t(offset) + off_t(done))
-            if put < 0 && errno == EINTR { continue }
-            guard put > 0 else { return false }
-            done += put
-        }
-        return true
+        return PositionedIO.write(descriptor, tag, at: 0)
     }
 }

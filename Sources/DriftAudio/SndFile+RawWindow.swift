@@ -82,16 +82,11 @@ struct DescriptorBytes: ByteReading {
     func bytes(at offset: Int64, count: Int) -> [UInt8]? {
         guard offset >= 0, count >= 0, offset + Int64(count) <= size else { return nil }
         var result = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let got = result.withUnsafeMutableBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return pread(descriptor, base + done, count - done, off_t(offset) + off_t(done))
-            }
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { return nil }
-            done += got
+        let complete = result.withUnsafeMutableBytes { raw -> Bool in
+            guard let base = raw.baseAddress else { return true }
+            return PositionedIO.read(descriptor, into: base, count: count, at: offset)
         }
+        guard complete else { return nil }
         return result
     }
 }

@@ -23,25 +23,17 @@ enum WaveHeaderPatch {
         let history = Array(BroadcastInfo.withCRLF(info.codingHistory).utf8)
         let room = Int(chunk.size - historyOffset)
         guard history.count <= room else { return false }
-        var version = info.version.littleEndian
-        let wroteVersion = withUnsafeMutableBytes(of: &version) { raw in
-            raw.baseAddress.map { ID3Tag.fullWrite(descriptor, $0, 2, at: chunk.offset + versionOffset) } ?? false
-        }
-        var bytes = history + [UInt8](repeating: 0, count: room - history.count)
-        let wroteHistory = bytes.withUnsafeMutableBytes { raw in
-            raw.baseAddress.map { ID3Tag.fullWrite(descriptor, $0, raw.count, at: chunk.offset + historyOffset) } ?? true
-        }
-        return wroteVersion && wroteHistory
+        let version = UInt16(bitPattern: info.version)
+        return PositionedIO.write(descriptor, [UInt8(version & 0xFF), UInt8(version >> 8)], at: chunk.offset + versionOffset)
+            && PositionedIO.write(descriptor, history + [UInt8](repeating: 0, count: room - history.count),
+                                  at: chunk.offset + historyOffset)
     }
 
     /// Writes `mask` as the file's speaker mask; false when its format chunk has none (not WAVE_FORMAT_EXTENSIBLE).
     static func channelMask(_ mask: UInt32, descriptor: Int32, layout: ContainerLayout) -> Bool {
         guard let offset = layout.channelMaskOffset else { return false }
         if layout.channelMask == mask { return true }
-        var value = mask.littleEndian
-        return withUnsafeMutableBytes(of: &value) { raw in
-            raw.baseAddress.map { ID3Tag.fullWrite(descriptor, $0, 4, at: offset) } ?? false
-        }
+        return PositionedIO.write(descriptor, (0..<4).map { UInt8((mask >> (8 * $0)) & 0xFF) }, at: offset)
     }
 
     /// Zeroes what libsndfile appended to the software tag, so it reads back as `original`.
@@ -55,10 +47,8 @@ enum WaveHeaderPatch {
                     let written = Array(text.prefix { $0 != 0 })
                     let wanted = Array(original.utf8)
                     if written.count > wanted.count, written.starts(with: wanted) {
-                        var zeros = [UInt8](repeating: 0, count: written.count - wanted.count)
-                        _ = zeros.withUnsafeMutableBytes { raw in
-                            raw.baseAddress.map { ID3Tag.fullWrite(file.descriptor, $0, raw.count, at: position + 8 + Int64(wanted.count)) }
-                        }
+                        _ = PositionedIO.write(file.descriptor, [UInt8](repeating: 0, count: written.count - wanted.count),
+                                               at: position + 8 + Int64(wanted.count))
                     }
                     return
                 }

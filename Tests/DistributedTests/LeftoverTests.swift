@@ -30,15 +30,6 @@ private func expectedTree(_ entries: [RepairTree.Entry], root: String) -> Set<St
     return expected
 }
 
-/// A pid that no longer runs: a child that has exited and been reaped.
-private func deadPID() throws -> Int32 {
-    let child = Process()
-    child.executableURL = URL(fileURLWithPath: "/bin/true")
-    try child.run()
-    child.waitUntilExit()
-    return child.processIdentifier
-}
-
 @Suite("driftfix repair: nothing left behind", .serialized)
 struct LeftoverTests {
     @Test("a refused repair creates nothing: --out inside a root (also through a link), or --resume with no journal")
@@ -63,7 +54,7 @@ struct LeftoverTests {
         let tree = try RepairTree(drifted: 2, folders: 1)
         let out = TemporaryFolder("driftfix-out")
         let host = TemporaryName.hostTag
-        let dead = try deadPID()
+        let dead = try deadProcessID()
         try FileManager.default.createDirectory(atPath: out.file("device0/deeper"), withIntermediateDirectories: true)
         let leftovers = [".take0.wav.driftfix-\(host)-\(dead)-1a.tmp", "deeper/.x.wav.driftfix-\(host)-\(dead)-2b.tmp",
                          ".y.wav.driftfix-otherhost-99-3c.tmp"]

@@ -132,12 +132,7 @@ struct StagedOutputTests {
         try FileManager.default.createDirectory(atPath: out.file("a/b"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: out.file(".driftfix"), withIntermediateDirectories: true)
         let host = TemporaryName.hostTag
-        // A pid that no longer runs: a child that has exited and been reaped.
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/bin/true")
-        try child.run()
-        child.waitUntilExit()
-        let dead = child.processIdentifier
+        let dead = try deadProcessID()
         let files: [String: Bool] = [  // path: expected to be removed
             "a/.x.wav.driftfix-\(host)-\(dead)-1a.tmp": true,
             "a/b/.y.wav.driftfix-\(host)-\(dead)-2b.tmp": true,

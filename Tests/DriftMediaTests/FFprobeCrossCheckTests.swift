@@ -9,18 +9,7 @@ private let ffmpegAvailable = FileManager.default.isExecutableFile(atPath: "/usr
     && FileManager.default.isExecutableFile(atPath: "/usr/bin/ffprobe")
 
 /// Runs a tool and returns its standard output.
-private func output(_ program: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-}
+private func output(_ program: String, _ arguments: [String]) throws -> String { try runTool(program, arguments) }
 
 @Suite("MP4/MOV parser against ffprobe", .enabled(if: ffmpegAvailable, "ffmpeg/ffprobe not installed"))
 struct FFprobeCrossCheckTests {

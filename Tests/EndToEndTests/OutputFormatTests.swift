@@ -12,18 +12,7 @@ private func recording(_ folder: TemporaryFolder, _ name: String, encoding: Samp
 }
 
 /// Runs a tool from the system (ffmpeg, ffprobe) and returns its standard output.
-private func tool(_ name: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/" + name)
-    process.arguments = arguments
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
-}
+private func tool(_ name: String, _ arguments: [String]) throws -> String { try runTool("/usr/bin/" + name, arguments) }
 
 private let haveFFmpeg = FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")
 
@@ -138,7 +127,7 @@ struct OutputFormatTests {
                                 "pan=5.1(side)|c0=c0|c1=c0|c2=c0|c3=c0|c4=c0|c5=c0", "-c:a", "pcm_s24le", side])
         #expect(try driftfix(["process", side, folder.file("side-out.wav"), "--ratio", "1.001"]).status == 0)
         #expect(try tool("ffprobe", ["-v", "error", "-show_entries", "stream=channel_layout", "-of", "csv=p=0", folder.file("side-out.wav")])
-            .trimmingCharacters(in: .whitespacesAndNewlines) == "5.1(side)")
+ == "5.1(side)")
         // Four channels that say only "front left, front right": no libsndfile position list, so the mask is written back.
         let quad = folder.file("quad.wav")
         try Data(WaveBytes.file(channels: 4, audio: [UInt8](repeating: 0, count: 4 * 2 * 4_800), mask: 0x3)).write(to: URL(fileURLWithPath: quad))

@@ -30,9 +30,11 @@ public func driftfix(_ arguments: [String], environment: [String: String] = [:])
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
     try process.run()
-    // Read both pipes before waiting, so a chatty child cannot block on a full pipe.
+    // Both pipes are drained at once (standard error on a thread of its own), so a child that fills either one
+    // cannot block while the other is read.
+    let errors = PipeDrain(err.fileHandleForReading)
     let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    let errData = errors.wait()
     process.waitUntilExit()
     return CommandResult(
         status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
@@ -50,4 +52,47 @@ public func driftfixPath() -> String {
         folder = folder.deletingLastPathComponent()
     }
     return ".build/debug/driftfix"
+}
+
+/// Reads a pipe to its end on a thread of its own.
+final class PipeDrain: @unchecked Sendable {  // `data` is written once by the thread, read after `done` is signalled
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        let thread = Thread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+        thread.start()
+    }
+
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
+}
+
+/// Runs a program (ffmpeg, ffprobe, ...) and returns its standard output, trimmed of surrounding white space.
+public func runTool(_ path: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// The pid of a process that no longer runs: a child that has exited and been reaped (for leftovers of dead writers).
+public func deadProcessID() throws -> Int32 {
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: "/bin/true")
+    try child.run()
+    child.waitUntilExit()
+    return child.processIdentifier
 }
