@@ -31,34 +31,39 @@ let package = Package(
         // Linux system calls Swift cannot reach (openat2 for the worker's confinement, renameat2 for outputs that
         // never replace anything but a regular file) and the async-signal-safe removal of temporary files.
         .target(name: "CSystem"),
+        // The vocabulary: rational time, target lengths, edits, methods, drift analysis and policy. Pure Swift.
         .target(name: "DriftCore"),
+        // Small utilities with no domain: FNV-1a hashing, rate-limited logging, crash injection for tests.
+        .target(name: "DriftSupport"),
+        // The report schema: what a scan and a run found, as the JSON and CSV columns.
+        .target(name: "DriftSchema", dependencies: ["DriftCore"]),
         .target(name: "DriftAudio", dependencies: ["DriftCore", "CSndFile", "CSystem"]),
         .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate"]),
         // The YAML configuration file: parsed and validated into DriftCore's policy types.
         .target(name: "DriftConfig", dependencies: ["DriftCore", "DriftAudio", "DriftMedia", .product(name: "Yams", package: "Yams")]),
         // Reference probing (MP4/MOV boxes, audio, sidecars), folder scanning and pairing, drift measurement.
-        .target(name: "DriftMedia", dependencies: ["DriftCore", "DriftAudio"]),
+        .target(name: "DriftMedia", dependencies: ["DriftSchema", "DriftCore", "DriftAudio"]),
         // Drift reports: table, JSON, CSV, self-contained HTML.
-        .target(name: "DriftReports", dependencies: ["DriftCore"]),
+        .target(name: "DriftReports", dependencies: ["DriftSchema", "DriftCore"]),
         // Wire messages and their codec: pure, testable without sockets.
         .target(name: "DriftWire", dependencies: ["DriftCore"]),
         // ZeroMQ context, sockets and polling, CURVE keys and the ZAP handler (the only importer of CZMQ).
-        .target(name: "DriftTransport", dependencies: ["CZMQ", "DriftCore", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "DriftTransport", dependencies: ["DriftSupport", "CZMQ", "DriftCore", .product(name: "Logging", package: "swift-log")]),
         // Job store, leases, heartbeats, retries, dispatch; the coordinator's socket loop; local worker processes.
-        .target(name: "DriftCoordinator", dependencies: ["DriftCore", "DriftWire", "DriftTransport",
+        .target(name: "DriftCoordinator", dependencies: ["DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftTransport",
                                                          .product(name: "Logging", package: "swift-log")]),
         // The worker loop and its job runner.
-        .target(name: "DriftWorker", dependencies: ["DriftCore", "DriftAudio", "DriftWire", "DriftTransport", "DriftPipeline", "CSystem",
+        .target(name: "DriftWorker", dependencies: ["DriftSupport", "DriftCore", "DriftAudio", "DriftWire", "DriftTransport", "DriftPipeline", "CSystem",
                                                     .product(name: "Logging", package: "swift-log")]),
         // The durable run journal (SQLite through GRDB): job states written ahead, resume, incremental runs, drift
         // history, metrics.
-        .target(name: "DriftJournal", dependencies: ["DriftCore", "DriftWire", "DriftCoordinator", "DriftAudio",
+        .target(name: "DriftJournal", dependencies: ["DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftCoordinator", "DriftAudio",
                                                      .product(name: "GRDB", package: "GRDB.swift")]),
         // One file's repair (read, convert, write, verify, rename): used by `process` and by workers.
         .target(name: "DriftPipeline", dependencies: ["DriftCore", "DriftAudio", "DriftDSP"]),
         .executableTarget(
             name: "driftfix",
-            dependencies: [
+            dependencies: ["DriftSupport", "DriftSchema", 
                 "DriftCore", "DriftAudio", "DriftPipeline", "DriftConfig", "DriftMedia", "DriftReports",
                 "DriftWire", "DriftTransport", "DriftCoordinator", "DriftWorker", "DriftJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -67,7 +72,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "DriftBench",
-            dependencies: [
+            dependencies: ["DriftSchema", 
                 "DriftCore", "DriftAudio", "DriftDSP", "TestSupport", "DriftCoordinator", "DriftTransport", "DriftJournal",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -83,7 +88,7 @@ let package = Package(
         .testTarget(name: "DriftCoreTests", dependencies: ["DriftCore"]),
         .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "DriftCore"]),
         .testTarget(name: "DriftMediaTests", dependencies: ["DriftMedia", "DriftAudio", "DriftCore", "TestSupport"]),
-        .testTarget(name: "DriftReportsTests", dependencies: ["DriftReports", "DriftCore"]),
+        .testTarget(name: "DriftReportsTests", dependencies: ["DriftSchema", "DriftReports", "DriftCore"]),
         .testTarget(name: "DriftWireTests", dependencies: ["DriftWire", "DriftCore"]),
         .testTarget(name: "DriftCoordinatorTests", dependencies: ["DriftCoordinator", "DriftWire", "DriftCore"]),
         .testTarget(name: "DriftTransportTests", dependencies: ["DriftTransport", "TestSupport",
@@ -91,11 +96,11 @@ let package = Package(
         // Seeded mutation fuzzing of the parsers that read untrusted bytes, bounded in time, plus the regression corpus.
         .testTarget(name: "FuzzTests", dependencies: ["DriftMedia", "DriftWire", "DriftConfig", "TestSupport"],
                     resources: [.copy("Corpus")]),
-        .testTarget(name: "DriftJournalTests", dependencies: ["DriftJournal", "DriftCoordinator", "DriftWire", "DriftAudio",
+        .testTarget(name: "DriftJournalTests", dependencies: ["DriftSchema", "DriftJournal", "DriftCoordinator", "DriftWire", "DriftAudio",
                                                              "DriftCore", "DriftReports", "TestSupport"]),
         .testTarget(name: "DriftWorkerTests", dependencies: ["DriftWorker", "DriftWire", "DriftAudio", "DriftCore", "TestSupport"]),
         // The end-to-end targets name the `driftfix` executable so that it is built before they run it.
-        .testTarget(name: "DistributedTests", dependencies: ["driftfix", "DriftAudio", "DriftCore", "DriftTransport", "DriftWire",
+        .testTarget(name: "DistributedTests", dependencies: ["DriftSchema", "driftfix", "DriftAudio", "DriftCore", "DriftTransport", "DriftWire",
                                                             "DriftJournal", "TestSupport"]),
         .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "DriftCore", "TestSupport", "CSndFile"]),
         .testTarget(name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftCore", "TestSupport", "CSampleRate"]),

@@ -2,6 +2,7 @@ import ArgumentParser
 import DriftAudio
 import DriftCore
 import DriftDSP
+import DriftSchema
 import Foundation
 import TestSupport
 import DriftCoordinator

@@ -158,14 +158,3 @@ extension Rational {
     /// |a|.
     public static func magnitude(_ a: Rational) -> Rational { Rational(abs(a.numerator), a.denominator) }
 }
-
-extension String {
-    /// Two decimals without Foundation's format strings.
-    init(format2 value: Double) {
-        let scaled = (value * 100).rounded()
-        let whole = Int64(scaled / 100)
-        let cents = Int64(abs(scaled).truncatingRemainder(dividingBy: 100))
-        let sign = value < 0 && whole == 0 && cents != 0 ? "-" : ""
-        self = "\(sign)\(whole).\(cents < 10 ? "0" : "")\(cents)"
-    }
-}

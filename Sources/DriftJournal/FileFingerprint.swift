@@ -1,4 +1,5 @@
 import DriftCore
+import DriftSupport
 import Foundation
 
 /// A cheap identity for a media file: size, modification time (ns) and an FNV-1a 64 hash of its first and last

@@ -1,5 +1,6 @@
 import DriftCore
 import DriftCoordinator
+import DriftSchema
 import DriftWire
 import Foundation
 internal import GRDB

@@ -1,5 +1,6 @@
 import DriftCoordinator
 import DriftCore
+import DriftSupport
 import DriftWire
 import Foundation
 

@@ -1,5 +1,6 @@
 import DriftAudio
 import DriftCore
+import DriftSchema
 import Foundation
 
 /// `driftfix scan`'s engine: walk and pair, then probe every pair's headers in parallel and measure its drift.

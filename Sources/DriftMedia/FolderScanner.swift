@@ -1,4 +1,5 @@
 import DriftCore
+import DriftSchema
 import Foundation
 
 /// A recording paired with its reference, and what QA should know about the pairing.

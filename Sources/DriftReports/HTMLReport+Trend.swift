@@ -1,4 +1,5 @@
 import DriftCore
+import DriftSchema
 import Foundation
 
 extension HTMLReport {

@@ -1,4 +1,5 @@
 import DriftCore
+import DriftSchema
 import Foundation
 
 /// One self-contained HTML file (no network, no external scripts): summary, drift histogram, drift by folder,

@@ -1,4 +1,5 @@
 import DriftCore
+import DriftSchema
 import Foundation
 
 /// The terminal table `driftfix scan` prints: one line per pair, then unpaired files, errors, skipped paths and a

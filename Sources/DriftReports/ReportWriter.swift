@@ -1,4 +1,5 @@
 import DriftCore
+import DriftSchema
 import Foundation
 
 /// Writes a drift report in the formats `driftfix scan` offers.

@@ -1,4 +1,5 @@
 import DriftCore
+import DriftSchema
 import Foundation
 
 /// The nightly run's numbers as a Prometheus text file, for node_exporter's textfile collector: written to a

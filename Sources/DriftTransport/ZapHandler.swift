@@ -1,4 +1,5 @@
 import DriftCore
+import DriftSupport
 import Foundation
 import Logging
 import Synchronization

@@ -1,6 +1,7 @@
 import DriftAudio
 import DriftCore
 import DriftPipeline
+import DriftSupport
 import DriftWire
 import Foundation
 

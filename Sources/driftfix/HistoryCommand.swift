@@ -2,6 +2,7 @@ import ArgumentParser
 import DriftConfig
 import DriftCore
 import DriftJournal
+import DriftSchema
 import Foundation
 
 /// `driftfix history`: drift per folder (recorder) and file over the journal's last runs, with alerts.

@@ -6,6 +6,7 @@ import DriftJournal
 import DriftMedia
 import DriftReports
 import DriftAudio
+import DriftSchema
 import DriftTransport
 import DriftWire
 import DriftWorker

@@ -4,6 +4,8 @@ import DriftCoordinator
 import DriftCore
 import DriftJournal
 import DriftMedia
+import DriftSchema
+import DriftSupport
 import Foundation
 import Logging
 

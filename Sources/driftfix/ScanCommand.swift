@@ -3,6 +3,7 @@ import DriftConfig
 import DriftCore
 import DriftMedia
 import DriftReports
+import DriftSchema
 import Foundation
 
 /// `driftfix scan`: measure the drift of every pair under the roots, touching nothing.

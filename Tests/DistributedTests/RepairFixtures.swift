@@ -1,5 +1,6 @@
 import DriftAudio
 import DriftCore
+import DriftSchema
 import Foundation
 import TestSupport
 

@@ -1,6 +1,7 @@
 import DriftCore
 import DriftJournal
 import DriftReports
+import DriftSchema
 import Foundation
 import Testing
 import TestSupport

@@ -2,6 +2,7 @@ import DriftAudio
 import DriftCoordinator
 import DriftCore
 import DriftJournal
+import DriftSchema
 import DriftWire
 import Foundation
 import Testing

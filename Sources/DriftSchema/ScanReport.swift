@@ -1,3 +1,5 @@
+import DriftCore
+
 /// One pair in a drift report: measurements, cause and plan (or the error that stopped them).
 /// Field names are the report's stable JSON/CSV columns.
 public struct PairReport: Codable, Sendable, Equatable {
@@ -206,13 +208,5 @@ public struct ScanReport: Codable, Sendable, Equatable {
     /// Recomputes the summary after rows changed (outcomes filled in).
     public mutating func refreshSummary() {
         summary = ScanSummary(pairs: pairs, unpaired: unpaired.count, issues: errors.count, skipped: skipped.count)
-    }
-}
-
-extension String {
-    /// One decimal without Foundation's format strings.
-    init(format1 value: Double) {
-        let scaled = (value * 10).rounded()
-        self = "\(Int64(scaled / 10)).\(Int64(abs(scaled).truncatingRemainder(dividingBy: 10)))"
     }
 }

@@ -1,3 +1,5 @@
+import DriftCore
+
 // The report's JSON keeps every column on every row, with null where a value is unknown (a pair that failed to
 // probe has `driftPPM: null` and its `error`), so scripts can rely on the keys being there.
 extension PairReport {

@@ -1,3 +1,5 @@
+import DriftCore
+
 /// Drift measured over the journal's recent runs, for QA: per folder (a folder is usually one recorder) and per
 /// file, one value per run, with an alert when the newest value moved away from the earlier ones.
 public struct DriftHistory: Codable, Sendable, Equatable {

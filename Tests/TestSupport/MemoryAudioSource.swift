@@ -1,3 +1,5 @@
+import DriftCore
+
 /// An `AudioSource` over interleaved samples already in memory: for benchmarks that must leave file I/O out,
 /// and for tests.
 public final class MemoryAudioSource: AudioSource {
