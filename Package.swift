@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // System libraries. Module maps link the library directly: libzmq's pkg-config file adds a Kerberos include
@@ -41,6 +42,9 @@ let package = Package(
         .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate"]),
         // The YAML configuration file: parsed and validated into DriftCore's policy types.
         .target(name: "DriftConfig", dependencies: ["DriftCore", "DriftAudio", "DriftMedia", .product(name: "Yams", package: "Yams")]),
+        // One plan per pair (decision, operations, output), built once from the scan, the policy and the verdicts on
+        // earlier outputs; the run's report with outcomes.
+        .target(name: "DriftPlanning", dependencies: ["DriftCore", "DriftSchema"]),
         // Reference probing (MP4/MOV boxes, audio, sidecars), folder scanning and pairing, drift measurement.
         .target(name: "DriftMedia", dependencies: ["DriftSchema", "DriftCore", "DriftAudio"]),
         // Drift reports: table, JSON, CSV, self-contained HTML.
@@ -48,31 +52,40 @@ let package = Package(
         // Wire messages and their codec: pure, testable without sockets.
         .target(name: "DriftWire", dependencies: ["DriftCore"]),
         // ZeroMQ context, sockets and polling, CURVE keys and the ZAP handler (the only importer of CZMQ).
-        .target(name: "DriftTransport", dependencies: ["DriftSupport", "CZMQ", "DriftCore", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "DriftTransport", dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "CZMQ", "DriftCore", .product(name: "Logging", package: "swift-log")]),
         // Job store, leases, heartbeats, retries, dispatch; the coordinator's socket loop; local worker processes.
-        .target(name: "DriftCoordinator", dependencies: ["DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftTransport",
+        .target(name: "DriftCoordinator", dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftPlanning", "DriftSupport", "DriftCore", "DriftWire", "DriftTransport",
                                                          .product(name: "Logging", package: "swift-log")]),
         // The worker loop and its job runner.
-        .target(name: "DriftWorker", dependencies: ["DriftSupport", "DriftCore", "DriftAudio", "DriftWire", "DriftTransport", "DriftPipeline", "CSystem",
+        .target(name: "DriftWorker", dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "DriftCore", "DriftAudio", "DriftWire", "DriftTransport", "DriftPipeline", "CSystem",
                                                     .product(name: "Logging", package: "swift-log")]),
         // The durable run journal (SQLite through GRDB): job states written ahead, resume, incremental runs, drift
         // history, metrics.
-        .target(name: "DriftJournal", dependencies: ["DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftCoordinator", "DriftAudio",
+        .target(name: "DriftJournal", dependencies: ["DriftPlanning", "DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftCoordinator", "DriftAudio",
                                                      .product(name: "GRDB", package: "GRDB.swift")]),
         // One file's repair (read, convert, write, verify, rename): used by `process` and by workers.
         .target(name: "DriftPipeline", dependencies: ["DriftCore", "DriftAudio", "DriftDSP"]),
+        // The composition root: one repair run (journal, plan, coordinator services, outcome, history, metrics) and
+        // one worker, from settings to outcome; the command line and the benchmark both run through it.
+        .target(name: "DriftRun", dependencies: [
+            "DriftAudio", "DriftConfig", "DriftCoordinator", "DriftCore", "DriftJournal", "DriftMedia", "DriftPlanning",
+            "DriftReports", "DriftSchema", "DriftSupport", "DriftTransport", "DriftWorker",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+        ]),
         .executableTarget(
             name: "driftfix",
-            dependencies: ["DriftSupport", "DriftSchema", 
-                "DriftCore", "DriftAudio", "DriftPipeline", "DriftConfig", "DriftMedia", "DriftReports",
-                "DriftWire", "DriftTransport", "DriftCoordinator", "DriftWorker", "DriftJournal",
+            dependencies: [
+                "DriftAudio", "DriftConfig", "DriftCore", "DriftJournal", "DriftMedia", "DriftPipeline", "DriftReports",
+                "DriftRun", "DriftSchema", "DriftTransport", "DriftWorker", "DriftCoordinator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "DriftBench",
-            dependencies: ["DriftSchema", 
+            dependencies: ["DriftPlanning", "DriftRun", "DriftSchema", 
                 "DriftCore", "DriftAudio", "DriftDSP", "TestSupport", "DriftCoordinator", "DriftTransport", "DriftJournal",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -96,12 +109,13 @@ let package = Package(
         // Seeded mutation fuzzing of the parsers that read untrusted bytes, bounded in time, plus the regression corpus.
         .testTarget(name: "FuzzTests", dependencies: ["DriftMedia", "DriftWire", "DriftConfig", "TestSupport"],
                     resources: [.copy("Corpus")]),
-        .testTarget(name: "DriftJournalTests", dependencies: ["DriftSchema", "DriftJournal", "DriftCoordinator", "DriftWire", "DriftAudio",
+        .testTarget(name: "DriftJournalTests", dependencies: ["DriftPlanning", "DriftSchema", "DriftJournal", "DriftCoordinator", "DriftWire", "DriftAudio",
                                                              "DriftCore", "DriftReports", "TestSupport"]),
         .testTarget(name: "DriftWorkerTests", dependencies: ["DriftWorker", "DriftWire", "DriftAudio", "DriftCore", "TestSupport"]),
         // The end-to-end targets name the `driftfix` executable so that it is built before they run it.
         .testTarget(name: "DistributedTests", dependencies: ["DriftSchema", "driftfix", "DriftAudio", "DriftCore", "DriftTransport", "DriftWire",
-                                                            "DriftJournal", "TestSupport"]),
+                                                            "DriftJournal", "TestSupport"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "DriftCore", "TestSupport", "CSndFile"]),
         .testTarget(name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftCore", "TestSupport", "CSampleRate"]),
         .testTarget(name: "DriftPipelineTests", dependencies: ["DriftPipeline", "DriftAudio", "DriftCore", "TestSupport"]),

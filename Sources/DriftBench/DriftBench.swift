@@ -7,13 +7,16 @@ import Foundation
 import TestSupport
 import DriftCoordinator
 import DriftJournal
+import DriftPlanning
+import DriftRun
 import DriftTransport
 import Logging
+import Synchronization
 
 /// `driftfix-bench`: helpers for scripts/bench.sh. Generates long test recordings and measures the converter
 /// alone, in memory, so the pipeline's overhead shows as a ratio.
 @main
-struct DriftBench: ParsableCommand {
+struct DriftBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "driftfix-bench",
         abstract: "Benchmark helpers for driftfix (used by scripts/bench.sh).",
@@ -202,8 +205,9 @@ struct Tree: ParsableCommand {
     }
 }
 
-/// Dispatch overhead: a coordinator hands out no-op jobs to real worker processes over ZeroMQ and counts jobs/s.
-struct Dispatch: ParsableCommand {
+/// Dispatch overhead: a coordinator hands out no-op jobs to real worker processes over ZeroMQ and counts jobs/s. It
+/// runs through the same `CoordinatorRuntime` as `driftfix repair` (services, ZAP handler, local worker pool).
+struct Dispatch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Measure dispatch throughput with no-op jobs.")
 
     @Option var jobs: Int = 20_000
@@ -215,33 +219,30 @@ struct Dispatch: ParsableCommand {
     @Flag(help: "Workers connect over loopback TCP with CURVE (keys made here, admitted by the ZAP handler).")
     var curve = false
 
-    func run() throws {
+    func run() async throws {
         let records = (1...jobs).map {
-            JobRecord(id: $0, input: "/dev/null", output: "/dev/null", outputRoot: "/", targetFrames: 1, method: .resample,
+            JobRecord(id: $0, input: "/dev/null/\($0)", output: "/dev/null", outputRoot: "/", targetFrames: 1, method: .resample,
                       methodReason: "bench", quality: .fast, audioSeconds: 0, noop: true, run: journal == nil ? nil : 1)
         }
         let store: JobStore
-        var opened: Journal?
         if let journal {
             for suffix in ["", "-wal", "-shm", ".lock"] { unlink(journal + suffix) }
             let file = try Journal(path: journal)
             let run = try file.beginRun(roots: ["/bench"], outputRoot: "/")
             let report = ScanReport(generated: "", roots: [], pairs: [], unpaired: [], errors: [])
-            try file.storePlan(run: run, report: report, jobs: records.map { PlannedJob(record: $0, row: 0, prints: nil) })
+            try file.storePlan(run: run, plan: RunPlan(report: report, pairs: []), jobs: records, prints: [:])
             store = JournalJobStore(journal: file, run: run, jobs: records, prints: [:])
-            opened = file
         } else {
             let memory = InMemoryJobStore()
             memory.add(records)
             store = memory
         }
         let logger = Logger(label: "bench")
-        let context = try MessageContext()
-        var endpoint = "ipc:///tmp/driftfix-bench-\(getpid()).sock"
-        var security = SocketSecurity.none
+        var settings = CoordinatorRuntime.Settings(endpoint: "ipc:///tmp/driftfix-bench-\(getpid()).sock")
+        settings.shutdownSignals = []
         var keyArguments: [String] = []
-        var zap: ZapHandler?
         let keyFolder = "/tmp/driftfix-bench-keys-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: keyFolder) }
         if curve {
             try FileManager.default.createDirectory(atPath: keyFolder + "/allow", withIntermediateDirectories: true)
             let server = try CurveKeyPair.generate()
@@ -249,40 +250,24 @@ struct Dispatch: ParsableCommand {
             try CurveKeyFile.write(server, name: "coordinator", folder: keyFolder)
             try CurveKeyFile.write(worker, name: "worker", folder: keyFolder)
             try FileManager.default.copyItem(atPath: keyFolder + "/worker.pub", toPath: keyFolder + "/allow/worker.pub")
-            zap = try ZapHandler(context: context, allowlist: KeyAllowlist(path: keyFolder + "/allow"), logger: logger)
-            security = .curveServer(server)
-            endpoint = "tcp://127.0.0.1:\(Int.random(in: 20_000...59_000))"
+            settings.admission = AdmissionPolicy(allowlist: keyFolder + "/allow")
+            settings.security = .curveServer(server)
+            settings.endpoint = "tcp://127.0.0.1:\(Int.random(in: 20_000...59_000))"
             keyArguments = ["--curve-secret", keyFolder + "/worker.key", "--server-key", keyFolder + "/coordinator.pub"]
         }
-        defer {
-            zap?.stop()
-            try? FileManager.default.removeItem(atPath: keyFolder)
-        }
-        let dispatcher = Dispatcher(store: store)
-        let server = try CoordinatorServer(context: context, endpoint: endpoint, dispatcher: dispatcher, security: security,
-                                           logger: logger)
-        var processes: [Process] = []
-        for index in 0..<workers {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: driftfix)
-            process.arguments = ["worker", "--connect", endpoint, "--concurrency", "\(capacity)", "--identity", "bench-\(index)"]
-                + keyArguments
-            try process.run()
-            processes.append(process)
-        }
-        var started: ContinuousClock.Instant?
-        let outcome = try server.run(shouldStop: { false }, onEvent: { event in
-            if case .workerJoined = event, started == nil { started = .now }
+        var pool = LocalWorkerPool.Settings(count: workers, endpoint: settings.endpoint, executable: driftfix,
+                                            extraArguments: keyArguments)
+        pool.capacity = capacity
+        settings.pool = pool
+        let started = Mutex<ContinuousClock.Instant?>(nil)
+        let result = try await CoordinatorRuntime(settings: settings, logger: logger).run(store: store, onEvent: { event in
+            if case .workerJoined = event { started.withLock { $0 = $0 ?? .now } }
         })
-        let elapsed = ContinuousClock.now - (started ?? .now)
-        let seconds = elapsed.seconds
-        try server.farewell(seconds: 2)
-        // Foundation reaps the workers; waiting for them here is only to leave none behind.
-        let deadline = Date().addingTimeInterval(10)
-        while processes.contains(where: \.isRunning) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        let finished = ContinuousClock.now
+        let seconds = (finished - (started.withLock { $0 } ?? finished)).seconds
         unlink("/tmp/driftfix-bench-\(getpid()).sock")
         let rate = String(format: "%.2f s, %.0f jobs/s", seconds, Double(jobs) / seconds)
-        let kind = (opened == nil ? "in-memory store" : "journal") + (curve ? ", CURVE over TCP" : ", ipc")
-        print("\(jobs) no-op jobs to \(workers) workers (capacity \(capacity)), \(kind): \(rate) (\(outcome))")
+        let kind = (journal == nil ? "in-memory store" : "journal") + (curve ? ", CURVE over TCP" : ", ipc")
+        print("\(jobs) no-op jobs to \(workers) workers (capacity \(capacity)), \(kind): \(rate) (\(result.outcome))")
     }
 }

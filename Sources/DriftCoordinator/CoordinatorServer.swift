@@ -29,14 +29,9 @@ public final class CoordinatorServer {
     /// another kind of failure.
     private var handshakeLogs: [String: RateLimitedLog] = [:]
 
-    /// Whether a CURVE key (Z85) is still admitted; checked for every message, so a key removed from the allowlist
-    /// cuts off a worker that is already connected (its jobs go back to the queue and it is told to shut down).
-    public var authorize: ((String) -> Bool)?
-    private var authorized: [String: Bool] = [:]
-    private var authorizedAt = -Double.infinity
-    /// Keys found missing, and since when: a key is revoked only if it is still missing a second later, so an
-    /// editor rewriting a key file (empty for a moment) does not cut off every worker.
-    private var missingSince: [String: Double] = [:]
+    /// Who may send messages (CURVE): checked per message, so a key removed from the allowlist cuts off a worker
+    /// that is already connected. Nil without CURVE.
+    private let admission: AdmissionPolicy?
     private var revokeLog = RateLimitedLog(perWindow: 5, window: 10)
 
     /// Failed security handshakes so far (plaintext clients, wrong server keys, refused keys).
@@ -45,10 +40,11 @@ public final class CoordinatorServer {
     /// Binds `endpoint` (`ipc://...`, `tcp://127.0.0.1:5555`, `tcp://0.0.0.0:5555`).
     /// With `.curveServer`, a `ZapHandler` must already run on `context`.
     public init(context: MessageContext, endpoint: String, dispatcher: Dispatcher, limits: Limits = Limits(),
-                security: SocketSecurity = .none, logger: Logger) throws {
+                security: SocketSecurity = .none, admission: AdmissionPolicy? = nil, logger: Logger) throws {
         self.dispatcher = dispatcher
         self.limits = limits
         self.logger = logger
+        self.admission = admission
         socket = try MessageSocket(context: context, kind: .router, maxMessageBytes: WireCodec.maxMessageBytes, security: security)
         if security != .none { monitor = try socket.monitorHandshakes(name: "coordinator-\(getpid())") }
         try socket.bind(endpoint)
@@ -69,13 +65,16 @@ public final class CoordinatorServer {
         case storeFailed(String)
     }
 
-    /// Runs until every job is finished, `shouldStop` turns true (then drains running jobs, bounded), or no
-    /// worker has been alive for `idleTimeout`. `onEvent` sees every dispatch event (progress, logs).
-    public func run(shouldStop: () -> Bool, onEvent: (DispatchEvent) -> Void) throws -> Outcome {
+    /// Runs until every job is finished, `stop` fires (then drains running jobs, bounded), `abort` fires (at once),
+    /// or no worker has been alive for `idleTimeout`. `onEvent` sees every dispatch event (progress, logs), on this
+    /// thread.
+    public func run(stop: StopEvent, abort: StopEvent? = nil, onEvent: (DispatchEvent) -> Void) throws -> Outcome {
         var lastAlive = now
         var stopRequestedAt: Double?
         while true {
-            let (readable, _) = try socket.poll(milliseconds: 50)
+            // The tick below runs at least every 50 ms (heartbeats, lease expiry); a stop wakes the poll at once (and,
+            // once seen, is no longer polled: the pipe stays readable).
+            let (readable, stopping) = try socket.poll(milliseconds: 50, descriptor: stopRequestedAt == nil ? stop.descriptor : nil)
             if readable {
                 // Read everything waiting, so a flood of garbage cannot starve the clock below.
                 var budget = 10_000
@@ -98,12 +97,13 @@ public final class CoordinatorServer {
                 logger.error("\(failure)")
                 return .storeFailed(failure)
             }
-            if stopRequestedAt == nil && shouldStop() {
+            if stopRequestedAt == nil && stopping {
                 stopRequestedAt = now
                 dispatcher.stopDispatching()
                 logger.notice("stop requested: no new jobs; waiting up to \(Int(limits.drainTimeout)) s for \(dispatcher.leasedJobs) running")
             }
-            if let since = stopRequestedAt, dispatcher.leasedJobs == 0 || now - since > limits.drainTimeout { return .stopped }
+            if let since = stopRequestedAt,
+               dispatcher.leasedJobs == 0 || now - since > limits.drainTimeout || abort?.isFired == true { return .stopped }
             if dispatcher.liveWorkers == 0 && now - lastAlive > limits.idleTimeout { return .noWorkers }
         }
     }
@@ -149,25 +149,15 @@ public final class CoordinatorServer {
             return
         }
         let peer = printable(identity)
-        if let authorize, let key = socket.lastUserId {
-            // Decisions are cached for a second: the allowlist is re-read at most that often, not per message.
-            if now - authorizedAt > 1 {
-                authorized.removeAll(keepingCapacity: true)
-                authorizedAt = now
-            }
-            let allowed = authorized[key] ?? authorize(key)
-            authorized[key] = allowed
-            if allowed {
-                missingSince[key] = nil
-            } else if missingSince[key] == nil {
-                missingSince[key] = now
-            }
-            if let since = missingSince[key], now - since >= 1 {
+        if let admission, let key = socket.lastUserId {
+            switch admission.decision(for: key, at: now) {
+            case .admitted, .pending:
+                break
+            case .revoked:
                 if let line = revokeLog.admit("worker \(peer): its key \(key) is no longer in the allowlist; its jobs go back to the queue", at: now) {
                     logger.warning("\(line)")
                 }
-                send(dispatcher.received(.goodbye, from: peer, at: now))
-                send([(peer, .shutdown)])
+                send(dispatcher.revoke(peer, reason: "its key is no longer in the allowlist", at: now))
                 return
             }
         }

@@ -108,6 +108,16 @@ public final class Dispatcher {
         return outgoing
     }
 
+    /// A worker whose key was revoked: it is cut off at once - its leases go back to the queue and it is told to
+    /// shut down. Returns the messages to send.
+    public func revoke(_ peer: String, reason: String, at now: Double) -> [(String, WireMessage)] {
+        if let worker = workers.removeValue(forKey: peer) {
+            let count = requeue(worker.leased, reason: "worker \(peer) was cut off: \(reason)")
+            events.append(.workerLost(peer, requeued: count))
+        }
+        return [(peer, .shutdown)] + dispatch(now: now)
+    }
+
     /// Time passes: expire silent workers, send due heartbeats, hand out work.
     public func tick(at now: Double) -> [(String, WireMessage)] {
         var outgoing: [(String, WireMessage)] = []
@@ -188,10 +198,9 @@ public final class Dispatcher {
         guard dispatching else { return [] }
         var outgoing: [(String, WireMessage)] = []
         while let job = store.nextQueued() {
-            guard let (peer, worker) = workers.filter({ $0.value.leased.count < $0.value.capacity })
-                .max(by: { ($0.value.capacity - $0.value.leased.count, $1.key) < ($1.value.capacity - $1.value.leased.count, $0.key) })
+            guard let peer = workers.filter({ $0.value.leased.count < $0.value.capacity })
+                .max(by: { ($0.value.capacity - $0.value.leased.count, $1.key) < ($1.value.capacity - $1.value.leased.count, $0.key) })?.key
             else { break }
-            _ = worker
             // Write-ahead: a lease the store could not record is not sent (the run is stopping on the failure).
             guard store.failure == nil, let attempt = store.lease(job.id, to: peer, at: now) else { break }
             workers[peer]?.leased.insert(job.id)

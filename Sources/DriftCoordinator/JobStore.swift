@@ -1,4 +1,5 @@
 import DriftCore
+import DriftPlanning
 import DriftWire
 
 /// Where a job stands.
@@ -12,6 +13,8 @@ public enum JobState: Sendable, Equatable {
 
 /// One repair to run: the job a worker receives, plus the coordinator's bookkeeping.
 public struct JobRecord: Sendable, Equatable {
+    /// The pair this job repairs.
+    public let pair: PairID
     /// What a worker is sent (its `attempt` is set at each lease).
     public var spec: JobSpec
     /// Audio seconds: longest jobs go first, so a run does not end waiting on one big file.
@@ -23,6 +26,7 @@ public struct JobRecord: Sendable, Equatable {
 
     public init(id: Int, input: String, output: String, outputRoot: String, targetFrames: Int64, method: RepairMethod,
                 methodReason: String, quality: ResampleQuality, audioSeconds: Double, noop: Bool = false, run: Int64? = nil) {
+        pair = PairID(recording: input)
         spec = JobSpec(id: id, attempt: 0, input: input, output: output, outputRoot: outputRoot, targetFrames: targetFrames,
                        method: method, methodReason: methodReason, quality: quality, noop: noop)
         spec.run = run
@@ -30,7 +34,8 @@ public struct JobRecord: Sendable, Equatable {
     }
 
     /// A record as a journal stored it.
-    public init(spec: JobSpec, audioSeconds: Double, state: JobState, attempts: Int, lastError: String?) {
+    public init(pair: PairID, spec: JobSpec, audioSeconds: Double, state: JobState, attempts: Int, lastError: String?) {
+        self.pair = pair
         self.spec = spec
         self.audioSeconds = audioSeconds
         self.state = state

@@ -51,21 +51,21 @@ extension Journal {
     public static let measurementRunsKept = 1000
 
     /// Keeps the journal from growing night after night: finished runs older than the newest `keepRuns` lose their
-    /// stored reports and job rows (resume never needs them), and measurements older than the newest
+    /// stored pairs and job rows (resume never needs them), and measurements older than the newest
     /// `measurementRunsKept` runs go. Unfinished runs are never touched. Returns the runs pruned.
     @discardableResult
     public func prune(keepRuns: Int) throws(JournalError) -> Int {
         try write { db in
             let old = """
-                SELECT id FROM run WHERE status IN ('complete', 'abandoned') AND report IS NOT NULL
+                SELECT id FROM run WHERE status IN ('complete', 'abandoned') AND planned = 1
                 AND id NOT IN (SELECT id FROM run ORDER BY id DESC LIMIT \(max(1, keepRuns)))
                 """
             let ids = try Int64.fetchAll(db, sql: old)
             guard !ids.isEmpty || keepRuns < Self.measurementRunsKept else { return 0 }
             let list = ids.map(String.init).joined(separator: ",")
             if !ids.isEmpty {
-                try db.execute(sql: "DELETE FROM job WHERE run IN (\(list))")
-                try db.execute(sql: "UPDATE run SET report = NULL WHERE id IN (\(list))")
+                for table in ["job", "pair", "entry"] { try db.execute(sql: "DELETE FROM \(table) WHERE run IN (\(list))") }
+                try db.execute(sql: "UPDATE run SET planned = 0 WHERE id IN (\(list))")
             }
             try db.execute(sql: """
                 DELETE FROM measurement WHERE run NOT IN (SELECT id FROM run ORDER BY id DESC LIMIT \(Self.measurementRunsKept))

@@ -1,7 +1,4 @@
 import DriftCore
-import DriftCoordinator
-import DriftSchema
-import DriftWire
 import Foundation
 internal import GRDB
 
@@ -77,7 +74,7 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
         try access { db in
             let statuses = RunStatus.resumable.map { "'\($0.rawValue)'" }.joined(separator: ",")
             let row = try Row.fetchOne(db, sql: """
-                SELECT id, key, started, status, roots, outputRoot, report IS NOT NULL AS planned FROM run
+                SELECT id, key, started, status, roots, outputRoot, planned FROM run
                 WHERE status IN (\(statuses)) AND roots = ? AND outputRoot = ? ORDER BY id DESC LIMIT 1
                 """, arguments: [Self.encodeRoots(roots), outputRoot])
             return row.map(Self.run(from:))
@@ -110,83 +107,6 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
         try access { db in try Int64.fetchOne(db, sql: "SELECT key FROM run WHERE id = ?", arguments: [run]) ?? run }
     }
 
-    /// Stores a run's scan report and jobs, and its drift measurements for the history, in one transaction; the
-    /// run becomes `running`.
-    public func storePlan(run: Int64, report: ScanReport, jobs: [PlannedJob]) throws(JournalError) {
-        let encoder = JSONEncoder()
-        try write { db in
-            try db.execute(sql: "UPDATE run SET status = 'running', report = ? WHERE id = ?",
-                           arguments: [try encoder.encode(report), run])
-            let insertJob = try db.makeStatement(sql: """
-                INSERT INTO job (run, id, row, spec, audioSeconds, state, attempts, prints) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            // A plan's jobs all start queued (pairs already current were left out of it as `unchanged`).
-            for job in jobs {
-                try insertJob.execute(arguments: [
-                    run, job.record.id, job.row, try encoder.encode(job.record.spec), job.record.audioSeconds, "queued",
-                    job.record.attempts, try job.prints.map { try encoder.encode($0) },
-                ])
-            }
-            let insertMeasurement = try db.makeStatement(sql: """
-                INSERT OR REPLACE INTO measurement (run, recording, folder, ppm, endOffsetMs) VALUES (?, ?, ?, ?, ?)
-                """)
-            for pair in report.pairs {
-                guard let ppm = pair.driftPPM else { continue }
-                try insertMeasurement.execute(arguments: [run, pair.recording, pair.folder, ppm, pair.endOffsetMs])
-            }
-        }
-    }
-
-    /// A stored plan, with every job as the journal last recorded it. Jobs that were out on lease when the
-    /// coordinator stopped go back to the queue (recorded so), to be run again.
-    public func loadPlan(run: Int64) throws(JournalError) -> (report: ScanReport, jobs: [JobRecord], rows: [Int: Int], prints: [Int: JobFingerprints]) {
-        let decoder = JSONDecoder()
-        let path = path
-        func damaged(_ what: String) -> JournalError { JournalError(path: path, cause: .corrupt(what)) }
-        return try write { db in
-            // A lease cut short by the coordinator's own stop is not the job's fault: it does not count as an attempt.
-            try db.execute(sql: """
-                UPDATE job SET state = 'queued', attempts = MAX(attempts - 1, 0),
-                error = 'the coordinator stopped while it was leased' WHERE run = ? AND state = 'leased'
-                """, arguments: [run])
-            guard let reportData = try Data.fetchOne(db, sql: "SELECT report FROM run WHERE id = ?", arguments: [run]) else {
-                throw JournalError(path: path, cause: .other("run \(run) has no stored plan"))
-            }
-            let report = try decoder.decode(ScanReport.self, from: reportData)
-            var jobs: [JobRecord] = []
-            var rows: [Int: Int] = [:]
-            var prints: [Int: JobFingerprints] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM job WHERE run = ? ORDER BY id", arguments: [run]) {
-                guard let specData = row["spec"] as Data?, let index = row["row"] as Int?,
-                      let audioSeconds = row["audioSeconds"] as Double?, let attempts = row["attempts"] as Int?,
-                      let stateName = row["state"] as String? else { throw damaged("a job row of run \(run) lacks a field") }
-                let spec = try decoder.decode(JobSpec.self, from: specData)
-                let error: String? = row["error"]
-                let state: JobState
-                switch stateName {
-                case "done":
-                    guard let resultData = row["result"] as Data? else { throw damaged("job \(spec.id) is done without a result") }
-                    state = .done(try decoder.decode(JobResult.self, from: resultData))
-                case "failed": state = .failed(error ?? "failed")
-                default: state = .queued
-                }
-                jobs.append(JobRecord(spec: spec, audioSeconds: audioSeconds, state: state, attempts: attempts, lastError: error))
-                rows[spec.id] = index
-                if let data = row["prints"] as Data? { prints[spec.id] = try decoder.decode(JobFingerprints.self, from: data) }
-            }
-            return (report, jobs, rows, prints)
-        }
-    }
-
-    /// Records how a run ended, with its final report (outcomes filled in).
-    public func finishRun(_ run: Int64, status: RunStatus, succeeded: Bool, report: ScanReport, at date: Date = Date()) throws(JournalError) {
-        let data = try encode(report)
-        try write { db in
-            try db.execute(sql: "UPDATE run SET status = ?, ok = ?, finished = ?, report = ? WHERE id = ?",
-                           arguments: [status.rawValue, succeeded, date.timeIntervalSince1970, data, run])
-        }
-    }
-
     /// When a run last ended with every pair repaired, unchanged or skipped.
     public func lastSuccess() throws(JournalError) -> Date? {
         try access { db in
@@ -198,86 +118,8 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
     public func runs(limit: Int) throws(JournalError) -> [JournalRun] {
         try access { db in
             try Row.fetchAll(db, sql: """
-                SELECT id, key, started, status, roots, outputRoot, report IS NOT NULL AS planned FROM run ORDER BY id DESC LIMIT ?
+                SELECT id, key, started, status, roots, outputRoot, planned FROM run ORDER BY id DESC LIMIT ?
                 """, arguments: [limit]).map(Self.run(from:))
-        }
-    }
-
-    /// Each job of a run as last recorded: id → (state, attempts, output path). For inspection and tests.
-    public func jobStates(run: Int64) throws(JournalError) -> [Int: (state: String, attempts: Int, output: String)] {
-        let decoder = JSONDecoder()
-        return try access { db in
-            var states: [Int: (state: String, attempts: Int, output: String)] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT id, state, attempts, spec FROM job WHERE run = ?", arguments: [run]) {
-                let spec = try decoder.decode(JobSpec.self, from: row["spec"] as Data)
-                states[row["id"]] = (row["state"], row["attempts"], spec.output)
-            }
-            return states
-        }
-    }
-
-    // MARK: outputs
-
-    /// The last verified output of every recording, by recording path.
-    public func outputs() throws(JournalError) -> [String: OutputRecord] {
-        let decoder = JSONDecoder()
-        return try access { db in
-            var records: [String: OutputRecord] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM output") {
-                // A row missing a field cannot vouch for an output: the pair is simply repaired again.
-                guard let printData = row["prints"] as Data?, let recording = row["recording"] as String?,
-                      let output = row["output"] as String?, let frames = row["outputFrames"] as Int64?,
-                      let run = row["run"] as Int64?,
-                      let prints = try? decoder.decode(JobFingerprints.self, from: printData) else { continue }
-                let record = OutputRecord(
-                    recording: recording, prints: prints, output: output, outputFrames: frames,
-                    outputSize: row["outputSize"], outputModified: row["outputModified"], checksum: row["checksum"],
-                    worker: row["worker"], run: run)
-                records[record.recording] = record
-            }
-            return records
-        }
-    }
-
-    // MARK: job transitions (JournalJobStore)
-
-    func recordLease(run: Int64, job: Int, worker: String, attempt: Int, at time: Double) throws(JournalError) {
-        try write { db in
-            try db.cachedStatement(sql: """
-                UPDATE job SET state = 'leased', worker = ?, attempts = ?, leasedAt = ? WHERE run = ? AND id = ?
-                """).execute(arguments: [worker, attempt, time, run, job])
-        }
-    }
-
-    /// Marks a job done and, in the same transaction, records its output as current for the next nights.
-    func recordDone(run: Int64, job: Int, result: JobResult, output: OutputRecord?) throws(JournalError) {
-        let encoder = JSONEncoder()
-        try write { db in
-            try db.cachedStatement(sql: "UPDATE job SET state = 'done', result = ?, error = NULL WHERE run = ? AND id = ?")
-                .execute(arguments: [try encoder.encode(result), run, job])
-            if let output {
-                try db.cachedStatement(sql: """
-                    INSERT OR REPLACE INTO output (recording, prints, output, outputFrames, outputSize, outputModified, checksum, worker, run)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [
-                        output.recording, try encoder.encode(output.prints), output.output, output.outputFrames,
-                        output.outputSize, output.outputModified, output.checksum, output.worker, output.run,
-                    ])
-            }
-        }
-    }
-
-    func recordFailed(run: Int64, job: Int, error: String) throws(JournalError) {
-        try write { db in
-            try db.cachedStatement(sql: "UPDATE job SET state = 'failed', error = ? WHERE run = ? AND id = ?")
-                .execute(arguments: [error, run, job])
-        }
-    }
-
-    func recordRequeued(run: Int64, job: Int, reason: String) throws(JournalError) {
-        try write { db in
-            try db.cachedStatement(sql: "UPDATE job SET state = 'queued', error = ? WHERE run = ? AND id = ?")
-                .execute(arguments: [reason, run, job])
         }
     }
 
@@ -296,14 +138,6 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
             return try database.read(body)
         } catch {
             throw JournalError.from(error, path: path)
-        }
-    }
-
-    private func encode(_ report: ScanReport) throws(JournalError) -> Data {
-        do {
-            return try JSONEncoder().encode(report)
-        } catch {
-            throw JournalError(path: path, cause: .other("cannot encode the report: \(error)"))
         }
     }
 

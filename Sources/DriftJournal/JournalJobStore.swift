@@ -42,7 +42,7 @@ public final class JournalJobStore: JobStore {
     public func complete(_ id: Int, with result: JobResult) {
         guard let job = memory.job(id) else { return }
         let output = prints[id].map { prints in
-            let seen = Self.fileStatus(job.output)
+            let seen = FileStatus.of(job.output)
             return OutputRecord(recording: job.input, prints: prints, output: job.output,
                                 outputFrames: result.outputFrames ?? job.spec.targetFrames, outputSize: seen?.size,
                                 outputModified: seen?.modified, checksum: result.checksum, worker: result.worker, run: run)
@@ -75,9 +75,11 @@ public final class JournalJobStore: JobStore {
             return false
         }
     }
+}
 
-    /// Size and modification time (ns) of a file, as this machine sees it.
-    static func fileStatus(_ path: String) -> (size: Int64, modified: Int64)? {
+/// Size and modification time (ns) of a file, as this machine sees it.
+enum FileStatus {
+    static func of(_ path: String) -> (size: Int64, modified: Int64)? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return (Int64(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))

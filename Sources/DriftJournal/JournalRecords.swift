@@ -1,4 +1,5 @@
-import DriftCoordinator
+import DriftCore
+import DriftPlanning
 import Foundation
 
 /// Where a run stands in the journal.
@@ -49,29 +50,17 @@ public struct JobFingerprints: Codable, Sendable, Equatable {
         self.plan = plan
     }
 
-    public init?(job: JobRecord, reference: String) {
-        guard let recordingPrint = FileFingerprint.of(path: job.input),
-              let referencePrint = FileFingerprint.of(path: reference) else { return nil }
-        self.init(recording: recordingPrint, reference: referencePrint, plan: Self.plan(of: job))
+    /// Fingerprints of a pair to repair: its recording, its reference, and the plan (target, method, quality,
+    /// output). Nil when an input cannot be read.
+    public init?(plan: PairPlan, quality: ResampleQuality) {
+        guard let recordingPrint = FileFingerprint.of(path: plan.id.recording),
+              let referencePrint = FileFingerprint.of(path: plan.reference) else { return nil }
+        self.init(recording: recordingPrint, reference: referencePrint, plan: Self.plan(of: plan, quality: quality))
     }
 
-    public static func plan(of job: JobRecord) -> String {
-        "\(job.spec.targetFrames) frames, \(job.method.rawValue), \(job.spec.quality.rawValue), \(job.output)"
-    }
-}
-
-/// A job of a plan, as the journal stores it.
-public struct PlannedJob: Sendable {
-    public var record: JobRecord
-    /// The pair's row in the run's report.
-    public var row: Int
-    /// Nil when the inputs could not be fingerprinted (the output is then never considered current).
-    public var prints: JobFingerprints?
-
-    public init(record: JobRecord, row: Int, prints: JobFingerprints?) {
-        self.record = record
-        self.row = row
-        self.prints = prints
+    /// The plan as compared between nights: a change in any part means the output is stale.
+    public static func plan(of plan: PairPlan, quality: ResampleQuality) -> String {
+        "\(plan.targetFrames ?? 0) frames, \(plan.method?.method.rawValue ?? "-"), \(quality.rawValue), \(plan.output ?? "-")"
     }
 }
 

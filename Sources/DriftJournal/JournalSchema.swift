@@ -1,3 +1,6 @@
+import DriftCore
+import DriftPlanning
+import Foundation
 internal import GRDB
 
 extension Journal {
@@ -6,8 +9,8 @@ extension Journal {
     static func migrate(_ database: DatabaseQueue, path: String) throws {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            // One row per `driftfix repair`; `report` is the plan (the scan report) once the scan finished, and the
-            // final report with outcomes once the run ended.
+            // One row per `driftfix repair`; `report` was the plan (the scan report) once the scan finished, and the
+            // final report with outcomes once the run ended (replaced by `pair` rows in v3).
             try db.execute(sql: """
                 CREATE TABLE run (
                     id INTEGER PRIMARY KEY,
@@ -60,6 +63,68 @@ extension Journal {
             // A random key per run, sent with its jobs and echoed in results: run ids restart at 1 in a new
             // journal, keys do not repeat, so a result from another journal's run 1 cannot complete this one's job.
             try db.execute(sql: "ALTER TABLE run ADD COLUMN key INTEGER")
+        }
+        migrator.registerMigration("v3 records") { db in
+            // Plain columns instead of JSON blobs of wire messages and reports: one `pair` row per pair (its scan
+            // row, its plan, its outcome), `entry` rows for unpaired files, scan errors and skipped paths, and jobs
+            // and outputs as columns. Old rows are converted from the JSON the previous release wrote.
+            try db.execute(sql: """
+                CREATE TABLE pair (
+                    run INTEGER NOT NULL REFERENCES run(id),
+                    position INTEGER NOT NULL,
+                    recording TEXT NOT NULL,
+                    reference TEXT NOT NULL,
+                    folder TEXT NOT NULL,
+                    sampleRate INTEGER, channels INTEGER, format TEXT, recordingFrames INTEGER,
+                    recordingSeconds REAL, referenceSeconds REAL, referenceDuration TEXT, referenceSource TEXT,
+                    driftSeconds REAL, driftPPM REAL, endOffsetMs REAL, sync TEXT, flags TEXT NOT NULL,
+                    cause TEXT, causeDetail TEXT, action TEXT NOT NULL, method TEXT, methodReason TEXT,
+                    targetFrames INTEGER, error TEXT, warnings TEXT NOT NULL,
+                    decision TEXT NOT NULL CHECK (decision IN ('skip', 'refuse', 'repair', 'unchanged')),
+                    operations TEXT NOT NULL,
+                    measuredBy TEXT NOT NULL,
+                    output TEXT, outcome TEXT, outputFrames INTEGER, checksum TEXT, attempts INTEGER, worker TEXT,
+                    processingSeconds REAL,
+                    PRIMARY KEY (run, recording)
+                );
+                CREATE TABLE entry (
+                    run INTEGER NOT NULL REFERENCES run(id),
+                    position INTEGER NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('unpaired-recording', 'unpaired-reference', 'error', 'skipped')),
+                    path TEXT NOT NULL,
+                    reason TEXT NOT NULL,
+                    PRIMARY KEY (run, position)
+                );
+                CREATE TABLE job3 (
+                    run INTEGER NOT NULL REFERENCES run(id),
+                    id INTEGER NOT NULL,
+                    recording TEXT NOT NULL,
+                    input TEXT NOT NULL, output TEXT NOT NULL, outputRoot TEXT NOT NULL, inputRoots TEXT,
+                    targetFrames INTEGER NOT NULL, method TEXT NOT NULL, methodReason TEXT NOT NULL, quality TEXT NOT NULL,
+                    noop INTEGER NOT NULL, wireRun INTEGER, audioSeconds REAL NOT NULL,
+                    state TEXT NOT NULL CHECK (state IN ('queued', 'leased', 'done', 'failed')),
+                    worker TEXT, attempts INTEGER NOT NULL, leasedAt REAL, error TEXT,
+                    resultAttempt INTEGER, resultWorker TEXT, outputFrames INTEGER, checksum TEXT, seconds REAL,
+                    recordingPrint TEXT, referencePrint TEXT, planPrint TEXT,
+                    PRIMARY KEY (run, id)
+                );
+                CREATE TABLE output3 (
+                    recording TEXT PRIMARY KEY,
+                    recordingPrint TEXT NOT NULL, referencePrint TEXT NOT NULL, planPrint TEXT NOT NULL,
+                    output TEXT NOT NULL, outputFrames INTEGER NOT NULL, outputSize INTEGER, outputModified INTEGER,
+                    checksum TEXT, worker TEXT, run INTEGER NOT NULL
+                );
+                ALTER TABLE run ADD COLUMN planned INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE run ADD COLUMN generated TEXT;
+                """)
+            try LegacyJournal.convert(db)
+            try db.execute(sql: """
+                DROP TABLE job;
+                ALTER TABLE job3 RENAME TO job;
+                DROP TABLE output;
+                ALTER TABLE output3 RENAME TO output;
+                ALTER TABLE run DROP COLUMN report;
+                """)
         }
         try database.write { db in
             if try migrator.hasBeenSuperseded(db) {

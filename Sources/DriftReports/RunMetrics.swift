@@ -29,7 +29,7 @@ public struct RunMetrics: Sendable, Equatable {
     public init(report: ScanReport, started: Date, finished: Date, lastSuccess: Date?) {
         var outcomes: [RepairOutcome: Int] = [:]
         for pair in report.pairs { if let outcome = pair.outcome { outcomes[outcome, default: 0] += 1 } }
-        let succeeded = report.pairs.allSatisfy { $0.outcome?.isGood ?? false } && report.errors.isEmpty
+        let succeeded = report.isGoodRun
         self.init(lastSuccess: succeeded ? finished : lastSuccess, started: started, finished: finished,
                   succeeded: succeeded, outcomes: outcomes,
                   audioSecondsProcessed: report.pairs.filter { $0.outcome == .repaired }.compactMap(\.recordingSeconds).reduce(0, +))

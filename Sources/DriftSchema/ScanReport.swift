@@ -210,3 +210,11 @@ public struct ScanReport: Codable, Sendable, Equatable {
         summary = ScanSummary(pairs: pairs, unpaired: unpaired.count, issues: errors.count, skipped: skipped.count)
     }
 }
+
+extension ScanReport {
+    /// Whether a finished run went well: every pair repaired, unchanged or skipped, and no folder left unread. The
+    /// exit code, the journal's `ok` and the metrics' success gauge all follow this one rule.
+    public var isGoodRun: Bool {
+        pairs.allSatisfy { $0.outcome?.isGood ?? false } && errors.isEmpty
+    }
+}

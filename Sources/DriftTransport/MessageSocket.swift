@@ -181,18 +181,27 @@ public final class MessageSocket {
         }
     }
 
-    /// Waits up to `milliseconds` for this socket to be readable, or for `descriptor` (a wake-up pipe) to be.
+    /// Waits up to `milliseconds` (-1: forever) for this socket to be readable, or for `descriptor` (a wake-up or
+    /// stop pipe) to be.
     /// - Returns: (socket readable, descriptor readable).
     public func poll(milliseconds: Int, descriptor: Int32? = nil) throws(TransportError) -> (Bool, Bool) {
+        let (socket, descriptors) = try poll(milliseconds: milliseconds, descriptors: descriptor.map { [$0] } ?? [])
+        return (socket, descriptors.first ?? false)
+    }
+
+    /// Waits up to `milliseconds` (-1: forever) for this socket or any of `descriptors` to be readable.
+    /// - Returns: whether the socket is readable, and which descriptors are.
+    public func poll(milliseconds: Int, descriptors: [Int32]) throws(TransportError) -> (Bool, [Bool]) {
         var items = [zmq_pollitem_t(socket: handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0)]
-        if let descriptor { items.append(zmq_pollitem_t(socket: nil, fd: descriptor, events: Int16(ZMQ_POLLIN), revents: 0)) }
+        for descriptor in descriptors { items.append(zmq_pollitem_t(socket: nil, fd: descriptor, events: Int16(ZMQ_POLLIN), revents: 0)) }
         while true {
             let status = zmq_poll(&items, Int32(items.count), milliseconds)
             if status >= 0 { break }
-            if zmq_errno() == EINTR { return (false, false) }
+            if zmq_errno() == EINTR { return (false, descriptors.map { _ in false }) }
             throw ZMQ.error("zmq_poll")
         }
-        return (items[0].revents & Int16(ZMQ_POLLIN) != 0, items.count > 1 && items[1].revents & Int16(ZMQ_POLLIN) != 0)
+        let readable = items.map { $0.revents & Int16(ZMQ_POLLIN) != 0 }
+        return (readable[0], Array(readable.dropFirst()))
     }
 }
 

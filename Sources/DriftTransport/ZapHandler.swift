@@ -2,17 +2,18 @@ import DriftCore
 import DriftSupport
 import Foundation
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// The ZeroMQ authentication handler (ZAP, RFC 27) for CURVE servers in this process: libzmq asks it, over
-/// `inproc://zeromq.zap.01`, whether to admit each connecting peer, and it answers from a `KeyAllowlist`.
+/// `inproc://zeromq.zap.01`, whether to admit each connecting peer, and it answers from an `AdmissionPolicy`.
 ///
 /// Without a ZAP handler libzmq admits every CURVE client that knows the server's public key - so a CURVE server
 /// socket refuses to be made on a context where no handler runs, and this handler refuses everything that is not
 /// CURVE with an allowed key. It runs on its own thread with its own REP socket and answers every request (a REP
 /// socket that owes a reply would stop reading); decisions are counted and logged (rate-limited: a peer retrying a
 /// bad key cannot flood the log).
-public final class ZapHandler: Sendable {
+public final class ZapHandler: Service, Sendable {
     public static let domain = "driftfix"
 
     public struct Counts: Sendable, Equatable {
@@ -24,55 +25,68 @@ public final class ZapHandler: Sendable {
     /// handler stops the thread.
     private final class Shared: Sendable {
         let counts = Mutex(Counts())
-        let stopping = Mutex(false)
-        let finished = DispatchSemaphore(value: 0)
+        let stop: StopEvent
+        let finished: StopEvent
+
+        init() throws(TransportError) {
+            stop = try StopEvent()
+            finished = try StopEvent()
+        }
     }
 
-    private let shared = Shared()
+    private let shared: Shared
     private let context: MessageContext
+    /// The policy it answers from (shared with the coordinator's socket loop).
+    public let policy: AdmissionPolicy
 
-    /// Binds the ZAP endpoint on `context` and starts answering.
-    public init(context: MessageContext, allowlist: KeyAllowlist, logger: Logger) throws(TransportError) {
+    /// Binds the ZAP endpoint on `context` and starts answering from `policy`.
+    public init(context: MessageContext, policy: AdmissionPolicy, logger: Logger) throws(TransportError) {
         self.context = context
+        self.policy = policy
+        shared = try Shared()
         // Bound here, before any CURVE socket can bind; from then on the socket belongs to the handler's thread.
         let socket = try MessageSocket(context: context, kind: .rep, maxMessageBytes: 65_536)
         try socket.bind("inproc://zeromq.zap.01")
-        let handover = Handover(value: (socket, allowlist, shared))
+        let handover = Handover(value: (socket, policy, shared))
         let thread = Thread {
-            let (socket, allowlist, shared) = handover.value
-            Self.serve(socket: socket, allowlist: allowlist, shared: shared, logger: logger)
+            let (socket, policy, shared) = handover.value
+            Self.serve(socket: socket, policy: policy, shared: shared, logger: logger)
             socket.close()
-            shared.finished.signal()
+            shared.finished.fire()
         }
         thread.name = "driftfix-zap"
         thread.start()
         context.zapHandlerRunning.withLock { $0 = true }
     }
 
+    /// As a service: answers until the group shuts down (it stops last, after the socket it authenticates for).
+    public func run() async throws {
+        try? await gracefulShutdown()
+        stop()
+    }
+
     /// Decisions so far.
     public var decisions: Counts { shared.counts.withLock { $0 } }
 
-    /// Stops the handler and waits for its thread (call before the context goes away).
+    /// Stops the handler and waits for its thread (call before the context goes away; idempotent).
     public func stop() {
-        let first = shared.stopping.withLock { value in
-            defer { value = true }
-            return !value
-        }
-        guard first else { return }
+        shared.stop.fire()
         context.zapHandlerRunning.withLock { $0 = false }
-        shared.finished.wait()
+        _ = shared.finished.wait(seconds: .infinity)
     }
 
     deinit { stop() }
 
-    private static func serve(socket: MessageSocket, allowlist: KeyAllowlist, shared: Shared, logger: Logger) {
+    private static func serve(socket: MessageSocket, policy: AdmissionPolicy, shared: Shared, logger: Logger) {
         var log = RateLimitedLog(perWindow: 10, window: 10)
         let start = ContinuousClock.now
-        while !shared.stopping.withLock({ $0 }) {
-            // A request: version, request id, domain, address, routing id, mechanism, credentials...
-            guard (try? socket.poll(milliseconds: 100))?.0 == true, let received = try? socket.receive() else { continue }
+        while true {
+            // A request (version, request id, domain, address, routing id, mechanism, credentials...), or the stop.
+            guard let (readable, stopping) = try? socket.poll(milliseconds: -1, descriptor: shared.stop.descriptor) else { continue }
+            if stopping { return }
+            guard readable, let received = try? socket.receive() else { continue }
             let frames = received
-            let (admitted, key, reason) = frames.count >= 6 ? decide(frames, allowlist: allowlist)
+            let (admitted, key, reason) = frames.count >= 6 ? decide(frames, policy: policy)
                 : (false, nil, "malformed ZAP request (\(frames.count) frames)")
             shared.counts.withLock { counts in
                 if admitted { counts.admitted += 1 } else { counts.refused += 1 }
@@ -93,14 +107,14 @@ public final class ZapHandler: Sendable {
         }
     }
 
-    private static func decide(_ frames: [[UInt8]], allowlist: KeyAllowlist) -> (Bool, String?, String) {
+    private static func decide(_ frames: [[UInt8]], policy: AdmissionPolicy) -> (Bool, String?, String) {
         guard String(decoding: frames[0], as: UTF8.self) == "1.0" else { return (false, nil, "unknown ZAP version") }
         let domain = String(decoding: frames[2], as: UTF8.self)
         guard domain == Self.domain else { return (false, nil, "unexpected ZAP domain '\(domain)'") }
         let mechanism = String(decoding: frames[5], as: UTF8.self)
         guard mechanism == "CURVE" else { return (false, nil, "mechanism \(mechanism), not CURVE") }
         guard frames.count >= 7, let key = CurveKeyPair.encode(frames[6]) else { return (false, nil, "no CURVE key") }
-        guard allowlist.admits(key) else { return (false, key, "CURVE key \(key) is not in the allowlist \(allowlist.path)") }
+        guard policy.admitsHandshake(key) else { return (false, key, "CURVE key \(key) is not in the allowlist \(policy.path)") }
         return (true, key, "OK")
     }
 }

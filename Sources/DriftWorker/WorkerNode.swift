@@ -3,6 +3,7 @@ import DriftTransport
 import DriftWire
 import Foundation
 import Logging
+import Synchronization
 
 /// A worker process's loop: one DEALER socket owned by the calling thread, jobs on threads of their own (at most
 /// `capacity` at once), heartbeats both ways, and a fresh connection with back-off when the coordinator falls
@@ -85,17 +86,20 @@ public final class WorkerNode {
         }
     }
 
-    /// Works until the coordinator says shutdown (or `shouldStop` turns true) and running jobs are done.
-    public func run(shouldStop: () -> Bool) throws {
+    /// Works until the coordinator says shutdown, `stop` fires or the parent process `parent` is gone, and running
+    /// jobs are done; `abort` returns at once (jobs still running are abandoned).
+    public func run(stop: StopEvent, abort: StopEvent? = nil, parent: Int32? = nil) throws {
         try connect()
         var lastHeard = now
         var lastSent = now
         var backoff = settings.initialBackoff
         var stopping = false
+        func stopRequested() -> Bool { stop.isFired || (parent.map { getppid() != $0 } ?? false) }
         while true {
             guard let socket else { break }
-            let (readable, woken) = try socket.poll(milliseconds: 100, descriptor: wake.read)
-            if woken { drainWakePipe() }
+            if abort?.isFired == true { return }
+            let (readable, fired) = try socket.poll(milliseconds: 100, descriptors: [wake.read] + (stopping ? [] : [stop.descriptor]))
+            if fired.first == true { drainWakePipe() }
             if readable {
                 while let frames = try socket.receive() {
                     lastHeard = now
@@ -125,7 +129,7 @@ public final class WorkerNode {
                 send(.heartbeat(running: running.keys.sorted()))
                 lastSent = now
             }
-            if !stopping && shouldStop() {
+            if !stopping && stopRequested() {
                 stopping = true
                 logger.notice("stopping: finishing \(running.count) running jobs")
             }
@@ -136,10 +140,9 @@ public final class WorkerNode {
             if now - lastHeard > settings.heartbeatInterval * settings.liveness {
                 logger.warning("coordinator silent for \(Int(now - lastHeard)) s; reconnecting in \(backoff) s")
                 self.socket = nil
-                // Sleep in slices, so a stop request is honoured during a long back-off.
-                let wakeAt = now + backoff
-                while now < wakeAt && !shouldStop() { Thread.sleep(forTimeInterval: 0.05) }
-                if shouldStop() && running.isEmpty { return }
+                // A stop request ends a long back-off at once.
+                _ = stop.wait(seconds: backoff)
+                if stopRequested() && running.isEmpty { return }
                 backoff = min(backoff * 2, settings.maxBackoff)
                 try connect()
                 lastHeard = now
@@ -199,14 +202,13 @@ public struct WorkerError: Error, CustomStringConvertible {
 }
 
 /// Results handed from job threads to the socket thread.
-final class FinishedJobs: @unchecked Sendable {  // guarded by `lock`
-    private let lock = NSLock()
-    private var results: [JobResult] = []
+final class FinishedJobs: Sendable {
+    private let results = Mutex<[JobResult]>([])
 
-    func add(_ result: JobResult) { lock.withLock { results.append(result) } }
+    func add(_ result: JobResult) { results.withLock { $0.append(result) } }
 
     func takeAll() -> [JobResult] {
-        lock.withLock {
+        results.withLock { results in
             defer { results.removeAll() }
             return results
         }

@@ -1,20 +1,17 @@
 import ArgumentParser
 import DriftConfig
-import DriftCoordinator
 import DriftCore
 import DriftJournal
-import DriftMedia
 import DriftReports
-import DriftAudio
+import DriftRun
 import DriftSchema
 import DriftTransport
-import DriftWire
 import DriftWorker
 import Foundation
 import Logging
 
 /// `driftfix repair`: scan, then repair every drifted pair on worker processes over ZeroMQ.
-struct RepairCommand: ParsableCommand {
+struct RepairCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "repair",
         abstract: "Scan the roots and repair every drifted recording on local or remote workers (ZeroMQ).",
@@ -90,189 +87,59 @@ struct RepairCommand: ParsableCommand {
         guard idleTimeout > 0, heartbeat > 0 else { throw ValidationError("--idle-timeout and --heartbeat must be positive") }
     }
 
-    func run() throws {
+    func run() async throws {
         let logger = Logger(label: "driftfix.repair")
         let configuration = try loadConfiguration(config)
         let keys = try TransportSecurity.coordinatorKeys(bind: bind, secret: curveSecret, allow: allow,
                                                          configuration: configuration.security, insecure: insecurePlaintext)
-        let stop = StopSignal()
-        let absolute = roots.map(Self.absolute)
         let outRoot = Self.absolute(out)
-        let journalPath = Self.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot))
-        if resume == true && !FileManager.default.fileExists(atPath: journalPath) {
-            throw failure("nothing to resume: there is no journal at \(journalPath)")
-        }
-        // Checked on the real paths (links resolved) and before anything is created: a refused run leaves no trace.
-        let realOut = Self.resolved(outRoot)
-        if let inside = absolute.first(where: { Self.isInside(realOut, Self.resolved($0)) }) {
-            throw ValidationError("--out \(out) lies inside the root \(inside): repaired files would be scanned as recordings")
-        }
-        if let root = absolute.first(where: { Self.isInside(Self.resolved($0), realOut) }) {
-            throw ValidationError("the root \(root) lies inside --out \(out): repaired files could land on recordings")
-        }
+        var settings = RepairRun.Settings(
+            roots: roots.map(Self.absolute), outputRoot: outRoot, configuration: configuration,
+            localWorkers: workers ?? ProcessInfo.processInfo.activeProcessorCount,
+            journalPath: Self.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot)))
+        settings.configPath = config.map(Self.absolute)
+        settings.quality = quality
+        settings.bind = bind
+        settings.resume = resume
+        settings.full = full
+        settings.metricsFile = metrics ?? configuration.journal.metricsFile
+        settings.curve = keys.map { (Self.absolute($0.secret), Self.absolute($0.allow)) }
+        settings.insecurePlaintext = insecurePlaintext
+        settings.idleTimeout = idleTimeout
+        settings.heartbeat = heartbeat
         do {
-            try FileManager.default.createDirectory(atPath: outRoot, withIntermediateDirectories: true)
+            try settings.validate()
         } catch {
-            throw failure("\(out): cannot create the output root (\(error.localizedDescription))")
+            throw ValidationError(error.description)
         }
-
-        let started = Date()
-        let metricsFile = metrics ?? configuration.journal.metricsFile
-        let runJournal: Journal
-        var plan: RunPlan
+        // Refused before anything is created: resuming needs a journal that exists.
+        if resume == true && !FileManager.default.fileExists(atPath: settings.journalPath) {
+            throw failure("nothing to resume: there is no journal at \(settings.journalPath)")
+        }
+        let signals = SecondSignal()
+        let progress = RepairProgress(logger: logger)
+        let outcome: RepairRun.Outcome
         do {
-            runJournal = try Journal(path: journalPath)
-            // Before any job runs: the temporary files of workers that died with an earlier run (all at once: power
-            // loss, the OOM killer, a container killed) are deleted, or they would stay in the tree forever.
-            let swept = StaleTemporaryFiles.sweep(root: outRoot, otherHostsBefore: try runJournal.oldestOpenLease())
-            if !swept.removed.isEmpty {
-                logger.notice("removed \(swept.removed.count) temporary file\(swept.removed.count == 1 ? "" : "s") left under \(outRoot) by driftfix processes that no longer run")
-            }
-            for path in swept.kept { logger.info("\(path): kept: its writer may still be running") }
-            for (path, reason) in swept.failed { logger.warning("\(path): cannot remove this leftover temporary file (\(reason))") }
-            plan = try RunPlan.prepare(journal: runJournal, options: RunPlan.Options(
-                roots: absolute, outputRoot: outRoot, configuration: configuration,
-                quality: quality ?? configuration.repair.quality, resume: resume, full: full), logger: logger)
-        } catch let error as JournalError {
-            // The nightly job failed before it began: the metrics must say so (the last success stays as it was).
-            if let metricsFile {
-                try? RunMetrics.failedBeforeStart(started: started, previous: metricsFile).write(to: metricsFile)
-            }
+            outcome = try await RepairRun(settings: settings, logger: logger, observer: progress).run()
+        } catch {
+            if error.isUsage { throw ValidationError(error.description) }
             throw failure(error.description)
         }
-        let jobs = plan.jobs
-        let store = JournalJobStore(journal: runJournal, run: plan.run, jobs: jobs, prints: plan.prints)
-        var settings = Dispatcher.Settings()
-        settings.heartbeatInterval = heartbeat
-        let dispatcher = Dispatcher(store: store, settings: settings)
-        var limits = CoordinatorServer.Limits()
-        limits.idleTimeout = idleTimeout
-        let context = try MessageContext()
-        let endpoint = bind ?? "ipc://\(FileManager.default.temporaryDirectory.path)/driftfix-\(getpid()).sock"
-        var security = SocketSecurity.none
-        var zap: ZapHandler?
-        if let (curveSecret, allow) = keys {
-            let keys = try TransportSecurity.secret(curveSecret)
-            // Local workers use the coordinator's own key pair, which is therefore admitted too.
-            let allowlist = KeyAllowlist(path: Self.absolute(allow), alsoAllow: [keys.publicKey])
-            guard allowlist.exists else { throw failure("\(allow): no such allowlist file or folder") }
-            if let problem = allowlist.unsafePermissions { throw failure("allowlist: \(problem)") }
-            for problem in allowlist.problems { logger.warning("allowlist: \(problem)") }
-            logger.notice("CURVE on \(endpoint): \(allowlist.count) worker keys admitted from \(allow)")
-            zap = try ZapHandler(context: context, allowlist: allowlist, logger: logger)
-            security = .curveServer(keys)
-        } else if !Endpoint.isLocal(endpoint) {
-            logger.warning("\(endpoint) is bound WITHOUT authentication or encryption (--insecure-plaintext)")
+        _ = signals
+        let report = outcome.report
+        print(ReportTable.render(report, relativeTo: settings.roots.count == 1 ? settings.roots[0] : nil))
+        print(Self.outcomeLine(report))
+        fflush(nil)  // the table first, then the notes on stderr
+        if let folder = self.report { try writeReportFolder(report, to: folder) }
+        for failure in [outcome.storeFailure, outcome.journalFailure, outcome.metricsFailure].compactMap({ $0 }) {
+            FileHandle.standardError.write(Data("driftfix: \(failure.escapedForTerminal)\n".utf8))
         }
-        defer { zap?.stop() }
-        let server = try CoordinatorServer(context: context, endpoint: endpoint, dispatcher: dispatcher, limits: limits,
-                                           security: security, logger: logger)
-        if case .curveServer(let own) = security, let allow = keys?.allow {
-            // The socket thread's own view of the allowlist (the ZAP thread has another): revocation mid-run.
-            let current = KeyAllowlist(path: Self.absolute(allow), alsoAllow: [own.publicKey], recheckInterval: 1)
-            server.authorize = { current.admits($0) }
-        }
-        defer { if bind == nil { unlink(String(endpoint.dropFirst("ipc://".count))) } }
-
-        var pool: LocalWorkerPool?
-        if store.unfinishedCount > 0 {
-            let count = workers ?? ProcessInfo.processInfo.activeProcessorCount
-            if count > 0 {
-                var passThrough = ["--heartbeat", "\(heartbeat)", "--parent", "\(getpid())", "--output-root", outRoot]
-                passThrough += absolute.flatMap { ["--input-root", $0] }
-                if let config { passThrough += ["--config", config] }
-                if let curveSecret = keys?.secret {
-                    passThrough += ["--curve-secret", Self.absolute(curveSecret), "--server-key", Self.absolute(curveSecret)]
-                } else if insecurePlaintext {
-                    passThrough.append(TransportSecurity.insecureFlag)
-                }
-                pool = try LocalWorkerPool(count: count, endpoint: server.endpoint, executable: LocalWorkerPool.currentExecutable,
-                                           extraArguments: passThrough, logger: logger)
-            }
-            if bind != nil { logger.notice("waiting for workers on \(server.endpoint)") }
-        }
-
-        let progress = RepairProgress(jobs: jobs.filter { !$0.isFinished }, logger: logger)
-        let outcome = store.unfinishedCount == 0 ? .complete : try server.run(shouldStop: { stop.requested }, onEvent: progress.handle)
-        progress.clear()
-        try server.farewell(seconds: 2)
-        pool?.stop(within: 10)
-        let status: RunStatus
-        switch outcome {
-        case .complete: status = .complete
-        case .stopped:
-            status = .stopped
-            logger.warning("stopped before every job finished; the next run over these roots resumes")
-        case .noWorkers:
-            status = .noWorkers
-            logger.error("no worker alive for \(Int(idleTimeout)) s with \(store.unfinishedCount) jobs unfinished; giving up (the next run resumes)")
-        case .storeFailed: status = .storeFailed
-        }
-
-        var scan = plan.report
-        RepairPlanner.apply(store, rows: plan.rows, to: &scan)
-        let good = scan.pairs.allSatisfy { $0.outcome?.isGood ?? false } && scan.errors.isEmpty
-        var journalFailure: String?
-        do {
-            try runJournal.finishRun(plan.run, status: status, succeeded: good, report: scan)
-            do {
-                try runJournal.prune(keepRuns: configuration.journal.keepRuns)
-            } catch {
-                logger.warning("\(error) (pruning old runs; the run itself is recorded)")
-            }
-            scan.history = try runJournal.history(runs: configuration.journal.historyRuns,
-                                                  alertPPM: configuration.journal.alertPPM, includeFiles: false)
-        } catch {
-            // The outputs are fine, but the next run would resume this one: the exit code must not say all is well.
-            journalFailure = error.description
-            logger.error("\(error)")
-        }
-        for alert in scan.history?.alerts ?? [] { logger.warning("\(alert.name): \(alert.alert ?? "")") }
-        print(ReportTable.render(scan, relativeTo: absolute.count == 1 ? absolute[0] : nil))
-        print(outcomeLine(scan))
-        fflush(nil)  // the table first, then the note on stderr
-        if let report { try writeReportFolder(scan, to: report) }
-        if let metricsFile {
-            let lastSuccess = (try? runJournal.lastSuccess()) ?? nil
-            var numbers = RunMetrics(report: scan, started: started, finished: Date(), lastSuccess: lastSuccess)
-            if journalFailure != nil {
-                numbers.succeeded = false
-                numbers.lastSuccess = lastSuccess
-            }
-            do {
-                try numbers.write(to: metricsFile)
-            } catch {
-                throw failure("\(error)")
-            }
-        }
-        if case .storeFailed(let reason) = outcome { throw failure(reason) }
-        if let journalFailure { throw failure(journalFailure) }
-        if !good { throw ExitCode(ExitStatus.failure) }
+        if !outcome.succeeded { throw ExitCode(ExitStatus.failure) }
     }
 
-    private func outcomeLine(_ report: ScanReport) -> String {
+    static func outcomeLine(_ report: ScanReport) -> String {
         let counts = report.summary.outcomes
         return RepairOutcome.allCases.map { "\(counts[$0.rawValue] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
-    }
-
-    /// `path` with every link resolved, as far as it exists; the missing rest appended as given.
-    static func resolved(_ path: String) -> String {
-        var existing = path
-        var rest: [String] = []
-        while !existing.isEmpty && existing != "/" {
-            if let real = realpath(existing, nil) {
-                defer { free(real) }
-                return ([String(cString: real)] + rest.reversed()).joined(separator: "/").replacingOccurrences(of: "//", with: "/")
-            }
-            rest.append((existing as NSString).lastPathComponent)
-            existing = (existing as NSString).deletingLastPathComponent
-        }
-        return path
-    }
-
-    /// Whether `path` is `root` or below it.
-    static func isInside(_ path: String, _ root: String) -> Bool {
-        path == root || path.hasPrefix(root == "/" ? "/" : root + "/")
     }
 
     static func absolute(_ path: String) -> String {
@@ -282,7 +149,7 @@ struct RepairCommand: ParsableCommand {
 }
 
 /// `driftfix worker`: connect to a coordinator and run repair jobs until told to stop.
-struct WorkerCommand: ParsableCommand {
+struct WorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "worker",
         abstract: "Run repair jobs for a coordinator (driftfix repair --bind ...).",
@@ -332,23 +199,22 @@ struct WorkerCommand: ParsableCommand {
         if (curveSecret == nil) != (serverKey == nil) { throw ValidationError("--curve-secret and --server-key go together") }
     }
 
-    func run() throws {
+    func run() async throws {
         let logger = Logger(label: "driftfix.worker")
         let configuration = try loadConfiguration(config)
         let keys = try TransportSecurity.workerKeys(connect: connect, secret: curveSecret, serverKey: serverKey,
                                                     configuration: configuration.security, insecure: insecurePlaintext)
-        let stop = StopSignal()
         let name = identity ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
-        var settings = WorkerNode.Settings(
+        var node = WorkerNode.Settings(
             endpoint: connect, capacity: concurrency ?? ProcessInfo.processInfo.activeProcessorCount, identity: name)
-        settings.heartbeatInterval = heartbeat
-        settings.initialBackoff = min(1, heartbeat)
-        settings.maxBackoff = maxBackoff
-        settings.pathMap = configuration.pathMap
-        settings.inputRoots = (inputRoots.isEmpty ? configuration.workerInputRoots : inputRoots).map(RepairCommand.absolute)
-        settings.outputRoot = (outputRoot ?? configuration.workerOutputRoot).map(RepairCommand.absolute)
+        node.heartbeatInterval = heartbeat
+        node.initialBackoff = min(1, heartbeat)
+        node.maxBackoff = maxBackoff
+        node.pathMap = configuration.pathMap
+        node.inputRoots = (inputRoots.isEmpty ? configuration.workerInputRoots : inputRoots).map(RepairCommand.absolute)
+        node.outputRoot = (outputRoot ?? configuration.workerOutputRoot).map(RepairCommand.absolute)
         // A coordinator on the network is not trusted to say where this machine may read and write.
-        if !Endpoint.isLocal(connect) && (settings.inputRoots.isEmpty || settings.outputRoot == nil) {
+        if !Endpoint.isLocal(connect) && (node.inputRoots.isEmpty || node.outputRoot == nil) {
             throw ValidationError("""
                 --connect \(connect) is on the network: give this worker its own --input-root (one per media folder) and \
                 --output-root (or worker.input-roots and worker.output-root in its config); jobs outside them are refused
@@ -358,13 +224,13 @@ struct WorkerCommand: ParsableCommand {
             logger.warning("connecting to \(connect) WITHOUT authentication or encryption (--insecure-plaintext)")
         }
         if let keys {
-            settings.security = .curveClient(try TransportSecurity.secret(keys.secret), serverKey: try TransportSecurity.publicKey(keys.serverKey))
+            node.security = .curveClient(try TransportSecurity.secret(keys.secret), serverKey: try TransportSecurity.publicKey(keys.serverKey))
         }
-        let context = try MessageContext()
-        let node = try WorkerNode(context: context, settings: settings, logger: logger)
-        logger.info("worker \(name) connecting to \(connect) with capacity \(settings.capacity)")
-        let parent = parent
-        try node.run(shouldStop: { stop.requested || (parent.map { getppid() != $0 } ?? false) })
-        logger.info("worker \(name) done after \(node.completed) jobs")
+        var settings = WorkerRun.Settings(node: node)
+        settings.parent = parent
+        let signals = SecondSignal()
+        let completed = try await WorkerRun(settings: settings, logger: logger).run()
+        _ = signals
+        logger.info("worker \(name) done after \(completed) jobs")
     }
 }

@@ -1,13 +1,18 @@
 import DriftCoordinator
 import DriftCore
+import DriftReports
+import DriftRun
 import Foundation
 import Logging
 
 /// Progress of a repair run: a one-line bar on a terminal, plain log lines otherwise.
-final class RepairProgress {
-    private let total: Int
-    private let totalAudio: Double
-    private let audioByJob: [Int: Double]
+///
+/// `planned` runs before dispatch starts, `event` only on the coordinator loop's thread, `finished` after the loop
+/// ended: one thread at a time, in that order, so the state needs no lock.
+final class RepairProgress: RepairRun.Observer, @unchecked Sendable {
+    private var total = 0
+    private var totalAudio = 0.0
+    private var audioByJob: [Int: Double] = [:]
     private let style = ProgressStyle.standardError
     private var terminal: Bool { style != .none }
     private var width = 0
@@ -19,14 +24,19 @@ final class RepairProgress {
     private var workers = 0
     private var lastDraw = Date.distantPast
 
-    init(jobs: [JobRecord], logger: Logger) {
-        total = jobs.count
-        audioByJob = Dictionary(uniqueKeysWithValues: jobs.map { ($0.id, $0.audioSeconds) })
-        totalAudio = jobs.reduce(0) { $0 + $1.audioSeconds }
+    init(logger: Logger) {
         self.logger = logger
     }
 
-    func handle(_ event: DispatchEvent) {
+    func planned(_ jobs: [JobRecord]) {
+        total = jobs.count
+        audioByJob = Dictionary(uniqueKeysWithValues: jobs.map { ($0.id, $0.audioSeconds) })
+        totalAudio = jobs.reduce(0) { $0 + $1.audioSeconds }
+    }
+
+    func finished() { clear() }
+
+    func event(_ event: DispatchEvent) {
         switch event {
         case .workerJoined(let name, let capacity):
             workers += 1

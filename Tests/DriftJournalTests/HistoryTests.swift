@@ -1,5 +1,6 @@
 import DriftCore
 import DriftJournal
+import DriftPlanning
 import DriftReports
 import DriftSchema
 import Foundation
@@ -36,7 +37,8 @@ struct HistoryTests {
                 pair.driftPPM = ppm
                 return pair
             }
-            try journal.storePlan(run: run, report: ScanReport(generated: "", roots: ["/m"], pairs: pairs, unpaired: [], errors: []), jobs: [])
+            let report = ScanReport(generated: "", roots: ["/m"], pairs: pairs, unpaired: [], errors: [])
+            try journal.storePlan(run: run, plan: RunPlan(report: report, pairs: []), jobs: [], prints: [:])
         }
         let history = try journal.history(runs: 10, alertPPM: 20, includeFiles: true)
         #expect(history.runs.map(\.id) == [1, 2, 3])
@@ -113,10 +115,10 @@ struct RetentionTests {
         var runs: [Int64] = []
         for night in 0..<5 {
             let run = try journal.beginRun(roots: ["/media\(night == 1 ? "-other" : "")"], outputRoot: "/out")
-            let (report, jobs) = samplePlan(run: run, count: 3)
-            var measured = report
+            let (plan, jobs, prints) = samplePlan(run: run, count: 3)
+            var measured = plan.report
             for index in measured.pairs.indices { measured.pairs[index].driftPPM = Double(night) }
-            try journal.storePlan(run: run, report: measured, jobs: jobs)
+            try journal.storePlan(run: run, plan: RunPlan(report: measured, pairs: []), jobs: jobs, prints: prints)
             if night != 1 { try journal.finishRun(run, status: .complete, succeeded: true, report: measured) }
             runs.append(run)
         }

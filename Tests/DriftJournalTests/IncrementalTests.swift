@@ -1,7 +1,7 @@
 import DriftAudio
-import DriftCoordinator
 import DriftCore
 import DriftJournal
+import DriftPlanning
 import Foundation
 import Testing
 import TestSupport
@@ -51,9 +51,10 @@ struct IncrementalTests {
         try "48000@48000\n".write(toFile: reference, atomically: true, encoding: .utf8)
         // An output of the right length, as a worker would have left it.
         try writeRecording(TestSignal(channelCount: 1, length: 48_000, seed: 2), to: output, format: format)
-        let job = JobRecord(id: 1, input: recording, output: output, outputRoot: folder.file("out"), targetFrames: 48_000,
-                            method: .resample, methodReason: "default", quality: .medium, audioSeconds: 1)
-        let prints = try #require(JobFingerprints(job: job, reference: reference))
+        let job = PairPlan(id: PairID(recording: recording), reference: reference, decision: .repair,
+                           operations: [.resample(frames: 48_000)], targetFrames: 48_000,
+                           method: MethodChoice(method: .resample, reason: "default"), output: output, audioSeconds: 1)
+        let prints = try #require(JobFingerprints(plan: job, quality: .medium))
         func record(frames: Int64 = 48_000) -> OutputRecord {
             var info = stat()
             stat(output, &info)
@@ -63,17 +64,16 @@ struct IncrementalTests {
                                 checksum: nil, worker: "w", run: 1)
         }
         let previous = record()
-        #expect(IncrementalCheck.verdict(for: job, prints: prints, previous: previous) == .current(previous))
+        #expect(IncrementalCheck.verdict(for: job, prints: prints, previous: previous)
+                == .current(PreviousOutput(output: output, outputFrames: 48_000, checksum: nil, worker: "w")))
         #expect(IncrementalCheck.verdict(for: job, prints: prints, previous: nil) == .stale("never repaired"))
         #expect(IncrementalCheck.verdict(for: job, prints: nil, previous: previous) == .stale("inputs could not be fingerprinted"))
 
-        var otherPlan = job
-        otherPlan.spec.quality = .best
-        #expect(IncrementalCheck.verdict(for: otherPlan, prints: JobFingerprints(job: otherPlan, reference: reference), previous: previous)
+        #expect(IncrementalCheck.verdict(for: job, prints: JobFingerprints(plan: job, quality: .best), previous: previous)
                 == .stale("the plan changed"))
 
         try "48001@48000\n".write(toFile: reference, atomically: true, encoding: .utf8)
-        #expect(IncrementalCheck.verdict(for: job, prints: JobFingerprints(job: job, reference: reference), previous: previous)
+        #expect(IncrementalCheck.verdict(for: job, prints: JobFingerprints(plan: job, quality: .medium), previous: previous)
                 == .stale("the reference changed"))
 
         // The output replaced by something else of the wrong length (and recorded without stat data).

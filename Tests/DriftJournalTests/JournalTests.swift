@@ -2,6 +2,7 @@ import DriftAudio
 import DriftCoordinator
 import DriftCore
 import DriftJournal
+import DriftPlanning
 import DriftSchema
 import DriftWire
 import Foundation
@@ -9,18 +10,19 @@ import Testing
 import TestSupport
 
 /// A plan of `count` jobs on recordings that need not exist (the store never opens them).
-func samplePlan(run: Int64, count: Int) -> (ScanReport, [PlannedJob]) {
+func samplePlan(run: Int64, count: Int) -> (RunPlan, [JobRecord], [Int: JobFingerprints]) {
     var pairs: [PairReport] = []
-    var jobs: [PlannedJob] = []
+    var jobs: [JobRecord] = []
+    var prints: [Int: JobFingerprints] = [:]
     for id in 1...count {
         let recording = "/media/dev\(id % 2)/take\(id).wav"
         pairs.append(PairReport(recording: recording, reference: recording + ".duration", folder: "/media/dev\(id % 2)", error: "x"))
-        let record = JobRecord(id: id, input: recording, output: "/out/take\(id).wav", outputRoot: "/out", targetFrames: 48_000,
-                               method: .resample, methodReason: "default", quality: .medium, audioSeconds: Double(id), run: run)
-        jobs.append(PlannedJob(record: record, row: id - 1,
-                               prints: JobFingerprints(recording: "r\(id)", reference: "f\(id)", plan: "p\(id)")))
+        jobs.append(JobRecord(id: id, input: recording, output: "/out/take\(id).wav", outputRoot: "/out", targetFrames: 48_000,
+                              method: .resample, methodReason: "default", quality: .medium, audioSeconds: Double(id), run: run))
+        prints[id] = JobFingerprints(recording: "r\(id)", reference: "f\(id)", plan: "p\(id)")
     }
-    return (ScanReport(generated: "now", roots: ["/media"], pairs: pairs, unpaired: [], errors: []), jobs)
+    let report = ScanReport(generated: "now", roots: ["/media"], pairs: pairs, unpaired: [], errors: [])
+    return (RunPlan(report: report, pairs: []), jobs, prints)
 }
 
 func result(_ id: Int, run: Int64) -> JobResult {
@@ -39,9 +41,9 @@ struct JournalTests {
         do {
             let journal = try Journal(path: path)
             run = try journal.beginRun(roots: ["/media"], outputRoot: "/out")
-            let (report, jobs) = samplePlan(run: run, count: 4)
-            try journal.storePlan(run: run, report: report, jobs: jobs)
-            let store = JournalJobStore(journal: journal, run: run, jobs: jobs.map(\.record), prints: [:])
+            let (plan, jobs, prints) = samplePlan(run: run, count: 4)
+            try journal.storePlan(run: run, plan: plan, jobs: jobs, prints: prints)
+            let store = JournalJobStore(journal: journal, run: run, jobs: jobs, prints: [:])
             #expect(store.lease(4, to: "w", at: 1) == 1)  // longest first
             store.complete(4, with: result(4, run: run))
             #expect(store.lease(3, to: "w", at: 2) == 1)
@@ -61,8 +63,8 @@ struct JournalTests {
         #expect(states[1] == .queued)
         #expect(loaded.jobs.first { $0.id == 2 }?.attempts == 0, "a lease cut short by the coordinator's stop is not an attempt")
         #expect(loaded.jobs.first { $0.id == 4 }?.attempts == 1 && loaded.jobs.first { $0.id == 3 }?.attempts == 1)
-        #expect(loaded.rows == [1: 0, 2: 1, 3: 2, 4: 3])
-        #expect(loaded.report.pairs.count == 4)
+        #expect(loaded.jobs.map(\.pair.recording) == (1...4).map { "/media/dev\($0 % 2)/take\($0).wav" })
+        #expect(loaded.plan.report.pairs.count == 4)
         #expect(try journal.jobStates(run: run)[2]?.state == "queued", "the requeue is recorded too")
     }
 
@@ -101,8 +103,8 @@ struct JournalTests {
             let journal = try Journal(path: damaged)
             for _ in 0..<3 {
                 let run = try journal.beginRun(roots: ["/media"], outputRoot: "/out")
-                let (report, jobs) = samplePlan(run: run, count: 200)
-                try journal.storePlan(run: run, report: report, jobs: jobs)
+                let (plan, jobs, prints) = samplePlan(run: run, count: 200)
+                try journal.storePlan(run: run, plan: plan, jobs: jobs, prints: prints)
             }
         }
         let handle = try #require(FileHandle(forUpdatingAtPath: damaged))
@@ -162,8 +164,8 @@ struct JournalTests {
         do {
             let journal = try Journal(path: path)
             run = try journal.beginRun(roots: ["/media"], outputRoot: "/out")
-            let (report, jobs) = samplePlan(run: run, count: 50)
-            try journal.storePlan(run: run, report: report, jobs: jobs)
+            let (plan, jobs, prints) = samplePlan(run: run, count: 50)
+            try journal.storePlan(run: run, plan: plan, jobs: jobs, prints: prints)
             // Fill the rest of the disk.
             let filler = disk.file("filler")
             FileManager.default.createFile(atPath: filler, contents: nil)
@@ -173,7 +175,7 @@ struct JournalTests {
             try handle.truncate(atOffset: try handle.offset() - 48 * 1024)
             try handle.close()
             // Keep going until the journal cannot grow; every success before that must survive.
-            let store = JournalJobStore(journal: journal, run: run, jobs: jobs.map(\.record), prints: [:])
+            let store = JournalJobStore(journal: journal, run: run, jobs: jobs, prints: [:])
             for round in 0..<50 {
                 guard let next = store.nextQueued() else { break }
                 _ = store.lease(next.id, to: String(repeating: "w", count: 3000), at: Double(round))

@@ -13,11 +13,11 @@ final class CurveRig {
     let endpoint: String
     let serverKeys: CurveKeyPair
 
-    init(allowlist: KeyAllowlist?) throws {
+    init(allowlist: AdmissionPolicy?) throws {
         let context = try MessageContext()
         self.context = context
         serverKeys = try CurveKeyPair.generate()
-        zap = try allowlist.map { try ZapHandler(context: context, allowlist: $0, logger: Logger(label: "test.zap")) }
+        zap = try allowlist.map { try ZapHandler(context: context, policy: $0, logger: Logger(label: "test.zap")) }
         server = try MessageSocket(context: context, kind: .router, maxMessageBytes: 65_536, security: .curveServer(serverKeys))
         monitor = try server.monitorHandshakes(name: "rig-\(UInt32.random(in: 0...UInt32.max))")
         try server.bind("tcp://127.0.0.1:*")
@@ -48,7 +48,7 @@ struct CurveTests {
         let allowed = try CurveKeyPair.generate()
         let stranger = try CurveKeyPair.generate()
         try "public-key = \"\(allowed.publicKey)\"\n".write(toFile: folder.file("a.pub"), atomically: true, encoding: .utf8)
-        let rig = try CurveRig(allowlist: KeyAllowlist(path: folder.path))
+        let rig = try CurveRig(allowlist: AdmissionPolicy(allowlist: folder.path))
 
         #expect(try rig.delivers(.curveClient(allowed, serverKey: rig.serverKeys.publicKey)), "an allowed key is admitted")
         #expect(try !rig.delivers(.curveClient(stranger, serverKey: rig.serverKeys.publicKey)), "an unknown key is refused")
@@ -84,7 +84,7 @@ struct CurveTests {
         let folder = TemporaryFolder("driftfix-allow")
         let allowed = try CurveKeyPair.generate()
         try "\(allowed.publicKey)\n".write(toFile: folder.file("a.pub"), atomically: true, encoding: .utf8)
-        let rig = try CurveRig(allowlist: KeyAllowlist(path: folder.path))
+        let rig = try CurveRig(allowlist: AdmissionPolicy(allowlist: folder.path))
         // A DEALER speaks to the handler's REP socket directly: an empty delimiter, then a 2-frame request.
         let intruder = try MessageSocket(context: rig.context, kind: .dealer, maxMessageBytes: 65_536)
         try intruder.connect("inproc://zeromq.zap.01")
@@ -126,7 +126,7 @@ struct CurveTests {
         let second = try CurveKeyPair.generate()
         try CurveKeyFile.write(first, name: "first", folder: folder.path)
         try FileManager.default.removeItem(atPath: folder.file("first.key"))  // only public keys in an allowlist
-        let rig = try CurveRig(allowlist: KeyAllowlist(path: folder.path))
+        let rig = try CurveRig(allowlist: AdmissionPolicy(allowlist: folder.path))
         #expect(try rig.delivers(.curveClient(first, serverKey: rig.serverKeys.publicKey)))
         #expect(try !rig.delivers(.curveClient(second, serverKey: rig.serverKeys.publicKey)))
         try "\(second.publicKey)\n".write(toFile: folder.file("second.pub"), atomically: true, encoding: .utf8)
@@ -193,5 +193,23 @@ struct CurveTests {
     ])
     func endpoints(endpoint: String, local: Bool) {
         #expect(Endpoint.isLocal(endpoint) == local)
+    }
+
+    @Test("the admission policy: a key gone from the allowlist is pending for its grace, then revoked; back in, admitted")
+    func admissionPolicy() throws {
+        let folder = TemporaryFolder("driftfix-allow")
+        let key = try CurveKeyPair.generate()
+        let own = try CurveKeyPair.generate()
+        try "public-key = \"\(key.publicKey)\"\n".write(toFile: folder.file("w.pub"), atomically: true, encoding: .utf8)
+        let policy = AdmissionPolicy(allowlist: folder.path, alsoAllow: [own.publicKey], grace: 1)
+        #expect(policy.decision(for: key.publicKey, at: 0) == .admitted && policy.admitsHandshake(key.publicKey))
+        #expect(policy.decision(for: own.publicKey, at: 0) == .admitted, "the coordinator's own key, for its local workers")
+        try FileManager.default.removeItem(atPath: folder.file("w.pub"))
+        #expect(policy.decision(for: key.publicKey, at: 0.5) == .admitted, "answers are cached for a second")
+        #expect(policy.decision(for: key.publicKey, at: 1.6) == .pending, "missing, but not for long enough")
+        #expect(!policy.admitsHandshake(key.publicKey), "a new handshake is refused at once")
+        #expect(policy.decision(for: key.publicKey, at: 2.7) == .revoked)
+        try "public-key = \"\(key.publicKey)\"\n".write(toFile: folder.file("w.pub"), atomically: true, encoding: .utf8)
+        #expect(policy.decision(for: key.publicKey, at: 3.8) == .admitted)
     }
 }

@@ -1,13 +1,13 @@
 import Dispatch
 import DriftAudio
 import Foundation
+import Synchronization
 
-/// Turns SIGINT, SIGTERM and SIGHUP into a flag the socket loops poll, for a graceful stop: no new work, running
-/// jobs finish (bounded), the report is written. A second signal exits at once, after deleting this process's
-/// temporary output files. Every other terminating signal (and a crash) deletes them too before the process dies.
-final class StopSignal: @unchecked Sendable {  // `requested` is guarded by `lock`
-    private let lock = NSLock()
-    private var count = 0
+/// The command line's side of the graceful stop that the service group runs on SIGINT, SIGTERM and SIGHUP: it says
+/// what happens at the first signal, and makes a second one quit at once (after deleting this process's temporary
+/// output files). Every other terminating signal, and a crash, deletes them too before the process dies.
+final class SecondSignal: @unchecked Sendable {  // `sources` is set once in init; `count` is a Mutex
+    private let count = Mutex(0)
     private var sources: [DispatchSourceSignal] = []
 
     init() {
@@ -22,9 +22,9 @@ final class StopSignal: @unchecked Sendable {  // `requested` is guarded by `loc
     }
 
     private func received(_ number: Int32) {
-        let seen = lock.withLock {
-            count += 1
-            return count
+        let seen = count.withLock { value -> Int in
+            value += 1
+            return value
         }
         if seen > 1 {
             StagedOutput.removeAllPending()
@@ -33,6 +33,4 @@ final class StopSignal: @unchecked Sendable {  // `requested` is guarded by `loc
         let what = number == SIGINT ? "interrupted" : number == SIGHUP ? "hung up" : "terminated"
         FileHandle.standardError.write(Data("\ndriftfix: \(what); finishing running jobs (signal again to quit now)\n".utf8))
     }
-
-    var requested: Bool { lock.withLock { count > 0 } }
 }

@@ -1,0 +1,49 @@
+import DriftCoordinator
+import DriftCore
+import DriftWire
+import Foundation
+internal import GRDB
+
+// Job transitions, written by `JournalJobStore` before the dispatcher acts on them, and the outputs they verified.
+extension Journal {
+    /// The last verified output of every recording, by recording path.
+    public func outputs() throws(JournalError) -> [String: OutputRecord] {
+        try access { db in
+            Dictionary(try OutputRow.fetchAll(db).map { ($0.recording, $0.record) }, uniquingKeysWith: { _, last in last })
+        }
+    }
+
+    func recordLease(run: Int64, job: Int, worker: String, attempt: Int, at time: Double) throws(JournalError) {
+        try write { db in
+            try db.cachedStatement(sql: """
+                UPDATE job SET state = 'leased', worker = ?, attempts = ?, leasedAt = ? WHERE run = ? AND id = ?
+                """).execute(arguments: [worker, attempt, time, run, job])
+        }
+    }
+
+    /// Marks a job done and, in the same transaction, records its output as current for the next nights.
+    func recordDone(run: Int64, job: Int, result: JobResult, output: OutputRecord?) throws(JournalError) {
+        try write { db in
+            try db.cachedStatement(sql: """
+                UPDATE job SET state = 'done', error = NULL, resultAttempt = ?, resultWorker = ?, outputFrames = ?,
+                checksum = ?, seconds = ? WHERE run = ? AND id = ?
+                """).execute(arguments: [result.attempt, result.worker, result.outputFrames, result.checksum, result.seconds,
+                                         run, job])
+            if let output { try OutputRow(output).save(db) }
+        }
+    }
+
+    func recordFailed(run: Int64, job: Int, error: String) throws(JournalError) {
+        try write { db in
+            try db.cachedStatement(sql: "UPDATE job SET state = 'failed', error = ? WHERE run = ? AND id = ?")
+                .execute(arguments: [error, run, job])
+        }
+    }
+
+    func recordRequeued(run: Int64, job: Int, reason: String) throws(JournalError) {
+        try write { db in
+            try db.cachedStatement(sql: "UPDATE job SET state = 'queued', error = ? WHERE run = ? AND id = ?")
+                .execute(arguments: [reason, run, job])
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import DriftCoordinator
+import DriftCore
+import DriftPlanning
+import DriftSchema
+import Foundation
+internal import GRDB
+
+/// A stored run: its plan, and its jobs as the journal last recorded them.
+public struct StoredRun: Sendable {
+    public var plan: RunPlan
+    public var jobs: [JobRecord]
+    /// What each job's output will be made from, by job id (incremental runs).
+    public var prints: [Int: JobFingerprints]
+}
+
+extension Journal {
+    /// Stores a run's plan (every pair's scan row and plan, the unpaired files, scan errors and skipped paths), its
+    /// jobs and its drift measurements in one transaction; the run becomes `running`.
+    public func storePlan(run: Int64, plan: RunPlan, jobs: [JobRecord], prints: [Int: JobFingerprints]) throws(JournalError) {
+        try write { db in
+            try db.execute(sql: "UPDATE run SET status = 'running', planned = 1, generated = ? WHERE id = ?",
+                           arguments: [plan.report.generated, run])
+            for (position, row) in plan.report.pairs.enumerated() {
+                try PairRow(run: run, position: position, row: row, plan: plan.pair(PairID(recording: row.recording)))
+                    .insert(db)
+            }
+            var position = 0
+            func entry(_ kind: String, _ path: String, _ reason: String) throws {
+                try EntryRow(run: run, position: position, kind: kind, path: path, reason: reason).insert(db)
+                position += 1
+            }
+            for file in plan.report.unpaired { try entry("unpaired-" + file.kind.rawValue, file.path, file.reason) }
+            for issue in plan.report.errors { try entry("error", issue.path, issue.error) }
+            for skipped in plan.report.skipped { try entry("skipped", skipped.path, skipped.reason) }
+            // A plan's jobs all start queued (pairs already current were left out of it as `unchanged`).
+            for job in jobs { try JobRow(run: run, job: job, prints: prints[job.id]).insert(db) }
+            let measurement = try db.makeStatement(sql: """
+                INSERT OR REPLACE INTO measurement (run, recording, folder, ppm, endOffsetMs) VALUES (?, ?, ?, ?, ?)
+                """)
+            for pair in plan.report.pairs {
+                guard let ppm = pair.driftPPM else { continue }
+                try measurement.execute(arguments: [run, pair.recording, pair.folder, ppm, pair.endOffsetMs])
+            }
+        }
+    }
+
+    /// A stored run, with every job as the journal last recorded it. Jobs that were out on lease when the coordinator
+    /// stopped go back to the queue (recorded so), to be run again.
+    public func loadPlan(run: Int64) throws(JournalError) -> StoredRun {
+        let path = path
+        func damaged(_ what: String) -> JournalError { JournalError(path: path, cause: .corrupt(what)) }
+        return try write { db in
+            // A lease cut short by the coordinator's own stop is not the job's fault: it does not count as an attempt.
+            try db.execute(sql: """
+                UPDATE job SET state = 'queued', attempts = MAX(attempts - 1, 0),
+                error = 'the coordinator stopped while it was leased' WHERE run = ? AND state = 'leased'
+                """, arguments: [run])
+            guard let stored = try RunRow.fetchOne(db, key: run), stored.planned else {
+                throw JournalError(path: path, cause: .other("run \(run) has no stored plan"))
+            }
+            let rows = try PairRow.filter(Column("run") == run).order(Column("position")).fetchAll(db)
+            var plans: [PairPlan] = []
+            for row in rows {
+                guard let plan = row.plan else { throw damaged("the plan of \(row.recording) in run \(run) cannot be read") }
+                plans.append(plan)
+            }
+            var unpaired: [UnpairedFile] = []
+            var errors: [ScanIssue] = []
+            var skipped: [SkippedPath] = []
+            for entry in try EntryRow.filter(Column("run") == run).order(Column("position")).fetchAll(db) {
+                switch entry.kind {
+                case "unpaired-recording": unpaired.append(UnpairedFile(path: entry.path, kind: .recording, reason: entry.reason))
+                case "unpaired-reference": unpaired.append(UnpairedFile(path: entry.path, kind: .reference, reason: entry.reason))
+                case "error": errors.append(ScanIssue(path: entry.path, error: entry.reason))
+                default: skipped.append(SkippedPath(path: entry.path, reason: entry.reason))
+                }
+            }
+            let roots = (try? JSONDecoder().decode([String].self, from: Data(stored.roots.utf8))) ?? []
+            let report = ScanReport(generated: stored.generated ?? "", roots: roots, pairs: rows.map(\.report),
+                                    unpaired: unpaired, errors: errors, skipped: skipped)
+            var jobs: [JobRecord] = []
+            var prints: [Int: JobFingerprints] = [:]
+            for row in try JobRow.filter(Column("run") == run).order(Column("id")).fetchAll(db) {
+                guard let record = row.record else { throw damaged("job \(row.id) of run \(run) cannot be read") }
+                jobs.append(record)
+                if let print = row.prints { prints[row.id] = print }
+            }
+            return StoredRun(plan: RunPlan(report: report, pairs: plans), jobs: jobs, prints: prints)
+        }
+    }
+
+    /// Records how a run ended, with each pair's outcome from its final report.
+    public func finishRun(_ run: Int64, status: RunStatus, succeeded: Bool, report: ScanReport, at date: Date = Date()) throws(JournalError) {
+        try write { db in
+            try db.execute(sql: "UPDATE run SET status = ?, ok = ?, finished = ? WHERE id = ?",
+                           arguments: [status.rawValue, succeeded, date.timeIntervalSince1970, run])
+            let update = try db.makeStatement(sql: """
+                UPDATE pair SET outcome = ?, output = ?, outputFrames = ?, checksum = ?, attempts = ?, worker = ?,
+                processingSeconds = ?, error = ? WHERE run = ? AND recording = ?
+                """)
+            for row in report.pairs {
+                try update.execute(arguments: [row.outcome?.rawValue, row.output, row.outputFrames, row.checksum, row.attempts,
+                                               row.worker, row.processingSeconds, row.error, run, row.recording])
+            }
+        }
+    }
+
+    /// The final report of a finished run (or the plan of an unfinished one), as stored.
+    public func report(run: Int64) throws(JournalError) -> ScanReport {
+        try loadPlan(run: run).plan.report
+    }
+
+    /// Each job of a run as last recorded: id → (state, attempts, output path). For inspection and tests.
+    public func jobStates(run: Int64) throws(JournalError) -> [Int: (state: String, attempts: Int, output: String)] {
+        try access { db in
+            var states: [Int: (state: String, attempts: Int, output: String)] = [:]
+            for row in try JobRow.filter(Column("run") == run).fetchAll(db) { states[row.id] = (row.state, row.attempts, row.output) }
+            return states
+        }
+    }
+}

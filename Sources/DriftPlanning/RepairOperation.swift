@@ -1,0 +1,70 @@
+/// One step of a pair's repair, in recording frames. A plan lists them in the order they run.
+///
+/// Header measurements know only two lengths, so their plans hold one `resample` or `stretch`. Content measurements
+/// (a start offset, dropouts at known places) add the others: trim or pad the start, re-insert missing samples where
+/// they went missing, then change the length.
+public enum RepairOperation: Hashable, Sendable, CustomStringConvertible {
+    /// Drop this many frames at the start (the recording started before its reference).
+    case trimStart(frames: Int64)
+    /// Put this many frames of silence before the start (the recording started after its reference).
+    case padStart(frames: Int64)
+    /// Re-insert `frames` frames that went missing just before recording frame `atFrame` (a dropout).
+    case insert(atFrame: Int64, frames: Int64)
+    /// Resample to exactly `frames` frames: length and pitch together, as a clock fault needs.
+    case resample(frames: Int64)
+    /// Time-stretch to exactly `frames` frames, keeping the pitch.
+    case stretch(frames: Int64)
+
+    /// The frame count this operation leaves, given the count before it.
+    public func frames(after input: Int64) -> Int64 {
+        switch self {
+        case .trimStart(let frames): return input - frames
+        case .padStart(let frames), .insert(_, let frames): return input + frames
+        case .resample(let frames), .stretch(let frames): return frames
+        }
+    }
+
+    /// A stable text form, for the journal and logs: `resample 2880377`, `insert 48000+480`, ...
+    public var description: String {
+        switch self {
+        case .trimStart(let frames): return "trim-start \(frames)"
+        case .padStart(let frames): return "pad-start \(frames)"
+        case .insert(let at, let frames): return "insert \(at)+\(frames)"
+        case .resample(let frames): return "resample \(frames)"
+        case .stretch(let frames): return "stretch \(frames)"
+        }
+    }
+
+    /// Parses `description`; nil for anything else.
+    public init?(_ text: some StringProtocol) {
+        let parts = text.split(separator: " ")
+        guard parts.count == 2 else { return nil }
+        let value = parts[1]
+        switch parts[0] {
+        case "trim-start": guard let n = Int64(value), n >= 0 else { return nil }; self = .trimStart(frames: n)
+        case "pad-start": guard let n = Int64(value), n >= 0 else { return nil }; self = .padStart(frames: n)
+        case "resample": guard let n = Int64(value), n > 0 else { return nil }; self = .resample(frames: n)
+        case "stretch": guard let n = Int64(value), n > 0 else { return nil }; self = .stretch(frames: n)
+        case "insert":
+            let sides = value.split(separator: "+")
+            guard sides.count == 2, let at = Int64(sides[0]), let n = Int64(sides[1]), at >= 0, n > 0 else { return nil }
+            self = .insert(atFrame: at, frames: n)
+        default: return nil
+        }
+    }
+
+    /// A list in its stable text form, one operation per line.
+    public static func text(_ operations: [RepairOperation]) -> String {
+        operations.map(\.description).joined(separator: "\n")
+    }
+
+    /// Parses `text(_:)`; nil when any line is not an operation.
+    public static func list(_ text: String) -> [RepairOperation]? {
+        var operations: [RepairOperation] = []
+        for line in text.split(separator: "\n") {
+            guard let operation = RepairOperation(line) else { return nil }
+            operations.append(operation)
+        }
+        return operations
+    }
+}

@@ -1,0 +1,62 @@
+import DriftCore
+import DriftSchema
+
+/// Builds a run's plan from its scan: each pair's decision and operations from the scan's measurement (which already
+/// applied the drift and repair policies), its output path, and - for the pairs to repair - the verdict on an earlier
+/// night's output.
+public enum RunPlanner {
+    /// Where the run's inputs and outputs are.
+    public struct Layout: Sendable, Equatable {
+        /// The scanned roots.
+        public var roots: [String]
+        /// The output root: outputs mirror the input tree here.
+        public var outputRoot: String
+
+        public init(roots: [String], outputRoot: String) {
+            self.roots = roots
+            self.outputRoot = outputRoot
+        }
+    }
+
+    /// The plan for `report`.
+    ///
+    /// - Parameter verdict: whether an earlier output of a pair to repair is still current; nil decides none is (a
+    ///   full run).
+    public static func plan(_ report: ScanReport, layout: Layout, verdict: ((PairPlan) -> IncrementalVerdict)? = nil) -> RunPlan {
+        var pairs: [PairPlan] = []
+        for row in report.pairs {
+            var plan = PairPlan(id: PairID(recording: row.recording), reference: row.reference, decision: .skip,
+                                audioSeconds: row.recordingSeconds ?? 0)
+            plan.targetFrames = row.targetFrames
+            switch row.action {
+            case .skip:
+                plan.decision = .skip
+            case .refuse:
+                plan.decision = .refuse(row.error ?? "refused")
+            case .resample, .stretch:
+                guard let target = row.targetFrames, let method = row.method,
+                      let output = outputPath(for: row.recording, layout: layout) else {
+                    plan.decision = .refuse(row.error ?? "no output path below the output root")
+                    break
+                }
+                plan.decision = .repair
+                plan.method = MethodChoice(method: method, reason: row.methodReason ?? "")
+                plan.operations = [method == .stretch ? .stretch(frames: target) : .resample(frames: target)]
+                plan.output = output
+                if let verdict, case .current(let previous) = verdict(plan) { plan.decision = .unchanged(previous) }
+            }
+            pairs.append(plan)
+        }
+        return RunPlan(report: report, pairs: pairs)
+    }
+
+    /// The output path for `recording`: its path below its root, mirrored under the output root (below the root's
+    /// own name when several roots are given, so identical relative paths cannot collide).
+    public static func outputPath(for recording: String, layout: Layout) -> String? {
+        let candidates = layout.roots.filter { recording.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }
+        guard let root = candidates.max(by: { $0.count < $1.count }) else { return nil }
+        let relative = String(recording.dropFirst(root.count).drop { $0 == "/" })
+        let prefix = layout.roots.count > 1 ? "/" + (root.split(separator: "/").last.map(String.init) ?? "") : ""
+        return layout.outputRoot + prefix + "/" + relative
+    }
+}

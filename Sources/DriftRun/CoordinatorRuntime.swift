@@ -1,0 +1,83 @@
+import DriftCoordinator
+import DriftTransport
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// The coordinator's moving parts for one run, started and stopped together: the ZAP handler (CURVE), the socket
+/// loop with its dispatcher, and the local worker processes, as services under one `ServiceGroup`.
+///
+/// Shutdown order (the group stops services in reverse): first the coordinator (no new jobs, running ones drain up to
+/// the drain limit, every worker is told to stop), then the local worker pool (its processes exit on that message;
+/// stragglers are ended), last the ZAP handler (nothing needs authenticating any more). SIGINT, SIGTERM and SIGHUP
+/// start that graceful shutdown; past `drainTimeout` plus the pool's time it escalates to cancellation, which ends the
+/// loop at once.
+public struct CoordinatorRuntime {
+    public struct Settings: Sendable {
+        public var endpoint: String
+        public var security: SocketSecurity = .none
+        /// The allowlist policy for a CURVE coordinator (its ZAP handler and per-message checks).
+        public var admission: AdmissionPolicy?
+        public var limits = CoordinatorServer.Limits()
+        public var dispatch = Dispatcher.Settings()
+        /// Local worker processes to start; nil for none.
+        public var pool: LocalWorkerPool.Settings?
+        /// Signals that start a graceful shutdown (none in benchmarks and tests that stop otherwise).
+        public var shutdownSignals: [UnixSignal] = [.sigterm, .sigint, .sighup]
+
+        public init(endpoint: String) {
+            self.endpoint = endpoint
+        }
+    }
+
+    /// How dispatch ended, and the handshakes refused along the way.
+    public struct Result: Sendable {
+        public var outcome: CoordinatorServer.Outcome
+        public var handshakeFailures: Int
+    }
+
+    private let settings: Settings
+    private let logger: Logger
+
+    public init(settings: Settings, logger: Logger) {
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// Runs `store`'s jobs to the end (or to a stop), then shuts everything down in order.
+    ///
+    /// - Parameters:
+    ///   - ready: called with the bound endpoint once workers can connect.
+    ///   - onEvent: every dispatch event, on the socket loop's thread.
+    public func run(store: JobStore, ready: (String) -> Void = { _ in },
+                    onEvent: @escaping @Sendable (DispatchEvent) -> Void = { _ in }) async throws -> Result {
+        guard store.unfinishedCount > 0 else { return Result(outcome: .complete, handshakeFailures: 0) }
+        let context = try MessageContext()
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        // The ZAP handler must answer before a CURVE socket binds.
+        if let admission = settings.admission {
+            let zap = try ZapHandler(context: context, policy: admission, logger: logger)
+            services.append(.init(service: zap, successTerminationBehavior: .ignore, serviceName: "zap"))
+        }
+        let dispatcher = Dispatcher(store: store, settings: settings.dispatch)
+        let server = try CoordinatorServer(context: context, endpoint: settings.endpoint, dispatcher: dispatcher,
+                                           limits: settings.limits, security: settings.security,
+                                           admission: settings.admission, logger: logger)
+        ready(server.endpoint)
+        if var pool = settings.pool {
+            pool.endpoint = server.endpoint
+            services.append(.init(service: try LocalWorkerPool(settings: pool, logger: logger),
+                                  successTerminationBehavior: .ignore, serviceName: "local workers"))
+        }
+        let coordinator = try CoordinatorService(server: server, onEvent: onEvent)
+        services.append(.init(service: coordinator, successTerminationBehavior: .gracefullyShutdownGroup,
+                              failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "coordinator"))
+        var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: settings.shutdownSignals,
+                                                      logger: logger)
+        configuration.logging.keys.serviceKey = "service"
+        configuration.maximumGracefulShutdownDuration = .seconds(settings.limits.drainTimeout + 30)
+        try await ServiceGroup(configuration: configuration).run()
+        return Result(outcome: coordinator.outcome ?? .stopped, handshakeFailures: server.handshakeFailures)
+    }
+}

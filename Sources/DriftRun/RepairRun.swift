@@ -1,0 +1,297 @@
+import DriftAudio
+import DriftConfig
+import DriftCoordinator
+import DriftCore
+import DriftJournal
+import DriftPlanning
+import DriftReports
+import DriftSchema
+import DriftTransport
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// One `driftfix repair`, end to end: the composition root of the coordinator side. Built from settings, it opens the
+/// journal, sweeps leftovers of dead writers, prepares the run (resume or plan), runs the coordinator's services to
+/// the end, records the outcome, prunes old runs, adds the drift history and writes the metrics. The command line
+/// only maps flags to settings and the outcome to a report and an exit code; the benchmark runs the same way.
+public final class RepairRun {
+    public struct Settings: Sendable {
+        /// Absolute, standardised roots.
+        public var roots: [String]
+        /// The absolute output root.
+        public var outputRoot: String
+        public var configuration: Configuration
+        /// The configuration file, handed on to local workers.
+        public var configPath: String?
+        /// Overrides the configuration's quality.
+        public var quality: ResampleQuality?
+        /// Local worker processes to start (0: remote workers only).
+        public var localWorkers: Int
+        /// The endpoint to bind; nil: a private ipc:// socket.
+        public var bind: String?
+        /// The journal file (absolute).
+        public var journalPath: String
+        /// true: must resume; false: never; nil: when there is an unfinished run.
+        public var resume: Bool?
+        public var full = false
+        /// The Prometheus text file to write after the run.
+        public var metricsFile: String?
+        /// CURVE on `bind`: the coordinator's secret key file and the allowlist (absolute paths).
+        public var curve: (secretKey: String, allowlist: String)?
+        /// Accept a network endpoint without CURVE (workers are told so).
+        public var insecurePlaintext = false
+        /// Seconds with unfinished jobs and no worker alive before giving up.
+        public var idleTimeout: Double = 60
+        public var heartbeat: Double = 1
+        /// How long running jobs may take to finish after a stop request, seconds.
+        public var drainTimeout: Double = 30
+        /// The executable local workers run.
+        public var workerExecutable = LocalWorkerPool.currentExecutable
+        public var shutdownSignals: [UnixSignal] = [.sigterm, .sigint, .sighup]
+
+        public init(roots: [String], outputRoot: String, configuration: Configuration, localWorkers: Int, journalPath: String) {
+            self.roots = roots
+            self.outputRoot = outputRoot
+            self.configuration = configuration
+            self.localWorkers = localWorkers
+            self.journalPath = journalPath
+        }
+
+        /// Refuses settings that could not work, before anything is created: an output root inside a root (repaired
+        /// files would be scanned as recordings) or a root inside the output root; paths compared with links resolved.
+        public func validate() throws(SettingsError) {
+            let realOut = PathResolution.resolved(outputRoot)
+            if let inside = roots.first(where: { PathResolution.isInside(realOut, PathResolution.resolved($0)) }) {
+                throw SettingsError("the output root \(outputRoot) lies inside the root \(inside): repaired files would be scanned as recordings")
+            }
+            if let root = roots.first(where: { PathResolution.isInside(PathResolution.resolved($0), realOut) }) {
+                throw SettingsError("the root \(root) lies inside the output root \(outputRoot): repaired files could land on recordings")
+            }
+            if resume == true && full { throw SettingsError("resuming keeps the stored plan and a full run makes a fresh one: choose one") }
+        }
+    }
+
+    /// Settings that cannot work (a usage error).
+    public struct SettingsError: Error, CustomStringConvertible, Sendable {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// How a run ended.
+    public struct Outcome: Sendable {
+        /// The report with each pair's outcome and the drift history.
+        public var report: ScanReport
+        public var status: RunStatus
+        /// The job store (the journal) failed mid-run: why.
+        public var storeFailure: String?
+        /// The outcome could not be recorded in the journal: why (the next run would resume this one).
+        public var journalFailure: String?
+        /// The metrics file could not be written: why.
+        public var metricsFailure: String?
+
+        /// Every pair repaired, unchanged or skipped, and everything recorded.
+        public var succeeded: Bool { storeFailure == nil && journalFailure == nil && metricsFailure == nil && report.isGoodRun }
+    }
+
+    /// Sees the run as it goes (progress bars, logs).
+    public protocol Observer: Sendable {
+        /// The jobs that will be dispatched (unfinished ones), once the run is prepared.
+        func planned(_ jobs: [JobRecord])
+        /// A dispatch event, on the coordinator loop's thread.
+        func event(_ event: DispatchEvent)
+        /// Dispatch ended.
+        func finished()
+    }
+
+    private let settings: Settings
+    private let logger: Logger
+    private let observer: Observer?
+
+    public init(settings: Settings, logger: Logger, observer: Observer? = nil) {
+        self.settings = settings
+        self.logger = logger
+        self.observer = observer
+    }
+
+    public func run() async throws(RunError) -> Outcome {
+        let started = Date()
+        let configuration = settings.configuration
+        do {
+            try FileManager.default.createDirectory(atPath: settings.outputRoot, withIntermediateDirectories: true)
+        } catch {
+            throw .outputRoot(path: settings.outputRoot, reason: error.localizedDescription)
+        }
+        let journal: Journal
+        let prepared: PreparedRun
+        do {
+            journal = try Journal(path: settings.journalPath)
+            sweep(journal)
+            prepared = try RunPreparation.prepare(journal: journal, options: RunPreparation.Options(
+                layout: RunPlanner.Layout(roots: settings.roots, outputRoot: settings.outputRoot),
+                configuration: configuration, quality: settings.quality ?? configuration.repair.quality,
+                resume: settings.resume, full: settings.full), logger: logger)
+        } catch {
+            let failure: RunError
+            switch error {
+            case let error as JournalError: failure = .journal(error)
+            case let error as RunError: failure = error
+            default: failure = .journal(JournalError(path: settings.journalPath, cause: .other("\(error)")))
+            }
+            if case .journal = failure, let file = settings.metricsFile {
+                // The nightly job failed before it began: the metrics must say so (the last success stays as it was).
+                try? RunMetrics.failedBeforeStart(started: started, previous: file).write(to: file)
+            }
+            throw failure
+        }
+
+        let store = JournalJobStore(journal: journal, run: prepared.run, jobs: prepared.jobs, prints: prepared.prints)
+        observer?.planned(prepared.jobs.filter { !$0.isFinished })
+        let result: CoordinatorRuntime.Result
+        do {
+            result = try await CoordinatorRuntime(settings: try runtimeSettings(), logger: logger).run(
+                store: store,
+                ready: { [settings, logger] endpoint in
+                    if settings.bind != nil { logger.notice("waiting for workers on \(endpoint)") }
+                },
+                onEvent: { [observer] event in observer?.event(event) })
+        } catch let error as RunError {
+            throw error
+        } catch {
+            throw .security("\(error)")
+        }
+        observer?.finished()
+        return finish(prepared: prepared, store: store, outcome: result.outcome, journal: journal, started: started)
+    }
+
+    /// Deletes what driftfix processes that died with an earlier run left under the output root.
+    private func sweep(_ journal: Journal) {
+        let swept = StaleTemporaryFiles.sweep(root: settings.outputRoot, otherHostsBefore: try? journal.oldestOpenLease())
+        if !swept.removed.isEmpty {
+            logger.notice("removed \(swept.removed.count) temporary file\(swept.removed.count == 1 ? "" : "s") left under \(settings.outputRoot) by driftfix processes that no longer run")
+        }
+        for path in swept.kept { logger.info("\(path): kept: its writer may still be running") }
+        for (path, reason) in swept.failed { logger.warning("\(path): cannot remove this leftover temporary file (\(reason))") }
+    }
+
+    /// The coordinator's endpoint, security and local workers.
+    private func runtimeSettings() throws(RunError) -> CoordinatorRuntime.Settings {
+        let endpoint = settings.bind ?? "ipc://\(FileManager.default.temporaryDirectory.path)/driftfix-\(getpid()).sock"
+        var runtime = CoordinatorRuntime.Settings(endpoint: endpoint)
+        runtime.limits.idleTimeout = settings.idleTimeout
+        runtime.limits.drainTimeout = settings.drainTimeout
+        runtime.dispatch.heartbeatInterval = settings.heartbeat
+        runtime.shutdownSignals = settings.shutdownSignals
+        var passThrough = ["--heartbeat", "\(settings.heartbeat)", "--parent", "\(getpid())", "--output-root", settings.outputRoot]
+        passThrough += settings.roots.flatMap { ["--input-root", $0] }
+        if let config = settings.configPath { passThrough += ["--config", config] }
+        if let curve = settings.curve {
+            let keys: CurveKeyPair
+            do {
+                keys = try CurveKeyFile.loadSecret(curve.secretKey)
+            } catch {
+                throw .security("\(error)")
+            }
+            // Local workers use the coordinator's own key pair, which is therefore admitted too.
+            let policy = AdmissionPolicy(allowlist: curve.allowlist, alsoAllow: [keys.publicKey])
+            guard policy.exists else { throw .security("\(curve.allowlist): no such allowlist file or folder") }
+            if let problem = policy.unsafePermissions { throw .security("allowlist: \(problem)") }
+            for problem in policy.problems { logger.warning("allowlist: \(problem)") }
+            logger.notice("CURVE on \(endpoint): \(policy.count) worker keys admitted from \(curve.allowlist)")
+            runtime.security = .curveServer(keys)
+            runtime.admission = policy
+            passThrough += ["--curve-secret", curve.secretKey, "--server-key", curve.secretKey]
+        } else if settings.insecurePlaintext {
+            passThrough.append("--insecure-plaintext")
+            if !Endpoint.isLocal(endpoint) {
+                logger.warning("\(endpoint) is bound WITHOUT authentication or encryption (--insecure-plaintext)")
+            }
+        }
+        if settings.localWorkers > 0 {
+            runtime.pool = LocalWorkerPool.Settings(count: settings.localWorkers, endpoint: endpoint,
+                                                    executable: settings.workerExecutable, extraArguments: passThrough)
+        }
+        return runtime
+    }
+
+    /// Records the run's end in the journal, prunes old runs, adds the drift history, writes the metrics.
+    private func finish(prepared: PreparedRun, store: JournalJobStore, outcome: CoordinatorServer.Outcome, journal: Journal,
+                        started: Date) -> Outcome {
+        let configuration = settings.configuration
+        let status: RunStatus
+        var storeFailure: String?
+        switch outcome {
+        case .complete: status = .complete
+        case .stopped:
+            status = .stopped
+            logger.warning("stopped before every job finished; the next run over these roots resumes")
+        case .noWorkers:
+            status = .noWorkers
+            logger.error("no worker alive for \(Int(settings.idleTimeout)) s with \(store.unfinishedCount) jobs unfinished; giving up (the next run resumes)")
+        case .storeFailed(let reason):
+            status = .storeFailed
+            storeFailure = reason
+        }
+        var report = prepared.plan.report(with: store.outcomes)
+        var journalFailure: String?
+        do {
+            try journal.finishRun(prepared.run, status: status, succeeded: report.isGoodRun, report: report)
+            do {
+                try journal.prune(keepRuns: configuration.journal.keepRuns)
+            } catch {
+                logger.warning("\(error) (pruning old runs; the run itself is recorded)")
+            }
+            report.history = try journal.history(runs: configuration.journal.historyRuns,
+                                                 alertPPM: configuration.journal.alertPPM, includeFiles: false)
+        } catch {
+            // The outputs are fine, but the next run would resume this one: the exit code must not say all is well.
+            journalFailure = error.description
+            logger.error("\(error)")
+        }
+        for alert in report.history?.alerts ?? [] { logger.warning("\(alert.name): \(alert.alert ?? "")") }
+        var result = Outcome(report: report, status: status, storeFailure: storeFailure, journalFailure: journalFailure)
+        if let file = settings.metricsFile {
+            let lastSuccess = (try? journal.lastSuccess()) ?? nil
+            var numbers = RunMetrics(report: report, started: started, finished: Date(), lastSuccess: lastSuccess)
+            if !result.succeeded {
+                numbers.succeeded = false
+                numbers.lastSuccess = lastSuccess
+            }
+            do {
+                try numbers.write(to: file)
+            } catch {
+                result.metricsFailure = "\(error)"
+            }
+        }
+        if settings.bind == nil {
+            unlink(String(runtimeEndpointPath))
+        }
+        return result
+    }
+
+    private var runtimeEndpointPath: String { "\(FileManager.default.temporaryDirectory.path)/driftfix-\(getpid()).sock" }
+}
+
+/// Paths compared as the kernel sees them.
+public enum PathResolution {
+    /// `path` with every link resolved, as far as it exists; the missing rest appended as given.
+    public static func resolved(_ path: String) -> String {
+        var existing = path
+        var rest: [String] = []
+        while !existing.isEmpty && existing != "/" {
+            if let real = realpath(existing, nil) {
+                defer { free(real) }
+                return ([String(cString: real)] + rest.reversed()).joined(separator: "/").replacingOccurrences(of: "//", with: "/")
+            }
+            rest.append((existing as NSString).lastPathComponent)
+            existing = (existing as NSString).deletingLastPathComponent
+        }
+        return path
+    }
+
+    /// Whether `path` is `root` or below it.
+    public static func isInside(_ path: String, _ root: String) -> Bool {
+        path == root || path.hasPrefix(root == "/" ? "/" : root + "/")
+    }
+}

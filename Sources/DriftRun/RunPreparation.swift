@@ -1,0 +1,124 @@
+import DriftConfig
+import DriftCoordinator
+import DriftCore
+import DriftJournal
+import DriftMedia
+import DriftPlanning
+import DriftSchema
+import DriftSupport
+import Foundation
+import Logging
+
+/// What one `driftfix repair` will do: a run in the journal, its plan, and the jobs still to run. Either resumed from
+/// the journal (an unfinished run over the same roots: its plan as stored, jobs done stay done, jobs out on lease go
+/// back to the queue) or planned afresh (scan, plan, leave out the pairs whose output from an earlier night is still
+/// current), and stored before the first job is sent.
+public struct PreparedRun: Sendable {
+    /// The journal's run id.
+    public let run: Int64
+    public let plan: RunPlan
+    public let jobs: [JobRecord]
+    public let prints: [Int: JobFingerprints]
+    public let resumed: Bool
+}
+
+/// The resume policy and the planning of a run, separate from sockets and processes so that it is tested directly.
+public enum RunPreparation {
+    public struct Options: Sendable {
+        public var layout: RunPlanner.Layout
+        public var configuration: Configuration
+        public var quality: ResampleQuality
+        /// true: must resume; false: never; nil: resume when there is an unfinished run.
+        public var resume: Bool?
+        /// Ignore earlier outputs: redo every pair that needs repair (and never resume).
+        public var full: Bool
+
+        public init(layout: RunPlanner.Layout, configuration: Configuration, quality: ResampleQuality, resume: Bool?, full: Bool) {
+            self.layout = layout
+            self.configuration = configuration
+            self.quality = quality
+            self.resume = resume
+            self.full = full
+        }
+    }
+
+    public static func prepare(journal: Journal, options: Options, logger: Logger) throws(RunError) -> PreparedRun {
+        do {
+            return try prepareOrThrow(journal: journal, options: options, logger: logger)
+        } catch let error as RunError {
+            throw error
+        } catch let error as JournalError {
+            throw .journal(error)
+        } catch {
+            throw .journal(JournalError(path: journal.path, cause: .other("\(error)")))
+        }
+    }
+
+    private static func prepareOrThrow(journal: Journal, options: Options, logger: Logger) throws -> PreparedRun {
+        let roots = options.layout.roots
+        let outputRoot = options.layout.outputRoot
+        if options.resume == true && options.full { throw RunError.resumeContradictsFull }
+        let run: Int64
+        if options.resume != false && !options.full,
+           let unfinished = try journal.unfinishedRun(roots: roots, outputRoot: outputRoot) {
+            let started = ISO8601DateFormatter().string(from: unfinished.started)
+            if unfinished.planned {
+                let stored = try journal.loadPlan(run: unfinished.id)
+                let done = stored.jobs.filter(\.isFinished).count
+                if done < stored.jobs.count || options.resume == true {
+                    logger.notice("resuming run \(unfinished.id) (started \(started), \(unfinished.status.rawValue)): \(done) of \(stored.jobs.count) jobs already finished; its stored plan is kept")
+                    return PreparedRun(run: unfinished.id, plan: stored.plan, jobs: stored.jobs, prints: stored.prints, resumed: true)
+                }
+                // Every job finished but the run was not closed (the coordinator died after the last result): close it
+                // as it stands, and plan tonight's run afresh.
+                try close(unfinished.id, stored: stored, journal: journal)
+                logger.notice("run \(unfinished.id) had finished every job before it stopped; closed it, starting a new run")
+                run = try journal.beginRun(roots: roots, outputRoot: outputRoot)
+            } else {
+                logger.notice("resuming run \(unfinished.id) (started \(started)): it stopped during its scan; scanning again")
+                run = unfinished.id
+            }
+        } else {
+            if options.resume == true { throw RunError.nothingToResume(journal: journal.path) }
+            run = try journal.beginRun(roots: roots, outputRoot: outputRoot)
+        }
+        Failpoint.hit("scan")
+
+        let configuration = options.configuration
+        let report = DriftScanner.scan(roots: roots, rules: configuration.pairing, drift: configuration.drift,
+                                       repair: configuration.repair)
+        // With --full no earlier output is looked at: every pair to repair is repaired.
+        let previous = options.full ? [:] : try journal.outputs()
+        var prints: [PairID: JobFingerprints] = [:]
+        let plan = RunPlanner.plan(report, layout: options.layout) { pair in
+            let fingerprints = JobFingerprints(plan: pair, quality: options.quality)
+            prints[pair.id] = fingerprints
+            let verdict = IncrementalCheck.verdict(for: pair, prints: fingerprints, previous: previous[pair.id.recording])
+            if case .stale(let reason) = verdict, previous[pair.id.recording] != nil {
+                logger.info("\(pair.id.recording): repairing again: \(reason)")
+            }
+            return verdict
+        }
+        let key = try journal.runKey(run)
+        var jobs: [JobRecord] = []
+        var jobPrints: [Int: JobFingerprints] = [:]
+        for pair in plan.toRepair {
+            guard let job = JobRecord(id: jobs.count + 1, plan: pair, quality: options.quality, outputRoot: outputRoot,
+                                      inputRoots: roots, run: key) else { continue }
+            jobPrints[job.id] = prints[pair.id]
+            jobs.append(job)
+        }
+        try journal.storePlan(run: run, plan: plan, jobs: jobs, prints: jobPrints)
+        Failpoint.hit("planned")
+        logger.notice("run \(run): \(report.pairs.count) pairs: \(jobs.count) to repair, \(plan.unchanged) unchanged since an earlier run, \(report.summary.inSync) in sync, \(report.summary.refused) refused or unreadable")
+        return PreparedRun(run: run, plan: plan, jobs: jobs, prints: jobPrints, resumed: false)
+    }
+
+    /// Records a run whose jobs all finished as complete, with its outcomes.
+    private static func close(_ run: Int64, stored: StoredRun, journal: Journal) throws {
+        let store = InMemoryJobStore()
+        store.add(stored.jobs)
+        let report = stored.plan.report(with: store.outcomes)
+        try journal.finishRun(run, status: .complete, succeeded: report.isGoodRun, report: report)
+    }
+}
