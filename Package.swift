@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "DriftJournal", dependencies: ["DriftPlanning", "DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftCoordinator", "DriftAudio",
                                                      .product(name: "GRDB", package: "GRDB.swift")]),
         // One file's repair (read, convert, write, verify, rename): used by `process` and by workers.
-        .target(name: "DriftPipeline", dependencies: ["DriftCore", "DriftAudio", "DriftDSP"]),
+        .target(name: "DriftPipeline", dependencies: ["DriftSupport", "DriftCore", "DriftAudio", "DriftDSP"]),
         // The composition root: one repair run (journal, plan, coordinator services, outcome, history, metrics) and
         // one worker, from settings to outcome; the command line and the benchmark both run through it.
         .target(name: "DriftRun", dependencies: [
@@ -94,11 +94,13 @@ let package = Package(
 
         // Test-only helpers: independently computed ideal signals and measurements (no project DSP inside).
         .target(
-            name: "TestSupport", dependencies: ["DriftCore", "DriftAudio"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["DriftSchema", "DriftCore", "DriftAudio"], path: "Tests/TestSupport",
             // Fixture synthesis runs over millions of samples: optimise it even in debug test builds.
             swiftSettings: [.unsafeFlags(["-O"])]
         ),
         .testTarget(name: "DriftCoreTests", dependencies: ["DriftCore"]),
+        .testTarget(name: "DriftPlanningTests", dependencies: ["DriftPlanning", "DriftCore", "DriftSchema"]),
+        .testTarget(name: "DriftRunTests", dependencies: ["TestSupport", .product(name: "Logging", package: "swift-log"), "DriftWorker", "DriftWire", "DriftSchema", "DriftPlanning", "DriftJournal", "DriftCore", "DriftCoordinator", "DriftConfig", "DriftAudio", "DriftRun"]),
         .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "DriftCore"]),
         .testTarget(name: "DriftMediaTests", dependencies: ["DriftMedia", "DriftAudio", "DriftCore", "TestSupport"]),
         .testTarget(name: "DriftReportsTests", dependencies: ["DriftSchema", "DriftReports", "DriftCore"]),

@@ -4,6 +4,10 @@
 #
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
+#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (resample stretch quality scan dispatch
+#                                repair compare; default: all)
+#   BENCH_BASELINE=REV scripts/bench.sh   also build revision REV in a worktree and measure journalled dispatch and
+#                                the 24 x 60 s repair for REV and for this tree, interleaved, in the same run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,11 +18,15 @@ bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
 mkdir -p "$work"
+sections=" ${BENCH_SECTIONS:-resample stretch quality scan dispatch repair compare} "
+want() { [[ "$sections" == *" $1 "* ]]; }
 input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
 speed=1.000131          # the same repair as a sox speed factor (input length / output length)
 
+if want resample || want stretch; then
 [[ -f "$input" ]] || { echo "generating $seconds s of 48 kHz stereo 24-bit audio in $input"; "$bin/driftfix-bench" generate "$input" --seconds "$seconds"; }
+fi
 raw_seconds=$(( seconds < 300 ? seconds : 300 ))
 
 measure() {  # measure LABEL COMMAND... → "LABEL xRT peakMiB"
@@ -32,6 +40,7 @@ measure() {  # measure LABEL COMMAND... → "LABEL xRT peakMiB"
         'BEGIN { printf "%-34s %9.1f %11.1f\n", l, s / w, r / 1024 }'
 }
 
+if want resample; then
 echo
 echo "## Resample repair: $seconds s, 48 kHz stereo 24-bit WAV, ratio $ratio (converter on one core, file I/O overlapped on another)"
 printf "%-34s %9s %11s %10s %s\n" "pipeline" "xRT" "peak MiB" "raw xRT" "pipeline/raw"
@@ -58,7 +67,9 @@ fi
 rm -f "$work/out.wav"
 echo
 echo "raw xRT: the same converter on the first $raw_seconds s held in memory (no file I/O)."
+fi
 
+if want stretch; then
 echo
 echo "## Pitch-preserving stretch: $seconds s, 48 kHz stereo 24-bit WAV"
 printf "%-34s %9s %11s\n" "tool" "xRT" "peak MiB"
@@ -75,6 +86,9 @@ for r in 0.97 1.25; do
     fi
 done
 
+fi
+
+if want quality; then
 echo
 echo "## Stretch quality: round trip by r then 1/r on a 10 s speech-like signal (f0 120 Hz, three formants)"
 echo "## log-spectral distance to the original in dB (lower is better); seconds for both legs"
@@ -108,7 +122,9 @@ for r in 0.97 1.25 2; do
     fi
     echo "$row"
 done
+fi
 
+if want scan; then
 echo
 pairs=${BENCH_SCAN_PAIRS:-10000}
 tree="$work/tree-$pairs"
@@ -120,7 +136,9 @@ end=$(date +%s.%N)
 measured=$(grep -c '"recording" :' "$work/scan.json" || true)
 echo "## Scan: $measured pairs (tiny WAV + MP4), warm cache, all cores"
 awk -v n="$measured" -v a="$start" -v b="$end" 'BEGIN { printf "%d pairs in %.2f s: %.0f pairs/s\n", n, b - a, n / (b - a) }'
+fi
 
+if want dispatch; then
 echo
 echo "## Distributed: dispatch overhead (no-op jobs over ZeroMQ, 2 worker processes)"
 "$bin/driftfix-bench" dispatch --jobs 20000 --workers 2 --driftfix "$bin/driftfix"
@@ -128,17 +146,23 @@ echo "## Distributed: dispatch overhead (no-op jobs over ZeroMQ, 2 worker proces
 "$bin/driftfix-bench" dispatch --jobs 20000 --workers 2 --driftfix "$bin/driftfix" --journal "$work/bench-journal.sqlite"
 # Authenticated and encrypted: workers over loopback TCP with CURVE, admitted by the ZAP handler.
 "$bin/driftfix-bench" dispatch --jobs 20000 --workers 2 --driftfix "$bin/driftfix" --curve
+fi
 
+make_corpus() {
+    corpus="$work/corpus"
+    if [[ ! -d "$corpus" ]]; then
+        mkdir -p "$corpus"
+        for i in $(seq 1 24); do
+            "$bin/driftfix-bench" generate "$corpus/take$i.wav" --seconds 60 >/dev/null
+            echo "2880377@48000" > "$corpus/take$i.duration"   # the reference: 131 ppm longer than the recording
+        done
+    fi
+}
+
+if want repair; then
 echo
 echo "## Distributed: repair throughput with 1 and 2 local workers (24 x 60 s stereo, -131 ppm, medium)"
-corpus="$work/corpus"
-if [[ ! -d "$corpus" ]]; then
-    mkdir -p "$corpus"
-    for i in $(seq 1 24); do
-        "$bin/driftfix-bench" generate "$corpus/take$i.wav" --seconds 60 >/dev/null
-        echo "2880377@48000" > "$corpus/take$i.duration"   # the reference: 131 ppm longer than the recording
-    done
-fi
+make_corpus
 declare -A took
 for n in 1 2; do
     rm -rf "$work/repaired-$n"
@@ -158,3 +182,40 @@ end=$(date +%s.%N)
 awk -v a="$start" -v b="$end" -v t="${took[2]}" 'BEGIN { printf "rerun in %.2f s (first run %.2f s: %.0fx faster)\n", b - a, t, t / (b - a) }'
 grep -E "^[0-9]+ repaired" "$work/rerun.txt" || true
 rm -rf "$work/repaired-1" "$work/repaired-2"
+fi
+
+if want compare && [[ -n "${BENCH_BASELINE:-}" ]]; then
+    echo
+    base="$work/baseline"
+    rev=$(git rev-parse --short "$BENCH_BASELINE")
+    if [[ "$(git -C "$base" rev-parse --short HEAD 2>/dev/null || true)" != "$rev" ]]; then
+        git worktree remove --force "$base" 2>/dev/null || rm -rf "$base"
+        git worktree add -f --detach "$base" "$BENCH_BASELINE" >/dev/null 2>&1
+    fi
+    (cd "$base" && swift build -c release --product driftfix >/dev/null && swift build -c release --product driftfix-bench >/dev/null)
+    make_corpus
+    head_rev=$(git rev-parse --short HEAD)$( [[ -n "$(git status --porcelain --untracked-files=no)" ]] && echo "+changes" )
+    echo "## Before/after: $rev (baseline) vs $head_rev, same machine, interleaved, 3 rounds each (median)"
+    declare -A rate repair
+    for round in 1 2 3; do
+        for side in baseline head; do
+            if [[ $side == baseline ]]; then b="$base/.build/release"; else b="$bin"; fi
+            j="$work/compare-journal.sqlite"
+            out=$("$b/driftfix-bench" dispatch --jobs 20000 --workers 2 --driftfix "$b/driftfix" --journal "$j" | tail -1)
+            rate[$side]+="$(echo "$out" | sed -E 's/.* ([0-9.]+) jobs\/s.*/\1/') "
+            rm -rf "$work/compare-out"
+            start=$(date +%s.%N)
+            "$b/driftfix" repair "$corpus" --out "$work/compare-out" --workers 2 >/dev/null 2>&1 || true
+            end=$(date +%s.%N)
+            repair[$side]+="$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }') "
+        done
+    done
+    median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+    printf "%-48s %12s %12s %8s\n" "measure" "$rev" "$head_rev" "ratio"
+    rb=$(echo "${rate[baseline]}" | median); rh=$(echo "${rate[head]}" | median)
+    printf "%-48s %12.0f %12.0f %8.2f\n" "dispatch, journalled (jobs/s, higher is better)" "$rb" "$rh" "$(awk -v a="$rb" -v b="$rh" 'BEGIN { print b / a }')"
+    tb=$(echo "${repair[baseline]}" | median); th=$(echo "${repair[head]}" | median)
+    printf "%-48s %12.2f %12.2f %8.2f\n" "24 x 60 s repair, 2 workers (s, lower is better)" "$tb" "$th" "$(awk -v a="$tb" -v b="$th" 'BEGIN { print b / a }')"
+    echo "all rounds: dispatch baseline ${rate[baseline]}| head ${rate[head]}; repair baseline ${repair[baseline]}| head ${repair[head]}"
+    rm -rf "$work/compare-out" "$work/compare-journal.sqlite"*
+fi

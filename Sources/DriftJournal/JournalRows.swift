@@ -154,7 +154,8 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
         row.targetFrames = targetFrames
         row.warnings = warnings.isEmpty ? [] : warnings.components(separatedBy: "\n")
         row.outcome = outcome.flatMap(RepairOutcome.init(rawValue:))
-        row.output = output
+        // Until the run ends the column holds the plan's output path; the report names an output only with an outcome.
+        row.output = outcome == nil ? nil : output
         row.outputFrames = outputFrames
         row.checksum = checksum
         row.attempts = attempts

@@ -2,6 +2,7 @@ import DriftAudio
 import DriftCore
 import DriftSchema
 import Foundation
+import Synchronization
 
 /// `driftfix scan`'s engine: walk and pair, then probe every pair's headers in parallel and measure its drift.
 /// Never stops on a bad file: each one becomes a row with its reason.
@@ -66,15 +67,14 @@ public enum DriftScanner {
 }
 
 /// Slots written by concurrent iterations, one index each, then read once all are done.
-final class ResultSlots<Value>: @unchecked Sendable {  // each slot is written by exactly one iteration; read after the join
-    private var slots: [Value?]
-    private let lock = NSLock()
+final class ResultSlots<Value: Sendable>: Sendable {
+    private let slots: Mutex<[Value?]>
 
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    init(count: Int) { slots = Mutex(Array(repeating: nil, count: count)) }
 
     func store(_ index: Int, _ value: Value) {
-        lock.withLock { slots[index] = value }
+        slots.withLock { $0[index] = value }
     }
 
-    func values() -> [Value] { lock.withLock { slots.compactMap { $0 } } }
+    func values() -> [Value] { slots.withLock { $0.compactMap { $0 } } }
 }

@@ -1,7 +1,9 @@
 import DriftAudio
 import DriftCore
 import DriftDSP
+import DriftSupport
 import Foundation
+import Synchronization
 
 /// What to do with one file: the repair `driftfix process` runs and a worker runs for each job.
 public struct ProcessRequest: Sendable {
@@ -74,10 +76,19 @@ public struct ProcessResult: Sendable {
 public struct ProcessError: Error, CustomStringConvertible {
     public let path: String
     public let cause: String
+    /// The request's values that do not fit this file, when that is the cause.
+    public let plan: PlanError?
 
     public init(path: String, cause: String) {
         self.path = path
         self.cause = cause
+        plan = nil
+    }
+
+    public init(path: String, plan: PlanError) {
+        self.path = path
+        cause = plan.description
+        self.plan = plan
     }
 
     public var description: String { "\(path): \(cause)" }
@@ -101,7 +112,7 @@ public enum FileProcessor {
         do {
             plan = try ProcessingPlan(request: request, inputFrames: reader.frameCount, sampleRate: reader.format.sampleRate)
         } catch {
-            throw ProcessError(path: request.input, cause: error.description)
+            throw ProcessError(path: request.input, plan: error)
         }
         let choice = try OutputFormatChoice(
             input: reader.format, type: request.outputType, encoding: request.outputEncoding, path: request.output)
@@ -245,13 +256,12 @@ public enum FileProcessor {
 }
 
 /// The first error the write thread met, read by the pumping thread after it joined.
-private final class WriteOutcome: @unchecked Sendable {  // guarded by `lock`
-    private let lock = NSLock()
-    private var stored: (any Error)?
+private final class WriteOutcome: Sendable {
+    private let stored = Mutex<(any Error)?>(nil)
 
-    var error: (any Error)? { lock.withLock { stored } }
+    var error: (any Error)? { stored.withLock { $0 } }
 
     func record(_ error: any Error) {
-        lock.withLock { if stored == nil { stored = error } }
+        stored.withLock { if $0 == nil { $0 = error } }
     }
 }

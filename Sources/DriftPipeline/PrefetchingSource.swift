@@ -1,4 +1,5 @@
 import DriftCore
+import DriftSupport
 import Foundation
 
 /// Reads its upstream (a file) ahead on a thread of its own, so decoding overlaps the conversion that pulls

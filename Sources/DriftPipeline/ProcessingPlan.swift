@@ -32,14 +32,14 @@ public struct ProcessingPlan: Sendable, Equatable {
 
     /// Plans `request` for an input of `frames` frames at `sampleRate`.
     ///
-    /// - Throws: `PlanError` naming the option whose value does not fit this file.
+    /// - Throws: `PlanError` naming the part of the request that does not fit this file.
     public init(request: ProcessRequest, inputFrames frames: Int64, sampleRate: Int) throws(PlanError) {
         inputFrames = frames
         inputRate = sampleRate
         outputRate = request.edits.outputRate ?? sampleRate
         switch request.edits.trim?.frames(in: frames, sampleRate: sampleRate) ?? .success(0..<frames) {
         case .success(let range): self.range = range
-        case .failure(let error): throw PlanError(error.description)
+        case .failure(let error): throw PlanError(.trim, error.description)
         }
         reverse = request.edits.reverse
         let used = Int64(range.count)
@@ -48,7 +48,7 @@ public struct ProcessingPlan: Sendable, Equatable {
         let wanted: TargetLength
         var method = request.method
         if let tempo = request.tempo {
-            guard let inverse = Rational(1, 1).dividedExactly(by: tempo) else { throw PlanError("--tempo: out of range") }
+            guard let inverse = Rational(1, 1).dividedExactly(by: tempo) else { throw PlanError(.tempo, "out of range") }
             wanted = .ratio(inverse)
             method = MethodChoice(method: .stretch, reason: "--tempo")
         } else {
@@ -60,11 +60,11 @@ public struct ProcessingPlan: Sendable, Equatable {
         } catch {
             // Only an overflow gets here with a positive request: far beyond what any method can make.
             if case .invalid(let why) = error, why.contains("overflows") {
-                throw PlanError(ProcessingPlan.outOfRange(
-                    wanted: wanted, frames: nil, used: used, inputRate: sampleRate, outputRate: outputRate,
-                    stretchBy: method.method == .stretch ? ProcessingPlan.stretchOption(request, method) : nil))
+                let stretch = method.method == .stretch
+                throw PlanError(stretch ? (request.tempo != nil ? .tempo : .stretch) : .target, ProcessingPlan.outOfRange(
+                    wanted: wanted, frames: nil, used: used, inputRate: sampleRate, outputRate: outputRate, stretch: stretch))
             }
-            throw PlanError(error.description)
+            throw PlanError(.target, error.description)
         }
         targetFrames = resolved
 
@@ -77,38 +77,38 @@ public struct ProcessingPlan: Sendable, Equatable {
             // Stretch the duration at the input rate, then convert the rate exactly.
             let atInputRate = Rational(targetFrames, 1).multipliedRounded(by: Int64(sampleRate), dividedBy: Int64(outputRate)) ?? 0
             guard atInputRate > 0, Int128(atInputRate) * 2 >= Int128(used), Int128(atInputRate) <= 2 * Int128(used) else {
-                throw PlanError(ProcessingPlan.outOfRange(
+                throw PlanError(request.tempo != nil ? .tempo : .stretch, ProcessingPlan.outOfRange(
                     wanted: wanted, frames: targetFrames, used: used, inputRate: sampleRate, outputRate: outputRate,
-                    stretchBy: ProcessingPlan.stretchOption(request, method)))
+                    stretch: true))
             }
             guard Resampling.accepts(input: Int64(sampleRate), output: Int64(outputRate)) else {
-                throw PlanError(ProcessingPlan.rateOutOfRange(from: sampleRate, to: outputRate))
+                throw PlanError(.rate, ProcessingPlan.rateOutOfRange(from: sampleRate, to: outputRate))
             }
             length = .stretch(frames: atInputRate, rateFrames: outputRate == sampleRate ? nil : targetFrames)
             self.method = method
         } else {
             guard Resampling.accepts(input: used, output: targetFrames) else {
-                throw PlanError(durationChanges
-                    ? ProcessingPlan.outOfRange(wanted: wanted, frames: targetFrames, used: used, inputRate: sampleRate,
-                                                outputRate: outputRate, stretchBy: nil)
-                    : ProcessingPlan.rateOutOfRange(from: sampleRate, to: outputRate))
+                throw durationChanges
+                    ? PlanError(.target, ProcessingPlan.outOfRange(wanted: wanted, frames: targetFrames, used: used,
+                                                                   inputRate: sampleRate, outputRate: outputRate, stretch: false))
+                    : PlanError(.rate, ProcessingPlan.rateOutOfRange(from: sampleRate, to: outputRate))
             }
             length = .resample(frames: targetFrames)
             self.method = durationChanges ? method : MethodChoice(method: .resample, reason: "--rate")
         }
 
-        fadeIn = try ProcessingPlan.fade(request.edits.fadeIn, option: "--fade-in", rate: outputRate, within: targetFrames)
-        fadeOut = try ProcessingPlan.fade(request.edits.fadeOut, option: "--fade-out", rate: outputRate, within: targetFrames)
+        fadeIn = try ProcessingPlan.fade(request.edits.fadeIn, field: .fadeIn, rate: outputRate, within: targetFrames)
+        fadeOut = try ProcessingPlan.fade(request.edits.fadeOut, field: .fadeOut, rate: outputRate, within: targetFrames)
     }
 
     /// Explains a length no method can make from this input: what was asked, and the shortest and longest lengths
     /// that are possible.
     static func outOfRange(wanted: TargetLength, frames: Int64?, used: Int64, inputRate: Int, outputRate: Int,
-                           stretchBy option: String?) -> String {
+                           stretch: Bool) -> String {
         // Resampling makes 1/256...256 times the input in output frames (libsamplerate's range); a stretch makes
         // 0.5...2x at the input rate, then converts the rate exactly.
         let shortest, longest: Int128
-        if option != nil {
+        if stretch {
             shortest = (Int128(used) * Int128(outputRate) + Int128(2 * inputRate) - 1) / Int128(2 * inputRate)
             longest = Int128(used) * 2 * Int128(outputRate) / Int128(inputRate)
         } else {
@@ -124,20 +124,14 @@ public struct ProcessingPlan: Sendable, Equatable {
         case (.frames, let frames?): asked = "the requested length, \(length(Int128(frames), outputRate)),"
         case (_, let frames?): asked = "the requested length, \(wanted) = \(length(Int128(frames), outputRate)),"
         }
-        let how = option.map { "\($0): \(asked) is beyond a stretch, which makes 0.5x to 2x" }
-            ?? "\(asked) is beyond resampling, which makes 1/256 to 256 times"
+        let how = stretch ? "\(asked) is beyond a stretch, which makes 0.5x to 2x"
+            : "\(asked) is beyond resampling, which makes 1/256 to 256 times"
         return "\(how) the input of \(length(Int128(used), inputRate)): "
             + "the shortest possible is \(length(shortest, outputRate)), the longest \(length(longest, outputRate))"
     }
 
-    /// What asked for the stretch, for messages: `--tempo`, `--method stretch`, or the config rule.
-    static func stretchOption(_ request: ProcessRequest, _ method: MethodChoice) -> String {
-        if request.tempo != nil { return "--tempo" }
-        return method.reason == "--method" ? "--method stretch" : "stretch (\(method.reason))"
-    }
-
     static func rateOutOfRange(from input: Int, to output: Int) -> String {
-        "--rate \(output): converting \(input) Hz to \(output) Hz is beyond resampling's 1/256...256 range "
+        "converting \(input) Hz to \(output) Hz is beyond resampling's 1/256...256 range "
             + "(\(Int((Double(input) / 256).rounded(.up))) Hz to \(input * 256) Hz from this file)"
     }
 
@@ -146,15 +140,15 @@ public struct ProcessingPlan: Sendable, Equatable {
         String(format: "%.6g s", seconds)
     }
 
-    private static func fade(_ fade: Fade?, option: String, rate: Int, within frames: Int64)
+    private static func fade(_ fade: Fade?, field: PlanError.Field, rate: Int, within frames: Int64)
         throws(PlanError) -> FadeSpan?
     {
         guard let fade else { return nil }
         guard let count = fade.seconds.multipliedRounded(by: Int64(rate)), count >= 0 else {
-            throw PlanError("\(option): must not be negative")
+            throw PlanError(field, "must not be negative")
         }
         guard count <= frames else {
-            throw PlanError("\(option): \(fade.seconds.decimalString()) s is longer than the \(frames)-frame output")
+            throw PlanError(field, "\(fade.seconds.decimalString()) s is longer than the \(frames)-frame output")
         }
         return FadeSpan(frames: count, curve: fade.curve)
     }
@@ -176,8 +170,23 @@ public struct ProcessingPlan: Sendable, Equatable {
     }
 }
 
-/// A request whose values do not fit the input file; the text names the option.
+/// A request whose values do not fit the input file: which part of the request, and why, in domain words (the
+/// command line names the option that set it).
 public struct PlanError: Error, Equatable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+    /// The part of the request at fault.
+    public enum Field: String, Sendable, Equatable {
+        case trim, tempo, stretch, rate, target
+        case fadeIn = "fade-in"
+        case fadeOut = "fade-out"
+    }
+
+    public let field: Field
+    public let reason: String
+
+    public init(_ field: Field, _ reason: String) {
+        self.field = field
+        self.reason = reason
+    }
+
+    public var description: String { field == .target ? reason : "\(field.rawValue): \(reason)" }
 }

@@ -1,4 +1,5 @@
 import DriftCore
+import DriftSupport
 import DriftTransport
 import DriftWire
 import Foundation

@@ -49,10 +49,10 @@ struct HistoryCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try loadConfiguration(config)
-        let journalPath = journal.map(RepairCommand.absolute)
+        let journalPath = journal.map(Paths.absolute)
             ?? configuration.journal.path
-            ?? Journal.defaultPath(outputRoot: RepairCommand.absolute(out ?? "."))
-        let scope = path.map(RepairCommand.absolute)
+            ?? Journal.defaultPath(outputRoot: Paths.absolute(out ?? "."))
+        let scope = path.map(Paths.absolute)
         var isFolder: ObjCBool = true
         let oneFile = scope.map { FileManager.default.fileExists(atPath: $0, isDirectory: &isFolder) && !isFolder.boolValue } ?? false
         let history: DriftHistory

@@ -30,7 +30,7 @@ struct KeygenCommand: ParsableCommand {
     }
 
     func run() throws {
-        let folder = RepairCommand.absolute(out)
+        let folder = Paths.absolute(out)
         if !FileManager.default.fileExists(atPath: folder) {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,

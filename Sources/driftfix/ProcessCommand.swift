@@ -122,6 +122,10 @@ struct ProcessCommand: ParsableCommand {
         } catch let error as AudioError where error.cause == .destinationExists {
             bar.finish()
             throw failure("\(error.path): already exists; give -y (--overwrite) to replace it")
+        } catch let error as ProcessError {
+            bar.finish()
+            guard let plan = error.plan else { throw failure(error) }
+            throw failure("\(error.path): \(Self.wording(plan, request: request))")
         } catch {
             bar.finish()
             throw failure(error)
@@ -130,6 +134,23 @@ struct ProcessCommand: ParsableCommand {
 }
 
 extension ProcessCommand {
+    /// A plan error in the words of this command's options.
+    static func wording(_ error: PlanError, request: ProcessRequest) -> String {
+        let option: String?
+        switch error.field {
+        case .trim: option = "--trim"
+        case .tempo: option = "--tempo"
+        case .fadeIn: option = "--fade-in"
+        case .fadeOut: option = "--fade-out"
+        case .rate: option = "--rate"
+        case .target: option = nil
+        case .stretch:
+            // A stretch asked for on the command line, or by a rule of the configuration.
+            option = request.method.reason == "--method" ? "--method stretch" : "stretch (\(request.method.reason))"
+        }
+        return option.map { "\($0): \(error.reason)" } ?? error.reason
+    }
+
     /// The extension of a path's file name (after its last dot, if the name has one that is not its first character).
     static func fileExtension(_ path: String) -> String? {
         let name = path.split(separator: "/").last.map(String.init) ?? path

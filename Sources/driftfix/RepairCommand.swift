@@ -92,18 +92,18 @@ struct RepairCommand: AsyncParsableCommand {
         let configuration = try loadConfiguration(config)
         let keys = try TransportSecurity.coordinatorKeys(bind: bind, secret: curveSecret, allow: allow,
                                                          configuration: configuration.security, insecure: insecurePlaintext)
-        let outRoot = Self.absolute(out)
+        let outRoot = Paths.absolute(out)
         var settings = RepairRun.Settings(
-            roots: roots.map(Self.absolute), outputRoot: outRoot, configuration: configuration,
+            roots: roots.map(Paths.absolute), outputRoot: outRoot, configuration: configuration,
             localWorkers: workers ?? ProcessInfo.processInfo.activeProcessorCount,
-            journalPath: Self.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot)))
-        settings.configPath = config.map(Self.absolute)
+            journalPath: Paths.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot)))
+        settings.configPath = config.map(Paths.absolute)
         settings.quality = quality
         settings.bind = bind
         settings.resume = resume
         settings.full = full
         settings.metricsFile = metrics ?? configuration.journal.metricsFile
-        settings.curve = keys.map { (Self.absolute($0.secret), Self.absolute($0.allow)) }
+        settings.curve = keys.map { (Paths.absolute($0.secret), Paths.absolute($0.allow)) }
         settings.insecurePlaintext = insecurePlaintext
         settings.idleTimeout = idleTimeout
         settings.heartbeat = heartbeat
@@ -142,10 +142,6 @@ struct RepairCommand: AsyncParsableCommand {
         return RepairOutcome.allCases.map { "\(counts[$0.rawValue] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
     }
 
-    static func absolute(_ path: String) -> String {
-        let standard = (path as NSString).standardizingPath
-        return standard.hasPrefix("/") ? standard : ((FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(standard) as NSString).standardizingPath
-    }
 }
 
 /// `driftfix worker`: connect to a coordinator and run repair jobs until told to stop.
@@ -211,8 +207,8 @@ struct WorkerCommand: AsyncParsableCommand {
         node.initialBackoff = min(1, heartbeat)
         node.maxBackoff = maxBackoff
         node.pathMap = configuration.pathMap
-        node.inputRoots = (inputRoots.isEmpty ? configuration.workerInputRoots : inputRoots).map(RepairCommand.absolute)
-        node.outputRoot = (outputRoot ?? configuration.workerOutputRoot).map(RepairCommand.absolute)
+        node.inputRoots = (inputRoots.isEmpty ? configuration.workerInputRoots : inputRoots).map(Paths.absolute)
+        node.outputRoot = (outputRoot ?? configuration.workerOutputRoot).map(Paths.absolute)
         // A coordinator on the network is not trusted to say where this machine may read and write.
         if !Endpoint.isLocal(connect) && (node.inputRoots.isEmpty || node.outputRoot == nil) {
             throw ValidationError("""

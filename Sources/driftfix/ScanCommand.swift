@@ -37,9 +37,7 @@ struct ScanCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try loadConfiguration(config)
-        let absoluteRoots = roots.map { ($0 as NSString).standardizingPath }.map {
-            $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0
-        }
+        let absoluteRoots = roots.map(Paths.absolute)
         let result = DriftScanner.scan(
             roots: absoluteRoots, rules: configuration.pairing, drift: configuration.drift, repair: configuration.repair)
         let chosen = format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json)

@@ -49,7 +49,7 @@ enum TransportSecurity {
 
     static func secret(_ path: String) throws -> CurveKeyPair {
         do {
-            return try CurveKeyFile.loadSecret(RepairCommand.absolute(path))
+            return try CurveKeyFile.loadSecret(Paths.absolute(path))
         } catch {
             throw failure(error)
         }
@@ -57,7 +57,7 @@ enum TransportSecurity {
 
     static func publicKey(_ path: String) throws -> String {
         do {
-            return try CurveKeyFile.loadPublic(RepairCommand.absolute(path))
+            return try CurveKeyFile.loadPublic(Paths.absolute(path))
         } catch {
             throw failure(error)
         }

@@ -152,8 +152,9 @@ struct RepairRunTests {
 
 @Suite("driftfix repair: graceful stop", .serialized)
 struct GracefulStopTests {
-    @Test("SIGTERM stops dispatch, lets running jobs finish, writes the report and exits 1 with the rest unfinished")
-    func sigterm() throws {
+    @Test("SIGTERM or SIGINT stops dispatch, lets running jobs finish, writes the report and exits 1 with the rest unfinished; no worker, no temporary file is left",
+          arguments: [SIGTERM, SIGINT])
+    func sigterm(signal: Int32) throws {
         let tree = try RepairTree(drifted: 12, frames: 480_000, channels: 2, folders: 1)
         let out = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
@@ -161,9 +162,11 @@ struct GracefulStopTests {
                                   "--report", report.path])
         // Wait until the first job is being written, then ask the run to stop.
         try #require(waitUntil(seconds: 60) { !hiddenFiles(under: out.path).isEmpty })
-        kill(run.pid, SIGTERM)
+        let workers = localWorkers(of: run.pid)
+        kill(run.pid, signal)
         let result = run.wait(seconds: 90)
         #expect(result.status == 1, "\(result.stderr)")
+        #expect(!workers.isEmpty && workers.allSatisfy { kill($0, 0) != 0 }, "no local worker outlives the run: \(workers)")
         let rows = try reportRows(report.path)
         let outcomes = rows.values.compactMap { $0["outcome"] as? String }
         #expect(outcomes.contains("repaired"), "the running job finished")

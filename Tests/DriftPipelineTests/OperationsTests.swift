@@ -145,23 +145,23 @@ struct ProcessingPlanTests {
         #expect(try plan(edits: EditOperations(reverse: true)).length == .none)
     }
 
-    @Test("values that do not fit the file name the option", arguments: [
-        (EditOperations(trim: TrimRange(start: .seconds(Rational(5, 1)), end: .seconds(Rational(11, 1)))), "--trim"),
-        (EditOperations(fadeIn: Fade(seconds: Rational(11, 1), curve: .linear)), "--fade-in"),
-        (EditOperations(fadeOut: Fade(seconds: Rational(-1, 1), curve: .linear)), "--fade-out"),
+    @Test("values that do not fit the file name the part of the request (the command line names its option)", arguments: [
+        (EditOperations(trim: TrimRange(start: .seconds(Rational(5, 1)), end: .seconds(Rational(11, 1)))), PlanError.Field.trim),
+        (EditOperations(fadeIn: Fade(seconds: Rational(11, 1), curve: .linear)), .fadeIn),
+        (EditOperations(fadeOut: Fade(seconds: Rational(-1, 1), curve: .linear)), .fadeOut),
     ])
-    func refusals(edits: EditOperations, option: String) {
+    func refusals(edits: EditOperations, field: PlanError.Field) {
         #expect(throws: PlanError.self) { try plan(edits: edits) }
         do {
             _ = try plan(edits: edits)
         } catch {
-            #expect(error.description.hasPrefix(option), "\(error)")
+            #expect(error.field == field && error.description.hasPrefix(field.rawValue), "\(error)")
         }
     }
 
     @Test("a stretch beyond 0.5...2 is refused, naming the option")
     func stretchRange() {
-        #expect(throws: PlanError("stretch (test): the requested length, ratio 2.5 = 1200000 frames (25 s), is beyond a stretch, which makes 0.5x to 2x the input of 480000 frames (10 s): the shortest possible is 240000 frames (5 s), the longest 960000 frames (20 s)")) {
+        #expect(throws: PlanError(.stretch, "the requested length, ratio 2.5 = 1200000 frames (25 s), is beyond a stretch, which makes 0.5x to 2x the input of 480000 frames (10 s): the shortest possible is 240000 frames (5 s), the longest 960000 frames (20 s)")) {
             try plan(.ratio(Rational(5, 2)), method: .stretch)
         }
     }

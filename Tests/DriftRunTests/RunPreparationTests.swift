@@ -1,0 +1,145 @@
+import DriftAudio
+import DriftConfig
+import DriftCoordinator
+import DriftCore
+import DriftJournal
+import DriftPlanning
+import DriftRun
+import DriftSchema
+import DriftWire
+import DriftWorker
+import Foundation
+import Logging
+import Testing
+import TestSupport
+
+private let logger = Logger(label: "test.run")
+
+private func options(_ tree: RepairTree, out: String, resume: Bool? = nil, full: Bool = false) -> RunPreparation.Options {
+    RunPreparation.Options(layout: RunPlanner.Layout(roots: [tree.root.path], outputRoot: out), configuration: Configuration(),
+                           quality: .medium, resume: resume, full: full)
+}
+
+@Suite("Run preparation: resume policy and planning, in process", .serialized)
+struct RunPreparationTests {
+    @Test("a fresh run scans, plans one job per drifted pair and stores the plan before anything is sent")
+    func fresh() throws {
+        let tree = try RepairTree(drifted: 3, inSync: 1, refused: 1)
+        let out = TemporaryFolder("driftfix-out")
+        let journal = try Journal(path: out.file("journal.sqlite"))
+        let prepared = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
+        #expect(!prepared.resumed && prepared.run == 1)
+        #expect(prepared.plan.pairs.count == 5 && prepared.jobs.count == 3 && prepared.prints.count == 3)
+        #expect(prepared.jobs.allSatisfy { $0.spec.inputRoots == [tree.root.path] && $0.spec.run != nil })
+        let unfinished = try #require(try journal.unfinishedRun(roots: [tree.root.path], outputRoot: out.path))
+        #expect(unfinished.planned && unfinished.status == .running)
+        let stored = try journal.loadPlan(run: prepared.run)
+        #expect(stored.plan == prepared.plan, "the plan reads back as it was stored")
+        #expect(stored.jobs == prepared.jobs)
+    }
+
+    @Test("an unfinished run is resumed with its stored plan, even when the tree changed since")
+    func resume() throws {
+        let tree = try RepairTree(drifted: 3)
+        let out = TemporaryFolder("driftfix-out")
+        let journal = try Journal(path: out.file("journal.sqlite"))
+        let first = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
+        let store = JournalJobStore(journal: journal, run: first.run, jobs: first.jobs, prints: first.prints)
+        _ = store.lease(1, to: "w", at: 0)
+        var result = JobResult(id: 1, attempt: 1, worker: "w", succeeded: true, outputFrames: first.jobs[0].spec.targetFrames, seconds: 1)
+        result.run = first.jobs[0].spec.run
+        store.complete(1, with: result)
+        _ = store.lease(2, to: "w", at: 1)  // out on lease when the coordinator "dies"
+        try "1@48000\n".write(toFile: tree.root.file("device0/take0.duration"), atomically: true, encoding: .utf8)
+
+        let resumed = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
+        #expect(resumed.resumed && resumed.run == first.run)
+        #expect(resumed.plan == first.plan, "the stored plan is kept, not the changed tree's")
+        let states = Dictionary(uniqueKeysWithValues: resumed.jobs.map { ($0.id, $0.state) })
+        #expect(states[1] == .done(result) && states[2] == .queued && states[3] == .queued)
+        #expect(resumed.jobs.first { $0.id == 2 }?.attempts == 0, "an interrupted lease is not an attempt")
+    }
+
+    @Test("--resume with nothing to resume, --resume with --full, --no-resume: as documented")
+    func flags() throws {
+        let tree = try RepairTree(drifted: 2)
+        let out = TemporaryFolder("driftfix-out")
+        let journal = try Journal(path: out.file("journal.sqlite"))
+        #expect(throws: RunError.self) { try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path, resume: true), logger: logger) }
+        do {
+            _ = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path, resume: true, full: true), logger: logger)
+        } catch {
+            #expect(error.isUsage, "\(error)")
+        }
+        let first = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
+        let fresh = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path, resume: false), logger: logger)
+        #expect(!fresh.resumed && fresh.run == first.run + 1)
+        #expect(try journal.runs(limit: 5).first { $0.id == first.run }?.status == .abandoned)
+        let full = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path, full: true), logger: logger)
+        #expect(!full.resumed && full.run == fresh.run + 1, "--full never resumes")
+    }
+
+    @Test("a run whose jobs had all finished is closed as it stands and a new run begins")
+    func finishedButUnclosed() throws {
+        let tree = try RepairTree(drifted: 1)
+        let out = TemporaryFolder("driftfix-out")
+        let journal = try Journal(path: out.file("journal.sqlite"))
+        let first = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
+        let store = JournalJobStore(journal: journal, run: first.run, jobs: first.jobs, prints: first.prints)
+        _ = store.lease(1, to: "w", at: 0)
+        store.fail(1, error: "take0.wav: corrupt")
+        let next = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
+        #expect(!next.resumed && next.run == first.run + 1)
+        let closed = try #require(try journal.runs(limit: 5).first { $0.id == first.run })
+        #expect(closed.status == .complete)
+        #expect(try journal.report(run: first.run).pairs.first?.outcome == .failed)
+    }
+}
+
+@Suite("A repair run in process: coordinator and worker services over ipc://", .serialized)
+struct InProcessRunTests {
+    @Test("RepairRun with an in-process WorkerRun repairs every pair exactly; the next night finds them unchanged")
+    func repairAndRerun() async throws {
+        let tree = try RepairTree(drifted: 4, inSync: 1)
+        let out = TemporaryFolder("driftfix-out")
+        let endpoint = "ipc:///tmp/driftfix-inprocess-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        /// A night; `worker`: also run a worker (a night with nothing to repair binds nothing for it to reach).
+        func night(worker withWorker: Bool = true) async throws -> RepairRun.Outcome {
+            var settings = RepairRun.Settings(roots: [tree.root.path], outputRoot: out.path, configuration: Configuration(),
+                                              localWorkers: 0, journalPath: out.file(".driftfix/journal.sqlite"))
+            settings.bind = endpoint
+            settings.heartbeat = 0.2
+            settings.shutdownSignals = []
+            var node = WorkerNode.Settings(endpoint: endpoint, capacity: 2, identity: "in-process")
+            node.heartbeatInterval = 0.2
+            node.initialBackoff = 0.1
+            var worker = WorkerRun.Settings(node: node)
+            worker.shutdownSignals = []
+            let (coordinatorSettings, workerSettings) = (settings, worker)
+            return try await withThrowingTaskGroup(of: RepairRun.Outcome?.self) { group in
+                group.addTask { try await RepairRun(settings: coordinatorSettings, logger: logger).run() }
+                if withWorker {
+                    group.addTask {
+                        _ = try await WorkerRun(settings: workerSettings, logger: logger).run()
+                        return nil
+                    }
+                }
+                var outcome: RepairRun.Outcome?
+                for try await result in group { if let result { outcome = result } }
+                return try #require(outcome)
+            }
+        }
+        let first = try await night()
+        #expect(first.succeeded && first.status == .complete)
+        #expect(first.report.summary.outcomes == ["repaired": 4, "skipped": 1])
+        for entry in tree.entries where entry.expected == .repaired {
+            let (samples, _, frames) = try readAll(tree.output(entry, in: out.path))
+            #expect(frames == entry.target)
+            let snr = SignalMeasure.snr(actual: samples, ideal: entry.signal.ideal(target: entry.target, start: 0, count: Int(entry.target)))
+            #expect(snr > 100, "SNR \(snr) dB")
+        }
+        let second = try await night(worker: false)
+        #expect(second.succeeded && second.report.summary.outcomes == ["unchanged": 4, "skipped": 1])
+        #expect(second.report.history?.runs.count == 2)
+    }
+}
