@@ -1,6 +1,6 @@
 # driftfix: coordinator and worker image.
 # Build: docker build -t driftfix .   (docker compose builds it for you)
-FROM swift:6.0-bookworm AS build
+FROM swift:6.3-bookworm AS build
 RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends libzmq3-dev libsndfile1-dev libsamplerate0-dev libsqlite3-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src

@@ -194,7 +194,8 @@ if want compare && [[ -n "${BENCH_BASELINE:-}" ]]; then
     fi
     (cd "$base" && swift build -c release --product driftfix >/dev/null && swift build -c release --product driftfix-bench >/dev/null)
     make_corpus
-    head_rev=$(git rev-parse --short HEAD)$( [[ -n "$(git status --porcelain --untracked-files=no)" ]] && echo "+changes" )
+    head_rev=$(git rev-parse --short HEAD)
+    if [[ -n "$(git status --porcelain --untracked-files=no)" ]]; then head_rev+="+changes"; fi
     echo "## Before/after: $rev (baseline) vs $head_rev, same machine, interleaved, 3 rounds each (median)"
     declare -A rate repair
     for round in 1 2 3; do
