@@ -1,0 +1,93 @@
+import ArgumentParser
+import DriftRun
+import DriftTransport
+import DriftWorker
+import Foundation
+import Logging
+
+/// `driftfix worker`: connect to a coordinator and run repair jobs until told to stop.
+struct WorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker",
+        abstract: "Run repair jobs for a coordinator (driftfix repair --bind ...).",
+        discussion: "Reconnects with back-off when the coordinator is gone; SIGINT/SIGTERM finish running jobs, then exit."
+    )
+
+    @Option(help: ArgumentHelp("Coordinator endpoint, e.g. tcp://coordinator:5555.", valueName: "endpoint"))
+    var connect: String
+
+    @Option(parsing: .unconditional, help: "Jobs run at once (default: the number of cores).")
+    var concurrency: Int?
+
+    @Option(help: "Name announced to the coordinator (default: host-pid).")
+    var identity: String?
+
+    @Option(help: ArgumentHelp("Configuration file (worker path map); default $DRIFTFIX_CONFIG if set.", valueName: "file"))
+    var config: String?
+
+    @Option(name: .customLong("heartbeat"), parsing: .unconditional, help: ArgumentHelp("Heartbeat interval in seconds.", visibility: .hidden))
+    var heartbeat: Double = 1
+
+    @Option(name: .customLong("max-backoff"), parsing: .unconditional, help: ArgumentHelp("Longest wait between reconnects, seconds.", visibility: .hidden))
+    var maxBackoff: Double = 32
+
+    @Option(name: .customLong("curve-secret"), help: ArgumentHelp("This worker's secret key file (driftfix keygen).", valueName: "file"))
+    var curveSecret: String?
+
+    @Option(name: .customLong("server-key"), help: ArgumentHelp("The coordinator's public key file (its NAME.pub).", valueName: "file"))
+    var serverKey: String?
+
+    @Flag(name: .customLong("insecure-plaintext"), help: "Connect to a network endpoint without CURVE.")
+    var insecurePlaintext = false
+
+    @Option(name: .customLong("input-root"), help: ArgumentHelp("A folder jobs may read (repeatable; default: the coordinator's roots in each job, after the path map).", valueName: "dir"))
+    var inputRoots: [String] = []
+
+    @Option(name: .customLong("output-root"), help: ArgumentHelp("The folder jobs may write into (default: the job's, after the path map).", valueName: "dir"))
+    var outputRoot: String?
+
+    /// Set by a coordinator's local worker pool: stop (finishing running jobs) when that process is gone, so a
+    /// crashed coordinator leaves no orphan workers behind.
+    @Option(help: ArgumentHelp("Stop when the process with this pid is no longer our parent.", visibility: .hidden))
+    var parent: Int32?
+
+    func validate() throws {
+        if let concurrency, !(1...256).contains(concurrency) { throw ValidationError("--concurrency must be 1...256") }
+        if (curveSecret == nil) != (serverKey == nil) { throw ValidationError("--curve-secret and --server-key go together") }
+    }
+
+    func run() async throws {
+        let logger = Logger(label: "driftfix.worker")
+        let configuration = try loadConfiguration(config)
+        let keys = try TransportSecurity.workerKeys(connect: connect, secret: curveSecret, serverKey: serverKey,
+                                                    configuration: configuration.security, insecure: insecurePlaintext)
+        let name = identity ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
+        var node = WorkerNode.Settings(
+            endpoint: connect, capacity: concurrency ?? ProcessInfo.processInfo.activeProcessorCount, identity: name)
+        node.heartbeatInterval = heartbeat
+        node.initialBackoff = min(1, heartbeat)
+        node.maxBackoff = maxBackoff
+        node.pathMap = configuration.pathMap
+        node.inputRoots = (inputRoots.isEmpty ? configuration.workerInputRoots : inputRoots).map(Paths.absolute)
+        node.outputRoot = (outputRoot ?? configuration.workerOutputRoot).map(Paths.absolute)
+        // A coordinator on the network is not trusted to say where this machine may read and write.
+        if !Endpoint.isLocal(connect) && (node.inputRoots.isEmpty || node.outputRoot == nil) {
+            throw ValidationError("""
+                --connect \(connect) is on the network: give this worker its own --input-root (one per media folder) and \
+                --output-root (or worker.input-roots and worker.output-root in its config); jobs outside them are refused
+                """)
+        }
+        if keys == nil && !Endpoint.isLocal(connect) {
+            logger.warning("connecting to \(connect) WITHOUT authentication or encryption (--insecure-plaintext)")
+        }
+        if let keys {
+            node.security = .curveClient(try TransportSecurity.secret(keys.secret), serverKey: try TransportSecurity.publicKey(keys.serverKey))
+        }
+        var settings = WorkerRun.Settings(node: node)
+        settings.parent = parent
+        let signals = SecondSignal()
+        let completed = try await WorkerRun(settings: settings, logger: logger).run()
+        _ = signals
+        logger.info("worker \(name) done after \(completed) jobs")
+    }
+}
