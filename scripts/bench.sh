@@ -5,7 +5,8 @@
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
 #   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (resample stretch quality scan dispatch
-#                                repair compare; default: all)
+#                                repair chaos compare; default: all)
+#   BENCH_CHAOS_SEEDS="1 2 3" BENCH_CHAOS_FILES=60   the chaos nights' seeds and size
 #   BENCH_BASELINE=REV scripts/bench.sh   also build revision REV in a worktree and measure journalled dispatch and
 #                                the 24 x 60 s repair for REV and for this tree, interleaved, in the same run
 set -euo pipefail
@@ -18,7 +19,7 @@ bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
 mkdir -p "$work"
-sections=" ${BENCH_SECTIONS:-resample stretch quality scan dispatch repair compare} "
+sections=" ${BENCH_SECTIONS:-resample stretch quality scan dispatch repair chaos compare} "
 want() { [[ "$sections" == *" $1 "* ]]; }
 input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
@@ -182,6 +183,15 @@ end=$(date +%s.%N)
 awk -v a="$start" -v b="$end" -v t="${took[2]}" 'BEGIN { printf "rerun in %.2f s (first run %.2f s: %.0fx faster)\n", b - a, t, t / (b - a) }'
 grep -E "^[0-9]+ repaired" "$work/rerun.txt" || true
 rm -rf "$work/repaired-1" "$work/repaired-2"
+fi
+
+if want chaos; then
+echo
+echo "## Chaos nights: ${BENCH_CHAOS_FILES:-120} x 4 s stereo files, 3 local workers, a worker SIGKILLed about every second,"
+echo "## the coordinator killed once and resumed, a poison file that kills every worker that opens it (5 attempts)"
+# shellcheck disable=SC2046
+"$bin/driftfix-bench" chaos --driftfix "$bin/driftfix" --files "${BENCH_CHAOS_FILES:-120}" --seconds 4 --workers 3 \
+    $(for seed in ${BENCH_CHAOS_SEEDS:-11 22 33 44 55}; do printf -- "--seeds %s " "$seed"; done)
 fi
 
 if want compare && [[ -n "${BENCH_BASELINE:-}" ]]; then

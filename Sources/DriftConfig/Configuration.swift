@@ -8,6 +8,9 @@ import Yams
 public struct Configuration: Sendable, Equatable {
     /// How lengths are repaired: default method, quality, per-path rules.
     public var repair = RepairPolicy()
+    /// How many times a job is leased before it is failed (`repair.max-attempts`): a worker that dies running it,
+    /// or a retryable failure, uses one.
+    public var maxAttempts = 3
     /// Which files the scan looks at and how it pairs them.
     public var pairing = PairingRules()
     /// Tolerance and limits for measuring drift and planning.
@@ -60,7 +63,7 @@ public struct Configuration: Sendable, Equatable {
         let top = try reader.mapping(root, key: "")
         for (key, value) in top {
             switch key.name {
-            case "repair": configuration.repair = try reader.repairPolicy(value, key: "repair")
+            case "repair": try reader.repairSection(value, key: "repair", into: &configuration)
             case "scan": configuration.pairing = try reader.pairingRules(value, key: "scan")
             case "drift": configuration.drift = try reader.driftPolicy(value, key: "drift")
             case "worker": try reader.workerSection(value, key: "worker", into: &configuration)

@@ -57,11 +57,17 @@ struct NodeReader {
         return value
     }
 
-    func repairPolicy(_ node: Node, key: String) throws(ConfigurationError) -> RepairPolicy {
+    func repairSection(_ node: Node, key: String, into configuration: inout Configuration) throws(ConfigurationError) {
         var policy = RepairPolicy()
         for (k, value) in try mapping(node, key: key) {
             let full = "\(key).\(k.name)"
             switch k.name {
+            case "max-attempts":
+                let attempts = try number(value, key: full)
+                guard attempts.denominator == 1, (1...100).contains(attempts.numerator) else {
+                    throw error(value, key: full, "must be a whole number from 1 to 100")
+                }
+                configuration.maxAttempts = Int(attempts.numerator)
             case "method": policy.defaultMethod = try choice(value, key: full, as: RepairMethod.self)
             case "quality": policy.quality = try choice(value, key: full, as: ResampleQuality.self)
             case "rules":
@@ -69,10 +75,10 @@ struct NodeReader {
                 for (index, item) in try sequence(value, key: full).enumerated() {
                     policy.rules.append(try rule(item, key: "\(full)[\(index)]"))
                 }
-            default: throw unknown(k, in: key, allowed: ["method", "quality", "rules"])
+            default: throw unknown(k, in: key, allowed: ["method", "quality", "rules", "max-attempts"])
             }
         }
-        return policy
+        configuration.repair = policy
     }
 
     func rule(_ node: Node, key: String) throws(ConfigurationError) -> MethodRule {

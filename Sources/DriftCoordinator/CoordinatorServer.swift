@@ -34,6 +34,9 @@ public final class CoordinatorServer {
     private let admission: AdmissionPolicy?
     private var revokeLog = RateLimitedLog(perWindow: 5, window: 10)
 
+    /// Worker exits and pool failures, posted from other threads.
+    public let inbox: CoordinatorInbox
+
     /// Failed security handshakes so far (plaintext clients, wrong server keys, refused keys).
     public var handshakeFailures: Int { monitor?.failures ?? 0 }
 
@@ -45,6 +48,7 @@ public final class CoordinatorServer {
         self.limits = limits
         self.logger = logger
         self.admission = admission
+        inbox = try CoordinatorInbox()
         socket = try MessageSocket(context: context, kind: .router, maxMessageBytes: WireCodec.maxMessageBytes, security: security)
         if security != .none { monitor = try socket.monitorHandshakes(name: "coordinator-\(getpid())") }
         try socket.bind(endpoint)
@@ -63,6 +67,8 @@ public final class CoordinatorServer {
         case noWorkers
         /// The job store failed (journal disk full, ...): stopped dispatching; the message says why.
         case storeFailed(String)
+        /// The local workers die before they connect, one after the other: the message says how.
+        case workersFailing(String)
     }
 
     /// Runs until every job is finished, `stop` fires (then drains running jobs, bounded), `abort` fires (at once),
@@ -72,9 +78,11 @@ public final class CoordinatorServer {
         var lastAlive = now
         var stopRequestedAt: Double?
         while true {
-            // The tick below runs at least every 50 ms (heartbeats, lease expiry); a stop wakes the poll at once (and,
-            // once seen, is no longer polled: the pipe stays readable).
-            let (readable, stopping) = try socket.poll(milliseconds: 50, descriptor: stopRequestedAt == nil ? stop.descriptor : nil)
+            // The tick below runs at least every 50 ms (heartbeats, lease expiry); a stop or a posted input wakes the
+            // poll at once (a stop, once seen, is no longer polled: its pipe stays readable).
+            let (readable, fired) = try socket.poll(milliseconds: 50,
+                                                    descriptors: [inbox.descriptor] + (stopRequestedAt == nil ? [stop.descriptor] : []))
+            let stopping = fired.count > 1 && fired[1]
             if readable {
                 // Read everything waiting, so a flood of garbage cannot starve the clock below.
                 var budget = 10_000
@@ -83,6 +91,8 @@ public final class CoordinatorServer {
                     handle(frames)
                 }
             }
+            // After the socket: a worker that sent its result and then died is credited with the result first.
+            if fired.first == true, let failure = takeInbox() { return .workersFailing(failure) }
             send(dispatcher.tick(at: now))
             for event in dispatcher.drainEvents() { onEvent(event) }
             for failure in monitor?.drain() ?? [] {
@@ -106,6 +116,19 @@ public final class CoordinatorServer {
                dispatcher.leasedJobs == 0 || now - since > limits.drainTimeout || abort?.isFired == true { return .stopped }
             if dispatcher.liveWorkers == 0 && now - lastAlive > limits.idleTimeout { return .noWorkers }
         }
+    }
+
+    /// Acts on the posted inputs; returns why the run must end, if it must.
+    private func takeInbox() -> String? {
+        for input in inbox.take() {
+            switch input {
+            case .workerExited(let identity, let how):
+                send(dispatcher.died(identity, how: how, at: now))
+            case .poolFailed(let reason):
+                return reason  // the run's outcome carries it to the one line that reports it
+            }
+        }
+        return nil
     }
 
     /// Workers the dispatcher currently knows.

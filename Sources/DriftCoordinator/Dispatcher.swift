@@ -1,10 +1,27 @@
 import DriftCore
 import DriftWire
 
+/// A job whose worker was lost while holding it: where that worker may have left a temporary file.
+public struct LostLease: Sendable, Equatable {
+    public var job: Int
+    public var worker: String
+    /// How the worker was lost ("signal 9", "went silent").
+    public var how: String
+    /// The job's output path (as the coordinator names it).
+    public var output: String
+    /// The lost worker's machine and process, from its hello; nil when it never said.
+    public var host: String?
+    public var pid: Int32?
+}
+
 /// What happened, for progress bars and logs.
 public enum DispatchEvent: Sendable, Equatable {
     case workerJoined(String, capacity: Int)
     case workerLost(String, requeued: Int)
+    /// A worker stopped answering (it was then given up as lost): a local one may be hung rather than dead.
+    case workerSilent(String)
+    /// A lease ended with its worker (dead, silent, cut off): its leftovers can go.
+    case leaseLost(LostLease)
     case jobStarted(id: Int, worker: String, attempt: Int)
     case jobFinished(JobRecord)
     case jobRequeued(id: Int, reason: String)
@@ -32,6 +49,8 @@ public final class Dispatcher {
         var leased: Set<Int> = []
         var lastSeen: Double
         var lastHeartbeatSent: Double
+        var host: String?
+        var pid: Int32?
     }
 
     public let store: JobStore
@@ -41,6 +60,15 @@ public final class Dispatcher {
     private var introduced: Set<String> = []
     private var dispatching = true
     public private(set) var events: [DispatchEvent] = []
+    /// Per job, how each lease that ended with its worker ended ("signal 9", "went silent"): a file that kills
+    /// every worker that opens it fails with that history instead of circling for ever.
+    private var deaths: [Int: [String]] = [:]
+    /// Per job, workers whose own disk failed it: the retry goes to another worker when there is one.
+    private var avoid: [Int: Set<String>] = [:]
+    /// Workers that died, went silent or were cut off (not those that said goodbye).
+    public private(set) var workersLost = 0
+    /// Jobs put back in the queue, for any reason.
+    public private(set) var jobsRequeued = 0
 
     public init(store: JobStore, settings: Settings = Settings()) {
         self.store = store
@@ -76,9 +104,12 @@ public final class Dispatcher {
             if var known = workers[peer] {
                 known.capacity = hello.capacity
                 known.lastSeen = now
+                known.host = hello.host
+                known.pid = hello.pid
                 workers[peer] = known
             } else {
-                workers[peer] = Worker(capacity: hello.capacity, lastSeen: now, lastHeartbeatSent: now)
+                workers[peer] = Worker(capacity: hello.capacity, lastSeen: now, lastHeartbeatSent: now, host: hello.host,
+                                       pid: hello.pid)
                 events.append(.workerJoined(peer, capacity: hello.capacity))
             }
             outgoing.append((peer, .heartbeat(running: [])))
@@ -98,7 +129,7 @@ public final class Dispatcher {
             accept(result, from: peer, now: now)
         case .goodbye:
             if let worker = workers.removeValue(forKey: peer) {
-                let count = requeue(worker.leased, reason: "worker \(peer) left")
+                let count = requeue(worker.leased, reason: "worker \(peer) left", from: worker, named: peer, death: nil)
                 events.append(.workerLost(peer, requeued: count))
             }
         case .job, .shutdown:
@@ -112,10 +143,22 @@ public final class Dispatcher {
     /// shut down. Returns the messages to send.
     public func revoke(_ peer: String, reason: String, at now: Double) -> [(String, WireMessage)] {
         if let worker = workers.removeValue(forKey: peer) {
-            let count = requeue(worker.leased, reason: "worker \(peer) was cut off: \(reason)")
+            workersLost += 1
+            let count = requeue(worker.leased, reason: "worker \(peer) was cut off: \(reason)", from: worker, named: peer, death: "cut off")
             events.append(.workerLost(peer, requeued: count))
         }
         return [(peer, .shutdown)] + dispatch(now: now)
+    }
+
+    /// A worker that is known to have died (a local worker process that exited: `how` is "signal 9", "exit status
+    /// 1"): its leases go back to the queue at once, each counting the death against its job. Returns the messages
+    /// to send.
+    public func died(_ peer: String, how: String, at now: Double) -> [(String, WireMessage)] {
+        guard let worker = workers.removeValue(forKey: peer) else { return dispatch(now: now) }
+        workersLost += 1
+        let count = requeue(worker.leased, reason: "worker \(peer) died (\(how))", from: worker, named: peer, death: how)
+        events.append(.workerLost(peer, requeued: count))
+        return dispatch(now: now)
     }
 
     /// Time passes: expire silent workers, send due heartbeats, hand out work.
@@ -124,7 +167,9 @@ public final class Dispatcher {
         let deadline = settings.heartbeatInterval * settings.liveness
         for (peer, worker) in workers where now - worker.lastSeen > deadline {
             workers.removeValue(forKey: peer)
-            let count = requeue(worker.leased, reason: "worker \(peer) went silent")
+            workersLost += 1
+            let count = requeue(worker.leased, reason: "worker \(peer) went silent", from: worker, named: peer, death: "went silent")
+            events.append(.workerSilent(peer))
             events.append(.workerLost(peer, requeued: count))
         }
         for (peer, worker) in workers where now - worker.lastHeartbeatSent >= settings.heartbeatInterval {
@@ -144,7 +189,7 @@ public final class Dispatcher {
                 continue
             }
             workers[peer]?.leased.remove(id)
-            _ = requeue([id], reason: "worker \(peer) no longer runs it")
+            _ = requeue([id], reason: "worker \(peer) no longer runs it", from: worker, named: peer, death: "lost it (the worker restarted)")
         }
     }
 
@@ -168,8 +213,11 @@ public final class Dispatcher {
         if result.succeeded {
             store.complete(job.id, with: result)
         } else if result.retryable && job.attempts < settings.maxAttempts {
+            // The destination failed on this worker (its disk full or read-only): another worker may reach it.
+            avoid[job.id, default: []].insert(peer)
             if case .leased = job.state { store.requeue(job.id, reason: result.error ?? "failed") }
-            events.append(.jobRequeued(id: job.id, reason: result.error ?? "failed"))
+            jobsRequeued += 1
+            events.append(.jobRequeued(id: job.id, reason: (result.error ?? "failed") + "; trying another worker"))
             return
         } else {
             store.fail(job.id, error: result.error ?? "failed without a reason")
@@ -177,15 +225,28 @@ public final class Dispatcher {
         if let finished = store.job(job.id) { events.append(.jobFinished(finished)) }
     }
 
-    private func requeue(_ ids: Set<Int>, reason: String) -> Int {
+    /// Puts the leases of a lost worker back in the queue (or fails the jobs that used up their attempts); `death`
+    /// is how the worker ended when it did not leave cleanly.
+    private func requeue(_ ids: Set<Int>, reason: String, from worker: Worker, named name: String, death: String?) -> Int {
         var count = 0
         for id in ids.sorted() {
             guard let job = store.job(id), case .leased = job.state else { continue }
+            if let death {
+                deaths[id, default: []].append(death)
+                events.append(.leaseLost(LostLease(job: id, worker: name, how: death, output: job.output, host: worker.host,
+                                                   pid: worker.pid)))
+            }
             if job.attempts >= settings.maxAttempts {
-                store.fail(id, error: "failed on \(job.attempts) attempts; last: \(reason)")
+                let history = deaths[id] ?? []
+                let died = history.allSatisfy { $0.hasPrefix("signal ") || $0.hasPrefix("exit status ") }
+                let error = history.count >= job.attempts
+                    ? "worker \(died ? "died" : "lost") \(history.count) times while processing this file: \(history.joined(separator: ", "))"
+                    : "failed on \(job.attempts) attempts; last: \(reason)"
+                store.fail(id, error: error)
                 if let failed = store.job(id) { events.append(.jobFinished(failed)) }
             } else {
                 store.requeue(id, reason: reason)
+                jobsRequeued += 1
                 events.append(.jobRequeued(id: id, reason: reason))
                 count += 1
             }
@@ -193,14 +254,26 @@ public final class Dispatcher {
         return count
     }
 
-    /// Hands queued jobs to workers with free credit, the freest worker first.
+    /// Hands queued jobs to workers with free credit, the freest worker first - but not to a worker whose own disk
+    /// failed the job, while another worker is there.
     private func dispatch(now: Double) -> [(String, WireMessage)] {
         guard dispatching else { return [] }
         var outgoing: [(String, WireMessage)] = []
-        while let job = store.nextQueued() {
-            guard let peer = workers.filter({ $0.value.leased.count < $0.value.capacity })
-                .max(by: { ($0.value.capacity - $0.value.leased.count, $1.key) < ($1.value.capacity - $1.value.leased.count, $0.key) })?.key
-            else { break }
+        var waiting: Set<Int> = []  // jobs left for a worker other than the ones that failed them
+        while let job = store.nextQueued(excluding: waiting) {
+            let avoided = avoid[job.id] ?? []
+            let elsewhere = workers.keys.contains { !avoided.contains($0) }
+            let free = workers.filter { $0.value.leased.count < $0.value.capacity && (!elsewhere || !avoided.contains($0.key)) }
+            guard let peer = free.max(by: {
+                ($0.value.capacity - $0.value.leased.count, $1.key) < ($1.value.capacity - $1.value.leased.count, $0.key)
+            })?.key else {
+                if elsewhere && workers.contains(where: { $0.value.leased.count < $0.value.capacity }) {
+                    // Only avoided workers have credit now: leave this job queued, go on with the next ones.
+                    waiting.insert(job.id)
+                    continue
+                }
+                break
+            }
             // Write-ahead: a lease the store could not record is not sent (the run is stopping on the failure).
             guard store.failure == nil, let attempt = store.lease(job.id, to: peer, at: now) else { break }
             workers[peer]?.leased.insert(job.id)

@@ -60,8 +60,8 @@ public struct JobRecord: Sendable, Equatable {
 /// Every transition goes through here: a durable store records it before the dispatcher acts on it.
 public protocol JobStore: AnyObject {
     func add(_ jobs: [JobRecord])
-    /// The queued job to hand out next (longest first), without changing it.
-    func nextQueued() -> JobRecord?
+    /// The queued job to hand out next (longest first) that is not in `excluding`, without changing it.
+    func nextQueued(excluding: Set<Int>) -> JobRecord?
     func job(_ id: Int) -> JobRecord?
     /// Marks a job leased; increments its attempts. Returns the new attempt number, or nil when the lease could not
     /// be recorded (the job must then not be sent).
@@ -78,6 +78,9 @@ public protocol JobStore: AnyObject {
 
 extension JobStore {
     public var failure: String? { nil }
+
+    /// The queued job to hand out next (longest first).
+    public func nextQueued() -> JobRecord? { nextQueued(excluding: []) }
 }
 
 /// The in-memory job store.
@@ -105,7 +108,10 @@ public final class InMemoryJobStore: JobStore {
         }
     }
 
-    public func nextQueued() -> JobRecord? { queue.last.flatMap { jobs[$0] } }
+    public func nextQueued(excluding: Set<Int>) -> JobRecord? {
+        guard !excluding.isEmpty else { return queue.last.flatMap { jobs[$0] } }
+        return queue.reversed().first { !excluding.contains($0) }.flatMap { jobs[$0] }
+    }
     public func job(_ id: Int) -> JobRecord? { jobs[id] }
 
     public func lease(_ id: Int, to worker: String, at time: Double) -> Int? {

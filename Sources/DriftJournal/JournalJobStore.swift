@@ -25,7 +25,7 @@ public final class JournalJobStore: JobStore {
 
     /// Jobs come from the stored plan (`Journal.storePlan`), never added later.
     public func add(_ jobs: [JobRecord]) { memory.add(jobs) }
-    public func nextQueued() -> JobRecord? { memory.nextQueued() }
+    public func nextQueued(excluding: Set<Int>) -> JobRecord? { memory.nextQueued(excluding: excluding) }
     public func job(_ id: Int) -> JobRecord? { memory.job(id) }
     public var all: [JobRecord] { memory.all }
     public var unfinishedCount: Int { memory.unfinishedCount }

@@ -16,11 +16,13 @@ public enum RunStatus: String, Sendable, CaseIterable {
     case noWorkers
     /// The journal itself could not be written (disk full, ...).
     case storeFailed
+    /// The local workers kept dying before they connected (a crash loop): the run ended instead of spinning.
+    case workersFailing
     /// A later run was started fresh (`--no-resume`) instead of resuming this one.
     case abandoned
 
     /// Statuses a later `driftfix repair` resumes.
-    public static let resumable: [RunStatus] = [.scanning, .running, .stopped, .noWorkers, .storeFailed]
+    public static let resumable: [RunStatus] = [.scanning, .running, .stopped, .noWorkers, .storeFailed, .workersFailing]
 }
 
 /// A run as the journal knows it.

@@ -14,6 +14,8 @@ public struct RunMetrics: Sendable, Equatable {
     public var outcomes: [RepairOutcome: Int]
     /// Seconds of recorded audio this run repaired.
     public var audioSecondsProcessed: Double
+    /// Workers lost, replaced, and jobs requeued.
+    public var disruptions = RunDisruptions()
 
     public init(lastSuccess: Date?, started: Date, finished: Date, succeeded: Bool, outcomes: [RepairOutcome: Int],
                 audioSecondsProcessed: Double) {
@@ -33,6 +35,7 @@ public struct RunMetrics: Sendable, Equatable {
         self.init(lastSuccess: succeeded ? finished : lastSuccess, started: started, finished: finished,
                   succeeded: succeeded, outcomes: outcomes,
                   audioSecondsProcessed: report.pairs.filter { $0.outcome == .repaired }.compactMap(\.recordingSeconds).reduce(0, +))
+        disruptions = report.disruptions ?? RunDisruptions()
     }
 
     /// A run that failed before it could start (its journal unusable): no pairs, not a success, and the last
@@ -72,6 +75,12 @@ public struct RunMetrics: Sendable, Equatable {
                RepairOutcome.allCases.map { ("{outcome=\"\($0.rawValue)\"}", Double(outcomes[$0] ?? 0)) })
         metric("driftfix_last_run_audio_seconds_processed", "Seconds of audio the last run repaired.", "gauge",
                [("", audioSecondsProcessed)])
+        metric("driftfix_last_run_workers_lost", "Workers that died, went silent or were cut off during the last run.", "gauge",
+               [("", Double(disruptions.workersLost))])
+        metric("driftfix_last_run_workers_restarted", "Local workers started to replace dead ones during the last run.", "gauge",
+               [("", Double(disruptions.workersRestarted))])
+        metric("driftfix_last_run_jobs_requeued", "Jobs put back in the queue during the last run.", "gauge",
+               [("", Double(disruptions.jobsRequeued))])
         return lines.joined(separator: "\n") + "\n"
     }
 

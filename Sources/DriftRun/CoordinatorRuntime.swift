@@ -1,4 +1,5 @@
 import DriftCoordinator
+import DriftSchema
 import DriftTransport
 import Foundation
 import Logging
@@ -35,6 +36,8 @@ public struct CoordinatorRuntime {
     public struct Result: Sendable {
         public var outcome: CoordinatorServer.Outcome
         public var handshakeFailures: Int
+        /// Workers lost and replaced, jobs requeued.
+        public var disruptions = RunDisruptions()
     }
 
     private let settings: Settings
@@ -65,12 +68,27 @@ public struct CoordinatorRuntime {
                                            limits: settings.limits, security: settings.security,
                                            admission: settings.admission, logger: logger)
         ready(server.endpoint)
-        if var pool = settings.pool {
-            pool.endpoint = server.endpoint
-            services.append(.init(service: try LocalWorkerPool(settings: pool, logger: logger),
-                                  successTerminationBehavior: .ignore, serviceName: "local workers"))
+        let cleaner = LeftoverCleaner(logger: logger)
+        var pool: LocalWorkerPool?
+        if var poolSettings = settings.pool {
+            poolSettings.endpoint = server.endpoint
+            let localPool = try LocalWorkerPool(settings: poolSettings, inbox: server.inbox, logger: logger) { identity, _ in
+                cleaner.exited(identity)
+            }
+            services.append(.init(service: localPool, successTerminationBehavior: .ignore, serviceName: "local workers"))
+            pool = localPool
         }
-        let coordinator = try CoordinatorService(server: server, onEvent: onEvent)
+        let coordinator = try CoordinatorService(server: server) { [pool] event in
+            switch event {
+            // The pool learns which of its workers connected (a crash loop is workers that never do) and which stopped
+            // answering (hung: ended and replaced).
+            case .workerJoined(let name, _): pool?.joined(name)
+            case .workerSilent(let name): pool?.silent(name)
+            case .leaseLost(let lease): cleaner.lost(lease)
+            default: break
+            }
+            onEvent(event)
+        }
         services.append(.init(service: coordinator, successTerminationBehavior: .gracefullyShutdownGroup,
                               failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "coordinator"))
         var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: settings.shutdownSignals,
@@ -78,6 +96,8 @@ public struct CoordinatorRuntime {
         configuration.logging.keys.serviceKey = "service"
         configuration.maximumGracefulShutdownDuration = .seconds(settings.limits.drainTimeout + 30)
         try await ServiceGroup(configuration: configuration).run()
-        return Result(outcome: coordinator.outcome ?? .stopped, handshakeFailures: server.handshakeFailures)
+        return Result(outcome: coordinator.outcome ?? .stopped, handshakeFailures: server.handshakeFailures,
+                      disruptions: RunDisruptions(workersLost: dispatcher.workersLost, workersRestarted: pool?.restarts ?? 0,
+                                                  jobsRequeued: dispatcher.jobsRequeued))
     }
 }

@@ -86,13 +86,15 @@ public final class RepairRun {
         public var status: RunStatus
         /// The job store (the journal) failed mid-run: why.
         public var storeFailure: String?
+        /// The local workers kept dying at start-up: how.
+        public var workersFailure: String?
         /// The outcome could not be recorded in the journal: why (the next run would resume this one).
         public var journalFailure: String?
         /// The metrics file could not be written: why.
         public var metricsFailure: String?
 
         /// Every pair repaired, unchanged or skipped, and everything recorded.
-        public var succeeded: Bool { storeFailure == nil && journalFailure == nil && metricsFailure == nil && report.isGoodRun }
+        public var succeeded: Bool { storeFailure == nil && workersFailure == nil && journalFailure == nil && metricsFailure == nil && report.isGoodRun }
     }
 
     /// Sees the run as it goes (progress bars, logs).
@@ -162,7 +164,7 @@ public final class RepairRun {
             throw .security("\(error)")
         }
         observer?.finished()
-        return finish(prepared: prepared, store: store, outcome: result.outcome, journal: journal, started: started)
+        return finish(prepared: prepared, store: store, result: result, journal: journal, started: started)
     }
 
     /// Deletes what driftfix processes that died with an earlier run left under the output root.
@@ -182,6 +184,7 @@ public final class RepairRun {
         runtime.limits.idleTimeout = settings.idleTimeout
         runtime.limits.drainTimeout = settings.drainTimeout
         runtime.dispatch.heartbeatInterval = settings.heartbeat
+        runtime.dispatch.maxAttempts = settings.configuration.maxAttempts
         runtime.shutdownSignals = settings.shutdownSignals
         var passThrough = ["--heartbeat", "\(settings.heartbeat)", "--parent", "\(getpid())", "--output-root", settings.outputRoot]
         passThrough += settings.roots.flatMap { ["--input-root", $0] }
@@ -216,12 +219,13 @@ public final class RepairRun {
     }
 
     /// Records the run's end in the journal, prunes old runs, adds the drift history, writes the metrics.
-    private func finish(prepared: PreparedRun, store: JournalJobStore, outcome: CoordinatorServer.Outcome, journal: Journal,
+    private func finish(prepared: PreparedRun, store: JournalJobStore, result runtime: CoordinatorRuntime.Result, journal: Journal,
                         started: Date) -> Outcome {
         let configuration = settings.configuration
         let status: RunStatus
         var storeFailure: String?
-        switch outcome {
+        var workersFailure: String?
+        switch runtime.outcome {
         case .complete: status = .complete
         case .stopped:
             status = .stopped
@@ -232,8 +236,17 @@ public final class RepairRun {
         case .storeFailed(let reason):
             status = .storeFailed
             storeFailure = reason
+        case .workersFailing(let reason):
+            status = .workersFailing
+            workersFailure = reason
         }
         var report = prepared.plan.report(with: store.outcomes)
+        report.disruptions = runtime.disruptions.isEmpty ? nil : runtime.disruptions
+        if !runtime.disruptions.isEmpty {
+            let lost = runtime.disruptions
+            func count(_ n: Int, _ thing: String) -> String { "\(n) \(thing)\(n == 1 ? "" : "s")" }
+            logger.warning("disruptions: \(count(lost.workersLost, "worker")) lost, \(count(lost.workersRestarted, "local worker")) restarted, \(count(lost.jobsRequeued, "job")) requeued")
+        }
         var journalFailure: String?
         do {
             try journal.finishRun(prepared.run, status: status, succeeded: report.isGoodRun, report: report)
@@ -250,7 +263,8 @@ public final class RepairRun {
             logger.error("\(error)")
         }
         for alert in report.history?.alerts ?? [] { logger.warning("\(alert.name): \(alert.alert ?? "")") }
-        var result = Outcome(report: report, status: status, storeFailure: storeFailure, journalFailure: journalFailure)
+        var result = Outcome(report: report, status: status, storeFailure: storeFailure, workersFailure: workersFailure,
+                             journalFailure: journalFailure)
         if let file = settings.metricsFile {
             let lastSuccess = (try? journal.lastSuccess()) ?? nil
             var numbers = RunMetrics(report: report, started: started, finished: Date(), lastSuccess: lastSuccess)

@@ -1,4 +1,5 @@
 import DriftAudio
+import DriftSupport
 import DriftTransport
 import DriftWorker
 import Foundation
@@ -32,6 +33,7 @@ public struct WorkerRun {
 
     /// Works until told to stop; returns the number of jobs completed.
     public func run() async throws -> Int {
+        Failpoint.hit("worker-start")  // the crash-loop test: every worker dies before it connects
         let context = try MessageContext()
         let node = try WorkerNode(context: context, settings: settings.node, logger: logger)
         let service = try WorkerService(node: node, parent: settings.parent)

@@ -113,7 +113,7 @@ extension ScanSummary {
 
 extension ScanReport {
     enum CodingKeys: String, CodingKey {
-        case version, generated, roots, summary, pairs, unpaired, errors, skipped, history
+        case version, generated, roots, summary, pairs, unpaired, errors, skipped, history, disruptions
     }
 
     public init(from decoder: Decoder) throws {
@@ -127,5 +127,6 @@ extension ScanReport {
         errors = try c.decode([ScanIssue].self, forKey: .errors)
         skipped = try c.decodeIfPresent([SkippedPath].self, forKey: .skipped) ?? []
         history = try c.decodeIfPresent(DriftHistory.self, forKey: .history)
+        disruptions = try c.decodeIfPresent(RunDisruptions.self, forKey: .disruptions)
     }
 }

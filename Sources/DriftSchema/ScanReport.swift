@@ -193,6 +193,8 @@ public struct ScanReport: Codable, Sendable, Equatable {
     public var skipped: [SkippedPath]
     /// Drift over the journal's recent runs (`driftfix repair` with a journal); absent for a scan.
     public var history: DriftHistory?
+    /// Workers lost and jobs requeued during `driftfix repair`; absent for a scan.
+    public var disruptions: RunDisruptions?
 
     public init(generated: String, roots: [String], pairs: [PairReport], unpaired: [UnpairedFile], errors: [ScanIssue],
                 skipped: [SkippedPath] = []) {
@@ -217,4 +219,22 @@ extension ScanReport {
     public var isGoodRun: Bool {
         pairs.allSatisfy { $0.outcome?.isGood ?? false } && errors.isEmpty
     }
+}
+
+/// What went wrong with workers during a repair run - the run itself may still have succeeded.
+public struct RunDisruptions: Codable, Sendable, Equatable {
+    /// Workers that died, went silent or were cut off while connected (local and remote).
+    public var workersLost: Int
+    /// Local workers started to replace dead ones.
+    public var workersRestarted: Int
+    /// Jobs put back in the queue (their worker was lost, or its disk failed them).
+    public var jobsRequeued: Int
+
+    public init(workersLost: Int = 0, workersRestarted: Int = 0, jobsRequeued: Int = 0) {
+        self.workersLost = workersLost
+        self.workersRestarted = workersRestarted
+        self.jobsRequeued = jobsRequeued
+    }
+
+    public var isEmpty: Bool { workersLost == 0 && workersRestarted == 0 && jobsRequeued == 0 }
 }

@@ -29,6 +29,12 @@ public final class StopEvent: Sendable {
         _ = write(writeEnd, &one, 1)
     }
 
+    /// Reads the pipe empty, for an event used as a repeated wake-up rather than a one-shot stop.
+    public func reset() {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while read(descriptor, &buffer, buffer.count) > 0 {}
+    }
+
     /// Whether `fire()` was called (the pipe is never read, so it stays readable).
     public var isFired: Bool {
         var item = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)

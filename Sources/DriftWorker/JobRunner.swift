@@ -19,8 +19,12 @@ public enum JobRunner {
         let clock = ContinuousClock.now
         func seconds() -> Double { (ContinuousClock.now - clock).seconds }
         func failure(_ message: String, retryable: Bool) -> JobResult {
-            JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: false, seconds: seconds(),
-                      error: message, retryable: retryable)
+            // A retryable failure is this worker's destination failing (full, read-only, gone): another worker may
+            // write elsewhere, so the message says whose disk it was.
+            let volume = retryable ? Volume.mountPoint(of: job.output).map { ", volume \($0)" } ?? "" : ""
+            let shown = retryable ? "\(message) (worker \(worker) on \(TemporaryName.machineName)\(volume))" : message
+            return JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: false, seconds: seconds(),
+                             error: shown, retryable: retryable)
         }
         if job.noop {
             return JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true, outputFrames: job.targetFrames,

@@ -1,3 +1,4 @@
+import DriftAudio
 import DriftCore
 import DriftSupport
 import DriftTransport
@@ -75,7 +76,7 @@ public final class WorkerNode {
         try socket.connect(settings.endpoint)
         self.socket = socket
         send(.hello(WorkerHello(worker: settings.identity, capacity: settings.capacity, software: "driftfix",
-                                host: ProcessInfo.processInfo.hostName, pid: getpid())))
+                                host: TemporaryName.machineName, pid: getpid())))
     }
 
     private func send(_ message: WireMessage) {

@@ -56,6 +56,9 @@ struct RepairCommand: AsyncParsableCommand {
     @Option(name: .customLong("idle-timeout"), parsing: .unconditional, help: "Give up after this many seconds with unfinished jobs and no worker alive.")
     var idleTimeout: Double = 60
 
+    @Option(name: .customLong("max-attempts"), help: ArgumentHelp("Hand a job to workers at most this many times; a worker dying while running it uses one (default: the config's repair.max-attempts, 3).", valueName: "n"))
+    var maxAttempts: Int?
+
     @Option(help: ArgumentHelp("Run journal (default: the config's journal.path, else OUT/.driftfix/journal.sqlite).", valueName: "file"))
     var journal: String?
 
@@ -84,6 +87,7 @@ struct RepairCommand: AsyncParsableCommand {
         if let workers, workers < 0 { throw ValidationError("--workers must not be negative") }
         if (curveSecret == nil) != (allow == nil) { throw ValidationError("--curve-secret and --allow go together") }
         if workers == 0 && bind == nil { throw ValidationError("--workers 0 needs --bind, or no worker could ever connect") }
+        if let maxAttempts, !(1...100).contains(maxAttempts) { throw ValidationError("--max-attempts must be from 1 to 100") }
         guard idleTimeout > 0, heartbeat > 0 else { throw ValidationError("--idle-timeout and --heartbeat must be positive") }
     }
 
@@ -106,6 +110,7 @@ struct RepairCommand: AsyncParsableCommand {
         settings.curve = keys.map { (Paths.absolute($0.secret), Paths.absolute($0.allow)) }
         settings.insecurePlaintext = insecurePlaintext
         settings.idleTimeout = idleTimeout
+        if let maxAttempts { settings.configuration.maxAttempts = maxAttempts }
         settings.heartbeat = heartbeat
         do {
             try settings.validate()
@@ -131,7 +136,7 @@ struct RepairCommand: AsyncParsableCommand {
         print(Self.outcomeLine(report))
         fflush(nil)  // the table first, then the notes on stderr
         if let folder = self.report { try writeReportFolder(report, to: folder) }
-        for failure in [outcome.storeFailure, outcome.journalFailure, outcome.metricsFailure].compactMap({ $0 }) {
+        for failure in [outcome.storeFailure, outcome.workersFailure, outcome.journalFailure, outcome.metricsFailure].compactMap({ $0 }) {
             FileHandle.standardError.write(Data("driftfix: \(failure.escapedForTerminal)\n".utf8))
         }
         if !outcome.succeeded { throw ExitCode(ExitStatus.failure) }

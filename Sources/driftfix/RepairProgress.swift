@@ -59,7 +59,7 @@ final class RepairProgress: RepairRun.Observer, @unchecked Sendable {
             log("job \(id) requeued: \(reason)")
         case .duplicateResult(let id, let worker):
             log("duplicate result for job \(id) from \(worker) ignored")
-        case .dropped, .jobStarted:
+        case .dropped, .jobStarted, .leaseLost, .workerSilent:
             break
         }
         draw()

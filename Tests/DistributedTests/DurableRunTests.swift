@@ -12,15 +12,6 @@ func identity(_ path: String) -> String? {
     return "\(info.st_ino):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
 }
 
-/// Processes whose command line contains `--parent PID` (the local workers of coordinator PID).
-func localWorkers(of pid: Int32) -> [Int32] {
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-    return entries.compactMap(Int32.init).filter { candidate in
-        guard let data = FileManager.default.contents(atPath: "/proc/\(candidate)/cmdline") else { return false }
-        return String(decoding: data, as: UTF8.self).contains("--parent\u{0}\(pid)\u{0}")
-    }
-}
-
 @Suite("durable runs: journal, crash and resume, incremental runs, history", .serialized)
 struct DurableRunTests {
     /// Every entry's output exists, has the exact target length and matches the ideal repair.

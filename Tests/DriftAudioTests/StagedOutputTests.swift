@@ -158,4 +158,31 @@ struct StagedOutputTests {
         let second = StaleTemporaryFiles.sweep(root: out.path, otherHostsBefore: nil)
         #expect(second.removed == [out.file("a/.new.wav.driftfix-otherhost-18-5e.tmp")])
     }
+
+    @Test("a lost writer's leftovers beside one output go at once: only that writer's, only for that output")
+    func leftoversOfOneWriter() throws {
+        let out = TemporaryFolder()
+        let host = TemporaryName.hostTag
+        let dead = try deadProcessID()
+        let files: [String: Bool] = [  // name: expected to be removed
+            ".take.wav.driftfix-\(host)-\(dead)-1a.tmp": true,
+            ".take.wav.driftfix-\(host)-\(dead)-2b.tmp": true,
+            ".take.wav.driftfix-\(host)-\(getpid())-3c.tmp": false,  // another (living) writer
+            ".other.wav.driftfix-\(host)-\(dead)-4d.tmp": false,  // another output
+            "take.wav": false,
+        ]
+        for name in files.keys { try "x".write(toFile: out.file(name), atomically: false, encoding: .utf8) }
+        let result = StaleTemporaryFiles.removeLeftovers(beside: out.file("take.wav"), writerHost: TemporaryName.machineName,
+                                                        writerPID: dead)
+        #expect(result.removed.sorted() == files.filter(\.value).keys.map { out.file($0) }.sorted())
+        for (name, removed) in files { #expect(FileManager.default.fileExists(atPath: out.file(name)) != removed, "\(name)") }
+        // A writer on this machine that still runs (hung, not dead) keeps its file.
+        let alive = StaleTemporaryFiles.removeLeftovers(beside: out.file("take.wav"), writerHost: TemporaryName.machineName,
+                                                       writerPID: getpid())
+        #expect(alive.removed.isEmpty && FileManager.default.fileExists(atPath: out.file(".take.wav.driftfix-\(host)-\(getpid())-3c.tmp")))
+        // Another machine's writer has lost its lease: whatever it left for this output goes.
+        try "x".write(toFile: out.file(".take.wav.driftfix-far_away-77-5e.tmp"), atomically: false, encoding: .utf8)
+        let remote = StaleTemporaryFiles.removeLeftovers(beside: out.file("take.wav"), writerHost: "far.away", writerPID: 77)
+        #expect(remote.removed == [out.file(".take.wav.driftfix-far_away-77-5e.tmp")])
+    }
 }

@@ -21,6 +21,7 @@ struct ConfigurationTests {
             repair:
               method: resample
               quality: best
+              max-attempts: 5
               rules:
                 - match: "**/recorder-B/**"
                   method: stretch
@@ -28,7 +29,9 @@ struct ConfigurationTests {
                 - match: "*_lecture.wav"
                   method: stretch
             """
-        let policy = try Configuration.parse(yaml, path: "c.yaml").repair
+        let configuration = try Configuration.parse(yaml, path: "c.yaml")
+        let policy = configuration.repair
+        #expect(configuration.maxAttempts == 5)
         #expect(policy.quality == .best)
         #expect(policy.rules.count == 2)
         #expect(policy.method(for: "/a/recorder-B/t.wav") == MethodChoice(method: .stretch, reason: "config rule \"**/recorder-B/**\": drops buffers"))
@@ -72,6 +75,7 @@ struct ConfigurationTests {
         ("repair:\n  rules:\n    - method: stretch\n", 3, "repair.rules[0].match", "missing"),
         ("repair:\n  rules:\n    - match: x\n      method: stretch\n      colour: red\n", 5, "repair.rules[0].colour", "unknown key"),
         ("repair:\n  rules: yes\n", 2, "repair.rules", "expected a list"),
+        ("repair:\n  max-attempts: 0\n", 2, "repair.max-attempts", "whole number from 1 to 100"),
         ("journal:\n  history-runs: 1.5\n", 2, "journal.history-runs", "whole number"),
         ("journal:\n  alert-ppm: 0\n", 2, "journal.alert-ppm", "greater than 0"),
         ("metrics:\n  file: x\n", 2, "metrics.file", "unknown key"),

@@ -107,6 +107,83 @@ struct DispatcherTests {
         #expect(d.drainEvents().contains { if case .dropped(let peer, _) = $0 { return peer == "stranger" } else { return false } })
     }
 
+    @Test("a worker known dead gives its jobs back at once, names where its temporary file may be, and is counted")
+    func died() {
+        let store = InMemoryJobStore()
+        store.add(jobs([10, 20]))
+        let d = Dispatcher(store: store)
+        _ = d.received(.hello(WorkerHello(worker: "a", capacity: 2, software: "driftfix", host: "box", pid: 4242)), from: "a", at: 0)
+        _ = d.received(hello("b", 1), from: "b", at: 0.1)
+        _ = d.drainEvents()
+        // Well inside the silence deadline: the exit is what requeues.
+        let resent = jobsSent(d.died("a", how: "signal 9", at: 0.2))
+        #expect(resent.map(\.0) == ["b"] && resent[0].1.attempt == 2)
+        let events = d.drainEvents()
+        let lost = events.compactMap { event -> LostLease? in
+            if case .leaseLost(let lease) = event { return lease } else { return nil }
+        }
+        #expect(Set(lost.map(\.job)) == [1, 2])
+        #expect(lost.allSatisfy { $0.worker == "a" && $0.how == "signal 9" && $0.host == "box" && $0.pid == 4242 })
+        #expect(lost.first { $0.job == 1 }?.output == "/o/1.wav")
+        #expect(events.contains(.workerLost("a", requeued: 2)))
+        #expect(d.workersLost == 1 && d.jobsRequeued == 2 && d.liveWorkers == 1)
+        // A worker that said goodbye is not lost.
+        _ = d.received(.goodbye, from: "b", at: 0.3)
+        #expect(d.workersLost == 1)
+    }
+
+    @Test("a file that kills every worker that runs it fails after the attempt limit with the deaths; the rest goes on")
+    func poison() {
+        let store = InMemoryJobStore()
+        store.add(jobs([3600, 10, 20]))  // job 1, the longest, goes first each time
+        let d = Dispatcher(store: store)
+        let signals = ["signal 9", "signal 9", "signal 11"]
+        for (generation, how) in signals.enumerated() {
+            let name = "w\(generation)"
+            let sent = jobsSent(d.received(hello(name, 1), from: name, at: Double(generation)))
+            #expect(sent.map(\.1.id) == [1] && sent[0].1.attempt == generation + 1)
+            _ = d.died(name, how: how, at: Double(generation) + 0.5)
+        }
+        #expect(store.job(1)?.state == .failed("worker died 3 times while processing this file: signal 9, signal 9, signal 11"))
+        // A healthy worker finishes the others.
+        var sent = jobsSent(d.received(hello("healthy", 1), from: "healthy", at: 5))
+        while let (_, spec) = sent.first {
+            sent = jobsSent(d.received(success(spec, "healthy"), from: "healthy", at: 6))
+        }
+        #expect(d.isComplete && store.job(2)?.isFinished == true && store.job(3)?.isFinished == true)
+    }
+
+    @Test("deaths mixed with silence are 'lost', and a plain failure after a death keeps the last reason")
+    func lostWording() {
+        let store = InMemoryJobStore()
+        store.add(jobs([10]))
+        let d = Dispatcher(store: store, settings: { var s = Dispatcher.Settings(); s.maxAttempts = 2; return s }())
+        _ = d.received(hello("a", 1), from: "a", at: 0)
+        _ = d.died("a", how: "signal 9", at: 0.1)
+        _ = d.received(hello("b", 1), from: "b", at: 0.2)
+        // b goes silent past 3 heartbeats.
+        _ = d.tick(at: 4)
+        #expect(store.job(1)?.state == .failed("worker lost 2 times while processing this file: signal 9, went silent"))
+        #expect(d.drainEvents().contains(.workerSilent("b")))
+    }
+
+    @Test("a job whose worker's own disk failed goes to another worker; meanwhile that worker takes other jobs")
+    func otherWorkerAfterDiskFailure() {
+        let store = InMemoryJobStore()
+        store.add(jobs([10, 20, 30]))
+        let d = Dispatcher(store: store)
+        let toA = jobsSent(d.received(hello("a", 1), from: "a", at: 0))
+        let toB = jobsSent(d.received(hello("b", 1), from: "b", at: 0))
+        #expect(toA.map(\.1.id) == [3] && toB.map(\.1.id) == [2])
+        let next = jobsSent(d.received(.result(JobResult(id: 3, attempt: 1, worker: "a", succeeded: false, seconds: 0,
+                                                         error: "/o/3.wav: disk full", retryable: true)), from: "a", at: 1))
+        // Job 3 waits for b; a takes job 1.
+        #expect(next.map(\.0) == ["a"] && next.map(\.1.id) == [1])
+        #expect(d.drainEvents().contains(.jobRequeued(id: 3, reason: "/o/3.wav: disk full; trying another worker")))
+        let afterB = jobsSent(d.received(success(toB[0].1, "b"), from: "b", at: 2))
+        #expect(afterB.map(\.0) == ["b"] && afterB.map(\.1.id) == [3] && afterB[0].1.attempt == 2)
+    }
+
     @Test("after stopDispatching, nothing new is handed out")
     func stop() {
         let store = InMemoryJobStore()

@@ -1,0 +1,197 @@
+import DriftAudio
+import DriftCore
+import DriftSchema
+import Foundation
+import Synchronization
+
+/// A night under fire, with real processes: `driftfix repair` over a generated tree with local workers, while a chaos
+/// loop SIGKILLs a random worker about once per `killInterval`, kills the coordinator itself once (a third of the
+/// outputs in) and starts it again to resume, and a watcher SIGKILLs any worker that opens the poison file (how a
+/// codec that segfaults on one file looks from outside). Used by the chaos test (assertions) and the benchmark
+/// (figures for several seeds beside an undisturbed night).
+public final class ChaosNight {
+    public struct Settings: Sendable {
+        public var seed: UInt64
+        /// Drifted recordings besides the poison.
+        public var files = 60
+        /// Frames per recording (48 kHz stereo).
+        public var frames: Int64 = 2 * 48_000
+        public var workers = 3
+        /// Mean seconds between worker kills (each interval uniform in 0.5...1.5 of it); nil: no worker is killed
+        /// except by the poison watcher.
+        public var killInterval: Double? = 1
+        public var killCoordinator = true
+        /// Whether the watcher kills workers that open the poison (false: the poison is just a long recording).
+        public var poisonKills = true
+        public var maxAttempts = 5
+        /// The whole night, both coordinator runs, at most (seconds).
+        public var timeout: Double = 150
+        public var executable = driftfixPath()
+
+        public init(seed: UInt64) {
+            self.seed = seed
+        }
+
+        /// The same night with nobody killing anything.
+        public var undisturbed: Settings {
+            var copy = self
+            copy.killInterval = nil
+            copy.killCoordinator = false
+            copy.poisonKills = false
+            return copy
+        }
+    }
+
+    /// What the night went through.
+    public struct Figures: Sendable {
+        public var workerKills = 0
+        public var poisonKills = 0
+        public var coordinatorKills = 0
+        public var wallSeconds = 0.0
+        /// Every coordinator process that ran (to check that none left a worker behind).
+        public var coordinators: [Int32] = []
+    }
+
+    public let settings: Settings
+    public let tree: RepairTree
+    public let out = TemporaryFolder("driftfix-chaos-out")
+    public let report = TemporaryFolder("driftfix-chaos-report")
+    /// The recording every worker that opens it dies on.
+    public let poison: String
+    public let poisonTarget: Int64
+
+    public init(settings: Settings) throws {
+        self.settings = settings
+        tree = try RepairTree(drifted: settings.files, frames: settings.frames, channels: 2, folders: 3, tones: 2)
+        // Long enough that the watcher sees it open (the job holds it for its whole run).
+        poison = tree.root.file("device0/poison.wav")
+        let poisonFrames: Int64 = 48_000 * 20
+        poisonTarget = poisonFrames + poisonFrames * 131 / 1_000_000
+        let format = AudioFormat(container: .wav, encoding: .pcm24, sampleRate: 48_000, channelCount: 2)
+        try writeRecording(TestSignal(channelCount: 2, length: poisonFrames, seed: 99, tonesPerChannel: 2), to: poison, format: format)
+        try "\(poisonTarget)@48000\n".write(toFile: tree.root.file("device0/poison.duration"), atomically: true, encoding: .utf8)
+    }
+
+    public var arguments: [String] {
+        ["repair", tree.root.path, "--out", out.path, "--workers", "\(settings.workers)", "--heartbeat", "0.5",
+         "--idle-timeout", "30", "--max-attempts", "\(settings.maxAttempts)", "--report", report.path,
+         // The slowest converter keeps each short file's job long enough to be hit now and then.
+         "--quality", "best"]
+    }
+
+    /// Runs the night to its end; returns the last coordinator's result and the figures.
+    public func run() throws -> (last: CommandResult, figures: Figures) {
+        var random = SplitMix64(seed: settings.seed)
+        let started = Date()
+        let deadline = started.addingTimeInterval(settings.timeout)
+        var figures = Figures()
+        let watch = Watch()
+        let target = PathResolution.real(poison)
+        let watcher = Thread { [settings] in
+            guard settings.poisonKills else { return }
+            var lastRefresh = Date.distantPast
+            var pids: [Int32] = []
+            var killed: Set<Int32> = []  // a killed process lists its descriptors until it is torn down
+            while watch.active.load(ordering: .relaxed) {
+                if Date().timeIntervalSince(lastRefresh) > 0.05 {
+                    pids = localWorkers(of: watch.coordinator.load(ordering: .relaxed))
+                    lastRefresh = Date()
+                }
+                for pid in pids where !killed.contains(pid) && Self.hasOpen(target, pid: pid) {
+                    kill(pid, SIGKILL)
+                    killed.insert(pid)
+                    watch.kills.add(1, ordering: .relaxed)
+                }
+                usleep(1_000)
+            }
+        }
+        watcher.start()
+        defer { watch.active.store(false, ordering: .relaxed) }
+
+        var coordinator = try Background(arguments, executable: settings.executable)
+        watch.coordinator.store(coordinator.pid, ordering: .relaxed)
+        figures.coordinators.append(coordinator.pid)
+        var coordinatorKilled = !settings.killCoordinator
+        var nextKill = Date().addingTimeInterval(settings.killInterval.map { $0 * (0.5 + random.nextUnit()) } ?? .infinity)
+        while coordinator.process.isRunning && Date() < deadline {
+            usleep(10_000)
+            if !coordinatorKilled && outputsDone() >= settings.files / 3 {
+                kill(coordinator.pid, SIGKILL)
+                _ = coordinator.wait(seconds: 10)
+                figures.coordinatorKills += 1
+                coordinatorKilled = true
+                // Its workers notice the parent is gone and stop; the resumed run sweeps what they leave.
+                let dead = coordinator.pid
+                _ = Self.waitUntil(seconds: 20) { localWorkers(of: dead).isEmpty }
+                coordinator = try Background(arguments, executable: settings.executable)
+                watch.coordinator.store(coordinator.pid, ordering: .relaxed)
+                figures.coordinators.append(coordinator.pid)
+                continue
+            }
+            if let interval = settings.killInterval, Date() >= nextKill {
+                let victims = localWorkers(of: coordinator.pid)
+                if !victims.isEmpty {
+                    kill(victims[Int(random.next() % UInt64(victims.count))], SIGKILL)
+                    figures.workerKills += 1
+                }
+                nextKill = Date().addingTimeInterval(interval * (0.5 + random.nextUnit()))
+            }
+        }
+        let last = coordinator.wait(seconds: max(1, deadline.timeIntervalSinceNow))
+        figures.wallSeconds = Date().timeIntervalSince(started)
+        watch.active.store(false, ordering: .relaxed)
+        figures.poisonKills = watch.kills.load(ordering: .relaxed)
+        return (last, figures)
+    }
+
+    /// What the poison watcher shares with the chaos loop.
+    private final class Watch: Sendable {
+        let coordinator = Atomic<Int32>(0)
+        let kills = Atomic<Int>(0)
+        let active = Atomic<Bool>(true)
+    }
+
+    /// The report the last run wrote.
+    public func finalReport() throws -> ScanReport {
+        try JSONDecoder().decode(ScanReport.self, from: Data(contentsOf: URL(fileURLWithPath: report.file("report.json"))))
+    }
+
+    private func outputsDone() -> Int {
+        tree.entries.filter { FileManager.default.fileExists(atPath: tree.output($0, in: out.path)) }.count
+    }
+
+    /// Whether process `pid` has `path` open (its descriptors, as /proc shows them).
+    static func hasOpen(_ path: String, pid: Int32) -> Bool {
+        let folder = "/proc/\(pid)/fd"
+        guard let directory = opendir(folder) else { return false }
+        defer { closedir(directory) }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.first?.isNumber == true else { continue }
+            let count = readlink(folder + "/" + name, &buffer, buffer.count - 1)
+            guard count > 0 else { continue }
+            if String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) == path { return true }
+        }
+        return false
+    }
+
+    private enum PathResolution {
+        static func real(_ path: String) -> String {
+            guard let resolved = realpath(path, nil) else { return path }
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+    }
+
+    static func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(20_000)
+        }
+        return condition()
+    }
+}
