@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(name: "DriftMediaTests", dependencies: ["DriftMedia", "DriftAudio", "DriftCore", "TestSupport"]),
         .testTarget(name: "DriftReportsTests", dependencies: ["DriftSchema", "DriftReports", "DriftCore"]),
         .testTarget(name: "DriftWireTests", dependencies: ["DriftWire", "DriftCore"]),
-        .testTarget(name: "DriftCoordinatorTests", dependencies: ["DriftCoordinator", "DriftWire", "DriftCore"]),
+        .testTarget(name: "DriftCoordinatorTests", dependencies: ["DriftTransport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"), "DriftCoordinator", "DriftWire", "DriftCore"]),
         .testTarget(name: "DriftTransportTests", dependencies: ["DriftTransport", "TestSupport",
                                                                .product(name: "Logging", package: "swift-log")]),
         // Seeded mutation fuzzing of the parsers that read untrusted bytes, bounded in time, plus the regression corpus.

@@ -55,6 +55,7 @@ public final class LocalWorkerPool: Service, Sendable {
         var stopping = false
         var failed = false
         var restarts = 0
+        var launched = 0
         var live: Int { slots.filter { $0.pid != nil }.count }
     }
 
@@ -84,6 +85,9 @@ public final class LocalWorkerPool: Service, Sendable {
 
     /// Workers started to replace dead ones so far.
     public var restarts: Int { state.withLock { $0.restarts } }
+
+    /// Worker processes started so far, replacements included.
+    public var launched: Int { state.withLock { $0.launched } }
 
     /// The path of the running executable, to start workers from.
     public static var currentExecutable: String {
@@ -159,6 +163,7 @@ public final class LocalWorkerPool: Service, Sendable {
             try state.withLock { state throws in
                 try process.run()
                 state.slots[slot].pid = process.processIdentifier
+                state.launched += 1
             }
         } catch {
             // Not a crash to retry: the executable itself cannot be started.

@@ -76,17 +76,8 @@ struct ChaosTests {
 
 /// Regular files under `folder` (absolute), outside the journal's folder.
 private func regularFiles(under folder: String) -> [String] {
-    let enumerator = FileManager.default.enumerator(atPath: folder)
-    var found: [String] = []
-    while let path = enumerator?.nextObject() as? String {
-        if path == ".driftfix" {
-            enumerator?.skipDescendants()
-            continue
-        }
+    treeEntries(under: folder).map { folder + "/" + $0 }.filter { path in
         var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: folder + "/" + path, isDirectory: &isFolder), !isFolder.boolValue {
-            found.append(folder + "/" + path)
-        }
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && !isFolder.boolValue
     }
-    return found
 }

@@ -4,8 +4,8 @@ import DriftSchema
 import Foundation
 import TestSupport
 
-/// Every hidden entry (temporary files) under `folder`, except the run journal's own folder `.driftfix`.
-func hiddenFiles(under folder: String) -> [String] {
+/// Every entry under `folder` (paths relative to it), except the run journal's own folder `.driftfix`.
+func treeEntries(under folder: String) -> [String] {
     let enumerator = FileManager.default.enumerator(atPath: folder)
     var found: [String] = []
     while let path = enumerator?.nextObject() as? String {
@@ -13,9 +13,14 @@ func hiddenFiles(under folder: String) -> [String] {
             enumerator?.skipDescendants()
             continue
         }
-        if (path as NSString).lastPathComponent.hasPrefix(".") { found.append(path) }
+        found.append(path)
     }
     return found
+}
+
+/// Every hidden entry (temporary files) under `folder`, except the run journal's own folder `.driftfix`.
+func hiddenFiles(under folder: String) -> [String] {
+    treeEntries(under: folder).filter { ($0 as NSString).lastPathComponent.hasPrefix(".") }
 }
 
 /// Waits until `condition` holds, up to `seconds`.

@@ -1,0 +1,155 @@
+import DriftTransport
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+import Testing
+
+@testable import DriftCoordinator
+
+/// A stand-in worker: a shell script that ignores the worker arguments it is given (real processes, real signals).
+private func workerScript(_ body: String) throws -> String {
+    let path = FileManager.default.temporaryDirectory.path + "/driftfix-pool-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sh"
+    // Written through a close-on-exec descriptor: a process another test starts meanwhile must not inherit it open
+    // for writing, or executing the script fails with "text file busy".
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+    guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
+    let text = Array("#!/bin/sh\n\(body)\n".utf8)
+    let written = write(descriptor, text, text.count)
+    close(descriptor)
+    guard written == text.count else { throw CocoaError(.fileWriteUnknown) }
+    return path
+}
+
+/// Polls `condition` up to `polls` times, 20 ms apart. Counted in polls, not wall time: while blocking tests of the
+/// suite hold the few cooperative threads, this task and the pool's may wait their turn for long stretches.
+private func eventually(polls: Int = 1000, _ condition: () -> Bool) async -> Bool {
+    for _ in 0..<polls {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return condition()
+}
+
+/// The identity a pool process was started with (`--identity NAME` on its command line).
+private func identity(of pid: Int32) -> String? {
+    guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+    let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    return arguments.firstIndex(of: "--identity").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+}
+
+private final class Exits: Sendable {
+    let seen = Mutex<[String]>([])
+}
+
+@Suite("LocalWorkerPool: supervision of real processes", .serialized)
+struct LocalWorkerPoolTests {
+    private func running(_ pool: LocalWorkerPool) -> (ServiceGroup, Task<Void, Error>) {
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [.init(service: pool)], gracefulShutdownSignals: [], logger: Logger(label: "test")))
+        return (group, Task { try await group.run() })
+    }
+
+    @Test("a worker that dies or hangs is reported and replaced under a new identity; shutdown ends the rest")
+    func replaces() async throws {
+        let script = try workerScript("while :; do sleep 0.05; done")
+        defer { unlink(script) }
+        let inbox = try CoordinatorInbox()
+        var settings = LocalWorkerPool.Settings(count: 2, endpoint: "ipc:///nowhere", executable: script)
+        settings.stopTimeout = 0.5
+        let exits = Exits()
+        let pool = try LocalWorkerPool(settings: settings, inbox: inbox, logger: Logger(label: "test")) { identity, how in
+            exits.seen.withLock { $0.append("\(identity): \(how)") }
+        }
+        let (group, task) = running(pool)
+        try #require(await eventually { pool.pids.count == 2 }, "\(inbox.take())")
+        let first = pool.pids
+        let names = first.compactMap(identity(of:))
+        try #require(names.count == 2, "\(first) \(inbox.take())")
+        #expect(Set(names) == ["local-\(getpid())-1", "local-\(getpid())-2"])
+
+        // Killed (it had connected): reported at once, replaced under a fresh identity.
+        pool.joined(names[0])
+        kill(first[0], SIGKILL)
+        #expect(await eventually { pool.pids.count == 2 && !pool.pids.contains(first[0]) })
+        #expect(inbox.take() == [.workerExited(identity: names[0], how: "signal 9")])
+        let replacement = try #require(pool.pids.first { $0 != first[1] })
+        #expect(identity(of: replacement) == "local-\(getpid())-3")
+
+        // Hung (the coordinator gave up on it): ended, then replaced like any death.
+        pool.silent(names[1])
+        #expect(await eventually { pool.pids.count == 2 && !pool.pids.contains(first[1]) })
+        #expect(exits.seen.withLock { $0 } == ["\(names[0]): signal 9", "\(names[1]): signal 9"])
+        #expect(pool.restarts == 2)
+
+        await group.triggerGracefulShutdown()
+        try await task.value
+        #expect(pool.pids.isEmpty)
+        let all = first + [replacement]
+        #expect(all.allSatisfy { kill($0, 0) != 0 }, "no process outlives the pool")
+    }
+
+    @Test("a worker that exits cleanly (it was told to stop) is not replaced")
+    func cleanExit() async throws {
+        let script = try workerScript("exit 0")
+        defer { unlink(script) }
+        let inbox = try CoordinatorInbox()
+        let pool = try LocalWorkerPool(settings: .init(count: 2, endpoint: "ipc:///nowhere", executable: script), inbox: inbox,
+                                       logger: Logger(label: "test"))
+        let (group, task) = running(pool)
+        #expect(await eventually { pool.launched == 2 && pool.pids.isEmpty })
+        _ = await eventually(polls: 25) { false }  // time for a wrong restart to show
+        #expect(pool.launched == 2 && pool.restarts == 0 && inbox.take().isEmpty)
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+
+    @Test("workers that die before they connect, again and again, end in one pool failure naming how the last ended")
+    func crashLoop() async throws {
+        let script = try workerScript("exit 127")
+        defer { unlink(script) }
+        let inbox = try CoordinatorInbox()
+        var settings = LocalWorkerPool.Settings(count: 2, endpoint: "ipc:///nowhere", executable: script)
+        settings.restartDelay = 0.01
+        let pool = try LocalWorkerPool(settings: settings, inbox: inbox, logger: Logger(label: "test"))
+        let (group, task) = running(pool)
+        var inputs: [CoordinatorInbox.Input] = []
+        #expect(await eventually {
+            inputs += inbox.take()
+            return inputs.contains { if case .poolFailed = $0 { return true } else { return false } }
+        })
+        _ = await eventually(polls: 15) { false }  // stragglers still exiting
+        inputs += inbox.take()
+        let failures = inputs.compactMap { input -> String? in
+            if case .poolFailed(let reason) = input { return reason } else { return nil }
+        }
+        #expect(failures.count == 1)
+        #expect(failures.first?.contains("(5 in a row, the last with exit status 127)") == true, "\(failures)")
+        #expect(inputs.filter { $0 != .poolFailed(failures.first ?? "") }.allSatisfy {
+            if case .workerExited(_, "exit status 127") = $0 { return true } else { return false }
+        })
+        #expect(pool.pids.isEmpty, "nothing restarts after the failure")
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+
+    @Test("an executable that cannot be started fails the pool at once, naming it")
+    func missingExecutable() async throws {
+        let inbox = try CoordinatorInbox()
+        let pool = try LocalWorkerPool(settings: .init(count: 2, endpoint: "ipc:///nowhere", executable: "/nonexistent/driftfix"),
+                                       inbox: inbox, logger: Logger(label: "test"))
+        let (group, task) = running(pool)
+        var inputs: [CoordinatorInbox.Input] = []
+        #expect(await eventually {
+            inputs += inbox.take()
+            return !inputs.isEmpty
+        })
+        guard case .poolFailed(let reason)? = inputs.first else {
+            Issue.record("\(inputs)")
+            return
+        }
+        #expect(reason.contains("cannot start local workers (/nonexistent/driftfix)"), "\(reason)")
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+}
