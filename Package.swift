@@ -93,8 +93,10 @@ let package = Package(
         ),
 
         // Test-only helpers: independently computed ideal signals and measurements (no project DSP inside).
+        // glibc calls the tests' process runner needs that Swift's Glibc module hides (_GNU_SOURCE).
+        .target(name: "CTestSpawn", path: "Tests/CTestSpawn"),
         .target(
-            name: "TestSupport", dependencies: ["DriftSchema", "DriftCore", "DriftAudio"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["DriftSchema", "DriftCore", "DriftAudio", "CTestSpawn"], path: "Tests/TestSupport",
             // Fixture synthesis runs over millions of samples: optimise it even in debug test builds.
             swiftSettings: [.unsafeFlags(["-O"])]
         ),

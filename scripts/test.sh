@@ -8,4 +8,55 @@ scripts/install-deps.sh
 python3 scripts/check-imports.py
 swift build --build-tests
 # Only Swift Testing is used, so the last summary line counts the tests that ran.
-swift test --skip-build --disable-xctest "$@"
+swift test --skip-build --disable-xctest "$@" &
+tests=$!
+
+# Every wait inside the tests has a deadline, but a hang must never use up CI's time unexplained. The watchdog stops
+# the run (a) past the time limit, after printing the process tree and every thread's stack and flushing the tests'
+# buffered output, or (b) when the test binary has ended but a process it left behind still holds the runner's
+# output open (swift test would wait for it for ever), naming that process.
+limit=${DRIFTFIX_TEST_LIMIT:-1200}
+(
+    started=$SECONDS
+    orphaned=0
+    while kill -0 "$tests" 2>/dev/null; do
+        sleep 5
+        if ! pgrep -f driftfixPackageTests >/dev/null && [[ $((SECONDS - started)) -gt 60 ]]; then
+            orphaned=$((orphaned + 5))
+        fi
+        if [[ $orphaned -ge 30 ]]; then
+            echo "test.sh: the tests have ended, but these processes they started keep the output open:" >&2
+            ps -eo pid,ppid,pgid,etimes,stat,args --forest | awk '$1 != 2 && $2 != 2' | grep -v "ps -eo\|awk" >&2
+            # Those writing into a pipe the runner reads and started after it (never this script's callers) are
+            # ended too, so nothing outlives the run.
+            pipes=" $(for fd in /proc/"$tests"/fd/*; do readlink "$fd"; done 2>/dev/null | grep '^pipe:' | tr '\n' ' ')"
+            since=$(awk '{print $22}' "/proc/$tests/stat")
+            for fd in /proc/[0-9]*/fd/[12]; do
+                link=$(readlink "$fd" 2>/dev/null) || continue
+                [[ "$link" == pipe:* && "$pipes" == *" $link "* ]] || continue
+                holder=${fd#/proc/}; holder=${holder%%/*}
+                [[ "$holder" == "$tests" || "$holder" == "$BASHPID" ]] && continue
+                [[ $(awk '{print $22}' "/proc/$holder/stat" 2>/dev/null || echo 0) -gt $since ]] && kill -KILL "$holder" 2>/dev/null || true
+            done
+            kill -KILL "$tests" 2>/dev/null || true
+            exit 0
+        fi
+        [[ $((SECONDS - started)) -lt $limit ]] && continue
+        echo "test.sh: the tests still run after ${limit}s; what every process is doing:" >&2
+        ps -eo pid,ppid,pgid,etimes,stat,args --forest | awk '$1 != 2 && $2 != 2' >&2
+        for pid in $(pgrep -f 'driftfixPackageTests|/driftfix ' || true); do
+            echo "--- stacks of $pid: $(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null)" >&2
+            timeout 120 gdb -batch -nx -p "$pid" -ex "thread apply all bt 25" -ex "call (int)fflush(0)" 2>&1 \
+                | grep -E '^(#|Thread)' >&2 || true
+        done
+        pkill -KILL -f driftfixPackageTests || true
+        kill -KILL "$tests" 2>/dev/null || true
+        exit 0
+    done
+) &
+watchdog=$!
+status=0
+wait "$tests" || status=$?
+kill "$watchdog" 2>/dev/null || true
+wait "$watchdog" 2>/dev/null || true
+exit "$status"

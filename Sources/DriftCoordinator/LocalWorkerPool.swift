@@ -158,9 +158,11 @@ public final class LocalWorkerPool: Service, Sendable {
             let how = process.terminationReason == .uncaughtSignal ? "signal \(status)" : "exit status \(status)"
             self?.exited(slot: slot, pid: process.processIdentifier, how: how, clean: process.terminationReason == .exit && status == 0)
         }
-        // Recorded before the process can exit, so its exit always finds its slot.
+        // Recorded before the process can exit, so its exit always finds its slot; and not started at all once
+        // shutdown began meanwhile (a delayed replacement), or it would outlive the pool.
         do {
             try state.withLock { state throws in
+                guard !state.stopping, !state.failed else { return }
                 try process.run()
                 state.slots[slot].pid = process.processIdentifier
                 state.launched += 1

@@ -12,19 +12,9 @@ struct DeploymentTests {
         let folder = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.file("media"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(compose))
-        process.arguments = ["-f", root + "/docker-compose.yml", "config", "-q"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["MEDIA"] = folder.file("media")
-        environment["OUT"] = folder.file("out")
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardError = pipe
-        try process.run()
-        let errors = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(errors)")
+        let result = try runChild(try #require(compose), ["-f", root + "/docker-compose.yml", "config", "-q"],
+                                  environment: ["MEDIA": folder.file("media"), "OUT": folder.file("out")])
+        #expect(result.status == 0, "\(result.stderr)")
     }
 
     @Test("scripts/cluster.sh: a coordinator on loopback TCP and two workers repair a tree")
@@ -32,19 +22,9 @@ struct DeploymentTests {
         let tree = try RepairTree(drifted: 5)
         let out = TemporaryFolder("driftfix-out")
         let port = 20_000 + Int(getpid() % 20_000)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [root + "/scripts/cluster.sh", tree.root.path, out.path, "2", "\(port)"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["DRIFTFIX_BIN"] = driftfixPath()
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        #expect(waitUntil(seconds: 120) { !process.isRunning }, "cluster.sh did not finish")
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let result = try runChild("/bin/bash", [root + "/scripts/cluster.sh", tree.root.path, out.path, "2", "\(port)"],
+                                  environment: ["DRIFTFIX_BIN": driftfixPath()], seconds: 240)
+        #expect(result.status == 0 && !result.timedOut, "\(result.stderr)")
         for entry in tree.entries {
             #expect(FileManager.default.fileExists(atPath: tree.output(entry, in: out.path)))
         }

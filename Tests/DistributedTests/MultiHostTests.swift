@@ -24,21 +24,10 @@ struct MultiHostTests {
         let before = tree.fingerprints()
         let out = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [repository + "/scripts/multihost.sh", tree.root.path, out.path, report.path]
-        var environment = ProcessInfo.processInfo.environment
-        environment["DRIFTFIX"] = driftfixPath()
-        process.environment = environment
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(output)\n\(errors)")
+        let result = try runChild("/bin/bash", [repository + "/scripts/multihost.sh", tree.root.path, out.path, report.path],
+                                  environment: ["DRIFTFIX": driftfixPath()], seconds: 600)
+        let (output, errors) = (result.stdout, result.stderr)
+        #expect(result.status == 0, "\(output)\n\(errors)")
         #expect(errors.contains("cut w1's link while it was writing"), "\(errors)")
         #expect(errors.contains("worker w1 lost; 1 jobs back in the queue"), "the coordinator noticed: \(errors)")
         #expect(output.contains("10 repaired, 0 unchanged, 0 skipped, 0 refused, 0 failed, 0 unfinished"), "\(output)")
@@ -59,13 +48,6 @@ struct MultiHostTests {
         #expect(hiddenFiles(under: out.path).isEmpty, "no temporary files left: \(hiddenFiles(under: out.path))")
         #expect(tree.fingerprints() == before, "originals unchanged")
         // The script removed its namespaces.
-        let list = Process()
-        list.executableURL = URL(fileURLWithPath: "/bin/sh")
-        list.arguments = ["-c", "ip netns list | grep -c dfx || true"]
-        let pipe = Pipe()
-        list.standardOutput = pipe
-        try list.run()
-        list.waitUntilExit()
-        #expect(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        #expect(try runTool("/bin/sh", ["-c", "ip netns list | grep -c dfx || true"]) == "0")
     }
 }

@@ -23,17 +23,6 @@ func hiddenFiles(under folder: String) -> [String] {
     treeEntries(under: folder).filter { ($0 as NSString).lastPathComponent.hasPrefix(".") }
 }
 
-/// Waits until `condition` holds, up to `seconds`.
-@discardableResult
-func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        Thread.sleep(forTimeInterval: 0.02)
-    }
-    return condition()
-}
-
 func uniqueEndpoint() -> String { "ipc:///tmp/driftfix-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock" }
 
 /// The report rows keyed by recording file name.

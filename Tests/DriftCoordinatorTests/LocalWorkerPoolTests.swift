@@ -44,15 +44,27 @@ private final class Exits: Sendable {
 
 @Suite("LocalWorkerPool: supervision of real processes", .serialized)
 struct LocalWorkerPoolTests {
-    private func running(_ pool: LocalWorkerPool) -> (ServiceGroup, Task<Void, Error>) {
+    /// Runs `pool` as a service around `body`, and shuts it down afterwards even when `body` fails: a stand-in worker
+    /// left running would outlive the test process and hold the test runner's output open for good.
+    private func supervising(_ pool: LocalWorkerPool, _ body: () async throws -> Void) async throws {
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [.init(service: pool)], gracefulShutdownSignals: [], logger: Logger(label: "test")))
-        return (group, Task { try await group.run() })
+        let task = Task { try await group.run() }
+        var failure: (any Error)?
+        do { try await body() } catch { failure = error }
+        await group.triggerGracefulShutdown()
+        try await task.value
+        #expect(pool.pids.isEmpty, "no worker outlives the pool")
+        if let failure { throw failure }
     }
 
     @Test("a worker that dies or hangs is reported and replaced under a new identity; shutdown ends the rest")
     func replaces() async throws {
-        let script = try workerScript("while :; do sleep 0.05; done")
+        // Like a real worker it ends when its parent is gone (its parent pid changes), should the test die midway.
+        let script = try workerScript("""
+            parent=$PPID
+            while [ "$(cut -d' ' -f4 /proc/$$/stat)" = "$parent" ]; do sleep 0.05; done
+            """)
         defer { unlink(script) }
         let inbox = try CoordinatorInbox()
         var settings = LocalWorkerPool.Settings(count: 2, endpoint: "ipc:///nowhere", executable: script)
@@ -61,32 +73,31 @@ struct LocalWorkerPoolTests {
         let pool = try LocalWorkerPool(settings: settings, inbox: inbox, logger: Logger(label: "test")) { identity, how in
             exits.seen.withLock { $0.append("\(identity): \(how)") }
         }
-        let (group, task) = running(pool)
-        try #require(await eventually { pool.pids.count == 2 }, "\(inbox.take())")
-        let first = pool.pids
-        let names = first.compactMap(identity(of:))
-        try #require(names.count == 2, "\(first) \(inbox.take())")
-        #expect(Set(names) == ["local-\(getpid())-1", "local-\(getpid())-2"])
+        var first: [Int32] = []
+        try await supervising(pool) {
+            // A process is in the list from its spawn on; its command line shows the identity once it has executed.
+            try #require(await eventually { pool.pids.count == 2 && pool.pids.allSatisfy { identity(of: $0) != nil } },
+                         "\(pool.pids) \(inbox.take())")
+            first = pool.pids
+            let names = first.compactMap(identity(of:))
+            #expect(Set(names) == ["local-\(getpid())-1", "local-\(getpid())-2"])
 
-        // Killed (it had connected): reported at once, replaced under a fresh identity.
-        pool.joined(names[0])
-        kill(first[0], SIGKILL)
-        #expect(await eventually { pool.pids.count == 2 && !pool.pids.contains(first[0]) })
-        #expect(inbox.take() == [.workerExited(identity: names[0], how: "signal 9")])
-        let replacement = try #require(pool.pids.first { $0 != first[1] })
-        #expect(identity(of: replacement) == "local-\(getpid())-3")
+            // Killed (it had connected): reported at once, replaced under a fresh identity.
+            pool.joined(names[0])
+            kill(first[0], SIGKILL)
+            #expect(await eventually { pool.pids.count == 2 && !pool.pids.contains(first[0]) })
+            #expect(inbox.take() == [.workerExited(identity: names[0], how: "signal 9")])
+            let replacement = try #require(pool.pids.first { $0 != first[1] })
+            #expect(identity(of: replacement) == "local-\(getpid())-3")
 
-        // Hung (the coordinator gave up on it): ended, then replaced like any death.
-        pool.silent(names[1])
-        #expect(await eventually { pool.pids.count == 2 && !pool.pids.contains(first[1]) })
-        #expect(exits.seen.withLock { $0 } == ["\(names[0]): signal 9", "\(names[1]): signal 9"])
-        #expect(pool.restarts == 2)
-
-        await group.triggerGracefulShutdown()
-        try await task.value
-        #expect(pool.pids.isEmpty)
-        let all = first + [replacement]
-        #expect(all.allSatisfy { kill($0, 0) != 0 }, "no process outlives the pool")
+            // Hung (the coordinator gave up on it): ended, then replaced like any death.
+            pool.silent(names[1])
+            #expect(await eventually { pool.pids.count == 2 && !pool.pids.contains(first[1]) })
+            #expect(exits.seen.withLock { $0 } == ["\(names[0]): signal 9", "\(names[1]): signal 9"])
+            #expect(pool.restarts == 2)
+            first.append(replacement)
+        }
+        #expect(first.allSatisfy { kill($0, 0) != 0 }, "no process outlives the pool")
     }
 
     @Test("a worker that exits cleanly (it was told to stop) is not replaced")
@@ -96,12 +107,11 @@ struct LocalWorkerPoolTests {
         let inbox = try CoordinatorInbox()
         let pool = try LocalWorkerPool(settings: .init(count: 2, endpoint: "ipc:///nowhere", executable: script), inbox: inbox,
                                        logger: Logger(label: "test"))
-        let (group, task) = running(pool)
-        #expect(await eventually { pool.launched == 2 && pool.pids.isEmpty })
-        _ = await eventually(polls: 25) { false }  // time for a wrong restart to show
-        #expect(pool.launched == 2 && pool.restarts == 0 && inbox.take().isEmpty)
-        await group.triggerGracefulShutdown()
-        try await task.value
+        try await supervising(pool) {
+            #expect(await eventually { pool.launched == 2 && pool.pids.isEmpty })
+            _ = await eventually(polls: 25) { false }  // time for a wrong restart to show
+            #expect(pool.launched == 2 && pool.restarts == 0 && inbox.take().isEmpty)
+        }
     }
 
     @Test("workers that die before they connect, again and again, end in one pool failure naming how the last ended")
@@ -112,7 +122,11 @@ struct LocalWorkerPoolTests {
         var settings = LocalWorkerPool.Settings(count: 2, endpoint: "ipc:///nowhere", executable: script)
         settings.restartDelay = 0.01
         let pool = try LocalWorkerPool(settings: settings, inbox: inbox, logger: Logger(label: "test"))
-        let (group, task) = running(pool)
+        try await supervising(pool) { try await expectOneCrashLoopFailure(pool, inbox) }
+    }
+
+    // Apart from the test body: the compiler's sendability pass crashes on this closure nested inside another.
+    private func expectOneCrashLoopFailure(_ pool: LocalWorkerPool, _ inbox: CoordinatorInbox) async throws {
         var inputs: [CoordinatorInbox.Input] = []
         #expect(await eventually {
             inputs += inbox.take()
@@ -129,8 +143,6 @@ struct LocalWorkerPoolTests {
             if case .workerExited(_, "exit status 127") = $0 { return true } else { return false }
         })
         #expect(pool.pids.isEmpty, "nothing restarts after the failure")
-        await group.triggerGracefulShutdown()
-        try await task.value
     }
 
     @Test("an executable that cannot be started fails the pool at once, naming it")
@@ -138,18 +150,17 @@ struct LocalWorkerPoolTests {
         let inbox = try CoordinatorInbox()
         let pool = try LocalWorkerPool(settings: .init(count: 2, endpoint: "ipc:///nowhere", executable: "/nonexistent/driftfix"),
                                        inbox: inbox, logger: Logger(label: "test"))
-        let (group, task) = running(pool)
-        var inputs: [CoordinatorInbox.Input] = []
-        #expect(await eventually {
-            inputs += inbox.take()
-            return !inputs.isEmpty
-        })
-        guard case .poolFailed(let reason)? = inputs.first else {
-            Issue.record("\(inputs)")
-            return
+        try await supervising(pool) {
+            var inputs: [CoordinatorInbox.Input] = []
+            #expect(await eventually {
+                inputs += inbox.take()
+                return !inputs.isEmpty
+            })
+            guard case .poolFailed(let reason)? = inputs.first else {
+                Issue.record("\(inputs)")
+                return
+            }
+            #expect(reason.contains("cannot start local workers (/nonexistent/driftfix)"), "\(reason)")
         }
-        #expect(reason.contains("cannot start local workers (/nonexistent/driftfix)"), "\(reason)")
-        await group.triggerGracefulShutdown()
-        try await task.value
     }
 }

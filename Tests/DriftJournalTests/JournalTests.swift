@@ -129,9 +129,7 @@ struct JournalTests {
         let path = folder.file("journal.sqlite")
         do { _ = try Journal(path: path) }  // create it
         // Another program (Python's sqlite3) takes an exclusive lock and keeps it.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        holder.arguments = ["-c", """
+        let holder = try Child("/usr/bin/python3", ["-c", """
             import sqlite3, sys, time
             db = sqlite3.connect(sys.argv[1], isolation_level=None)
             db.execute('PRAGMA locking_mode = EXCLUSIVE')
@@ -139,12 +137,9 @@ struct JournalTests {
             db.execute('INSERT INTO run (started, status, roots, outputRoot) VALUES (0, "x", "[]", "/")')
             print('locked', flush=True)
             time.sleep(30)
-            """, path]
-        let pipe = Pipe()
-        holder.standardOutput = pipe
-        try holder.run()
-        defer { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() }
-        _ = pipe.fileHandleForReading.availableData  // "locked"
+            """, path])
+        defer { holder.send(SIGKILL); _ = holder.wait(seconds: 30) }
+        try #require(waitUntil(seconds: 60) { holder.outputSoFar.contains("locked") }, "the holder took its lock")
         do {
             _ = try Journal(path: path)
             Issue.record("opened a locked journal")

@@ -13,22 +13,10 @@ private func recording(_ folder: TemporaryFolder, _ name: String = "take.wav", f
 /// Runs `arguments` under a pseudo-terminal (util-linux `script`), so standard error is a terminal; returns what the
 /// terminal showed.
 private func onTerminal(_ arguments: [String], environment: [String: String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
     let command = ([driftfixPath()] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-    process.arguments = ["-qefc", command.joined(separator: " "), "/dev/null"]
-    var env = ProcessInfo.processInfo.environment
-    env.removeValue(forKey: "NO_COLOR")
-    env.merge(environment) { _, new in new }
-    process.environment = env
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
+    let child = try Child("/usr/bin/script", ["-qefc", command.joined(separator: " "), "/dev/null"],
+                          environment: environment, removing: ["NO_COLOR"], stderr: .discard)
+    return child.wait(seconds: 300).stdout
 }
 
 @Suite("driftfix process: hostile destinations, signals and odd values (the built binary)")
@@ -92,23 +80,17 @@ struct HostileProcessTests {
         let folder = TemporaryFolder()
         let input = try recording(folder, frames: 48_000 * 120)
         let before = fingerprint(input)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: driftfixPath())
-        process.arguments = ["process", input, folder.file("out.wav"), "--ratio", "1.000131", "--quality", "best",
-                             "--block-frames", "256"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let writing = waitFor(seconds: 60) { folder.entries().contains { $0.hasPrefix(".out.wav.driftfix-") } }
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
+        let process = try Child(driftfixPath(), ["process", input, folder.file("out.wav"), "--ratio", "1.000131",
+                                                 "--quality", "best", "--block-frames", "256"], stdout: .discard, stderr: .discard)
+        let writing = waitUntil(seconds: 60) { folder.entries().contains { $0.hasPrefix(".out.wav.driftfix-") } }
+        kill(process.pid, signal)
+        let ended = process.wait(seconds: 120)
         try #require(writing, "the temporary file appeared")
         if signal == SIGQUIT {
             // The Swift runtime's backtracer answers SIGQUIT with a crash report and exit status 1.
-            #expect(process.terminationStatus != 0)
+            #expect(ended.status != 0)
         } else {
-            #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signal,
-                    "died of signal \(process.terminationStatus)")
+            #expect(ended.signaled && ended.status == signal, "died of signal \(ended.status)")
         }
         #expect(folder.entries() == ["take.wav"], "no temporary file, no output: \(folder.entries())")
         #expect(fingerprint(input) == before)
@@ -184,12 +166,3 @@ struct HostileProcessTests {
     }
 }
 
-/// Polls `condition` every 10 ms for up to `seconds`.
-func waitFor(seconds: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(10_000)
-    }
-    return condition()
-}

@@ -100,16 +100,10 @@ struct ScanCommandTests {
         let html = try String(contentsOfFile: out.file("report.html"), encoding: .utf8)
         #expect(!html.contains("http://") && !html.contains("https://") && !html.contains("<script src"), "self-contained")
 
-        let browser = Process()
-        browser.executableURL = URL(fileURLWithPath: try #require(chromium))
-        browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", "file://" + out.file("report.html")]
-        let pipe = Pipe()
-        browser.standardOutput = pipe
-        browser.standardError = FileHandle.nullDevice
-        try browser.run()
-        let dom = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        browser.waitUntilExit()
-        #expect(browser.terminationStatus == 0)
+        let browser = try Child(try #require(chromium), ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+                                                         "file://" + out.file("report.html")], stderr: .discard).wait(seconds: 120)
+        let dom = browser.stdout
+        #expect(browser.status == 0)
         func rendered(_ id: String) -> String? {
             guard let range = dom.range(of: "id=\"summary-\(id)\" data-value=\"") else { return nil }
             return String(dom[range.upperBound...].prefix { $0 != "\"" })

@@ -113,16 +113,17 @@ public final class ChaosNight {
         figures.coordinators.append(coordinator.pid)
         var coordinatorKilled = !settings.killCoordinator
         var nextKill = Date().addingTimeInterval(settings.killInterval.map { $0 * (0.5 + random.nextUnit()) } ?? .infinity)
-        while coordinator.process.isRunning && Date() < deadline {
+        while coordinator.isRunning && Date() < deadline {
             usleep(10_000)
             if !coordinatorKilled && outputsDone() >= settings.files / 3 {
                 kill(coordinator.pid, SIGKILL)
-                _ = coordinator.wait(seconds: 10)
                 figures.coordinatorKills += 1
                 coordinatorKilled = true
-                // Its workers notice the parent is gone and stop; the resumed run sweeps what they leave.
+                // Its workers notice the parent is gone and stop (they hold its output pipes until then); the
+                // resumed run sweeps what they leave.
                 let dead = coordinator.pid
-                _ = Self.waitUntil(seconds: 20) { localWorkers(of: dead).isEmpty }
+                _ = waitUntil(seconds: 20) { localWorkers(of: dead).isEmpty }
+                _ = coordinator.wait(seconds: 30)
                 coordinator = try Background(arguments, executable: settings.executable)
                 watch.coordinator.store(coordinator.pid, ordering: .relaxed)
                 figures.coordinators.append(coordinator.pid)
@@ -184,14 +185,5 @@ public final class ChaosNight {
             defer { free(resolved) }
             return String(cString: resolved)
         }
-    }
-
-    static func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(20_000)
-        }
-        return condition()
     }
 }

@@ -1,44 +1,30 @@
 import Foundation
 
-/// The outcome of running the built `driftfix` binary.
+/// The outcome of running a program to its end.
 public struct CommandResult: Sendable {
+    /// The exit status, or the signal number when `signaled`.
     public let status: Int32
     public let stdout: String
     public let stderr: String
+    public let signaled: Bool
+    /// The program was still running at its deadline and was killed (`stderr` ends with what it was doing).
+    public let timedOut: Bool
 
-    public init(status: Int32, stdout: String, stderr: String) {
+    public init(status: Int32, stdout: String, stderr: String, signaled: Bool = false, timedOut: Bool = false) {
         self.status = status
         self.stdout = stdout
         self.stderr = stderr
+        self.signaled = signaled
+        self.timedOut = timedOut
     }
 
     /// Non-empty lines of standard error.
     public var errorLines: [String] { stderr.split(separator: "\n").map(String.init) }
 }
 
-/// Runs the `driftfix` executable built beside the test bundle (or `$DRIFTFIX_BIN`).
-public func driftfix(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: driftfixPath())
-    process.arguments = arguments
-    var env = ProcessInfo.processInfo.environment
-    env.merge(environment) { _, new in new }
-    process.environment = env
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    // Both pipes are drained at once (standard error on a thread of its own), so a child that fills either one
-    // cannot block while the other is read.
-    let errors = PipeDrain(err.fileHandleForReading)
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = errors.wait()
-    process.waitUntilExit()
-    return CommandResult(
-        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-        stderr: String(decoding: errData, as: UTF8.self))
+/// Runs the `driftfix` executable built beside the test bundle (or `$DRIFTFIX_BIN`), at most `seconds`.
+public func driftfix(_ arguments: [String], environment: [String: String] = [:], seconds: Double = 300) throws -> CommandResult {
+    try runChild(driftfixPath(), arguments, environment: environment, seconds: seconds)
 }
 
 public func driftfixPath() -> String {
@@ -54,45 +40,14 @@ public func driftfixPath() -> String {
     return ".build/debug/driftfix"
 }
 
-/// Reads a pipe to its end on a thread of its own.
-final class PipeDrain: @unchecked Sendable {  // `data` is written once by the thread, read after `done` is signalled
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        let thread = Thread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
-        }
-        thread.start()
-    }
-
-    func wait() -> Data {
-        done.wait()
-        return data
-    }
-}
-
 /// Runs a program (ffmpeg, ffprobe, ...) and returns its standard output, trimmed of surrounding white space.
-public func runTool(_ path: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+public func runTool(_ path: String, _ arguments: [String], seconds: Double = 300) throws -> String {
+    try Child(path, arguments, stderr: .discard).wait(seconds: seconds).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// The pid of a process that no longer runs: a child that has exited and been reaped (for leftovers of dead writers).
 public func deadProcessID() throws -> Int32 {
-    let child = Process()
-    child.executableURL = URL(fileURLWithPath: "/bin/true")
-    try child.run()
-    child.waitUntilExit()
-    return child.processIdentifier
+    let child = try Child("/bin/true", [], stdout: .discard, stderr: .discard)
+    _ = child.wait(seconds: 30)
+    return child.pid
 }

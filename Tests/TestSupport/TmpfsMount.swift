@@ -35,19 +35,10 @@ public final class TmpfsMount: @unchecked Sendable {  // immutable after init
     }
 }
 
-/// Runs a program and returns its exit status.
+/// Runs a program and returns its exit status (-1 when it cannot start or does not end within a minute).
 @discardableResult
 public func run(_ program: String, _ arguments: [String]) -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    do {
-        try process.run()
-    } catch {
-        return -1
-    }
-    process.waitUntilExit()
-    return process.terminationStatus
+    guard let result = try? Child(program, arguments, stdout: .discard, stderr: .discard).wait(seconds: 60),
+          !result.timedOut, !result.signaled else { return -1 }
+    return result.status
 }
