@@ -28,6 +28,9 @@ let package = Package(
         .systemLibrary(name: "CZMQ", providers: [.apt(["libzmq3-dev"])]),
         .systemLibrary(name: "CSndFile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSampleRate", providers: [.apt(["libsamplerate0-dev"])]),
+        // FFmpeg's libraries (libavformat-dev, libavcodec-dev, libavutil-dev from apt) and the few C helpers Swift
+        // cannot express: error-code macros and a va_list log callback.
+        .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil")]),
 
         // Linux system calls Swift cannot reach (openat2 for the worker's confinement, renameat2 for outputs that
         // never replace anything but a regular file) and the async-signal-safe removal of temporary files.
@@ -39,6 +42,8 @@ let package = Package(
         // The report schema: what a scan and a run found, as the JSON and CSV columns.
         .target(name: "DriftSchema", dependencies: ["DriftCore"]),
         .target(name: "DriftAudio", dependencies: ["DriftCore", "CSndFile", "CSystem"]),
+        // Compressed audio and audio inside video through FFmpeg's libraries (the only importer of CFFmpeg).
+        .target(name: "DriftAV", dependencies: ["DriftCore", "DriftAudio", "CFFmpeg"]),
         .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate"]),
         // The YAML configuration file: parsed and validated into DriftCore's policy types.
         .target(name: "DriftConfig", dependencies: ["DriftCore", "DriftAudio", "DriftMedia", .product(name: "Yams", package: "Yams")]),
@@ -46,7 +51,7 @@ let package = Package(
         // earlier outputs; the run's report with outcomes.
         .target(name: "DriftPlanning", dependencies: ["DriftCore", "DriftSchema"]),
         // Reference probing (MP4/MOV boxes, audio, sidecars), folder scanning and pairing, drift measurement.
-        .target(name: "DriftMedia", dependencies: ["DriftSchema", "DriftCore", "DriftAudio"]),
+        .target(name: "DriftMedia", dependencies: ["DriftSchema", "DriftCore", "DriftAudio", "DriftAV"]),
         // Drift reports: table, JSON, CSV, self-contained HTML.
         .target(name: "DriftReports", dependencies: ["DriftSchema", "DriftCore"]),
         // Wire messages and their codec: pure, testable without sockets.
@@ -61,10 +66,10 @@ let package = Package(
                                                     .product(name: "Logging", package: "swift-log")]),
         // The durable run journal (SQLite through GRDB): job states written ahead, resume, incremental runs, drift
         // history, metrics.
-        .target(name: "DriftJournal", dependencies: ["DriftPlanning", "DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftCoordinator", "DriftAudio",
+        .target(name: "DriftJournal", dependencies: ["DriftPlanning", "DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftCoordinator", "DriftAudio", "DriftAV",
                                                      .product(name: "GRDB", package: "GRDB.swift")]),
         // One file's repair (read, convert, write, verify, rename): used by `process` and by workers.
-        .target(name: "DriftPipeline", dependencies: ["DriftSupport", "DriftCore", "DriftAudio", "DriftDSP"]),
+        .target(name: "DriftPipeline", dependencies: ["DriftSupport", "DriftCore", "DriftAudio", "DriftDSP", "DriftAV"]),
         // The composition root: one repair run (journal, plan, coordinator services, outcome, history, metrics) and
         // one worker, from settings to outcome; the command line and the benchmark both run through it.
         .target(name: "DriftRun", dependencies: [

@@ -9,7 +9,7 @@ import Glibc
 /// coding history, a WAV speaker mask, the software tag, MP3 tags: see `WaveHeaderPatch` and `ID3Tag`), and then
 /// `fsync` the data before anyone renames the file into place. Float samples above full scale are clipped when the
 /// file stores integers.
-public final class AudioFileWriter {
+public final class AudioFileWriter: AudioSink {
     /// The file being written (usually a temporary file).
     public let path: String
     /// The name used in messages (the final destination).
@@ -164,7 +164,7 @@ public final class AudioFileWriter {
         return .writeFailed(text)
     }
 
-    static func cause(forErrno code: Int32) -> AudioError.Cause {
+    public static func cause(forErrno code: Int32) -> AudioError.Cause {
         switch code {
         case ENOSPC, EDQUOT: return .diskFull
         case ENOENT, ENOTDIR: return .destinationMissing

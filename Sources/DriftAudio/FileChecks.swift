@@ -31,14 +31,14 @@ public enum FileKind: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-// Checks on paths made before libsndfile sees them, so each failure gets a precise cause instead of
-// libsndfile's generic "System error".
-enum FileChecks {
+// Checks on paths made before libsndfile (or FFmpeg) sees them, so each failure gets a precise cause instead of a
+// library's generic "System error".
+public enum FileChecks {
     /// Opens `path` for reading as a regular file: non-blocking and without a controlling terminal, so a FIFO or a
     /// device is refused by `fstat` instead of hanging the open or touching the device; then back to blocking reads.
     ///
     /// - Returns: the descriptor (the caller closes it) and the file's size.
-    static func openRegularFile(_ path: String) throws(AudioError) -> (descriptor: Int32, size: Int64) {
+    public static func openRegularFile(_ path: String) throws(AudioError) -> (descriptor: Int32, size: Int64) {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno

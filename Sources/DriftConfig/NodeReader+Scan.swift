@@ -54,6 +54,7 @@ extension NodeReader {
             case "ignore": rules.ignore = try strings(value, key: full).map(GlobPattern.init)
             case "movie-header-fallback": rules.movieHeaderFallback = try bool(value, key: full)
             case "ambiguous-references": rules.ambiguousReferences = try choice(value, key: full, as: AmbiguousReferences.self)
+            case "self-pairs": rules.selfPairs = try bool(value, key: full)
             case "patterns":
                 rules.patterns = []
                 for (index, item) in try sequence(value, key: full).enumerated() {
@@ -61,7 +62,7 @@ extension NodeReader {
                 }
             default:
                 throw unknown(k, in: key, allowed: ["recordings", "references", "patterns", "ignore", "movie-header-fallback",
-                                                    "ambiguous-references"])
+                                                    "ambiguous-references", "self-pairs"])
             }
         }
         return rules

@@ -18,3 +18,13 @@ public protocol SeekableAudioSource: AudioSource {
     /// Moves the read position to `frame` (0-based, at most `frameCount`).
     func seek(toFrame frame: Int64) throws
 }
+
+/// Where a processing chain's frames go: an audio file being written (libsndfile, or a media file through FFmpeg).
+public protocol AudioSink: AnyObject {
+    /// The path in messages (the final name, not the temporary file being written).
+    var displayPath: String { get }
+    /// Frames accepted so far.
+    var framesWritten: Int64 { get }
+    /// Appends `frames` interleaved frames.
+    func write(_ buffer: UnsafePointer<Float>, frames: Int) throws
+}

@@ -155,6 +155,11 @@ extension Rational {
         return Rational.reduced(top, bottom) ?? Rational(Int64(Double(top) / Double(bottom) * 1e9), 1_000_000_000)
     }
 
+    /// a + b, exact (as `difference`).
+    public static func sum(_ a: Rational, _ b: Rational) -> Rational {
+        difference(a, Rational(-b.numerator, b.denominator))
+    }
+
     /// |a|.
     public static func magnitude(_ a: Rational) -> Rational { Rational(abs(a.numerator), a.denominator) }
 }

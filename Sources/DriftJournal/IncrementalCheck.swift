@@ -1,3 +1,4 @@
+import DriftAV
 import DriftAudio
 import DriftPlanning
 import Foundation
@@ -17,11 +18,18 @@ public enum IncrementalCheck {
         if let size = previous.outputSize, let modified = previous.outputModified, size != seen.size || modified != seen.modified {
             return .stale("the output changed since it was verified")
         }
-        guard let target = pair.targetFrames,
-              let verification = try? AudioFileVerifier.verify(path: previous.output, expectedFrames: target),
-              verification.passed, previous.outputFrames == target
+        guard let target = pair.targetFrames, previous.outputFrames == target, stillHolds(previous.output, frames: target)
         else { return .stale("the output no longer verifies") }
         return .current(PreviousOutput(output: previous.output, outputFrames: previous.outputFrames,
                                        checksum: previous.checksum, worker: previous.worker))
+    }
+
+    /// Whether `path` still holds `frames` frames: libsndfile's reopened header for what it writes, the packets'
+    /// count for compressed media (unchanged since it was decoded and verified, as size and time show).
+    static func stillHolds(_ path: String, frames: Int64) -> Bool {
+        if !LibraryRoute.usesFFmpeg(path) {
+            return (try? AudioFileVerifier.verify(path: path, expectedFrames: frames))?.passed == true
+        }
+        return (try? MediaProbe.audioFrames(path))?.frames == frames
     }
 }

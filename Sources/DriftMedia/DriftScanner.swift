@@ -1,3 +1,4 @@
+import DriftAV
 import DriftAudio
 import DriftCore
 import DriftSchema
@@ -44,9 +45,9 @@ public enum DriftScanner {
         recording: String, reference: String, rules: PairingRules, drift: DriftPolicy, repair: RepairPolicy
     ) -> PairReport {
         let folder = (recording as NSString).deletingLastPathComponent
-        let reader: AudioFileReader
+        let measured: RecordingProbe.Measure
         do {
-            reader = try AudioFileReader(path: recording)
+            measured = try RecordingProbe.measure(recording)
         } catch {
             return PairReport(recording: recording, reference: reference, folder: folder, error: "recording: \(error.cause)")
         }
@@ -56,13 +57,46 @@ public enum DriftScanner {
         case .failure(let error):
             return PairReport(recording: recording, reference: reference, folder: folder, error: "reference: \(error.reason)")
         }
+        var policy = drift
+        // A reference stated to the millisecond cannot show a smaller drift; a file's own audio and video normally end
+        // up to one audio codec frame and one picture apart.
+        var floor = duration.resolution ?? Rational(0, 1)
+        if recording == reference, let grain = try? MediaProbe.endGranularity(recording) {
+            floor = Rational.sum(floor, grain)
+        }
+        if policy.tolerance < floor { policy.tolerance = floor }
         let analysis = DriftAnalysis(
-            recordingFrames: reader.frameCount, sampleRate: reader.format.sampleRate,
-            referenceSeconds: duration.seconds, recordingPath: recording, drift: drift, repair: repair)
+            recordingFrames: measured.frames, sampleRate: measured.sampleRate,
+            referenceSeconds: duration.seconds, recordingPath: recording, drift: policy, repair: repair)
         return PairReport(
-            recording: recording, reference: reference, folder: folder, sampleRate: reader.format.sampleRate,
-            channels: reader.format.channelCount, format: "\(reader.format.container) \(reader.format.encoding)",
-            recordingFrames: reader.frameCount, referenceSource: duration.source, analysis: analysis)
+            recording: recording, reference: reference, folder: folder, sampleRate: measured.sampleRate,
+            channels: measured.channelCount, format: measured.format,
+            recordingFrames: measured.frames, referenceSource: duration.source, analysis: analysis)
+    }
+}
+
+/// A recording's length as the scan sees it: libsndfile's header for what libsndfile reads, FFmpeg's packets (no
+/// decoding) for compressed audio and audio inside video.
+public enum RecordingProbe {
+    public struct Measure: Sendable {
+        public var frames: Int64
+        public var sampleRate: Int
+        public var channelCount: Int
+        /// "WAV 24-bit", "MP4/MOV aac"...
+        public var format: String
+    }
+
+    public static func measure(_ path: String) throws(AudioError) -> Measure {
+        guard LibraryRoute.usesFFmpeg(path) else {
+            let reader = try AudioFileReader(path: path)
+            return Measure(frames: reader.frameCount, sampleRate: reader.format.sampleRate,
+                           channelCount: reader.format.channelCount, format: "\(reader.format.container) \(reader.format.encoding)")
+        }
+        let (stream, frames) = try MediaProbe.audioFrames(path)
+        let info = try MediaProbe.probe(path)
+        guard frames > 0, let rate = stream.sampleRate, rate > 0 else { throw AudioError(path: path, cause: .noFrames) }
+        return Measure(frames: frames, sampleRate: rate, channelCount: stream.channelCount ?? 0,
+                       format: "\(info.container) \(stream.codec)")
     }
 }
 

@@ -1,3 +1,5 @@
+import DriftAV
+import DriftAudio
 import DriftCore
 import DriftSchema
 import Foundation
@@ -227,6 +229,12 @@ public enum FolderScanner {
         }
         used.formUnion(pairedReferences)
         for name in files where !used.contains(name) && referenceExts.contains((name as NSString).pathExtension.lowercased()) {
+            // A video with its own audio track and no separate recording: the track is measured against its picture.
+            if rules.selfPairs, name.lowercased().hasSuffix("." + ReferenceProbe.sidecarExtension) == false,
+               let info = try? MediaProbe.probe(path(name)), !info.videoStreams.isEmpty, !info.audioStreams.isEmpty {
+                inventory.pairs.append(PairCandidate(recording: path(name), reference: path(name)))
+                continue
+            }
             inventory.unpaired.append(UnpairedFile(path: path(name), kind: .reference, reason: "no recording with the same name"))
         }
     }

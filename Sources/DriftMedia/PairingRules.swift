@@ -34,9 +34,10 @@ public enum AmbiguousReferences: String, Sendable, Equatable, CaseIterable {
 /// How the scanner finds and pairs files.
 public struct PairingRules: Sendable, Equatable {
     /// Extensions (lower case, no dot) of recordings.
-    public var recordingExtensions = ["wav", "bwf", "rf64", "w64", "aif", "aiff", "caf", "flac", "ogg", "opus", "mp3"]
+    public var recordingExtensions = ["wav", "bwf", "rf64", "w64", "aif", "aiff", "caf", "flac", "ogg", "opus", "mp3",
+                                      "m4a", "mka", "aac"]
     /// Extensions of references, most preferred first, for the default same-stem pairing.
-    public var referenceExtensions = ["mov", "mp4", "m4v", "duration"]
+    public var referenceExtensions = ["mov", "mp4", "m4v", "mkv", "webm", "mxf", "avi", "mts", "m2ts", "ts", "duration"]
     /// Extra patterns, tried before the same-stem rule.
     public var patterns: [PairPattern] = []
     /// Paths to leave out.
@@ -45,6 +46,9 @@ public struct PairingRules: Sendable, Equatable {
     public var movieHeaderFallback = false
     /// Several references for one recording: prefer one (with a warning) or refuse the pair.
     public var ambiguousReferences = AmbiguousReferences.prefer
+    /// A video file with its own audio track and no separate recording is a pair by itself: its audio track is the
+    /// recording, its video track the reference.
+    public var selfPairs = true
 
     public init() {}
 }

@@ -1,3 +1,4 @@
+import DriftAV
 import DriftAudio
 import DriftCore
 import Foundation
@@ -5,11 +6,22 @@ import Foundation
 /// A reference's duration, exact, and where it came from.
 public struct ReferenceDuration: Sendable, Equatable {
     public let seconds: Rational
-    /// "edit list", "media header", "fragments", "audio header", "sidecar", ...
+    /// "edit list", "media header", "fragments", "audio header", "sidecar", "video timestamps"...
     public let source: String
+    /// The finest step the source can state (a Matroska file's 1/1000 s timestamps): the duration is no more
+    /// precise than this. Nil where it is exact to the sample or the container's own time scale.
+    public var resolution: Rational? = nil
+
+    public init(seconds: Rational, source: String, resolution: Rational? = nil) {
+        self.seconds = seconds
+        self.source = source
+        self.resolution = resolution
+    }
 }
 
-/// Reads a reference's duration from its header only: MP4/MOV boxes, an audio file's header, or a sidecar file.
+/// Reads a reference's duration: MP4/MOV boxes (own parser, exact rationals), an audio file's header (libsndfile), a
+/// sidecar file, or through FFmpeg for any other container (Matroska/WebM, MXF, AVI, MPEG-TS...: the video stream's
+/// timestamps, or an audio stream's packets).
 public enum ReferenceProbe {
     /// Extensions read as ISO base media (QuickTime/MP4) files.
     public static let movieExtensions: Set<String> = ["mov", "mp4", "m4v", "m4a", "3gp", "mqv"]
@@ -21,10 +33,35 @@ public enum ReferenceProbe {
         let ext = (path as NSString).pathExtension.lowercased()
         if ext == sidecarExtension { return sidecar(path) }
         if movieExtensions.contains(ext) { return movie(path, movieHeaderFallback: movieHeaderFallback) }
+        if LibraryRoute.usesFFmpeg(path) { return media(path) }
         do {
             let reader = try AudioFileReader(path: path)
             return .success(ReferenceDuration(
                 seconds: Rational(reader.frameCount, Int64(reader.format.sampleRate)), source: "audio header"))
+        } catch {
+            return .failure(MediaError(path: path, reason: "\(error.cause)"))
+        }
+    }
+
+    /// Through FFmpeg: the first video stream's presentation duration, or the first audio stream's decoded length.
+    static func media(_ path: String) -> Result<ReferenceDuration, MediaError> {
+        do {
+            let info = try MediaProbe.probe(path)
+            if !info.videoStreams.isEmpty {
+                let video = try MediaProbe.videoDuration(path)
+                // A time base of 1/1000 s (Matroska) states the end only to the millisecond.
+                let coarse = video.resolution.numerator * 10_000 > video.resolution.denominator
+                return .success(ReferenceDuration(seconds: video.seconds, source: video.source,
+                                                  resolution: coarse ? video.resolution : nil))
+            }
+            guard !info.audioStreams.isEmpty else {
+                return .failure(MediaError(path: path, reason: "no video or audio stream to take a duration from"))
+            }
+            let audio = try MediaProbe.audioFrames(path)
+            guard let rate = audio.stream.sampleRate, rate > 0, audio.frames > 0 else {
+                return .failure(MediaError(path: path, reason: "the audio stream has no samples"))
+            }
+            return .success(ReferenceDuration(seconds: Rational(audio.frames, Int64(rate)), source: "\(audio.stream.codec) packets"))
         } catch {
             return .failure(MediaError(path: path, reason: "\(error.cause)"))
         }

@@ -25,6 +25,8 @@ public struct ProcessRequest: Sendable {
     public var outputType: FileType?
     /// The sample encoding to write (`--encoding`); nil keeps the input's wherever the container holds it.
     public var outputEncoding: SampleEncoding?
+    /// The audio stream of a media file to repair (its index in the file); nil takes the first audio stream.
+    public var audioStream: Int?
 
     public init(
         input: String, output: String, target: TargetLength?, tempo: Rational? = nil,
@@ -47,12 +49,31 @@ public struct ProcessRequest: Sendable {
     }
 }
 
+/// A file's format in words, with what the summary line computes from.
+public struct FormatSummary: Sendable, CustomStringConvertible {
+    /// The container's name: `WAV`, `FLAC`, `MP4/MOV`, `Matroska`...
+    public let container: String
+    public let sampleRate: Int
+    /// The whole format: "WAV 24-bit 48000 Hz stereo", "MP4/MOV aac 128 kb/s 48000 Hz stereo"...
+    public let description: String
+
+    public init(container: String, sampleRate: Int, description: String) {
+        self.container = container
+        self.sampleRate = sampleRate
+        self.description = description
+    }
+
+    init(_ format: AudioFormat) {
+        self.init(container: "\(format.container)", sampleRate: format.sampleRate, description: "\(format)")
+    }
+}
+
 /// What a finished repair produced, as verified by reopening the output.
 public struct ProcessResult: Sendable {
     public let input: String
     public let output: String
-    public let inputFormat: AudioFormat
-    public let outputFormat: AudioFormat
+    public let inputFormat: FormatSummary
+    public let outputFormat: FormatSummary
     public let inputFrames: Int64
     /// Input frames the output was made from (after trim).
     public let usedInputFrames: Int64
@@ -64,9 +85,12 @@ public struct ProcessResult: Sendable {
     public let methodChoice: MethodChoice?
     /// Metadata the output container could not hold.
     public let droppedMetadata: [String]
-    /// How the output's format differs from the input's, and why (a container that cannot hold the encoding, ...).
+    /// How the output's format differs from the input's, and why (a container that cannot hold the encoding, a
+    /// lossy re-encode, a stream the container cannot hold...).
     public let formatNotes: [String]
     public let seconds: Double
+    /// The output re-encoded a lossy codec: one more generation of loss.
+    public var lossyReencode = false
 
     /// Output length / input length.
     public var ratio: Double { Double(outputFrames) / Double(inputFrames) }
@@ -106,6 +130,7 @@ public enum FileProcessor {
     public static func run(
         _ request: ProcessRequest, progress: ((Int64, Int64) -> Void)? = nil
     ) throws -> ProcessResult {
+        if MediaRoute.decodesWithFFmpeg(request.input) { return try MediaRepair.run(request, progress: progress) }
         let clock = ContinuousClock.now
         let reader = try AudioFileReader(path: request.input)
         let plan: ProcessingPlan
@@ -146,7 +171,8 @@ public enum FileProcessor {
         }
         try staged.commit()
         return ProcessResult(
-            input: request.input, output: request.output, inputFormat: reader.format, outputFormat: outputFormat,
+            input: request.input, output: request.output, inputFormat: FormatSummary(reader.format),
+            outputFormat: FormatSummary(outputFormat),
             inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count),
             outputFrames: verification.foundFrames, method: method,
             methodChoice: plan.method, droppedMetadata: writer.droppedMetadata, formatNotes: choice.notes,
@@ -154,7 +180,7 @@ public enum FileProcessor {
     }
 
     /// Builds the stages in their fixed order: trim/reverse → read-ahead → length → rate → fades.
-    static func chain(_ plan: ProcessingPlan, reader: AudioFileReader, request: ProcessRequest) throws -> AudioSource {
+    static func chain(_ plan: ProcessingPlan, reader: SeekableAudioSource, request: ProcessRequest) throws -> AudioSource {
         var source: AudioSource = reader
         if plan.reverse {
             source = ReversedSource(reader, range: plan.range)
@@ -187,7 +213,7 @@ public enum FileProcessor {
         return source
     }
 
-    private static func qualityNote(_ plan: ProcessingPlan, _ quality: ResampleQuality) -> String {
+    static func qualityNote(_ plan: ProcessingPlan, _ quality: ResampleQuality) -> String {
         switch plan.length {
         case .resample, .stretch(_, .some): return ", \(quality.rawValue) quality"
         default: return ""
@@ -197,7 +223,7 @@ public enum FileProcessor {
     /// Moves blocks from `source` to `writer` until the source ends, writing on a thread of its own so the
     /// encoder overlaps the conversion; checks the source kept its promised length.
     static func pump(
-        _ source: AudioSource, into writer: AudioFileWriter, blockFrames: Int, progress: ((Int64, Int64) -> Void)?
+        _ source: AudioSource, into writer: AudioSink, blockFrames: Int, progress: ((Int64, Int64) -> Void)?
     ) throws {
         let depth = 3
         let free = BlockQueue<AudioBlock>(capacity: depth)

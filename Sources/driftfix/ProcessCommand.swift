@@ -90,14 +90,16 @@ struct ProcessCommand: ParsableCommand {
             let configuration = try loadConfiguration(method.config)
             let policy = configuration.repair
             // --format, then the config's process.format, then OUT's extension; without one, the input's type.
-            let type = try format ?? configuration.process.format ?? Self.fileExtension(output).map { ext in
-                guard let type = FileType(extension: ext) else {
+            // A media container (.m4a, .mp4, .mkv...) is written through FFmpeg, in the input's codec.
+            let type = try format ?? configuration.process.format ?? Self.fileExtension(output).flatMap { ext -> FileType? in
+                if let type = FileType(extension: ext) { return type }
+                guard MediaRoute.writesMedia(extension: ext) else {
                     throw ValidationError("""
                         OUT \(output): cannot tell the file type from '.\(ext)' (driftfix writes \
-                        \(FileType.knownExtensions.map { "." + $0 }.joined(separator: ", "))); give --format
+                        \((FileType.knownExtensions + MediaRoute.mediaExtensions).map { "." + $0 }.joined(separator: ", "))); give --format
                         """)
                 }
-                return type
+                return nil
             }
             request = ProcessRequest(
                 input: input, output: output, target: try target.resolve(), tempo: try method.tempoValue(),

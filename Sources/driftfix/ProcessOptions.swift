@@ -2,6 +2,8 @@ import ArgumentParser
 import DriftConfig
 import DriftCore
 import DriftAudio
+import DriftMedia
+import DriftPipeline
 import Foundation
 
 extension ResampleQuality: ExpressibleByArgument {}
@@ -38,8 +40,14 @@ struct TargetOptions: ParsableArguments {
         if let toSeconds { return .seconds(try parsePositive(toSeconds, option: "--to-seconds")) }
         if let ratio { return .ratio(try parsePositive(ratio, option: "--ratio")) }
         guard let match else { return nil }
-        let reference = try AudioFileReader(path: match)
-        return .duration(frames: reference.frameCount, sampleRate: reference.format.sampleRate)
+        if let reference = try? AudioFileReader(path: match) {
+            return .duration(frames: reference.frameCount, sampleRate: reference.format.sampleRate)
+        }
+        // A movie (its video's presentation duration) or any container FFmpeg opens.
+        switch ReferenceProbe.duration(of: match) {
+        case .success(let reference): return .seconds(reference.seconds)
+        case .failure(let error): throw ProcessError(path: match, cause: error.reason)
+        }
     }
 }
 

@@ -27,7 +27,7 @@ struct FolderScannerTests {
         // take01 has two references: the preferred one is used and the pair says so; the other is not "unpaired".
         #expect(unpaired == ["recording /a/lonely.wav", "recording /b/take01.wav", "reference /a/orphan.mov"])
         let take01 = try #require(inventory.pairs.first { $0.recording.hasSuffix("/a/take01.wav") })
-        #expect(take01.warnings == ["2 references for one recording: take01.mov chosen over take01.duration (scan.references order: mov, mp4, m4v, duration)"])
+        #expect(take01.warnings == ["2 references for one recording: take01.mov chosen over take01.duration (scan.references order: mov, mp4, m4v, mkv, webm, mxf, avi, mts, m2ts, ts, duration)"])
         #expect(inventory.pairs.filter { !$0.warnings.isEmpty }.count == 1)
     }
 

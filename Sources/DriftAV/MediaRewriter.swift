@@ -1,0 +1,353 @@
+internal import CFFmpeg
+import DriftAudio
+import DriftCore
+import Glibc
+
+/// What a rewritten media file will hold: the repaired audio stream's codec, and what the container could not keep.
+public struct MediaOutputPlan: Sendable, Equatable {
+    /// libavformat's muxer for the destination's extension (`ipod` for .m4a, `mp4`, `mov`, `matroska`, `webm`...).
+    public var muxer: String
+    /// libavcodec's encoder for the repaired stream.
+    public var encoder: String
+    /// The repaired stream's codec name as probes report it (`aac`, `alac`, `opus`...).
+    public var codec: String
+    /// Lossy codecs lose a generation with every re-encode: said in the report row.
+    public var lossy: Bool
+}
+
+/// Writes a media file that is the input with one audio stream replaced by new samples: every other stream (video,
+/// other audio, subtitles, timecode, data) is copied packet for packet with its timestamps, and the file's metadata,
+/// chapters, stream tags, dispositions and side data (a phone video's rotation) are kept.
+///
+/// The new audio keeps the input stream's codec, channel layout and bit rate (or depth) unless told otherwise, and is
+/// written so that a decoder delivers exactly the frames given: in MP4/MOV an AAC stream gets a silent lead-in that
+/// makes its length a whole number of codec frames, hidden by the edit list with the encoder's priming, so no
+/// padding is decoded after the last sample. Copied packets are interleaved as the new audio advances, so memory stays
+/// bounded by the interleaving window, not the file.
+public final class MediaRewriter: AudioSink {
+    public let displayPath: String
+    public private(set) var framesWritten: Int64 = 0
+    public let plan: MediaOutputPlan
+    /// Streams of the input the output container cannot hold (dropped, and said).
+    public private(set) var droppedStreams: [String] = []
+    /// Input stream index → output stream index, for the copied streams.
+    public var copiedStreams: [Int: Int] { copied.mapValues { Int($0.pointee.index) } }
+    /// The repaired audio stream's index in the output.
+    public var audioStreamIndex: Int { Int(audioOut.pointee.index) }
+
+    private let path: String
+    private let descriptor: Int32
+    private let input: Demuxer
+    private let output: UnsafeMutablePointer<AVFormatContext>
+    private let encoder: AudioEncoder
+    private let audioOut: UnsafeMutablePointer<AVStream>
+    /// Input stream index → output stream, for copied streams.
+    private var copied: [Int: UnsafeMutablePointer<AVStream>] = [:]
+    private let replaced: Int
+    private let copyPacket = Packet()
+    /// `copyPacket` holds a packet read but not yet written (it lies after the new audio's time so far).
+    private var copyPending = false
+    private var copyExhausted = false
+    private var headerWritten = false
+    private var closed = false
+    /// The new audio's time so far, in seconds: copied packets are written up to it.
+    private var audioSeconds: Double = 0
+    private var firstAudioTimestamp: Int64
+
+    /// Creates `path` (which must not exist) as `input` with audio stream `stream` replaced.
+    ///
+    /// - Parameters:
+    ///   - displayPath: the final name: its extension chooses the container, and messages use it.
+    ///   - sampleRate: the new audio's rate.
+    ///   - targetFrames: the new audio's length, known in advance (for the lead-in that keeps it exact).
+    ///   - encoderName: another encoder than the input codec's (`--format` choices); nil keeps the codec.
+    /// - Throws: `AudioError` naming the destination and the cause (a container that cannot hold the codec exactly,
+    ///   a missing encoder, a write error).
+    public init(input inputPath: String, stream: Int, path: String, displayPath: String, sampleRate: Int,
+                targetFrames: Int64, encoderName: String? = nil) throws(AudioError) {
+        self.path = path
+        self.displayPath = displayPath
+        replaced = stream
+        input = try Demuxer(path: inputPath)
+        let source = input.describe(stream: stream)
+        guard source.kind == .audio else {
+            throw AudioError(path: inputPath, cause: .unsupported("stream \(stream) is not an audio stream"))
+        }
+        let plan = try MediaRewriter.plan(for: source, displayPath: displayPath, encoderName: encoderName)
+        self.plan = plan
+
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw AudioError(path: displayPath, cause: AudioFileWriter.cause(forErrno: errno)) }
+        descriptor = fd
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        let allocated = avformat_alloc_output_context2(&context, nil, plan.muxer, path)
+        guard allocated >= 0, let context else {
+            Glibc.close(fd)
+            unlink(path)
+            throw AudioError(path: displayPath, cause: .unsupported("no \(plan.muxer) muxer in this FFmpeg build"))
+        }
+        output = context
+        let iso = ["mp4", "ipod", "mov"].contains(plan.muxer)
+
+        // The new audio starts where the input's did relative to the other streams.
+        let inputStream = input.stream(stream)
+        var start: Int64 = 0
+        if inputStream.pointee.start_time != FFmpeg.noTimestamp, inputStream.pointee.start_time > 0 {
+            start = av_rescale_q(inputStream.pointee.start_time, inputStream.pointee.time_base,
+                                 AVRational(num: 1, den: Int32(sampleRate)))
+        }
+        // Opened first to learn the codec's frame size; the lead-in only changes the first timestamp.
+        var layout = inputStream.pointee.codecpar.pointee.ch_layout
+        let globalHeader = (context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER) != 0
+        var encoder: AudioEncoder
+        do {
+            encoder = try AudioEncoder(codecName: plan.encoder, sampleRate: sampleRate, layout: &layout,
+                                       bitRate: source.bitRate, bitsPerSample: source.bitsPerSample,
+                                       globalHeader: globalHeader, firstTimestamp: start, displayPath: displayPath)
+        } catch {
+            avformat_free_context(context)
+            Glibc.close(fd)
+            unlink(path)
+            throw error
+        }
+        if iso && encoder.priming > 0 && encoder.frameSize > 0 {
+            let size = Int64(encoder.frameSize)
+            let lead = (size - targetFrames % size) % size
+            if lead > 0 {
+                encoder = try AudioEncoder(codecName: plan.encoder, sampleRate: sampleRate, layout: &layout,
+                                           bitRate: source.bitRate, bitsPerSample: source.bitsPerSample,
+                                           globalHeader: globalHeader, firstTimestamp: start - lead, displayPath: displayPath)
+                leadIn = Int(lead)
+            }
+        }
+        self.encoder = encoder
+        firstAudioTimestamp = start
+
+        // Streams in the input's order: the replaced one encoded, the others copied where the container can hold them.
+        var audio: UnsafeMutablePointer<AVStream>?
+        let sameFamily = MediaContainer(demuxer: input.demuxerName) == MediaContainer(demuxer: plan.muxer == "ipod" ? "mov" : plan.muxer)
+        for index in 0..<input.streamCount {
+            let from = input.stream(index)
+            if index != stream {
+                let described = input.describe(stream: index)
+                let fits = avformat_query_codec(context.pointee.oformat, from.pointee.codecpar.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1
+                guard fits else {
+                    droppedStreams.append("stream \(index) (\(described.kind.rawValue), \(described.codec))")
+                    continue
+                }
+            }
+            guard let to = avformat_new_stream(context, nil) else { continue }
+            if index == stream {
+                avcodec_parameters_from_context(to.pointee.codecpar, encoder.context)
+                to.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
+                audio = to
+            } else {
+                avcodec_parameters_copy(to.pointee.codecpar, from.pointee.codecpar)
+                // Another container family names codecs by its own tags.
+                if !sameFamily { to.pointee.codecpar.pointee.codec_tag = 0 }
+                to.pointee.time_base = from.pointee.time_base
+                to.pointee.avg_frame_rate = from.pointee.avg_frame_rate
+                to.pointee.r_frame_rate = from.pointee.r_frame_rate
+                to.pointee.sample_aspect_ratio = from.pointee.sample_aspect_ratio
+                MediaRewriter.copySideData(from: from, to: to)
+                copied[index] = to
+            }
+            to.pointee.disposition = from.pointee.disposition
+            av_dict_copy(&to.pointee.metadata, from.pointee.metadata, 0)
+        }
+        guard let audio else {
+            avformat_free_context(context)
+            Glibc.close(fd)
+            unlink(path)
+            throw AudioError(path: displayPath, cause: .writeFailed("could not add the audio stream"))
+        }
+        audioOut = audio
+        av_dict_copy(&context.pointee.metadata, input.context.pointee.metadata, 0)
+        MediaRewriter.copyChapters(from: input.context, to: context)
+        input.discardAll(except: Set(copied.keys))
+
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        if iso {
+            // Edit lists in the audio's own time scale: exact to the sample.
+            av_dict_set(&options, "movie_timescale", "\(sampleRate)", 0)
+            if MediaInfoReader.indexFirst(input) { av_dict_set(&options, "movflags", "+faststart", 0) }
+        }
+        let url = "file:/proc/self/fd/\(fd)"
+        var io: UnsafeMutablePointer<AVIOContext>?
+        var code = avio_open(&io, url, AVIO_FLAG_WRITE)
+        if code >= 0 {
+            context.pointee.pb = io
+            code = avformat_write_header(context, &options)
+        }
+        guard code >= 0 else {
+            if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
+            avformat_free_context(context)
+            Glibc.close(fd)
+            unlink(path)
+            throw AudioError(path: displayPath, cause: FFmpeg.writeCause(code))
+        }
+        headerWritten = true
+    }
+
+    private var leadIn = 0
+
+    deinit {
+        if !closed {
+            if output.pointee.pb != nil { avio_closep(&output.pointee.pb) }
+        }
+        avformat_free_context(output)
+        Glibc.close(descriptor)
+    }
+
+    /// The media containers driftfix writes through FFmpeg, by extension.
+    public static let extensions = ["m4a", "mp4", "mov", "m4v", "mkv", "mka", "webm", "mxf", "aac"]
+
+    /// Whether a file named `*.ext` is written as a media file through FFmpeg.
+    public static func writes(extension ext: String) -> Bool { extensions.contains(ext.lowercased()) }
+
+    /// The output plan for `source` written under `displayPath`'s extension, or why it cannot be exact.
+    static func plan(for source: MediaStream, displayPath: String, encoderName: String?) throws(AudioError) -> MediaOutputPlan {
+        guard let format = av_guess_format(nil, displayPath, nil) else {
+            throw AudioError(path: displayPath, cause: .unsupported("no container is known for this file name's extension"))
+        }
+        let muxer = String(cString: format.pointee.name)
+        let codec = encoderName.map(MediaRewriter.codecName(ofEncoder:)) ?? source.codec
+        let encoder = encoderName ?? MediaRewriter.encoderName(forCodec: codec)
+        guard let encoder else {
+            throw AudioError(path: displayPath, cause: .unsupported("driftfix cannot re-encode \(codec); choose another output with --format (flac, wav)"))
+        }
+        let matroska = ["matroska", "webm"].contains(muxer)
+        let iso = ["mp4", "ipod", "mov"].contains(muxer)
+        // Where the container has no way to say "the last frame ends early", a decoder delivers the codec's padding:
+        // the output could not hold the exact length, so it is refused before any work.
+        let inexact = (codec == "aac" && (matroska || muxer == "adts")) || (codec == "opus" && iso)
+            || (codec == "vorbis" && matroska) || (codec == "mp3" && !["mp3"].contains(muxer)) || codec == "ac3" || codec == "eac3"
+        if inexact {
+            throw AudioError(path: displayPath, cause: .unsupported(
+                "\(codec) in \(muxer) cannot end on an exact sample (the decoder plays the codec's padding); "
+                    + "write it as .m4a/.mp4/.mov (AAC), .webm/.mka/.ogg (Opus), or a lossless copy with --format flac or wav"))
+        }
+        let lossless = codec.hasPrefix("pcm_") || ["alac", "flac"].contains(codec)
+        return MediaOutputPlan(muxer: muxer, encoder: encoder, codec: codec, lossy: !lossless)
+    }
+
+    /// libavcodec's encoder for a codec driftfix re-encodes.
+    static func encoderName(forCodec codec: String) -> String? {
+        let preferred: [String: [String]] = [
+            "aac": ["aac"], "alac": ["alac"], "flac": ["flac"], "opus": ["libopus", "opus"], "vorbis": ["libvorbis"],
+            "mp3": ["libmp3lame"],
+        ]
+        if codec.hasPrefix("pcm_") { return avcodec_find_encoder_by_name(codec) != nil ? codec : nil }
+        return preferred[codec]?.first { avcodec_find_encoder_by_name($0) != nil }
+    }
+
+    static func codecName(ofEncoder encoder: String) -> String {
+        guard let found = avcodec_find_encoder_by_name(encoder) else { return encoder }
+        return String(cString: avcodec_get_name(found.pointee.id))
+    }
+
+    private static func copySideData(from: UnsafeMutablePointer<AVStream>, to: UnsafeMutablePointer<AVStream>) {
+        for index in 0..<Int(from.pointee.nb_side_data) {
+            let item = from.pointee.side_data[index]
+            guard let data = item.data, item.size > 0, let target = av_stream_new_side_data(to, item.type, item.size) else { continue }
+            target.update(from: data, count: item.size)
+        }
+    }
+
+    private static func copyChapters(from input: UnsafeMutablePointer<AVFormatContext>, to output: UnsafeMutablePointer<AVFormatContext>) {
+        let count = Int(input.pointee.nb_chapters)
+        guard count > 0, let chapters = av_calloc(count, MemoryLayout<UnsafeMutablePointer<AVChapter>?>.size) else { return }
+        let list = chapters.bindMemory(to: UnsafeMutablePointer<AVChapter>?.self, capacity: count)
+        var made = 0
+        for index in 0..<count {
+            guard let from = input.pointee.chapters[index],
+                  let copy = av_mallocz(MemoryLayout<AVChapter>.size)?.bindMemory(to: AVChapter.self, capacity: 1) else { continue }
+            copy.pointee.id = from.pointee.id
+            copy.pointee.time_base = from.pointee.time_base
+            copy.pointee.start = from.pointee.start
+            copy.pointee.end = from.pointee.end
+            av_dict_copy(&copy.pointee.metadata, from.pointee.metadata, 0)
+            list[made] = copy
+            made += 1
+        }
+        output.pointee.chapters = list
+        output.pointee.nb_chapters = UInt32(made)
+    }
+
+    /// Appends `frames` frames of the new audio, and the other streams' packets up to the same time.
+    public func write(_ buffer: UnsafePointer<Float>, frames: Int) throws(AudioError) {
+        if leadIn > 0 {
+            // Silence the edit list hides: it makes the stream a whole number of codec frames.
+            let silence = [Float](repeating: 0, count: leadIn * encoder.channelCount)
+            let lead = leadIn
+            leadIn = 0
+            try silence.withUnsafeBufferPointer { samples throws(AudioError) in
+                try encoder.encode(samples.baseAddress!, frames: lead, emit: writeAudio)
+            }
+        }
+        try encoder.encode(buffer, frames: frames, emit: writeAudio)
+        framesWritten += Int64(frames)
+        audioSeconds = Double(firstAudioTimestamp + framesWritten) / Double(encoder.sampleRate)
+        try copyPackets(upTo: audioSeconds)
+    }
+
+    private func writeAudio(_ packet: UnsafeMutablePointer<AVPacket>) throws(AudioError) {
+        packet.pointee.stream_index = audioOut.pointee.index
+        av_packet_rescale_ts(packet, encoder.context.pointee.time_base, audioOut.pointee.time_base)
+        let code = av_interleaved_write_frame(output, packet)
+        guard code >= 0 else { throw AudioError(path: displayPath, cause: FFmpeg.writeCause(code)) }
+    }
+
+    /// Copies the other streams' packets whose time is before `seconds` (all of them when nil).
+    private func copyPackets(upTo seconds: Double?) throws(AudioError) {
+        guard !copied.isEmpty else { return }
+        while !copyExhausted {
+            if !copyPending {
+                guard try input.read(into: copyPacket.pointer) else {
+                    copyExhausted = true
+                    return
+                }
+                copyPending = true
+            }
+            let packet = copyPacket.pointer
+            guard let target = copied[Int(packet.pointee.stream_index)] else {
+                copyPacket.unref()
+                copyPending = false
+                continue
+            }
+            let source = input.stream(Int(packet.pointee.stream_index))
+            if let seconds {
+                let time = packet.pointee.dts != FFmpeg.noTimestamp ? packet.pointee.dts : packet.pointee.pts
+                if time != FFmpeg.noTimestamp && Double(time) * av_q2d(source.pointee.time_base) > seconds { return }
+            }
+            packet.pointee.stream_index = target.pointee.index
+            av_packet_rescale_ts(packet, source.pointee.time_base, target.pointee.time_base)
+            packet.pointee.pos = -1
+            let code = av_interleaved_write_frame(output, packet)  // takes the packet's data, leaves it blank
+            copyPacket.unref()
+            copyPending = false
+            guard code >= 0 else { throw AudioError(path: displayPath, cause: FFmpeg.writeCause(code)) }
+        }
+    }
+
+    /// Drains the encoder, copies what is left of the other streams, and finishes the file.
+    public func close() throws(AudioError) {
+        guard !closed else { return }
+        try encoder.finish(emit: writeAudio)
+        try copyPackets(upTo: nil)
+        var code = av_write_trailer(output)
+        let flushed = avio_closep(&output.pointee.pb)
+        closed = true
+        if code >= 0 { code = flushed }
+        guard code >= 0 else { throw AudioError(path: displayPath, cause: FFmpeg.writeCause(code)) }
+        guard fsync(descriptor) == 0 else { throw AudioError(path: displayPath, cause: AudioFileWriter.cause(forErrno: errno)) }
+    }
+}
+
+/// Facts about an open input the writer needs.
+enum MediaInfoReader {
+    static func indexFirst(_ demuxer: Demuxer) -> Bool {
+        MediaContainer(demuxer: demuxer.demuxerName) == .isoMedia && IsoTopLevel.indexBeforeData(path: demuxer.path)
+    }
+}

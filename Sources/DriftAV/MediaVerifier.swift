@@ -1,0 +1,78 @@
+internal import CFFmpeg
+import DriftAudio
+import DriftCore
+
+/// Checks a rewritten media file by reading it back: the repaired audio stream decodes to exactly the expected number
+/// of frames (decoded and counted, never a header's duration), and every copied stream holds the same packets as the
+/// input's (count and a checksum of their bytes, in order).
+public enum MediaVerifier {
+    public struct Outcome: Sendable {
+        public var foundFrames: Int64
+        public var mismatches: [String]
+        /// Packets of the copied streams, found identical.
+        public var copiedPackets = 0
+        public var passed: Bool { mismatches.isEmpty }
+    }
+
+    /// - Parameters:
+    ///   - copied: input stream index → output stream index of the streams that were copied.
+    public static func verify(output: String, displayPath: String, audioStream: Int, expectedFrames: Int64,
+                              expectedRate: Int, input: String, copied: [Int: Int]) throws(AudioError) -> Outcome {
+        var mismatches: [String] = []
+        var copiedPackets = 0
+        let reader: EncodedAudioReader
+        do {
+            reader = try EncodedAudioReader(path: output, stream: audioStream)
+        } catch {
+            throw AudioError(path: displayPath, cause: error.cause)
+        }
+        if reader.frameCount != expectedFrames {
+            mismatches.append("decodes to \(reader.frameCount) frames, expected \(expectedFrames)")
+        }
+        if reader.sampleRate != expectedRate {
+            mismatches.append("sample rate \(reader.sampleRate) Hz, expected \(expectedRate) Hz")
+        }
+        if !copied.isEmpty {
+            let before = try fingerprints(of: input, streams: Set(copied.keys))
+            let after = try fingerprints(of: output, streams: Set(copied.values))
+            copiedPackets = after.values.reduce(0) { $0 + $1.packets }
+            for (from, to) in copied.sorted(by: { $0.key < $1.key }) where before[from] != after[to] {
+                let (a, b) = (before[from] ?? .init(), after[to] ?? .init())
+                mismatches.append("stream \(to) differs from the input's stream \(from): \(b.packets) packets, expected \(a.packets)"
+                    + (a.packets == b.packets ? " (same count, other bytes)" : ""))
+            }
+        }
+        return Outcome(foundFrames: reader.frameCount, mismatches: mismatches, copiedPackets: copiedPackets)
+    }
+
+    /// Packets and a checksum of their bytes, per stream.
+    public struct Fingerprint: Equatable, Sendable {
+        public var packets = 0
+        public var checksum: UInt64 = 0xcbf2_9ce4_8422_2325
+    }
+
+    /// The packet fingerprints of `streams` of `path`.
+    public static func fingerprints(of path: String, streams: Set<Int>) throws(AudioError) -> [Int: Fingerprint] {
+        let demuxer = try Demuxer(path: path)
+        demuxer.discardAll(except: streams)
+        let packet = Packet()
+        var result: [Int: Fingerprint] = [:]
+        while try demuxer.read(into: packet.pointer) {
+            defer { packet.unref() }
+            let index = Int(packet.pointer.pointee.stream_index)
+            guard streams.contains(index) else { continue }
+            var print = result[index] ?? Fingerprint()
+            print.packets += 1
+            if let data = packet.pointer.pointee.data {
+                // FNV-1a over the packet's bytes, chained across packets in order.
+                var hash = print.checksum
+                for i in 0..<Int(packet.pointer.pointee.size) {
+                    hash = (hash ^ UInt64(data[i])) &* 0x0100_0000_01b3
+                }
+                print.checksum = hash
+            }
+            result[index] = print
+        }
+        return result
+    }
+}

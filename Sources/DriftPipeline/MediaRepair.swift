@@ -1,0 +1,112 @@
+import DriftAudio
+import DriftAV
+import DriftCore
+import DriftDSP
+import Foundation
+
+/// Which library reads and writes a file (see `LibraryRoute`).
+public enum MediaRoute {
+    /// Whether `path` is read through FFmpeg.
+    public static func decodesWithFFmpeg(_ path: String) -> Bool { LibraryRoute.usesFFmpeg(path) }
+
+    /// The media containers written through FFmpeg, by extension (`m4a`, `mp4`, `mkv`...).
+    public static var mediaExtensions: [String] { MediaRewriter.extensions }
+
+    /// Whether a file named `*.ext` is written as a media file through FFmpeg.
+    public static func writesMedia(extension ext: String) -> Bool { MediaRewriter.writes(extension: ext) }
+}
+
+/// The repair of an audio stream read through FFmpeg: decoded in blocks, converted by the same chain as any file,
+/// written either into the same kind of media file (other streams copied bit for bit) or, with `--format` or another
+/// extension, into a file libsndfile writes (FLAC/WAV for a lossless archive copy); verified by decoding the result.
+enum MediaRepair {
+    static func run(_ request: ProcessRequest, progress: ((Int64, Int64) -> Void)?) throws -> ProcessResult {
+        let clock = ContinuousClock.now
+        let reader = try EncodedAudioReader(path: request.input, stream: request.audioStream)
+        let plan: ProcessingPlan
+        do {
+            plan = try ProcessingPlan(request: request, inputFrames: reader.frameCount, sampleRate: reader.sampleRate)
+        } catch {
+            throw ProcessError(path: request.input, plan: error)
+        }
+        if plan.reverse {
+            // Backwards through a compressed stream would decode it again from the start for every block.
+            throw ProcessError(path: request.input, cause: "--reverse reads compressed audio backwards, which driftfix does not do; convert it to WAV or FLAC first")
+        }
+        let inputSummary = summary(reader.info, reader.stream)
+        let method = plan.summary + (plan.length == .none ? "" : FileProcessor.qualityNote(plan, request.quality))
+        let outputExtension = (request.output as NSString).pathExtension
+        let type = request.outputType ?? FileType(extension: outputExtension)
+        let staged = try StagedOutput(destination: request.output, protecting: request.input, replacing: request.replacing)
+        let source = try FileProcessor.chain(plan, reader: reader, request: request)
+
+        if let type {
+            // A file libsndfile writes: the decoded samples as PCM, FLAC...
+            let decoded = AudioFormat(container: .wav, encoding: pcmEncoding(for: reader.stream),
+                                      sampleRate: reader.sampleRate, channelCount: reader.channelCount)
+            let choice = try OutputFormatChoice(input: decoded, type: type, encoding: request.outputEncoding, path: request.output)
+            var format = choice.format
+            format.sampleRate = plan.outputRate
+            format = format.forWriting(frames: plan.targetFrames)
+            let writer = try AudioFileWriter(path: staged.temporaryPath, displayPath: request.output, format: format,
+                                             metadata: AudioMetadata())
+            try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
+            try writer.close()
+            let verification = try AudioFileVerifier.verify(path: staged.temporaryPath, expectedFrames: plan.targetFrames,
+                                                            expectedFormat: format)
+            guard verification.passed else {
+                throw ProcessError(path: request.output, cause: "verification failed: " + verification.mismatches.joined(separator: "; "))
+            }
+            try staged.commit()
+            return ProcessResult(
+                input: request.input, output: request.output, inputFormat: inputSummary, outputFormat: FormatSummary(format),
+                inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count), outputFrames: verification.foundFrames,
+                method: method, methodChoice: plan.method, droppedMetadata: [], formatNotes: choice.notes,
+                seconds: (ContinuousClock.now - clock).seconds)
+        }
+
+        let writer = try MediaRewriter(input: request.input, stream: reader.stream.index, path: staged.temporaryPath,
+                                       displayPath: request.output, sampleRate: plan.outputRate, targetFrames: plan.targetFrames)
+        try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
+        try writer.close()
+        let outcome = try MediaVerifier.verify(
+            output: staged.temporaryPath, displayPath: request.output, audioStream: writer.audioStreamIndex,
+            expectedFrames: plan.targetFrames, expectedRate: plan.outputRate, input: request.input, copied: writer.copiedStreams)
+        guard outcome.passed else {
+            throw ProcessError(path: request.output, cause: "verification failed: " + outcome.mismatches.joined(separator: "; "))
+        }
+        try staged.commit()
+        var notes: [String] = []
+        if writer.plan.lossy {
+            notes.append("\(writer.plan.codec) re-encoded: one more generation of lossy coding")
+        }
+        notes += writer.droppedStreams.map { "\($0) cannot go into \(writer.plan.muxer); not carried over" }
+        let outputInfo = (try? MediaProbe.probe(request.output)) ?? reader.info
+        let outputStream = outputInfo.streams.first { $0.index == writer.audioStreamIndex } ?? reader.stream
+        var result = ProcessResult(
+            input: request.input, output: request.output, inputFormat: inputSummary,
+            outputFormat: summary(outputInfo, outputStream),
+            inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count), outputFrames: outcome.foundFrames,
+            method: method + (outcome.copiedPackets > 0 ? ", \(outcome.copiedPackets) packets of other streams copied" : ""),
+            methodChoice: plan.method, droppedMetadata: [], formatNotes: notes,
+            seconds: (ContinuousClock.now - clock).seconds)
+        result.lossyReencode = writer.plan.lossy
+        return result
+    }
+
+    /// The PCM encoding that holds a decoded stream without loss of what it had.
+    static func pcmEncoding(for stream: MediaStream) -> SampleEncoding {
+        guard stream.isLossless, let bits = stream.bitsPerSample else { return .pcm24 }
+        return bits <= 16 ? .pcm16 : bits <= 24 ? .pcm24 : .pcm32
+    }
+
+    static func summary(_ info: MediaInfo, _ stream: MediaStream) -> FormatSummary {
+        var words = ["\(info.container)", stream.codec]
+        if !stream.isLossless, let rate = stream.bitRate { words.append("\(rate / 1000) kb/s") }
+        if stream.isLossless, let bits = stream.bitsPerSample { words.append("\(bits)-bit") }
+        words.append("\(stream.sampleRate ?? 0) Hz")
+        words.append(stream.channelLayout ?? "\(stream.channelCount ?? 0) channels")
+        return FormatSummary(container: "\(info.container)", sampleRate: stream.sampleRate ?? 0,
+                             description: words.joined(separator: " "))
+    }
+}
