@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The built-in demo: builds driftfix, makes a few drifted sample recordings with sox (an independent tool), repairs
-# each to its reference's exact length, and verifies the results by reopening them.
+# The built-in demo: builds driftfix, makes a few drifted sample recordings with sox and ffmpeg (independent tools),
+# repairs each to its reference's exact length, and verifies the results by reopening (or decoding) them.
 #
 # It shows: folder scanning with a QA drift report (`scan`), the fleet repair of a tree by a coordinator and local
-# worker processes over ZeroMQ (`repair`), verification (`verify`), and one-file editing (`process`).
+# worker processes over ZeroMQ (`repair`), verification (`verify`), one-file editing (`process`), and compressed
+# recordings: an AAC .m4a beside its .mp4, and a phone video whose own audio track drifts (its picture copied).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +15,7 @@ bin=.build/release/driftfix
 
 out=${DEMO_DIR:-demo-output}
 rm -rf "$out"
-mkdir -p "$out/media/camA" "$out/media/camB" "$out/media/stage" "$out/media/handheld" "$out/repaired"
+mkdir -p "$out/media/camA" "$out/media/camB" "$out/media/stage" "$out/media/handheld" "$out/media/phone" "$out/repaired"
 
 # Each take: a reference (the camera's own audio track, whose clock matches the picture) and a recording from a
 # separate recorder whose clock drifted. Lengths are given in samples, so the drift is exact.
@@ -31,6 +32,17 @@ make_take camA take02 48000 17280000 17282264 "6 min reference; recorder clock 1
 make_take camB take03 48000 1441440 1440000 "30.03 s reference (NTSC 1000/1001 pull-down); recording 30.00 s"
 make_take stage take04 48000 480000 441000 "10 s reference; 44.1 kHz audio labelled 48 kHz (8.1% short)"
 make_take handheld take05 48000 960000 957600 "20 s reference; a recorder that dropped 50 ms of buffers (pitch is right)"
+# What fleets record: a screen recorder's microphone track as AAC in .m4a beside its .mp4 (made by ffmpeg), and a
+# phone video whose own AAC track came out 120 ms short of its picture (a pair by itself).
+ffmpeg -v error -y -f lavfi -i "testsrc=size=320x240:rate=30:duration=12" -c:v libx264 -preset ultrafast -pix_fmt yuv420p \
+    "$out/media/phone/screen06.mp4"
+ffmpeg -v error -y -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=11.998" -ac 2 -c:a aac -b:a 128k \
+    "$out/media/phone/screen06.m4a"
+printf "   %-14s %s\n" "phone/screen06" "12 s screen capture (.mp4); its microphone track (.m4a, AAC) 2 ms short: clock 167 ppm slow"
+ffmpeg -v error -y -f lavfi -i "testsrc=size=320x240:rate=30:duration=10" -f lavfi -i "sine=frequency=330:sample_rate=48000:duration=9.88" \
+    -map 0:v -map 1:a -c:v libx264 -preset ultrafast -pix_fmt yuv420p -c:a aac -b:a 128k -metadata title="Site visit" \
+    -movflags +faststart "$out/media/phone/clip07.mp4"
+printf "   %-14s %s\n" "phone/clip07" "10 s phone video whose own AAC track is 120 ms short of the picture"
 
 # The configuration says which recorders drop buffers: their recordings are stretched (pitch kept), not resampled.
 cat > "$out/driftfix.yaml" <<'YAML'
@@ -59,6 +71,16 @@ for rec in "$out"/media/*/take0?.wav; do
     rel=${rec#"$out/media/"}
     "$bin" verify "$out/repaired/$rel" --match "${rec%.wav}_ref.wav" || status=1
 done
+
+echo "== the phone folder: the .m4a came back as AAC in .m4a, exact when ffmpeg decodes it; the video's picture was copied bit for bit"
+for take in screen06.m4a clip07.mp4; do
+    frames=$(ffmpeg -v error -i "$out/repaired/phone/$take" -map 0:a -f f32le -ac 1 - | wc -c)
+    echo "   phone/$take: ffmpeg decodes $((frames / 4)) audio frames"
+done
+before=$(ffmpeg -v error -i "$out/media/phone/clip07.mp4" -map 0:v -c copy -f md5 -)
+after=$(ffmpeg -v error -i "$out/repaired/phone/clip07.mp4" -map 0:v -c copy -f md5 -)
+echo "   clip07.mp4 video packets: input $before, repaired $after"
+[[ "$before" == "$after" ]] || status=1
 
 echo "== the next night: the same tree again; inputs and outputs unchanged, so nothing is redone (journal in $out/repaired/.driftfix)"
 "$bin" repair "$out/media" --out "$out/repaired" --config "$out/driftfix.yaml" 2>/dev/null | tail -1 || status=1
