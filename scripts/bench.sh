@@ -4,8 +4,8 @@
 #
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
-#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (resample stretch quality scan dispatch
-#                                repair chaos compare; default: all)
+#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (resample stretch quality aac scan
+#                                dispatch repair chaos compare; default: all)
 #   BENCH_CHAOS_SEEDS="1 2 3" BENCH_CHAOS_FILES=60   the chaos nights' seeds and size
 #   BENCH_BASELINE=REV scripts/bench.sh   also build revision REV in a worktree and measure journalled dispatch and
 #                                the 24 x 60 s repair for REV and for this tree, interleaved, in the same run
@@ -19,13 +19,13 @@ bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
 mkdir -p "$work"
-sections=" ${BENCH_SECTIONS:-resample stretch quality scan dispatch repair chaos compare} "
+sections=" ${BENCH_SECTIONS:-resample stretch quality aac scan dispatch repair chaos compare} "
 want() { [[ "$sections" == *" $1 "* ]]; }
 input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
 speed=1.000131          # the same repair as a sox speed factor (input length / output length)
 
-if want resample || want stretch; then
+if want resample || want stretch || want aac; then
 [[ -f "$input" ]] || { echo "generating $seconds s of 48 kHz stereo 24-bit audio in $input"; "$bin/driftfix-bench" generate "$input" --seconds "$seconds"; }
 fi
 raw_seconds=$(( seconds < 300 ? seconds : 300 ))
@@ -192,6 +192,27 @@ echo "## the coordinator killed once and resumed, a poison file that kills every
 # shellcheck disable=SC2046
 "$bin/driftfix-bench" chaos --driftfix "$bin/driftfix" --files "${BENCH_CHAOS_FILES:-120}" --seconds 4 --workers 3 \
     $(for seed in ${BENCH_CHAOS_SEEDS:-11 22 33 44 55}; do printf -- "--seeds %s " "$seed"; done)
+fi
+
+if want aac; then
+echo
+echo "## Compressed repair: $seconds s, AAC 192 kb/s stereo in .m4a (made by ffmpeg), ratio $ratio, medium quality"
+aac="$work/in-${seconds}s.m4a"
+[[ -f "$aac" ]] || ffmpeg -nostdin -loglevel error -i "$input" -c:a aac -b:a 192k "$aac"
+printf "%-34s %9s %11s\n" "pipeline" "xRT" "peak MiB"
+rm -f "$work/out.m4a"
+measure "driftfix process (aac in m4a)" "$bin/driftfix" process "$aac" "$work/out.m4a" --ratio "$ratio" -q
+frames=$(ffmpeg -nostdin -v error -i "$work/out.m4a" -f f32le -ac 1 - | wc -c)
+echo "   ffmpeg decodes driftfix's output to $((frames / 4)) frames (target: round($seconds x 48000 x $ratio))"
+rm -f "$work/out.m4a" "$work/ffmpeg.m4a"
+# ffmpeg's exact-rate trick, re-encoding AAC; its length is what its resampler and AAC padding make it.
+measure "ffmpeg asetrate/aresample -c:a aac" ffmpeg -nostdin -loglevel error -i "$aac" \
+    -af "asetrate=1000000,aresample=999869,asetrate=48000" -c:a aac -b:a 192k "$work/ffmpeg.m4a"
+frames=$(ffmpeg -nostdin -v error -i "$work/ffmpeg.m4a" -f f32le -ac 1 - | wc -c)
+echo "   ffmpeg's own output decodes to $((frames / 4)) frames"
+rm -f "$work/ffmpeg.m4a"
+echo "time per phase, each run alone on one core:"
+"$bin/driftfix-bench" media "$aac" --ratio "$ratio" --output "$work/phases.m4a"
 fi
 
 if want compare && [[ -n "${BENCH_BASELINE:-}" ]]; then

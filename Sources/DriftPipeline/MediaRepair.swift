@@ -9,6 +9,16 @@ public enum MediaRoute {
     /// Whether `path` is read through FFmpeg.
     public static func decodesWithFFmpeg(_ path: String) -> Bool { LibraryRoute.usesFFmpeg(path) }
 
+    /// The frames `path` holds and its sample rate: libsndfile's reopened header, or FFmpeg's decoded count.
+    public static func frames(of path: String) throws(AudioError) -> (frames: Int64, sampleRate: Int) {
+        if decodesWithFFmpeg(path) {
+            let reader = try EncodedAudioReader(path: path)
+            return (reader.frameCount, reader.sampleRate)
+        }
+        let reader = try AudioFileReader(path: path)
+        return (reader.frameCount, reader.format.sampleRate)
+    }
+
     /// The media containers written through FFmpeg, by extension (`m4a`, `mp4`, `mkv`...).
     public static var mediaExtensions: [String] { MediaRewriter.extensions }
 

@@ -40,10 +40,15 @@ struct TargetOptions: ParsableArguments {
         if let toSeconds { return .seconds(try parsePositive(toSeconds, option: "--to-seconds")) }
         if let ratio { return .ratio(try parsePositive(ratio, option: "--ratio")) }
         guard let match else { return nil }
-        if let reference = try? AudioFileReader(path: match) {
+        return try Self.target(matching: match)
+    }
+
+    /// The length a reference asks for: an audio file's frames at its rate (libsndfile's header), a movie's video
+    /// presentation duration (MP4/MOV boxes), or what FFmpeg reads from any other container.
+    static func target(matching match: String) throws -> TargetLength {
+        if !MediaRoute.decodesWithFFmpeg(match), let reference = try? AudioFileReader(path: match) {
             return .duration(frames: reference.frameCount, sampleRate: reference.format.sampleRate)
         }
-        // A movie (its video's presentation duration) or any container FFmpeg opens.
         switch ReferenceProbe.duration(of: match) {
         case .success(let reference): return .seconds(reference.seconds)
         case .failure(let error): throw ProcessError(path: match, cause: error.reason)

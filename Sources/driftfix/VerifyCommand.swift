@@ -1,6 +1,7 @@
 import ArgumentParser
 import DriftAudio
 import DriftCore
+import DriftPipeline
 import Foundation
 
 /// `driftfix verify`: reopen a file and check its exact length.
@@ -8,16 +9,19 @@ struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check that a file has exactly the expected number of frames (exit 0 if so, 1 if not).",
-        discussion: "With --match, the expected count is the reference's duration at FILE's sample rate, rounded to the nearest frame."
+        discussion: """
+            With --match, the expected count is the reference's duration at FILE's sample rate, rounded to the nearest \
+            frame. Compressed audio (AAC, Opus... in M4A, MP4, MKV, WebM) is decoded and counted, never taken from a header.
+            """
     )
 
-    @Argument(help: "The audio file to check.")
+    @Argument(help: "The audio or media file to check (its first audio stream).")
     var file: String
 
     @Option(parsing: .unconditional, help: "The expected frame count.")
     var frames: Int64?
 
-    @Option(name: .customLong("match"), help: ArgumentHelp("Expect the duration of this reference file (audio).", valueName: "ref"))
+    @Option(name: .customLong("match"), help: ArgumentHelp("Expect the duration of this reference file (audio, or a video's picture).", valueName: "ref"))
     var match: String?
 
     func validate() throws {
@@ -27,21 +31,18 @@ struct VerifyCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let reader = try AudioFileReader(path: file)
+            let (found, rate) = try MediaRoute.frames(of: file)
             let expected: Int64
             if let frames {
                 expected = frames
             } else if let match {
-                let reference = try AudioFileReader(path: match)
-                expected = try TargetLength.duration(
-                    frames: reference.frameCount, sampleRate: reference.format.sampleRate
-                ).resolve(inputFrames: reader.frameCount, sampleRate: reader.format.sampleRate)
+                expected = try TargetOptions.target(matching: match).resolve(inputFrames: found, sampleRate: rate)
             } else {
                 preconditionFailure("validate() guarantees --frames or --match")
             }
-            let difference = reader.frameCount - expected
+            let difference = found - expected
             let verdict = difference == 0 ? "OK" : "MISMATCH"
-            print("\(file): \(reader.frameCount) frames found, \(expected) expected, difference \(difference): \(verdict)")
+            print("\(file): \(found) frames found, \(expected) expected, difference \(difference): \(verdict)")
             if difference != 0 { throw ExitCode(ExitStatus.failure) }
         } catch let exit as ExitCode {
             throw exit

@@ -1,3 +1,4 @@
+import DriftAV
 import DriftCore
 import Foundation
 import Testing
@@ -31,5 +32,22 @@ struct FFprobeCrossCheckTests {
         let expected = try #require(values.first, "ffprobe printed \(probe)")
         let found = try ReferenceProbe.duration(of: path).get()
         #expect(abs(found.seconds.doubleValue - expected) < 0.001, "\(name): parser \(found.seconds.doubleValue) s (\(found.source)), ffprobe \(expected) s")
+    }
+
+    @Test("the own box parser and FFmpeg's libavformat agree on a movie's video duration, to the movie's time scale",
+          arguments: [("e.mp4", "30", 75), ("f.mov", "30000/1001", 299), ("g.mp4", "25", 61), ("h.mov", "24000/1001", 47)])
+    func ownParserAgreesWithLibavformat(name: String, rate: String, frames: Int) throws {
+        let folder = TemporaryFolder()
+        let path = folder.file(name)
+        let status = run("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=100",
+                                             "-f", "lavfi", "-i", "sine=sample_rate=48000:duration=5",
+                                             "-r", rate, "-frames:v", "\(frames)", "-c:v", "mpeg4", "-c:a", "aac", "-shortest", path])
+        try #require(status == 0, "ffmpeg failed")
+        let own = try ReferenceProbe.duration(of: path).get()
+        let viaFFmpeg = try MediaProbe.videoDuration(path)
+        let movie = try MovieParser.parse(FileBytes(path: path)).movieTimescale
+        let step = 1 / Double(max(1, movie))  // ffmpeg writes the edit list in the movie's time scale (1/1000 s)
+        #expect(abs(own.seconds.doubleValue - viaFFmpeg.seconds.doubleValue) <= step,
+                "\(name): own parser \(own.seconds) (\(own.source)), libavformat \(viaFFmpeg.seconds) (\(viaFFmpeg.source))")
     }
 }

@@ -161,6 +161,8 @@ struct AudioInVideoTests {
             #expect(snr > 12, "SNR \(snr) dB")
         }
         #expect(try Self.videoDigest(input) == Self.videoDigest(folder.file("fixed.mp4")), "video packets identical")
+        let verify = try driftfix(["verify", folder.file("fixed.mp4"), "--match", input])
+        #expect(verify.status == 0 && verify.stdout.contains("288000 frames found, 288000 expected"), "\(verify.stdout)\(verify.stderr)")
         let tags = try runTool("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format_tags=title:stream_side_data=rotation",
                                                     "-of", "default=nw=1", folder.file("fixed.mp4")])
         #expect(tags.contains("TAG:title=Board meeting") && tags.contains("rotation=90"), "\(tags)")

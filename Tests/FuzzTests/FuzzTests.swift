@@ -1,3 +1,4 @@
+import DriftAV
 import DriftConfig
 import DriftMedia
 import DriftWire
@@ -63,8 +64,8 @@ func jsonMutation(_ mutator: inout Mutator, _ bytes: [UInt8]) -> [UInt8] {
 @Suite("fuzzing the parsers of untrusted input (seeded, time-bounded)", .serialized)
 struct FuzzTests {
     /// No crash (a crash ends the test process), no hang, no runaway memory.
-    func expectBounded(_ outcome: FuzzRun.Outcome, _ name: String) {
-        #expect(outcome.iterations > 1000, "\(name): only \(outcome.iterations) iterations")
+    func expectBounded(_ outcome: FuzzRun.Outcome, _ name: String, atLeast minimum: Int = 1000) {
+        #expect(outcome.iterations > minimum, "\(name): only \(outcome.iterations) iterations")
         #expect(outcome.slowest < 0.5, "\(name): one input took \(outcome.slowest) s (\(outcome.slowestInput.count) bytes)")
         #expect(outcome.rssGrowthKiB < 256 * 1024, "\(name): peak memory grew by \(outcome.rssGrowthKiB) KiB")
         #expect(outcome.accepted > outcome.iterations / 100, "\(name): only \(outcome.accepted) inputs got past the first checks")
@@ -79,6 +80,31 @@ struct FuzzTests {
             (try? MovieParser.parse(MemoryBytes(bytes))) != nil
         }
         expectBounded(outcome, "movie")
+    }
+
+    @Test("FFmpeg demux and decode path: mutated M4A (AAC), MKA (Opus) and MOV (ALAC with video), probed, counted and decoded")
+    func mediaPath() throws {
+        let seeds = try corpus("media").map(\.bytes)
+        let path = FileManager.default.temporaryDirectory.path + "/driftfix-fuzz-media-\(getpid())"
+        defer { unlink(path) }
+        var run = FuzzRun(name: "media", seeds: seeds)
+        // Each input is a file opened through libavformat: fewer, costlier iterations than the in-memory parsers.
+        run.maxIterations = 20_000
+        let outcome = run.run { bytes in
+            unlink(path)
+            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { return false }
+            _ = try? MediaProbe.probe(path)
+            _ = try? MediaProbe.audioFrames(path)
+            guard let reader = try? EncodedAudioReader(path: path) else { return false }
+            var block = [Float](repeating: 0, count: 4096 * reader.channelCount)
+            var total: Int64 = 0
+            while let n = try? block.withUnsafeMutableBufferPointer({ try reader.read(into: $0.baseAddress!, frames: 4096) }), n > 0 {
+                total += Int64(n)
+            }
+            return total == reader.frameCount
+        }
+        // Three opens through libavformat per input, in a debug build: about 200 inputs a second.
+        expectBounded(outcome, "media", atLeast: 200)
     }
 
     @Test("wire-message decoder: mutated envelopes of every message type")
@@ -114,13 +140,18 @@ struct FuzzTests {
         expectBounded(outcome, "config")
     }
 
-    @Test("regression corpus: every stored input parses or is refused, quickly", arguments: ["movie", "wire", "config"])
+    @Test("regression corpus: every stored input parses or is refused, quickly", arguments: ["movie", "wire", "config", "media"])
     func regressions(kind: String) throws {
         for (name, bytes) in try corpus(kind) {
             let start = ContinuousClock.now
             switch kind {
             case "movie": _ = try? MovieParser.parse(MemoryBytes(bytes))
             case "wire": _ = try? WireCodec.decode(bytes)
+            case "media":
+                let path = FileManager.default.temporaryDirectory.path + "/driftfix-regression-\(getpid())-\(name)"
+                defer { unlink(path) }
+                #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+                _ = try? EncodedAudioReader(path: path)
             default: _ = try? Configuration.parse(String(decoding: bytes, as: UTF8.self), path: name)
             }
             #expect(ContinuousClock.now - start < .milliseconds(500), "\(kind)/\(name)")
