@@ -18,6 +18,8 @@ final class AudioEncoder {
     private var filled = 0
     private var nextTimestamp: Int64
     private var flushed = false
+    /// The timestamp the caller's first sample gets (after any lead-in).
+    var firstSample: Int64 = 0
 
     /// Opens an encoder for `codecName` with the stream's rate and channel layout.
     ///

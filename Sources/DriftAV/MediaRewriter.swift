@@ -25,56 +25,95 @@ public struct MediaOutputPlan: Sendable, Equatable {
 /// padding is decoded after the last sample. Copied packets are interleaved as the new audio advances, so memory stays
 /// bounded by the interleaving window, not the file.
 public final class MediaRewriter: AudioSink {
+    /// An audio stream of the input to replace: its new rate and exact length.
+    public struct Replacement: Sendable {
+        public var stream: Int
+        public var sampleRate: Int
+        public var targetFrames: Int64
+
+        public init(stream: Int, sampleRate: Int, targetFrames: Int64) {
+            self.stream = stream
+            self.sampleRate = sampleRate
+            self.targetFrames = targetFrames
+        }
+    }
+
     public let displayPath: String
+    /// Frames of the first replaced stream accepted so far (the one `write` receives).
     public private(set) var framesWritten: Int64 = 0
     public let plan: MediaOutputPlan
     /// Streams of the input the output container cannot hold (dropped, and said).
     public private(set) var droppedStreams: [String] = []
     /// Input stream index → output stream index, for the copied streams.
     public var copiedStreams: [Int: Int] { copied.mapValues { Int($0.pointee.index) } }
-    /// The repaired audio stream's index in the output.
-    public var audioStreamIndex: Int { Int(audioOut.pointee.index) }
+    /// Input stream index → output stream index, for the replaced streams.
+    public var replacedStreams: [Int: Int] { tracks.reduce(into: [:]) { $0[$1.input] = Int($1.output.pointee.index) } }
+    /// The first replaced stream's index in the output.
+    public var audioStreamIndex: Int { Int(tracks[0].output.pointee.index) }
+
+    /// One replaced stream: its encoder, its output stream, and (beyond the first) the source it is pulled from.
+    private final class Track {
+        let input: Int
+        let encoder: AudioEncoder
+        let output: UnsafeMutablePointer<AVStream>
+        let target: Int64
+        var leadIn: Int
+        var written: Int64 = 0
+        var source: AudioSource?
+
+        init(input: Int, encoder: AudioEncoder, output: UnsafeMutablePointer<AVStream>, target: Int64, leadIn: Int) {
+            self.input = input
+            self.encoder = encoder
+            self.output = output
+            self.target = target
+            self.leadIn = leadIn
+        }
+    }
 
     private let path: String
     private let descriptor: Int32
     private let input: Demuxer
     private let output: UnsafeMutablePointer<AVFormatContext>
-    private let encoder: AudioEncoder
-    private let audioOut: UnsafeMutablePointer<AVStream>
+    private var tracks: [Track] = []
     /// Input stream index → output stream, for copied streams.
     private var copied: [Int: UnsafeMutablePointer<AVStream>] = [:]
-    private let replaced: Int
     private let copyPacket = Packet()
     /// `copyPacket` holds a packet read but not yet written (it lies after the new audio's time so far).
     private var copyPending = false
     private var copyExhausted = false
-    private var headerWritten = false
     private var closed = false
-    /// The new audio's time so far, in seconds: copied packets are written up to it.
-    private var audioSeconds: Double = 0
-    private var firstAudioTimestamp: Int64
+    private var block: [Float] = []
 
     /// Creates `path` (which must not exist) as `input` with audio stream `stream` replaced.
+    public convenience init(input inputPath: String, stream: Int, path: String, displayPath: String, sampleRate: Int,
+                            targetFrames: Int64, encoderName: String? = nil) throws(AudioError) {
+        try self.init(input: inputPath, replacing: [Replacement(stream: stream, sampleRate: sampleRate, targetFrames: targetFrames)],
+                      path: path, displayPath: displayPath, encoderName: encoderName)
+    }
+
+    /// Creates `path` (which must not exist) as `input` with the audio streams `replacing` replaced. The first receives
+    /// `write`; each further one pulls from the source given to `attach`, in step with the first.
     ///
     /// - Parameters:
     ///   - displayPath: the final name: its extension chooses the container, and messages use it.
-    ///   - sampleRate: the new audio's rate.
-    ///   - targetFrames: the new audio's length, known in advance (for the lead-in that keeps it exact).
     ///   - encoderName: another encoder than the input codec's (`--format` choices); nil keeps the codec.
     /// - Throws: `AudioError` naming the destination and the cause (a container that cannot hold the codec exactly,
     ///   a missing encoder, a write error).
-    public init(input inputPath: String, stream: Int, path: String, displayPath: String, sampleRate: Int,
-                targetFrames: Int64, encoderName: String? = nil) throws(AudioError) {
+    public init(input inputPath: String, replacing: [Replacement], path: String, displayPath: String,
+                encoderName: String? = nil) throws(AudioError) {
+        precondition(!replacing.isEmpty, "at least one stream to replace")
         self.path = path
         self.displayPath = displayPath
-        replaced = stream
         input = try Demuxer(path: inputPath)
-        let source = input.describe(stream: stream)
-        guard source.kind == .audio else {
-            throw AudioError(path: inputPath, cause: .unsupported("stream \(stream) is not an audio stream"))
+        var plans: [MediaOutputPlan] = []
+        for replacement in replacing {
+            let source = input.describe(stream: replacement.stream)
+            guard source.kind == .audio else {
+                throw AudioError(path: inputPath, cause: .unsupported("stream \(replacement.stream) is not an audio stream"))
+            }
+            plans.append(try MediaRewriter.plan(for: source, displayPath: displayPath, encoderName: encoderName))
         }
-        let plan = try MediaRewriter.plan(for: source, displayPath: displayPath, encoderName: encoderName)
-        self.plan = plan
+        plan = plans[0]
 
         let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw AudioError(path: displayPath, cause: AudioFileWriter.cause(forErrno: errno)) }
@@ -87,60 +126,69 @@ public final class MediaRewriter: AudioSink {
             throw AudioError(path: displayPath, cause: .unsupported("no \(plan.muxer) muxer in this FFmpeg build"))
         }
         output = context
-        let iso = ["mp4", "ipod", "mov"].contains(plan.muxer)
-
-        // The new audio starts where the input's did relative to the other streams.
-        let inputStream = input.stream(stream)
-        var start: Int64 = 0
-        if inputStream.pointee.start_time != FFmpeg.noTimestamp, inputStream.pointee.start_time > 0 {
-            start = av_rescale_q(inputStream.pointee.start_time, inputStream.pointee.time_base,
-                                 AVRational(num: 1, den: Int32(sampleRate)))
-        }
-        // Opened first to learn the codec's frame size; the lead-in only changes the first timestamp.
-        var layout = inputStream.pointee.codecpar.pointee.ch_layout
-        let globalHeader = (context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER) != 0
-        var encoder: AudioEncoder
         do {
-            encoder = try AudioEncoder(codecName: plan.encoder, sampleRate: sampleRate, layout: &layout,
-                                       bitRate: source.bitRate, bitsPerSample: source.bitsPerSample,
-                                       globalHeader: globalHeader, firstTimestamp: start, displayPath: displayPath)
+            try build(replacing: replacing, plans: plans)
         } catch {
             avformat_free_context(context)
             Glibc.close(fd)
             unlink(path)
             throw error
         }
-        if iso && encoder.priming > 0 && encoder.frameSize > 0 {
-            let size = Int64(encoder.frameSize)
-            let lead = (size - targetFrames % size) % size
-            if lead > 0 {
-                encoder = try AudioEncoder(codecName: plan.encoder, sampleRate: sampleRate, layout: &layout,
-                                           bitRate: source.bitRate, bitsPerSample: source.bitsPerSample,
-                                           globalHeader: globalHeader, firstTimestamp: start - lead, displayPath: displayPath)
-                leadIn = Int(lead)
-            }
-        }
-        self.encoder = encoder
-        firstAudioTimestamp = start
+    }
 
-        // Streams in the input's order: the replaced one encoded, the others copied where the container can hold them.
-        var audio: UnsafeMutablePointer<AVStream>?
+    /// Adds the streams, writes the header.
+    private func build(replacing: [Replacement], plans: [MediaOutputPlan]) throws(AudioError) {
+        let iso = ["mp4", "ipod", "mov"].contains(plan.muxer)
+        let globalHeader = (output.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER) != 0
+        var encoders: [Int: (AudioEncoder, Replacement, Int)] = [:]
+        for (replacement, plan) in zip(replacing, plans) {
+            let stream = input.stream(replacement.stream)
+            let source = input.describe(stream: replacement.stream)
+            // The new audio starts where the input's did relative to the other streams.
+            var start: Int64 = 0
+            if stream.pointee.start_time != FFmpeg.noTimestamp, stream.pointee.start_time > 0 {
+                start = av_rescale_q(stream.pointee.start_time, stream.pointee.time_base,
+                                     AVRational(num: 1, den: Int32(replacement.sampleRate)))
+            }
+            var layout = stream.pointee.codecpar.pointee.ch_layout
+            // Opened first to learn the codec's frame size; the lead-in only changes the first timestamp.
+            var encoder = try AudioEncoder(codecName: plan.encoder, sampleRate: replacement.sampleRate, layout: &layout,
+                                           bitRate: source.bitRate, bitsPerSample: source.bitsPerSample,
+                                           globalHeader: globalHeader, firstTimestamp: start, displayPath: displayPath)
+            var lead = 0
+            if iso && encoder.priming > 0 && encoder.frameSize > 0 {
+                let size = Int64(encoder.frameSize)
+                lead = Int((size - replacement.targetFrames % size) % size)
+                if lead > 0 {
+                    encoder = try AudioEncoder(codecName: plan.encoder, sampleRate: replacement.sampleRate, layout: &layout,
+                                               bitRate: source.bitRate, bitsPerSample: source.bitsPerSample,
+                                               globalHeader: globalHeader, firstTimestamp: start - Int64(lead), displayPath: displayPath)
+                }
+            }
+            encoder.firstSample = start
+            encoders[replacement.stream] = (encoder, replacement, lead)
+        }
+
+        // Streams in the input's order: replaced ones encoded, the others copied where the container can hold them.
         let sameFamily = MediaContainer(demuxer: input.demuxerName) == MediaContainer(demuxer: plan.muxer == "ipod" ? "mov" : plan.muxer)
+        var made: [Int: Track] = [:]
         for index in 0..<input.streamCount {
             let from = input.stream(index)
-            if index != stream {
+            if encoders[index] == nil {
                 let described = input.describe(stream: index)
-                let fits = avformat_query_codec(context.pointee.oformat, from.pointee.codecpar.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1
+                let fits = avformat_query_codec(output.pointee.oformat, from.pointee.codecpar.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1
                 guard fits else {
                     droppedStreams.append("stream \(index) (\(described.kind.rawValue), \(described.codec))")
                     continue
                 }
             }
-            guard let to = avformat_new_stream(context, nil) else { continue }
-            if index == stream {
+            guard let to = avformat_new_stream(output, nil) else {
+                throw AudioError(path: displayPath, cause: .writeFailed("out of memory"))
+            }
+            if let (encoder, replacement, lead) = encoders[index] {
                 avcodec_parameters_from_context(to.pointee.codecpar, encoder.context)
-                to.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
-                audio = to
+                to.pointee.time_base = AVRational(num: 1, den: Int32(replacement.sampleRate))
+                made[index] = Track(input: index, encoder: encoder, output: to, target: replacement.targetFrames, leadIn: lead)
             } else {
                 avcodec_parameters_copy(to.pointee.codecpar, from.pointee.codecpar)
                 // Another container family names codecs by its own tags.
@@ -155,47 +203,44 @@ public final class MediaRewriter: AudioSink {
             to.pointee.disposition = from.pointee.disposition
             av_dict_copy(&to.pointee.metadata, from.pointee.metadata, 0)
         }
-        guard let audio else {
-            avformat_free_context(context)
-            Glibc.close(fd)
-            unlink(path)
-            throw AudioError(path: displayPath, cause: .writeFailed("could not add the audio stream"))
+        tracks = replacing.compactMap { made[$0.stream] }
+        guard tracks.count == replacing.count else {
+            throw AudioError(path: displayPath, cause: .writeFailed("could not add the audio streams"))
         }
-        audioOut = audio
-        av_dict_copy(&context.pointee.metadata, input.context.pointee.metadata, 0)
-        MediaRewriter.copyChapters(from: input.context, to: context)
+        av_dict_copy(&output.pointee.metadata, input.context.pointee.metadata, 0)
+        MediaRewriter.copyChapters(from: input.context, to: output)
         input.discardAll(except: Set(copied.keys))
 
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
         if iso {
             // Edit lists in the audio's own time scale: exact to the sample.
-            av_dict_set(&options, "movie_timescale", "\(sampleRate)", 0)
+            av_dict_set(&options, "movie_timescale", "\(replacing[0].sampleRate)", 0)
             if MediaInfoReader.indexFirst(input) { av_dict_set(&options, "movflags", "+faststart", 0) }
         }
-        let url = "file:/proc/self/fd/\(fd)"
         var io: UnsafeMutablePointer<AVIOContext>?
-        var code = avio_open(&io, url, AVIO_FLAG_WRITE)
+        var code = avio_open(&io, "file:/proc/self/fd/\(descriptor)", AVIO_FLAG_WRITE)
         if code >= 0 {
-            context.pointee.pb = io
-            code = avformat_write_header(context, &options)
+            output.pointee.pb = io
+            code = avformat_write_header(output, &options)
         }
         guard code >= 0 else {
-            if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
-            avformat_free_context(context)
-            Glibc.close(fd)
-            unlink(path)
+            if output.pointee.pb != nil { avio_closep(&output.pointee.pb) }
             throw AudioError(path: displayPath, cause: FFmpeg.writeCause(code))
         }
-        headerWritten = true
     }
 
-    private var leadIn = 0
+    /// Gives replaced stream `stream` (not the first) the source it is encoded from; it must deliver exactly that
+    /// stream's target frames.
+    public func attach(_ source: AudioSource, toStream stream: Int) {
+        guard let track = tracks.dropFirst().first(where: { $0.input == stream }) else {
+            preconditionFailure("stream \(stream) is not one of the further replaced streams")
+        }
+        track.source = source
+    }
 
     deinit {
-        if !closed {
-            if output.pointee.pb != nil { avio_closep(&output.pointee.pb) }
-        }
+        if !closed, output.pointee.pb != nil { avio_closep(&output.pointee.pb) }
         avformat_free_context(output)
         Glibc.close(descriptor)
     }
@@ -275,26 +320,63 @@ public final class MediaRewriter: AudioSink {
         output.pointee.nb_chapters = UInt32(made)
     }
 
-    /// Appends `frames` frames of the new audio, and the other streams' packets up to the same time.
+    /// Appends `frames` frames of the first replaced stream, the further replaced streams' frames up to the same
+    /// point, and the copied streams' packets up to the same time.
     public func write(_ buffer: UnsafePointer<Float>, frames: Int) throws(AudioError) {
-        if leadIn > 0 {
-            // Silence the edit list hides: it makes the stream a whole number of codec frames.
-            let silence = [Float](repeating: 0, count: leadIn * encoder.channelCount)
-            let lead = leadIn
-            leadIn = 0
-            try silence.withUnsafeBufferPointer { samples throws(AudioError) in
-                try encoder.encode(samples.baseAddress!, frames: lead, emit: writeAudio)
-            }
+        let first = tracks[0]
+        try encode(first, buffer, frames: frames)
+        framesWritten = first.written
+        let progress = Double(first.written) / Double(max(1, first.target))
+        for track in tracks.dropFirst() {
+            try pull(track, upTo: min(track.target, Int64((Double(track.target) * progress).rounded(.down))))
         }
-        try encoder.encode(buffer, frames: frames, emit: writeAudio)
-        framesWritten += Int64(frames)
-        audioSeconds = Double(firstAudioTimestamp + framesWritten) / Double(encoder.sampleRate)
-        try copyPackets(upTo: audioSeconds)
+        let seconds = Double(first.encoder.firstSample + first.written) / Double(first.encoder.sampleRate)
+        try copyPackets(upTo: seconds)
     }
 
-    private func writeAudio(_ packet: UnsafeMutablePointer<AVPacket>) throws(AudioError) {
-        packet.pointee.stream_index = audioOut.pointee.index
-        av_packet_rescale_ts(packet, encoder.context.pointee.time_base, audioOut.pointee.time_base)
+    private func encode(_ track: Track, _ buffer: UnsafePointer<Float>, frames: Int) throws(AudioError) {
+        let emit = { (packet: UnsafeMutablePointer<AVPacket>) throws(AudioError) in try self.writeAudio(packet, track) }
+        if track.leadIn > 0 {
+            // Silence the edit list hides: it makes the stream a whole number of codec frames.
+            let lead = track.leadIn
+            track.leadIn = 0
+            let silence = [Float](repeating: 0, count: lead * track.encoder.channelCount)
+            try silence.withUnsafeBufferPointer { samples throws(AudioError) in
+                try track.encoder.encode(samples.baseAddress!, frames: lead, emit: emit)
+            }
+        }
+        try track.encoder.encode(buffer, frames: frames, emit: emit)
+        track.written += Int64(frames)
+    }
+
+    /// Encodes a further stream's frames from its source until it has `frames` in all.
+    private func pull(_ track: Track, upTo frames: Int64) throws(AudioError) {
+        guard let source = track.source else { return }
+        let blockFrames = 8192
+        if block.count < blockFrames * track.encoder.channelCount {
+            block = [Float](repeating: 0, count: blockFrames * track.encoder.channelCount)
+        }
+        while track.written < frames {
+            let want = Int(min(Int64(blockFrames), frames - track.written))
+            let got: Int
+            do {
+                got = try block.withUnsafeMutableBufferPointer { try source.read(into: $0.baseAddress!, frames: want) }
+            } catch let error as AudioError {
+                throw error
+            } catch {
+                throw AudioError(path: displayPath, cause: .writeFailed("stream \(track.input): \(error)"))
+            }
+            guard got > 0 else {
+                throw AudioError(path: displayPath, cause: .writeFailed(
+                    "stream \(track.input) delivered \(track.written) of \(track.target) frames"))
+            }
+            try block.withUnsafeBufferPointer { samples throws(AudioError) in try encode(track, samples.baseAddress!, frames: got) }
+        }
+    }
+
+    private func writeAudio(_ packet: UnsafeMutablePointer<AVPacket>, _ track: Track) throws(AudioError) {
+        packet.pointee.stream_index = track.output.pointee.index
+        av_packet_rescale_ts(packet, track.encoder.context.pointee.time_base, track.output.pointee.time_base)
         let code = av_interleaved_write_frame(output, packet)
         guard code >= 0 else { throw AudioError(path: displayPath, cause: FFmpeg.writeCause(code)) }
     }
@@ -331,10 +413,14 @@ public final class MediaRewriter: AudioSink {
         }
     }
 
-    /// Drains the encoder, copies what is left of the other streams, and finishes the file.
+    /// Finishes the further streams, drains the encoders, copies what is left of the other streams, and finishes the
+    /// file.
     public func close() throws(AudioError) {
         guard !closed else { return }
-        try encoder.finish(emit: writeAudio)
+        for track in tracks.dropFirst() { try pull(track, upTo: track.target) }
+        for track in tracks {
+            try track.encoder.finish { (packet: UnsafeMutablePointer<AVPacket>) throws(AudioError) in try self.writeAudio(packet, track) }
+        }
         try copyPackets(upTo: nil)
         var code = av_write_trailer(output)
         let flushed = avio_closep(&output.pointee.pb)

@@ -14,23 +14,50 @@ public enum MediaVerifier {
         public var passed: Bool { mismatches.isEmpty }
     }
 
-    /// - Parameters:
-    ///   - copied: input stream index → output stream index of the streams that were copied.
+    /// One repaired stream's expected length and rate, by its index in the output.
+    public struct Expected: Sendable {
+        public var stream: Int
+        public var frames: Int64
+        public var sampleRate: Int
+
+        public init(stream: Int, frames: Int64, sampleRate: Int) {
+            self.stream = stream
+            self.frames = frames
+            self.sampleRate = sampleRate
+        }
+    }
+
+    /// Checks one repaired stream.
     public static func verify(output: String, displayPath: String, audioStream: Int, expectedFrames: Int64,
                               expectedRate: Int, input: String, copied: [Int: Int]) throws(AudioError) -> Outcome {
+        try verify(output: output, displayPath: displayPath,
+                   expected: [Expected(stream: audioStream, frames: expectedFrames, sampleRate: expectedRate)],
+                   input: input, copied: copied)
+    }
+
+    /// - Parameters:
+    ///   - expected: the repaired streams; `foundFrames` is the first one's count.
+    ///   - copied: input stream index → output stream index of the streams that were copied.
+    public static func verify(output: String, displayPath: String, expected: [Expected], input: String,
+                              copied: [Int: Int]) throws(AudioError) -> Outcome {
         var mismatches: [String] = []
         var copiedPackets = 0
-        let reader: EncodedAudioReader
-        do {
-            reader = try EncodedAudioReader(path: output, stream: audioStream)
-        } catch {
-            throw AudioError(path: displayPath, cause: error.cause)
-        }
-        if reader.frameCount != expectedFrames {
-            mismatches.append("decodes to \(reader.frameCount) frames, expected \(expectedFrames)")
-        }
-        if reader.sampleRate != expectedRate {
-            mismatches.append("sample rate \(reader.sampleRate) Hz, expected \(expectedRate) Hz")
+        var firstFound: Int64 = 0
+        for (position, want) in expected.enumerated() {
+            let reader: EncodedAudioReader
+            do {
+                reader = try EncodedAudioReader(path: output, stream: want.stream)
+            } catch {
+                throw AudioError(path: displayPath, cause: error.cause)
+            }
+            if position == 0 { firstFound = reader.frameCount }
+            let which = expected.count > 1 ? "stream \(want.stream) " : ""
+            if reader.frameCount != want.frames {
+                mismatches.append("\(which)decodes to \(reader.frameCount) frames, expected \(want.frames)")
+            }
+            if reader.sampleRate != want.sampleRate {
+                mismatches.append("\(which)sample rate \(reader.sampleRate) Hz, expected \(want.sampleRate) Hz")
+            }
         }
         if !copied.isEmpty {
             let before = try fingerprints(of: input, streams: Set(copied.keys))
@@ -42,7 +69,7 @@ public enum MediaVerifier {
                     + (a.packets == b.packets ? " (same count, other bytes)" : ""))
             }
         }
-        return Outcome(foundFrames: reader.frameCount, mismatches: mismatches, copiedPackets: copiedPackets)
+        return Outcome(foundFrames: firstFound, mismatches: mismatches, copiedPackets: copiedPackets)
     }
 
     /// Packets and a checksum of their bytes, per stream.

@@ -75,13 +75,35 @@ enum MediaRepair {
                 seconds: (ContinuousClock.now - clock).seconds)
         }
 
-        let writer = try MediaRewriter(input: request.input, stream: reader.stream.index, path: staged.temporaryPath,
-                                       displayPath: request.output, sampleRate: plan.outputRate, targetFrames: plan.targetFrames)
+        // A multi-track recording: every audio stream by the same plan, unless one stream was asked for (the others
+        // are then copied as they are).
+        var replacements = [MediaRewriter.Replacement(stream: reader.stream.index, sampleRate: plan.outputRate,
+                                                      targetFrames: plan.targetFrames)]
+        var further: [(stream: Int, source: AudioSource)] = []
+        if request.audioStream == nil {
+            for other in reader.info.audioStreams where other.index != reader.stream.index {
+                let otherReader = try EncodedAudioReader(path: request.input, stream: other.index)
+                let otherPlan: ProcessingPlan
+                do {
+                    otherPlan = try ProcessingPlan(request: request, inputFrames: otherReader.frameCount,
+                                                   sampleRate: otherReader.sampleRate)
+                } catch {
+                    throw ProcessError(path: "\(request.input) (stream \(other.index))", plan: error)
+                }
+                replacements.append(.init(stream: other.index, sampleRate: otherPlan.outputRate, targetFrames: otherPlan.targetFrames))
+                further.append((other.index, try FileProcessor.chain(otherPlan, reader: otherReader, request: request)))
+            }
+        }
+        let writer = try MediaRewriter(input: request.input, replacing: replacements, path: staged.temporaryPath,
+                                       displayPath: request.output)
+        for (stream, chain) in further { writer.attach(chain, toStream: stream) }
         try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
         try writer.close()
+        let outputIndex = writer.replacedStreams
         let outcome = try MediaVerifier.verify(
-            output: staged.temporaryPath, displayPath: request.output, audioStream: writer.audioStreamIndex,
-            expectedFrames: plan.targetFrames, expectedRate: plan.outputRate, input: request.input, copied: writer.copiedStreams)
+            output: staged.temporaryPath, displayPath: request.output,
+            expected: replacements.map { .init(stream: outputIndex[$0.stream] ?? $0.stream, frames: $0.targetFrames, sampleRate: $0.sampleRate) },
+            input: request.input, copied: writer.copiedStreams)
         guard outcome.passed else {
             throw ProcessError(path: request.output, cause: "verification failed: " + outcome.mismatches.joined(separator: "; "))
         }
@@ -97,7 +119,8 @@ enum MediaRepair {
             input: request.input, output: request.output, inputFormat: inputSummary,
             outputFormat: summary(outputInfo, outputStream),
             inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count), outputFrames: outcome.foundFrames,
-            method: method + (outcome.copiedPackets > 0 ? ", \(outcome.copiedPackets) packets of other streams copied" : ""),
+            method: method + (replacements.count > 1 ? ", \(replacements.count) audio streams" : "")
+                + (outcome.copiedPackets > 0 ? ", \(outcome.copiedPackets) packets of other streams copied" : ""),
             methodChoice: plan.method, droppedMetadata: [], formatNotes: notes,
             seconds: (ContinuousClock.now - clock).seconds)
         result.lossyReencode = writer.plan.lossy

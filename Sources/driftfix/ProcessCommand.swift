@@ -59,6 +59,9 @@ struct ProcessCommand: ParsableCommand {
             help: ArgumentHelp("Frames per processing block.", visibility: .hidden))
     var blockFrames: Int = 8192
 
+    @Option(help: ArgumentHelp("Repair only this audio stream of a media file (its index, as ffprobe numbers streams); the others are copied. Default: every audio stream, by the same plan.", valueName: "index"))
+    var stream: Int?
+
     @Flag(name: .shortAndLong, help: "Print nothing on success.")
     var quiet = false
 
@@ -85,7 +88,7 @@ struct ProcessCommand: ParsableCommand {
     func run() throws {
         // A signal must not leave the hidden temporary file behind.
         StagedOutput.removeOnSignals(terminating: true)
-        let request: ProcessRequest
+        var request: ProcessRequest
         do {
             let configuration = try loadConfiguration(method.config)
             let policy = configuration.repair
@@ -106,6 +109,7 @@ struct ProcessCommand: ParsableCommand {
                 method: method.choice(for: input, policy: policy), quality: method.quality ?? policy.quality,
                 edits: edits.operations(), blockFrames: blockFrames, replacing: overwrite ? .regularFile : .never,
                 outputType: type, outputEncoding: encoding.flatMap { SampleEncoding.names[$0] } ?? configuration.process.encoding)
+            request.audioStream = stream
         } catch let error as ValidationError {
             throw error
         } catch {

@@ -213,4 +213,38 @@ struct AudioInVideoTests {
             #expect(folder.entries() == before, "\(name): nothing written")
         }
     }
+
+    @Test("a recording with two audio tracks: both repaired by the same plan (or only --stream N, the other copied)")
+    func multiTrack() throws {
+        let folder = TemporaryFolder()
+        let one = TestSignal(channelCount: 2, length: 96_000, seed: 21, maxCyclesPerSample: 0.2)
+        let two = TestSignal(channelCount: 1, length: 96_000, seed: 22, maxCyclesPerSample: 0.2)
+        let format = { (channels: Int) in AudioFormat(container: .wav, encoding: .pcm24, sampleRate: 48_000, channelCount: channels) }
+        let a = try writeRecording(one, to: folder.file("a.wav"), format: format(2))
+        let b = try writeRecording(two, to: folder.file("b.wav"), format: format(1))
+        let input = folder.file("two.mov")
+        let made = try runChild(ffmpeg, ["-v", "error", "-y", "-i", a, "-i", b, "-map", "0:a", "-map", "1:a", "-c:a", "alac", input])
+        try #require(made.status == 0, "\(made.stderr)")
+        let result = try driftfix(["process", input, folder.file("both.mov"), "--ratio", "1001/1000"])
+        #expect(result.status == 0 && result.stdout.contains("2 audio streams"), "\(result.stdout)\(result.stderr)")
+        for (index, signal, channels) in [(0, one, 2), (1, two, 1)] {
+            let raw = folder.file("track\(index).f32")
+            let decoded = try runChild(ffmpeg, ["-v", "error", "-y", "-i", folder.file("both.mov"), "-map", "0:a:\(index)",
+                                                "-f", "f32le", "-c:a", "pcm_f32le", raw])
+            try #require(decoded.status == 0)
+            let samples = try #require(FileManager.default.contents(atPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            #expect(samples.count == 96_096 * channels, "track \(index): \(samples.count / channels) frames")
+            if samples.count == 96_096 * channels {
+                let snr = SignalMeasure.snr(actual: samples, ideal: signal.ideal(target: 96_096, start: 0, count: 96_096))
+                #expect(snr > 100, "track \(index): SNR \(snr) dB (ALAC)")
+            }
+        }
+        let only = try driftfix(["process", input, folder.file("first.mov"), "--ratio", "1001/1000", "--stream", "0"])
+        #expect(only.status == 0, "\(only.stderr)")
+        let copied = try runTool("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a:1", "-count_packets",
+                                                      "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", folder.file("first.mov")])
+        let original = try runTool("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a:1", "-count_packets",
+                                                        "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", input])
+        #expect(copied == original, "the second track copied as it was: \(copied) packets, input \(original)")
+    }
 }
