@@ -7,6 +7,8 @@ public struct MediaInfo: Sendable, Equatable {
     public var streams: [MediaStream]
     /// Whether an MP4/MOV file keeps its index (`moov`) before the media data ("fast start").
     public var indexFirst: Bool
+    /// The file's own tags: `title`, `artist`, `date`, `encoder`...
+    public var tags: [String: String] = [:]
 
     /// The audio streams, in file order (attached pictures and the like are not audio).
     public var audioStreams: [MediaStream] { streams.filter { $0.kind == .audio } }

@@ -19,7 +19,8 @@ public enum MediaProbe {
         return MediaInfo(
             path: demuxer.path, container: container,
             streams: (0..<demuxer.streamCount).map { demuxer.describe(stream: $0) },
-            indexFirst: container == .isoMedia && IsoTopLevel.indexBeforeData(path: demuxer.path))
+            indexFirst: container == .isoMedia && IsoTopLevel.indexBeforeData(path: demuxer.path),
+            tags: Demuxer.tags(demuxer.context.pointee.metadata))
     }
 
     /// Frames of audio stream `stream` (the first audio stream when nil) as a decoder will deliver them, counted from

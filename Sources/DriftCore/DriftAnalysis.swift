@@ -83,11 +83,12 @@ public struct DriftAnalysis: Sendable, Equatable {
         var flags: [SyncFlag] = []
         if offset < -45 || offset > 125 { flags.append(.ituBT1359) }
         if offset < -40 || offset > 60 { flags.append(.ebuR37) }
-        self.flags = flags
 
         let (cause, detail) = DriftAnalysis.classify(ratio: ratio, sampleRate: sampleRate, drift: drift, policy: policy)
         self.cause = cause
         causeDetail = detail
+        // Within the tolerance the ends differ by how streams can end (a codec frame, a picture), not by drift.
+        self.flags = cause == .inSync ? [] : flags
 
         let limit = referenceSeconds.multipliedExactly(by: policy.refuseLimit) ?? referenceSeconds
         let beyondLimit = limit < Rational.magnitude(drift)

@@ -59,7 +59,7 @@ enum MediaRepair {
             format.sampleRate = plan.outputRate
             format = format.forWriting(frames: plan.targetFrames)
             let writer = try AudioFileWriter(path: staged.temporaryPath, displayPath: request.output, format: format,
-                                             metadata: AudioMetadata())
+                                             metadata: metadata(from: reader.info))
             try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
             try writer.close()
             let verification = try AudioFileVerifier.verify(path: staged.temporaryPath, expectedFrames: plan.targetFrames,
@@ -71,7 +71,7 @@ enum MediaRepair {
             return ProcessResult(
                 input: request.input, output: request.output, inputFormat: inputSummary, outputFormat: FormatSummary(format),
                 inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count), outputFrames: verification.foundFrames,
-                method: method, methodChoice: plan.method, droppedMetadata: [], formatNotes: choice.notes,
+                method: method, methodChoice: plan.method, droppedMetadata: writer.droppedMetadata, formatNotes: choice.notes,
                 seconds: (ContinuousClock.now - clock).seconds)
         }
 
@@ -125,6 +125,19 @@ enum MediaRepair {
             seconds: (ContinuousClock.now - clock).seconds)
         result.lossyReencode = writer.plan.lossy
         return result
+    }
+
+    /// A media file's tags as the libsndfile writer carries them (FFmpeg's names: `title`, `artist`, `encoder`...).
+    static func metadata(from info: MediaInfo) -> AudioMetadata {
+        let names: [String: AudioTag] = [
+            "title": .title, "copyright": .copyright, "encoder": .software, "artist": .artist, "comment": .comment,
+            "date": .date, "album": .album, "track": .trackNumber, "genre": .genre,
+        ]
+        var tags: [AudioTag: String] = [:]
+        for (key, value) in info.tags {
+            if let tag = names[key.lowercased()], !value.isEmpty { tags[tag] = value }
+        }
+        return AudioMetadata(tags: tags)
     }
 
     /// The PCM encoding that holds a decoded stream without loss of what it had.

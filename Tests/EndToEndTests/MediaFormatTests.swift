@@ -107,6 +107,18 @@ struct MediaFormatTests {
         #expect(folder.entries() == ["out.\(media.ext)", "take.\(media.ext)"], "no temporary file left: \(folder.entries())")
     }
 
+    @Test("an M4A's tags go into a FLAC archive copy")
+    func tagsIntoArchive() throws {
+        let folder = TemporaryFolder()
+        let signal = TestSignal(channelCount: 1, length: 48_000, seed: 5, maxCyclesPerSample: 0.2)
+        let input = try encodedRecording(MediaCase.all[0], in: folder, signal: signal,
+                                         extra: ["-metadata", "title=Board meeting", "-metadata", "artist=Room 4"])
+        let result = try driftfix(["process", input, folder.file("archive.flac"), "--ratio", "1.001"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let tags = try AudioFileReader(path: folder.file("archive.flac")).metadata().tags
+        #expect(tags[.title] == "Board meeting" && tags[.artist] == "Room 4", "\(tags)")
+    }
+
     @Test("a length off the millisecond grid of an ffmpeg-made M4A: read as its edit list states it (within 1 ms), never with the padding")
     func offGrid() throws {
         let folder = TemporaryFolder()
