@@ -51,7 +51,9 @@ public enum ReferenceProbe {
                 let video = try MediaProbe.videoDuration(path)
                 // A time base of 1/1000 s (Matroska) states the end only to the millisecond.
                 let coarse = video.resolution.numerator * 10_000 > video.resolution.denominator
-                return .success(ReferenceDuration(seconds: video.seconds, source: video.source,
+                // The report row says how precise the reference is: "video timestamps (to 1/1000 s)".
+                let stated = coarse ? " (to \(video.resolution.numerator)/\(video.resolution.denominator) s)" : ""
+                return .success(ReferenceDuration(seconds: video.seconds, source: video.source + stated,
                                                   resolution: coarse ? video.resolution : nil))
             }
             guard !info.audioStreams.isEmpty else {

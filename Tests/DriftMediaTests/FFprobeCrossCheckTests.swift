@@ -1,4 +1,5 @@
 import DriftAV
+import DriftAudio
 import DriftCore
 import Foundation
 import Testing
@@ -49,5 +50,27 @@ struct FFprobeCrossCheckTests {
         let step = 1 / Double(max(1, movie))  // ffmpeg writes the edit list in the movie's time scale (1/1000 s)
         #expect(abs(own.seconds.doubleValue - viaFFmpeg.seconds.doubleValue) <= step,
                 "\(name): own parser \(own.seconds) (\(own.source)), libavformat \(viaFFmpeg.seconds) (\(viaFFmpeg.source))")
+    }
+
+    @Test("a Matroska reference states its end to the millisecond: a finer drift is not claimed, an MP4's is")
+    func matroskaResolution() throws {
+        let folder = TemporaryFolder()
+        for name in ["ref.mkv", "ref.mp4"] {
+            let status = run("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=25:duration=10",
+                                                 "-c:v", "mpeg4", folder.file(name)])
+            try #require(status == 0, "ffmpeg failed")
+        }
+        // 10 s + 0.5 ms of audio, against a tolerance of 0.1 ms.
+        let recording = try writeRecording(TestSignal(channelCount: 1, length: 480_024), to: folder.file("take.wav"),
+                                           format: AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1))
+        var drift = DriftPolicy()
+        drift.tolerance = Rational(1, 10_000)
+        let viaMatroska = DriftScanner.measure(recording: recording, reference: folder.file("ref.mkv"), rules: PairingRules(),
+                                               drift: drift, repair: RepairPolicy())
+        let viaMP4 = DriftScanner.measure(recording: recording, reference: folder.file("ref.mp4"), rules: PairingRules(),
+                                          drift: drift, repair: RepairPolicy())
+        #expect(viaMatroska.cause == .inSync, "\(viaMatroska.referenceSource ?? "") \(viaMatroska.error ?? "")")
+        #expect(viaMatroska.referenceSource == "video timestamps (to 1/1000 s)", "the row states the precision")
+        #expect(viaMP4.cause != .inSync && viaMP4.cause != nil, "\(viaMP4.referenceSource ?? "") \(viaMP4.error ?? "")")
     }
 }

@@ -184,6 +184,28 @@ struct AudioInVideoTests {
         #expect(moov < mdat, "fast start kept: moov at \(moov), mdat at \(mdat)")
     }
 
+    @Test("a WebM (VP9 + Opus) whose own audio is short: the Opus track repaired exactly, the VP9 packets copied bit for bit")
+    func webmSelfMatch() throws {
+        let folder = TemporaryFolder()
+        let signal = TestSignal(channelCount: 2, length: 139_200, seed: 13, maxCyclesPerSample: 0.2)  // 2.9 s of 3 s
+        let wav = try writeRecording(signal, to: folder.file("a.wav"),
+                                     format: AudioFormat(container: .wav, encoding: .pcm24, sampleRate: 48_000, channelCount: 2))
+        let input = folder.file("talk.webm")
+        let made = try runChild(ffmpeg, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=25:duration=3", "-i", wav,
+                                         "-map", "0:v", "-map", "1:a", "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8",
+                                         "-c:a", "libopus", "-b:a", "128k", input])
+        try #require(made.status == 0, "\(made.stderr)")
+        let result = try driftfix(["process", input, folder.file("fixed.webm"), "--match", input])
+        #expect(result.status == 0 && result.stdout.contains("139200 -> 144000 frames"), "\(result.stdout)\(result.stderr)")
+        let (samples, frames) = try ffmpegDecode(folder.file("fixed.webm"), channels: 2)
+        #expect(frames == 144_000, "ffmpeg decodes \(frames)")
+        if frames == 144_000 {
+            let snr = SignalMeasure.snr(actual: samples, ideal: signal.ideal(target: 144_000, start: 0, count: 144_000))
+            #expect(snr > 16, "SNR \(snr) dB")
+        }
+        #expect(try Self.videoDigest(input) == Self.videoDigest(folder.file("fixed.webm")), "VP9 packets identical")
+    }
+
     @Test("scan and repair: a video with its own drifting audio is a pair by itself; one in sync within a codec frame and a picture is skipped; the next night leaves both alone")
     func selfPairs() throws {
         let media = TemporaryFolder("driftfix-media")
