@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "DriftSchema", dependencies: ["DriftCore"]),
         .target(name: "DriftAudio", dependencies: ["DriftCore", "CSndFile", "CSystem"]),
         // Compressed audio and audio inside video through FFmpeg's libraries (the only importer of CFFmpeg).
-        .target(name: "DriftAV", dependencies: ["DriftCore", "DriftAudio", "CFFmpeg"]),
+        .target(name: "DriftAV", dependencies: ["DriftCore", "DriftSupport", "DriftAudio", "CFFmpeg"]),
         .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate"]),
         // The YAML configuration file: parsed and validated into DriftCore's policy types.
         .target(name: "DriftConfig", dependencies: ["DriftCore", "DriftAudio", "DriftMedia", .product(name: "Yams", package: "Yams")]),

@@ -49,6 +49,9 @@ final class Demuxer {
 
     var demuxerName: String { String(cString: context.pointee.iformat.pointee.name) }
 
+    /// Whether an MP4/MOV file keeps its index (`moov`) before the media data ("fast start").
+    var indexFirst: Bool { MediaContainer(demuxer: demuxerName) == .isoMedia && IsoTopLevel.indexBeforeData(path: path) }
+
     /// Reads only `keep`: libavformat skips the other streams' packets without handing them over.
     func discardAll(except keep: Set<Int>) {
         for index in 0..<streamCount {

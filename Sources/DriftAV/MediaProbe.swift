@@ -19,7 +19,7 @@ public enum MediaProbe {
         return MediaInfo(
             path: demuxer.path, container: container,
             streams: (0..<demuxer.streamCount).map { demuxer.describe(stream: $0) },
-            indexFirst: container == .isoMedia && IsoTopLevel.indexBeforeData(path: demuxer.path),
+            indexFirst: demuxer.indexFirst,
             tags: Demuxer.tags(demuxer.context.pointee.metadata))
     }
 

@@ -216,7 +216,7 @@ public final class MediaRewriter: AudioSink {
         if iso {
             // Edit lists in the audio's own time scale: exact to the sample.
             av_dict_set(&options, "movie_timescale", "\(replacing[0].sampleRate)", 0)
-            if MediaInfoReader.indexFirst(input) { av_dict_set(&options, "movflags", "+faststart", 0) }
+            if input.indexFirst { av_dict_set(&options, "movflags", "+faststart", 0) }
         }
         var io: UnsafeMutablePointer<AVIOContext>?
         var code = avio_open(&io, "file:/proc/self/fd/\(descriptor)", AVIO_FLAG_WRITE)
@@ -267,7 +267,7 @@ public final class MediaRewriter: AudioSink {
         // Where the container has no way to say "the last frame ends early", a decoder delivers the codec's padding:
         // the output could not hold the exact length, so it is refused before any work.
         let inexact = (codec == "aac" && (matroska || muxer == "adts")) || (codec == "opus" && iso)
-            || (codec == "vorbis" && matroska) || (codec == "mp3" && !["mp3"].contains(muxer)) || codec == "ac3" || codec == "eac3"
+            || (codec == "vorbis" && matroska) || (codec == "mp3" && muxer != "mp3") || codec == "ac3" || codec == "eac3"
         if inexact {
             throw AudioError(path: displayPath, cause: .unsupported(
                 "\(codec) in \(muxer) cannot end on an exact sample (the decoder plays the codec's padding); "
@@ -428,12 +428,5 @@ public final class MediaRewriter: AudioSink {
         if code >= 0 { code = flushed }
         guard code >= 0 else { throw AudioError(path: displayPath, cause: FFmpeg.writeCause(code)) }
         guard fsync(descriptor) == 0 else { throw AudioError(path: displayPath, cause: AudioFileWriter.cause(forErrno: errno)) }
-    }
-}
-
-/// Facts about an open input the writer needs.
-enum MediaInfoReader {
-    static func indexFirst(_ demuxer: Demuxer) -> Bool {
-        MediaContainer(demuxer: demuxer.demuxerName) == .isoMedia && IsoTopLevel.indexBeforeData(path: demuxer.path)
     }
 }

@@ -1,6 +1,7 @@
 internal import CFFmpeg
 import DriftAudio
 import DriftCore
+import DriftSupport
 
 /// Checks a rewritten media file by reading it back: the repaired audio stream decodes to exactly the expected number
 /// of frames (decoded and counted, never a header's duration), and every copied stream holds the same packets as the
@@ -72,10 +73,10 @@ public enum MediaVerifier {
         return Outcome(foundFrames: firstFound, mismatches: mismatches, copiedPackets: copiedPackets)
     }
 
-    /// Packets and a checksum of their bytes, per stream.
+    /// Packets and a checksum of their bytes (FNV-1a, chained across packets in order), per stream.
     public struct Fingerprint: Equatable, Sendable {
         public var packets = 0
-        public var checksum: UInt64 = 0xcbf2_9ce4_8422_2325
+        public var checksum = FNV1a64()
     }
 
     /// The packet fingerprints of `streams` of `path`.
@@ -91,12 +92,7 @@ public enum MediaVerifier {
             var print = result[index] ?? Fingerprint()
             print.packets += 1
             if let data = packet.pointer.pointee.data {
-                // FNV-1a over the packet's bytes, chained across packets in order.
-                var hash = print.checksum
-                for i in 0..<Int(packet.pointer.pointee.size) {
-                    hash = (hash ^ UInt64(data[i])) &* 0x0100_0000_01b3
-                }
-                print.checksum = hash
+                print.checksum.update(UnsafeRawBufferPointer(start: data, count: Int(packet.pointer.pointee.size)))
             }
             result[index] = print
         }

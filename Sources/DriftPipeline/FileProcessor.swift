@@ -89,8 +89,6 @@ public struct ProcessResult: Sendable {
     /// lossy re-encode, a stream the container cannot hold...).
     public let formatNotes: [String]
     public let seconds: Double
-    /// The output re-encoded a lossy codec: one more generation of loss.
-    public var lossyReencode = false
 
     /// Output length / input length.
     public var ratio: Double { Double(outputFrames) / Double(inputFrames) }

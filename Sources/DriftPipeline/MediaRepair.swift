@@ -115,7 +115,7 @@ enum MediaRepair {
         notes += writer.droppedStreams.map { "\($0) cannot go into \(writer.plan.muxer); not carried over" }
         let outputInfo = (try? MediaProbe.probe(request.output)) ?? reader.info
         let outputStream = outputInfo.streams.first { $0.index == writer.audioStreamIndex } ?? reader.stream
-        var result = ProcessResult(
+        return ProcessResult(
             input: request.input, output: request.output, inputFormat: inputSummary,
             outputFormat: summary(outputInfo, outputStream),
             inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count), outputFrames: outcome.foundFrames,
@@ -123,8 +123,6 @@ enum MediaRepair {
                 + (outcome.copiedPackets > 0 ? ", \(outcome.copiedPackets) packets of other streams copied" : ""),
             methodChoice: plan.method, droppedMetadata: [], formatNotes: notes,
             seconds: (ContinuousClock.now - clock).seconds)
-        result.lossyReencode = writer.plan.lossy
-        return result
     }
 
     /// A media file's tags as the libsndfile writer carries them (FFmpeg's names: `title`, `artist`, `encoder`...).

@@ -1,6 +1,6 @@
 /// FNV-1a, 64 bits: the checksum of repaired files (reports) and of sampled blocks (journal fingerprints). Not
 /// cryptographic: it detects change, not tampering.
-public struct FNV1a64: Sendable {
+public struct FNV1a64: Sendable, Equatable {
     public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
     public init() {}

@@ -16,10 +16,6 @@
 
 static inline int driftfix_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int driftfix_averror_eof(void) { return AVERROR_EOF; }
-static inline int driftfix_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
-static inline int driftfix_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
-static inline int driftfix_averror_encoder_not_found(void) { return AVERROR_ENCODER_NOT_FOUND; }
-static inline int driftfix_averror_patchwelcome(void) { return AVERROR_PATCHWELCOME; }
 static inline int driftfix_averror_enospc(void) { return AVERROR(ENOSPC); }
 static inline int driftfix_averror_erofs(void) { return AVERROR(EROFS); }
 static inline int64_t driftfix_av_nopts(void) { return AV_NOPTS_VALUE; }
