@@ -45,6 +45,9 @@ let package = Package(
         // Compressed audio and audio inside video through FFmpeg's libraries (the only importer of CFFmpeg).
         .target(name: "DriftAV", dependencies: ["DriftCore", "DriftSupport", "DriftAudio", "CFFmpeg"]),
         .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate"]),
+        // Content measurement: the recording correlated with the reference's own sound (offset, rate, dropouts).
+        // Pure Swift on `AudioSource` streams; its FFT is its own.
+        .target(name: "DriftSync", dependencies: ["DriftCore"], swiftSettings: [.unsafeFlags(["-O"])]),
         // The YAML configuration file: parsed and validated into DriftCore's policy types.
         .target(name: "DriftConfig", dependencies: ["DriftCore", "DriftAudio", "DriftMedia", .product(name: "Yams", package: "Yams")]),
         // One plan per pair (decision, operations, output), built once from the scan, the policy and the verdicts on
@@ -69,7 +72,7 @@ let package = Package(
         .target(name: "DriftJournal", dependencies: ["DriftPlanning", "DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftCoordinator", "DriftAudio", "DriftAV",
                                                      .product(name: "GRDB", package: "GRDB.swift")]),
         // One file's repair (read, convert, write, verify, rename): used by `process` and by workers.
-        .target(name: "DriftPipeline", dependencies: ["DriftSupport", "DriftCore", "DriftAudio", "DriftDSP", "DriftAV"]),
+        .target(name: "DriftPipeline", dependencies: ["DriftSupport", "DriftCore", "DriftAudio", "DriftDSP", "DriftAV", "DriftSync"]),
         // The composition root: one repair run (journal, plan, coordinator services, outcome, history, metrics) and
         // one worker, from settings to outcome; the command line and the benchmark both run through it.
         .target(name: "DriftRun", dependencies: [
@@ -126,6 +129,7 @@ let package = Package(
                                                             "DriftJournal", "TestSupport"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "DriftCore", "TestSupport", "CSndFile"]),
+        .testTarget(name: "DriftSyncTests", dependencies: ["DriftSync", "DriftCore", "TestSupport"]),
         .testTarget(name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftCore", "TestSupport", "CSampleRate"]),
         .testTarget(name: "DriftPipelineTests", dependencies: ["DriftPipeline", "DriftAudio", "DriftCore", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["driftfix", "DriftAudio", "DriftCore", "TestSupport"]),

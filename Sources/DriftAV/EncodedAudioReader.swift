@@ -87,3 +87,38 @@ public final class EncodedAudioReader: SeekableAudioSource {
 
 @available(*, unavailable, message: "an FFmpeg decoder belongs to one thread at a time")
 extension EncodedAudioReader: Sendable {}
+
+/// One audio stream decoded once, front to back, for analysis that reads to the end and needs no length up front
+/// (content measurement): it skips `EncodedAudioReader`'s counting pass, which would double the decoding.
+///
+/// The container's start skip (priming, an edit list) is applied as everywhere, so timing is exact; the end may
+/// carry the last codec frame's padding (under one frame). `frameCount` is the container's stated length, an
+/// estimate that `read` does not enforce.
+public final class DecodedAudioStream: AudioSource {
+    public let path: String
+    public let channelCount: Int
+    public let sampleRate: Int
+    /// The stated length (an estimate; 0 when the container states none).
+    public let frameCount: Int64
+    private let decoder: AudioDecoder
+
+    /// Opens audio stream `stream` of `path` (the first audio stream when nil).
+    ///
+    /// - Throws: `AudioError` naming the file and the cause (not a media file, no audio stream, no decoder).
+    public init(path: String, stream requested: Int? = nil) throws(AudioError) {
+        let demuxer = try Demuxer(path: path)
+        let index = try AudioStreamChoice.index(in: demuxer, requested: requested)
+        decoder = try AudioDecoder(demuxer: demuxer, streamIndex: index)
+        channelCount = decoder.channelCount
+        sampleRate = decoder.sampleRate
+        frameCount = EndTrim.statedFrames(demuxer.stream(index)) ?? 0
+        self.path = path
+    }
+
+    public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(AudioError) -> Int {
+        try decoder.read(into: buffer, frames: frames)
+    }
+}
+
+@available(*, unavailable, message: "an FFmpeg decoder belongs to one thread at a time")
+extension DecodedAudioStream: Sendable {}

@@ -1,0 +1,65 @@
+/// Turns a content measurement into repair operations that line up every moment of the recording with the
+/// reference: the start offset trimmed or padded, each dropout's missing time re-inserted where it happened, then
+/// the rate corrected by resampling to an exact length. Pure arithmetic on frames; rounding is to the nearest frame
+/// at each step (at most half a frame, 10 µs at 48 kHz).
+public enum ContentRepairPlan {
+    /// Where the repaired file starts.
+    public enum Start: String, Sendable, CaseIterable, Codable {
+        /// Frame 0 of the output is the reference's start: the offset is trimmed or padded with silence.
+        case reference
+        /// The recording's start is kept; only the rate and the dropouts are repaired.
+        case keep
+    }
+
+    /// The operations for a recording of `frames` frames at `sampleRate`, or why content cannot plan it.
+    ///
+    /// A drift within its own uncertainty (or under 0.05 ppm) is not corrected, so a dropout repair leaves the
+    /// audio between the gaps bit for bit.
+    public static func operations(
+        for measurement: ContentMeasurement, frames: Int64, sampleRate: Int, start: Start = .reference
+    ) -> Result<[RepairOperation], ContentRefusal> {
+        guard measurement.isMeasured, let offsetMs = measurement.offsetMs, let driftPPM = measurement.driftPPM else {
+            return .failure(ContentRefusal("content unmeasurable: \(measurement.reason ?? "no clear match")"))
+        }
+        if let repeated = measurement.dropouts.first(where: { $0.missingMs < 0 }) {
+            return .failure(ContentRefusal(
+                "sound repeated at \(repeated.atSeconds) s (\(-repeated.missingMs) ms): removing it is not a re-insertion"))
+        }
+        let rate = Double(sampleRate)
+        let significant = abs(driftPPM) > max(measurement.driftPPMError ?? 0, 0.05)
+        // Scene seconds per recording second.
+        let speed = significant ? 1 / (1 + driftPPM * 1e-6) : 1
+        var operations: [RepairOperation] = []
+        var length = frames
+        if start == .reference {
+            let startFrames = Int64((offsetMs / 1000 * rate / speed).rounded())
+            if startFrames > 0 {
+                operations.append(.padStart(frames: startFrames))
+                length += startFrames
+            } else if startFrames < 0 {
+                guard -startFrames < frames else {
+                    return .failure(ContentRefusal("the recording ends before the reference starts"))
+                }
+                operations.append(.trimStart(frames: -startFrames))
+                length += startFrames
+            }
+        }
+        for dropout in measurement.dropouts {
+            let at = Int64((dropout.atSeconds * rate).rounded())
+            let missing = Int64((dropout.missingMs / 1000 * rate / speed).rounded())
+            guard missing > 0, at > 0, at < frames else { continue }
+            operations.append(.insert(atFrame: at, frames: missing))
+            length += missing
+        }
+        let target = Int64((Double(length) * speed).rounded())
+        if target != length { operations.append(.resample(frames: target)) }
+        return .success(operations)
+    }
+}
+
+/// Why the content measurement cannot plan a repair.
+public struct ContentRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+    public let reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}

@@ -1,0 +1,187 @@
+import DriftCore
+import Foundation
+
+/// A file to measure: how to open its audio (each pass streams it again from the start) and its rate.
+public struct MeasuredInput {
+    public var path: String
+    public var sampleRate: Int
+    public var open: () throws -> AudioSource
+
+    public init(path: String, sampleRate: Int, open: @escaping () throws -> AudioSource) {
+        self.path = path
+        self.sampleRate = sampleRate
+        self.open = open
+    }
+}
+
+/// Measures a recording against its reference's sound: start offset, rate, dropouts, and how sure it is.
+///
+/// Three streaming passes, each in fixed-size blocks, so memory does not follow the files' length except for the
+/// onsets (400 bytes per second of audio):
+/// 1. both files reduced to ~8 kHz mono; their onsets (100/s) locate the recording in the reference (`CoarseAligner`);
+/// 2. one-second windows of the recording are correlated with the reference around that place (`WindowCorrelator`),
+///    each giving a lag to a few microseconds; a line with steps is fitted to the lags (`LagModel`);
+/// 3. only when there are steps: the stretch around each is read again and the gap placed to a few milliseconds
+///    (`DropoutLocator`).
+public struct ContentMeasurer {
+    public struct Settings: Sendable {
+        /// A lag at or below this everywhere in the file is in sync, ms.
+        public var syncLimitMs: Double = 1
+        /// Windows quieter than this RMS on either side are silence (−60 dBFS).
+        public var silence: Float = 0.001
+
+        public init() {}
+    }
+
+    public var settings: Settings
+
+    public init(settings: Settings = Settings()) {
+        self.settings = settings
+    }
+
+    /// Measures `recording` against `reference`.
+    ///
+    /// - Throws: what reading either file throws (naming the file); an unrelated or silent pair is not an error but
+    ///   an `unmeasurable` result with its reason.
+    public func measure(recording: MeasuredInput, reference: MeasuredInput) throws -> ContentMeasurement {
+        // Pass 1: onsets and loudness.
+        let first = try OnsetPass(recording: recording, reference: reference)
+        let rate = first.rate
+        if first.recordingSamples < Int(rate) {
+            return unmeasurable("the recording is shorter than a second")
+        }
+        if first.recordingRMS < settings.silence { return unmeasurable("the recording is silent") }
+        if first.referenceRMS < settings.silence { return unmeasurable("the reference is silent") }
+        let coarse = CoarseAligner.align(recording: first.recordingOnsets, reference: first.referenceOnsets)
+        if coarse.agreeing.isEmpty {
+            let periodic = coarse.blocks.contains { $0.clarity >= CoarseAligner.minimumClarity && $0.ambiguity > CoarseAligner.maximumAmbiguity }
+            return unmeasurable(periodic
+                ? "the sound repeats: several places in the reference match equally well"
+                : "no common sound: no place in the reference matches the recording")
+        }
+
+        // Pass 2: windows.
+        let fine = try WindowPass(sources: first.sources, rate: rate, coarse: coarse,
+                                  silence: settings.silence, recordingSamples: first.recordingSamples)
+        let clear = fine.samples
+        let minimumAgreeing = max(5, Int((Double(fine.soundWindows) * 0.25).rounded(.up)))
+        guard clear.count >= minimumAgreeing, let model = LagModel.fit(clear), model.agreeing.count >= minimumAgreeing else {
+            let ambiguous = fine.ambiguousWindows > fine.soundWindows / 2
+            var result = unmeasurable(fine.soundWindows == 0
+                ? "no window has sound in both files"
+                : ambiguous ? "the sound repeats: several places in the reference match equally well"
+                : "no common sound: \(clear.count) of \(fine.soundWindows) windows with sound found a clear match")
+            result.windows = fine.soundWindows
+            result.agreeingWindows = clear.count
+            return result
+        }
+
+        // Pass 3: where exactly each gap is.
+        var dropouts: [ContentMeasurement.Dropout] = []
+        if !model.steps.isEmpty {
+            let located = try DropoutLocator.locate(
+                model: model, windowLength: fine.windowLength, rate: rate, sources: first.sources)
+            for (step, place) in zip(model.steps, located) {
+                dropouts.append(ContentMeasurement.Dropout(
+                    atSeconds: (place.at * 1e6).rounded() / 1e6, missingMs: step.size * 1000,
+                    uncertaintyMs: (place.uncertainty * 1e4).rounded() / 10))
+            }
+        }
+
+        let duration = Double(first.recordingSamples) / rate
+        let startLag = model.lag(at: 0, window: 0)
+        let endLag = model.lag(at: duration, window: Int.max)
+        let b = model.slope
+        let drift = (1 / (1 + b) - 1) * 1e6
+        let driftError = 1.96 * model.slopeError / ((1 + b) * (1 + b)) * 1e6
+        let medianClarity = median(model.agreeing.map(\.clarity)) ?? 0
+        let confidence = min(1, Double(model.agreeing.count) / Double(max(1, fine.soundWindows))) * min(1, medianClarity / 15)
+        let modelName: ContentMeasurement.Model
+        if !dropouts.isEmpty {
+            modelName = .dropouts
+        } else if max(abs(startLag), abs(endLag)) * 1000 <= settings.syncLimitMs {
+            modelName = .inSync
+        } else {
+            modelName = .clock
+        }
+        return ContentMeasurement(
+            offsetMs: startLag * 1000, driftPPM: drift, driftPPMError: driftError, model: modelName,
+            confidence: confidence, dropouts: dropouts, scatterMs: model.scatter * 1000, windows: fine.soundWindows,
+            agreeingWindows: model.agreeing.count, curve: Self.curve(model.agreeing))
+    }
+
+    private func unmeasurable(_ reason: String) -> ContentMeasurement {
+        ContentMeasurement(offsetMs: nil, driftPPM: nil, driftPPMError: nil, model: .unmeasurable, confidence: 0, reason: reason)
+    }
+
+    /// At most 300 points: the median lag of each stretch of windows.
+    static func curve(_ samples: [LagSample]) -> [ContentMeasurement.LagPoint] {
+        let groups = max(1, (samples.count + 299) / 300)
+        return stride(from: 0, to: samples.count, by: groups).map { start in
+            let part = samples[start..<min(samples.count, start + groups)]
+            let t = part.reduce(0) { $0 + $1.t } / Double(part.count)
+            return ContentMeasurement.LagPoint(atSeconds: (t * 1000).rounded() / 1000,
+                                               lagMs: ((median(part.map(\.lag)) ?? 0) * 1e6).rounded() / 1000)
+        }
+    }
+}
+
+/// Pass 1: both files reduced, their onsets and loudness; the reduced sound is spilled to disk for the later passes.
+struct OnsetPass {
+    let rate: Double
+    var recordingOnsets: [Float]
+    var referenceOnsets: [Float]
+    var recordingSamples = 0
+    var recordingRMS: Float = 0
+    var referenceRMS: Float = 0
+    /// Where the later passes read the reduced sound: the spills, or the files decoded again when no spill could be
+    /// written.
+    let sources: AnalysisSources
+
+    init(recording: MeasuredInput, reference: MeasuredInput) throws {
+        let rec = AnalysisStream(try recording.open(), sampleRate: recording.sampleRate)
+        let analysisRate = rec.rate
+        rate = analysisRate
+        let ref = AnalysisStream(try reference.open(), sampleRate: reference.sampleRate, convertTo: analysisRate)
+        let recordingSpill = SampleSpill(), referenceSpill = SampleSpill()
+        (recordingOnsets, recordingSamples, recordingRMS) = try OnsetPass.scan(rec, spill: recordingSpill)
+        let (onsets, _, rms) = try OnsetPass.scan(ref, spill: referenceSpill)
+        referenceOnsets = onsets
+        referenceRMS = rms
+        if let recordingSpill, let referenceSpill {
+            sources = AnalysisSources(recording: { recordingSpill.reader() }, reference: { referenceSpill.reader() })
+        } else {
+            sources = AnalysisSources(
+                recording: { AnalysisStream(try recording.open(), sampleRate: recording.sampleRate) },
+                reference: { AnalysisStream(try reference.open(), sampleRate: reference.sampleRate, convertTo: analysisRate) })
+        }
+    }
+
+    static func scan(_ stream: AnalysisStream, spill: SampleSpill?) throws -> ([Float], Int, Float) {
+        var envelope = OnsetEnvelope(analysisRate: stream.rate)
+        let capacity = 65536
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: capacity)
+        defer { buffer.deallocate() }
+        var total = 0
+        var energy = 0.0
+        while true {
+            let got = try stream.read(into: buffer, count: capacity)
+            if got == 0 { break }
+            envelope.append(buffer, count: got)
+            try spill?.append(buffer, count: got)
+            var sum: Float = 0
+            for i in 0..<got { sum += buffer[i] * buffer[i] }
+            energy += Double(sum)
+            total += got
+        }
+        try spill?.finish()
+        envelope.finish()
+        return (envelope.values, total, Float((energy / Double(max(total, 1))).squareRoot()))
+    }
+}
+
+/// Opens the reduced sound of each file again from its start.
+struct AnalysisSources {
+    let recording: () throws -> AnalysisSamples
+    let reference: () throws -> AnalysisSamples
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Synchronization
+
+/// An in-place complex FFT of one power-of-two size, split real/imaginary arrays.
+///
+/// Written here rather than linked: the correlation needs only power-of-two transforms of a few sizes, a radix-2
+/// transform with per-stage twiddles read in order, four butterflies at a time, is fast enough that decoding the files
+/// costs more, and it keeps the linked set free of FFTW's GPL (see the README's licences).
+final class FFT: @unchecked Sendable {  // immutable after init: transforms only read the tables
+    let size: Int
+    /// Twiddles per stage, concatenated: the stage whose butterflies span `half` uses entries `half − 1 ..< 2·half − 1`,
+    /// e^{−iπj/half} for j < half, so its inner loop reads them in order.
+    private let cosines: UnsafeMutablePointer<Float>
+    private let sines: UnsafeMutablePointer<Float>
+    /// The bit-reversal permutation as the pairs (i, j), i < j, to swap.
+    private let swaps: [(Int32, Int32)]
+
+    init(size: Int) {
+        precondition(size >= 8 && size & (size - 1) == 0, "FFT size must be a power of two, at least 8")
+        self.size = size
+        cosines = .allocate(capacity: size)
+        sines = .allocate(capacity: size)
+        var half = 1
+        while half < size {
+            for j in 0..<half {
+                let angle = Double.pi * Double(j) / Double(half)
+                cosines[half - 1 + j] = Float(cos(angle))
+                sines[half - 1 + j] = Float(-sin(angle))
+            }
+            half *= 2
+        }
+        let bits = size.trailingZeroBitCount
+        var pairs: [(Int32, Int32)] = []
+        for i in 0..<size {
+            var r = 0
+            for bit in 0..<bits where i & (1 << bit) != 0 { r |= 1 << (bits - 1 - bit) }
+            if r > i { pairs.append((Int32(i), Int32(r))) }
+        }
+        swaps = pairs
+    }
+
+    deinit {
+        cosines.deallocate()
+        sines.deallocate()
+    }
+
+    /// Transforms `re`/`im` in place: forward (e^{-iωn}) or inverse (unscaled; divide by `size`).
+    func transform(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>, inverse: Bool = false) {
+        let n = size
+        for (i, j) in swaps {
+            let (a, b) = (Int(i), Int(j))
+            (re[a], re[b]) = (re[b], re[a])
+            (im[a], im[b]) = (im[b], im[a])
+        }
+        // Spans 1 and 2: twiddles 1 and ∓i, no multiplications.
+        var a = 0
+        while a < n {
+            let (r0, i0, r1, i1) = (re[a], im[a], re[a + 1], im[a + 1])
+            let (r2, i2, r3, i3) = (re[a + 2], im[a + 2], re[a + 3], im[a + 3])
+            let (s0r, s0i, d0r, d0i) = (r0 + r1, i0 + i1, r0 - r1, i0 - i1)
+            let (s1r, s1i, d1r, d1i) = (r2 + r3, i2 + i3, r2 - r3, i2 - i3)
+            // d1 · (∓i): forward (d1i, −d1r), inverse (−d1i, d1r).
+            let (tr, ti) = inverse ? (-d1i, d1r) : (d1i, -d1r)
+            re[a] = s0r + s1r
+            im[a] = s0i + s1i
+            re[a + 2] = s0r - s1r
+            im[a + 2] = s0i - s1i
+            re[a + 1] = d0r + tr
+            im[a + 1] = d0i + ti
+            re[a + 3] = d0r - tr
+            im[a + 3] = d0i - ti
+            a += 4
+        }
+        // Spans of 4 and more, four butterflies at a time.
+        let sign: Float = inverse ? -1 : 1
+        var half = 4
+        while half < n {
+            let cosTable = cosines + (half - 1), sinTable = sines + (half - 1)
+            var start = 0
+            while start < n {
+                var j = 0
+                while j < half {
+                    let wr = load(cosTable + j), wi = load(sinTable + j) * sign
+                    let p = start + j, q = p + half
+                    let br = load(re + q), bi = load(im + q)
+                    let tr = br * wr - bi * wi
+                    let ti = br * wi + bi * wr
+                    let ar = load(re + p), ai = load(im + p)
+                    store(ar - tr, re + q)
+                    store(ai - ti, im + q)
+                    store(ar + tr, re + p)
+                    store(ai + ti, im + p)
+                    j += 4
+                }
+                start += 2 * half
+            }
+            half *= 2
+        }
+    }
+
+    @inline(__always) private func load(_ p: UnsafePointer<Float>) -> SIMD4<Float> {
+        UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
+    }
+
+    @inline(__always) private func store(_ v: SIMD4<Float>, _ p: UnsafeMutablePointer<Float>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD4<Float>.self)
+    }
+}
+
+extension FFT {
+    /// Transforms of the sizes every window uses, built once per process; the big ones (a whole reference's onsets)
+    /// are built per use and released with it.
+    private static let cache = Mutex<[Int: FFT]>([:])
+
+    static func of(size: Int) -> FFT {
+        guard size <= 1 << 16 else { return FFT(size: size) }
+        return cache.withLock { cache in
+            if let fft = cache[size] { return fft }
+            let fft = FFT(size: size)
+            cache[size] = fft
+            return fft
+        }
+    }
+}
+
+/// Scratch arrays for one FFT size, allocated once per measurement.
+final class SpectrumBuffers {
+    let fft: FFT
+    let re: UnsafeMutablePointer<Float>
+    let im: UnsafeMutablePointer<Float>
+
+    init(size: Int) {
+        fft = FFT.of(size: size)
+        re = .allocate(capacity: size)
+        im = .allocate(capacity: size)
+        re.initialize(repeating: 0, count: size)
+        im.initialize(repeating: 0, count: size)
+    }
+
+    deinit {
+        re.deallocate()
+        im.deallocate()
+    }
+
+    /// Transforms the buffers in place.
+    func transform(inverse: Bool = false) { fft.transform(re, im, inverse: inverse) }
+}

@@ -1,0 +1,195 @@
+import Foundation
+
+/// One window's lag, as the fine pass found it.
+struct LagSample {
+    /// Recording time of the window's centre, seconds.
+    var t: Double
+    /// Reference time − recording time, seconds.
+    var lag: Double
+    var clarity: Double
+    /// Index of the window in the recording.
+    var window: Int
+}
+
+/// lag(t) = intercept + slope·t + the steps before t, fitted to the windows by least squares after rejecting the
+/// windows that disagree.
+struct LagModel {
+    struct Step {
+        /// The last window before the step and the first after it (the step lies between their centres).
+        var before: Int
+        var after: Int
+        /// Lag added at the step, seconds (positive: sound went missing).
+        var size: Double
+    }
+
+    var intercept: Double
+    var slope: Double
+    /// Standard error of `slope`, allowing for correlation between neighbouring windows.
+    var slopeError: Double
+    var steps: [Step]
+    /// The windows the model keeps (within the rejection limit).
+    var agreeing: [LagSample]
+    /// RMS of the agreeing windows about the model, seconds.
+    var scatter: Double
+
+    func lag(at t: Double, window: Int) -> Double {
+        var value = intercept + slope * t
+        for step in steps where window >= step.after { value += step.size }
+        return value
+    }
+
+    /// The smallest step called a dropout, seconds: well above a window's noise, and a sixteenth of a millisecond
+    /// below which a repair would move nothing audible.
+    static let minimumStep = 0.000_25
+
+    /// Fits `samples` (time order). Nil when fewer than three windows agree on anything.
+    static func fit(_ samples: [LagSample]) -> LagModel? {
+        guard samples.count >= 3 else { return nil }
+        // A first slope from neighbouring windows' increments: steps are few, so the median ignores them.
+        var increments: [Double] = []
+        for i in 1..<samples.count {
+            let dt = samples[i].t - samples[i - 1].t
+            if dt > 0 { increments.append((samples[i].lag - samples[i - 1].lag) / dt) }
+        }
+        var slope = median(increments) ?? 0
+        // Outliers first: windows far from their neighbours' median level (after taking out the slope).
+        var kept = samples.indices.filter { i in
+            let lo = max(0, i - 3), hi = min(samples.count - 1, i + 3)
+            let neighbours = (lo...hi).filter { $0 != i }.map { samples[$0].lag - slope * samples[$0].t }
+            guard let level = median(neighbours) else { return true }
+            return abs(samples[i].lag - slope * samples[i].t - level) < 0.05
+        }.map { samples[$0] }
+        guard kept.count >= 3 else { return nil }
+
+        let steps = findSteps(kept, slope: slope)
+        // Least squares with the steps, rejecting windows beyond 4.5 σ (at least 60 µs) twice over.
+        var model = solve(kept, steps: steps) ?? LagModel(intercept: kept[0].lag, slope: slope, slopeError: .infinity, steps: [], agreeing: kept, scatter: 0)
+        for _ in 0..<3 {
+            let residuals = kept.map { $0.lag - model.lag(at: $0.t, window: $0.window) }
+            let spread = 1.4826 * (median(residuals.map { abs($0) }) ?? 0)
+            let limit = max(4.5 * spread, 0.000_06)
+            let next = zip(kept, residuals).filter { abs($0.1) <= limit }.map(\.0)
+            guard next.count >= 3, let refit = solve(next, steps: steps) else { break }
+            model = refit
+            if next.count == kept.count { break }
+            kept = next
+        }
+        slope = model.slope
+        return model
+    }
+
+    /// Steps in the detrended lag: an increment between neighbouring windows far beyond the windows' noise, confirmed
+    /// by the median levels on either side.
+    static func findSteps(_ s: [LagSample], slope: Double) -> [Step] {
+        let level = s.map { $0.lag - slope * $0.t }
+        var increments: [Double] = []
+        for i in 1..<s.count { increments.append(level[i] - level[i - 1]) }
+        let noise = 1.4826 * (median(increments.map { abs($0) }) ?? 0)
+        let threshold = max(8 * noise, minimumStep)
+        var candidates: [Int] = []  // index of the first window after a jump
+        for i in 1..<s.count where abs(increments[i - 1]) > threshold { candidates.append(i) }
+        // A window straddling a gap may show either level: jumps within three windows are one step.
+        var groups: [[Int]] = []
+        for c in candidates {
+            if let last = groups.last?.last, c - last <= 3 { groups[groups.count - 1].append(c) } else { groups.append([c]) }
+        }
+        var steps: [Step] = []
+        for group in groups {
+            let first = group[0], last = group[group.count - 1]
+            let beforeEnd = first - 1, afterStart = last
+            let before = Array(level[max(0, beforeEnd - 6)...beforeEnd])
+            let after = Array(level[afterStart...min(s.count - 1, afterStart + 6)])
+            guard let b = median(before), let a = median(after) else { continue }
+            let size = a - b
+            // An isolated wild window makes two opposite jumps and no level change.
+            guard abs(size) > threshold else { continue }
+            steps.append(Step(before: s[beforeEnd].window, after: s[afterStart].window, size: size))
+        }
+        return steps
+    }
+
+    /// Least squares for intercept, slope and step sizes. Windows between a step's `before` and `after` go to the
+    /// side whose level is nearer.
+    static func solve(_ s: [LagSample], steps: [Step]) -> LagModel? {
+        let unknowns = 2 + steps.count
+        guard s.count > unknowns else { return nil }
+        let tMean = s.reduce(0) { $0 + $1.t } / Double(s.count)
+        var rows: [[Double]] = []
+        for sample in s {
+            var row = [1, sample.t - tMean]
+            for step in steps {
+                if sample.window >= step.after { row.append(1) } else if sample.window <= step.before { row.append(0) } else {
+                    row.append(-1)  // decided below
+                }
+            }
+            rows.append(row)
+        }
+        // Straddling windows: compare with the two levels from the clean windows.
+        if rows.contains(where: { $0.contains(-1) }) {
+            let clean = zip(rows, s).filter { !$0.0.contains(-1) }
+            if let first = fitRows(clean.map(\.0), clean.map(\.1.lag)) {
+                for i in rows.indices where rows[i].contains(-1) {
+                    for j in 2..<unknowns where rows[i][j] == -1 {
+                        var without = rows[i]
+                        for k in 2..<unknowns where without[k] == -1 { without[k] = 0 }
+                        var with = without
+                        with[j] = 1
+                        let p0 = zip(without, first.coefficients).reduce(0) { $0 + $1.0 * $1.1 }
+                        let p1 = zip(with, first.coefficients).reduce(0) { $0 + $1.0 * $1.1 }
+                        rows[i][j] = abs(s[i].lag - p1) < abs(s[i].lag - p0) ? 1 : 0
+                    }
+                }
+            } else {
+                for i in rows.indices { for j in rows[i].indices where rows[i][j] == -1 { rows[i][j] = 0 } }
+            }
+        }
+        guard let result = fitRows(rows, s.map(\.lag)) else { return nil }
+        let c = result.coefficients
+        var fitted = steps
+        for j in fitted.indices { fitted[j].size = c[2 + j] }
+        let residuals = zip(rows, s).map { row, sample in sample.lag - zip(row, c).reduce(0) { $0 + $1.0 * $1.1 } }
+        let n = Double(s.count)
+        let variance = residuals.reduce(0) { $0 + $1 * $1 } / max(1, n - Double(unknowns))
+        // Neighbouring windows share reverberation and noise: count independent windows by the lag-1 correlation.
+        var r1 = 0.0, r0 = 0.0
+        for i in residuals.indices {
+            r0 += residuals[i] * residuals[i]
+            if i > 0 { r1 += residuals[i] * residuals[i - 1] }
+        }
+        let rho = r0 > 0 ? max(0, min(0.95, r1 / r0)) : 0
+        let inflation = (1 + rho) / (1 - rho)
+        let slopeError = (variance * result.inverseDiagonal[1] * inflation).squareRoot()
+        return LagModel(intercept: c[0] - c[1] * tMean, slope: c[1], slopeError: slopeError, steps: fitted,
+                        agreeing: s, scatter: (residuals.reduce(0) { $0 + $1 * $1 } / n).squareRoot())
+    }
+
+    /// Solves the normal equations; the coefficients and the diagonal of (XᵀX)⁻¹.
+    static func fitRows(_ rows: [[Double]], _ y: [Double]) -> (coefficients: [Double], inverseDiagonal: [Double])? {
+        guard let m = rows.first?.count, rows.count >= m else { return nil }
+        var a = [[Double]](repeating: [Double](repeating: 0, count: 2 * m), count: m)
+        var b = [Double](repeating: 0, count: m)
+        for (row, value) in zip(rows, y) {
+            for i in 0..<m {
+                b[i] += row[i] * value
+                for j in 0..<m { a[i][j] += row[i] * row[j] }
+            }
+        }
+        for i in 0..<m { a[i][m + i] = 1 }
+        // Gauss–Jordan with partial pivoting on [XᵀX | I].
+        for col in 0..<m {
+            guard let pivot = (col..<m).max(by: { abs(a[$0][col]) < abs(a[$1][col]) }), abs(a[pivot][col]) > 1e-12 else { return nil }
+            a.swapAt(col, pivot)
+            b.swapAt(col, pivot)
+            let d = a[col][col]
+            for j in 0..<(2 * m) { a[col][j] /= d }
+            b[col] /= d
+            for i in 0..<m where i != col {
+                let f = a[i][col]
+                if f == 0 { continue }
+                for j in 0..<(2 * m) { a[i][j] -= f * a[col][j] }
+                b[i] -= f * b[col]
+            }
+        }
+        return (b, (0..<m).map { a[$0][m + $0] })
+    }
+}

@@ -1,0 +1,332 @@
+import DriftAudio
+import DriftCore
+import Foundation
+
+/// One scene heard by two microphones with known timing: the truth for content-measurement tests.
+///
+/// The scene is a continuous-time sound, evaluated at any instant (syllables of harmonics and hiss, or notes over a
+/// drum beat), so the recording can be sampled on its own faulty clock — a start offset, a rate, time skipped at
+/// dropouts — without any resampler of the project's. Each microphone then colours it differently (filters,
+/// reverberation on the reference, noise on both). Nothing here uses driftfix's DSP.
+public struct TwoMicrophones: Sendable {
+    public enum Sound: Sendable {
+        /// Syllables with pauses, some of them seconds long.
+        case speech
+        /// Notes over a drum beat every half second (strong periodic peaks).
+        case music
+        /// A loop: the same bar over and over, so no place is unique.
+        case loop
+    }
+
+    public var sampleRate: Int
+    public var seconds: Double
+    /// Reference time of the recording's first frame (positive: the recording started later).
+    public var offset: Double
+    /// Header-convention drift: (recording duration / reference duration − 1) × 10⁶.
+    public var driftPPM: Double
+    /// Gaps in the recording: (recording time, seconds lost).
+    public var dropouts: [(at: Double, missing: Double)]
+    public var sound: Sound
+    public var seed: UInt64
+    /// Noise on each microphone, RMS.
+    public var noise: Double
+
+    public init(sampleRate: Int = 16000, seconds: Double, offset: Double = 0, driftPPM: Double = 0,
+                dropouts: [(at: Double, missing: Double)] = [], sound: Sound = .speech, seed: UInt64 = 1, noise: Double = 0.003) {
+        self.sampleRate = sampleRate
+        self.seconds = seconds
+        self.offset = offset
+        self.driftPPM = driftPPM
+        self.dropouts = dropouts
+        self.sound = sound
+        self.seed = seed
+        self.noise = noise
+    }
+
+    /// Seconds of scene per second of recording.
+    public var speed: Double { 1 / (1 + driftPPM * 1e-6) }
+
+    /// Reference time of recording time `t`.
+    public func referenceTime(_ t: Double) -> Double {
+        offset + t * speed + dropouts.filter { $0.at <= t }.reduce(0) { $0 + $1.missing }
+    }
+
+    /// The recording: the scene on the faulty clock, through a close microphone (bright, little noise).
+    public func recording() -> [Float] { MicrophoneStream(self, side: .recording).all() }
+
+    /// The reference: the scene on the true clock from time 0, through a distant microphone (dull, reverberant,
+    /// noisier), `referenceSeconds` long.
+    public func reference() -> [Float] { MicrophoneStream(self, side: .reference).all() }
+
+    /// The reference runs past the recording's end by a second (a camera stopped after the recorder).
+    public var referenceSeconds: Double { max(1, referenceTime(seconds) + 1) }
+
+    /// Frames in the recording and in the reference.
+    public var recordingFrames: Int { Int(seconds * Double(sampleRate)) }
+    public var referenceFrames: Int { Int(referenceSeconds * Double(sampleRate)) }
+
+    /// Writes one side to `path` through the project's writer, streaming (a one-hour pair needs no memory):
+    /// `channels` copies of the microphone, each with noise of its own beyond the first.
+    public func write(_ side: MicrophoneStream.Side, to path: String, channels: Int = 1, encoding: SampleEncoding = .pcm24) throws {
+        let stream = MicrophoneStream(self, side: side)
+        let format = AudioFormat(container: .wav, encoding: encoding, sampleRate: sampleRate, channelCount: channels)
+        let writer = try AudioFileWriter(path: path, format: format, metadata: AudioMetadata())
+        var mono = [Float](repeating: 0, count: 16384)
+        var frames = [Float](repeating: 0, count: 16384 * channels)
+        var extra = Noise(seed: seed &+ 77)
+        while true {
+            let got = mono.withUnsafeMutableBufferPointer { stream.read(into: $0.baseAddress!, count: $0.count) }
+            if got == 0 { break }
+            for i in 0..<got {
+                for c in 0..<channels {
+                    frames[i * channels + c] = c == 0 ? mono[i] : mono[i] + Float(noise * extra.gaussian())
+                }
+            }
+            try frames.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frames: got) }
+        }
+        try writer.close()
+    }
+}
+
+/// One microphone's signal, rendered block by block with the filters' and the room's state carried across blocks, so
+/// memory stays flat however long the scene.
+public final class MicrophoneStream {
+    public enum Side: Sendable { case recording, reference }
+
+    private let setup: TwoMicrophones
+    private let side: Side
+    private let scene: Scene
+    private let total: Int
+    private var position = 0
+    private var filter: Colour
+    private var random: Noise
+    /// The reference's room: (delay in samples, gain), and the last `maxDelay` dry samples before the block.
+    private var taps: [(Int, Float)] = []
+    private var maxDelay = 0
+    private var history: [Float] = []
+    private var dry: [Float] = []
+
+    public init(_ setup: TwoMicrophones, side: Side) {
+        self.setup = setup
+        self.side = side
+        scene = Scene(sound: setup.sound, seed: setup.seed, length: setup.referenceSeconds + 2)
+        switch side {
+        case .recording:
+            total = setup.recordingFrames
+            filter = Colour(sampleRate: setup.sampleRate, highpass: 120, lowpass: 6000, poles: 1)
+            random = Noise(seed: setup.seed &+ 11)
+        case .reference:
+            total = setup.referenceFrames
+            filter = Colour(sampleRate: setup.sampleRate, highpass: 200, lowpass: 3500, poles: 2)
+            random = Noise(seed: setup.seed &+ 29)
+            // Early reflections and a sparse tail, up to 80 ms.
+            taps = [(0, 1)]
+            for j in 0..<24 {
+                let delay = 0.004 + 0.076 * random.uniform()
+                taps.append((Int(delay * Double(setup.sampleRate)),
+                             Float(0.5 * exp(-Double(j) / 8) * (random.uniform() < 0.5 ? -1 : 1))))
+            }
+            maxDelay = taps.map(\.0).max() ?? 0
+            history = [Float](repeating: 0, count: maxDelay)
+        }
+    }
+
+    /// Fills up to `count` samples; 0 at the end.
+    public func read(into out: UnsafeMutablePointer<Float>, count: Int) -> Int {
+        let n = min(count, total - position)
+        guard n > 0 else { return 0 }
+        let rate = Double(setup.sampleRate)
+        if dry.count < maxDelay + n { dry = [Float](repeating: 0, count: maxDelay + n) }
+        for i in 0..<(maxDelay + n) { dry[i] = i < maxDelay ? history[i] : 0 }
+        switch side {
+        case .recording:
+            // Segments between dropouts run at a uniform step through the scene.
+            var cuts = setup.dropouts.map { Int(($0.at * rate).rounded()) }.filter { $0 > position && $0 < position + n }
+            cuts = [position] + cuts + [position + n]
+            for i in 0..<(cuts.count - 1) {
+                let t0 = setup.referenceTime(Double(cuts[i]) / rate)
+                scene.render(into: &dry, at: cuts[i] - position, count: cuts[i + 1] - cuts[i], from: t0, step: setup.speed / rate)
+            }
+            for i in 0..<n { out[i] = Float(filter.process(Double(dry[i])) + setup.noise * random.gaussian()) }
+        case .reference:
+            scene.render(into: &dry, at: maxDelay, count: n, from: Double(position) / rate, step: 1 / rate)
+            for i in 0..<n {
+                var wet: Float = 0
+                for (delay, gain) in taps { wet += gain * dry[maxDelay + i - delay] }
+                out[i] = Float(0.6 * filter.process(Double(wet)) + 2 * setup.noise * random.gaussian())
+            }
+            for i in 0..<maxDelay { history[i] = dry[n + i] }
+        }
+        position += n
+        return n
+    }
+
+    /// The whole side in memory (test-sized scenes).
+    public func all() -> [Float] {
+        var out = [Float](repeating: 0, count: total)
+        var done = 0
+        while done < total {
+            let got = out.withUnsafeMutableBufferPointer { read(into: $0.baseAddress! + done, count: min(65536, total - done)) }
+            if got == 0 { break }
+            done += got
+        }
+        return out
+    }
+}
+
+/// An unrelated scene (another take, another room), for wrong pairings.
+public func unrelatedRecording(sampleRate: Int, seconds: Double, seed: UInt64) -> [Float] {
+    TwoMicrophones(sampleRate: sampleRate, seconds: seconds, seed: seed &+ 1000).recording()
+}
+
+/// The sound itself: events of sinusoidal partials with envelopes, evaluable at any time.
+struct Scene {
+    struct Event {
+        var start: Double
+        var duration: Double
+        var partials: [(frequency: Double, amplitude: Double, phase: Double)]
+        var attack: Double
+    }
+
+    var events: [Event] = []
+
+    init(sound: TwoMicrophones.Sound, seed: UInt64, length: Double) {
+        var random = Noise(seed: seed)
+        switch sound {
+        case .speech:
+            var t = 0.2
+            while t < length {
+                let f0 = 100 + 150 * random.uniform()
+                let duration = 0.08 + 0.25 * random.uniform()
+                let formant = 500 + 2000 * random.uniform()
+                var partials: [(Double, Double, Double)] = []
+                for h in 1...12 {
+                    let f = f0 * Double(h) * (1 + 0.01 * (random.uniform() - 0.5))
+                    partials.append((f, 0.25 / Double(h).squareRoot() * exp(-pow((f - formant) / 900, 2)) + 0.02, 2 * .pi * random.uniform()))
+                }
+                events.append(Event(start: t, duration: duration, partials: partials, attack: 0.01))
+                if random.uniform() < 0.3 {
+                    // Hiss: a fricative of scattered high partials.
+                    let hiss = (0..<14).map { _ in (1800 + 2000 * random.uniform(), 0.03, 2 * .pi * random.uniform()) }
+                    events.append(Event(start: t + duration, duration: 0.05 + 0.1 * random.uniform(), partials: hiss, attack: 0.005))
+                }
+                t += duration + 0.05 + 0.2 * random.uniform()
+                if random.uniform() < 0.04 { t += 1 + 4 * random.uniform() }  // a pause
+            }
+        case .music, .loop:
+            let bar = 2.0
+            var loopNotes: [Event] = []
+            var beat = 0.25
+            while beat < length {
+                let click = (0..<10).map { _ in (1500 + 2500 * random.uniform(), 0.05, 2 * .pi * random.uniform()) }
+                events.append(Event(start: beat, duration: 0.03, partials: click, attack: 0.001))
+                beat += 0.5
+            }
+            if sound == .loop {
+                var t = 0.0
+                while t < bar {
+                    let f = 220 * pow(2, Double(Int(random.uniform() * 12)) / 12)
+                    let d = 0.25
+                    loopNotes.append(Event(start: t, duration: d, partials: (1...4).map { (f * Double($0), 0.1 / Double($0), 0) }, attack: 0.02))
+                    t += d
+                }
+                var start = 0.0
+                while start < length {
+                    for note in loopNotes { var e = note; e.start += start; events.append(e) }
+                    start += bar
+                }
+            } else {
+                var t = 0.1
+                while t < length {
+                    let f = 220 * pow(2, Double(Int(random.uniform() * 24)) / 12)
+                    let d = 0.15 + 0.45 * random.uniform()
+                    events.append(Event(start: t, duration: d, partials: (1...4).map { (f * Double($0), 0.1 / Double($0), 2 * .pi * random.uniform()) }, attack: 0.02))
+                    t += d
+                }
+            }
+        }
+        events.sort { $0.start < $1.start }
+    }
+
+    /// Adds the scene at times `from + i·step` into `out[at + i]`, for `count` samples.
+    func render(into out: inout [Float], at index: Int, count: Int, from t0: Double, step: Double) {
+        let tEnd = t0 + Double(count) * step
+        // Events are sorted by start and last under a second: begin the scan a second before t0.
+        var low = 0, high = events.count
+        while low < high {
+            let mid = (low + high) / 2
+            if events[mid].start < t0 - 1 { low = mid + 1 } else { high = mid }
+        }
+        for event in events[low...] {
+            if event.start >= tEnd { break }
+            guard event.start + event.duration > t0 else { continue }
+            // Samples of this run inside the event.
+            let first = max(0, Int(((event.start - t0) / step).rounded(.up)))
+            let last = min(count - 1, Int(((event.start + event.duration - t0) / step).rounded(.down)))
+            guard first <= last else { continue }
+            for partial in event.partials {
+                let w = 2 * Double.pi * partial.frequency
+                let tFirst = t0 + Double(first) * step
+                var (c, s) = (cos(w * tFirst + partial.phase), sin(w * tFirst + partial.phase))
+                let (dc, ds) = (cos(w * step), sin(w * step))
+                for i in first...last {
+                    let t = t0 + Double(i) * step - event.start
+                    let rise = min(1, t / event.attack), fall = min(1, (event.duration - t) / max(event.attack, 0.02))
+                    out[index + i] += Float(partial.amplitude * max(0, min(rise, fall)) * s)
+                    (c, s) = (c * dc - s * ds, s * dc + c * ds)
+                }
+            }
+        }
+    }
+}
+
+/// A microphone's colour: first- or second-order high- and low-pass (bilinear one-pole sections in series).
+struct Colour {
+    private var sections: [(a: Double, highpass: Bool, x1: Double, y1: Double)] = []
+
+    init(sampleRate: Int, highpass: Double, lowpass: Double, poles: Int) {
+        for _ in 0..<poles {
+            sections.append((exp(-2 * .pi * highpass / Double(sampleRate)), true, 0, 0))
+            sections.append((exp(-2 * .pi * lowpass / Double(sampleRate)), false, 0, 0))
+        }
+    }
+
+    mutating func process(_ x: Double) -> Double {
+        var v = x
+        for i in sections.indices {
+            let s = sections[i]
+            let y = s.highpass ? s.a * (s.y1 + v - s.x1) : (1 - s.a) * v + s.a * s.y1
+            sections[i].x1 = v
+            sections[i].y1 = y
+            v = y
+        }
+        return v
+    }
+}
+
+/// A seeded generator (SplitMix64) for reproducible scenes and noise.
+struct Noise {
+    private var state: UInt64
+    // The seed is mixed first: SplitMix64's states for nearby seeds are the same sequence shifted, and two
+    // microphones' noise must not correlate.
+    init(seed: UInt64) { state = Noise.mix(Noise.mix(seed ^ 0x5851_F42D_4C95_7F2D)) }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        return Noise.mix(state)
+    }
+
+    static func mix(_ value: UInt64) -> UInt64 {
+        var z = value
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
+
+    mutating func gaussian() -> Double {
+        let u = max(uniform(), 1e-300), v = uniform()
+        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+    }
+}
