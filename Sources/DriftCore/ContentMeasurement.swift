@@ -17,6 +17,18 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
         case unmeasurable
     }
 
+    /// Why a pair could not be measured.
+    public enum Unmeasurable: String, Codable, Sendable, CaseIterable {
+        /// Under a second of recording.
+        case tooShort = "too-short"
+        case silentRecording = "silent-recording"
+        case silentReference = "silent-reference"
+        /// Several places in the reference match equally well (a loop, a steady beat).
+        case repetitive
+        /// Both files have sound, and none of it is shared (a wrong pairing, another take).
+        case noCommonSound = "no-common-sound"
+    }
+
     /// A place where the recording lost sound.
     public struct Dropout: Codable, Sendable, Equatable {
         /// Recording time of the gap, seconds from the recording's first frame.
@@ -49,6 +61,8 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
 
     /// Reference time of the recording's first frame, ms: positive, the recording started after the reference.
     public var offsetMs: Double?
+    /// Half-width of the 95 % interval of `offsetMs`.
+    public var offsetMsError: Double?
     /// (recording duration / reference duration of the same sound − 1) × 10⁶: the header drift's sign and scale.
     public var driftPPM: Double?
     /// Half-width of the 95 % interval of `driftPPM`.
@@ -59,12 +73,21 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
     public var dropouts: [Dropout]
     /// Whether the header drift lies within the content uncertainty; nil when either is missing.
     public var headersAgree: Bool?
-    /// Why the headers disagree: "late start", "lying header", "wrong pairing"; nil when they agree.
+    /// Why the headers disagree: "late start", "early start", "early stop", "late stop", "lying header", "wrong
+    /// pairing"; nil when they agree.
     public var disagreement: String?
-    /// After a repair: the worst lag left across the output, ms; nil where not measured.
+    /// After a repair: the worst lag left across the output (windows smoothed over ~7 s), ms; nil where not measured.
     public var residualMs: Double?
+    /// The limit the residual was held to, ms (the configured one, or the sound's own precision where coarser).
+    public var residualLimitMs: Double?
+    /// After a repair: the lag left across the output, per stretch of windows (the report draws it).
+    public var residualCurve: [LagPoint]?
     /// Why the pair is unmeasurable, in words; nil otherwise.
     public var reason: String?
+    /// Why the pair is unmeasurable, as a stable name; nil otherwise.
+    public var unmeasurable: Unmeasurable?
+    /// How long the reference's sound lasts, seconds (its audio track, which may differ from its stated length).
+    public var referenceSoundSeconds: Double?
     /// Spread of the windows about the model (RMS), ms.
     public var scatterMs: Double?
     /// Windows correlated, and how many agreed with the model.
@@ -76,8 +99,8 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
     public init(
         offsetMs: Double?, driftPPM: Double?, driftPPMError: Double?, model: Model, confidence: Double,
         dropouts: [Dropout] = [], headersAgree: Bool? = nil, disagreement: String? = nil, residualMs: Double? = nil,
-        reason: String? = nil, scatterMs: Double? = nil, windows: Int = 0, agreeingWindows: Int = 0,
-        curve: [LagPoint] = []
+        reason: String? = nil, unmeasurable: Unmeasurable? = nil, scatterMs: Double? = nil, windows: Int = 0,
+        agreeingWindows: Int = 0, curve: [LagPoint] = []
     ) {
         self.offsetMs = offsetMs
         self.driftPPM = driftPPM
@@ -89,6 +112,7 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
         self.disagreement = disagreement
         self.residualMs = residualMs
         self.reason = reason
+        self.unmeasurable = unmeasurable
         self.scatterMs = scatterMs
         self.windows = windows
         self.agreeingWindows = agreeingWindows
@@ -96,14 +120,15 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case offsetMs, driftPPM, driftPPMError, model, confidence, dropouts, headersAgree, disagreement, residualMs
-        case reason, scatterMs, windows, agreeingWindows, curve
+        case offsetMs, offsetMsError, driftPPM, driftPPMError, model, confidence, dropouts, headersAgree, disagreement, residualMs
+        case residualLimitMs, residualCurve, reason, unmeasurable, referenceSoundSeconds, scatterMs, windows, agreeingWindows, curve
     }
 
     /// Every key is written, `null` where there is no value: scripts read a fixed shape.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(offsetMs, forKey: .offsetMs)
+        try c.encode(offsetMsError, forKey: .offsetMsError)
         try c.encode(driftPPM, forKey: .driftPPM)
         try c.encode(driftPPMError, forKey: .driftPPMError)
         try c.encode(model, forKey: .model)
@@ -112,11 +137,27 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
         try c.encode(headersAgree, forKey: .headersAgree)
         try c.encode(disagreement, forKey: .disagreement)
         try c.encode(residualMs, forKey: .residualMs)
+        try c.encode(residualLimitMs, forKey: .residualLimitMs)
+        try c.encode(residualCurve, forKey: .residualCurve)
         try c.encode(reason, forKey: .reason)
+        try c.encode(unmeasurable, forKey: .unmeasurable)
+        try c.encode(referenceSoundSeconds, forKey: .referenceSoundSeconds)
         try c.encode(scatterMs, forKey: .scatterMs)
         try c.encode(windows, forKey: .windows)
         try c.encode(agreeingWindows, forKey: .agreeingWindows)
         try c.encode(curve, forKey: .curve)
+    }
+
+    /// The measurement in words: "offset +2000.02 ms, drift -131.00 ± 0.01 ppm, 2 dropouts (52.0 ms)".
+    public var summary: String {
+        guard let offsetMs, let driftPPM else { return "nothing measurable (\(reason ?? "no clear match"))" }
+        var text = "offset \(offsetMs >= 0 ? "+" : "")\(String(offsetMs, decimals: 2)) ms, drift \(String(driftPPM, decimals: 2))"
+        text += driftPPMError.map { " ± \(String($0, decimals: 2)) ppm" } ?? " ppm"
+        if !dropouts.isEmpty {
+            let missing = dropouts.reduce(0) { $0 + $1.missingMs }
+            text += ", \(dropouts.count) dropout\(dropouts.count == 1 ? "" : "s") (\(String(missing, decimals: 1)) ms)"
+        }
+        return text
     }
 
     /// Whether the numbers can plan a repair.
@@ -136,12 +177,18 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
     ///
     /// A header plan assumes both files start together and differ only by a constant rate. The content shows the
     /// lag at the start (offset) and how it grows (drift, dropouts). The headers agree when their plan would line up
-    /// the file: no start offset, and the same growth.
-    public mutating func compare(headerDriftPPM: Double?, recordingSeconds: Double, referenceSeconds: Double?) {
+    /// the file: no start offset, and the same growth - to within the content's uncertainty plus the headers' own
+    /// precision (`headerPrecisionMs`: a video's length is known to a frame, and streams end a frame apart).
+    ///
+    /// A disagreement is named by where the recording lies in the reference: `late start` / `early start` (it began
+    /// after / before the reference), `early stop` / `late stop` (it began with the reference but ended before / after
+    /// it), `lying header` (it ends where the reference's own sound ends, but the reference's stated length is
+    /// another), `wrong pairing` (no common sound).
+    public mutating func compare(headerDriftPPM: Double?, recordingSeconds: Double, referenceSeconds: Double?,
+                                 headerPrecisionMs: Double = 50) {
         guard let headerDriftPPM, isMeasured, let driftPPM, let offsetMs else {
             headersAgree = nil
-            disagreement = model == .unmeasurable && headerDriftPPM != nil && reason?.hasPrefix("no common sound") == true
-                ? "wrong pairing" : nil
+            disagreement = unmeasurable == .noCommonSound ? "wrong pairing" : nil
             return
         }
         let b = 1 / (1 + driftPPM * 1e-6) - 1
@@ -149,20 +196,47 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
         let contentGrowthMs = b * recordingSeconds * 1000 + missing
         let reference = referenceSeconds ?? recordingSeconds / (1 + headerDriftPPM * 1e-6)
         let headerGrowthMs = (reference - recordingSeconds) * 1000
-        // The content uncertainty over the file, the scatter of the windows, and 1 ms for how streams end.
-        let slackMs = (driftPPMError ?? 0) * 1e-6 * recordingSeconds * 1000 + 3 * (scatterMs ?? 0) + 1
+        let slackMs = (driftPPMError ?? 0) * 1e-6 * recordingSeconds * 1000 + 3 * (scatterMs ?? 0)
+            + (offsetMsError ?? 0) + headerPrecisionMs
+        let startAgrees = abs(offsetMs) <= slackMs
         let growthAgrees = abs(contentGrowthMs - headerGrowthMs) <= slackMs
-        headersAgree = growthAgrees && abs(offsetMs) <= slackMs
+        headersAgree = startAgrees && growthAgrees
+        // Reference time of the recording's end, against the reference's stated end and its sound's end.
+        let endMs = offsetMs + recordingSeconds * 1000 + contentGrowthMs
         if headersAgree == true {
             disagreement = nil
-        } else if abs(offsetMs + contentGrowthMs - headerGrowthMs) <= slackMs + abs(offsetMs) * 1e-3 {
-            // The length difference is the start offset: the headers took a late (or early) start for drift.
+        } else if !startAgrees {
             disagreement = offsetMs > 0 ? "late start" : "early start"
-        } else if growthAgrees {
-            // The drift matches but the sound starts elsewhere, and the ends differ by as much: part of the reference.
-            disagreement = "partial recording"
-        } else {
+        } else if let sound = referenceSoundSeconds, abs(endMs - sound * 1000) <= slackMs,
+                  abs(endMs - reference * 1000) > slackMs {
             disagreement = "lying header"
+        } else {
+            disagreement = endMs < reference * 1000 ? "early stop" : "late stop"
         }
+    }
+}
+
+/// A repaired file correlated with its reference again: the lag left across it.
+public struct SyncVerification: Codable, Sendable, Equatable {
+    /// The worst lag left (windows smoothed over ~7 s), ms; nil when the output could not be measured.
+    public var residualMs: Double?
+    /// The limit applied, ms: the configured one, or the sound's own precision where that is coarser.
+    public var limitMs: Double
+    public var passed: Bool
+    /// The lag left, per stretch of windows, ms.
+    public var curve: [ContentMeasurement.LagPoint]
+    /// Why it failed; nil when it passed.
+    public var reason: String?
+    /// The output's own measurement against the reference.
+    public var measurement: ContentMeasurement
+
+    public init(residualMs: Double?, limitMs: Double, passed: Bool, curve: [ContentMeasurement.LagPoint], reason: String?,
+                measurement: ContentMeasurement) {
+        self.residualMs = residualMs
+        self.limitMs = limitMs
+        self.passed = passed
+        self.curve = curve
+        self.reason = reason
+        self.measurement = measurement
     }
 }

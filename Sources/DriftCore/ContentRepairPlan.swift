@@ -14,9 +14,15 @@ public enum ContentRepairPlan {
     /// The operations for a recording of `frames` frames at `sampleRate`, or why content cannot plan it.
     ///
     /// A drift within its own uncertainty (or under 0.05 ppm) is not corrected, so a dropout repair leaves the
-    /// audio between the gaps bit for bit.
+    /// audio between the gaps bit for bit. When the rate is corrected and the result lands within the measurement's
+    /// uncertainty of `referenceFrames` (the reference's length at this rate), it is made exactly that long, so an
+    /// output that lines up with its reference also ends with it to the frame.
+    ///
+    /// - Parameter method: how the rate is corrected: resample (a clock fault changes pitch with length), or stretch
+    ///   where the configuration says this recorder's pitch is right.
     public static func operations(
-        for measurement: ContentMeasurement, frames: Int64, sampleRate: Int, start: Start = .reference
+        for measurement: ContentMeasurement, frames: Int64, sampleRate: Int, start: Start = .reference,
+        referenceFrames: Int64? = nil, method: RepairMethod = .resample
     ) -> Result<[RepairOperation], ContentRefusal> {
         guard measurement.isMeasured, let offsetMs = measurement.offsetMs, let driftPPM = measurement.driftPPM else {
             return .failure(ContentRefusal("content unmeasurable: \(measurement.reason ?? "no clear match")"))
@@ -31,7 +37,8 @@ public enum ContentRepairPlan {
         let speed = significant ? 1 / (1 + driftPPM * 1e-6) : 1
         var operations: [RepairOperation] = []
         var length = frames
-        if start == .reference {
+        // An offset within its own uncertainty (or under 0.1 ms, inaudible) stays: moving it would rewrite every sample.
+        if start == .reference, abs(offsetMs) > max(measurement.offsetMsError ?? 0, 0.1) {
             let startFrames = Int64((offsetMs / 1000 * rate / speed).rounded())
             if startFrames > 0 {
                 operations.append(.padStart(frames: startFrames))
@@ -51,8 +58,15 @@ public enum ContentRepairPlan {
             operations.append(.insert(atFrame: at, frames: missing))
             length += missing
         }
-        let target = Int64((Double(length) * speed).rounded())
-        if target != length { operations.append(.resample(frames: target)) }
+        var target = Int64((Double(length) * speed).rounded())
+        if target != length {
+            let seconds = Double(frames) / rate
+            let uncertainty = max(2, ((measurement.driftPPMError ?? 0) * 1e-6 * seconds + 3 * (measurement.scatterMs ?? 0) / 1000) * rate)
+            if start == .reference, let referenceFrames, abs(Double(target - referenceFrames)) <= uncertainty {
+                target = referenceFrames
+            }
+            operations.append(method == .stretch ? .stretch(frames: target) : .resample(frames: target))
+        }
         return .success(operations)
     }
 }

@@ -5,17 +5,31 @@ import DriftSync
 import Foundation
 
 /// Content measurement on files: opens a recording's audio and a reference's own sound (an audio file, or the audio
-/// track of a video) for `ContentMeasurer`, each pass decoding it again from the start.
+/// track of a video) for `ContentMeasurer`.
 public enum ContentProbe {
     /// `path`'s audio (stream `stream` of a media file, else its first audio stream), ready to be measured.
     public static func input(_ path: String, stream: Int? = nil) throws(AudioError) -> MeasuredInput {
         if MediaRoute.decodesWithFFmpeg(path) {
-            // Decoded once per pass, without the counting pass an exact length needs: measurement reads to the end.
+            // Decoded once, without the counting pass an exact length needs: measurement reads to the end.
             let probe = try DecodedAudioStream(path: path, stream: stream)
             return MeasuredInput(path: path, sampleRate: probe.sampleRate) { try DecodedAudioStream(path: path, stream: stream) }
         }
         let probe = try AudioFileReader(path: path)
         return MeasuredInput(path: path, sampleRate: probe.format.sampleRate) { try AudioFileReader(path: path) }
+    }
+
+    /// The reference's own sound, or nil when it has none (a video without an audio track, a sidecar file).
+    ///
+    /// - Throws: `AudioError` when the file cannot be read at all.
+    public static func sound(of reference: String) throws(AudioError) -> MeasuredInput? {
+        do {
+            return try input(reference)
+        } catch {
+            switch error.cause {
+            case .unsupported("no audio stream"), .notAudio: return nil
+            default: throw error
+            }
+        }
     }
 
     /// Measures `recording` against `reference`'s sound.
@@ -25,12 +39,21 @@ public enum ContentProbe {
         throws -> ContentMeasurement
     {
         let recordingInput = try input(recording)
-        let referenceInput: MeasuredInput
-        do {
-            referenceInput = try input(reference)
-        } catch let error where error.cause == .unsupported("no audio stream") {
+        guard let referenceInput = try sound(of: reference) else {
             throw AudioError(path: reference, cause: .unsupported("the reference has no sound of its own (no audio stream) to measure against"))
         }
         return try ContentMeasurer(settings: settings).measure(recording: recordingInput, reference: referenceInput)
+    }
+
+    /// Proves `output` in sync with `reference`: the lag left across it, against `expectedOffsetMs`.
+    public static func verify(output: String, reference: String, expectedOffsetMs: Double = 0, limitMs: Double = 1)
+        throws -> SyncVerification
+    {
+        let outputInput = try input(output)
+        guard let referenceInput = try sound(of: reference) else {
+            throw AudioError(path: reference, cause: .unsupported("the reference has no sound of its own (no audio stream) to verify against"))
+        }
+        return try ContentMeasurer().verify(output: outputInput, reference: referenceInput,
+                                            expectedOffsetMs: expectedOffsetMs, limitMs: limitMs)
     }
 }

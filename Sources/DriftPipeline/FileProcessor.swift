@@ -27,6 +27,12 @@ public struct ProcessRequest: Sendable {
     public var outputEncoding: SampleEncoding?
     /// The audio stream of a media file to repair (its index in the file); nil takes the first audio stream.
     public var audioStream: Int?
+    /// A content repair's operations (start offset, dropouts, rate), in order; when given, they replace `target`,
+    /// `tempo`, `method` and `edits`.
+    public var operations: [RepairOperation] = []
+    /// A last check of the written and verified temporary file (its path), before it is renamed into place: throwing
+    /// discards it (a content repair's sync proof).
+    public var beforeCommit: (@Sendable (String) throws -> Void)?
 
     public init(
         input: String, output: String, target: TargetLength?, tempo: Rational? = nil,
@@ -146,8 +152,8 @@ public enum FileProcessor {
         let method = plan.summary + (plan.length == .none ? "" : qualityNote(plan, request.quality))
         var metadata = reader.metadata()
         if !plan.reverse, var bext = metadata.broadcastInfo {
-            // The first sample is now `range.lowerBound` frames later in the day.
-            bext.timeReference += UInt64(plan.range.lowerBound)
+            // The first sample is now `range.lowerBound` frames later in the day (earlier by any silence put before it).
+            bext.timeReference = UInt64(max(0, Int64(bext.timeReference) + plan.range.lowerBound - plan.leadingSilence))
             metadata.broadcastInfo = bext
         }
         metadata = metadata.adapted(
@@ -167,6 +173,7 @@ public enum FileProcessor {
                 path: request.output,
                 cause: "verification failed: " + verification.mismatches.joined(separator: "; "))
         }
+        try request.beforeCommit?(staged.temporaryPath)
         try staged.commit()
         return ProcessResult(
             input: request.input, output: request.output, inputFormat: FormatSummary(reader.format),
@@ -186,6 +193,8 @@ public enum FileProcessor {
             source = TrimmedSource(reader, range: plan.range)
         }
         source = PrefetchingSource(source, blockFrames: request.blockFrames)
+        if plan.leadingSilence > 0 { source = LeadingSilence(source, frames: plan.leadingSilence) }
+        if !plan.gaps.isEmpty { source = GapFiller(source, gaps: plan.gaps, sampleRate: plan.inputRate) }
         switch plan.length {
         case .none:
             break

@@ -67,6 +67,7 @@ enum MediaRepair {
             guard verification.passed else {
                 throw ProcessError(path: request.output, cause: "verification failed: " + verification.mismatches.joined(separator: "; "))
             }
+            try request.beforeCommit?(staged.temporaryPath)
             try staged.commit()
             return ProcessResult(
                 input: request.input, output: request.output, inputFormat: inputSummary, outputFormat: FormatSummary(format),
@@ -107,6 +108,7 @@ enum MediaRepair {
         guard outcome.passed else {
             throw ProcessError(path: request.output, cause: "verification failed: " + outcome.mismatches.joined(separator: "; "))
         }
+        try request.beforeCommit?(staged.temporaryPath)
         try staged.commit()
         var notes: [String] = []
         if writer.plan.lossy {

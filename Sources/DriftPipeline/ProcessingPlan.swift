@@ -29,11 +29,21 @@ public struct ProcessingPlan: Sendable, Equatable {
     public let method: MethodChoice?
     public let fadeIn: FadeSpan?
     public let fadeOut: FadeSpan?
+    /// Silence before the (trimmed) input: a late start moved to its reference's start.
+    public let leadingSilence: Int64
+    /// Sound re-inserted where the recorder lost it, in frames of the stream after the trim and the silence.
+    public let gaps: [GapFiller.Gap]
 
     /// Plans `request` for an input of `frames` frames at `sampleRate`.
     ///
     /// - Throws: `PlanError` naming the part of the request that does not fit this file.
     public init(request: ProcessRequest, inputFrames frames: Int64, sampleRate: Int) throws(PlanError) {
+        if !request.operations.isEmpty {
+            self = try ProcessingPlan(operations: request.operations, inputFrames: frames, sampleRate: sampleRate)
+            return
+        }
+        leadingSilence = 0
+        gaps = []
         inputFrames = frames
         inputRate = sampleRate
         outputRate = request.edits.outputRate ?? sampleRate
@@ -101,6 +111,74 @@ public struct ProcessingPlan: Sendable, Equatable {
         fadeOut = try ProcessingPlan.fade(request.edits.fadeOut, field: .fadeOut, rate: outputRate, within: targetFrames)
     }
 
+    /// Plans a content repair: the start trimmed or padded, dropouts re-filled, then one length change, in that order.
+    /// Gap positions are recording frames (before the trim); a gap inside the trimmed start is dropped with it.
+    init(operations: [RepairOperation], inputFrames frames: Int64, sampleRate: Int) throws(PlanError) {
+        inputFrames = frames
+        inputRate = sampleRate
+        outputRate = sampleRate
+        reverse = false
+        fadeIn = nil
+        fadeOut = nil
+        var trim: Int64 = 0, pad: Int64 = 0
+        var gaps: [GapFiller.Gap] = []
+        var length: LengthStage = .none
+        var stage = 0  // 0: start, 1: inserts, 2: length; operations must come in this order
+        for operation in operations {
+            switch operation {
+            case .trimStart(let n), .padStart(let n):
+                guard stage == 0 else { throw PlanError(.operations, "\(operation) after another operation") }
+                guard n >= 0 else { throw PlanError(.operations, "\(operation): negative") }
+                if case .trimStart = operation {
+                    guard n < frames else { throw PlanError(.operations, "\(operation): the recording has only \(frames) frames") }
+                    trim = n
+                } else {
+                    pad = n
+                }
+                stage = 1
+            case .insert(let at, let n):
+                guard stage <= 1 else { throw PlanError(.operations, "\(operation) after the length change") }
+                guard at > 0, at <= frames, n > 0 else { throw PlanError(.operations, "\(operation): outside the recording's \(frames) frames") }
+                guard n <= Int64(GapFiller.maximumGapSeconds * sampleRate) else {
+                    throw PlanError(.operations, "\(operation): a gap longer than \(GapFiller.maximumGapSeconds) s is not a dropout")
+                }
+                guard at > trim else { continue }
+                let position = at - trim + pad
+                guard gaps.last.map({ $0.at <= position }) ?? true else { throw PlanError(.operations, "\(operation): gaps out of order") }
+                gaps.append(GapFiller.Gap(at: position, frames: n))
+                stage = 1
+            case .resample(let n), .stretch(let n):
+                guard stage <= 1 else { throw PlanError(.operations, "\(operation): a second length change") }
+                length = operation == .resample(frames: n) ? .resample(frames: n) : .stretch(frames: n, rateFrames: nil)
+                stage = 2
+            }
+        }
+        range = trim..<frames
+        leadingSilence = pad
+        self.gaps = gaps
+        let used = frames - trim + pad + gaps.reduce(0) { $0 + $1.frames }
+        switch length {
+        case .resample(let n):
+            guard Resampling.accepts(input: used, output: n) else {
+                throw PlanError(.operations, ProcessingPlan.outOfRange(wanted: .frames(n), frames: n, used: used, inputRate: sampleRate,
+                                                                      outputRate: sampleRate, stretch: false))
+            }
+            targetFrames = n
+            method = MethodChoice(method: .resample, reason: "content: clock rate")
+        case .stretch(let n, _):
+            guard Int128(n) * 2 >= Int128(used), Int128(n) <= 2 * Int128(used) else {
+                throw PlanError(.operations, ProcessingPlan.outOfRange(wanted: .frames(n), frames: n, used: used, inputRate: sampleRate,
+                                                                      outputRate: sampleRate, stretch: true))
+            }
+            targetFrames = n
+            method = MethodChoice(method: .stretch, reason: "content")
+        case .none:
+            targetFrames = used
+            method = nil
+        }
+        self.length = targetFrames == used && length != .none ? .none : length
+    }
+
     /// Explains a length no method can make from this input: what was asked, and the shortest and longest lengths
     /// that are possible.
     static func outOfRange(wanted: TargetLength, frames: Int64?, used: Int64, inputRate: Int, outputRate: Int,
@@ -158,6 +236,10 @@ public struct ProcessingPlan: Sendable, Equatable {
         var steps: [String] = []
         if range != 0..<inputFrames { steps.append("trim \(range.lowerBound)..<\(range.upperBound)") }
         if reverse { steps.append("reverse") }
+        if leadingSilence > 0 { steps.append("pad-start \(leadingSilence)") }
+        if !gaps.isEmpty {
+            steps.append("re-insert \(gaps.count) dropout\(gaps.count == 1 ? "" : "s") (\(gaps.reduce(0) { $0 + $1.frames }) frames)")
+        }
         switch length {
         case .none: break
         case .resample: steps.append(method.map { "\($0)" } ?? "resample")
@@ -175,7 +257,7 @@ public struct ProcessingPlan: Sendable, Equatable {
 public struct PlanError: Error, Equatable, CustomStringConvertible {
     /// The part of the request at fault.
     public enum Field: String, Sendable, Equatable {
-        case trim, tempo, stretch, rate, target
+        case trim, tempo, stretch, rate, target, operations
         case fadeIn = "fade-in"
         case fadeOut = "fade-out"
     }

@@ -44,20 +44,58 @@ public struct ContentMeasurer {
     /// - Throws: what reading either file throws (naming the file); an unrelated or silent pair is not an error but
     ///   an `unmeasurable` result with its reason.
     public func measure(recording: MeasuredInput, reference: MeasuredInput) throws -> ContentMeasurement {
+        try analyse(recording: recording, reference: reference).measurement
+    }
+
+    /// Proves a repaired file in sync: measures `output` against `reference` and reports the lag left across it.
+    ///
+    /// The residual at each window is its lag minus `expectedOffsetMs` (0 when the output was aligned to the
+    /// reference's start), smoothed by the median of 9 windows (about 7 s: a sync error lasts, one odd window is
+    /// noise); `residualMs` is the worst of those over the file. It passes when that stays within `limitMs`, or within
+    /// the windows' own scatter where the sound allows no finer precision.
+    public func verify(output: MeasuredInput, reference: MeasuredInput, expectedOffsetMs: Double, limitMs: Double) throws
+        -> SyncVerification
+    {
+        let analysis = try analyse(recording: output, reference: reference)
+        guard let model = analysis.model, analysis.measurement.isMeasured else {
+            return SyncVerification(residualMs: nil, limitMs: limitMs, passed: false, curve: [],
+                                    reason: "the output cannot be measured against the reference: \(analysis.measurement.reason ?? "no clear match")",
+                                    measurement: analysis.measurement)
+        }
+        let samples = model.agreeing.sorted { $0.t < $1.t }
+        let residuals = samples.map { $0.lag * 1000 - expectedOffsetMs }
+        var smoothed: [Double] = []
+        smoothed.reserveCapacity(residuals.count)
+        for i in residuals.indices {
+            let part = residuals[max(0, i - 4)...min(residuals.count - 1, i + 4)]
+            smoothed.append(median(Array(part)) ?? 0)
+        }
+        let worst = smoothed.map(abs).max() ?? 0
+        let limit = max(limitMs, analysis.measurement.scatterMs ?? 0)
+        let points = zip(samples, smoothed).map { LagSample(t: $0.t, lag: $1 / 1000, clarity: $0.clarity, window: $0.window) }
+        let passed = worst <= limit
+        return SyncVerification(
+            residualMs: (worst * 1000).rounded() / 1000, limitMs: limit, passed: passed, curve: Self.curve(points),
+            reason: passed ? nil : "residual lag \(String(worst, decimals: 3)) ms exceeds \(String(limit, decimals: 3)) ms",
+            measurement: analysis.measurement)
+    }
+
+    /// The measurement, and the fitted lag model when there is one.
+    func analyse(recording: MeasuredInput, reference: MeasuredInput) throws -> (measurement: ContentMeasurement, model: LagModel?) {
         // Pass 1: onsets and loudness.
         let first = try OnsetPass(recording: recording, reference: reference)
         let rate = first.rate
         if first.recordingSamples < Int(rate) {
-            return unmeasurable("the recording is shorter than a second")
+            return (unmeasurable(.tooShort, "the recording is shorter than a second"), nil)
         }
-        if first.recordingRMS < settings.silence { return unmeasurable("the recording is silent") }
-        if first.referenceRMS < settings.silence { return unmeasurable("the reference is silent") }
+        if first.recordingRMS < settings.silence { return (unmeasurable(.silentRecording, "the recording is silent"), nil) }
+        if first.referenceRMS < settings.silence { return (unmeasurable(.silentReference, "the reference is silent"), nil) }
         let coarse = CoarseAligner.align(recording: first.recordingOnsets, reference: first.referenceOnsets)
         if coarse.agreeing.isEmpty {
             let periodic = coarse.blocks.contains { $0.clarity >= CoarseAligner.minimumClarity && $0.ambiguity > CoarseAligner.maximumAmbiguity }
-            return unmeasurable(periodic
-                ? "the sound repeats: several places in the reference match equally well"
-                : "no common sound: no place in the reference matches the recording")
+            return (periodic
+                ? unmeasurable(.repetitive, "the sound repeats: several places in the reference match equally well")
+                : unmeasurable(.noCommonSound, "no common sound: no place in the reference matches the recording"), nil)
         }
 
         // Pass 2: windows.
@@ -67,13 +105,13 @@ public struct ContentMeasurer {
         let minimumAgreeing = max(5, Int((Double(fine.soundWindows) * 0.25).rounded(.up)))
         guard clear.count >= minimumAgreeing, let model = LagModel.fit(clear), model.agreeing.count >= minimumAgreeing else {
             let ambiguous = fine.ambiguousWindows > fine.soundWindows / 2
-            var result = unmeasurable(fine.soundWindows == 0
-                ? "no window has sound in both files"
-                : ambiguous ? "the sound repeats: several places in the reference match equally well"
-                : "no common sound: \(clear.count) of \(fine.soundWindows) windows with sound found a clear match")
+            var result = fine.soundWindows == 0
+                ? unmeasurable(.noCommonSound, "no window has sound in both files")
+                : ambiguous ? unmeasurable(.repetitive, "the sound repeats: several places in the reference match equally well")
+                : unmeasurable(.noCommonSound, "no common sound: \(clear.count) of \(fine.soundWindows) windows with sound found a clear match")
             result.windows = fine.soundWindows
             result.agreeingWindows = clear.count
-            return result
+            return (result, nil)
         }
 
         // Pass 3: where exactly each gap is.
@@ -104,14 +142,18 @@ public struct ContentMeasurer {
         } else {
             modelName = .clock
         }
-        return ContentMeasurement(
+        var measurement = ContentMeasurement(
             offsetMs: startLag * 1000, driftPPM: drift, driftPPMError: driftError, model: modelName,
             confidence: confidence, dropouts: dropouts, scatterMs: model.scatter * 1000, windows: fine.soundWindows,
             agreeingWindows: model.agreeing.count, curve: Self.curve(model.agreeing))
+        measurement.offsetMsError = 1.96 * model.interceptError * 1000
+        measurement.referenceSoundSeconds = Double(first.referenceSamples) / rate
+        return (measurement, model)
     }
 
-    private func unmeasurable(_ reason: String) -> ContentMeasurement {
-        ContentMeasurement(offsetMs: nil, driftPPM: nil, driftPPMError: nil, model: .unmeasurable, confidence: 0, reason: reason)
+    private func unmeasurable(_ kind: ContentMeasurement.Unmeasurable, _ reason: String) -> ContentMeasurement {
+        ContentMeasurement(offsetMs: nil, driftPPM: nil, driftPPMError: nil, model: .unmeasurable, confidence: 0, reason: reason,
+                           unmeasurable: kind)
     }
 
     /// At most 300 points: the median lag of each stretch of windows.
@@ -132,6 +174,7 @@ struct OnsetPass {
     var recordingOnsets: [Float]
     var referenceOnsets: [Float]
     var recordingSamples = 0
+    var referenceSamples = 0
     var recordingRMS: Float = 0
     var referenceRMS: Float = 0
     /// Where the later passes read the reduced sound: the spills, or the files decoded again when no spill could be
@@ -145,7 +188,8 @@ struct OnsetPass {
         let ref = AnalysisStream(try reference.open(), sampleRate: reference.sampleRate, convertTo: analysisRate)
         let recordingSpill = SampleSpill(), referenceSpill = SampleSpill()
         (recordingOnsets, recordingSamples, recordingRMS) = try OnsetPass.scan(rec, spill: recordingSpill)
-        let (onsets, _, rms) = try OnsetPass.scan(ref, spill: referenceSpill)
+        let (onsets, referenceCount, rms) = try OnsetPass.scan(ref, spill: referenceSpill)
+        referenceSamples = referenceCount
         referenceOnsets = onsets
         referenceRMS = rms
         if let recordingSpill, let referenceSpill {

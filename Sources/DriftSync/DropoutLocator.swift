@@ -67,9 +67,8 @@ enum DropoutLocator {
             var low = best, high = best
             while low > 0 && within(low - 1) { low -= 1 }
             while high < length && within(high + 1) { high += 1 }
-            // In a pause every place in it lines up the same: report the middle, and half the pause as the uncertainty.
-            let centre = Double(low + high) / 2
-            positions.append(((Double(start) + centre) / rate, (Double(high - low) / 2 + 1) / rate))
+            // In a pause every place in it lines up the same: the uncertainty reaches the pause's far edge.
+            positions.append((Double(start + best) / rate, Double(max(best - low, high - best) + 1) / rate))
         }
         return positions
     }

@@ -26,6 +26,8 @@ struct LagModel {
     var slope: Double
     /// Standard error of `slope`, allowing for correlation between neighbouring windows.
     var slopeError: Double
+    /// Standard error of `intercept` (the lag at t = 0), on the same terms.
+    var interceptError: Double = .infinity
     var steps: [Step]
     /// The windows the model keeps (within the rejection limit).
     var agreeing: [LagSample]
@@ -52,12 +54,19 @@ struct LagModel {
             if dt > 0 { increments.append((samples[i].lag - samples[i - 1].lag) / dt) }
         }
         var slope = median(increments) ?? 0
-        // Outliers first: windows far from their neighbours' median level (after taking out the slope).
+        // Outliers first: a window far from both the level of the windows just before it and of those just after it
+        // (a step puts its own windows with one side or the other; a false peak agrees with neither). "Far" is well
+        // beyond the windows' own noise, measured on the detrended increments.
+        let level = samples.map { $0.lag - slope * $0.t }
+        var jumps: [Double] = []
+        for i in 1..<level.count { jumps.append(abs(level[i] - level[i - 1])) }
+        let noise = 1.4826 * (median(jumps) ?? 0)
+        let far = max(0.000_5, 8 * noise)
         var kept = samples.indices.filter { i in
-            let lo = max(0, i - 3), hi = min(samples.count - 1, i + 3)
-            let neighbours = (lo...hi).filter { $0 != i }.map { samples[$0].lag - slope * samples[$0].t }
-            guard let level = median(neighbours) else { return true }
-            return abs(samples[i].lag - slope * samples[i].t - level) < 0.05
+            let before = median(Array(level[max(0, i - 3)..<i]))
+            let after = median(i + 1 < level.count ? Array(level[(i + 1)...min(level.count - 1, i + 3)]) : [])
+            let sides = [before, after].compactMap { $0 }
+            return sides.isEmpty || sides.contains { abs(level[i] - $0) <= far }
         }.map { samples[$0] }
         guard kept.count >= 3 else { return nil }
 
@@ -110,7 +119,11 @@ struct LagModel {
 
     /// Least squares for intercept, slope and step sizes. Windows between a step's `before` and `after` go to the
     /// side whose level is nearer.
-    static func solve(_ s: [LagSample], steps: [Step]) -> LagModel? {
+    static func solve(_ s: [LagSample], steps allSteps: [Step]) -> LagModel? {
+        // A step needs windows on both of its sides, or it cannot be measured (and would make the system singular).
+        let steps = allSteps.filter { step in
+            s.contains { $0.window <= step.before } && s.contains { $0.window >= step.after }
+        }
         let unknowns = 2 + steps.count
         guard s.count > unknowns else { return nil }
         let tMean = s.reduce(0) { $0 + $1.t } / Double(s.count)
@@ -159,8 +172,10 @@ struct LagModel {
         let rho = r0 > 0 ? max(0, min(0.95, r1 / r0)) : 0
         let inflation = (1 + rho) / (1 - rho)
         let slopeError = (variance * result.inverseDiagonal[1] * inflation).squareRoot()
-        return LagModel(intercept: c[0] - c[1] * tMean, slope: c[1], slopeError: slopeError, steps: fitted,
-                        agreeing: s, scatter: (residuals.reduce(0) { $0 + $1 * $1 } / n).squareRoot())
+        // The intercept at t = 0 is c0 − c1·t̄ (t is centred, so the two are nearly independent).
+        let interceptError = (variance * inflation * (result.inverseDiagonal[0] + tMean * tMean * result.inverseDiagonal[1])).squareRoot()
+        return LagModel(intercept: c[0] - c[1] * tMean, slope: c[1], slopeError: slopeError, interceptError: interceptError,
+                        steps: fitted, agreeing: s, scatter: (residuals.reduce(0) { $0 + $1 * $1 } / n).squareRoot())
     }
 
     /// Solves the normal equations; the coefficients and the diagonal of (XᵀX)⁻¹.

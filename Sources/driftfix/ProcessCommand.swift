@@ -150,6 +150,7 @@ extension ProcessCommand {
         case .fadeOut: option = "--fade-out"
         case .rate: option = "--rate"
         case .target: option = nil
+        case .operations: option = "content repair"
         case .stretch:
             // A stretch asked for on the command line, or by a rule of the configuration.
             option = request.method.reason == "--method" ? "--method stretch" : "stretch (\(request.method.reason))"

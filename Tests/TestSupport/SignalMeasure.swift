@@ -50,4 +50,29 @@ public enum SignalMeasure {
         }
         return worst
     }
+
+    /// The lag of mono `actual` against mono `ideal` over `window` frames from frame `at`, searched within ±`maxLag`
+    /// frames (positive: `actual` is late), and the normalised correlation there (near 1 where both carry the same
+    /// sound). Direct time-domain correlation with a parabola through the peak: no code of the project's.
+    public static func windowLag(actual: [Float], ideal: [Float], at: Int, window: Int, maxLag: Int) -> (lag: Double, correlation: Double) {
+        func correlation(_ lag: Int) -> Double {
+            var sum = 0.0
+            for n in at..<(at + window) where n + lag >= 0 && n + lag < actual.count && n < ideal.count {
+                sum += Double(actual[n + lag]) * Double(ideal[n])
+            }
+            return sum
+        }
+        let values = (-maxLag...maxLag).map(correlation)
+        guard let best = values.indices.max(by: { values[$0] < values[$1] }) else { return (.nan, 0) }
+        var energyA = 0.0, energyB = 0.0
+        for n in at..<(at + window) where n + best - maxLag >= 0 && n + best - maxLag < actual.count && n < ideal.count {
+            energyA += Double(actual[n + best - maxLag]) * Double(actual[n + best - maxLag])
+            energyB += Double(ideal[n]) * Double(ideal[n])
+        }
+        let normalised = energyA > 0 && energyB > 0 ? values[best] / (energyA * energyB).squareRoot() : 0
+        guard best > 0, best < values.count - 1 else { return (Double(best - maxLag), normalised) }
+        let (a, b, c) = (values[best - 1], values[best], values[best + 1])
+        let denominator = a - 2 * b + c
+        return (Double(best - maxLag) + (denominator == 0 ? 0 : 0.5 * (a - c) / denominator), normalised)
+    }
 }

@@ -58,6 +58,21 @@ public struct TwoMicrophones: Sendable {
     /// noisier), `referenceSeconds` long.
     public func reference() -> [Float] { MicrophoneStream(self, side: .reference).all() }
 
+    /// A recording time at or after `t` whose scene moment lies inside a sound (a syllable, a note), `margin` seconds
+    /// from its edges: where a dropout changes the sound, so its place can be measured.
+    public func soundingTime(after t: Double, margin: Double = 0.03) -> Double {
+        let scene = Scene(sound: sound, seed: seed, length: referenceSeconds + 2)
+        var candidate = t
+        while candidate < seconds {
+            let moment = referenceTime(candidate)
+            if scene.events.contains(where: { $0.start + margin <= moment && moment <= $0.start + $0.duration - margin && $0.partials.count > 4 }) {
+                return candidate
+            }
+            candidate += 0.005
+        }
+        return t
+    }
+
     /// The reference runs past the recording's end by a second (a camera stopped after the recorder).
     public var referenceSeconds: Double { max(1, referenceTime(seconds) + 1) }
 
