@@ -62,7 +62,7 @@ let package = Package(
         // ZeroMQ context, sockets and polling, CURVE keys and the ZAP handler (the only importer of CZMQ).
         .target(name: "DriftTransport", dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "CZMQ", "DriftCore", .product(name: "Logging", package: "swift-log")]),
         // Job store, leases, heartbeats, retries, dispatch; the coordinator's socket loop; local worker processes.
-        .target(name: "DriftCoordinator", dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftPlanning", "DriftSupport", "DriftCore", "DriftWire", "DriftTransport",
+        .target(name: "DriftCoordinator", dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftPlanning", "DriftSchema", "DriftSupport", "DriftCore", "DriftWire", "DriftTransport",
                                                          .product(name: "Logging", package: "swift-log")]),
         // The worker loop and its job runner.
         .target(name: "DriftWorker", dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "DriftCore", "DriftAudio", "DriftWire", "DriftTransport", "DriftPipeline", "CSystem",
@@ -77,7 +77,7 @@ let package = Package(
         // one worker, from settings to outcome; the command line and the benchmark both run through it.
         .target(name: "DriftRun", dependencies: [
             "DriftAudio", "DriftConfig", "DriftCoordinator", "DriftCore", "DriftJournal", "DriftMedia", "DriftPlanning",
-            "DriftReports", "DriftSchema", "DriftSupport", "DriftTransport", "DriftWorker",
+            "DriftReports", "DriftSchema", "DriftSupport", "DriftTransport", "DriftWire", "DriftWorker",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),

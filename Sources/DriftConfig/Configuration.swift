@@ -15,6 +15,8 @@ public struct Configuration: Sendable, Equatable {
     public var pairing = PairingRules()
     /// Tolerance and limits for measuring drift and planning.
     public var drift = DriftPolicy()
+    /// Which measurement plans repairs: headers, content (the sound), or both.
+    public var content = ContentPolicy()
     /// Worker side: coordinator path prefix → this machine's prefix, where shared storage is mounted elsewhere.
     public var pathMapping: [PathMapping] = []
     /// The run journal, drift history and nightly metrics.
@@ -71,9 +73,10 @@ public struct Configuration: Sendable, Equatable {
             case "metrics": configuration.journal.metricsFile = try reader.metricsSection(value, key: "metrics")
             case "security": configuration.security = try reader.securitySection(value, key: "security")
             case "process": configuration.process = try reader.processSection(value, key: "process")
+            case "content": configuration.content = try reader.contentSection(value, key: "content")
             default:
-                throw reader.unknown(key, in: "", allowed: ["repair", "scan", "drift", "worker", "journal", "metrics", "security",
-                                                            "process"])
+                throw reader.unknown(key, in: "", allowed: ["repair", "scan", "drift", "content", "worker", "journal", "metrics",
+                                                            "security", "process"])
             }
         }
         return configuration

@@ -210,7 +210,8 @@ public final class Dispatcher {
             events.append(.duplicateResult(id: result.id, worker: peer))
             return
         }
-        if result.succeeded {
+        if result.succeeded || result.content != nil && !result.retryable {
+            // A content job's failed verification is done with its measurement, which the report shows.
             store.complete(job.id, with: result)
         } else if result.retryable && job.attempts < settings.maxAttempts {
             // The destination failed on this worker (its disk full or read-only): another worker may reach it.

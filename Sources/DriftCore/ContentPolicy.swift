@@ -19,13 +19,17 @@ public struct ContentPolicy: Sendable, Equatable, Codable {
     /// The largest residual lag a content repair may leave anywhere in the file, ms (raised to what the sound's own
     /// precision allows where that is coarser).
     public var residualLimitMs: Double
+    /// How precisely the headers know a reference's length, ms: differences within it are no disagreement (a
+    /// video's length is known to a frame, and a file's streams end a frame apart).
+    public var headerPrecisionMs: Double
 
     public init(mode: Mode = .headers, confidenceFloor: Double = 0.5, start: ContentRepairPlan.Start = .reference,
-                residualLimitMs: Double = 1) {
+                residualLimitMs: Double = 1, headerPrecisionMs: Double = 50) {
         self.mode = mode
         self.confidenceFloor = confidenceFloor
         self.start = start
         self.residualLimitMs = residualLimitMs
+        self.headerPrecisionMs = headerPrecisionMs
     }
 
     /// Whether pairs are measured by their sound.

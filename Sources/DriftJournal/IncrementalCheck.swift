@@ -18,7 +18,9 @@ public enum IncrementalCheck {
         if let size = previous.outputSize, let modified = previous.outputModified, size != seen.size || modified != seen.modified {
             return .stale("the output changed since it was verified")
         }
-        guard let target = pair.targetFrames, previous.outputFrames == target, stillHolds(previous.output, frames: target)
+        // A content repair's length is what the sound planned, as verified then; a header repair's is the target.
+        let target = pair.measuredBy == .content ? previous.outputFrames : pair.targetFrames
+        guard let target, previous.outputFrames == target, stillHolds(previous.output, frames: target)
         else { return .stale("the output no longer verifies") }
         return .current(PreviousOutput(output: previous.output, outputFrames: previous.outputFrames,
                                        checksum: previous.checksum, worker: previous.worker))

@@ -26,9 +26,9 @@ extension Journal {
         try write { db in
             try db.cachedStatement(sql: """
                 UPDATE job SET state = 'done', error = NULL, resultAttempt = ?, resultWorker = ?, outputFrames = ?,
-                checksum = ?, seconds = ? WHERE run = ? AND id = ?
+                checksum = ?, seconds = ?, resultContent = ?, resultSucceeded = ?, resultError = ? WHERE run = ? AND id = ?
                 """).execute(arguments: [result.attempt, result.worker, result.outputFrames, result.checksum, result.seconds,
-                                         run, job])
+                                         JournalJSON.encode(result.content), result.succeeded, result.error, run, job])
             if let output { try OutputRow(output).save(db) }
         }
     }

@@ -96,11 +96,15 @@ extension Journal {
                            arguments: [status.rawValue, succeeded, date.timeIntervalSince1970, run])
             let update = try db.makeStatement(sql: """
                 UPDATE pair SET outcome = ?, output = ?, outputFrames = ?, checksum = ?, attempts = ?, worker = ?,
-                processingSeconds = ?, error = ? WHERE run = ? AND recording = ?
+                processingSeconds = ?, error = ?, measuredBy = ?, content = ?, executed = ?, contentNote = ?
+                WHERE run = ? AND recording = ?
                 """)
             for row in report.pairs {
                 try update.execute(arguments: [row.outcome?.rawValue, row.output, row.outputFrames, row.checksum, row.attempts,
-                                               row.worker, row.processingSeconds, row.error, run, row.recording])
+                                               row.worker, row.processingSeconds, row.error, row.measuredBy.rawValue,
+                                               JournalJSON.encode(row.content),
+                                               row.operations.isEmpty ? nil : row.operations.joined(separator: "\n"),
+                                               row.contentNote, run, row.recording])
             }
         }
     }

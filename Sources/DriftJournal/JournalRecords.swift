@@ -62,7 +62,9 @@ public struct JobFingerprints: Codable, Sendable, Equatable {
 
     /// The plan as compared between nights: a change in any part means the output is stale.
     public static func plan(of plan: PairPlan, quality: ResampleQuality) -> String {
-        "\(plan.targetFrames ?? 0) frames, \(plan.method?.method.rawValue ?? "-"), \(quality.rawValue), \(plan.output ?? "-")"
+        let base = "\(plan.targetFrames ?? 0) frames, \(plan.method?.method.rawValue ?? "-"), \(quality.rawValue), \(plan.output ?? "-")"
+        guard let content = plan.content else { return base }
+        return base + ", content \(content.mode.rawValue) floor \(content.confidenceFloor) start \(content.start.rawValue) limit \(content.residualLimitMs) ms precision \(content.headerPrecisionMs) ms"
     }
 }
 

@@ -3,6 +3,7 @@ import DriftCoordinator
 import DriftPlanning
 import DriftSchema
 import DriftWire
+import Foundation
 internal import GRDB
 
 // The journal's own record types, one per table, with plain columns: the journal never stores a wire message or a
@@ -72,6 +73,11 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
     var attempts: Int?
     var worker: String?
     var processingSeconds: Double?
+    /// The sound's measurement (JSON), once a content job reported it.
+    var content: String?
+    /// The operations that ran, one per line (a content job's own plan).
+    var executed: String?
+    var contentNote: String?
 
     init(run: Int64, position: Int, row: PairReport, plan: PairPlan?) {
         self.run = run
@@ -107,6 +113,9 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
         attempts = row.attempts
         worker = row.worker
         processingSeconds = row.processingSeconds
+        content = JournalJSON.encode(row.content)
+        executed = row.operations.isEmpty ? nil : row.operations.joined(separator: "\n")
+        contentNote = row.contentNote
         decision = "skip"
         operations = ""
         measuredBy = PairPlan.Measurement.headers.rawValue
@@ -161,6 +170,10 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
         row.attempts = attempts
         row.worker = worker
         row.processingSeconds = processingSeconds
+        row.measuredBy = PlanMeasurement(rawValue: measuredBy) ?? .headers
+        row.content = JournalJSON.decode(ContentMeasurement.self, content)
+        row.operations = executed.map { $0.components(separatedBy: "\n") } ?? []
+        row.contentNote = contentNote
         return row
     }
 
@@ -230,6 +243,12 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
     var recordingPrint: String?
     var referencePrint: String?
     var planPrint: String?
+    /// A content job's spec (JSON); nil for header jobs.
+    var content: String?
+    /// A content job's result (JSON), and whether a done job succeeded (nil: yes, as rows before v4).
+    var resultContent: String?
+    var resultSucceeded: Bool?
+    var resultError: String?
 
     init(run: Int64, job: JobRecord, prints: JobFingerprints?) {
         self.run = run
@@ -251,6 +270,7 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
         recordingPrint = prints?.recording
         referencePrint = prints?.reference
         planPrint = prints?.plan
+        content = JournalJSON.encode(job.spec.content)
     }
 
     var prints: JobFingerprints? {
@@ -265,13 +285,19 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
                            method: method, methodReason: methodReason, quality: quality, noop: noop)
         spec.inputRoots = inputRoots.map { $0.isEmpty ? [] : $0.components(separatedBy: "\n") }
         spec.run = wireRun
+        if content != nil {
+            guard let decoded = JournalJSON.decode(ContentJob.self, content) else { return nil }
+            spec.content = decoded
+        }
         let jobState: JobState
         switch state {
         case "done":
             guard let resultWorker, let seconds else { return nil }
-            var result = JobResult(id: id, attempt: resultAttempt ?? attempts, worker: resultWorker, succeeded: true,
-                                   outputFrames: outputFrames, checksum: checksum, seconds: seconds)
+            var result = JobResult(id: id, attempt: resultAttempt ?? attempts, worker: resultWorker,
+                                   succeeded: resultSucceeded ?? true, outputFrames: outputFrames, checksum: checksum,
+                                   seconds: seconds, error: resultError)
             result.run = wireRun
+            result.content = JournalJSON.decode(ContentResult.self, resultContent)
             jobState = .done(result)
         case "failed": jobState = .failed(error ?? "failed")
         case "queued", "leased": jobState = .queued
@@ -315,5 +341,20 @@ struct OutputRow: Codable, FetchableRecord, PersistableRecord {
         OutputRecord(recording: recording, prints: JobFingerprints(recording: recordingPrint, reference: referencePrint, plan: planPrint),
                      output: output, outputFrames: outputFrames, outputSize: outputSize, outputModified: outputModified,
                      checksum: checksum, worker: worker, run: run)
+    }
+}
+
+/// The small Codable records a few columns hold as JSON (a content job's policy and numbers, a measurement).
+enum JournalJSON {
+    static func encode<T: Encodable>(_ value: T?) -> String? {
+        guard let value else { return nil }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ text: String?) -> T? {
+        guard let text else { return nil }
+        return try? JSONDecoder().decode(type, from: Data(text.utf8))
     }
 }

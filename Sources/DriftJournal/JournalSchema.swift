@@ -126,6 +126,20 @@ extension Journal {
                 ALTER TABLE run DROP COLUMN report;
                 """)
         }
+        migrator.registerMigration("v4 content") { db in
+            // Content jobs and what they found: the job's content spec and its result (JSON of the wire's small
+            // Codable records: policy, decision, measurement), whether a done job succeeded (a failed sync proof is
+            // done with its measurement); per pair, the measurement, the operations that ran and the note.
+            try db.execute(sql: """
+                ALTER TABLE job ADD COLUMN content TEXT;
+                ALTER TABLE job ADD COLUMN resultContent TEXT;
+                ALTER TABLE job ADD COLUMN resultSucceeded INTEGER;
+                ALTER TABLE job ADD COLUMN resultError TEXT;
+                ALTER TABLE pair ADD COLUMN content TEXT;
+                ALTER TABLE pair ADD COLUMN executed TEXT;
+                ALTER TABLE pair ADD COLUMN contentNote TEXT;
+                """)
+        }
         try database.write { db in
             if try migrator.hasBeenSuperseded(db) {
                 throw JournalError(path: path, cause: .newerSchema("unknown migrations applied"))

@@ -21,12 +21,9 @@ public enum ContentRepair {
         public var headers: HeaderPlan
         public var quality: ResampleQuality
         public var replacing: StagedOutput.Replacement
-        /// How precisely the headers know the reference's length, ms (a video frame).
-        public var headerPrecisionMs: Double
 
         public init(recording: String, reference: String, output: String?, policy: ContentPolicy, headers: HeaderPlan,
-                    quality: ResampleQuality = .default, replacing: StagedOutput.Replacement = .regularFile,
-                    headerPrecisionMs: Double = 50) {
+                    quality: ResampleQuality = .default, replacing: StagedOutput.Replacement = .regularFile) {
             self.recording = recording
             self.reference = reference
             self.output = output
@@ -34,7 +31,6 @@ public enum ContentRepair {
             self.headers = headers
             self.quality = quality
             self.replacing = replacing
-            self.headerPrecisionMs = headerPrecisionMs
         }
     }
 
@@ -68,10 +64,14 @@ public enum ContentRepair {
         if request.policy.measuresContent, let sound = try ContentProbe.sound(of: request.reference) {
             var measured = try ContentMeasurer().measure(recording: try ContentProbe.input(request.recording), reference: sound)
             measured.compare(headerDriftPPM: request.headers.driftPPM, recordingSeconds: Double(frames) / Double(rate),
-                             referenceSeconds: request.headers.referenceSeconds, headerPrecisionMs: request.headerPrecisionMs)
+                             referenceSeconds: request.headers.referenceSeconds, headerPrecisionMs: request.policy.headerPrecisionMs)
             measurement = measured
         }
-        let decision = ContentDecision.decide(policy: request.policy, measurement: measurement, headers: request.headers,
+        var headers = request.headers
+        if headers.referenceFrames == nil, let seconds = headers.referenceSeconds {
+            headers.referenceFrames = Int64((seconds * Double(rate)).rounded())
+        }
+        let decision = ContentDecision.decide(policy: request.policy, measurement: measurement, headers: headers,
                                               recordingFrames: frames, sampleRate: rate)
         guard let output = request.output, case .repair(let operations) = decision.action else {
             return Outcome(content: measurement, decision: decision, result: nil)

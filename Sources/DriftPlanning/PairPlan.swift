@@ -18,6 +18,9 @@ public struct PairPlan: Sendable, Equatable {
     public enum Measurement: String, Sendable, Equatable {
         /// Durations from the recording's and the reference's headers.
         case headers
+        /// The worker measures the sound and decides under `content` policy (the operations are the headers' plan,
+        /// used where the sound cannot tell).
+        case content
     }
 
     public let id: PairID
@@ -34,6 +37,8 @@ public struct PairPlan: Sendable, Equatable {
     public var output: String?
     /// The recording's duration: longest repairs go first.
     public var audioSeconds: Double
+    /// The content policy a worker applies (`measuredBy == .content`); nil for header plans.
+    public var content: ContentPolicy?
 
     public init(id: PairID, reference: String, decision: Decision, operations: [RepairOperation] = [],
                 targetFrames: Int64? = nil, method: MethodChoice? = nil, measuredBy: Measurement = .headers,
@@ -82,14 +87,40 @@ public struct PairOutcome: Sendable, Equatable {
         case failed(String)
         /// Not finished when the run ended; the last error, if any.
         case unfinished(String?)
+        /// A content job found nothing to do, and why.
+        case skipped(String)
+        /// A content job refused the repair, and why.
+        case refused(String)
+        /// A measure-only job measured.
+        case measured
     }
 
     public var state: State
     /// Leases handed out.
     public var attempts: Int
+    /// What a content job found and decided: the measurement, which measurement planned the repair, the operations
+    /// that ran; nil for header jobs.
+    public var content: ContentFinding?
 
-    public init(state: State, attempts: Int) {
+    public init(state: State, attempts: Int, content: ContentFinding? = nil) {
         self.state = state
         self.attempts = attempts
+        self.content = content
+    }
+}
+
+/// A content job's findings, as the report shows them.
+public struct ContentFinding: Sendable, Equatable {
+    public var measurement: ContentMeasurement?
+    public var measuredBy: PlanMeasurement
+    public var operations: [String]
+    /// Why content was not used, or what else QA should know.
+    public var note: String?
+
+    public init(measurement: ContentMeasurement?, measuredBy: PlanMeasurement, operations: [String], note: String?) {
+        self.measurement = measurement
+        self.measuredBy = measuredBy
+        self.operations = operations
+        self.note = note
     }
 }

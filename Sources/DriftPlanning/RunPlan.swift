@@ -43,12 +43,19 @@ public struct RunPlan: Sendable, Equatable {
                 report.pairs[row].worker = previous.worker
             case .repair:
                 report.pairs[row].output = plan.output
+                report.pairs[row].operations = plan.operations.map(\.description)
                 guard let outcome = outcomes[id] else {
                     report.pairs[row].outcome = .unfinished
                     report.pairs[row].error = "unfinished"
                     continue
                 }
                 report.pairs[row].attempts = outcome.attempts
+                if let finding = outcome.content {
+                    report.pairs[row].measuredBy = finding.measuredBy
+                    report.pairs[row].operations = finding.operations
+                    report.pairs[row].content = finding.measurement
+                    report.pairs[row].contentNote = finding.note
+                }
                 switch outcome.state {
                 case .repaired(let frames, let checksum, let worker, let seconds):
                     report.pairs[row].outcome = .repaired
@@ -63,6 +70,17 @@ public struct RunPlan: Sendable, Equatable {
                 case .unfinished(let last):
                     report.pairs[row].outcome = .unfinished
                     report.pairs[row].error = last.map { "unfinished; last: \($0)" } ?? "unfinished"
+                case .skipped(let reason):
+                    report.pairs[row].outcome = .skipped
+                    report.pairs[row].output = nil
+                    report.pairs[row].contentNote = report.pairs[row].contentNote ?? reason
+                case .refused(let reason):
+                    report.pairs[row].outcome = .refused
+                    report.pairs[row].output = nil
+                    report.pairs[row].error = reason
+                case .measured:
+                    report.pairs[row].outcome = nil
+                    report.pairs[row].output = nil
                 }
             }
         }

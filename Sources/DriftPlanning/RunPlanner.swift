@@ -20,15 +20,28 @@ public enum RunPlanner {
 
     /// The plan for `report`.
     ///
-    /// - Parameter verdict: whether an earlier output of a pair to repair is still current; nil decides none is (a
-    ///   full run).
-    public static func plan(_ report: ScanReport, layout: Layout, verdict: ((PairPlan) -> IncrementalVerdict)? = nil) -> RunPlan {
+    /// - Parameters:
+    ///   - content: the content policy; under `content` or `both`, every pair whose reference may have sound of its
+    ///     own (not a sidecar, not the recording's own file) goes to a worker that measures it and decides there,
+    ///     the in-sync ones included (a late start leaves the lengths equal).
+    ///   - verdict: whether an earlier output of a pair to repair is still current; nil decides none is (a full run).
+    public static func plan(_ report: ScanReport, layout: Layout, content: ContentPolicy = ContentPolicy(),
+                            verdict: ((PairPlan) -> IncrementalVerdict)? = nil) -> RunPlan {
         var pairs: [PairPlan] = []
         for row in report.pairs {
             var plan = PairPlan(id: PairID(recording: row.recording), reference: row.reference, decision: .skip,
                                 audioSeconds: row.recordingSeconds ?? 0)
             plan.targetFrames = row.targetFrames
+            let byContent = content.measuresContent && hasOwnSound(row)
             switch row.action {
+            case .skip where byContent:
+                guard let output = outputPath(for: row.recording, layout: layout) else { break }
+                plan.decision = .repair
+                plan.targetFrames = row.recordingFrames
+                plan.measuredBy = .content
+                plan.content = content
+                plan.output = output
+                if let verdict, case .current(let previous) = verdict(plan) { plan.decision = .unchanged(previous) }
             case .skip:
                 plan.decision = .skip
             case .refuse:
@@ -43,11 +56,21 @@ public enum RunPlanner {
                 plan.method = MethodChoice(method: method, reason: row.methodReason ?? "")
                 plan.operations = [method == .stretch ? .stretch(frames: target) : .resample(frames: target)]
                 plan.output = output
+                if byContent {
+                    plan.measuredBy = .content
+                    plan.content = content
+                }
                 if let verdict, case .current(let previous) = verdict(plan) { plan.decision = .unchanged(previous) }
             }
             pairs.append(plan)
         }
         return RunPlan(report: report, pairs: pairs)
+    }
+
+    /// Whether a pair's reference may carry sound of its own to measure against: not a sidecar file, and not the
+    /// recording's own file (a video repaired to its own picture).
+    public static func hasOwnSound(_ row: PairReport) -> Bool {
+        row.recording != row.reference && row.referenceSource != "sidecar"
     }
 
     /// The output path for `recording`: its path below its root, mirrored under the output root (below the root's

@@ -19,6 +19,7 @@ public enum ReportTable {
             let measured = pair.driftPPM != nil
             var notes: [String] = []
             if let error = pair.error { notes.append(error) }
+            if let content = contentNote(pair) { notes.append(content) }
             notes += pair.warnings.map { "warning: \($0)" }
             let drift: String = measured ? pair.driftSeconds.map { String(format: "%+.1f", $0 * 1000) } ?? "-" : "-"
             let ppm: String = pair.driftPPM.map { String(format: "%+.1f", $0) } ?? "-"
@@ -48,6 +49,25 @@ public enum ReportTable {
             + "; \(s.flagged) past a lip-sync limit"
             + (s.worstDriftPPM.map { String(format: "; worst %+.1f ppm", $0) } ?? ""))
         return out.joined(separator: "\n")
+    }
+
+    /// What the sound said, for the note: "by its sound: offset +1500.02 ms, drift -131.02 ± 0.09 ppm (late start);
+    /// pad-start, resample; residual 0.015 ms".
+    public static func contentNote(_ pair: PairReport) -> String? {
+        guard pair.content != nil || pair.contentNote != nil else { return nil }
+        var parts: [String] = []
+        if let content = pair.content {
+            var text = content.isMeasured ? "sound: \(content.summary)" : "sound: \(content.reason ?? "unmeasurable")"
+            if let disagreement = content.disagreement { text += " (\(disagreement))" }
+            parts.append(text)
+            if let residual = content.residualMs { parts.append("residual \(String(residual, decimals: 3)) ms") }
+        }
+        if pair.measuredBy == .content, !pair.operations.isEmpty {
+            parts.append(pair.operations.map { $0.split(separator: " ").first.map(String.init) ?? $0 }
+                .reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }.joined(separator: ", "))
+        }
+        if let note = pair.contentNote, pair.outcome != .refused || pair.error != note { parts.append(note) }
+        return parts.joined(separator: "; ")
     }
 
     static func formatDuration(_ seconds: Double) -> String {

@@ -23,14 +23,10 @@ public final class RepairRun {
         /// The absolute output root.
         public var outputRoot: String
         public var configuration: Configuration
-        /// The configuration file, handed on to local workers.
-        public var configPath: String?
         /// Overrides the configuration's quality.
         public var quality: ResampleQuality?
-        /// Local worker processes to start (0: remote workers only).
-        public var localWorkers: Int
-        /// The endpoint to bind; nil: a private ipc:// socket.
-        public var bind: String?
+        /// How workers are reached: local processes, an endpoint, CURVE, timeouts.
+        public var dispatch: DispatchSettings
         /// The journal file (absolute).
         public var journalPath: String
         /// true: must resume; false: never; nil: when there is an unfinished run.
@@ -38,24 +34,12 @@ public final class RepairRun {
         public var full = false
         /// The Prometheus text file to write after the run.
         public var metricsFile: String?
-        /// CURVE on `bind`: the coordinator's secret key file and the allowlist (absolute paths).
-        public var curve: (secretKey: String, allowlist: String)?
-        /// Accept a network endpoint without CURVE (workers are told so).
-        public var insecurePlaintext = false
-        /// Seconds with unfinished jobs and no worker alive before giving up.
-        public var idleTimeout: Double = 60
-        public var heartbeat: Double = 1
-        /// How long running jobs may take to finish after a stop request, seconds.
-        public var drainTimeout: Double = 30
-        /// The executable local workers run.
-        public var workerExecutable = LocalWorkerPool.currentExecutable
-        public var shutdownSignals: [UnixSignal] = [.sigterm, .sigint, .sighup]
 
         public init(roots: [String], outputRoot: String, configuration: Configuration, localWorkers: Int, journalPath: String) {
             self.roots = roots
             self.outputRoot = outputRoot
             self.configuration = configuration
-            self.localWorkers = localWorkers
+            dispatch = DispatchSettings(localWorkers: localWorkers)
             self.journalPath = journalPath
         }
 
@@ -155,7 +139,7 @@ public final class RepairRun {
             result = try await CoordinatorRuntime(settings: try runtimeSettings(), logger: logger).run(
                 store: store,
                 ready: { [settings, logger] endpoint in
-                    if settings.bind != nil { logger.notice("waiting for workers on \(endpoint)") }
+                    if settings.dispatch.bind != nil { logger.notice("waiting for workers on \(endpoint)") }
                 },
                 onEvent: { [observer] event in observer?.event(event) })
         } catch let error as RunError {
@@ -179,43 +163,9 @@ public final class RepairRun {
 
     /// The coordinator's endpoint, security and local workers.
     private func runtimeSettings() throws(RunError) -> CoordinatorRuntime.Settings {
-        let endpoint = settings.bind ?? "ipc://\(FileManager.default.temporaryDirectory.path)/driftfix-\(getpid()).sock"
-        var runtime = CoordinatorRuntime.Settings(endpoint: endpoint)
-        runtime.limits.idleTimeout = settings.idleTimeout
-        runtime.limits.drainTimeout = settings.drainTimeout
-        runtime.dispatch.heartbeatInterval = settings.heartbeat
-        runtime.dispatch.maxAttempts = settings.configuration.maxAttempts
-        runtime.shutdownSignals = settings.shutdownSignals
-        var passThrough = ["--heartbeat", "\(settings.heartbeat)", "--parent", "\(getpid())", "--output-root", settings.outputRoot]
-        passThrough += settings.roots.flatMap { ["--input-root", $0] }
-        if let config = settings.configPath { passThrough += ["--config", config] }
-        if let curve = settings.curve {
-            let keys: CurveKeyPair
-            do {
-                keys = try CurveKeyFile.loadSecret(curve.secretKey)
-            } catch {
-                throw .security("\(error)")
-            }
-            // Local workers use the coordinator's own key pair, which is therefore admitted too.
-            let policy = AdmissionPolicy(allowlist: curve.allowlist, alsoAllow: [keys.publicKey])
-            guard policy.exists else { throw .security("\(curve.allowlist): no such allowlist file or folder") }
-            if let problem = policy.unsafePermissions { throw .security("allowlist: \(problem)") }
-            for problem in policy.problems { logger.warning("allowlist: \(problem)") }
-            logger.notice("CURVE on \(endpoint): \(policy.count) worker keys admitted from \(curve.allowlist)")
-            runtime.security = .curveServer(keys)
-            runtime.admission = policy
-            passThrough += ["--curve-secret", curve.secretKey, "--server-key", curve.secretKey]
-        } else if settings.insecurePlaintext {
-            passThrough.append("--insecure-plaintext")
-            if !Endpoint.isLocal(endpoint) {
-                logger.warning("\(endpoint) is bound WITHOUT authentication or encryption (--insecure-plaintext)")
-            }
-        }
-        if settings.localWorkers > 0 {
-            runtime.pool = LocalWorkerPool.Settings(count: settings.localWorkers, endpoint: endpoint,
-                                                    executable: settings.workerExecutable, extraArguments: passThrough)
-        }
-        return runtime
+        var dispatch = settings.dispatch
+        dispatch.maxAttempts = settings.configuration.maxAttempts
+        return try dispatch.runtime(roots: settings.roots, outputRoot: settings.outputRoot, logger: logger)
     }
 
     /// Records the run's end in the journal, prunes old runs, adds the drift history, writes the metrics.
@@ -232,7 +182,7 @@ public final class RepairRun {
             logger.warning("stopped before every job finished; the next run over these roots resumes")
         case .noWorkers:
             status = .noWorkers
-            logger.error("no worker alive for \(Int(settings.idleTimeout)) s with \(store.unfinishedCount) jobs unfinished; giving up (the next run resumes)")
+            logger.error("no worker alive for \(Int(settings.dispatch.idleTimeout)) s with \(store.unfinishedCount) jobs unfinished; giving up (the next run resumes)")
         case .storeFailed(let reason):
             status = .storeFailed
             storeFailure = reason
@@ -278,13 +228,11 @@ public final class RepairRun {
                 result.metricsFailure = "\(error)"
             }
         }
-        if settings.bind == nil {
-            unlink(String(runtimeEndpointPath))
+        if settings.dispatch.bind == nil {
+            unlink(DispatchSettings.privateEndpointPath)
         }
         return result
     }
-
-    private var runtimeEndpointPath: String { "\(FileManager.default.temporaryDirectory.path)/driftfix-\(getpid()).sock" }
 }
 
 /// Paths compared as the kernel sees them.

@@ -6,6 +6,7 @@ import DriftMedia
 import DriftPlanning
 import DriftSchema
 import DriftSupport
+import DriftWire
 import Foundation
 import Logging
 
@@ -90,7 +91,7 @@ public enum RunPreparation {
         // With --full no earlier output is looked at: every pair to repair is repaired.
         let previous = options.full ? [:] : try journal.outputs()
         var prints: [PairID: JobFingerprints] = [:]
-        let plan = RunPlanner.plan(report, layout: options.layout) { pair in
+        let plan = RunPlanner.plan(report, layout: options.layout, content: configuration.content) { pair in
             let fingerprints = JobFingerprints(plan: pair, quality: options.quality)
             prints[pair.id] = fingerprints
             let verdict = IncrementalCheck.verdict(for: pair, prints: fingerprints, previous: previous[pair.id.recording])
@@ -100,11 +101,15 @@ public enum RunPreparation {
             return verdict
         }
         let key = try journal.runKey(run)
+        let rows = Dictionary(report.pairs.map { ($0.recording, $0) }, uniquingKeysWith: { first, _ in first })
         var jobs: [JobRecord] = []
         var jobPrints: [Int: JobFingerprints] = [:]
         for pair in plan.toRepair {
+            let content = pair.content.flatMap { policy in
+                rows[pair.id.recording].map { ContentJob(pair: pair, row: $0, policy: policy, measureOnly: false) }
+            }
             guard let job = JobRecord(id: jobs.count + 1, plan: pair, quality: options.quality, outputRoot: outputRoot,
-                                      inputRoots: roots, run: key) else { continue }
+                                      inputRoots: roots, run: key, content: content) else { continue }
             jobPrints[job.id] = prints[pair.id]
             jobs.append(job)
         }

@@ -8,7 +8,7 @@ extension PairReport {
         case referenceSeconds, referenceDuration, referenceSource, driftSeconds, driftPPM, endOffsetMs, sync, flags
         case cause, causeDetail, action, method, methodReason, targetFrames, error
         case outcome, output, outputFrames, checksum, attempts, worker, processingSeconds
-        case warnings
+        case warnings, measuredBy, operations, content, contentNote
     }
 
     /// The report columns, in order: JSON keys of a row and the CSV header.
@@ -47,6 +47,10 @@ extension PairReport {
         try c.encode(worker, forKey: .worker)
         try c.encode(processingSeconds, forKey: .processingSeconds)
         try c.encode(warnings, forKey: .warnings)
+        try c.encode(measuredBy, forKey: .measuredBy)
+        try c.encode(operations, forKey: .operations)
+        try c.encode(content, forKey: .content)
+        try c.encode(contentNote, forKey: .contentNote)
     }
 
     // Reports stored in a journal by an earlier release lack the newer keys: they decode with empty values.
@@ -83,6 +87,10 @@ extension PairReport {
         worker = try c.decodeIfPresent(String.self, forKey: .worker)
         processingSeconds = try c.decodeIfPresent(Double.self, forKey: .processingSeconds)
         warnings = try c.decodeIfPresent([String].self, forKey: .warnings) ?? []
+        measuredBy = try c.decodeIfPresent(PlanMeasurement.self, forKey: .measuredBy) ?? .headers
+        operations = try c.decodeIfPresent([String].self, forKey: .operations) ?? []
+        content = try c.decodeIfPresent(ContentMeasurement.self, forKey: .content)
+        contentNote = try c.decodeIfPresent(String.self, forKey: .contentNote)
     }
 }
 

@@ -52,6 +52,16 @@ public struct PairReport: Codable, Sendable, Equatable {
     public var worker: String?
     /// Seconds the accepted attempt took on its worker.
     public var processingSeconds: Double?
+    /// Which measurement planned the repair: `headers` (the two stated lengths) or `content` (the sound).
+    public var measuredBy: PlanMeasurement = .headers
+    /// The operations that ran (or, before a run, that the headers plan): `resample 2880377`, `pad-start 96000`,
+    /// `insert 1440000+1022`...; empty when nothing runs.
+    public var operations: [String] = []
+    /// The sound's measurement against the reference's own audio (`scan --content`, a content policy); null where
+    /// it was not measured.
+    public var content: ContentMeasurement?
+    /// Why the sound was not used, or what QA should know about it; null when there is nothing to say.
+    public var contentNote: String?
 
     /// A measured pair.
     public init(recording: String, reference: String, folder: String, sampleRate: Int, channels: Int, format: String,

@@ -2,7 +2,9 @@ import DriftCore
 
 /// The protocol version carried by every envelope. A peer speaking another version is logged and ignored.
 /// 2: jobs carry `run` (a random run key) and `inputRoots`; results echo `run`. A version-1 peer is refused by name.
-public let wireProtocolVersion = 2
+/// 3: jobs may carry `content` (measure by the sound, and repair by what was measured); results carry the
+/// measurement and the decision.
+public let wireProtocolVersion = 3
 
 /// A worker introducing itself: how many jobs it runs at once (its credit) and what it is.
 public struct WorkerHello: Codable, Sendable, Equatable {
@@ -18,6 +20,65 @@ public struct WorkerHello: Codable, Sendable, Equatable {
         self.software = software
         self.host = host
         self.pid = pid
+    }
+}
+
+/// A job that measures by the sound: the recording against its reference's audio, then (unless measuring only) the
+/// decision under the policy and the repair it plans, proved in sync before it counts.
+public struct ContentJob: Codable, Sendable, Equatable {
+    /// The reference whose sound is the truth (checked against the input roots like the recording).
+    public var reference: String
+    /// Measure and report only: nothing is written (`scan --content`).
+    public var measureOnly: Bool
+    public var policy: ContentPolicy
+    /// The headers found the pair in sync (the job's target and method are then the recording's own length).
+    public var headersInSync: Bool
+    /// The headers' drift, the recording's and the reference's lengths, for the comparison.
+    public var headerDriftPPM: Double?
+    public var recordingSeconds: Double
+    public var referenceSeconds: Double?
+
+    public init(reference: String, measureOnly: Bool, policy: ContentPolicy, headersInSync: Bool, headerDriftPPM: Double?,
+                recordingSeconds: Double, referenceSeconds: Double?) {
+        self.reference = reference
+        self.measureOnly = measureOnly
+        self.policy = policy
+        self.headersInSync = headersInSync
+        self.headerDriftPPM = headerDriftPPM
+        self.recordingSeconds = recordingSeconds
+        self.referenceSeconds = referenceSeconds
+    }
+}
+
+/// What a content job decided and found.
+public struct ContentResult: Codable, Sendable, Equatable {
+    public enum Decision: String, Codable, Sendable {
+        /// Repaired (the output verified, in sync where the sound planned it).
+        case repaired
+        /// Nothing to do (in sync by the sound, or by the headers where the sound could not tell).
+        case skipped
+        /// Not repaired, and why (a confident disagreement, a wrong pairing, content below its confidence floor).
+        case refused
+        /// Measured only.
+        case measured
+    }
+
+    public var decision: Decision
+    /// Why it was skipped or refused; what QA should know otherwise.
+    public var reason: String?
+    public var measuredBy: PlanMeasurement
+    /// The operations that ran (their stable text: `pad-start 96000`, `insert 1440000+1022`, `resample 8640123`).
+    public var operations: [String]
+    /// The sound's measurement; nil where the reference has none.
+    public var measurement: ContentMeasurement?
+
+    public init(decision: Decision, reason: String?, measuredBy: PlanMeasurement, operations: [String],
+                measurement: ContentMeasurement?) {
+        self.decision = decision
+        self.reason = reason
+        self.measuredBy = measuredBy
+        self.operations = operations
+        self.measurement = measurement
     }
 }
 
@@ -43,6 +104,8 @@ public struct JobSpec: Codable, Sendable, Equatable {
     /// The coordinator's run (journal run id): a result is credited only to the run that leased it, so a result
     /// delivered after a coordinator restart cannot complete a different run's job of the same id.
     public var run: Int64?
+    /// Measure by the sound (and repair by what was measured); nil: a header repair to `targetFrames`.
+    public var content: ContentJob?
 
     public init(id: Int, attempt: Int, input: String, output: String, outputRoot: String, targetFrames: Int64,
                 method: RepairMethod, methodReason: String, quality: ResampleQuality, noop: Bool = false) {
@@ -76,6 +139,8 @@ public struct JobResult: Codable, Sendable, Equatable {
     public var retryable: Bool
     /// The job's `run`, echoed.
     public var run: Int64?
+    /// A content job's decision and measurement (also on a failed sync verification, with its residual curve).
+    public var content: ContentResult?
 
     public init(id: Int, attempt: Int, worker: String, succeeded: Bool, outputFrames: Int64? = nil, checksum: String? = nil,
                 seconds: Double, error: String? = nil, retryable: Bool = false) {

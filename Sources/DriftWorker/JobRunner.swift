@@ -30,6 +30,9 @@ public enum JobRunner {
             return JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true, outputFrames: job.targetFrames,
                              seconds: 0)
         }
+        if let content = job.content {
+            return ContentJobRunner.run(job, content: content, worker: worker, failure: failure, seconds: seconds)
+        }
         if case .failure(let reason) = Confinement.checkRoots(inputs: job.inputRoots ?? [], output: job.outputRoot) {
             return failure("\(job.output): refused: \(reason)", retryable: false)
         }

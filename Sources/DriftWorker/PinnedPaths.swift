@@ -34,6 +34,23 @@ struct PinnedPaths {
     /// Pins `input` (resolved, inside one of `inputRoots`) and the folder of `output` (below `outputRoot`, free of
     /// `..`), creating missing output folders beneath the root.
     static func pin(input: String, inputRoots: [String], output: String, outputRoot: String) -> Result<PinnedPaths, Failure> {
+        let inputDescriptor: Int32
+        switch pinInput(input, inputRoots: inputRoots) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let descriptor): inputDescriptor = descriptor
+        }
+        switch folder(of: output, beneath: outputRoot) {
+        case .failure(let failure):
+            Glibc.close(inputDescriptor)
+            return .failure(failure)
+        case .success(let folderDescriptor):
+            return .success(PinnedPaths(input: inputDescriptor, folder: folderDescriptor, name: (output as NSString).lastPathComponent))
+        }
+    }
+
+    /// Opens a file to read (resolved, inside one of `inputRoots`) beneath its root; the caller closes the descriptor
+    /// and reads it as `/proc/self/fd/N`.
+    static func pinInput(_ input: String, inputRoots: [String]) -> Result<Int32, Failure> {
         let realInputRoots = inputRoots.compactMap(Confinement.realPath)
         guard let root = realInputRoots.first(where: { Confinement.inside(input, $0) && input != $0 }) else {
             return .failure(.input("outside the input roots"))
@@ -50,13 +67,7 @@ struct PinnedPaths {
             Glibc.close(inputDescriptor)
             return .failure(.input("not a regular file"))
         }
-        switch folder(of: output, beneath: outputRoot) {
-        case .failure(let failure):
-            Glibc.close(inputDescriptor)
-            return .failure(failure)
-        case .success(let folderDescriptor):
-            return .success(PinnedPaths(input: inputDescriptor, folder: folderDescriptor, name: (output as NSString).lastPathComponent))
-        }
+        return .success(inputDescriptor)
     }
 
     /// Opens (creating as needed) the folder of `output` beneath `outputRoot`.

@@ -3,42 +3,43 @@ import DriftCore
 import DriftPipeline
 import Foundation
 
-/// `driftfix measure`: the drift of one pair measured from the sound (start offset, rate, dropouts).
+/// `driftfix measure`: one pair's drift measured from the sound (start offset, rate, dropouts).
 struct MeasureCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "measure",
         abstract: "Measure a recording against its reference's own sound: start offset, drift, dropouts, confidence.",
         discussion: """
-            REFERENCE must have sound of its own: an audio file, another recorder, or a video whose audio track \
-            heard the same scene (a camera's scratch track). Both are decoded and correlated; nothing is written.
+            REFERENCE must have sound of its own: an audio file, another recorder, or a video whose audio track heard \
+            the same scene (a camera's scratch track). Both are decoded and correlated, here, in one pass each; nothing \
+            is written. The offset is the reference time of the recording's first frame (positive: it started after \
+            the reference); the drift is (recording / reference − 1) × 10⁶, as scan reports it, with its 95 % interval; \
+            the model is clock (lag grows linearly), dropouts (lag grows in steps, each placed and sized), in-sync, or \
+            unmeasurable (no common sound, silence, a repeating sound, a wrong pairing) with the reason.
+
+            --format json prints the measurement object that reports carry as `content` (with the lag curve). \
+            Exit code: 0 measured, 1 unmeasurable or a file that cannot be read, 2 usage errors.
             """
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case table, json }
 
     @Argument(help: "The recording.") var recording: String
-    @Argument(help: "The reference (its audio is the truth).") var reference: String
+    @Argument(help: "The reference (its sound is the truth).") var reference: String
     @Option(help: "table (default on a terminal) or json.") var format: Format?
 
     func run() throws {
-        let clock = ContinuousClock.now
         let m: ContentMeasurement
         do {
             m = try ContentProbe.measure(recording: recording, reference: reference)
         } catch {
             throw failure(error)
         }
-        let seconds = (ContinuousClock.now - clock)
         switch format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json) {
         case .json:
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            FileHandle.standardOutput.write((try? encoder.encode(m)) ?? Data())
-            print("")
+            FileHandle.standardOutput.write(try ContentText.json(m) + Data("\n".utf8))
         case .table:
-            print("model \(m.model.rawValue) confidence \(m.confidence) offset \(m.offsetMs ?? .nan) ms drift \(m.driftPPM ?? .nan) ± \(m.driftPPMError ?? .nan) ppm")
-            for d in m.dropouts { print("dropout at \(d.atSeconds) s: \(d.missingMs) ms ±\(d.uncertaintyMs) ms") }
-            print("\(seconds)")
+            print(ContentText.table(m, recording: recording, reference: reference))
         }
+        if !m.isMeasured { throw ExitCode(ExitStatus.failure) }
     }
 }

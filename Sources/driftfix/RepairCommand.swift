@@ -38,12 +38,6 @@ struct RepairCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Output root: repaired files mirror the input tree here.", valueName: "dir"))
     var out: String
 
-    @Option(parsing: .unconditional, help: "Local worker processes to start (default: the number of cores; 0 with --bind to use only remote ones).")
-    var workers: Int?
-
-    @Option(help: ArgumentHelp("Endpoint to bind for workers, e.g. tcp://0.0.0.0:5555 (default: a private ipc:// socket).", valueName: "endpoint"))
-    var bind: String?
-
     @Option(help: ArgumentHelp("Write report.json, report.csv and report.html here.", valueName: "dir"))
     var report: String?
 
@@ -52,9 +46,6 @@ struct RepairCommand: AsyncParsableCommand {
 
     @Option(help: "Resampler quality (default: the config's, else medium).")
     var quality: ResampleQuality?
-
-    @Option(name: .customLong("idle-timeout"), parsing: .unconditional, help: "Give up after this many seconds with unfinished jobs and no worker alive.")
-    var idleTimeout: Double = 60
 
     @Option(name: .customLong("max-attempts"), help: ArgumentHelp("Hand a job to workers at most this many times; a worker dying while running it uses one (default: the config's repair.max-attempts, 3).", valueName: "n"))
     var maxAttempts: Int?
@@ -71,47 +62,26 @@ struct RepairCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write Prometheus metrics here after the run (default: the config's metrics.textfile).", valueName: "file"))
     var metrics: String?
 
-    @Option(name: .customLong("curve-secret"), help: ArgumentHelp("The coordinator's secret key file (driftfix keygen): CURVE on --bind.", valueName: "file"))
-    var curveSecret: String?
-
-    @Option(help: ArgumentHelp("Worker public keys admitted: a folder of *.pub files or a file of keys; re-read on change.", valueName: "path"))
-    var allow: String?
-
-    @Flag(name: .customLong("insecure-plaintext"), help: "Bind a network endpoint without CURVE: anybody who can reach it can take jobs and send results.")
-    var insecurePlaintext = false
-
-    @Option(name: .customLong("heartbeat"), parsing: .unconditional, help: ArgumentHelp("Heartbeat interval in seconds.", visibility: .hidden))
-    var heartbeat: Double = 1
+    @OptionGroup(title: "Workers")
+    var dispatch: DispatchOptions
 
     func validate() throws {
-        if let workers, workers < 0 { throw ValidationError("--workers must not be negative") }
-        if (curveSecret == nil) != (allow == nil) { throw ValidationError("--curve-secret and --allow go together") }
-        if workers == 0 && bind == nil { throw ValidationError("--workers 0 needs --bind, or no worker could ever connect") }
         if let maxAttempts, !(1...100).contains(maxAttempts) { throw ValidationError("--max-attempts must be from 1 to 100") }
-        guard idleTimeout > 0, heartbeat > 0 else { throw ValidationError("--idle-timeout and --heartbeat must be positive") }
     }
 
     func run() async throws {
         let logger = Logger(label: "driftfix.repair")
         let configuration = try loadConfiguration(config)
-        let keys = try TransportSecurity.coordinatorKeys(bind: bind, secret: curveSecret, allow: allow,
-                                                         configuration: configuration.security, insecure: insecurePlaintext)
         let outRoot = Paths.absolute(out)
         var settings = RepairRun.Settings(
-            roots: roots.map(Paths.absolute), outputRoot: outRoot, configuration: configuration,
-            localWorkers: workers ?? ProcessInfo.processInfo.activeProcessorCount,
+            roots: roots.map(Paths.absolute), outputRoot: outRoot, configuration: configuration, localWorkers: 0,
             journalPath: Paths.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot)))
-        settings.configPath = config.map(Paths.absolute)
+        settings.dispatch = try dispatch.settings(configuration: configuration, configPath: config)
         settings.quality = quality
-        settings.bind = bind
         settings.resume = resume
         settings.full = full
         settings.metricsFile = metrics ?? configuration.journal.metricsFile
-        settings.curve = keys.map { (Paths.absolute($0.secret), Paths.absolute($0.allow)) }
-        settings.insecurePlaintext = insecurePlaintext
-        settings.idleTimeout = idleTimeout
         if let maxAttempts { settings.configuration.maxAttempts = maxAttempts }
-        settings.heartbeat = heartbeat
         do {
             try settings.validate()
         } catch {

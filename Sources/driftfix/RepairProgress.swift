@@ -48,6 +48,24 @@ final class RepairProgress: RepairRun.Observer, @unchecked Sendable {
             done += 1
             audioDone += audioByJob[job.id] ?? 0
             switch job.state {
+            case .done(let result) where result.content != nil:
+                let content = result.content
+                let measured = content?.measurement.map { $0.isMeasured ? $0.summary : $0.reason ?? "unmeasurable" } ?? "no sound to measure"
+                let timing = "\(result.worker), \(String(format: "%.2f", result.seconds)) s"
+                switch (result.succeeded, content?.decision) {
+                case (false, _):
+                    failed += 1
+                    log("FAILED \(job.input): \(result.error ?? "failed") [\(measured)]", level: .error)
+                case (_, .repaired?):
+                    let residual = content?.measurement?.residualMs.map { ", residual \(String(format: "%.3f", $0)) ms" } ?? ""
+                    log("repaired \(job.output) by its \(content?.measuredBy == .content ? "sound" : "headers") (\(result.outputFrames ?? 0) frames; \(measured)\(residual); \(timing))")
+                case (_, .skipped?):
+                    log("in sync: \(job.input) (\(content?.reason ?? measured); \(measured); \(timing))")
+                case (_, .refused?):
+                    log("refused: \(job.input): \(content?.reason ?? "refused") (\(timing))", level: .warning)
+                default:
+                    log("measured \(job.input): \(measured) (\(timing))")
+                }
             case .done(let result):
                 log("repaired \(job.output) (\(result.outputFrames ?? 0) frames, \(job.method.rawValue), \(result.worker), \(String(format: "%.2f", result.seconds)) s)")
             case .failed(let error):

@@ -3,11 +3,13 @@ import DriftConfig
 import DriftCore
 import DriftMedia
 import DriftReports
+import DriftRun
 import DriftSchema
 import Foundation
+import Logging
 
 /// `driftfix scan`: measure the drift of every pair under the roots, touching nothing.
-struct ScanCommand: ParsableCommand {
+struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
         abstract: "Pair recordings with their references, measure drift, name its cause and plan the repair.",
@@ -16,6 +18,11 @@ struct ScanCommand: ParsableCommand {
             Pairing, tolerance and limits come from the configuration (see config/driftfix.yaml). \
             Exit code: 0 when every pair was measured, 1 when any pair or folder could not be read or was \
             refused, 2 for usage or configuration errors.
+
+            With --content, each pair whose reference has sound of its own is also measured by its sound - start \
+            offset, drift with its uncertainty, dropouts, confidence, and whether the headers agree - on worker \
+            processes (local ones by default, or remote ones on --bind), where the files are; nothing is written. \
+            Each row then carries a `content` object and what the content policy would do.
             """
     )
 
@@ -35,11 +42,33 @@ struct ScanCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also write report.json, report.csv and report.html into this folder.", valueName: "dir"))
     var report: String?
 
-    func run() throws {
+    @Flag(help: "Also measure each pair by its sound (on workers); see below.")
+    var content = false
+
+    @OptionGroup(title: "Workers (with --content)")
+    var dispatch: DispatchOptions
+
+    func run() async throws {
         let configuration = try loadConfiguration(config)
         let absoluteRoots = roots.map(Paths.absolute)
-        let result = DriftScanner.scan(
+        var result = DriftScanner.scan(
             roots: absoluteRoots, rules: configuration.pairing, drift: configuration.drift, repair: configuration.repair)
+        var unmeasured = 0
+        if content {
+            let logger = Logger(label: "driftfix.scan")
+            let signals = SecondSignal()
+            let progress = RepairProgress(logger: logger)
+            do {
+                let outcome = try await MeasureRun(
+                    configuration: configuration, dispatch: try dispatch.settings(configuration: configuration, configPath: config),
+                    logger: logger).run(result, observer: progress)
+                result = outcome.report
+                unmeasured = outcome.unmeasured
+            } catch {
+                throw failure("\(error)")
+            }
+            _ = signals
+        }
         let chosen = format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json)
         switch chosen {
         case .table: print(ReportTable.render(result, relativeTo: absoluteRoots.count == 1 ? absoluteRoots[0] : nil))
@@ -48,7 +77,7 @@ struct ScanCommand: ParsableCommand {
         }
         fflush(nil)  // the table or JSON first, then the note on stderr
         if let report { try writeReportFolder(result, to: report) }
-        if result.summary.errors > 0 || result.summary.refused > 0 { throw ExitCode(ExitStatus.failure) }
+        if result.summary.errors > 0 || result.summary.refused > 0 || unmeasured > 0 { throw ExitCode(ExitStatus.failure) }
     }
 }
 

@@ -107,9 +107,9 @@ struct InProcessRunTests {
         func night(worker withWorker: Bool = true) async throws -> RepairRun.Outcome {
             var settings = RepairRun.Settings(roots: [tree.root.path], outputRoot: out.path, configuration: Configuration(),
                                               localWorkers: 0, journalPath: out.file(".driftfix/journal.sqlite"))
-            settings.bind = endpoint
-            settings.heartbeat = 0.2
-            settings.shutdownSignals = []
+            settings.dispatch.bind = endpoint
+            settings.dispatch.heartbeat = 0.2
+            settings.dispatch.shutdownSignals = []
             var node = WorkerNode.Settings(endpoint: endpoint, capacity: 2, identity: "in-process")
             node.heartbeatInterval = 0.2
             node.initialBackoff = 0.1

@@ -1,0 +1,80 @@
+import DriftCoordinator
+import DriftTransport
+import Foundation
+import Logging
+import UnixSignals
+
+/// How a run reaches its workers: local processes it starts, an endpoint remote ones connect to, CURVE, the
+/// timeouts. Shared by `repair` and `scan --content`, which both hand jobs to workers.
+public struct DispatchSettings: Sendable {
+    /// Local worker processes to start (0: remote workers only).
+    public var localWorkers: Int
+    /// The endpoint to bind; nil: a private ipc:// socket.
+    public var bind: String?
+    /// CURVE on `bind`: the coordinator's secret key file and the allowlist (absolute paths).
+    public var curve: (secretKey: String, allowlist: String)?
+    /// Accept a network endpoint without CURVE (workers are told so).
+    public var insecurePlaintext = false
+    /// Seconds with unfinished jobs and no worker alive before giving up.
+    public var idleTimeout: Double = 60
+    public var heartbeat: Double = 1
+    /// How long running jobs may take to finish after a stop request, seconds.
+    public var drainTimeout: Double = 30
+    /// The executable local workers run.
+    public var workerExecutable = LocalWorkerPool.currentExecutable
+    public var shutdownSignals: [UnixSignal] = [.sigterm, .sigint, .sighup]
+    /// The configuration file, handed on to local workers.
+    public var configPath: String?
+    /// How many times a job is leased before it fails.
+    public var maxAttempts = 3
+
+    public init(localWorkers: Int) {
+        self.localWorkers = localWorkers
+    }
+
+    /// The private ipc:// endpoint of this process.
+    static var privateEndpointPath: String { "\(FileManager.default.temporaryDirectory.path)/driftfix-\(getpid()).sock" }
+
+    /// The coordinator's endpoint, security and local workers for a run over `roots` writing below `outputRoot` (nil
+    /// for measure-only runs, whose workers write nothing).
+    func runtime(roots: [String], outputRoot: String?, logger: Logger) throws(RunError) -> CoordinatorRuntime.Settings {
+        let endpoint = bind ?? "ipc://\(Self.privateEndpointPath)"
+        var runtime = CoordinatorRuntime.Settings(endpoint: endpoint)
+        runtime.limits.idleTimeout = idleTimeout
+        runtime.limits.drainTimeout = drainTimeout
+        runtime.dispatch.heartbeatInterval = heartbeat
+        runtime.dispatch.maxAttempts = maxAttempts
+        runtime.shutdownSignals = shutdownSignals
+        var passThrough = ["--heartbeat", "\(heartbeat)", "--parent", "\(getpid())"]
+        if let outputRoot { passThrough += ["--output-root", outputRoot] }
+        passThrough += roots.flatMap { ["--input-root", $0] }
+        if let configPath { passThrough += ["--config", configPath] }
+        if let curve {
+            let keys: CurveKeyPair
+            do {
+                keys = try CurveKeyFile.loadSecret(curve.secretKey)
+            } catch {
+                throw .security("\(error)")
+            }
+            // Local workers use the coordinator's own key pair, which is therefore admitted too.
+            let policy = AdmissionPolicy(allowlist: curve.allowlist, alsoAllow: [keys.publicKey])
+            guard policy.exists else { throw .security("\(curve.allowlist): no such allowlist file or folder") }
+            if let problem = policy.unsafePermissions { throw .security("allowlist: \(problem)") }
+            for problem in policy.problems { logger.warning("allowlist: \(problem)") }
+            logger.notice("CURVE on \(endpoint): \(policy.count) worker keys admitted from \(curve.allowlist)")
+            runtime.security = .curveServer(keys)
+            runtime.admission = policy
+            passThrough += ["--curve-secret", curve.secretKey, "--server-key", curve.secretKey]
+        } else if insecurePlaintext {
+            passThrough.append("--insecure-plaintext")
+            if !Endpoint.isLocal(endpoint) {
+                logger.warning("\(endpoint) is bound WITHOUT authentication or encryption (--insecure-plaintext)")
+            }
+        }
+        if localWorkers > 0 {
+            runtime.pool = LocalWorkerPool.Settings(count: localWorkers, endpoint: endpoint,
+                                                    executable: workerExecutable, extraArguments: passThrough)
+        }
+        return runtime
+    }
+}
