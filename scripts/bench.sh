@@ -4,7 +4,7 @@
 #
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
-#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (resample stretch quality aac scan
+#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (resample stretch quality aac content scan
 #                                dispatch repair chaos compare; default: all)
 #   BENCH_CHAOS_SEEDS="1 2 3" BENCH_CHAOS_FILES=60   the chaos nights' seeds and size
 #   BENCH_BASELINE=REV scripts/bench.sh   also build revision REV in a worktree and measure journalled dispatch and
@@ -19,7 +19,7 @@ bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
 mkdir -p "$work"
-sections=" ${BENCH_SECTIONS:-resample stretch quality aac scan dispatch repair chaos compare} "
+sections=" ${BENCH_SECTIONS:-resample stretch quality aac content scan dispatch repair chaos compare} "
 want() { [[ "$sections" == *" $1 "* ]]; }
 input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
@@ -213,6 +213,27 @@ echo "   ffmpeg's own output decodes to $((frames / 4)) frames"
 rm -f "$work/ffmpeg.m4a"
 echo "time per phase, each run alone on one core:"
 "$bin/driftfix-bench" media "$aac" --ratio "$ratio" --output "$work/phases.m4a"
+fi
+
+if want content; then
+echo
+echo "## Content measurement and repair against known truths"
+echo "Recording: a close stereo 24-bit microphone on a faulty clock; reference: a distant, reverberant, noisier"
+echo "microphone coded as AAC 96 kb/s by ffmpeg. Each pair measured, repaired by content, proved in sync; 'independent"
+echo "check': the output against the scene rendered on a perfect clock, by direct correlation (no driftfix code)."
+echo
+mkdir -p "$work/content"
+"$bin/driftfix-bench" content-accuracy --folder "$work/content" --long "$([[ $seconds -ge 3600 ]] && echo true || echo false)"
+echo
+echo "## Content measurement speed and memory: one core, \`driftfix measure\` on a pair of ${seconds} s"
+printf "%-34s %9s %11s\n" "pair" "xRT" "peak MiB"
+rm -f "$work/content/speed-rec.wav" "$work/content/speed-ref.wav" "$work/content/speed-ref.m4a"
+"$bin/driftfix-bench" content-pair "$work/content/speed-rec.wav" "$work/content/speed-ref.wav" --seconds "$seconds" \
+    --offset 0.3 --drift -20 --seed 31
+ffmpeg -nostdin -loglevel error -y -i "$work/content/speed-ref.wav" -c:a aac -b:a 96k "$work/content/speed-ref.m4a"
+measure "WAV 24-bit stereo vs WAV reference" "$bin/driftfix" measure "$work/content/speed-rec.wav" "$work/content/speed-ref.wav" --format json
+measure "WAV 24-bit stereo vs AAC reference" "$bin/driftfix" measure "$work/content/speed-rec.wav" "$work/content/speed-ref.m4a" --format json
+rm -f "$work/content/speed-rec.wav" "$work/content/speed-ref.wav" "$work/content/speed-ref.m4a"
 fi
 
 if want compare && [[ -n "${BENCH_BASELINE:-}" ]]; then

@@ -8,13 +8,14 @@ import Foundation
 public enum HTMLReport {
     public static func render(_ report: ScanReport) -> String {
         let measured = report.pairs.filter { $0.driftPPM != nil }
+        let withContent = report.pairs.contains { $0.content != nil || $0.contentNote != nil }
         let s = report.summary
         var html = """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>driftfix drift report</title>
-            <style>\(css)</style></head><body>
+            <style>\(css)\(contentCSS)</style></head><body>
             <header><h1>Drift report</h1><p>Generated \(escape(report.generated)) · roots: \(report.roots.map(escape).joined(separator: ", "))</p></header>
             <section class="cards">
             \(card("pairs", "Pairs", "\(s.pairs)", s.pairs))
@@ -35,13 +36,14 @@ public enum HTMLReport {
             <figure class="wide"><figcaption>Sync offset at the end vs duration (dashed: ITU-R BT.1359, +125 / −45 ms)</figcaption>\(scatter(measured))</figure>
             </section>
             \(report.history.map(trend) ?? "")
+            \(contentSection(report))
             <section><h2>Pairs</h2><p class="hint">Click a column to sort.</p>
             <table id="pairs"><thead><tr>
             """
         let columns: [(String, String)] = [
             ("Recording", "text"), ("Reference", "text"), ("Duration s", "num"), ("Drift ms", "num"), ("ppm", "num"),
             ("At the end", "text"), ("Flags", "text"), ("Cause", "text"), ("Plan", "text"), ("Target frames", "num"),
-        ]
+        ] + (withContent ? [("Sound", "text")] : [])
         for (index, column) in columns.enumerated() {
             html += "<th data-col=\"\(index)\" data-type=\"\(column.1)\">\(column.0)</th>"
         }
@@ -61,6 +63,7 @@ public enum HTMLReport {
                 + row.warnings.map { " ⚠ \($0)" }.joined()
             html += cell(plan)
             html += numberCell(row.targetFrames.map(Double.init), "%.0f")
+            if withContent { html += cell(ReportTable.contentNote(row) ?? "") }
             html += "</tr>\n"
         }
         html += "</tbody></table></section>\n"

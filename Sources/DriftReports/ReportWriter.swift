@@ -11,8 +11,12 @@ public enum ReportWriter {
         return try encoder.encode(report)
     }
 
-    /// The CSV columns, in order: the JSON row keys, then `kind`.
-    public static let csvColumns = PairReport.columnNames + ["kind"]
+    /// The CSV columns, in order: the JSON row keys (the `content` object flattened into `content*` columns, its
+    /// curves left to the JSON), then `kind`.
+    public static let csvColumns = PairReport.columnNames.filter { $0 != "content" } + [
+        "contentModel", "contentOffsetMs", "contentOffsetMsError", "contentDriftPPM", "contentDriftPPMError",
+        "contentConfidence", "contentDropouts", "contentMissingMs", "headersAgree", "disagreement", "residualMs",
+    ] + ["kind"]
 
     /// One header line, then one line per pair (`kind` = `pair`), then one per unpaired file (`unpaired`: its path
     /// in `recording` or `reference` by its kind, the reason in `error`), per scan error (`error`: the path in
@@ -30,7 +34,14 @@ public enum ReportWriter {
                 row.method?.rawValue, row.methodReason, row.targetFrames.map(String.init), row.error,
                 row.outcome?.rawValue, row.output, row.outputFrames.map(String.init), row.checksum,
                 row.attempts.map(String.init), row.worker, row.processingSeconds.map(number),
-                row.warnings.joined(separator: ";"), "pair",
+                row.warnings.joined(separator: ";"), row.measuredBy.rawValue, row.operations.joined(separator: ";"),
+                row.contentNote,
+                row.content?.model.rawValue, row.content?.offsetMs.map(number), row.content?.offsetMsError.map(number),
+                row.content?.driftPPM.map(number), row.content?.driftPPMError.map(number), row.content.map { number($0.confidence) },
+                row.content.map { String($0.dropouts.count) },
+                row.content.map { number($0.dropouts.reduce(0) { $0 + $1.missingMs }) },
+                row.content?.headersAgree.map { $0 ? "true" : "false" }, row.content?.disagreement,
+                row.content?.residualMs.map(number), "pair",
             ]
             lines.append(values.map { quote($0 ?? "") }.joined(separator: ","))
         }

@@ -38,18 +38,20 @@ struct ReportWriterTests {
     func csv() {
         let lines = ReportWriter.csv(ReportWriterTests.report).split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 6)  // header, two pairs, one unpaired file, one scan error, final newline
-        #expect(lines[0] == Substring((PairReport.columnNames + ["kind"]).joined(separator: ",")))
+        #expect(lines[0] == Substring(ReportWriter.csvColumns.joined(separator: ",")))
+        // Every JSON column but the content object, which is flattened.
+        #expect(Set(PairReport.columnNames).subtracting(ReportWriter.csvColumns) == ["content"])
         #expect(lines[1].hasPrefix("\"/m/cam,1/take \"\"01\"\".wav\",\"/m/cam,1/take 01.mov\",\"/m/cam,1\",48000,2,"))
         #expect(lines[1].hasSuffix(",pair") && lines[2].hasSuffix(",pair"))
-        let width = PairReport.columnNames.count + 1
+        let width = ReportWriter.csvColumns.count
         for line in lines[1...4] { #expect(line.filter { $0 == "," }.count >= width - 1, "every row has every column: \(line)") }
         // The unpaired recording: its path under `recording`, the reason under `error`.
         let unpaired = lines[3].split(separator: ",", omittingEmptySubsequences: false)
         #expect(unpaired.count == width && unpaired[0] == "/m/c.wav" && unpaired[2] == "/m")
-        #expect(unpaired[PairReport.columnNames.firstIndex(of: "error")!] == "no reference" && unpaired.last == "unpaired")
+        #expect(unpaired[ReportWriter.csvColumns.firstIndex(of: "error")!] == "no reference" && unpaired.last == "unpaired")
         let error = lines[4].split(separator: ",", omittingEmptySubsequences: false)
         #expect(error.count == width && error[2] == "/m/locked" && error.last == "error")
-        #expect(error[PairReport.columnNames.firstIndex(of: "error")!] == "unreadable folder: Permission denied")
+        #expect(error[ReportWriter.csvColumns.firstIndex(of: "error")!] == "unreadable folder: Permission denied")
     }
 
     @Test("the table: PLAN says refuse where JSON does, errors are never cut, newlines in names are escaped, wide characters align")

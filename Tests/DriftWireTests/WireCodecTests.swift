@@ -24,15 +24,15 @@ struct WireCodecTests {
     @Test("the envelope is versioned JSON")
     func envelope() throws {
         let text = String(decoding: WireCodec.encode(.shutdown), as: UTF8.self)
-        #expect(text == #"{"type":"shutdown","v":2}"#)
+        #expect(text == #"{"type":"shutdown","v":3}"#)
     }
 
     @Test("garbage, wrong versions, unknown types and bad fields are refused with a reason", arguments: [
         (Array("not json".utf8), "malformed"),
-        (Array(#"{"v":1,"type":"hello"}"#.utf8), "protocol version 1, expected 2"),
-        (Array(#"{"v":2,"type":"launch-missiles"}"#.utf8), "unknown message type"),
-        (Array(#"{"v":2,"type":"job","body":{"id":"seven"}}"#.utf8), "malformed"),
-        (Array(#"{"v":2,"type":"hello","body":{"worker":"w","capacity":0,"software":"x","host":"h","pid":1}}"#.utf8), "malformed"),
+        (Array(#"{"v":1,"type":"hello"}"#.utf8), "protocol version 1, expected 3"),
+        (Array(#"{"v":3,"type":"launch-missiles"}"#.utf8), "unknown message type"),
+        (Array(#"{"v":3,"type":"job","body":{"id":"seven"}}"#.utf8), "malformed"),
+        (Array(#"{"v":3,"type":"hello","body":{"worker":"w","capacity":0,"software":"x","host":"h","pid":1}}"#.utf8), "malformed"),
         ([UInt8](repeating: 0x20, count: 70_000), "exceeds the limit"),
         ([], "malformed"),
     ])
