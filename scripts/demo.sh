@@ -3,15 +3,19 @@
 # repairs each to its reference's exact length, and verifies the results by reopening (or decoding) them.
 #
 # It shows: folder scanning with a QA drift report (`scan`), the fleet repair of a tree by a coordinator and local
-# worker processes over ZeroMQ (`repair`), verification (`verify`), one-file editing (`process`), and compressed
-# recordings: an AAC .m4a beside its .mp4, and a phone video whose own audio track drifts (its picture copied).
+# worker processes over ZeroMQ (`repair`), verification (`verify`), one-file editing (`process`), compressed
+# recordings (an AAC .m4a beside its .mp4, and a phone video whose own audio track drifts, its picture copied), and
+# measurement by the sound: a recorder that started late and one that dropped buffers, each beside a camera whose
+# own microphone heard the same scene, measured (`measure`), repaired by what was measured, and proved in sync.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
 echo "== building driftfix (release)"
 swift build -c release --product driftfix 2>&1 | tail -1
+swift build -c release --product driftfix-bench 2>&1 | tail -1
 bin=.build/release/driftfix
+scenes=.build/release/driftfix-bench
 
 out=${DEMO_DIR:-demo-output}
 rm -rf "$out"
@@ -91,9 +95,38 @@ echo "== editing in the same pass: first 5 s of take02, 0.8x tempo (pitch kept),
 "$bin" process "$out/media/camA/take02.wav" "$out/repaired/camA/take02-excerpt.wav" --trim :5 --tempo 0.8 \
     --rate 44100 --fade-in 0.5 --fade-out 0.5 --fade-curve equal-power || status=1
 
+echo "== measuring by the sound: each recorder beside a camera whose own microphone heard the same scene"
+# The scenes are synthetic speech heard by two microphones (driftfix-bench content-pair, the tests' scene generator):
+# the recorder close and bright on its own clock, the camera distant and reverberant, its sound coded as AAC by ffmpeg.
+mkdir -p "$out/sound/interview" "$out/sound/field"
+make_camera() {  # folder name seconds options...
+    local folder=$1 name=$2 seconds=$3; shift 3
+    "$scenes" content-pair "$out/sound/$folder/$name.wav" "$out/sound/$folder/.$name-camera.wav" --seconds "$seconds" "$@"
+    ffmpeg -v error -y -f lavfi -i "testsrc=size=320x240:rate=25" -i "$out/sound/$folder/.$name-camera.wav" -shortest \
+        -c:v libx264 -preset ultrafast -pix_fmt yuv420p -c:a aac -b:a 96k "$out/sound/$folder/$name.mp4"
+    rm -f "$out/sound/$folder/.$name-camera.wav"
+}
+make_camera interview take08 120 --offset 1.5 --drift -131 --seed 3
+printf "   %-18s %s\n" "interview/take08" "the recorder started 1.5 s after the camera; its clock 131 ppm slow"
+make_camera field take09 120 --dropouts 40.02:30,80.5:12 --seed 5
+printf "   %-18s %s\n" "field/take09" "a recorder that lost 30 ms at 40.02 s and 12 ms at 80.5 s (pitch right)"
+echo "   the headers alone see only two lengths:"
+"$bin" scan "$out/sound" --format table | sed 's/^/   /' || true
+echo "   the sound, measured here (driftfix measure RECORDING REFERENCE):"
+"$bin" measure "$out/sound/interview/take08.wav" "$out/sound/interview/take08.mp4" --format table | sed 's/^/   /' || status=1
+"$bin" measure "$out/sound/field/take09.wav" "$out/sound/field/take09.mp4" --format table | sed 's/^/   /' || status=1
+printf 'content:\n  measure: content     # plan each repair by what the sound says\n' > "$out/content.yaml"
+echo "== repairing by content on workers: the late start padded to the camera's start and the clock corrected; the lost"
+echo "   buffers re-inserted where they went missing (the recorded samples between them untouched); each output proved in sync"
+"$bin" repair "$out/sound" --out "$out/repaired-by-sound" --config "$out/content.yaml" --report "$out/sound-report" || status=1
+echo "== and checked again from the outside: driftfix verify OUT --sync REFERENCE"
+"$bin" verify "$out/repaired-by-sound/interview/take08.wav" --sync "$out/sound/interview/take08.mp4" || status=1
+"$bin" verify "$out/repaired-by-sound/field/take09.wav" --sync "$out/sound/field/take09.mp4" || status=1
+echo "   the report draws each pair's lag before and after: $out/sound-report/report.html"
+
 echo "== a bad input is one clear line and exit code 1; the batch would go on"
 printf 'not audio\n' > "$out/media/stage/broken.wav"
 "$bin" process "$out/media/stage/broken.wav" "$out/repaired/broken.wav" --ratio 1.001 || echo "   (exit code $?)"
 
-echo "== originals untouched; repaired files in $out/repaired; reports in $out/report and $out/repair-report"
+echo "== originals untouched; repaired files in $out/repaired and $out/repaired-by-sound; reports in $out/report, $out/repair-report and $out/sound-report"
 exit $status

@@ -56,6 +56,7 @@ extension ContentJob {
         self.init(reference: pair.reference, measureOnly: measureOnly, policy: policy,
                   headersInSync: row.action == .skip, headerDriftPPM: row.driftPPM,
                   recordingSeconds: row.recordingSeconds ?? 0, referenceSeconds: row.referenceSeconds)
+        headersRefusal = row.action == .refuse ? row.error ?? "refused by the headers" : nil
     }
 }
 

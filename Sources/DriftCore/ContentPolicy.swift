@@ -48,15 +48,18 @@ public struct HeaderPlan: Sendable, Equatable {
     public var referenceFrames: Int64?
     /// How the headers' plan changes the length (a config rule may choose stretch).
     public var method: RepairMethod
+    /// Why the headers alone refuse the pair (an unexplained difference beyond the limit); nil when they do not.
+    public var refusal: String?
 
     public init(operations: [RepairOperation], driftPPM: Double?, recordingSeconds: Double, referenceSeconds: Double?,
-                referenceFrames: Int64?, method: RepairMethod = .resample) {
+                referenceFrames: Int64?, method: RepairMethod = .resample, refusal: String? = nil) {
         self.operations = operations
         self.driftPPM = driftPPM
         self.recordingSeconds = recordingSeconds
         self.referenceSeconds = referenceSeconds
         self.referenceFrames = referenceFrames
         self.method = method
+        self.refusal = refusal
     }
 }
 
@@ -95,8 +98,9 @@ public struct ContentDecision: Sendable, Equatable {
     public static func decide(policy: ContentPolicy, measurement: ContentMeasurement?, headers: HeaderPlan,
                               recordingFrames: Int64, sampleRate: Int) -> ContentDecision {
         func byHeaders(_ note: String?) -> ContentDecision {
-            ContentDecision(action: headers.operations.isEmpty ? .skip("in sync by the headers") : .repair(headers.operations),
-                            measuredBy: .headers, note: note)
+            let action: Action = headers.refusal.map { .refuse($0) }
+                ?? (headers.operations.isEmpty ? .skip("in sync by the headers") : .repair(headers.operations))
+            return ContentDecision(action: action, measuredBy: .headers, note: note)
         }
         guard policy.measuresContent else { return byHeaders(nil) }
         guard let measurement else { return byHeaders("the reference has no sound of its own: planned by the headers") }

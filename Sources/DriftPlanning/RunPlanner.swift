@@ -34,10 +34,13 @@ public enum RunPlanner {
             plan.targetFrames = row.targetFrames
             let byContent = content.measuresContent && hasOwnSound(row)
             switch row.action {
-            case .skip where byContent:
+            case .skip where byContent, .refuse where byContent && row.driftPPM != nil:
+                // Measured by the sound on a worker: in sync by the headers (a late start leaves the lengths equal),
+                // or refused by them (the sound may explain the difference, or confirm a wrong pairing).
                 guard let output = outputPath(for: row.recording, layout: layout) else { break }
                 plan.decision = .repair
                 plan.targetFrames = row.recordingFrames
+                plan.method = nil
                 plan.measuredBy = .content
                 plan.content = content
                 plan.output = output

@@ -36,15 +36,17 @@ public struct MeasureRun {
         if !policy.measuresContent { policy.mode = .content }
         var jobs: [JobRecord] = []
         var rowOfJob: [Int: Int] = [:]
-        for (index, row) in report.pairs.enumerated() where row.action != .refuse && RunPlanner.hasOwnSound(row) {
+        for (index, row) in report.pairs.enumerated() where row.driftPPM != nil && RunPlanner.hasOwnSound(row) {
             var job = JobRecord(id: jobs.count + 1, input: row.recording, output: "", outputRoot: "",
                                 targetFrames: row.targetFrames ?? row.recordingFrames ?? 0, method: row.method ?? .resample,
                                 methodReason: row.methodReason ?? "in sync by the headers", quality: configuration.repair.quality,
                                 audioSeconds: row.recordingSeconds ?? 0, run: Int64.random(in: 1...Int64.max))
             job.spec.inputRoots = report.roots
-            job.spec.content = ContentJob(reference: row.reference, measureOnly: true, policy: policy,
-                                          headersInSync: row.action == .skip, headerDriftPPM: row.driftPPM,
-                                          recordingSeconds: row.recordingSeconds ?? 0, referenceSeconds: row.referenceSeconds)
+            var content = ContentJob(reference: row.reference, measureOnly: true, policy: policy,
+                                     headersInSync: row.action == .skip, headerDriftPPM: row.driftPPM,
+                                     recordingSeconds: row.recordingSeconds ?? 0, referenceSeconds: row.referenceSeconds)
+            content.headersRefusal = row.action == .refuse ? row.error : nil
+            job.spec.content = content
             rowOfJob[job.id] = index
             jobs.append(job)
         }

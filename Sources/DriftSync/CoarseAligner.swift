@@ -212,6 +212,22 @@ enum CoarseAligner {
         return CoarseAlignment(blocks: blocks, agreeing: agreeing, intercept: intercept, slope: slope)
     }
 
+    /// Whether onsets repeat: their normalised autocorrelation exceeds 0.5 at some period from 0.3 s to 10 s, over the
+    /// first minute.
+    static func repeats(_ onsets: [Float]) -> Bool {
+        let x = normalised(Array(onsets.prefix(Int(blockSeconds * OnsetEnvelope.frameRate))))
+        let n = x.count
+        guard n > 200 else { return false }
+        let energy = x.reduce(Float(0)) { $0 + $1 * $1 }
+        guard energy > 0 else { return false }
+        for lag in 30...min(1000, n / 2) {
+            var sum: Float = 0
+            for i in 0..<(n - lag) { sum += x[i] * x[i + lag] }
+            if sum / energy * Float(n) / Float(n - lag) > 0.5 { return true }
+        }
+        return false
+    }
+
     static func normalised(_ x: [Float]) -> [Float] {
         guard !x.isEmpty else { return x }
         let mean = x.reduce(0, +) / Float(x.count)

@@ -92,7 +92,9 @@ public struct ContentMeasurer {
         if first.referenceRMS < settings.silence { return (unmeasurable(.silentReference, "the reference is silent"), nil) }
         let coarse = CoarseAligner.align(recording: first.recordingOnsets, reference: first.referenceOnsets)
         if coarse.agreeing.isEmpty {
-            let periodic = coarse.blocks.contains { $0.clarity >= CoarseAligner.minimumClarity && $0.ambiguity > CoarseAligner.maximumAmbiguity }
+            // Nothing stands out: unrelated sound, or a sound that repeats (a loop), which offers many equal places. A
+            // repeating recording resembles itself a period later; speech and unrelated takes do not.
+            let periodic = CoarseAligner.repeats(first.recordingOnsets)
             return (periodic
                 ? unmeasurable(.repetitive, "the sound repeats: several places in the reference match equally well")
                 : unmeasurable(.noCommonSound, "no common sound: no place in the reference matches the recording"), nil)

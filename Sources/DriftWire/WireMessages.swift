@@ -33,6 +33,8 @@ public struct ContentJob: Codable, Sendable, Equatable {
     public var policy: ContentPolicy
     /// The headers found the pair in sync (the job's target and method are then the recording's own length).
     public var headersInSync: Bool
+    /// Why the headers alone refuse the pair (beyond the refuse limit): the sound may explain it; nil otherwise.
+    public var headersRefusal: String?
     /// The headers' drift, the recording's and the reference's lengths, for the comparison.
     public var headerDriftPPM: Double?
     public var recordingSeconds: Double

@@ -65,11 +65,12 @@ enum ContentJobRunner {
                 .replacingOccurrences(of: "/proc/self/fd/\(recordingDescriptor ?? -1)", with: job.input)
         }
 
+        let byLength = !content.headersInSync && content.headersRefusal == nil
         let headers = HeaderPlan(
-            operations: content.headersInSync ? [] : [job.method == .stretch ? .stretch(frames: job.targetFrames) : .resample(frames: job.targetFrames)],
+            operations: byLength ? [job.method == .stretch ? .stretch(frames: job.targetFrames) : .resample(frames: job.targetFrames)] : [],
             driftPPM: content.headerDriftPPM, recordingSeconds: content.recordingSeconds,
-            referenceSeconds: content.referenceSeconds, referenceFrames: content.headersInSync ? nil : job.targetFrames,
-            method: job.method)
+            referenceSeconds: content.referenceSeconds, referenceFrames: byLength ? job.targetFrames : nil,
+            method: job.method, refusal: content.headersRefusal)
         let request = ContentRepair.Request(recording: recordingPath, reference: referencePath, output: outputPath,
                                             policy: content.policy, headers: headers, quality: job.quality)
         do {

@@ -38,6 +38,33 @@ struct ConfigurationTests {
         #expect(policy.method(for: "/a/x_lecture.wav").method == .stretch)
     }
 
+    @Test("the content section: every key, and bad values named with line and key")
+    func content() throws {
+        let yaml = """
+            content:
+              measure: both
+              confidence-floor: 0.65
+              start: keep
+              residual-limit-ms: 0.5
+              header-precision-ms: 20
+            """
+        let policy = try Configuration.parse(yaml, path: "c.yaml").content
+        #expect(policy == ContentPolicy(mode: .both, confidenceFloor: 0.65, start: .keep, residualLimitMs: 0.5, headerPrecisionMs: 20))
+        #expect(Configuration().content.mode == .headers, "headers stay the default")
+        for (bad, message) in [("content:\n  measure: sound", "c.yaml:2: content.measure: 'sound' is not one of: headers, content, both"),
+                               ("content:\n  confidence-floor: 1.5", "c.yaml:2: content.confidence-floor: must be from 0 to 1"),
+                               ("content:\n  residual-limit-ms: 0", "c.yaml:2: content.residual-limit-ms: must be greater than 0"),
+                               ("content:\n  start: middle", "c.yaml:2: content.start: 'middle' is not one of: reference, keep"),
+                               ("content:\n  mesure: both", "c.yaml:2: content.mesure: unknown key")] {
+            #expect(throws: ConfigurationError.self) { try Configuration.parse(bad, path: "c.yaml") }
+            do {
+                _ = try Configuration.parse(bad, path: "c.yaml")
+            } catch {
+                #expect("\(error)".hasPrefix(message), "\(error)")
+            }
+        }
+    }
+
     @Test("journal, metrics and security sections")
     func operations() throws {
         let yaml = """
