@@ -35,14 +35,15 @@ public enum ContentProbe {
     /// Measures `recording` against `reference`'s sound.
     ///
     /// - Throws: `AudioError` naming the file that cannot be read; a reference without sound says so.
-    public static func measure(recording: String, reference: String, settings: ContentMeasurer.Settings = .init())
-        throws -> ContentMeasurement
+    public static func measure(recording: String, reference: String, driftHints: [Double] = [],
+                               settings: ContentMeasurer.Settings = .init()) throws -> ContentMeasurement
     {
         let recordingInput = try input(recording)
         guard let referenceInput = try sound(of: reference) else {
             throw AudioError(path: reference, cause: .unsupported("the reference has no sound of its own (no audio stream) to measure against"))
         }
-        return try ContentMeasurer(settings: settings).measure(recording: recordingInput, reference: referenceInput)
+        return try ContentMeasurer(settings: settings).measure(recording: recordingInput, reference: referenceInput,
+                                                               driftHints: driftHints)
     }
 
     /// Proves `output` in sync with `reference`: the lag left across it, against `expectedOffsetMs`.

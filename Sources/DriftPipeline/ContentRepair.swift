@@ -62,7 +62,8 @@ public enum ContentRepair {
         let (frames, rate) = try MediaRoute.frames(of: request.recording)
         var measurement: ContentMeasurement?
         if request.policy.measuresContent, let sound = try ContentProbe.sound(of: request.reference) {
-            var measured = try ContentMeasurer().measure(recording: try ContentProbe.input(request.recording), reference: sound)
+            var measured = try ContentMeasurer().measure(recording: try ContentProbe.input(request.recording), reference: sound,
+                                                         driftHints: request.headers.driftPPM.map { [$0] } ?? [])
             measured.compare(headerDriftPPM: request.headers.driftPPM, recordingSeconds: Double(frames) / Double(rate),
                              referenceSeconds: request.headers.referenceSeconds, headerPrecisionMs: request.policy.headerPrecisionMs)
             measurement = measured

@@ -46,7 +46,11 @@ final class AnalysisStream: AnalysisSamples {
         return d
     }
 
-    init(_ source: AudioSource, sampleRate: Int, convertTo targetRate: Double? = nil) {
+    /// - Parameters:
+    ///   - targetRate: the rate to deliver (another file's analysis rate); nil: this file's own.
+    ///   - warp: a drift hypothesis d: analysis sample k is read at input time k·(1 + d), so a recording whose clock
+    ///     drifted by d comes out on the reference's timeline (sample k at reference-like time k / rate).
+    init(_ source: AudioSource, sampleRate: Int, convertTo targetRate: Double? = nil, warp: Double = 0) {
         self.source = source
         channels = max(1, source.channelCount)
         factor = AnalysisStream.factor(for: sampleRate)
@@ -77,11 +81,8 @@ final class AnalysisStream: AnalysisSamples {
         // Zeros stand for the frames before the file, so the first outputs need no special case.
         monoBase = -half
         monoCount = half
-        if let targetRate, abs(targetRate - nativeRate) > 1e-9 {
-            converter = RateConverter(from: nativeRate, to: targetRate)
-        } else {
-            converter = nil
-        }
+        let step = (nativeRate / rate) * (1 + warp)
+        converter = abs(step - 1) > 1e-12 ? RateConverter(step: step) : nil
     }
 
     deinit {
@@ -199,8 +200,9 @@ final class RateConverter {
     private var position = 0  // output index
     private var ended = false
 
-    init(from: Double, to: Double) {
-        step = from / to
+    /// Output k is the input at index k·`step`.
+    init(step: Double) {
+        self.step = step
         history = .allocate(capacity: capacity)
         history.initialize(repeating: 0, count: capacity)
     }

@@ -212,18 +212,62 @@ enum CoarseAligner {
         return CoarseAlignment(blocks: blocks, agreeing: agreeing, intercept: intercept, slope: slope)
     }
 
-    /// Whether onsets repeat: their normalised autocorrelation exceeds 0.5 at some period from 0.3 s to 10 s, over the
-    /// first minute.
+    /// Drifts tried when the onsets find no line as they are, ppm: a minute of onsets smears by 60 ms per 1000 ppm, so
+    /// beyond about 2000 ppm a block no longer matches unless it is first stretched by about the right amount.
+    static let sweepPPM: [Double] = [1500, -1500, 3000, -3000, 4500, -4500, 6000, -6000]
+    /// Blocks each sweep step places: enough to agree on a line, few enough that a wrong pairing costs little.
+    static let sweepBlocks = 3
+
+    /// The recording's drift found by stretching its onsets by each of `sweepPPM` until they find a line, ppm; nil
+    /// when none does. Only a hypothesis: the windows then measure the drift properly on a timeline warped by it.
+    static func driftBySweeping(recording: [Float], reference: [Float]) -> Double? {
+        let r = normalised(recording), f = normalised(reference)
+        let block = Int(blockSeconds * OnsetEnvelope.frameRate)
+        guard r.count >= 2 * 100, f.count >= 100 else { return nil }
+        let whole = Correlation(reference: f, segment: 0..<f.count)
+        for ppm in sweepPPM {
+            let stretch = 1 + ppm * 1e-6
+            // Warped onset k is the recording's at k·stretch (linear interpolation).
+            let count = Int(Double(r.count) / stretch)
+            var warped = [Float](repeating: 0, count: count)
+            for k in 0..<count {
+                let x = Double(k) * stretch
+                let i = Int(x)
+                let frac = Float(x - Double(i))
+                warped[k] = i + 1 < r.count ? r[i] * (1 - frac) + r[i + 1] * frac : r[min(i, r.count - 1)]
+            }
+            let length = min(block, count)
+            let starts = stride(from: 0, to: max(1, count - length + 1), by: max(1, (count - length) / max(1, sweepBlocks - 1)))
+            var blocks: [CoarseAlignment.Block] = []
+            for start in starts.prefix(sweepBlocks) {
+                let part = start..<min(count, start + length)
+                if let found = whole.place(warped[part], candidates: (-part.count / 2)...(f.count - part.count / 2)) {
+                    blocks.append(found)
+                }
+            }
+            let line = consensus(blocks)
+            if line.agreeing.count >= min(2, blocks.count) && !line.agreeing.isEmpty {
+                return (stretch / (1 + line.slope) - 1) * 1e6
+            }
+        }
+        return nil
+    }
+
+    /// Whether onsets repeat: their normalised autocorrelation is high at some period from 0.3 s to 5 s and again at
+    /// twice that period, over the first minute (a loop, a steady groove; speech rhythm does not come back).
     static func repeats(_ onsets: [Float]) -> Bool {
         let x = normalised(Array(onsets.prefix(Int(blockSeconds * OnsetEnvelope.frameRate))))
         let n = x.count
         guard n > 200 else { return false }
         let energy = x.reduce(Float(0)) { $0 + $1 * $1 }
         guard energy > 0 else { return false }
-        for lag in 30...min(1000, n / 2) {
+        func r(_ lag: Int) -> Float {
             var sum: Float = 0
             for i in 0..<(n - lag) { sum += x[i] * x[i + lag] }
-            if sum / energy * Float(n) / Float(n - lag) > 0.5 { return true }
+            return sum / energy * Float(n) / Float(n - lag)
+        }
+        for lag in 30...min(500, n / 4) where r(lag) > 0.6 {
+            if r(2 * lag) > 0.5 { return true }
         }
         return false
     }

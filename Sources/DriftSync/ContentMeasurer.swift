@@ -41,11 +41,38 @@ public struct ContentMeasurer {
 
     /// Measures `recording` against `reference`.
     ///
+    /// The windows follow a drift of a few hundred ppm and the onsets about 2000; beyond that (NTSC pull-down is 1000
+    /// ppm, a rate mislabel 8 %) a window's sound is smeared against the reference's and nothing matches. So when the
+    /// first pass finds no match, the recording is read again warped by a drift hypothesis and measured on the
+    /// reference's timeline: the onsets' own line where they found one (stretched by up to ±6000 ppm to find it),
+    /// then `driftHints` (the headers' drift, for a rate mislabel); the first that matches gives the measurement, its
+    /// drift the hypothesis and the residual combined. The reference is reduced once for all attempts.
+    ///
+    /// - Parameter driftHints: drifts to try, ppm (the headers' own, where they show one).
     /// - Throws: what reading either file throws (naming the file); an unrelated or silent pair is not an error but
     ///   an `unmeasurable` result with its reason.
-    public func measure(recording: MeasuredInput, reference: MeasuredInput) throws -> ContentMeasurement {
-        try analyse(recording: recording, reference: reference).measurement
+    public func measure(recording: MeasuredInput, reference: MeasuredInput, driftHints: [Double] = []) throws
+        -> ContentMeasurement
+    {
+        let plain = try analyse(recording: recording, reference: reference)
+        guard !plain.measurement.isMeasured,
+              plain.measurement.unmeasurable == .noCommonSound || plain.measurement.unmeasurable == .repetitive
+        else { return plain.measurement }
+        // The onsets follow more drift than the windows: when they found the recording's line, its slope is the best
+        // hypothesis (and a hypothesis near the truth may bring the onsets within reach of a finer one).
+        var queue = (plain.coarseDriftPPM.map { [$0] } ?? []) + driftHints
+        var tried: [Double] = [0]
+        while !queue.isEmpty && tried.count <= 4 {
+            let hint = queue.removeFirst()
+            guard abs(hint) < 100_000, tried.allSatisfy({ abs($0 - hint) > 300 }) else { continue }
+            tried.append(hint)
+            let warped = try analyse(recording: recording, reference: reference, warp: hint * 1e-6, cached: plain.reference)
+            if warped.measurement.isMeasured { return warped.measurement }
+            if let refined = warped.coarseDriftPPM { queue.insert(refined, at: 0) }
+        }
+        return plain.measurement
     }
+
 
     /// Proves a repaired file in sync: measures `output` against `reference` and reports the lag left across it.
     ///
@@ -80,25 +107,33 @@ public struct ContentMeasurer {
             measurement: analysis.measurement)
     }
 
-    /// The measurement, and the fitted lag model when there is one.
-    func analyse(recording: MeasuredInput, reference: MeasuredInput) throws -> (measurement: ContentMeasurement, model: LagModel?) {
+    /// The measurement, and the fitted lag model when there is one; `warp` reads the recording on a drift hypothesis
+    /// (the model is then on that warped timeline; the measurement is converted back to the recording's).
+    func analyse(recording: MeasuredInput, reference: MeasuredInput, warp: Double = 0, cached: ReferenceAnalysis? = nil) throws
+        -> (measurement: ContentMeasurement, model: LagModel?, coarseDriftPPM: Double?, reference: ReferenceAnalysis)
+    {
         // Pass 1: onsets and loudness.
-        let first = try OnsetPass(recording: recording, reference: reference)
+        let first = try OnsetPass(recording: recording, reference: reference, warp: warp, cached: cached)
         let rate = first.rate
         if first.recordingSamples < Int(rate) {
-            return (unmeasurable(.tooShort, "the recording is shorter than a second"), nil)
+            return (unmeasurable(.tooShort, "the recording is shorter than a second"), nil, nil, first.reference)
         }
-        if first.recordingRMS < settings.silence { return (unmeasurable(.silentRecording, "the recording is silent"), nil) }
-        if first.referenceRMS < settings.silence { return (unmeasurable(.silentReference, "the reference is silent"), nil) }
+        if first.recordingRMS < settings.silence { return (unmeasurable(.silentRecording, "the recording is silent"), nil, nil, first.reference) }
+        if first.referenceRMS < settings.silence { return (unmeasurable(.silentReference, "the reference is silent"), nil, nil, first.reference) }
         let coarse = CoarseAligner.align(recording: first.recordingOnsets, reference: first.referenceOnsets)
         if coarse.agreeing.isEmpty {
-            // Nothing stands out: unrelated sound, or a sound that repeats (a loop), which offers many equal places. A
-            // repeating recording resembles itself a period later; speech and unrelated takes do not.
+            // Nothing stands out: unrelated sound, or a sound that repeats (a loop), which offers many equal places (a
+            // repeating recording resembles itself a period later; speech and unrelated takes do not), or a drift too
+            // large for the onsets as they are (stretched by about the right amount, they find their line).
             let periodic = CoarseAligner.repeats(first.recordingOnsets)
+            let swept = periodic ? nil : CoarseAligner.driftBySweeping(recording: first.recordingOnsets, reference: first.referenceOnsets)
             return (periodic
                 ? unmeasurable(.repetitive, "the sound repeats: several places in the reference match equally well")
-                : unmeasurable(.noCommonSound, "no common sound: no place in the reference matches the recording"), nil)
+                : unmeasurable(.noCommonSound, "no common sound: no place in the reference matches the recording"), nil,
+                    swept.map { ((1 + warp) * (1 + $0 * 1e-6) - 1) * 1e6 }, first.reference)
         }
+        // The onsets' line as a drift on the recording's own timeline.
+        let coarseDrift = ((1 + warp) / (1 + coarse.slope) - 1) * 1e6
 
         // Pass 2: windows.
         let fine = try WindowPass(sources: first.sources, rate: rate, coarse: coarse,
@@ -113,27 +148,30 @@ public struct ContentMeasurer {
                 : unmeasurable(.noCommonSound, "no common sound: \(clear.count) of \(fine.soundWindows) windows with sound found a clear match")
             result.windows = fine.soundWindows
             result.agreeingWindows = clear.count
-            return (result, nil)
+            return (result, nil, coarseDrift, first.reference)
         }
 
         // Pass 3: where exactly each gap is.
+        // On a warped timeline t_w (recording time t = t_w·(1 + warp)), the lag read there is lag_w; the lag at the
+        // recording's own time is lag_w − t_w·warp, and the drifts compose: (1 + D) = (1 + warp)(1 + d_w).
+        let stretch = 1 + warp
         var dropouts: [ContentMeasurement.Dropout] = []
         if !model.steps.isEmpty {
             let located = try DropoutLocator.locate(
                 model: model, windowLength: fine.windowLength, rate: rate, sources: first.sources)
             for (step, place) in zip(model.steps, located) {
                 dropouts.append(ContentMeasurement.Dropout(
-                    atSeconds: (place.at * 1e6).rounded() / 1e6, missingMs: step.size * 1000,
-                    uncertaintyMs: (place.uncertainty * 1e4).rounded() / 10))
+                    atSeconds: (place.at * stretch * 1e6).rounded() / 1e6, missingMs: step.size * 1000,
+                    uncertaintyMs: (place.uncertainty * stretch * 1e4).rounded() / 10))
             }
         }
 
-        let duration = Double(first.recordingSamples) / rate
+        let warpedDuration = Double(first.recordingSamples) / rate
         let startLag = model.lag(at: 0, window: 0)
-        let endLag = model.lag(at: duration, window: Int.max)
+        let endLag = model.lag(at: warpedDuration, window: Int.max) - warpedDuration * warp
         let b = model.slope
-        let drift = (1 / (1 + b) - 1) * 1e6
-        let driftError = 1.96 * model.slopeError / ((1 + b) * (1 + b)) * 1e6
+        let drift = (stretch / (1 + b) - 1) * 1e6
+        let driftError = 1.96 * model.slopeError * stretch / ((1 + b) * (1 + b)) * 1e6
         let medianClarity = median(model.agreeing.map(\.clarity)) ?? 0
         let confidence = min(1, Double(model.agreeing.count) / Double(max(1, fine.soundWindows))) * min(1, medianClarity / 15)
         let modelName: ContentMeasurement.Model
@@ -144,13 +182,14 @@ public struct ContentMeasurer {
         } else {
             modelName = .clock
         }
+        let points = model.agreeing.map { LagSample(t: $0.t * stretch, lag: $0.lag - $0.t * warp, clarity: $0.clarity, window: $0.window) }
         var measurement = ContentMeasurement(
             offsetMs: startLag * 1000, driftPPM: drift, driftPPMError: driftError, model: modelName,
             confidence: confidence, dropouts: dropouts, scatterMs: model.scatter * 1000, windows: fine.soundWindows,
-            agreeingWindows: model.agreeing.count, curve: Self.curve(model.agreeing))
+            agreeingWindows: model.agreeing.count, curve: Self.curve(points))
         measurement.offsetMsError = 1.96 * model.interceptError * 1000
         measurement.referenceSoundSeconds = Double(first.referenceSamples) / rate
-        return (measurement, model)
+        return (measurement, model, coarseDrift, first.reference)
     }
 
     private func unmeasurable(_ kind: ContentMeasurement.Unmeasurable, _ reason: String) -> ContentMeasurement {
@@ -170,6 +209,26 @@ public struct ContentMeasurer {
     }
 }
 
+/// The reference's reduced sound, its onsets and loudness: the same whatever drift the recording is read on, so a
+/// measurement that tries several keeps it from the first.
+final class ReferenceAnalysis {
+    let onsets: [Float]
+    let samples: Int
+    let rms: Float
+    let open: () throws -> AnalysisSamples
+
+    init(_ reference: MeasuredInput, rate: Double) throws {
+        let stream = AnalysisStream(try reference.open(), sampleRate: reference.sampleRate, convertTo: rate)
+        let spill = SampleSpill()
+        (onsets, samples, rms) = try OnsetPass.scan(stream, spill: spill)
+        if let spill {
+            open = { spill.reader() }
+        } else {
+            open = { AnalysisStream(try reference.open(), sampleRate: reference.sampleRate, convertTo: rate) }
+        }
+    }
+}
+
 /// Pass 1: both files reduced, their onsets and loudness; the reduced sound is spilled to disk for the later passes.
 struct OnsetPass {
     let rate: Double
@@ -182,25 +241,27 @@ struct OnsetPass {
     /// Where the later passes read the reduced sound: the spills, or the files decoded again when no spill could be
     /// written.
     let sources: AnalysisSources
+    let reference: ReferenceAnalysis
 
-    init(recording: MeasuredInput, reference: MeasuredInput) throws {
-        let rec = AnalysisStream(try recording.open(), sampleRate: recording.sampleRate)
+    /// - Parameter cached: the reference's analysis from an earlier attempt at the same rate.
+    init(recording: MeasuredInput, reference: MeasuredInput, warp: Double = 0, cached: ReferenceAnalysis? = nil) throws {
+        let rec = AnalysisStream(try recording.open(), sampleRate: recording.sampleRate, warp: warp)
         let analysisRate = rec.rate
         rate = analysisRate
-        let ref = AnalysisStream(try reference.open(), sampleRate: reference.sampleRate, convertTo: analysisRate)
-        let recordingSpill = SampleSpill(), referenceSpill = SampleSpill()
+        let recordingSpill = SampleSpill()
         (recordingOnsets, recordingSamples, recordingRMS) = try OnsetPass.scan(rec, spill: recordingSpill)
-        let (onsets, referenceCount, rms) = try OnsetPass.scan(ref, spill: referenceSpill)
-        referenceSamples = referenceCount
-        referenceOnsets = onsets
-        referenceRMS = rms
-        if let recordingSpill, let referenceSpill {
-            sources = AnalysisSources(recording: { recordingSpill.reader() }, reference: { referenceSpill.reader() })
+        let referenceAnalysis = try cached ?? ReferenceAnalysis(reference, rate: analysisRate)
+        self.reference = referenceAnalysis
+        referenceSamples = referenceAnalysis.samples
+        referenceOnsets = referenceAnalysis.onsets
+        referenceRMS = referenceAnalysis.rms
+        let openRecording: () throws -> AnalysisSamples
+        if let recordingSpill {
+            openRecording = { recordingSpill.reader() }
         } else {
-            sources = AnalysisSources(
-                recording: { AnalysisStream(try recording.open(), sampleRate: recording.sampleRate) },
-                reference: { AnalysisStream(try reference.open(), sampleRate: reference.sampleRate, convertTo: analysisRate) })
+            openRecording = { AnalysisStream(try recording.open(), sampleRate: recording.sampleRate, warp: warp) }
         }
+        sources = AnalysisSources(recording: openRecording, reference: referenceAnalysis.open)
     }
 
     static func scan(_ stream: AnalysisStream, spill: SampleSpill?) throws -> ([Float], Int, Float) {

@@ -24,6 +24,9 @@ enum ContentText {
             row("dropout", "at \(String(dropout.atSeconds, decimals: 3)) s ± \(String(dropout.uncertaintyMs, decimals: 1)) ms: "
                 + "\(String(dropout.missingMs, decimals: 2)) ms missing")
         }
+        if let agree = m.headersAgree {
+            row("headers", agree ? "agree" : "disagree: \(m.disagreement ?? "unexplained")")
+        }
         row("confidence", "\(String(m.confidence, decimals: 2)) (\(m.agreeingWindows) of \(m.windows) windows with sound agree"
             + (m.scatterMs.map { ", scatter \(String($0, decimals: 3)) ms" } ?? "") + ")")
         return lines.joined(separator: "\n")

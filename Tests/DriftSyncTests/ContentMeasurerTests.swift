@@ -109,6 +109,20 @@ import Testing
         #expect(m.reason == "the reference is silent")
     }
 
+    @Test("drifts the windows cannot follow: NTSC pull-down and 3000 ppm found by themselves, a 44.1 kHz recording labelled 48 kHz through the headers' hint",
+          arguments: [(1000.0, false), (-999.0, false), (3000.0, false), (-81250.0, true)])
+    func largeDrifts(drift: Double, headerHint: Bool) throws {
+        let scene = TwoMicrophones(seconds: 180, offset: 0.3, driftPPM: drift, seed: 41)
+        let hints = headerHint ? [(scene.seconds / scene.referenceSeconds - 1) * 1e6] : []
+        let m = try ContentMeasurer().measure(
+            recording: MeasuredInput(path: "recording", sampleRate: 16000) { MemoryAudioSource(scene.recording(), channels: 1) },
+            reference: MeasuredInput(path: "reference", sampleRate: 16000) { MemoryAudioSource(scene.reference(), channels: 1) },
+            driftHints: hints)
+        let found = try #require(m.driftPPM, "\(m.reason ?? "")")
+        #expect(abs(found - drift) < 1, "drift \(found), truth \(drift)")
+        #expect(abs(try #require(m.offsetMs) - 300) < 0.5)
+    }
+
     @Test func differentRatesOnEachSide() throws {
         // A 48 kHz recording against a 44.1 kHz reference of the same scene.
         let recording = TwoMicrophones(sampleRate: 48000, seconds: 120, offset: 0.5, driftPPM: -200, seed: 37)
