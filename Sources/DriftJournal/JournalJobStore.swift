@@ -41,7 +41,9 @@ public final class JournalJobStore: JobStore {
 
     public func complete(_ id: Int, with result: JobResult) {
         guard let job = memory.job(id) else { return }
-        let output = prints[id].map { prints in
+        // Only a written output is current for the next nights (a content job may skip, refuse, or fail its proof).
+        let wroteOutput = result.succeeded && (result.content.map { $0.decision == .repaired } ?? true)
+        let output = prints[id].flatMap { prints in wroteOutput ? prints : nil }.map { prints in
             let seen = FileStatus.of(job.output)
             return OutputRecord(recording: job.input, prints: prints, output: job.output,
                                 outputFrames: result.outputFrames ?? job.spec.targetFrames, outputSize: seen?.size,

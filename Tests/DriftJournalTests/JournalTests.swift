@@ -68,6 +68,54 @@ struct JournalTests {
         #expect(try journal.jobStates(run: run)[2]?.state == "queued", "the requeue is recorded too")
     }
 
+    @Test("content jobs keep their spec and their findings: a repair by the sound, and a failed sync proof with its curve")
+    func contentJobsAreDurable() throws {
+        let folder = TemporaryFolder("driftfix-journal")
+        let path = folder.file("journal.sqlite")
+        let run: Int64
+        var (plan, jobs, prints) = samplePlan(run: 1, count: 2)
+        let policy = ContentPolicy(mode: .both, confidenceFloor: 0.6, start: .keep, residualLimitMs: 0.5, headerPrecisionMs: 40)
+        var measurement = ContentMeasurement(offsetMs: 1500.02, driftPPM: -131.02, driftPPMError: 0.09, model: .clock, confidence: 0.73,
+                                             dropouts: [.init(atSeconds: 40.02, missingMs: 30, uncertaintyMs: 0.1)],
+                                             headersAgree: false, disagreement: "late start",
+                                             curve: [.init(atSeconds: 1, lagMs: 1500), .init(atSeconds: 2, lagMs: 1500.1)])
+        measurement.residualMs = 3.2
+        measurement.residualCurve = [.init(atSeconds: 1, lagMs: 3.2)]
+        var repaired = result(1, run: 1)
+        var failed = JobResult(id: 2, attempt: 1, worker: "w", succeeded: false, seconds: 2,
+                               error: "/out/take2.wav: sync verification failed: residual lag 3.200 ms exceeds 0.500 ms")
+        failed.run = 1
+        do {
+            let journal = try Journal(path: path)
+            run = try journal.beginRun(roots: ["/media"], outputRoot: "/out")
+            (plan, jobs, prints) = samplePlan(run: run, count: 2)
+            for index in jobs.indices {
+                jobs[index].spec.content = ContentJob(reference: "/media/take\(index).mp4", measureOnly: false, policy: policy,
+                                                      headersInSync: index == 0, headerDriftPPM: -20, recordingSeconds: 60,
+                                                      referenceSeconds: 60.0012)
+            }
+            try journal.storePlan(run: run, plan: plan, jobs: jobs, prints: prints)
+            let store = JournalJobStore(journal: journal, run: run, jobs: jobs, prints: prints)
+            repaired = result(1, run: run)
+            repaired.content = ContentResult(decision: .repaired, reason: nil, measuredBy: .content,
+                                             operations: ["pad-start 71991", "resample 2880377"], measurement: measurement)
+            failed.run = run
+            failed.content = ContentResult(decision: .repaired, reason: "residual lag 3.200 ms exceeds 0.500 ms", measuredBy: .content,
+                                           operations: ["insert 1920972+1440"], measurement: measurement)
+            _ = store.lease(2, to: "w", at: 1)
+            store.complete(2, with: failed)
+            _ = store.lease(1, to: "w", at: 2)
+            store.complete(1, with: repaired)
+        }
+        let loaded = try Journal(path: path).loadPlan(run: run)
+        #expect(loaded.jobs.map(\.spec.content) == jobs.map(\.spec.content), "the content specs, policy included")
+        let outcomes = Dictionary(uniqueKeysWithValues: loaded.jobs.map { ($0.id, $0.outcome) })
+        #expect(outcomes[1]?.content?.measurement == measurement && outcomes[1]?.content?.operations.count == 2)
+        guard case .repaired = outcomes[1]?.state else { Issue.record("job 1: \(String(describing: outcomes[1]))"); return }
+        #expect(outcomes[2]?.state == .failed(failed.error ?? ""), "a failed sync proof stays failed")
+        #expect(outcomes[2]?.content?.measurement?.residualCurve == measurement.residualCurve, "with the curve that failed")
+    }
+
     @Test("a second coordinator on the same journal is refused, naming the owner")
     func ownerLock() throws {
         let folder = TemporaryFolder("driftfix-journal")
