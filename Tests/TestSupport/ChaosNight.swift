@@ -5,7 +5,7 @@ import Foundation
 import Synchronization
 
 /// A night under fire, with real processes: `driftfix repair` over a generated tree with local workers, while a chaos
-/// loop SIGKILLs a random worker about once per `killInterval`, kills the coordinator itself once (a third of the
+/// loop SIGKILLs a random worker about once per `killInterval` (and per `killEveryOutputs` finished outputs), kills the coordinator itself once (a third of the
 /// outputs in) and starts it again to resume, and a watcher SIGKILLs any worker that opens the poison file (how a
 /// codec that segfaults on one file looks from outside). Used by the chaos test (assertions) and the benchmark
 /// (figures for several seeds beside an undisturbed night).
@@ -20,6 +20,10 @@ public final class ChaosNight {
         /// Mean seconds between worker kills (each interval uniform in 0.5...1.5 of it); nil: no worker is killed
         /// except by the poison watcher.
         public var killInterval: Double? = 1
+        /// Besides the clock, a worker is killed after about every this many finished outputs (uniform in half to
+        /// one and a half times it), so a machine that finishes the night in seconds is struck as often as a slow
+        /// one; nil: by the clock only.
+        public var killEveryOutputs: Int? = nil
         public var killCoordinator = true
         /// Whether the watcher kills workers that open the poison (false: the poison is just a long recording).
         public var poisonKills = true
@@ -36,6 +40,7 @@ public final class ChaosNight {
         public var undisturbed: Settings {
             var copy = self
             copy.killInterval = nil
+            copy.killEveryOutputs = nil
             copy.killCoordinator = false
             copy.poisonKills = false
             return copy
@@ -113,6 +118,11 @@ public final class ChaosNight {
         figures.coordinators.append(coordinator.pid)
         var coordinatorKilled = !settings.killCoordinator
         var nextKill = Date().addingTimeInterval(settings.killInterval.map { $0 * (0.5 + random.nextUnit()) } ?? .infinity)
+        func outputsUntilKill() -> Int {
+            guard let every = settings.killEveryOutputs else { return .max }
+            return max(1, every / 2 + Int(random.next() % UInt64(max(1, every))))
+        }
+        var nextOutputKill = outputsUntilKill()
         while coordinator.isRunning && Date() < deadline {
             usleep(10_000)
             if !coordinatorKilled && outputsDone() >= settings.files / 3 {
@@ -129,13 +139,18 @@ public final class ChaosNight {
                 figures.coordinators.append(coordinator.pid)
                 continue
             }
-            if let interval = settings.killInterval, Date() >= nextKill {
+            let byClock = Date() >= nextKill
+            let byProgress = settings.killEveryOutputs != nil && outputsDone() >= nextOutputKill
+            if byClock || byProgress {
                 let victims = localWorkers(of: coordinator.pid)
                 if !victims.isEmpty {
                     kill(victims[Int(random.next() % UInt64(victims.count))], SIGKILL)
                     figures.workerKills += 1
                 }
-                nextKill = Date().addingTimeInterval(interval * (0.5 + random.nextUnit()))
+                if byClock, let interval = settings.killInterval {
+                    nextKill = Date().addingTimeInterval(interval * (0.5 + random.nextUnit()))
+                }
+                if byProgress { nextOutputKill = outputsDone() + outputsUntilKill() }
             }
         }
         let last = coordinator.wait(seconds: max(1, deadline.timeIntervalSinceNow))
