@@ -198,5 +198,18 @@ public final class AudioFileReader: SeekableAudioSource {
     }
 }
 
+extension AudioFileReader {
+    /// The payload of the file's first chunk named `id` (`iXML`, `axml`, ...), up to `limit` bytes; nil when the file
+    /// has none (or libsndfile keeps no chunks for its type).
+    public func chunk(_ id: String, limit: Int = 1 << 20) -> [UInt8]? {
+        SndFile.readChunk(handle, id: id, limit: limit)
+    }
+
+    /// The string tags and the bext chunk, without the channel layout (cheap: what the scan needs to name a device).
+    public func descriptiveMetadata() -> (tags: [AudioTag: String], broadcastInfo: BroadcastInfo?) {
+        (SndFile.readTags(handle), SndFile.readBroadcastInfo(handle))
+    }
+}
+
 @available(*, unavailable, message: "a libsndfile handle belongs to one thread at a time")
 extension AudioFileReader: Sendable {}

@@ -95,3 +95,27 @@ enum SndFile {
         _ = sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
     }
 }
+
+extension SndFile {
+    /// The payload of the first chunk named `id` (a WAV or AIFF chunk libsndfile kept while parsing, such as `iXML`),
+    /// or nil when there is none or it is larger than `limit` bytes.
+    static func readChunk(_ handle: OpaquePointer, id: String, limit: Int) -> [UInt8]? {
+        var info = SF_CHUNK_INFO()
+        let idBytes = Array(id.utf8.prefix(63))
+        withUnsafeMutableBytes(of: &info.id) { raw in
+            for (index, byte) in idBytes.enumerated() { raw[index] = byte }
+        }
+        info.id_size = UInt32(idBytes.count)
+        guard let iterator = sf_get_chunk_iterator(handle, &info) else { return nil }
+        var sized = SF_CHUNK_INFO()
+        guard Int(sf_get_chunk_size(iterator, &sized)) == SF_ERR_NO_ERROR, sized.datalen > 0, Int(sized.datalen) <= limit else {
+            return nil
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(sized.datalen))
+        let status = bytes.withUnsafeMutableBytes { raw -> Int32 in
+            sized.data = raw.baseAddress
+            return sf_get_chunk_data(iterator, &sized)
+        }
+        return Int(status) == SF_ERR_NO_ERROR ? bytes : nil
+    }
+}

@@ -55,6 +55,7 @@ extension NodeReader {
             case "movie-header-fallback": rules.movieHeaderFallback = try bool(value, key: full)
             case "ambiguous-references": rules.ambiguousReferences = try choice(value, key: full, as: AmbiguousReferences.self)
             case "self-pairs": rules.selfPairs = try bool(value, key: full)
+            case "device": rules.device = try deviceRules(value, key: full)
             case "patterns":
                 rules.patterns = []
                 for (index, item) in try sequence(value, key: full).enumerated() {
@@ -62,10 +63,81 @@ extension NodeReader {
                 }
             default:
                 throw unknown(k, in: key, allowed: ["recordings", "references", "patterns", "ignore", "movie-header-fallback",
-                                                    "ambiguous-references", "self-pairs"])
+                                                    "ambiguous-references", "self-pairs", "device"])
             }
         }
         return rules
+    }
+
+    /// `scan.device`: one source or a list of them, tried in order (the folder is always the last resort). A source is
+    /// a path template (`"{1}"`), a pattern with named captures (`"(?<device>[^/_]+)_"`), a metadata field
+    /// (`bwf-originator`, `ixml:TAPE`, ...), `folder`, or a mapping `{pattern: ..., name: ...}`.
+    func deviceRules(_ node: Node, key: String) throws(ConfigurationError) -> DeviceRules {
+        let items: [(Node, String)]
+        if case .scalar = node {
+            items = [(node, key)]
+        } else {
+            items = try sequence(node, key: key).enumerated().map { ($1, "\(key)[\($0)]") }
+        }
+        guard !items.isEmpty else { throw error(node, key: key, "expected a source or a list of sources") }
+        var rules = DeviceRules(sources: [])
+        for (item, itemKey) in items {
+            rules.sources.append(try deviceSource(item, key: itemKey))
+        }
+        return rules
+    }
+
+    private func deviceSource(_ node: Node, key: String) throws(ConfigurationError) -> DeviceSource {
+        func pattern(_ expression: String, name: String?, at node: Node, key: String) throws(ConfigurationError) -> DeviceSource {
+            do {
+                return .pattern(try DevicePattern(expression, name: name))
+            } catch {
+                throw self.error(node, key: key, error.description)
+            }
+        }
+        if case .scalar = node {
+            let text = try string(node, key: key).trimmingCharacters(in: .whitespaces)
+            if text.contains("(?<") || text.contains("(?P<") { return try pattern(text, name: nil, at: node, key: key) }
+            if text.contains("{") { return try pathTemplate(text, at: node, key: key) }
+            if text == "folder" { return .folder }
+            if let field = DeviceMetadataField(label: text) { return .metadata(field) }
+            throw error(node, key: key, "'\(text)' is not a device source: a path template (\"{1}\"), a pattern with a "
+                        + "(?<device>...) capture, folder, or one of bwf-originator, bwf-originator-reference, "
+                        + "bwf-description[:KEY], ixml:ELEMENT[/ELEMENT], quicktime, encoder")
+        }
+        var expression: String?
+        var name: String?
+        var template: String?
+        var field: String?
+        for (k, value) in try mapping(node, key: key) {
+            switch k.name {
+            case "pattern": expression = try string(value, key: "\(key).pattern")
+            case "name": name = try string(value, key: "\(key).name")
+            case "path": template = try string(value, key: "\(key).path")
+            case "metadata": field = try string(value, key: "\(key).metadata")
+            default: throw unknown(k, in: key, allowed: ["pattern", "name", "path", "metadata"])
+            }
+        }
+        switch (expression, template, field) {
+        case (let expression?, nil, nil): return try pattern(expression, name: name, at: node, key: key)
+        case (nil, let template?, nil) where name == nil: return try pathTemplate(template, at: node, key: "\(key).path")
+        case (nil, nil, let field?) where name == nil:
+            guard let parsed = DeviceMetadataField(label: field) else {
+                throw error(node, key: "\(key).metadata", "'\(field)' is not one of bwf-originator, bwf-originator-reference, "
+                            + "bwf-description[:KEY], ixml:ELEMENT[/ELEMENT], quicktime, encoder")
+            }
+            return .metadata(parsed)
+        default:
+            throw error(node, key: key, "expected one of pattern (with an optional name), path or metadata")
+        }
+    }
+
+    private func pathTemplate(_ template: String, at node: Node, key: String) throws(ConfigurationError) -> DeviceSource {
+        do {
+            return try DeviceSource.checkedPath(template)
+        } catch {
+            throw self.error(node, key: key, error.description)
+        }
     }
 
     func pairPattern(_ node: Node, key: String) throws(ConfigurationError) -> PairPattern {

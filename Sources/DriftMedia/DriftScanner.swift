@@ -31,8 +31,10 @@ public enum DriftScanner {
             if let refusal = pair.refusal {
                 row = PairReport(recording: pair.recording, reference: pair.reference,
                                  folder: (pair.recording as NSString).deletingLastPathComponent, error: refusal)
+                row.name(rules.device.identify(recording: pair.recording, root: pair.root, metadata: nil))
             } else {
-                row = measure(recording: pair.recording, reference: pair.reference, rules: rules, drift: drift, repair: repair)
+                row = measure(recording: pair.recording, reference: pair.reference, root: pair.root, rules: rules,
+                              drift: drift, repair: repair)
             }
             row.warnings = pair.warnings
             results.store(index, row)
@@ -40,22 +42,28 @@ public enum DriftScanner {
         return results.values()
     }
 
-    /// One pair's row.
+    /// One pair's row, its device named by `rules.device` from the path below `root` (and the metadata).
     public static func measure(
-        recording: String, reference: String, rules: PairingRules, drift: DriftPolicy, repair: RepairPolicy
+        recording: String, reference: String, root: String? = nil, rules: PairingRules, drift: DriftPolicy,
+        repair: RepairPolicy
     ) -> PairReport {
         let folder = (recording as NSString).deletingLastPathComponent
+        func failed(_ error: String, metadata: RecordingMetadata? = nil) -> PairReport {
+            var row = PairReport(recording: recording, reference: reference, folder: folder, error: error)
+            row.name(rules.device.identify(recording: recording, root: root, metadata: metadata))
+            return row
+        }
         let measured: RecordingProbe.Measure
         do {
-            measured = try RecordingProbe.measure(recording)
+            measured = try RecordingProbe.measure(recording, metadata: rules.device.readsMetadata,
+                                                  ixml: rules.device.readsIXML)
         } catch {
-            return PairReport(recording: recording, reference: reference, folder: folder, error: "recording: \(error.cause)")
+            return failed("recording: \(error.cause)")
         }
         let duration: ReferenceDuration
         switch ReferenceProbe.duration(of: reference, movieHeaderFallback: rules.movieHeaderFallback) {
         case .success(let value): duration = value
-        case .failure(let error):
-            return PairReport(recording: recording, reference: reference, folder: folder, error: "reference: \(error.reason)")
+        case .failure(let error): return failed("reference: \(error.reason)", metadata: measured.metadata)
         }
         var policy = drift
         // A reference stated to the millisecond cannot show a smaller drift; a file's own audio and video normally end
@@ -68,10 +76,12 @@ public enum DriftScanner {
         let analysis = DriftAnalysis(
             recordingFrames: measured.frames, sampleRate: measured.sampleRate,
             referenceSeconds: duration.seconds, recordingPath: recording, drift: policy, repair: repair)
-        return PairReport(
+        var row = PairReport(
             recording: recording, reference: reference, folder: folder, sampleRate: measured.sampleRate,
             channels: measured.channelCount, format: measured.format,
             recordingFrames: measured.frames, referenceSource: duration.source, analysis: analysis)
+        row.name(rules.device.identify(recording: recording, root: root, metadata: measured.metadata))
+        return row
     }
 }
 
@@ -84,19 +94,32 @@ public enum RecordingProbe {
         public var channelCount: Int
         /// "WAV 24-bit", "MP4/MOV aac"...
         public var format: String
+        /// Tags, bext and iXML, when asked for.
+        public var metadata: RecordingMetadata?
     }
 
-    public static func measure(_ path: String) throws(AudioError) -> Measure {
+    /// The recording's length and format from its headers; with `metadata`, what may name its device too (the
+    /// iXML chunk only with `ixml`).
+    public static func measure(_ path: String, metadata: Bool = false, ixml: Bool = false) throws(AudioError) -> Measure {
         guard LibraryRoute.usesFFmpeg(path) else {
             let reader = try AudioFileReader(path: path)
             return Measure(frames: reader.frameCount, sampleRate: reader.format.sampleRate,
-                           channelCount: reader.format.channelCount, format: "\(reader.format.container) \(reader.format.encoding)")
+                           channelCount: reader.format.channelCount, format: "\(reader.format.container) \(reader.format.encoding)",
+                           metadata: metadata ? RecordingMetadata(reader: reader, ixml: ixml) : nil)
         }
         let (stream, frames) = try MediaProbe.audioFrames(path)
         let info = try MediaProbe.probe(path)
         guard frames > 0, let rate = stream.sampleRate, rate > 0 else { throw AudioError(path: path, cause: .noFrames) }
         return Measure(frames: frames, sampleRate: rate, channelCount: stream.channelCount ?? 0,
-                       format: "\(info.container) \(stream.codec)")
+                       format: "\(info.container) \(stream.codec)", metadata: metadata ? RecordingMetadata(media: info) : nil)
+    }
+}
+
+extension PairReport {
+    /// Sets the row's device.
+    mutating func name(_ identity: DeviceIdentity) {
+        device = identity.name
+        deviceSource = identity.source
     }
 }
 

@@ -13,6 +13,8 @@ public struct PairCandidate: Sendable, Equatable {
     /// Set when the pair must not be measured until the configuration decides (ambiguous references with
     /// `scan.ambiguous-references: refuse`).
     public var refusal: String?
+    /// The scan root the recording was found under (devices are named from the path below it).
+    public var root: String?
 }
 
 /// The files found under the roots, paired: the scan's first half (no audio is opened here).
@@ -88,7 +90,9 @@ public enum FolderScanner {
                 visited[id] = folder
                 guard let listing = list(folder, into: &inventory) else { continue }
                 for sub in listing.folders.reversed() { stack.append(sub) }
+                let first = inventory.pairs.count
                 FolderScanner.pair(folder: folder, files: listing.files, rules: rules, into: &inventory)
+                for index in first..<inventory.pairs.count { inventory.pairs[index].root = root }
             }
         }
 

@@ -49,6 +49,8 @@ public struct PairingRules: Sendable, Equatable {
     /// A video file with its own audio track and no separate recording is a pair by itself: its audio track is the
     /// recording, its video track the reference.
     public var selfPairs = true
+    /// How each recording's device is named (the folder, unless configured).
+    public var device = DeviceRules()
 
     public init() {}
 }

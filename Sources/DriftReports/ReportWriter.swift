@@ -26,7 +26,7 @@ public enum ReportWriter {
         var lines = [csvColumns.joined(separator: ",")]
         for row in report.pairs {
             let values: [String?] = [
-                row.recording, row.reference, row.folder, row.sampleRate.map(String.init), row.channels.map(String.init),
+                row.recording, row.reference, row.folder, row.device, row.deviceSource, row.sampleRate.map(String.init), row.channels.map(String.init),
                 row.format, row.recordingFrames.map(String.init), row.recordingSeconds.map(number),
                 row.referenceSeconds.map(number), row.referenceDuration, row.referenceSource, row.driftSeconds.map(number),
                 row.driftPPM.map(number), row.endOffsetMs.map(number), row.sync,

@@ -4,7 +4,7 @@ import DriftCore
 // probe has `driftPPM: null` and its `error`), so scripts can rely on the keys being there.
 extension PairReport {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case recording, reference, folder, sampleRate, channels, format, recordingFrames, recordingSeconds
+        case recording, reference, folder, device, deviceSource, sampleRate, channels, format, recordingFrames, recordingSeconds
         case referenceSeconds, referenceDuration, referenceSource, driftSeconds, driftPPM, endOffsetMs, sync, flags
         case cause, causeDetail, action, method, methodReason, targetFrames, error
         case outcome, output, outputFrames, checksum, attempts, worker, processingSeconds
@@ -19,6 +19,8 @@ extension PairReport {
         try c.encode(recording, forKey: .recording)
         try c.encode(reference, forKey: .reference)
         try c.encode(folder, forKey: .folder)
+        try c.encode(device, forKey: .device)
+        try c.encode(deviceSource, forKey: .deviceSource)
         try c.encode(sampleRate, forKey: .sampleRate)
         try c.encode(channels, forKey: .channels)
         try c.encode(format, forKey: .format)
@@ -59,6 +61,8 @@ extension PairReport {
         recording = try c.decode(String.self, forKey: .recording)
         reference = try c.decode(String.self, forKey: .reference)
         folder = try c.decode(String.self, forKey: .folder)
+        device = try c.decodeIfPresent(String.self, forKey: .device) ?? PairReport.folderDevice(folder)
+        deviceSource = try c.decodeIfPresent(String.self, forKey: .deviceSource) ?? "folder"
         sampleRate = try c.decodeIfPresent(Int.self, forKey: .sampleRate)
         channels = try c.decodeIfPresent(Int.self, forKey: .channels)
         format = try c.decodeIfPresent(String.self, forKey: .format)

@@ -5,8 +5,14 @@ import DriftCore
 public struct PairReport: Codable, Sendable, Equatable {
     public var recording: String
     public var reference: String
-    /// The recording's folder, for grouping by device.
+    /// The recording's folder.
     public var folder: String
+    /// The recorder the recording came from (`scan.device`: a folder under the root, a path pattern, or metadata);
+    /// QA groups, trends and alerts by it.
+    public var device: String
+    /// What named the device: `folder`, `path {1}`, `pattern ...`, `bwf-originator`, `ixml:...`, `quicktime`,
+    /// `encoder`.
+    public var deviceSource: String
     public var sampleRate: Int?
     public var channels: Int?
     public var format: String?
@@ -69,6 +75,8 @@ public struct PairReport: Codable, Sendable, Equatable {
         self.recording = recording
         self.reference = reference
         self.folder = folder
+        device = PairReport.folderDevice(folder)
+        deviceSource = "folder"
         self.sampleRate = sampleRate
         self.channels = channels
         self.format = format
@@ -100,9 +108,18 @@ public struct PairReport: Codable, Sendable, Equatable {
         self.recording = recording
         self.reference = reference
         self.folder = folder
+        device = PairReport.folderDevice(folder)
+        deviceSource = "folder"
         flags = []
         action = .refuse
         self.error = error
+    }
+}
+
+extension PairReport {
+    /// The device a row has until the scan names it: its folder's name.
+    static func folderDevice(_ folder: String) -> String {
+        folder.split(separator: "/").last.map(String.init) ?? "/"
     }
 }
 

@@ -177,12 +177,40 @@ struct ScanConfigurationTests {
         #expect(c.drift.clockDriftLimitPPM == 500)
     }
 
+    @Test("scan.device: one source, or a list of path templates, patterns and metadata fields, in order")
+    func device() throws {
+        let single = try Configuration.parse("scan:\n  device: \"{1}\"\n", path: "c.yaml")
+        #expect(single.pairing.device.sources == [.path("{1}")])
+        let yaml = """
+            scan:
+              device:
+                - bwf-originator-reference
+                - metadata: ixml:USER/SERIAL
+                - pattern: "^(?<site>[^/]+)/[^/]+/(?<unit>[^/]+)/"
+                  name: "{site}-{unit}"
+                - "(?<device>[A-Z]+[0-9]+)_take"
+                - quicktime
+                - path: "{2}"
+                - folder
+            """
+        let sources = try Configuration.parse(yaml, path: "c.yaml").pairing.device.sources
+        #expect(sources.map(\.label) == ["bwf-originator-reference", "ixml:USER/SERIAL", "pattern ^(?<site>[^/]+)/[^/]+/(?<unit>[^/]+)/",
+                                         "pattern (?<device>[A-Z]+[0-9]+)_take", "quicktime", "path {2}", "folder"])
+        if case .pattern(let pattern) = sources[2] { #expect(pattern.name == "{site}-{unit}") } else { Issue.record("\(sources[2])") }
+    }
+
     @Test("errors in the new sections", arguments: [
         ("scan:\n  recordings: wav\n", 2, "scan.recordings"),
         ("scan:\n  patterns:\n    - recording: a.wav\n      reference: b.mp4\n", 3, "scan.patterns[0].recording"),
         ("drift:\n  tolerance-ms: -1\n", 2, "drift.tolerance-ms"),
         ("drift:\n  tolerance: 1\n", 2, "drift.tolerance"),
         ("scan:\n  movie-header-fallback: maybe\n", 2, "scan.movie-header-fallback"),
+        ("scan:\n  device: \"{0}\"\n", 2, "scan.device"),
+        ("scan:\n  device:\n    - folder\n    - \"(?<unit>x)\"\n", 4, "scan.device[1]"),
+        ("scan:\n  device:\n    - metadata: make\n", 3, "scan.device[0].metadata"),
+        ("scan:\n  device:\n    - pattern: \"(?<device>x)\"\n      path: \"{1}\"\n", 3, "scan.device[0]"),
+        ("scan:\n  device: serial-number\n", 2, "scan.device"),
+        ("scan:\n  device: []\n", 2, "scan.device"),
     ])
     func errors(yaml: String, line: Int, key: String) {
         do {
