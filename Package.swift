@@ -28,6 +28,8 @@ let package = Package(
         .systemLibrary(name: "CZMQ", providers: [.apt(["libzmq3-dev"])]),
         .systemLibrary(name: "CSndFile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSampleRate", providers: [.apt(["libsamplerate0-dev"])]),
+        // zlib: the HTML report carries its full pair table gzip-compressed (browsers inflate it natively).
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // FFmpeg's libraries (libavformat-dev, libavcodec-dev, libavutil-dev from apt) and the few C helpers Swift
         // cannot express: error-code macros and a va_list log callback.
         .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil")]),
@@ -49,14 +51,14 @@ let package = Package(
         // Pure Swift on `AudioSource` streams; its FFT is its own.
         .target(name: "DriftSync", dependencies: ["DriftCore"], swiftSettings: [.unsafeFlags(["-O"])]),
         // The YAML configuration file: parsed and validated into DriftCore's policy types.
-        .target(name: "DriftConfig", dependencies: ["DriftCore", "DriftAudio", "DriftMedia", .product(name: "Yams", package: "Yams")]),
+        .target(name: "DriftConfig", dependencies: ["DriftCore", "DriftSchema", "DriftAudio", "DriftMedia", .product(name: "Yams", package: "Yams")]),
         // One plan per pair (decision, operations, output), built once from the scan, the policy and the verdicts on
         // earlier outputs; the run's report with outcomes.
         .target(name: "DriftPlanning", dependencies: ["DriftCore", "DriftSchema"]),
         // Reference probing (MP4/MOV boxes, audio, sidecars), folder scanning and pairing, drift measurement.
         .target(name: "DriftMedia", dependencies: ["DriftSchema", "DriftCore", "DriftAudio", "DriftAV"]),
         // Drift reports: table, JSON, CSV, self-contained HTML.
-        .target(name: "DriftReports", dependencies: ["DriftSchema", "DriftCore"]),
+        .target(name: "DriftReports", dependencies: ["DriftSchema", "DriftCore", "CZlib"]),
         // Wire messages and their codec: pure, testable without sockets.
         .target(name: "DriftWire", dependencies: ["DriftCore"]),
         // ZeroMQ context, sockets and polling, CURVE keys and the ZAP handler (the only importer of CZMQ).

@@ -5,7 +5,8 @@
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
 #   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (resample stretch quality aac content scan
-#                                dispatch repair chaos compare; default: all)
+#                                fleet dispatch repair chaos compare; default: all)
+#   BENCH_FLEET_DEVICES=500 BENCH_FLEET_TAKES=40 BENCH_FLEET_NIGHTS=5   the fleet section's size (100,000 pairs)
 #   BENCH_CHAOS_SEEDS="1 2 3" BENCH_CHAOS_FILES=60   the chaos nights' seeds and size
 #   BENCH_BASELINE=REV scripts/bench.sh   also build revision REV in a worktree and measure journalled dispatch and
 #                                the 24 x 60 s repair for REV and for this tree, interleaved, in the same run
@@ -19,7 +20,7 @@ bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
 mkdir -p "$work"
-sections=" ${BENCH_SECTIONS:-resample stretch quality aac content scan dispatch repair chaos compare} "
+sections=" ${BENCH_SECTIONS:-resample stretch quality aac content scan fleet dispatch repair chaos compare} "
 want() { [[ "$sections" == *" $1 "* ]]; }
 input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
@@ -137,6 +138,58 @@ end=$(date +%s.%N)
 measured=$(grep -c '"recording" :' "$work/scan.json" || true)
 echo "## Scan: $measured pairs (tiny WAV + MP4), warm cache, all cores"
 awk -v n="$measured" -v a="$start" -v b="$end" 'BEGIN { printf "%d pairs in %.2f s: %.0f pairs/s\n", n, b - a, n / (b - a) }'
+fi
+
+if want fleet; then
+devices=${BENCH_FLEET_DEVICES:-500} takes=${BENCH_FLEET_TAKES:-40} nights=${BENCH_FLEET_NIGHTS:-5}
+fleet="$work/fleet"
+rm -rf "$fleet" && mkdir -p "$fleet"
+echo
+echo "## Fleet QA: $devices devices x $takes takes x $nights nights = $((devices * takes * nights)) pairs (60 s sparse WAVs with"
+echo "## sidecar references; night K's repair scans nights 0..K; device 1 starts drifting and device 2 turns erratic on the last)"
+printf "%-6s %8s %8s %10s %9s %9s %9s %9s %11s %11s\n" night pairs "run s" "peak MiB" "html MB" "json MB" "csv MB" \
+    "journal MB" "journal +MB" "B/pair/run"
+last_size=0
+for ((night = 0; night < nights; night++)); do
+    "$bin/driftfix-bench" fleet "$fleet/media" --devices "$devices" --takes "$takes" --night "$night" --change-night $((nights - 1)) >/dev/null
+    rm -rf "$fleet/report"
+    /usr/bin/time -o "$work/time.txt" -f "%e %M" "$bin/driftfix" repair "$fleet/media" --out "$fleet/out" --workers 2 \
+        --report "$fleet/report" >"$fleet/run.log" 2>&1 || true
+    read -r wall rss < <(tail -1 "$work/time.txt")
+    pairs=$(( (night + 1) * devices * takes ))
+    size=$(stat -c %s "$fleet/out/.driftfix/journal.sqlite")
+    awk -v n="$night" -v p="$pairs" -v w="$wall" -v r="$rss" -v h="$(stat -c %s "$fleet/report/report.html")" \
+        -v j="$(stat -c %s "$fleet/report/report.json")" -v c="$(stat -c %s "$fleet/report/report.csv")" -v s="$size" -v l="$last_size" \
+        'BEGIN { printf "%-6s %8d %8.1f %10.0f %9.2f %9.1f %9.1f %9.1f %11.1f %11.0f\n", n, p, w, r / 1024, h / 1e6, j / 1e6, c / 1e6, s / 1e6, (s - l) / 1e6, (s - l) / p }'
+    last_size=$size
+done
+scan_line=$( { /usr/bin/time -f "%e %M" "$bin/driftfix" scan "$fleet/media" --format table >/dev/null; } 2>&1 | tail -1 || true)
+echo "scan alone (header probes, $(( nights * devices * takes )) pairs): $(echo "$scan_line" | awk '{printf "%.1f s, %.0f pairs/s, peak %.0f MiB", $1, '"$(( nights * devices * takes ))"' / $1, $2 / 1024}')"
+grep -E "alerting|started drifting|erratic" "$fleet/run.log" | sed 's/^.*\] //' | head -4
+if command -v node >/dev/null && command -v chromium >/dev/null; then
+    echo "report.html in headless Chromium (first contentful paint, DOMContentLoaded, load; median of 3): $(node --experimental-websocket scripts/render-time.mjs "$fleet/report/report.html" 3 2>/dev/null)"
+fi
+history_time() {  # history_time LABEL ARGS...: median wall time of 5 runs of driftfix history, in ms
+    local label=$1; shift
+    local times=()
+    for _ in 1 2 3 4 5; do
+        local start end
+        start=$(date +%s%N)
+        "$bin/driftfix" history --out "$fleet/out" "$@" >/dev/null
+        end=$(date +%s%N)
+        times+=($(( (end - start) / 1000000 )))
+    done
+    printf "%-52s %6s ms\n" "$label" "$(printf "%s\n" "${times[@]}" | sort -n | sed -n 3p)"
+}
+echo "history at $nights runs (whole command, median of 5):"
+history_time "  driftfix history --device dev001 (its $takes files)" --device dev001
+history_time "  driftfix history (every device, table)" --limit 50
+"$bin/driftfix-bench" journal-fill --journal "$fleet/out/.driftfix/journal.sqlite" --report "$fleet/report/report.json" \
+    --runs $((30 - nights)) | sed 's/^/  journal-fill: /'
+echo "history at 30 runs of $(( nights * devices * takes )) pairs (journal $(awk -v s="$(stat -c %s "$fleet/out/.driftfix/journal.sqlite")" 'BEGIN{printf "%.0f MB", s/1e6}')):"
+history_time "  driftfix history --device dev001 --runs 30" --device dev001 --runs 30
+history_time "  driftfix history --runs 30 (every device, table)" --runs 30 --limit 50
+history_time "  driftfix history --runs 30 --format json (all devices)" --runs 30 --format json
 fi
 
 if want dispatch; then

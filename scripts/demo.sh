@@ -6,7 +6,8 @@
 # worker processes over ZeroMQ (`repair`), verification (`verify`), one-file editing (`process`), compressed
 # recordings (an AAC .m4a beside its .mp4, and a phone video whose own audio track drifts, its picture copied), and
 # measurement by the sound: a recorder that started late and one that dropped buffers, each beside a camera whose
-# own microphone heard the same scene, measured (`measure`), repaired by what was measured, and proved in sync.
+# own microphone heard the same scene, measured (`measure`), repaired by what was measured, and proved in sync; and a
+# fleet of recorders over two nights, one starting to drift, reported per device and ending with its alert.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -128,5 +129,17 @@ echo "== a bad input is one clear line and exit code 1; the batch would go on"
 printf 'not audio\n' > "$out/media/stage/broken.wav"
 "$bin" process "$out/media/stage/broken.wav" "$out/repaired/broken.wav" --ratio 1.001 || echo "   (exit code $?)"
 
-echo "== originals untouched; repaired files in $out/repaired and $out/repaired-by-sound; reports in $out/report, $out/repair-report and $out/sound-report"
+echo "== a fleet over two nights: 6 recorders, 5 takes each a night, laid out fleet/devNNN/nightK/takeM.wav (60 s files"
+echo "   with sidecar references); the device is the folder under the root (the night folders are left out by default)"
+"$scenes" fleet "$out/fleet" --devices 6 --takes 5 --night 0 --change-night 1 | sed 's/^/   /'
+"$bin" repair "$out/fleet" --out "$out/fleet-repaired" --report "$out/fleet-report" 2>/dev/null | tail -1 | sed 's/^/   night 0: /' || true
+"$scenes" fleet "$out/fleet" --devices 6 --takes 5 --night 1 --change-night 1 | sed 's/^/   /'
+echo "   night 1: dev001's clock starts drifting (+80 ppm), dev002 turns erratic, dev003 has a wrong pairing, a broken file"
+echo "   and a lost reference"
+"$bin" repair "$out/fleet" --out "$out/fleet-repaired" --report "$out/fleet-report" 2>/dev/null | tail -1 | sed 's/^/   night 1: /' || true
+echo "   the fleet report (devices worst first, problems, every pair): $out/fleet-report/report.html; devices.csv beside it"
+echo "== driftfix history: the alerting devices first"
+"$bin" history --out "$out/fleet-repaired" | sed 's/^/   /' || status=1
+
+echo "== originals untouched; repaired files in $out/repaired and $out/repaired-by-sound; reports in $out/report, $out/repair-report, $out/sound-report and $out/fleet-report"
 exit $status

@@ -1,5 +1,6 @@
 import DriftAudio
 import DriftCore
+import DriftSchema
 import DriftMedia
 import Foundation
 import Yams
@@ -70,7 +71,7 @@ public struct Configuration: Sendable, Equatable {
             case "drift": configuration.drift = try reader.driftPolicy(value, key: "drift")
             case "worker": try reader.workerSection(value, key: "worker", into: &configuration)
             case "journal": try reader.journalSection(value, key: "journal", into: &configuration.journal)
-            case "metrics": configuration.journal.metricsFile = try reader.metricsSection(value, key: "metrics")
+            case "metrics": try reader.metricsSection(value, key: "metrics", into: &configuration.journal)
             case "security": configuration.security = try reader.securitySection(value, key: "security")
             case "process": configuration.process = try reader.processSection(value, key: "process")
             case "content": configuration.content = try reader.contentSection(value, key: "content")
@@ -89,12 +90,21 @@ public struct JournalSettings: Sendable, Equatable {
     public var path: String?
     /// Runs shown in the drift history (report trend chart, `driftfix history`).
     public var historyRuns = 10
-    /// A folder or file is flagged when its latest drift moved more than this from the median of its earlier runs.
+    /// A device or file is flagged when its latest drift moved more than this from the median of its earlier runs.
     public var alertPPM = 20.0
-    /// Finished runs whose plans and job rows are kept (older ones keep only their drift measurements).
-    public var keepRuns = 30
+    /// A device is flagged when the spread between its recordings (interquartile range) grew by more than this over
+    /// the median of its earlier runs' spreads.
+    public var alertSpreadPPM = 10.0
+    /// Finished runs whose plans and job rows are kept (older ones keep only their drift samples).
+    public var keepRuns = 3
+
+    /// The alert rule these settings describe.
+    public var alertRule: AlertRule { AlertRule(driftPPM: alertPPM, spreadPPM: alertSpreadPPM) }
     /// The Prometheus text file written after each run; nil: none.
     public var metricsFile: String?
+    /// Devices with series of their own in the metrics at most (alerting and worst first): a cap on label
+    /// cardinality for the metrics store.
+    public var metricsDeviceLimit = 100
 
     public init() {}
 }

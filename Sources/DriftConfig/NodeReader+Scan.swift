@@ -242,28 +242,36 @@ extension NodeReader {
                 let ppm = try number(value, key: full)
                 guard ppm.numerator > 0 else { throw error(value, key: full, "must be greater than 0") }
                 settings.alertPPM = ppm.doubleValue
+            case "alert-spread-ppm":
+                let ppm = try number(value, key: full)
+                guard ppm.numerator > 0 else { throw error(value, key: full, "must be greater than 0") }
+                settings.alertSpreadPPM = ppm.doubleValue
             case "keep-runs":
                 let runs = try number(value, key: full)
                 guard runs.denominator == 1, (1...100_000).contains(runs.numerator) else {
                     throw error(value, key: full, "must be a whole number from 1 to 100000")
                 }
                 settings.keepRuns = Int(runs.numerator)
-            default: throw unknown(k, in: key, allowed: ["path", "history-runs", "alert-ppm", "keep-runs"])
+            default: throw unknown(k, in: key, allowed: ["path", "history-runs", "alert-ppm", "alert-spread-ppm", "keep-runs"])
             }
         }
     }
 
-    func metricsSection(_ node: Node, key: String) throws(ConfigurationError) -> String? {
-        var file: String?
+    func metricsSection(_ node: Node, key: String, into settings: inout JournalSettings) throws(ConfigurationError) {
         for (k, value) in try mapping(node, key: key) {
             switch k.name {
             case "textfile":
                 let path = try string(value, key: "\(key).textfile")
-                file = path.isEmpty ? nil : path
-            default: throw unknown(k, in: key, allowed: ["textfile"])
+                settings.metricsFile = path.isEmpty ? nil : path
+            case "device-limit":
+                let limit = try number(value, key: "\(key).device-limit")
+                guard limit.denominator == 1, (0...100_000).contains(limit.numerator) else {
+                    throw error(value, key: "\(key).device-limit", "must be a whole number from 0 to 100000")
+                }
+                settings.metricsDeviceLimit = Int(limit.numerator)
+            default: throw unknown(k, in: key, allowed: ["textfile", "device-limit"])
             }
         }
-        return file
     }
 }
 

@@ -1,58 +1,167 @@
 import DriftCore
 import DriftSchema
 import Foundation
+import Glibc
 internal import GRDB
 
+/// What `driftfix history` (and a run's report) asks of the journal.
+public struct HistoryQuery: Sendable, Equatable {
+    /// Only recordings at or below this path (a folder or one recording).
+    public var path: String?
+    /// Only these devices: names or shell patterns (`dev0*`); empty for every device.
+    public var devices: [String] = []
+    /// Only runs started at or after this time.
+    public var since: Date?
+    /// The newest runs to show.
+    public var runs: Int
+    /// At most this many devices, the alerting and the worst first; nil for all.
+    public var limit: Int?
+    /// Every file's own series too (implied by a device filter or a path).
+    public var includeFiles = false
+    public var rule: AlertRule
+
+    public init(runs: Int, rule: AlertRule) {
+        self.runs = runs
+        self.rule = rule
+    }
+}
+
 extension Journal {
-    /// Drift over the last `runs` planned runs: per folder (median ppm of its files in each run) and, with
-    /// `includeFiles`, per file; limited to recordings at or below `path` when given.
-    public func history(path: String? = nil, runs count: Int, alertPPM: Double, includeFiles: Bool) throws(JournalError) -> DriftHistory {
+    /// Drift over the newest runs: per device (its median, spread and worst recording in each run, over the
+    /// recordings that run measured first) and, when asked, per file (its drift in the run that measured it);
+    /// alerting devices first. Without a path, devices come from the per-device rows each run stored (fast
+    /// at any fleet size); a path scopes them to its recordings, from the samples.
+    public func history(_ query: HistoryQuery) throws(JournalError) -> DriftHistory {
         try access { db in
-            let runRows = try Row.fetchAll(db, sql: """
-                SELECT id, started, status FROM run WHERE EXISTS (SELECT 1 FROM measurement WHERE measurement.run = run.id)
-                ORDER BY id DESC LIMIT ?
-                """, arguments: [count]).reversed()
+            // Every run that got as far as a plan, whether or not it measured anything new (a night without new
+            // recordings is still a night: its column shows none).
+            var sql = """
+                SELECT id, started, status FROM run
+                WHERE (generated IS NOT NULL OR EXISTS (SELECT 1 FROM device_run WHERE device_run.run = run.id))
+                """
+            var arguments: StatementArguments = []
+            if let since = query.since {
+                sql += " AND started >= ?"
+                arguments += [since.timeIntervalSince1970]
+            }
+            let runRows = try Row.fetchAll(db, sql: sql + " ORDER BY id DESC LIMIT ?", arguments: arguments + [query.runs]).reversed()
             let formatter = ISO8601DateFormatter()
             let runs = runRows.map { row in
                 DriftHistory.Run(id: row["id"], started: formatter.string(from: Date(timeIntervalSince1970: row["started"])),
                                  status: row["status"])
             }
             guard let first = runs.first?.id else {
-                return DriftHistory(runs: [], alertPPM: alertPPM, folders: [], files: [])
+                return DriftHistory(runs: [], rule: query.rule, devices: [], files: [])
             }
             let column = Dictionary(uniqueKeysWithValues: runs.enumerated().map { ($1.id, $0) })
-            var byFolder: [String: [[Double]]] = [:]
-            var byFile: [String: [Double?]] = [:]
-            let prefix = path.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
-            let rows = try Row.fetchCursor(db, sql: "SELECT run, recording, folder, ppm FROM measurement WHERE run >= ?",
-                                           arguments: [first])
-            while let row = try rows.next() {
-                guard let index = column[row["run"]] else { continue }
-                let recording: String = row["recording"]
-                if let path, let prefix, recording != path && !recording.hasPrefix(prefix) { continue }
-                let ppm: Double = row["ppm"]
-                byFolder[row["folder"], default: Array(repeating: [], count: runs.count)][index].append(ppm)
-                if includeFiles { byFile[recording, default: Array(repeating: nil, count: runs.count)][index] = ppm }
+            let deviceNames = try NameTable.texts(db, idsFrom: "SELECT DISTINCT device FROM device_run WHERE run >= ?",
+                                                  arguments: [first])
+            let wanted = deviceNames.filter { Self.matches($0.value, query.devices) }
+
+            // Per device and run: (median, spread, worst, count).
+            var cells: [Int64: [(Double?, Double?, Double?, Int)]] = [:]
+            func empty() -> [(Double?, Double?, Double?, Int)] { Array(repeating: (nil, nil, nil, 0), count: runs.count) }
+            var fileSeries: [DriftHistory.Series] = []
+            if let path = query.path {
+                let samples = try Self.samples(db, under: path, from: first)
+                var values: [Int64: [[Double]]] = [:]
+                var byFile: [Int64: [Double?]] = [:]
+                var fileNames: [Int64: String] = [:]
+                for sample in samples where wanted[sample.device] != nil {
+                    guard let index = column[sample.run] else { continue }
+                    values[sample.device, default: Array(repeating: [], count: runs.count)][index].append(sample.ppm)
+                    byFile[sample.recording, default: Array(repeating: nil, count: runs.count)][index] = sample.ppm
+                    fileNames[sample.recording] = sample.name
+                }
+                for (device, perRun) in values {
+                    cells[device] = perRun.map { list in
+                        guard !list.isEmpty else { return (nil, nil, nil, 0) }
+                        let statistics = DriftStatistics(list)
+                        return (statistics.median, statistics.spread, statistics.worst, list.count)
+                    }
+                }
+                fileSeries = byFile.map { id, ppm in
+                    DriftHistory.Series(name: fileNames[id] ?? "", ppm: ppm, files: ppm.map { $0 == nil ? 0 : 1 }, rule: query.rule)
+                }
+            } else {
+                let rows = try DeviceRunRow.filter(Column("run") >= first).fetchCursor(db)
+                while let row = try rows.next() {
+                    guard wanted[row.device] != nil, let index = column[row.run] else { continue }
+                    cells[row.device, default: empty()][index] = (row.medianPPM, row.spread, row.worstPPM, row.measured)
+                }
             }
-            let folders = byFolder.keys.sorted().map { folder in
-                let values = byFolder[folder] ?? []
-                return DriftHistory.Series(name: folder, ppm: values.map { $0.isEmpty ? nil : DriftTrend.median($0) },
-                                           files: values.map(\.count), alertPPM: alertPPM)
+            let devices = cells.compactMap { device, perRun -> DriftHistory.Series? in
+                guard let name = wanted[device] else { return nil }
+                return DriftHistory.Series(name: name, ppm: perRun.map(\.0), files: perRun.map(\.3), spreadPPM: perRun.map(\.1),
+                                           worstPPM: perRun.map(\.2), rule: query.rule)
+            }.sorted(by: DriftHistory.worstFirst)
+            let shown = query.limit.map { Array(devices.prefix($0)) } ?? devices
+            if query.path == nil && (query.includeFiles || !query.devices.isEmpty) {
+                // One device's samples are one range of the clustered table.
+                let ids = Dictionary(uniqueKeysWithValues: wanted.map { ($1, $0) })
+                for series in shown {
+                    guard let device = ids[series.name] else { continue }
+                    fileSeries += try Self.fileSeries(db, device: device, from: first, column: column, runs: runs.count, rule: query.rule)
+                }
             }
-            let files = byFile.keys.sorted().map { file in
-                let values = byFile[file] ?? []
-                return DriftHistory.Series(name: file, ppm: values, files: values.map { $0 == nil ? 0 : 1 }, alertPPM: alertPPM)
+            if !query.includeFiles && query.devices.isEmpty && query.path.map({ !Self.isFile($0) }) ?? true {
+                fileSeries = []
             }
-            return DriftHistory(runs: runs, alertPPM: alertPPM, folders: folders, files: files)
+            return DriftHistory(runs: runs, rule: query.rule, devices: shown, devicesTotal: devices.count, files: fileSeries)
         }
     }
 
-    /// Drift measurements are kept for this many runs (a few dozen bytes per pair and run).
+    private struct Sample {
+        var device: Int64
+        var run: Int64
+        var recording: Int64
+        var ppm: Double
+        var name: String
+    }
+
+    /// Samples of recordings at or below `path` from run `first` on.
+    private static func samples(_ db: Database, under path: String, from first: Int64) throws -> [Sample] {
+        let prefix = path.hasSuffix("/") ? String(path.dropLast()) : path
+        // Names below a folder sort between "folder/" and "folder0" ('0' follows '/').
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT s.device, s.run, s.recording, s.ppm, n.text FROM name n JOIN sample s ON s.recording = n.id
+            WHERE (n.text = ? OR (n.text >= ? AND n.text < ?)) AND s.run >= ?
+            """, arguments: [prefix, prefix + "/", prefix + "0", first])
+        return rows.map { Sample(device: $0["device"], run: $0["run"], recording: $0["recording"], ppm: $0["ppm"], name: $0["text"]) }
+    }
+
+    private static func fileSeries(_ db: Database, device: Int64, from first: Int64, column: [Int64: Int], runs: Int,
+                                   rule: AlertRule) throws -> [DriftHistory.Series] {
+        var byFile: [Int64: [Double?]] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT run, recording, ppm FROM sample WHERE device = ? AND run >= ?",
+                                       arguments: [device, first])
+        while let row = try rows.next() {
+            guard let index = column[row["run"]] else { continue }
+            byFile[row["recording"], default: Array(repeating: nil, count: runs)][index] = row["ppm"]
+        }
+        let names = try NameTable.texts(db, idsFrom: "SELECT DISTINCT recording FROM sample WHERE device = ? AND run >= ?",
+                                        arguments: [device, first])
+        return byFile.map { id, ppm in
+            DriftHistory.Series(name: names[id] ?? "", ppm: ppm, files: ppm.map { $0 == nil ? 0 : 1 }, rule: rule)
+        }
+    }
+
+    static func matches(_ name: String, _ patterns: [String]) -> Bool {
+        patterns.isEmpty || patterns.contains { $0 == name || fnmatch($0, name, 0) == 0 }
+    }
+
+    private static func isFile(_ path: String) -> Bool {
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && !isFolder.boolValue
+    }
+
+    /// Drift samples are kept for this many runs (about 20 bytes per recording and run).
     public static let measurementRunsKept = 1000
 
     /// Keeps the journal from growing night after night: finished runs older than the newest `keepRuns` lose their
-    /// stored pairs and job rows (resume never needs them), and measurements older than the newest
-    /// `measurementRunsKept` runs go. Unfinished runs are never touched. Returns the runs pruned.
+    /// stored pairs and job rows (resume never needs them), samples and per-device rows older than the newest
+    /// `measurementRunsKept` runs go, and names nothing refers to any more. Unfinished runs are never touched.
+    /// Returns the runs pruned.
     @discardableResult
     public func prune(keepRuns: Int) throws(JournalError) -> Int {
         try write { db in
@@ -61,15 +170,20 @@ extension Journal {
                 AND id NOT IN (SELECT id FROM run ORDER BY id DESC LIMIT \(max(1, keepRuns)))
                 """
             let ids = try Int64.fetchAll(db, sql: old)
-            guard !ids.isEmpty || keepRuns < Self.measurementRunsKept else { return 0 }
+            let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(id) FROM (SELECT id FROM run ORDER BY id DESC LIMIT \(Self.measurementRunsKept))")
+            let expired = try oldest.map { try Int64.fetchOne(db, sql: "SELECT 1 FROM device_run WHERE run < ? LIMIT 1", arguments: [$0]) } ?? nil
+            guard !ids.isEmpty || expired != nil else { return 0 }
             let list = ids.map(String.init).joined(separator: ",")
             if !ids.isEmpty {
                 for table in ["job", "pair", "entry"] { try db.execute(sql: "DELETE FROM \(table) WHERE run IN (\(list))") }
                 try db.execute(sql: "UPDATE run SET planned = 0 WHERE id IN (\(list))")
             }
-            try db.execute(sql: """
-                DELETE FROM measurement WHERE run NOT IN (SELECT id FROM run ORDER BY id DESC LIMIT \(Self.measurementRunsKept))
-                """)
+            if let oldest, expired != nil {
+                for table in ["sample", "device_run", "latest"] {
+                    try db.execute(sql: "DELETE FROM \(table) WHERE run < ?", arguments: [oldest])
+                }
+            }
+            try NameTable.collect(db)
             return ids.count
         }
     }

@@ -20,8 +20,9 @@ extension Journal {
         try write { db in
             try db.execute(sql: "UPDATE run SET status = 'running', planned = 1, generated = ? WHERE id = ?",
                            arguments: [plan.report.generated, run])
+            let ids = try NameTable.intern(db, plan.report.pairs.lazy.flatMap { [$0.recording, $0.reference, $0.device] })
             for (position, row) in plan.report.pairs.enumerated() {
-                try PairRow(run: run, position: position, row: row, plan: plan.pair(PairID(recording: row.recording)))
+                try PairRow(run: run, position: position, row: row, plan: plan.pair(PairID(recording: row.recording)), ids: ids)
                     .insert(db)
             }
             var position = 0
@@ -34,13 +35,7 @@ extension Journal {
             for skipped in plan.report.skipped { try entry("skipped", skipped.path, skipped.reason) }
             // A plan's jobs all start queued (pairs already current were left out of it as `unchanged`).
             for job in jobs { try JobRow(run: run, job: job, prints: prints[job.id]).insert(db) }
-            let measurement = try db.makeStatement(sql: """
-                INSERT OR REPLACE INTO measurement (run, recording, folder, ppm, endOffsetMs) VALUES (?, ?, ?, ?, ?)
-                """)
-            for pair in plan.report.pairs {
-                guard let ppm = pair.driftPPM else { continue }
-                try measurement.execute(arguments: [run, pair.recording, pair.folder, ppm, pair.endOffsetMs])
-            }
+            try DeviceRunRow.store(db, run: run, report: plan.report, ids: ids)
         }
     }
 
@@ -59,9 +54,15 @@ extension Journal {
                 throw JournalError(path: path, cause: .other("run \(run) has no stored plan"))
             }
             let rows = try PairRow.filter(Column("run") == run).order(Column("position")).fetchAll(db)
+            let names = try NameTable.texts(db, idsFrom: """
+                SELECT recording FROM pair WHERE run = ?1 UNION SELECT reference FROM pair WHERE run = ?1
+                UNION SELECT device FROM pair WHERE run = ?1
+                """, arguments: [run])
             var plans: [PairPlan] = []
             for row in rows {
-                guard let plan = row.plan else { throw damaged("the plan of \(row.recording) in run \(run) cannot be read") }
+                guard let plan = row.plan(names: names) else {
+                    throw damaged("the plan of \(names[row.recording] ?? "recording \(row.recording)") in run \(run) cannot be read")
+                }
                 plans.append(plan)
             }
             var unpaired: [UnpairedFile] = []
@@ -76,7 +77,7 @@ extension Journal {
                 }
             }
             let roots = (try? JSONDecoder().decode([String].self, from: Data(stored.roots.utf8))) ?? []
-            let report = ScanReport(generated: stored.generated ?? "", roots: roots, pairs: rows.map(\.report),
+            let report = ScanReport(generated: stored.generated ?? "", roots: roots, pairs: rows.map { $0.report(names: names) },
                                     unpaired: unpaired, errors: errors, skipped: skipped)
             var jobs: [JobRecord] = []
             var prints: [Int: JobFingerprints] = [:]
@@ -99,13 +100,15 @@ extension Journal {
                 processingSeconds = ?, error = ?, measuredBy = ?, content = ?, executed = ?, contentNote = ?
                 WHERE run = ? AND recording = ?
                 """)
+            let ids = try NameTable.intern(db, report.pairs.lazy.map(\.recording))
             for row in report.pairs {
                 try update.execute(arguments: [row.outcome?.rawValue, row.output, row.outputFrames, row.checksum, row.attempts,
                                                row.worker, row.processingSeconds, row.error, row.measuredBy.rawValue,
                                                JournalJSON.encode(row.content),
                                                row.operations.isEmpty ? nil : row.operations.joined(separator: "\n"),
-                                               row.contentNote, run, row.recording])
+                                               row.contentNote, run, ids[row.recording]])
             }
+
         }
     }
 

@@ -34,9 +34,11 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
     var run: Int64
     /// The row's place in the report.
     var position: Int
-    var recording: String
-    var reference: String
-    var folder: String
+    /// The recording, reference and device, as ids in the `name` table.
+    var recording: Int64
+    var reference: Int64
+    var device: Int64
+    var deviceSource: String
     var sampleRate: Int?
     var channels: Int?
     var format: String?
@@ -79,12 +81,14 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
     var executed: String?
     var contentNote: String?
 
-    init(run: Int64, position: Int, row: PairReport, plan: PairPlan?) {
+    /// The row of `row`, whose recording, reference and device are in `ids`.
+    init(run: Int64, position: Int, row: PairReport, plan: PairPlan?, ids: [String: Int64]) {
         self.run = run
         self.position = position
-        recording = row.recording
-        reference = row.reference
-        folder = row.folder
+        recording = ids[row.recording] ?? 0
+        reference = ids[row.reference] ?? 0
+        device = ids[row.device] ?? 0
+        deviceSource = row.deviceSource
         sampleRate = row.sampleRate
         channels = row.channels
         format = row.format
@@ -138,9 +142,13 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
         }
     }
 
-    /// The report row as stored (with its outcome, once the run ended).
-    var report: PairReport {
-        var row = PairReport(recording: recording, reference: reference, folder: folder, error: error ?? "")
+    /// The report row as stored (with its outcome, once the run ended); `names` holds the row's ids.
+    func report(names: [Int64: String]) -> PairReport {
+        let recording = names[recording] ?? ""
+        var row = PairReport(recording: recording, reference: names[reference] ?? "",
+                             folder: (recording as NSString).deletingLastPathComponent, error: error ?? "")
+        row.device = names[device] ?? row.device
+        row.deviceSource = deviceSource
         row.error = error
         row.sampleRate = sampleRate
         row.channels = channels
@@ -178,7 +186,8 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
     }
 
     /// The pair's plan as stored; nil when the stored operations do not parse.
-    var plan: PairPlan? {
+    func plan(names: [Int64: String]) -> PairPlan? {
+        guard let recording = names[recording], let reference = names[reference] else { return nil }
         guard let operations = RepairOperation.list(operations) else { return nil }
         let choice = method.flatMap(RepairMethod.init(rawValue:)).map { MethodChoice(method: $0, reason: methodReason ?? "") }
         let decision: PairPlan.Decision

@@ -7,6 +7,21 @@ extension Journal {
     /// The schema, as numbered migrations: a journal written by an older driftfix is upgraded in place; one written
     /// by a newer driftfix is refused rather than misread.
     static func migrate(_ database: DatabaseQueue, path: String) throws {
+        let migrator = makeMigrator()
+        try database.write { db in
+            if try migrator.hasBeenSuperseded(db) {
+                throw JournalError(path: path, cause: .newerSchema("unknown migrations applied"))
+            }
+        }
+        try migrator.migrate(database)
+    }
+
+    /// Whether a journal opened for reading has every migration this release knows (a reader cannot upgrade it).
+    static func isCurrent(_ db: Database) throws -> Bool {
+        try makeMigrator().hasCompletedMigrations(db)
+    }
+
+    private static func makeMigrator() -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             // One row per `driftfix repair`; `report` was the plan (the scan report) once the scan finished, and the
@@ -140,11 +155,65 @@ extension Journal {
                 ALTER TABLE pair ADD COLUMN contentNote TEXT;
                 """)
         }
-        try database.write { db in
-            if try migrator.hasBeenSuperseded(db) {
-                throw JournalError(path: path, cause: .newerSchema("unknown migrations applied"))
-            }
+        migrator.registerMigration("v5 fleet") { db in
+            // Fleet scale: every path and device name stored once (`name`), pair rows referring to them; drift
+            // history as compact per-recording rows (`sample`, clustered by device so one device's history is one
+            // range) of the recordings a run measured first, each recording's last drift (`latest`, to tell), and
+            // per-device summaries of each run (`device_run`, what the fleet's trends and alerts read).
+            // Measurements of earlier releases become samples of their folder, which was their device then.
+            try db.execute(sql: """
+                CREATE TABLE name (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
+                CREATE TABLE sample (
+                    device INTEGER NOT NULL, run INTEGER NOT NULL, recording INTEGER NOT NULL, ppm REAL NOT NULL,
+                    PRIMARY KEY (device, run, recording)
+                ) WITHOUT ROWID;
+                CREATE TABLE device_run (
+                    device INTEGER NOT NULL, run INTEGER NOT NULL, measured INTEGER NOT NULL,
+                    medianPPM REAL NOT NULL, worstPPM REAL NOT NULL, lowerQuartilePPM REAL NOT NULL,
+                    upperQuartilePPM REAL NOT NULL,
+                    PRIMARY KEY (device, run)
+                ) WITHOUT ROWID;
+                CREATE TABLE latest (recording INTEGER PRIMARY KEY, ppm REAL NOT NULL, run INTEGER NOT NULL);
+                CREATE INDEX device_run_run ON device_run (run);
+                INSERT OR IGNORE INTO name (text)
+                    SELECT folder FROM measurement UNION SELECT recording FROM measurement
+                    UNION SELECT recording FROM pair UNION SELECT reference FROM pair UNION SELECT folder FROM pair;
+                INSERT OR IGNORE INTO sample (device, run, recording, ppm)
+                    SELECT f.id, m.run, r.id, m.ppm FROM measurement m
+                    JOIN name f ON f.text = m.folder JOIN name r ON r.text = m.recording;
+                DROP TABLE measurement;
+                CREATE TABLE pair5 (
+                    run INTEGER NOT NULL REFERENCES run(id),
+                    position INTEGER NOT NULL,
+                    recording INTEGER NOT NULL,
+                    reference INTEGER NOT NULL,
+                    device INTEGER NOT NULL,
+                    deviceSource TEXT NOT NULL,
+                    sampleRate INTEGER, channels INTEGER, format TEXT, recordingFrames INTEGER,
+                    recordingSeconds REAL, referenceSeconds REAL, referenceDuration TEXT, referenceSource TEXT,
+                    driftSeconds REAL, driftPPM REAL, endOffsetMs REAL, sync TEXT, flags TEXT NOT NULL,
+                    cause TEXT, causeDetail TEXT, action TEXT NOT NULL, method TEXT, methodReason TEXT,
+                    targetFrames INTEGER, error TEXT, warnings TEXT NOT NULL,
+                    decision TEXT NOT NULL CHECK (decision IN ('skip', 'refuse', 'repair', 'unchanged')),
+                    operations TEXT NOT NULL,
+                    measuredBy TEXT NOT NULL,
+                    output TEXT, outcome TEXT, outputFrames INTEGER, checksum TEXT, attempts INTEGER, worker TEXT,
+                    processingSeconds REAL, content TEXT, executed TEXT, contentNote TEXT,
+                    PRIMARY KEY (run, recording)
+                );
+                INSERT INTO pair5 SELECT p.run, p.position, r.id, f.id, d.id, 'folder', p.sampleRate, p.channels, p.format,
+                    p.recordingFrames, p.recordingSeconds, p.referenceSeconds, p.referenceDuration, p.referenceSource,
+                    p.driftSeconds, p.driftPPM, p.endOffsetMs, p.sync, p.flags, p.cause, p.causeDetail, p.action, p.method,
+                    p.methodReason, p.targetFrames, p.error, p.warnings, p.decision, p.operations, p.measuredBy, p.output,
+                    p.outcome, p.outputFrames, p.checksum, p.attempts, p.worker, p.processingSeconds, p.content, p.executed,
+                    p.contentNote
+                    FROM pair p JOIN name r ON r.text = p.recording JOIN name f ON f.text = p.reference
+                    JOIN name d ON d.text = p.folder;
+                DROP TABLE pair;
+                ALTER TABLE pair5 RENAME TO pair;
+                """)
+            try DeviceRunRow.summariseSamples(db)
         }
-        try migrator.migrate(database)
+        return migrator
     }
 }

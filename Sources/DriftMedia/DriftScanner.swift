@@ -3,7 +3,6 @@ import DriftAudio
 import DriftCore
 import DriftSchema
 import Foundation
-import Synchronization
 
 /// `driftfix scan`'s engine: walk and pair, then probe every pair's headers in parallel and measure its drift.
 /// Never stops on a bad file: each one becomes a row with its reason.
@@ -24,22 +23,29 @@ public enum DriftScanner {
     public static func measure(
         _ pairs: [PairCandidate], rules: PairingRules, drift: DriftPolicy, repair: RepairPolicy
     ) -> [PairReport] {
-        let results = ResultSlots<PairReport>(count: pairs.count)
-        DispatchQueue.concurrentPerform(iterations: pairs.count) { index in
-            let pair = pairs[index]
-            var row: PairReport
-            if let refusal = pair.refusal {
-                row = PairReport(recording: pair.recording, reference: pair.reference,
-                                 folder: (pair.recording as NSString).deletingLastPathComponent, error: refusal)
-                row.name(rules.device.identify(recording: pair.recording, root: pair.root, metadata: nil))
-            } else {
-                row = measure(recording: pair.recording, reference: pair.reference, root: pair.root, rules: rules,
-                              drift: drift, repair: repair)
+        // Each row is written once, by one iteration, straight into the result: no second copy of a fleet's rows.
+        Array(unsafeUninitializedCapacity: pairs.count) { buffer, count in
+            guard let base = buffer.baseAddress else { return }
+            nonisolated(unsafe) let rows = base
+            DispatchQueue.concurrentPerform(iterations: pairs.count) { index in
+                (rows + index).initialize(to: row(pairs[index], rules: rules, drift: drift, repair: repair))
             }
-            row.warnings = pair.warnings
-            results.store(index, row)
+            count = pairs.count
         }
-        return results.values()
+    }
+
+    private static func row(_ pair: PairCandidate, rules: PairingRules, drift: DriftPolicy, repair: RepairPolicy) -> PairReport {
+        var row: PairReport
+        if let refusal = pair.refusal {
+            row = PairReport(recording: pair.recording, reference: pair.reference,
+                             folder: (pair.recording as NSString).deletingLastPathComponent, error: refusal)
+            row.name(rules.device.identify(recording: pair.recording, root: pair.root, metadata: nil))
+        } else {
+            row = measure(recording: pair.recording, reference: pair.reference, root: pair.root, rules: rules,
+                          drift: drift, repair: repair)
+        }
+        row.warnings = pair.warnings
+        return row
     }
 
     /// One pair's row, its device named by `rules.device` from the path below `root` (and the metadata).
@@ -121,17 +127,4 @@ extension PairReport {
         device = identity.name
         deviceSource = identity.source
     }
-}
-
-/// Slots written by concurrent iterations, one index each, then read once all are done.
-final class ResultSlots<Value: Sendable>: Sendable {
-    private let slots: Mutex<[Value?]>
-
-    init(count: Int) { slots = Mutex(Array(repeating: nil, count: count)) }
-
-    func store(_ index: Int, _ value: Value) {
-        slots.withLock { $0[index] = value }
-    }
-
-    func values() -> [Value] { slots.withLock { $0.compactMap { $0 } } }
 }

@@ -3,15 +3,16 @@ import DriftSchema
 import Foundation
 
 extension HTMLReport {
-    /// The drift history section: one line per folder (median ppm per run, oldest run left), flagged folders in
-    /// red with their alert listed below. Shown when the journal holds at least two runs.
+    /// Lines in the drift history chart at most.
+    static let trendLineLimit = 12
+
+    /// The drift history section: one line per device (median ppm per run, oldest run left), the alerting devices and
+    /// then those drifting most, flagged ones in red with their alerts listed below. Shown when the journal holds at
+    /// least two runs.
     static func trend(_ history: DriftHistory) -> String {
-        guard history.runs.count >= 2, !history.folders.isEmpty else { return "" }
-        // Flagged folders first, then the largest drift: a dozen lines stay readable.
-        let shown = history.folders.sorted { a, b in
-            if (a.alert != nil) != (b.alert != nil) { return a.alert != nil }
-            return (a.ppm.compactMap { $0 }.map(abs).max() ?? 0) > (b.ppm.compactMap { $0 }.map(abs).max() ?? 0)
-        }.prefix(12)
+        guard history.runs.count >= 2, !history.devices.isEmpty else { return "" }
+        // The history lists alerting devices first, then the largest drift: a dozen lines stay readable.
+        let shown = history.devices.prefix(trendLineLimit)
         let values = shown.flatMap { $0.ppm.compactMap { $0 } }
         let low = min(values.min() ?? -1, 0)
         let high = max(values.max() ?? 1, 0)
@@ -29,22 +30,32 @@ extension HTMLReport {
         for (index, run) in history.runs.enumerated() {
             svg += "<text x=\"\(x(index) - 20)\" y=\"\(height - 8)\" class=\"axis small\">#\(run.id) \(escape(String(run.started.dropFirst(5).prefix(5))))</text>"
         }
+        // Labels at the right end, nudged apart so that none covers another.
+        var labels: [(y: Double, text: String, name: String)] = []
         for series in shown {
             let flagged = series.alert != nil
             let points = series.ppm.enumerated().compactMap { index, value in value.map { (x(index), y($0)) } }
             let path = points.map { "\($0.0),\($0.1)" }.joined(separator: " ")
-            svg += "<polyline points=\"\(path)\" class=\"\(flagged ? "series alert" : "series")\" data-folder=\"\(escape(series.name))\"/>"
+            svg += "<polyline points=\"\(path)\" class=\"\(flagged ? "series alert" : "series")\" data-device=\"\(escape(series.name))\"><title>\(escape(series.name))</title></polyline>"
             for point in points { svg += "<circle cx=\"\(point.0)\" cy=\"\(point.1)\" r=\"2.5\" class=\"\(flagged ? "dot bad" : "dot")\"/>" }
-            if let last = points.last {
-                svg += "<text x=\"\(last.0 + 6)\" y=\"\(last.1 + 4)\" class=\"axis\">\(escape(String(short(series.name + "/x").dropLast(2).suffix(28))))</text>"
-            }
+            if let last = points.last { labels.append((last.1, series.name, series.name)) }
+        }
+        labels.sort { $0.y < $1.y }
+        var previous = -Double.infinity
+        for label in labels {
+            let at = max(label.y + 4, previous + 12)
+            previous = at
+            svg += "<text x=\"\(width - right + 6)\" y=\"\(at)\" class=\"axis\"><title>\(escape(label.name))</title>\(escape(middle(label.text, 30)))</text>"
         }
         svg += "</svg>"
-        var html = "<section><h2>Drift history</h2><figure class=\"wide\"><figcaption>Median drift by folder over the last "
-            + "\(runs) runs (ppm)</figcaption>\(svg)</figure>"
-        let alerts = history.folders.filter { $0.alert != nil }
+        let caption = history.devicesTotal > shown.count
+            ? "Median drift by device over the last \(runs) runs (ppm): top \(shown.count) of \(history.devicesTotal), alerting first"
+            : "Median drift by device over the last \(runs) runs (ppm)"
+        var html = "<section><h2>Drift history</h2><figure class=\"wide\"><figcaption>\(caption)</figcaption>\(svg)</figure>"
+        let alerts = history.devices.filter { $0.alert != nil }
         html += "<ul id=\"alerts\" data-count=\"\(alerts.count)\">"
-        html += alerts.isEmpty ? "<li>No folder moved more than \(String(format: "%.0f", history.alertPPM)) ppm from its earlier runs.</li>"
+        html += alerts.isEmpty
+            ? "<li>No device moved more than \(String(format: "%.0f", history.alertPPM)) ppm from its earlier runs, and none turned erratic.</li>"
             : alerts.map { "<li class=\"alert\">\(escape($0.name)): \(escape($0.alert ?? ""))</li>" }.joined()
         return html + "</ul></section>\n"
     }

@@ -4,11 +4,95 @@ import Foundation
 
 /// Writes a drift report in the formats `driftfix scan` offers.
 public enum ReportWriter {
-    /// Stable, pretty JSON with sorted keys: `{version, generated, roots, summary, pairs, unpaired, errors}`.
+    /// Stable, pretty JSON with sorted keys: `{version, generated, roots, summary, devices, pairs, unpaired, errors,
+    /// skipped, history?, disruptions?}`. The fleet's `devices` are filled in from the pairs and the history.
     public static func json(_ report: ScanReport) throws -> Data {
+        var data = Data()
+        try writeJSON(report) { data.append($0) }
+        return data
+    }
+
+    /// The JSON of `json(_:)`, handed to `sink` in pieces: one pair is encoded at a time, so a report of 100,000
+    /// pairs never exists whole in memory (the same bytes as encoding the whole report).
+    public static func writeJSON(_ report: ScanReport, to sink: (Data) throws -> Void) throws {
+        var report = report
+        report.devices = report.devices ?? report.deviceSummaries()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(report)
+        func nested<T: Encodable>(_ value: T, depth: Int) throws -> Data {
+            // A value encoded alone, its lines after the first indented to where it sits in the whole.
+            let data = try encoder.encode(value)
+            guard data.contains(0x0A) else { return data }
+            let indent = Data(repeating: 0x20, count: depth)
+            var out = Data(capacity: data.count + data.count / 8)
+            var previous: UInt8 = 0
+            for byte in data {
+                // Blank lines (inside an empty array) stay blank, as the whole encoder writes them.
+                if previous == 0x0A && byte != 0x0A { out.append(indent) }
+                out.append(byte)
+                previous = byte
+            }
+            return out
+        }
+        // Every member but the pairs is small: encoded whole. nil stands for the pairs, streamed in their place.
+        var members: [(key: String, value: Data?)] = [("pairs", nil)]
+        func member<T: Encodable>(_ key: String, _ value: T?) throws {
+            guard let value else { return }
+            members.append((key, try nested(value, depth: 2)))
+        }
+        try member("version", report.version)
+        try member("generated", report.generated)
+        try member("roots", report.roots)
+        try member("summary", report.summary)
+        try member("devices", report.devices)
+        try member("unpaired", report.unpaired)
+        try member("errors", report.errors)
+        try member("skipped", report.skipped)
+        try member("history", report.history)
+        try member("disruptions", report.disruptions)
+        try sink(Data("{\n".utf8))
+        for (index, entry) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+            try sink(Data(((index > 0 ? ",\n" : "") + "  \"\(entry.key)\" : ").utf8))
+            if let value = entry.value {
+                try sink(value)
+                continue
+            }
+            guard !report.pairs.isEmpty else {
+                try sink(Data("[\n\n  ]".utf8))
+                continue
+            }
+            var chunk = Data("[\n".utf8)
+            for (index, pair) in report.pairs.enumerated() {
+                chunk.append(Data("    ".utf8))
+                chunk.append(try nested(pair, depth: 4))
+                chunk.append(Data((index == report.pairs.count - 1 ? "\n" : ",\n").utf8))
+                if chunk.count > 1 << 20 {
+                    try sink(chunk)
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+            try sink(chunk + Data("  ]".utf8))
+        }
+        try sink(Data("\n}".utf8))
+    }
+
+    /// The columns of devices.csv, in order.
+    public static let deviceColumns = ["device", "recordings", "measured", "audioSeconds", "medianPPM", "worstPPM", "spreadPPM",
+                                       "pastLimit", "refused", "failed", "trend", "alert"]
+
+    /// One line per device, worst first; `trend` is the median drift per run, oldest first, joined with `;`.
+    public static func deviceCSV(_ devices: [DeviceSummary]) -> String {
+        var lines = [deviceColumns.joined(separator: ",")]
+        for device in devices {
+            let values: [String?] = [
+                device.device, String(device.recordings), String(device.measured), number(device.audioSeconds),
+                device.medianPPM.map(number), device.worstPPM.map(number), device.spreadPPM.map(number),
+                String(device.pastLimit), String(device.refused), String(device.failed),
+                device.trend.map { $0.map(number) ?? "" }.joined(separator: ";"), device.alert,
+            ]
+            lines.append(values.map { quote($0 ?? "") }.joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// The CSV columns, in order: the JSON row keys (the `content` object flattened into `content*` columns, its
@@ -23,10 +107,22 @@ public enum ReportWriter {
     /// `folder`) and per skipped path (`skipped`: the path in `folder`, the reason in `error`), so that a QA team
     /// reading only the CSV sees everything the table and the JSON show. RFC 4180 quoting; lists joined with `;`.
     public static func csv(_ report: ScanReport) -> String {
+        var text = ""
+        writeCSV(report) { text += $0 }
+        return text
+    }
+
+    /// The CSV of `csv(_:)`, handed to `sink` a few thousand lines at a time.
+    public static func writeCSV(_ report: ScanReport, to sink: (String) throws -> Void) rethrows {
         var lines = [csvColumns.joined(separator: ",")]
+        func flush(_ force: Bool = false) throws {
+            guard force || lines.count >= 4096 else { return }
+            try sink(lines.joined(separator: "\n") + "\n")
+            lines.removeAll(keepingCapacity: true)
+        }
         for row in report.pairs {
             let values: [String?] = [
-                row.recording, row.reference, row.folder, row.device, row.deviceSource, row.sampleRate.map(String.init), row.channels.map(String.init),
+                row.recording, row.reference, row.folder, row.sampleRate.map(String.init), row.channels.map(String.init),
                 row.format, row.recordingFrames.map(String.init), row.recordingSeconds.map(number),
                 row.referenceSeconds.map(number), row.referenceDuration, row.referenceSource, row.driftSeconds.map(number),
                 row.driftPPM.map(number), row.endOffsetMs.map(number), row.sync,
@@ -35,7 +131,7 @@ public enum ReportWriter {
                 row.outcome?.rawValue, row.output, row.outputFrames.map(String.init), row.checksum,
                 row.attempts.map(String.init), row.worker, row.processingSeconds.map(number),
                 row.warnings.joined(separator: ";"), row.measuredBy.rawValue, row.operations.joined(separator: ";"),
-                row.contentNote,
+                row.contentNote, row.device, row.deviceSource,
                 row.content?.model.rawValue, row.content?.offsetMs.map(number), row.content?.offsetMsError.map(number),
                 row.content?.driftPPM.map(number), row.content?.driftPPMError.map(number), row.content.map { number($0.confidence) },
                 row.content.map { String($0.dropouts.count) },
@@ -44,6 +140,7 @@ public enum ReportWriter {
                 row.content?.residualMs.map(number), "pair",
             ]
             lines.append(values.map { quote($0 ?? "") }.joined(separator: ","))
+            try flush()
         }
         func line(_ fields: [String: String]) -> String {
             csvColumns.map { quote(fields[$0] ?? "") }.joined(separator: ",")
@@ -55,14 +152,17 @@ public enum ReportWriter {
         }
         for issue in report.errors { lines.append(line(["folder": issue.path, "error": issue.error, "kind": "error"])) }
         for skipped in report.skipped { lines.append(line(["folder": skipped.path, "error": skipped.reason, "kind": "skipped"])) }
-        return lines.joined(separator: "\n") + "\n"
+        if !lines.isEmpty { try flush(true) }
     }
 
-    /// Writes report.json, report.csv and report.html into `folder` (created if needed), each atomically.
+    /// Writes report.json, report.csv, devices.csv and report.html into `folder` (created if needed), each atomically.
     public static func writeFolder(_ report: ScanReport, to folder: String) throws {
+        var report = report
+        report.devices = report.devices ?? report.deviceSummaries()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try json(report).write(to: URL(fileURLWithPath: folder + "/report.json"), options: .atomic)
-        try Data(csv(report).utf8).write(to: URL(fileURLWithPath: folder + "/report.csv"), options: .atomic)
+        try ReportFile.write(folder + "/report.json") { file in try writeJSON(report) { try file.write($0) } }
+        try ReportFile.write(folder + "/report.csv") { file in try writeCSV(report) { try file.write(Data($0.utf8)) } }
+        try Data(deviceCSV(report.devices ?? []).utf8).write(to: URL(fileURLWithPath: folder + "/devices.csv"), options: .atomic)
         try Data(HTMLReport.render(report).utf8).write(to: URL(fileURLWithPath: folder + "/report.html"), options: .atomic)
     }
 
@@ -73,5 +173,32 @@ public enum ReportWriter {
     static func quote(_ field: String) -> String {
         guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+/// A report file written in pieces to a temporary file beside it, then renamed over it: a reader never sees half a
+/// report, and a failure leaves the old one.
+final class ReportFile {
+    private let handle: FileHandle
+
+    private init(handle: FileHandle) { self.handle = handle }
+
+    func write(_ data: Data) throws { try handle.write(contentsOf: data) }
+
+    static func write(_ path: String, _ body: (ReportFile) throws -> Void) throws {
+        let temporary = (path as NSString).deletingLastPathComponent + "/." + (path as NSString).lastPathComponent + ".\(getpid()).tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: nil),
+              let handle = FileHandle(forWritingAtPath: temporary) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary])
+        }
+        do {
+            try body(ReportFile(handle: handle))
+            try handle.close()
+            guard rename(temporary, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        } catch {
+            try? handle.close()
+            unlink(temporary)
+            throw error
+        }
     }
 }

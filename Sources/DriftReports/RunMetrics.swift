@@ -16,6 +16,10 @@ public struct RunMetrics: Sendable, Equatable {
     public var audioSecondsProcessed: Double
     /// Workers lost, replaced, and jobs requeued.
     public var disruptions = RunDisruptions()
+    /// Every device of the run, worst first (alerting first).
+    public var devices: [DeviceSummary] = []
+    /// Devices with series of their own at most; the rest are counted in `driftfix_device_series_omitted`.
+    public var deviceLimit = 100
 
     public init(lastSuccess: Date?, started: Date, finished: Date, succeeded: Bool, outcomes: [RepairOutcome: Int],
                 audioSecondsProcessed: Double) {
@@ -36,6 +40,7 @@ public struct RunMetrics: Sendable, Equatable {
                   succeeded: succeeded, outcomes: outcomes,
                   audioSecondsProcessed: report.pairs.filter { $0.outcome == .repaired }.compactMap(\.recordingSeconds).reduce(0, +))
         disruptions = report.disruptions ?? RunDisruptions()
+        devices = report.deviceSummaries()
     }
 
     /// A run that failed before it could start (its journal unusable): no pairs, not a success, and the last
@@ -81,6 +86,23 @@ public struct RunMetrics: Sendable, Equatable {
                [("", Double(disruptions.workersRestarted))])
         metric("driftfix_last_run_jobs_requeued", "Jobs put back in the queue during the last run.", "gauge",
                [("", Double(disruptions.jobsRequeued))])
+        // Per device: the alerting and worst first, at most `deviceLimit` of them (label cardinality).
+        let shown = devices.prefix(deviceLimit)
+        metric("driftfix_devices", "Devices (recorders) in the last run.", "gauge", [("", Double(devices.count))])
+        metric("driftfix_devices_alerting", "Devices alerting in the last run (drift moved, or turned erratic).", "gauge",
+               [("", Double(devices.filter { $0.alert != nil }.count))])
+        metric("driftfix_device_series_omitted", "Devices left without series of their own (metrics.device-limit).", "gauge",
+               [("", Double(devices.count - shown.count))])
+        metric("driftfix_device_drift_ppm", "A device's drift in the last run: the median and the worst of its recordings (ppm).",
+               "gauge", shown.flatMap { device -> [(labels: String, value: Double)] in
+                   guard let median = device.medianPPM, let worst = device.worstPPM else { return [] }
+                   let name = Self.label(device.device)
+                   return [("{device=\"\(name)\",stat=\"median\"}", median), ("{device=\"\(name)\",stat=\"worst\"}", worst)]
+               })
+        metric("driftfix_device_spread_ppm", "The spread between a device's recordings in the last run (interquartile range, ppm).",
+               "gauge", shown.compactMap { device in device.spreadPPM.map { ("{device=\"\(Self.label(device.device))\"}", $0) } })
+        metric("driftfix_device_alert", "1 if the device alerts (its drift moved from its own past, or it turned erratic), else 0.",
+               "gauge", shown.map { ("{device=\"\(Self.label($0.device))\"}", $0.alert == nil ? 0 : 1) })
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -110,6 +132,12 @@ public struct RunMetrics: Sendable, Equatable {
             unlink(temporary)
             throw MetricsError(path: path, reason: failure)
         }
+    }
+
+    /// A label value in the exposition format: backslash, double quote and line feed escaped.
+    static func label(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
     }
 
     static func format(_ value: Double) -> String {

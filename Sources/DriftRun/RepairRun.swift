@@ -205,8 +205,8 @@ public final class RepairRun {
             } catch {
                 logger.warning("\(error) (pruning old runs; the run itself is recorded)")
             }
-            report.history = try journal.history(runs: configuration.journal.historyRuns,
-                                                 alertPPM: configuration.journal.alertPPM, includeFiles: false)
+            report.history = try journal.history(HistoryQuery(runs: configuration.journal.historyRuns,
+                                                              rule: configuration.journal.alertRule))
         } catch {
             // The outputs are fine, but the next run would resume this one: the exit code must not say all is well.
             journalFailure = error.description
@@ -218,6 +218,7 @@ public final class RepairRun {
         if let file = settings.metricsFile {
             let lastSuccess = (try? journal.lastSuccess()) ?? nil
             var numbers = RunMetrics(report: report, started: started, finished: Date(), lastSuccess: lastSuccess)
+            numbers.deviceLimit = configuration.journal.metricsDeviceLimit
             if !result.succeeded {
                 numbers.succeeded = false
                 numbers.lastSuccess = lastSuccess

@@ -4,11 +4,13 @@ import DriftCore
 // probe has `driftPPM: null` and its `error`), so scripts can rely on the keys being there.
 extension PairReport {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case recording, reference, folder, device, deviceSource, sampleRate, channels, format, recordingFrames, recordingSeconds
+        case recording, reference, folder, sampleRate, channels, format, recordingFrames, recordingSeconds
         case referenceSeconds, referenceDuration, referenceSource, driftSeconds, driftPPM, endOffsetMs, sync, flags
         case cause, causeDetail, action, method, methodReason, targetFrames, error
         case outcome, output, outputFrames, checksum, attempts, worker, processingSeconds
         case warnings, measuredBy, operations, content, contentNote
+        // Added with device identity: last, so positional readers of the CSV keep their columns.
+        case device, deviceSource
     }
 
     /// The report columns, in order: JSON keys of a row and the CSV header.
@@ -125,7 +127,7 @@ extension ScanSummary {
 
 extension ScanReport {
     enum CodingKeys: String, CodingKey {
-        case version, generated, roots, summary, pairs, unpaired, errors, skipped, history, disruptions
+        case version, generated, roots, summary, devices, pairs, unpaired, errors, skipped, history, disruptions
     }
 
     public init(from decoder: Decoder) throws {
@@ -140,5 +142,6 @@ extension ScanReport {
         skipped = try c.decodeIfPresent([SkippedPath].self, forKey: .skipped) ?? []
         history = try c.decodeIfPresent(DriftHistory.self, forKey: .history)
         disruptions = try c.decodeIfPresent(RunDisruptions.self, forKey: .disruptions)
+        devices = try c.decodeIfPresent([DeviceSummary].self, forKey: .devices)
     }
 }

@@ -65,7 +65,12 @@ public struct PairReport: Codable, Sendable, Equatable {
     public var operations: [String] = []
     /// The sound's measurement against the reference's own audio (`scan --content`, a content policy); null where
     /// it was not measured.
-    public var content: ContentMeasurement?
+    public var content: ContentMeasurement? {
+        get { contentBox?.value }
+        set { contentBox = newValue.map(ContentBox.init) }
+    }
+    // Boxed: most rows have none, and a row of a 100,000-pair report should not carry 224 empty bytes for it.
+    private var contentBox: ContentBox?
     /// Why the sound was not used, or what QA should know about it; null when there is nothing to say.
     public var contentNote: String?
 
@@ -114,6 +119,13 @@ public struct PairReport: Codable, Sendable, Equatable {
         action = .refuse
         self.error = error
     }
+}
+
+/// An immutable box for a row's content measurement.
+private final class ContentBox: Sendable, Equatable {
+    let value: ContentMeasurement
+    init(_ value: ContentMeasurement) { self.value = value }
+    static func == (a: ContentBox, b: ContentBox) -> Bool { a.value == b.value }
 }
 
 extension PairReport {
@@ -222,6 +234,9 @@ public struct ScanReport: Codable, Sendable, Equatable {
     public var history: DriftHistory?
     /// Workers lost and jobs requeued during `driftfix repair`; absent for a scan.
     public var disruptions: RunDisruptions?
+    /// The fleet, one entry per device, worst first, as the report files carry it (`ReportWriter` fills it in from
+    /// the pairs and the history); absent until then.
+    public var devices: [DeviceSummary]?
 
     public init(generated: String, roots: [String], pairs: [PairReport], unpaired: [UnpairedFile], errors: [ScanIssue],
                 skipped: [SkippedPath] = []) {

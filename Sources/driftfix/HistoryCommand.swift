@@ -2,18 +2,21 @@ import ArgumentParser
 import DriftConfig
 import DriftCore
 import DriftJournal
+import DriftReports
 import DriftSchema
 import Foundation
 
-/// `driftfix history`: drift per folder (recorder) and file over the journal's last runs, with alerts.
+/// `driftfix history`: drift per device (recorder) over the journal's last runs, alerting devices first.
 struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
-        abstract: "Show drift over the last repair runs, per folder and per file, flagging recorders that started drifting.",
+        abstract: "Show drift over the last repair runs per device, alerting devices first.",
         discussion: """
-            Reads the journal of `driftfix repair` (read-only; safe while a run is going). A folder's value in a run \
-            is the median drift of its recordings; a folder or file is flagged when its latest value moved more than \
-            journal.alert-ppm from the median of its earlier runs. Exit code 0; 1 when the journal cannot be read.
+            Reads the journal of `driftfix repair` (read-only; safe while a run is going). A device's value in a run \
+            is the median drift of its recordings (scan.device names the device). A device alerts when its latest \
+            median moved more than journal.alert-ppm from the median of its earlier runs, or when the spread \
+            between its recordings (interquartile range) grew by more than journal.alert-spread-ppm. Exit code 0; \
+            1 when the journal cannot be read; 2 for bad options.
             """
     )
 
@@ -36,7 +39,18 @@ struct HistoryCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Runs to show (default: the config's journal.history-runs, else 10).")
     var runs: Int?
 
-    @Flag(help: "List every file, not only folders (implied when PATH is a file).")
+    @Option(help: ArgumentHelp("Only this device (a name or a shell pattern such as 'cam*'); repeatable. Lists its files.",
+                               valueName: "name"))
+    var device: [String] = []
+
+    @Option(help: ArgumentHelp("Only runs started at or after this: a date (2026-11-01), a UTC time (2026-11-01T22:00), or an age (7d, 36h).",
+                               valueName: "when"))
+    var since: String?
+
+    @Option(parsing: .unconditional, help: "Devices to list at most, alerting and worst first (default: 50 in a table, all in JSON).")
+    var limit: Int?
+
+    @Flag(help: "List every file too (implied by --device, and when PATH is a file).")
     var files = false
 
     @Option(help: "table or json.")
@@ -45,6 +59,10 @@ struct HistoryCommand: ParsableCommand {
     func validate() throws {
         if out == nil && journal == nil { throw ValidationError("give --out DIR (the repair's output root) or --journal FILE") }
         if let runs, !(1...1000).contains(runs) { throw ValidationError("--runs must be 1...1000") }
+        if let limit, limit < 1 { throw ValidationError("--limit must be 1 or more") }
+        if let since, Self.parseSince(since, now: Date()) == nil {
+            throw ValidationError("--since '\(since)': expected a date (2026-11-01), a UTC time (2026-11-01T22:00) or an age (7d, 36h)")
+        }
     }
 
     func run() throws {
@@ -52,54 +70,43 @@ struct HistoryCommand: ParsableCommand {
         let journalPath = journal.map(Paths.absolute)
             ?? configuration.journal.path
             ?? Journal.defaultPath(outputRoot: Paths.absolute(out ?? "."))
-        let scope = path.map(Paths.absolute)
-        var isFolder: ObjCBool = true
-        let oneFile = scope.map { FileManager.default.fileExists(atPath: $0, isDirectory: &isFolder) && !isFolder.boolValue } ?? false
+        var query = HistoryQuery(runs: runs ?? configuration.journal.historyRuns, rule: configuration.journal.alertRule)
+        query.path = path.map(Paths.absolute)
+        query.devices = device
+        query.since = since.flatMap { Self.parseSince($0, now: Date()) }
+        query.limit = limit ?? (format == .table ? 50 : nil)
+        query.includeFiles = files
         let history: DriftHistory
         do {
             let opened = try Journal(path: journalPath, readOnly: true)
-            history = try opened.history(path: scope, runs: runs ?? configuration.journal.historyRuns,
-                                         alertPPM: configuration.journal.alertPPM, includeFiles: files || oneFile)
+            history = try opened.history(query)
         } catch {
             throw failure(error.description)
         }
         switch format {
         case .json:
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             FileHandle.standardOutput.write(try encoder.encode(history) + Data("\n".utf8))
         case .table:
-            print(Self.table(history))
+            print(HistoryTable.render(history))
         }
     }
 
-    /// One column per run (ppm), one row per folder, then per file; alerts last.
-    static func table(_ history: DriftHistory) -> String {
-        guard !history.runs.isEmpty else { return "no runs with measurements in this journal yet" }
-        // "#12 11-22 03:14": run id, month-day and UTC time of its start.
-        let header = ["drift ppm"] + history.runs.map { "#\($0.id) " + $0.started.dropFirst(5).prefix(11).replacingOccurrences(of: "T", with: " ") }
-        func rows(_ series: [DriftHistory.Series]) -> [[String]] {
-            series.map { item in
-                [item.name + (item.alert == nil ? "" : "  !")]
-                    + item.ppm.map { value in value.map { ($0 >= 0 ? "+" : "") + String(format: "%.1f", $0) } ?? "-" }
-            }
+    /// `2026-11-01`, `2026-11-01T22:00[:00][Z]` (UTC), or an age before `now`: `7d`, `36h`, `90m`.
+    static func parseSince(_ text: String, now: Date) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let unit = trimmed.last, let amount = Double(trimmed.dropLast()), amount >= 0 {
+            let seconds: Double? = ["d": 86_400, "h": 3_600, "m": 60][unit]
+            if let seconds { return now.addingTimeInterval(-amount * seconds) }
         }
-        var lines: [String] = []
-        for (title, series) in [("folders (median of their recordings)", history.folders), ("files", history.files)] where !series.isEmpty {
-            let table = [header] + rows(series)
-            let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
-            lines.append(title + ":")
-            for row in table {
-                lines.append(zip(row, widths).enumerated().map { index, item in
-                    index == 0 ? item.0.padding(toLength: item.1, withPad: " ", startingAt: 0)
-                        : String(repeating: " ", count: item.1 - item.0.count) + item.0
-                }.joined(separator: "  "))
-            }
-            lines.append("")
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        for pattern in ["yyyy-MM-dd", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm:ss'Z'", "yyyy-MM-dd HH:mm"] {
+            formatter.dateFormat = pattern
+            if let date = formatter.date(from: trimmed) { return date }
         }
-        let alerts = history.alerts
-        lines.append(alerts.isEmpty ? "no alerts (threshold \(String(format: "%.0f", history.alertPPM)) ppm)"
-                     : alerts.map { "! \($0.name): \($0.alert ?? "")" }.joined(separator: "\n"))
-        return lines.joined(separator: "\n")
+        return nil
     }
 }

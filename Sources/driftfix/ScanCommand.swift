@@ -72,8 +72,10 @@ struct ScanCommand: AsyncParsableCommand {
         let chosen = format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json)
         switch chosen {
         case .table: print(ReportTable.render(result, relativeTo: absoluteRoots.count == 1 ? absoluteRoots[0] : nil))
-        case .json: FileHandle.standardOutput.write(try ReportWriter.json(result) + Data("\n".utf8))
-        case .csv: FileHandle.standardOutput.write(Data(ReportWriter.csv(result).utf8))
+        case .json:
+            try ReportWriter.writeJSON(result) { FileHandle.standardOutput.write($0) }
+            FileHandle.standardOutput.write(Data("\n".utf8))
+        case .csv: ReportWriter.writeCSV(result) { FileHandle.standardOutput.write(Data($0.utf8)) }
         }
         fflush(nil)  // the table or JSON first, then the note on stderr
         if let report { try writeReportFolder(result, to: report) }

@@ -186,28 +186,30 @@ struct DurableRunTests {
             #expect(result.status == 0, "night \(night): \(result.stderr)")
             if night == 3 {
                 #expect(result.stdout.contains("1 repaired, 3 unchanged"), "\(result.stdout)")
-                #expect(result.stderr.contains("\(tree.root.path)/device1: started drifting"), "\(result.stderr)")
+                #expect(result.stderr.contains("device1: started drifting"), "\(result.stderr)")
             }
         }
         let history = try driftfix(["history", "--out", out.path])
         #expect(history.status == 0)
-        #expect(history.stdout.contains("! \(tree.root.path)/device1: started drifting"), "\(history.stdout)")
-        #expect(!history.stdout.contains("! \(tree.root.path)/device0"), "\(history.stdout)")
+        #expect(history.stdout.contains("! device1: started drifting"), "\(history.stdout)")
+        #expect(!history.stdout.contains("! device0"), "\(history.stdout)")
         let json = try driftfix(["history", "--out", out.path, "--format", "json", tree.entries[1].recording])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect((object["runs"] as? [Any])?.count == 3)
         #expect((object["files"] as? [[String: Any]])?.first?["name"] as? String == tree.entries[1].recording)
 
         let html = try String(contentsOfFile: report.path + "/report.html", encoding: .utf8)
-        #expect(html.contains("<svg id=\"trend\"") && html.contains("data-folder=\"\(tree.root.path)/device1\""))
+        #expect(html.contains("<svg id=\"trend\"") && html.contains("data-device=\"device1\""))
         let reportObject = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report.path + "/report.json"))) as? [String: Any])
-        let folders = (reportObject["history"] as? [String: Any])?["folders"] as? [[String: Any]] ?? []
-        #expect(folders.filter { $0["alert"] != nil }.map { $0["name"] as? String } == ["\(tree.root.path)/device1"])
+        let devices = (reportObject["history"] as? [String: Any])?["devices"] as? [[String: Any]] ?? []
+        #expect(devices.filter { $0["alert"] != nil }.map { $0["name"] as? String } == ["device1"])
 
         let text = try String(contentsOfFile: metrics, encoding: .utf8)
         #expect(text.contains("driftfix_last_run_success 1"))
         #expect(text.contains("driftfix_last_run_files{outcome=\"repaired\"} 1"))
         #expect(text.contains("driftfix_last_run_files{outcome=\"unchanged\"} 3"))
+        #expect(text.contains("driftfix_device_alert{device=\"device1\"} 1") && text.contains("driftfix_device_alert{device=\"device0\"} 0"))
+        #expect(text.contains("driftfix_devices 2") && text.contains("driftfix_device_series_omitted 0"))
         let stamp = text.split(separator: "\n").first { $0.hasPrefix("driftfix_last_success_timestamp_seconds ") }
         let seconds = try #require(stamp.flatMap { Double($0.split(separator: " ")[1]) })
         #expect(abs(seconds - Date().timeIntervalSince1970) < 60)

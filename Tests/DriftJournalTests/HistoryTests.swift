@@ -20,45 +20,92 @@ struct HistoryTests {
         #expect(DriftTrend.median([3, 1, 2]) == 2 && DriftTrend.median([4, 1, 2, 3]) == 2.5)
     }
 
-    @Test("history from the journal: folder medians per run, file values, alerts, path filter")
+    @Test("the spread rule: a device whose recordings started to disagree alerts; too few recordings are no spread")
+    func spreadRule() {
+        #expect(DriftTrend.spreadAlert([0.8, 1.0, 0.9, 14], counts: [20, 20, 20, 20], thresholdPPM: 10)?.hasPrefix("erratic: its recordings spread over 14.0 ppm") == true)
+        #expect(DriftTrend.spreadAlert([0.8, 1.0, 0.9, 14], counts: [20, 20, 20, 3], thresholdPPM: 10) == nil, "3 recordings have no spread to speak of")
+        #expect(DriftTrend.spreadAlert([8, 9, 8.5, 12], counts: [20, 20, 20, 20], thresholdPPM: 10) == nil, "an always-loose device is not news")
+        let stats = DriftStatistics([1, 2, 3, 4, 100])
+        #expect(stats.median == 3 && stats.lowerQuartile == 2 && stats.upperQuartile == 4 && stats.spread == 2 && stats.worst == 100)
+        #expect(DriftStatistics([-7, 3]).worst == -7 && DriftStatistics([-7, 3]).median == -2)
+    }
+
+    @Test("history from the journal: device medians, spreads and counts per run, file values, alerts first, filters")
     func journalHistory() throws {
         let folder = TemporaryFolder("driftfix-history")
         let journal = try Journal(path: folder.file("journal.sqlite"))
-        // Three nights: dev0 steady at -131 ppm; dev1 at +2 then +240 on the third night.
-        let nights: [[(String, String, Double)]] = [
-            [("/m/dev0/a.wav", "/m/dev0", -131), ("/m/dev0/b.wav", "/m/dev0", -129), ("/m/dev1/c.wav", "/m/dev1", 2)],
-            [("/m/dev0/a.wav", "/m/dev0", -131), ("/m/dev0/b.wav", "/m/dev0", -133), ("/m/dev1/c.wav", "/m/dev1", 3)],
-            [("/m/dev0/a.wav", "/m/dev0", -130), ("/m/dev1/c.wav", "/m/dev1", 240)],
-        ]
-        for night in nights {
+        // Four nights of new recordings (each night's files in their own folder, the older ones measured again each
+        // night): dev0 steady near -131 ppm; dev1 at +2..+3, then +240 on the last night; dev2's five recordings
+        // agree within 1 ppm, then spread over 30 ppm on the last night (median unchanged).
+        func night(_ n: Int, _ dev1: Double, _ dev2: [Double], dev0b: Double? = -129) -> [(String, String, Double)] {
+            var rows: [(String, String, Double)] = [("/m/dev0/n\(n)/a.wav", "dev0", -131), ("/m/dev1/n\(n)/c.wav", "dev1", dev1)]
+            if let dev0b { rows.append(("/m/dev0/n\(n)/b.wav", "dev0", dev0b)) }
+            for (index, ppm) in dev2.enumerated() { rows.append(("/m/dev2/n\(n)/t\(index).wav", "dev2", ppm)) }
+            return rows
+        }
+        let steady = [5, 5.5, 6, 6.5, 7.0]
+        let nights = [night(0, 2, steady), night(1, 3, steady, dev0b: -133), night(2, 2.5, steady),
+                      night(3, 240, [-10, -4, 6, 16, 22], dev0b: nil)]
+        var tree: [(String, String, Double)] = []
+        for (index, rows) in nights.enumerated() {
+            tree += rows
+            // The night's run measures the whole tree; a replaced file (dev0/n0/b.wav on night 2) measures anew.
+            if index == 2, let replaced = tree.firstIndex(where: { $0.0 == "/m/dev0/n0/b.wav" }) { tree[replaced].2 = -140 }
             let run = try journal.beginRun(roots: ["/m"], outputRoot: "/o")
-            let pairs = night.map { recording, device, ppm in
-                var pair = PairReport(recording: recording, reference: recording + ".mov", folder: device, error: "")
+            let pairs = tree.map { recording, device, ppm in
+                var pair = PairReport(recording: recording, reference: recording + ".mov", folder: (recording as NSString).deletingLastPathComponent, error: "")
+                pair.device = device
                 pair.driftPPM = ppm
+                pair.action = .skip
                 return pair
             }
             let report = ScanReport(generated: "", roots: ["/m"], pairs: pairs, unpaired: [], errors: [])
             try journal.storePlan(run: run, plan: RunPlan(report: report, pairs: []), jobs: [], prints: [:])
         }
-        let history = try journal.history(runs: 10, alertPPM: 20, includeFiles: true)
-        #expect(history.runs.map(\.id) == [1, 2, 3])
-        #expect(history.folders.map(\.name) == ["/m/dev0", "/m/dev1"])
-        #expect(history.folders[0].ppm == [-130, -132, -130] && history.folders[0].files == [2, 2, 1])
-        #expect(history.folders[0].alert == nil)
-        #expect(history.folders[1].alert?.contains("+240.0 ppm in the latest run, +2.5 ppm before") == true)
-        #expect(history.files.first { $0.name == "/m/dev0/b.wav" }?.ppm == [-129, -133, nil])
-        #expect(history.alerts.map(\.name) == ["/m/dev1", "/m/dev1/c.wav"])
+        let rule = AlertRule(driftPPM: 20, spreadPPM: 10)
+        var query = HistoryQuery(runs: 10, rule: rule)
+        query.includeFiles = true
+        let history = try journal.history(query)
+        #expect(history.runs.map(\.id) == [1, 2, 3, 4])
+        #expect(history.devices.map(\.name) == ["dev1", "dev2", "dev0"], "alerting first, the larger drift first")
+        let dev0 = try #require(history.devices.first { $0.name == "dev0" })
+        // Night 2: its two new recordings and the replaced one (-131, -129, -140).
+        #expect(dev0.ppm == [-130, -132, -131, -131] && dev0.files == [2, 2, 3, 1] && dev0.alert == nil)
+        #expect(history.devices[0].alert?.contains("started drifting: +240.0 ppm in the latest run, +2.5 ppm before") == true)
+        #expect(history.devices[1].ppm == [6, 6, 6, 6] && history.devices[1].spreadPPM?.last == 20)
+        #expect(history.devices[1].alert?.hasPrefix("erratic: its recordings spread over 20.0 ppm in the latest run, 1.0 ppm before") == true)
+        // A file's drift stands in the run that measured it first, and again when it changed.
+        #expect(history.files.first { $0.name == "/m/dev0/n0/b.wav" }?.ppm == [-129, nil, -140, nil])
+        #expect(history.files.first { $0.name == "/m/dev0/n1/b.wav" }?.ppm == [nil, -133, nil, nil])
+        #expect(Set(history.alerts.map(\.name)) == ["dev1", "dev2"], "a file measured once has no past to move from")
 
-        let lastTwo = try journal.history(path: "/m/dev0", runs: 2, alertPPM: 20, includeFiles: false)
-        #expect(lastTwo.runs.map(\.id) == [2, 3] && lastTwo.folders.map(\.name) == ["/m/dev0"] && lastTwo.files.isEmpty)
+        // A path scopes the devices to its recordings (from the samples); the last two runs only.
+        var scoped = HistoryQuery(runs: 2, rule: rule)
+        scoped.path = "/m/dev0"
+        let lastTwo = try journal.history(scoped)
+        #expect(lastTwo.runs.map(\.id) == [3, 4] && lastTwo.devices.map(\.name) == ["dev0"] && lastTwo.files.isEmpty)
+        #expect(lastTwo.devices[0].ppm == [-131, -131])
 
-        // The HTML report draws it, with the flagged folder listed.
+        // One device by pattern: its files come with it; a limit keeps the worst; since leaves out older runs.
+        var one = HistoryQuery(runs: 10, rule: rule)
+        one.devices = ["dev[2]"]
+        let dev2 = try journal.history(one)
+        #expect(dev2.devices.map(\.name) == ["dev2"] && dev2.files.count == 20 && dev2.devicesTotal == 1)
+        var limited = HistoryQuery(runs: 10, rule: rule)
+        limited.limit = 1
+        let top = try journal.history(limited)
+        #expect(top.devices.map(\.name) == ["dev1"] && top.devicesTotal == 3)
+        var later = HistoryQuery(runs: 10, rule: rule)
+        later.since = Date().addingTimeInterval(3600)
+        #expect(try journal.history(later).runs.isEmpty)
+
+        // The HTML report draws it, with the flagged devices listed.
         var report = ScanReport(generated: "", roots: ["/m"], pairs: [], unpaired: [], errors: [])
         report.history = history
         let html = HTMLReport.render(report)
         #expect(html.contains("<svg id=\"trend\""))
-        #expect(html.contains("class=\"series alert\" data-folder=\"/m/dev1\""))
-        #expect(html.contains("<ul id=\"alerts\" data-count=\"1\">"))
+        #expect(html.contains("class=\"series alert\" data-device=\"dev1\""))
+        #expect(html.contains("<ul id=\"alerts\" data-count=\"2\">"))
     }
 
     @Test("the metrics file: Prometheus text format, every outcome, written atomically and readable by the collector")
@@ -117,7 +164,11 @@ struct RetentionTests {
             let run = try journal.beginRun(roots: ["/media\(night == 1 ? "-other" : "")"], outputRoot: "/out")
             let (plan, jobs, prints) = samplePlan(run: run, count: 3)
             var measured = plan.report
-            for index in measured.pairs.indices { measured.pairs[index].driftPPM = Double(night) }
+            for index in measured.pairs.indices {
+                // Measured pairs (refused ones are not drift and leave no samples).
+                measured.pairs[index].driftPPM = Double(night)
+                measured.pairs[index].action = .resample
+            }
             try journal.storePlan(run: run, plan: RunPlan(report: measured, pairs: []), jobs: jobs, prints: prints)
             if night != 1 { try journal.finishRun(run, status: .complete, succeeded: true, report: measured) }
             runs.append(run)
@@ -127,7 +178,7 @@ struct RetentionTests {
         #expect(kept == [runs[1], runs[3], runs[4]], "\(kept)")
         #expect(try journal.jobStates(run: runs[0]).isEmpty && journal.jobStates(run: runs[2]).isEmpty && journal.jobStates(run: runs[3]).count == 3)
         #expect(try journal.unfinishedRun(roots: ["/media-other"], outputRoot: "/out")?.planned == true)
-        #expect(try journal.history(runs: 10, alertPPM: 20, includeFiles: false).runs.count == 5, "measurements stay")
+        #expect(try journal.history(HistoryQuery(runs: 10, rule: AlertRule(driftPPM: 20, spreadPPM: 10))).runs.count == 5, "measurements stay")
         #expect(try journal.prune(keepRuns: 2) == 0, "nothing more to prune")
     }
 }

@@ -34,6 +34,28 @@ struct ReportWriterTests {
         #expect(summary["needRepair"] as? Int == 1 && summary["errors"] as? Int == 2)
     }
 
+    @Test("the JSON streamed pair by pair is byte for byte what encoding the whole report gives", arguments: [true, false])
+    func streamedJSON(withHistory: Bool) throws {
+        var report = ReportWriterTests.report
+        if withHistory {
+            report.history = DriftHistory(runs: [.init(id: 1, started: "2026-11-22T00:00:00Z", status: "complete")],
+                                          rule: AlertRule(driftPPM: 20, spreadPPM: 10),
+                                          devices: [.init(name: "cam,1", ppm: [-130.9], files: [1], spreadPPM: [0], worstPPM: [-130.9],
+                                                          rule: AlertRule(driftPPM: 20, spreadPPM: 10))], files: [])
+            report.disruptions = RunDisruptions(workersLost: 1)
+        }
+        let streamed = try ReportWriter.json(report)
+        report.devices = report.deviceSummaries()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let whole = try encoder.encode(report)
+        #expect(streamed == whole, "\(String(decoding: streamed, as: UTF8.self))\n---\n\(String(decoding: whole, as: UTF8.self))")
+        var empty = ScanReport(generated: "x", roots: [], pairs: [], unpaired: [], errors: [])
+        let streamedEmpty = try ReportWriter.json(empty)
+        empty.devices = []
+        #expect(streamedEmpty == (try encoder.encode(empty)))
+    }
+
     @Test("CSV quotes commas and quotes, one line per pair, then unpaired files and errors as rows of their own kind")
     func csv() {
         let lines = ReportWriter.csv(ReportWriterTests.report).split(separator: "\n", omittingEmptySubsequences: false)

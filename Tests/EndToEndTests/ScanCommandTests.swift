@@ -94,13 +94,14 @@ struct ScanCommandTests {
         try makeTree(root)
         let out = TemporaryFolder()
         _ = try driftfix(["scan", root.path, "--format", "json", "--report", out.path])
-        #expect(out.entries() == ["report.csv", "report.html", "report.json"])
+        #expect(out.entries() == ["devices.csv", "report.csv", "report.html", "report.json"])
         let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out.file("report.json")))) as? [String: Any])
         let summary = try #require(json["summary"] as? [String: Any])
         let html = try String(contentsOfFile: out.file("report.html"), encoding: .utf8)
         #expect(!html.contains("http://") && !html.contains("https://") && !html.contains("<script src"), "self-contained")
 
-        let browser = try Child(try #require(chromium), ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+        // The virtual time budget lets the page unpack its pair table before the DOM is dumped.
+        let browser = try Child(try #require(chromium), ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000", "--dump-dom",
                                                          "file://" + out.file("report.html")], stderr: .discard).wait(seconds: 120)
         let dom = browser.stdout
         #expect(browser.status == 0)
@@ -114,9 +115,12 @@ struct ScanCommandTests {
         #expect(rendered("errors") == "\(summary["errors"] as? Int ?? -1)")
         let worst = try #require(Double(rendered("worst") ?? ""))
         #expect(abs(worst - (summary["worstDriftPPM"] as? Double ?? 0)) < 1e-6)
-        let rows = dom.components(separatedBy: "<tr class=").count - 1
+        // Every pair in the paged table (one page holds them all here).
+        let table = try #require(dom.range(of: "<table id=\"pairs\"")).upperBound
+        let rows = dom[table...].prefix { _ in true }.components(separatedBy: "</table>")[0].components(separatedBy: "<tr class=").count - 1
         #expect(rows == (json["pairs"] as? [Any])?.count)
-        #expect(dom.contains("id=\"histogram\"") && dom.contains("id=\"by-folder\"") && dom.contains("id=\"scatter\""))
+        #expect(dom.contains("pairs 1–\(rows) of \(rows)"))
+        #expect(dom.contains("id=\"histogram\"") && dom.contains("id=\"by-device\"") && dom.contains("id=\"scatter\""))
     }
 }
 

@@ -1,0 +1,109 @@
+import DriftCore
+import DriftSchema
+import Foundation
+internal import GRDB
+
+// The fleet's tables: names stored once, drift samples per recording, and per-device summaries of each run.
+
+/// The `name` table: every path and device name once, referred to by id.
+enum NameTable {
+    /// Ids of `texts`, adding the ones not stored yet.
+    static func intern(_ db: Database, _ texts: some Sequence<String>) throws -> [String: Int64] {
+        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO name (text) VALUES (?)")
+        let select = try db.cachedStatement(sql: "SELECT id FROM name WHERE text = ?")
+        var ids: [String: Int64] = [:]
+        for text in texts where ids[text] == nil {
+            try insert.execute(arguments: [text])
+            if db.changesCount > 0 {
+                ids[text] = db.lastInsertedRowID
+            } else if let id = try Int64.fetchOne(select, arguments: [text]) {
+                ids[text] = id
+            }
+        }
+        return ids
+    }
+
+    /// The texts of the names a query lists (`SELECT id ... `), by id.
+    static func texts(_ db: Database, idsFrom query: String, arguments: StatementArguments = []) throws -> [Int64: String] {
+        var texts: [Int64: String] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT id, text FROM name WHERE id IN (\(query))", arguments: arguments)
+        while let row = try rows.next() { texts[row["id"]] = row["text"] }
+        return texts
+    }
+
+    /// Removes names nothing refers to any more (recordings gone from every kept run and sample).
+    static func collect(_ db: Database) throws {
+        try db.execute(sql: """
+            DELETE FROM name WHERE id NOT IN (
+                SELECT recording FROM sample UNION SELECT device FROM sample UNION SELECT device FROM device_run
+                UNION SELECT recording FROM pair UNION SELECT reference FROM pair UNION SELECT device FROM pair)
+            """)
+    }
+}
+
+/// A `device_run` row: one device's drift in one run, over the recordings the run measured first (new recordings, or
+/// ones whose drift changed since they were last measured): a recorder's history is the history of what it recorded,
+/// not the same old files measured again every night.
+struct DeviceRunRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "device_run"
+    var device: Int64
+    var run: Int64
+    var measured: Int
+    var medianPPM: Double
+    var worstPPM: Double
+    var lowerQuartilePPM: Double
+    var upperQuartilePPM: Double
+
+    init(device: Int64, run: Int64, statistics: DriftStatistics) {
+        self.device = device
+        self.run = run
+        measured = statistics.count
+        medianPPM = statistics.median
+        worstPPM = statistics.worst
+        lowerQuartilePPM = statistics.lowerQuartile
+        upperQuartilePPM = statistics.upperQuartile
+    }
+
+    var spread: Double { upperQuartilePPM - lowerQuartilePPM }
+
+    /// Stores a run's samples and per-device rows from its report: a sample for each measured, not refused recording
+    /// whose drift is new (never measured, or changed since: a replaced file), and per device the statistics of
+    /// those. `latest` keeps every recording's last drift to tell.
+    static func store(_ db: Database, run: Int64, report: ScanReport, ids: [String: Int64]) throws {
+        var latest: [Int64: Double] = [:]
+        let known = try Row.fetchCursor(db, sql: "SELECT recording, ppm FROM latest")
+        while let row = try known.next() { latest[row["recording"]] = row["ppm"] }
+        let sample = try db.makeStatement(sql: "INSERT OR REPLACE INTO sample (device, run, recording, ppm) VALUES (?, ?, ?, ?)")
+        let remember = try db.makeStatement(sql: "INSERT OR REPLACE INTO latest (recording, ppm, run) VALUES (?, ?, ?)")
+        var drifts: [Int64: [Double]] = [:]
+        for pair in report.pairs {
+            guard let ppm = pair.driftPPM, pair.action != .refuse, let device = ids[pair.device],
+                  let recording = ids[pair.recording], latest[recording] != ppm else { continue }
+            try sample.execute(arguments: [device, run, recording, ppm])
+            try remember.execute(arguments: [recording, ppm, run])
+            drifts[device, default: []].append(ppm)
+        }
+        for (device, values) in drifts {
+            try DeviceRunRow(device: device, run: run, statistics: DriftStatistics(values)).insert(db, onConflict: .replace)
+        }
+    }
+
+    /// Per-device rows and latest drifts from the samples (measurements of earlier releases, every recording of
+    /// every run).
+    static func summariseSamples(_ db: Database) throws {
+        var groups: [Int64: [Int64: [Double]]] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT device, run, ppm FROM sample")
+        while let row = try rows.next() {
+            groups[row["device"], default: [:]][row["run"], default: []].append(row["ppm"])
+        }
+        for (device, runs) in groups {
+            for (run, values) in runs {
+                try DeviceRunRow(device: device, run: run, statistics: DriftStatistics(values)).insert(db, onConflict: .ignore)
+            }
+        }
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO latest (recording, ppm, run)
+            SELECT recording, ppm, run FROM sample s WHERE run = (SELECT MAX(run) FROM sample t WHERE t.recording = s.recording)
+            """)
+    }
+}
