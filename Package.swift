@@ -30,6 +30,8 @@ let package = Package(
         .systemLibrary(name: "CSampleRate", providers: [.apt(["libsamplerate0-dev"])]),
         // zlib: the HTML report carries its full pair table gzip-compressed (browsers inflate it natively).
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // libsoxr: the second resampling engine (the library sox's `rate` effect is built on).
+        .systemLibrary(name: "CSoxr", providers: [.apt(["libsoxr-dev"])]),
         // FFmpeg's libraries (libavformat-dev, libavcodec-dev, libavutil-dev from apt) and the few C helpers Swift
         // cannot express: error-code macros and a va_list log callback.
         .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil")]),
@@ -46,7 +48,7 @@ let package = Package(
         .target(name: "DriftAudio", dependencies: ["DriftCore", "CSndFile", "CSystem"]),
         // Compressed audio and audio inside video through FFmpeg's libraries (the only importer of CFFmpeg).
         .target(name: "DriftAV", dependencies: ["DriftCore", "DriftSupport", "DriftAudio", "CFFmpeg"]),
-        .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate"]),
+        .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate", "CSoxr"]),
         // Content measurement: the recording correlated with the reference's own sound (offset, rate, dropouts).
         // Pure Swift on `AudioSource` streams; its FFT is its own.
         .target(name: "DriftSync", dependencies: ["DriftCore"], swiftSettings: [.unsafeFlags(["-O"])]),
@@ -132,7 +134,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "DriftCore", "TestSupport", "CSndFile"]),
         .testTarget(name: "DriftSyncTests", dependencies: ["DriftSync", "DriftCore", "TestSupport"]),
-        .testTarget(name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftCore", "TestSupport", "CSampleRate"]),
+        .testTarget(name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftCore", "TestSupport", "CSampleRate", "CSoxr"]),
         .testTarget(name: "DriftPipelineTests", dependencies: ["DriftPipeline", "DriftAudio", "DriftCore", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["driftfix", "DriftAudio", "DriftCore", "TestSupport"]),
     ],

@@ -2,10 +2,10 @@
 # Installs the system packages driftfix needs (Debian/Ubuntu, apt). Idempotent: quiet and fast when all are present.
 set -euo pipefail
 
-# Build and run: the C libraries (ZeroMQ, libsndfile, libsamplerate, SQLite, FFmpeg's libavformat/libavcodec/libavutil,
-# zlib)
+# Build and run: the C libraries (ZeroMQ, libsndfile, libsamplerate, libsoxr, SQLite, FFmpeg's
+# libavformat/libavcodec/libavutil, zlib)
 # and pkg-config.
-packages=(libzmq3-dev libsndfile1-dev libsamplerate0-dev libsqlite3-dev libavformat-dev libavcodec-dev libavutil-dev zlib1g-dev pkg-config)
+packages=(libzmq3-dev libsndfile1-dev libsamplerate0-dev libsqlite3-dev libavformat-dev libavcodec-dev libavutil-dev zlib1g-dev libsoxr-dev pkg-config)
 # Tests and benchmarks: independent tools to make demo media and to compare against (sox, ffmpeg, rubberband),
 # a real browser to check the HTML report renders (chromium, headless), docker-compose to validate the
 # compose file (no Docker engine is needed for that), iproute2 and util-linux (ip netns, unshare) for the

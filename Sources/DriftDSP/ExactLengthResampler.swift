@@ -3,8 +3,8 @@ import DriftCore
 /// A processing stage that resamples its upstream to exactly `frameCount` frames.
 ///
 /// The ratio is target frames / input frames, computed from the two integers, so output frame k corresponds to
-/// input position k × input / target with no leading delay (libsamplerate's sinc converters compensate their own
-/// transport delay) and no drift left at the end. The converter is flushed at the end of input; its flushed total
+/// input position k × input / target with no leading delay (libsamplerate's sinc converters and libsoxr compensate
+/// their own transport delay) and no drift left at the end. The converter is flushed at the end of input; its flushed total
 /// is within a frame or two of the target (usually ceil, sometimes one more or one less), so the last few frames
 /// are trimmed, or padded by holding the last frame. A larger miss is an error, never padded over.
 public final class ExactLengthResampler: AudioSource {
@@ -17,7 +17,7 @@ public final class ExactLengthResampler: AudioSource {
     public let ratio: Double
 
     private let upstream: AudioSource
-    private let converter: Resampler
+    private let converter: any StreamConverter
     private let blockFrames: Int
     private let input: UnsafeMutablePointer<Float>
     private var inputStart = 0
@@ -27,9 +27,10 @@ public final class ExactLengthResampler: AudioSource {
     private var produced: Int64 = 0
     private var lastFrame: [Float]
 
-    /// Resamples `upstream` to `targetFrames` frames with the converter of `quality`.
+    /// Resamples `upstream` to `targetFrames` frames with `engine`'s converter of `quality`.
     public init(
-        upstream: AudioSource, targetFrames: Int64, quality: ResampleQuality, blockFrames: Int = 8192
+        upstream: AudioSource, targetFrames: Int64, quality: ResampleQuality, engine: ResampleEngine = .default,
+        blockFrames: Int = 8192
     ) throws(DSPError) {
         precondition(upstream.frameCount > 0 && targetFrames > 0, "resampling needs frames in and out")
         self.upstream = upstream
@@ -37,7 +38,13 @@ public final class ExactLengthResampler: AudioSource {
         self.frameCount = targetFrames
         self.ratio = Double(targetFrames) / Double(upstream.frameCount)
         self.blockFrames = blockFrames
-        self.converter = try Resampler(quality: quality, channelCount: upstream.channelCount, ratio: ratio)
+        switch engine {
+        case .libsamplerate:
+            converter = try Resampler(quality: quality, channelCount: upstream.channelCount, ratio: ratio)
+        case .soxr:
+            converter = try SoxrResampler(quality: quality, channelCount: upstream.channelCount,
+                                          inputFrames: upstream.frameCount, outputFrames: targetFrames)
+        }
         self.input = .allocate(capacity: blockFrames * upstream.channelCount)
         self.lastFrame = Array(repeating: 0, count: upstream.channelCount)
     }

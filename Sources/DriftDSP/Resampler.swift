@@ -13,10 +13,22 @@ public enum Resampling {
     }
 }
 
+/// A streaming converter: interleaved float frames in, a fixed ratio's worth out, its state kept across calls.
+protocol StreamConverter: AnyObject {
+    /// Converts from `input` (`inputFrames` frames) into `output` (room for `outputFrames` frames). With
+    /// `endOfInput`, the converter flushes its tail once the input is used up.
+    ///
+    /// - Returns: input frames consumed and output frames produced.
+    func process(
+        input: UnsafePointer<Float>?, inputFrames: Int, output: UnsafeMutablePointer<Float>, outputFrames: Int,
+        endOfInput: Bool
+    ) throws(DSPError) -> (used: Int, generated: Int)
+}
+
 /// A libsamplerate converter that keeps its filter state across blocks, so block joins are seamless.
 ///
 /// One converter per stream; not thread-safe.
-final class Resampler {
+final class Resampler: StreamConverter {
     private let state: OpaquePointer
     let channelCount: Int
     let ratio: Double
