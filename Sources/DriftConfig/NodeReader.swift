@@ -70,12 +70,13 @@ struct NodeReader {
                 configuration.maxAttempts = Int(attempts.numerator)
             case "method": policy.defaultMethod = try choice(value, key: full, as: RepairMethod.self)
             case "quality": policy.quality = try choice(value, key: full, as: ResampleQuality.self)
+            case "engine": policy.engine = try choice(value, key: full, as: ResampleEngine.self)
             case "rules":
                 policy.rules = []
                 for (index, item) in try sequence(value, key: full).enumerated() {
                     policy.rules.append(try rule(item, key: "\(full)[\(index)]"))
                 }
-            default: throw unknown(k, in: key, allowed: ["method", "quality", "rules", "max-attempts"])
+            default: throw unknown(k, in: key, allowed: ["method", "quality", "engine", "rules", "max-attempts"])
             }
         }
         configuration.repair = policy
@@ -85,17 +86,21 @@ struct NodeReader {
         var pattern: String?
         var method: RepairMethod?
         var reason: String?
+        var engine: ResampleEngine?
         for (k, value) in try mapping(node, key: key) {
             let full = "\(key).\(k.name)"
             switch k.name {
             case "match": pattern = try string(value, key: full)
             case "method": method = try choice(value, key: full, as: RepairMethod.self)
             case "reason": reason = try string(value, key: full)
-            default: throw unknown(k, in: key, allowed: ["match", "method", "reason"])
+            case "engine": engine = try choice(value, key: full, as: ResampleEngine.self)
+            default: throw unknown(k, in: key, allowed: ["match", "method", "engine", "reason"])
             }
         }
         guard let pattern, !pattern.isEmpty else { throw error(node, key: "\(key).match", "missing (a path pattern)") }
-        guard let method else { throw error(node, key: "\(key).method", "missing (resample or stretch)") }
-        return MethodRule(pattern: GlobPattern(pattern), method: method, reason: reason)
+        guard method != nil || engine != nil else {
+            throw error(node, key: "\(key).method", "missing (resample or stretch; or an engine: libsamplerate or soxr)")
+        }
+        return MethodRule(pattern: GlobPattern(pattern), method: method, reason: reason, engine: engine)
     }
 }

@@ -25,13 +25,17 @@ public struct MethodChoice: Sendable, Equatable, CustomStringConvertible {
 /// samples; stretch them".
 public struct MethodRule: Sendable, Equatable {
     public var pattern: GlobPattern
-    public var method: RepairMethod
+    /// The method for matching recordings; nil leaves the method to later rules or the default.
+    public var method: RepairMethod?
     public var reason: String?
+    /// The resampling engine for matching recordings; nil leaves it to later rules or the default.
+    public var engine: ResampleEngine?
 
-    public init(pattern: GlobPattern, method: RepairMethod, reason: String? = nil) {
+    public init(pattern: GlobPattern, method: RepairMethod?, reason: String? = nil, engine: ResampleEngine? = nil) {
         self.pattern = pattern
         self.method = method
         self.reason = reason
+        self.engine = engine
     }
 }
 
@@ -39,20 +43,30 @@ public struct MethodRule: Sendable, Equatable {
 public struct RepairPolicy: Sendable, Equatable {
     public var defaultMethod: RepairMethod
     public var quality: ResampleQuality
+    /// The resampling engine, unless a rule names another.
+    public var engine: ResampleEngine
     public var rules: [MethodRule]
 
-    public init(defaultMethod: RepairMethod = .resample, quality: ResampleQuality = .default, rules: [MethodRule] = []) {
+    public init(defaultMethod: RepairMethod = .resample, quality: ResampleQuality = .default,
+                engine: ResampleEngine = .default, rules: [MethodRule] = []) {
         self.defaultMethod = defaultMethod
         self.quality = quality
+        self.engine = engine
         self.rules = rules
     }
 
     /// The method for the recording at `path`.
     public func method(for path: String) -> MethodChoice {
         for rule in rules where rule.pattern.matches(path) {
+            guard let method = rule.method else { continue }
             let why = rule.reason.map { ": \($0)" } ?? ""
-            return MethodChoice(method: rule.method, reason: "config rule \"\(rule.pattern.text)\"\(why)")
+            return MethodChoice(method: method, reason: "config rule \"\(rule.pattern.text)\"\(why)")
         }
         return MethodChoice(method: defaultMethod, reason: defaultMethod == .resample ? "default" : "config default")
+    }
+
+    /// The resampling engine for the recording at `path`: the first matching rule that names one, else `engine`.
+    public func engine(for path: String) -> ResampleEngine {
+        rules.first { $0.engine != nil && $0.pattern.matches(path) }?.engine ?? engine
     }
 }

@@ -125,4 +125,15 @@ extension Journal {
             return states
         }
     }
+
+    /// Each job's resampling engine in a run, as stored (libsamplerate where none is named). For inspection and tests.
+    public func jobEngines(run: Int64) throws(JournalError) -> [Int: ResampleEngine] {
+        try access { db in
+            var engines: [Int: ResampleEngine] = [:]
+            for row in try JobRow.filter(Column("run") == run).fetchAll(db) {
+                engines[row.id] = row.engine.flatMap(ResampleEngine.init(rawValue:)) ?? .libsamplerate
+            }
+            return engines
+        }
+    }
 }

@@ -54,15 +54,17 @@ public struct JobFingerprints: Codable, Sendable, Equatable {
 
     /// Fingerprints of a pair to repair: its recording, its reference, and the plan (target, method, quality,
     /// output). Nil when an input cannot be read.
-    public init?(plan: PairPlan, quality: ResampleQuality) {
+    public init?(plan: PairPlan, quality: ResampleQuality, engine: ResampleEngine = .default) {
         guard let recordingPrint = FileFingerprint.of(path: plan.id.recording),
               let referencePrint = FileFingerprint.of(path: plan.reference) else { return nil }
-        self.init(recording: recordingPrint, reference: referencePrint, plan: Self.plan(of: plan, quality: quality))
+        self.init(recording: recordingPrint, reference: referencePrint, plan: Self.plan(of: plan, quality: quality, engine: engine))
     }
 
-    /// The plan as compared between nights: a change in any part means the output is stale.
-    public static func plan(of plan: PairPlan, quality: ResampleQuality) -> String {
-        let base = "\(plan.targetFrames ?? 0) frames, \(plan.method?.method.rawValue ?? "-"), \(quality.rawValue), \(plan.output ?? "-")"
+    /// The plan as compared between nights: a change in any part means the output is stale. libsamplerate, the
+    /// engine every earlier release used, is not named, so their outputs stay current.
+    public static func plan(of plan: PairPlan, quality: ResampleQuality, engine: ResampleEngine = .default) -> String {
+        let converter = quality.rawValue + (engine == .libsamplerate ? "" : " \(engine.rawValue)")
+        let base = "\(plan.targetFrames ?? 0) frames, \(plan.method?.method.rawValue ?? "-"), \(converter), \(plan.output ?? "-")"
         guard let content = plan.content else { return base }
         return base + ", content \(content.mode.rawValue) floor \(content.confidenceFloor) start \(content.start.rawValue) limit \(content.residualLimitMs) ms precision \(content.headerPrecisionMs) ms"
     }

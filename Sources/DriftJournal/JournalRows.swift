@@ -233,6 +233,8 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
     var method: String
     var methodReason: String
     var quality: String
+    /// The resampling engine; nil is libsamplerate (and every job before v6).
+    var engine: String?
     var noop: Bool
     /// The run key the job carries on the wire.
     var wireRun: Int64?
@@ -271,6 +273,7 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
         method = job.spec.method.rawValue
         methodReason = job.spec.methodReason
         quality = job.spec.quality.rawValue
+        engine = job.spec.engine?.rawValue
         noop = job.spec.noop
         wireRun = job.spec.run
         audioSeconds = job.audioSeconds
@@ -292,6 +295,10 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
         guard let method = RepairMethod(rawValue: method), let quality = ResampleQuality(rawValue: quality) else { return nil }
         var spec = JobSpec(id: id, attempt: 0, input: input, output: output, outputRoot: outputRoot, targetFrames: targetFrames,
                            method: method, methodReason: methodReason, quality: quality, noop: noop)
+        if let engine {
+            guard let known = ResampleEngine(rawValue: engine) else { return nil }
+            spec.engine = known
+        }
         spec.inputRoots = inputRoots.map { $0.isEmpty ? [] : $0.components(separatedBy: "\n") }
         spec.run = wireRun
         if content != nil {

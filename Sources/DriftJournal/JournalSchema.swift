@@ -214,6 +214,10 @@ extension Journal {
                 """)
             try DeviceRunRow.summariseSamples(db)
         }
+        migrator.registerMigration("v6 engine") { db in
+            // The resampling library of a job (NULL: libsamplerate, which every earlier job used).
+            try db.execute(sql: "ALTER TABLE job ADD COLUMN engine TEXT")
+        }
         return migrator
     }
 }

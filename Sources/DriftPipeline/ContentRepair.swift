@@ -20,6 +20,7 @@ public enum ContentRepair {
         /// What the headers alone would do.
         public var headers: HeaderPlan
         public var quality: ResampleQuality
+        public var engine: ResampleEngine = .default
         public var replacing: StagedOutput.Replacement
 
         public init(recording: String, reference: String, output: String?, policy: ContentPolicy, headers: HeaderPlan,
@@ -79,6 +80,7 @@ public enum ContentRepair {
         }
         var process = ProcessRequest(input: request.recording, output: output, target: nil, quality: request.quality,
                                      replacing: request.replacing)
+        process.engine = request.engine
         process.operations = operations
         // The sync proof, for a repair the sound planned: the written file against the reference, before it counts.
         let verified = Mutex<SyncVerification?>(nil)

@@ -16,6 +16,8 @@ public struct ProcessRequest: Sendable {
     /// How a length change is made, and why.
     public var method: MethodChoice
     public var quality: ResampleQuality
+    /// The resampling library (libsamplerate unless asked otherwise).
+    public var engine: ResampleEngine = .default
     public var edits: EditOperations
     /// Frames per block moved through the chain; memory use is proportional to it, not to the file.
     public var blockFrames: Int
@@ -149,7 +151,7 @@ public enum FileProcessor {
         var outputFormat = choice.format
         outputFormat.sampleRate = plan.outputRate
         outputFormat = outputFormat.forWriting(frames: plan.targetFrames)
-        let method = plan.summary + (plan.length == .none ? "" : qualityNote(plan, request.quality))
+        let method = plan.summary + (plan.length == .none ? "" : qualityNote(plan, request))
         var metadata = reader.metadata()
         if !plan.reverse, var bext = metadata.broadcastInfo {
             // The first sample is now `range.lowerBound` frames later in the day (earlier by any silence put before it).
@@ -200,7 +202,8 @@ public enum FileProcessor {
             break
         case .resample(let frames):
             source = try ExactLengthResampler(
-                upstream: source, targetFrames: frames, quality: request.quality, blockFrames: request.blockFrames)
+                upstream: source, targetFrames: frames, quality: request.quality, engine: request.engine,
+                blockFrames: request.blockFrames)
         case .stretch(let frames, let rateFrames):
             if frames != source.frameCount {
                 let ratio = Double(frames) / Double(source.frameCount)
@@ -210,7 +213,7 @@ public enum FileProcessor {
             }
             if let rateFrames {
                 source = try ExactLengthResampler(
-                    upstream: source, targetFrames: rateFrames, quality: request.quality,
+                    upstream: source, targetFrames: rateFrames, quality: request.quality, engine: request.engine,
                     blockFrames: request.blockFrames)
             }
         }
@@ -220,9 +223,11 @@ public enum FileProcessor {
         return source
     }
 
-    static func qualityNote(_ plan: ProcessingPlan, _ quality: ResampleQuality) -> String {
+    /// ", medium quality" (libsamplerate) or ", medium quality (soxr)" where a resampler ran.
+    static func qualityNote(_ plan: ProcessingPlan, _ request: ProcessRequest) -> String {
         switch plan.length {
-        case .resample, .stretch(_, .some): return ", \(quality.rawValue) quality"
+        case .resample, .stretch(_, .some):
+            return ", \(request.quality.rawValue) quality" + (request.engine == .libsamplerate ? "" : " (\(request.engine.rawValue))")
         default: return ""
         }
     }

@@ -44,7 +44,7 @@ enum MediaRepair {
             throw ProcessError(path: request.input, cause: "--reverse reads compressed audio backwards, which driftfix does not do; convert it to WAV or FLAC first")
         }
         let inputSummary = summary(reader.info, reader.stream)
-        let method = plan.summary + (plan.length == .none ? "" : FileProcessor.qualityNote(plan, request.quality))
+        let method = plan.summary + (plan.length == .none ? "" : FileProcessor.qualityNote(plan, request))
         let outputExtension = (request.output as NSString).pathExtension
         let type = request.outputType ?? FileType(extension: outputExtension)
         let staged = try StagedOutput(destination: request.output, protecting: request.input, replacing: request.replacing)

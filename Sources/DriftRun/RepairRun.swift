@@ -25,6 +25,8 @@ public final class RepairRun {
         public var configuration: Configuration
         /// Overrides the configuration's quality.
         public var quality: ResampleQuality?
+        /// Overrides the configuration's engine (and its rules) for every pair.
+        public var engine: ResampleEngine?
         /// How workers are reached: local processes, an endpoint, CURVE, timeouts.
         public var dispatch: DispatchSettings
         /// The journal file (absolute).
@@ -117,7 +119,7 @@ public final class RepairRun {
             prepared = try RunPreparation.prepare(journal: journal, options: RunPreparation.Options(
                 layout: RunPlanner.Layout(roots: settings.roots, outputRoot: settings.outputRoot),
                 configuration: configuration, quality: settings.quality ?? configuration.repair.quality,
-                resume: settings.resume, full: settings.full), logger: logger)
+                resume: settings.resume, full: settings.full, engine: settings.engine), logger: logger)
         } catch {
             let failure: RunError
             switch error {

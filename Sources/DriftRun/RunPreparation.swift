@@ -29,17 +29,26 @@ public enum RunPreparation {
         public var layout: RunPlanner.Layout
         public var configuration: Configuration
         public var quality: ResampleQuality
+        /// The resampling engine for every pair (`--engine`); nil: the configuration's, per its rules.
+        public var engine: ResampleEngine?
         /// true: must resume; false: never; nil: resume when there is an unfinished run.
         public var resume: Bool?
         /// Ignore earlier outputs: redo every pair that needs repair (and never resume).
         public var full: Bool
 
-        public init(layout: RunPlanner.Layout, configuration: Configuration, quality: ResampleQuality, resume: Bool?, full: Bool) {
+        public init(layout: RunPlanner.Layout, configuration: Configuration, quality: ResampleQuality, resume: Bool?, full: Bool,
+                    engine: ResampleEngine? = nil) {
             self.layout = layout
             self.configuration = configuration
             self.quality = quality
+            self.engine = engine
             self.resume = resume
             self.full = full
+        }
+
+        /// The engine for the recording at `path`: `--engine`, else the configuration's rules and default.
+        func engine(for path: String) -> ResampleEngine {
+            engine ?? configuration.repair.engine(for: path)
         }
     }
 
@@ -92,7 +101,7 @@ public enum RunPreparation {
         let previous = options.full ? [:] : try journal.outputs()
         var prints: [PairID: JobFingerprints] = [:]
         let plan = RunPlanner.plan(report, layout: options.layout, content: configuration.content) { pair in
-            let fingerprints = JobFingerprints(plan: pair, quality: options.quality)
+            let fingerprints = JobFingerprints(plan: pair, quality: options.quality, engine: options.engine(for: pair.id.recording))
             prints[pair.id] = fingerprints
             let verdict = IncrementalCheck.verdict(for: pair, prints: fingerprints, previous: previous[pair.id.recording])
             if case .stale(let reason) = verdict, previous[pair.id.recording] != nil {
@@ -108,8 +117,10 @@ public enum RunPreparation {
             let content = pair.content.flatMap { policy in
                 rows[pair.id.recording].map { ContentJob(pair: pair, row: $0, policy: policy, measureOnly: false) }
             }
-            guard let job = JobRecord(id: jobs.count + 1, plan: pair, quality: options.quality, outputRoot: outputRoot,
+            guard var job = JobRecord(id: jobs.count + 1, plan: pair, quality: options.quality, outputRoot: outputRoot,
                                       inputRoots: roots, run: key, content: content) else { continue }
+            let engine = options.engine(for: pair.id.recording)
+            job.spec.engine = engine == .libsamplerate ? nil : engine
             jobPrints[job.id] = prints[pair.id]
             jobs.append(job)
         }

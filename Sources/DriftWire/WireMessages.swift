@@ -101,6 +101,8 @@ public struct JobSpec: Codable, Sendable, Equatable {
     public var method: RepairMethod
     public var methodReason: String
     public var quality: ResampleQuality
+    /// The resampling library; nil (and absent from messages of earlier coordinators) is libsamplerate.
+    public var engine: ResampleEngine?
     /// A no-op job that exercises dispatch only (benchmarks): the worker answers at once.
     public var noop: Bool
     /// The coordinator's run (journal run id): a result is credited only to the run that leased it, so a result

@@ -71,8 +71,9 @@ enum ContentJobRunner {
             driftPPM: content.headerDriftPPM, recordingSeconds: content.recordingSeconds,
             referenceSeconds: content.referenceSeconds, referenceFrames: byLength ? job.targetFrames : nil,
             method: job.method, refusal: content.headersRefusal)
-        let request = ContentRepair.Request(recording: recordingPath, reference: referencePath, output: outputPath,
+        var request = ContentRepair.Request(recording: recordingPath, reference: referencePath, output: outputPath,
                                             policy: content.policy, headers: headers, quality: job.quality)
+        request.engine = job.engine ?? .default
         do {
             let outcome = try ContentRepair.run(request)
             let decision = outcome.decision

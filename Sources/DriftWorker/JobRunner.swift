@@ -57,9 +57,10 @@ public enum JobRunner {
         defer { pinned.close() }
         // Messages name the job's paths, not the descriptors.
         func shown(_ message: String) -> String { pinned.describe(message, input: job.input, output: job.output) }
-        let request = ProcessRequest(
+        var request = ProcessRequest(
             input: pinned.inputPath, output: pinned.outputPath, target: .frames(job.targetFrames),
             method: MethodChoice(method: job.method, reason: job.methodReason), quality: job.quality)
+        request.engine = job.engine ?? .default
         do {
             let result = try FileProcessor.run(request)
             let checksum = pinned.outputChecksum()

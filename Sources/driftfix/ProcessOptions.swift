@@ -7,6 +7,7 @@ import DriftPipeline
 import Foundation
 
 extension ResampleQuality: ExpressibleByArgument {}
+extension ResampleEngine: ExpressibleByArgument {}
 extension RepairMethod: ExpressibleByArgument {}
 extension FadeCurve: ExpressibleByArgument {}
 
@@ -56,7 +57,7 @@ struct TargetOptions: ParsableArguments {
     }
 }
 
-/// `--method`, `--tempo`, `--quality`, `--config`.
+/// `--method`, `--tempo`, `--quality`, `--engine`, `--config`.
 struct MethodOptions: ParsableArguments {
     @Option(help: "How to change the length: resample (restores pitch; default) or stretch (keeps pitch).")
     var method: RepairMethod?
@@ -66,6 +67,9 @@ struct MethodOptions: ParsableArguments {
 
     @Option(help: "Resampler quality: best, medium or fast (default: medium, or the config's).")
     var quality: ResampleQuality?
+
+    @Option(help: "Resampling library: libsamplerate (the default) or soxr (several times faster per core; default: the config's).")
+    var engine: ResampleEngine?
 
     @Option(help: ArgumentHelp("Configuration file (method rules, quality); default $DRIFTFIX_CONFIG if set.", valueName: "file"))
     var config: String?

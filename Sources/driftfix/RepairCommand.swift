@@ -47,6 +47,9 @@ struct RepairCommand: AsyncParsableCommand {
     @Option(help: "Resampler quality (default: the config's, else medium).")
     var quality: ResampleQuality?
 
+    @Option(help: "Resampling library for every pair: libsamplerate (the default) or soxr (several times faster per core); default: the config's repair.engine and rules.")
+    var engine: ResampleEngine?
+
     @Option(name: .customLong("max-attempts"), help: ArgumentHelp("Hand a job to workers at most this many times; a worker dying while running it uses one (default: the config's repair.max-attempts, 3).", valueName: "n"))
     var maxAttempts: Int?
 
@@ -78,6 +81,7 @@ struct RepairCommand: AsyncParsableCommand {
             journalPath: Paths.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot)))
         settings.dispatch = try dispatch.settings(configuration: configuration, configPath: config)
         settings.quality = quality
+        settings.engine = engine
         settings.resume = resume
         settings.full = full
         settings.metricsFile = metrics ?? configuration.journal.metricsFile

@@ -123,6 +123,29 @@ struct DurableRunTests {
         #expect(zip(outputs.map(identity), now).allSatisfy { $0 != $1 }, "--full rewrote every output")
     }
 
+    @Test("--engine soxr: workers repair every pair exactly, against the ideal; a kill -9 mid-dispatch resumes on the same engine; the engine is part of the plan, so switching back redoes the pairs once")
+    func soxrEngine() throws {
+        let tree = try RepairTree(drifted: 6, frames: 48_000, channels: 2, folders: 2)
+        let out = TemporaryFolder("driftfix-out")
+        let arguments = ["repair", tree.root.path, "--out", out.path, "--workers", "2", "--heartbeat", "0.5"]
+        let crashed = try Background(arguments + ["--engine", "soxr"], environment: ["DRIFTFIX_FAILPOINT": "result:2"])
+        #expect(crashed.wait(seconds: 120).signaled)
+        _ = waitUntil(seconds: 20) { localWorkers(of: crashed.pid).isEmpty }
+        // Resumed without --engine: the stored plan keeps soxr.
+        let resumed = try driftfix(arguments)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        try expectRepaired(tree, out: out.path, "soxr")
+        let journal = try Journal(path: Journal.defaultPath(outputRoot: out.path), readOnly: true)
+        let engines = try journal.jobEngines(run: 1)
+        #expect(engines.count == 6 && engines.values.allSatisfy { $0 == .soxr }, "every job of the run was a soxr job: \(engines)")
+        // The next night without --engine (libsamplerate): the plan changed, so every pair is redone once.
+        let switched = try driftfix(arguments)
+        #expect(switched.stdout.contains("6 repaired, 0 unchanged"), "\(switched.stdout)")
+        let again = try driftfix(arguments)
+        #expect(again.stdout.contains("0 repaired, 6 unchanged"), "\(again.stdout)")
+        try expectRepaired(tree, out: out.path, "libsamplerate after soxr")
+    }
+
     @Test("a journal in use, damaged, or on a full disk: one clear line, exit 1, nothing written; resumable afterwards")
     func journalFailures() throws {
         let tree = try RepairTree(drifted: 3)

@@ -177,6 +177,28 @@ struct ScanConfigurationTests {
         #expect(c.drift.clockDriftLimitPPM == 500)
     }
 
+    @Test("repair.engine and per-rule engines: the first matching rule that names an engine decides")
+    func engines() throws {
+        let yaml = """
+            repair:
+              engine: soxr
+              rules:
+                - match: "**/archive/**"
+                  engine: libsamplerate
+                  reason: "bit-for-bit with last year's repairs"
+                - match: "**/handheld/**"
+                  method: stretch
+            """
+        let policy = try Configuration.parse(yaml, path: "c.yaml").repair
+        #expect(policy.engine == .soxr)
+        #expect(policy.engine(for: "/m/archive/t.wav") == .libsamplerate)
+        #expect(policy.engine(for: "/m/handheld/t.wav") == .soxr && policy.method(for: "/m/handheld/t.wav").method == .stretch)
+        #expect(policy.method(for: "/m/archive/t.wav").method == .resample, "a rule naming only an engine leaves the method")
+        #expect(try Configuration.parse("", path: "c.yaml").repair.engine == .libsamplerate)
+        #expect(throws: ConfigurationError.self) { try Configuration.parse("repair:\n  engine: sox\n", path: "c.yaml") }
+        #expect(throws: ConfigurationError.self) { try Configuration.parse("repair:\n  rules:\n    - match: x\n", path: "c.yaml") }
+    }
+
     @Test("scan.device: one source, or a list of path templates, patterns and metadata fields, in order")
     func device() throws {
         let single = try Configuration.parse("scan:\n  device: \"{1}\"\n", path: "c.yaml")
