@@ -4,9 +4,10 @@
 #
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
-#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (resample stretch quality aac content scan
-#                                fleet dispatch repair chaos compare; default: all)
+#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (engines resample stretch quality aac content
+#                                scan fleet dispatch repair chaos compare; default: all)
 #   BENCH_FLEET_DEVICES=500 BENCH_FLEET_TAKES=40 BENCH_FLEET_NIGHTS=5   the fleet section's size (100,000 pairs)
+#   BENCH_ENGINE_SECONDS="600 3600"   the engines section's file lengths
 #   BENCH_CHAOS_SEEDS="1 2 3" BENCH_CHAOS_FILES=60   the chaos nights' seeds and size
 #   BENCH_BASELINE=REV scripts/bench.sh   also build revision REV in a worktree and measure journalled dispatch and
 #                                the 24 x 60 s repair for REV and for this tree, interleaved, in the same run
@@ -20,7 +21,7 @@ bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
 mkdir -p "$work"
-sections=" ${BENCH_SECTIONS:-resample stretch quality aac content scan fleet dispatch repair chaos compare} "
+sections=" ${BENCH_SECTIONS:-engines resample stretch quality aac content scan fleet dispatch repair chaos compare} "
 want() { [[ "$sections" == *" $1 "* ]]; }
 input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
@@ -41,6 +42,64 @@ measure() {  # measure LABEL COMMAND... → "LABEL xRT peakMiB"
     awk -v l="$label" -v s="$seconds" -v w="$wall" -v r="$rss" \
         'BEGIN { printf "%-34s %9.1f %11.1f\n", l, s / w, r / 1024 }'
 }
+
+if want engines; then
+# One core for everything (taskset), files on tmpfs when there is one (the CPU cost, not the disk's), each command
+# three times, the median; SNR against the analytically known ideal over the whole file (driftfix-bench snr: a
+# timing error counts as noise), and the lag left at the start and at the end.
+scratch=$work; [[ -d /dev/shm && -w /dev/shm ]] && scratch=$(mktemp -d /dev/shm/driftfix-bench.XXXXXX)
+one=(taskset -c 0)
+median3() {  # median3 COMMAND...: median wall seconds and the peak RSS (MiB) of three runs
+    local walls=() rss=0
+    for _ in 1 2 3; do
+        /usr/bin/time -o "$work/time.txt" -f "%e %M" "$@" >/dev/null 2>"$work/stderr.txt" || { cat "$work/stderr.txt" >&2; return 1; }
+        read -r w r < <(tail -1 "$work/time.txt"); walls+=("$w"); (( r > rss )) && rss=$r
+    done
+    echo "$(printf "%s\n" "${walls[@]}" | sort -g | sed -n 2p) $((rss / 1024))"
+}
+for len in ${BENCH_ENGINE_SECONDS:-600 3600}; do
+    src="$scratch/engines-$len.wav"
+    "$bin/driftfix-bench" generate "$src" --seconds "$len"
+    n=$((len * 48000)); t=$(awk -v n="$n" 'BEGIN { printf "%.0f", n * 0.999869 }')
+    factor=$(awk -v n="$n" -v t="$t" 'BEGIN { printf "%.15f", n / t }')
+    echo
+    echo "## Resampling engines on one core: $len s, 48 kHz stereo 24-bit WAV, -131 ppm ($n -> $t frames); median of 3"
+    printf "%-48s %8s %7s %9s %8s %10s %10s %6s\n" "command" "xRT" "x sox" "peak MiB" "SNR dB" "lag start" "lag end" "off"
+    declare -A wall=()
+    row() {  # row LABEL OUTPUT COMMAND...
+        local label=$1 out=$2; shift 2
+        rm -f "$out"
+        read -r w m < <(median3 "$@")
+        wall[$label]=$w
+        read -r snr l0 l1 off < <("$bin/driftfix-bench" snr "$out" --input-frames "$n" --target-frames "$t")
+        printf "%-48s %8.0f %7s %9s %8s %10s %10s %6s\n" "$label" "$(awk -v s="$len" -v w="$w" 'BEGIN { print s / w }')" \
+            "$(awk -v a="${wall[sox speed]:-0}" -v w="$w" 'BEGIN { if (a > 0) printf "%.2f", a / w; else print "-" }')" "$m" "$snr" "$l0" "$l1" "$off"
+        rm -f "$out"
+    }
+    row "sox speed" "$scratch/o.wav" "${one[@]}" sox "$src" "$scratch/o.wav" speed "$factor"
+    for q in fast medium best; do
+        row "driftfix process --engine soxr --quality $q" "$scratch/o.wav" "${one[@]}" "$bin/driftfix" process "$src" "$scratch/o.wav" --to-frames "$t" --engine soxr --quality "$q" -q -y
+    done
+    row "driftfix process --engine libsamplerate (medium)" "$scratch/o.wav" "${one[@]}" "$bin/driftfix" process "$src" "$scratch/o.wav" --to-frames "$t" -q -y
+    if command -v ffmpeg >/dev/null; then
+        for r in swr soxr; do
+            row "ffmpeg asetrate/aresample exact ($r)" "$scratch/o.wav" "${one[@]}" ffmpeg -nostdin -loglevel error -y -i "$src" \
+                -af "asetrate=1000000,aresample=999869:resampler=$r,asetrate=48000" -c:a pcm_s24le "$scratch/o.wav"
+        done
+    fi
+    raw_len=$(( len < 600 ? len : 600 ))
+    for e in libsamplerate soxr; do
+        raws=(); for _ in 1 2 3; do raws+=("$("${one[@]}" "$bin/driftfix-bench" raw "$src" --seconds "$raw_len" --engine "$e" --quality medium)"); done
+        raw=$(printf "%s\n" "${raws[@]}" | sort -g | sed -n 2p)
+        label="driftfix process --engine $e --quality medium"; [[ $e == libsamplerate ]] && label="driftfix process --engine libsamplerate (medium)"
+        echo "$e medium converter alone (in memory, first $raw_len s): $raw xRT; the pipeline runs at $(awk -v s="$len" -v w="${wall[$label]}" -v r="$raw" 'BEGIN { printf "%.2f", s / w / r }')x of it"
+    done
+    rm -f "$src"
+done
+[[ "$scratch" != "$work" ]] && rm -rf "$scratch"
+echo "xRT: seconds of audio per wall second on one core. SNR: against the ideal signal over the whole file. lag: frames"
+echo "behind the ideal over the first and last 10 s. off: frames off the exact target length."
+fi
 
 if want resample; then
 echo

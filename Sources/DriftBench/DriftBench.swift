@@ -20,12 +20,16 @@ struct DriftBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "driftfix-bench",
         abstract: "Benchmark helpers for driftfix (used by scripts/bench.sh).",
-        subcommands: [Generate.self, ContentPair.self, ContentAccuracy.self, Raw.self, Signal.self, Distance.self, Stretch.self, Tree.self, Fleet.self, JournalFill.self, Dispatch.self, Chaos.self, MediaShares.self]
+        subcommands: [Generate.self, ResampledSNR.self, ContentPair.self, ContentAccuracy.self, Raw.self, Signal.self, Distance.self, Stretch.self, Tree.self, Fleet.self, JournalFill.self, Dispatch.self, Chaos.self, MediaShares.self]
     )
 }
 
 /// Writes a long multi-tone recording quickly (phasor rotation, exact phase at each block start).
 struct Generate: ParsableCommand {
+    /// The tones (cycles per sample, amplitude); channel c carries tone t at full amplitude when c and t have the same
+    /// parity, at half otherwise.
+    static let tones: [(cycles: Double, amplitude: Double)] = [(0.0092, 0.2), (0.0257, 0.15), (0.0731, 0.1), (0.2113, 0.05)]
+
     static let configuration = CommandConfiguration(abstract: "Write a multi-tone test recording.")
 
     @Argument(help: "Output file (WAV).")
@@ -42,7 +46,7 @@ struct Generate: ParsableCommand {
         let writer = try AudioFileWriter(path: output, format: format, metadata: AudioMetadata())
         let total = Int64(seconds) * Int64(rate)
         let block = 65_536
-        let tones: [(cycles: Double, amplitude: Double)] = [(0.0092, 0.2), (0.0257, 0.15), (0.0731, 0.1), (0.2113, 0.05)]
+        let tones = Self.tones
         var buffer = [Float](repeating: 0, count: block * channels)
         var position: Int64 = 0
         while position < total {
@@ -80,9 +84,12 @@ struct Raw: ParsableCommand {
     var ratio: String = "0.999869"
     @Option(help: "Converter quality.")
     var quality: String = "medium"
+    @Option(help: "libsamplerate or soxr.")
+    var engine: String = "libsamplerate"
 
     func run() throws {
         guard let quality = ResampleQuality(rawValue: quality) else { throw ValidationError("bad quality") }
+        guard let engine = ResampleEngine(rawValue: engine) else { throw ValidationError("bad engine") }
         let reader = try AudioFileReader(path: input)
         let frames = Int(min(reader.frameCount, Int64(seconds * reader.format.sampleRate)))
         let channels = reader.channelCount
@@ -97,7 +104,7 @@ struct Raw: ParsableCommand {
         }
         let source = MemoryAudioSource(samples, channels: channels)
         let target = try Rational(parsing: ratio).multipliedRounded(by: Int64(frames)) ?? Int64(frames)
-        let stage = try ExactLengthResampler(upstream: source, targetFrames: target, quality: quality)
+        let stage = try ExactLengthResampler(upstream: source, targetFrames: target, quality: quality, engine: engine)
         let block = 8192
         let out = UnsafeMutablePointer<Float>.allocate(capacity: block * channels)
         defer { out.deallocate() }
