@@ -155,7 +155,7 @@ extension Journal {
         return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && !isFolder.boolValue
     }
 
-    /// Drift samples are kept for this many runs (about 20 bytes per recording and run).
+    /// Drift samples are kept for this many runs (about 25 bytes per recording and run).
     public static let measurementRunsKept = 1000
 
     /// Keeps the journal from growing night after night: finished runs older than the newest `keepRuns` lose their

@@ -100,7 +100,11 @@ extension Journal {
                 processingSeconds = ?, error = ?, measuredBy = ?, content = ?, executed = ?, contentNote = ?
                 WHERE run = ? AND recording = ?
                 """)
-            let ids = try NameTable.intern(db, report.pairs.lazy.map(\.recording))
+            // The run's recordings were named when its plan was stored.
+            var ids: [String: Int64] = [:]
+            for (id, text) in try NameTable.texts(db, idsFrom: "SELECT recording FROM pair WHERE run = ?", arguments: [run]) {
+                ids[text] = id
+            }
             for row in report.pairs {
                 try update.execute(arguments: [row.outcome?.rawValue, row.output, row.outputFrames, row.checksum, row.attempts,
                                                row.worker, row.processingSeconds, row.error, row.measuredBy.rawValue,

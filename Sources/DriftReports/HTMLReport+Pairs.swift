@@ -61,8 +61,11 @@ extension HTMLReport {
     static func pairSection(_ report: ScanReport) -> String {
         guard !report.pairs.isEmpty else { return "" }
         let json = PairTableData(report.pairs).json()
-        guard let packed = Gzip.compress(json) else { return "" }
         var html = "<section id=\"all-pairs\"><h2>All pairs (\(report.pairs.count))</h2>"
+        guard let packed = Gzip.compress(json) else {
+            // zlib failed (out of memory): say where the pairs are rather than leave the section out unexplained.
+            return html + "<p class=\"hint\">The pair table could not be compressed into this page; every pair is in report.json and report.csv.</p></section>\n"
+        }
         html += "<div class=\"pager\"><input id=\"pairs-filter\" type=\"search\" placeholder=\"Filter: path, device, cause, note…\">"
         html += "<button id=\"pairs-prev\">‹</button><span id=\"pairs-info\" class=\"hint\">unpacking…</span><button id=\"pairs-next\">›</button></div>"
         html += "<div class=\"scroll\"><table id=\"pairs\" data-total=\"\(report.pairs.count)\"><thead><tr>"
