@@ -99,11 +99,40 @@ public final class MediaRewriter: AudioSink {
     ///   - encoderName: another encoder than the input codec's (`--format` choices); nil keeps the codec.
     /// - Throws: `AudioError` naming the destination and the cause (a container that cannot hold the codec exactly,
     ///   a missing encoder, a write error).
-    public init(input inputPath: String, replacing: [Replacement], path: String, displayPath: String,
-                encoderName: String? = nil) throws(AudioError) {
+    public convenience init(input inputPath: String, replacing: [Replacement], path: String, displayPath: String,
+                            encoderName: String? = nil) throws(AudioError) {
+        try self.init(input: inputPath, replacing: replacing, target: .create(path: path, displayPath: displayPath),
+                      encoderName: encoderName)
+    }
+
+    /// Writes `staged`'s temporary file (created and locked by it) as `input` with the audio streams `replacing`
+    /// replaced; the staged output's destination chooses the container.
+    public convenience init(input inputPath: String, replacing: [Replacement], staged: StagedOutput,
+                            encoderName: String? = nil) throws(AudioError) {
+        try self.init(input: inputPath, replacing: replacing, target: .staged(staged), encoderName: encoderName)
+    }
+
+    /// Where the new file goes: a new file at a path, or a staged output's temporary file.
+    private enum Target {
+        case create(path: String, displayPath: String)
+        case staged(StagedOutput)
+    }
+
+    private init(input inputPath: String, replacing: [Replacement], target: Target, encoderName: String?) throws(AudioError) {
         precondition(!replacing.isEmpty, "at least one stream to replace")
+        let path: String
+        let ownsName: Bool
+        switch target {
+        case .create(let newPath, let displayPath):
+            path = newPath
+            self.displayPath = displayPath
+            ownsName = true
+        case .staged(let staged):
+            path = staged.temporaryPath
+            displayPath = staged.destination
+            ownsName = false
+        }
         self.path = path
-        self.displayPath = displayPath
         input = try Demuxer(path: inputPath)
         var plans: [MediaOutputPlan] = []
         for replacement in replacing {
@@ -115,14 +144,19 @@ public final class MediaRewriter: AudioSink {
         }
         plan = plans[0]
 
-        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw AudioError(path: displayPath, cause: AudioFileWriter.cause(forErrno: errno)) }
+        let fd: Int32
+        if case .staged(let staged) = target {
+            fd = try staged.writableDescriptor()
+        } else {
+            fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw AudioError(path: displayPath, cause: AudioFileWriter.cause(forErrno: errno)) }
+        }
         descriptor = fd
         var context: UnsafeMutablePointer<AVFormatContext>?
         let allocated = avformat_alloc_output_context2(&context, nil, plan.muxer, path)
         guard allocated >= 0, let context else {
             Glibc.close(fd)
-            unlink(path)
+            if ownsName { unlink(path) }
             throw AudioError(path: displayPath, cause: .unsupported("no \(plan.muxer) muxer in this FFmpeg build"))
         }
         output = context
@@ -131,7 +165,7 @@ public final class MediaRewriter: AudioSink {
         } catch {
             avformat_free_context(context)
             Glibc.close(fd)
-            unlink(path)
+            if ownsName { unlink(path) }
             throw error
         }
     }

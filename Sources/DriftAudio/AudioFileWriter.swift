@@ -26,16 +26,31 @@ public final class AudioFileWriter: AudioSink {
 
     /// Creates `path` (which must not exist) with `format`, and writes `metadata` before any audio, as FLAC and
     /// Ogg require.
-    public init(path: String, displayPath: String? = nil, format: AudioFormat, metadata: AudioMetadata) throws(AudioError) {
-        self.path = path
-        self.displayPath = displayPath ?? path
-        self.format = format
-        self.metadata = metadata
+    public convenience init(path: String, displayPath: String? = nil, format: AudioFormat, metadata: AudioMetadata) throws(AudioError) {
         let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             let code = errno
             throw AudioError(path: displayPath ?? path, cause: AudioFileWriter.cause(forErrno: code))
         }
+        try self.init(descriptor: fd, path: path, displayPath: displayPath ?? path, format: format, metadata: metadata,
+                      removeOnFailure: true)
+    }
+
+    /// Writes the staged output's temporary file (created and locked by `staged`, which also deletes it if the
+    /// output is never committed).
+    public convenience init(staged: StagedOutput, format: AudioFormat, metadata: AudioMetadata) throws(AudioError) {
+        let fd = try staged.writableDescriptor()
+        try self.init(descriptor: fd, path: staged.temporaryPath, displayPath: staged.destination, format: format,
+                      metadata: metadata, removeOnFailure: false)
+    }
+
+    /// Writes through `fd` (owned from here on), the file at `path`.
+    private init(descriptor fd: Int32, path: String, displayPath: String, format: AudioFormat, metadata: AudioMetadata,
+                 removeOnFailure: Bool) throws(AudioError) {
+        self.path = path
+        self.displayPath = displayPath
+        self.format = format
+        self.metadata = metadata
         descriptor = fd
         var info = SF_INFO()
         info.samplerate = Int32(format.sampleRate)
@@ -43,14 +58,14 @@ public final class AudioFileWriter: AudioSink {
         info.format = format.formatCode
         guard sf_format_check(&info) == SF_TRUE else {
             Glibc.close(fd)
-            unlink(path)
-            throw AudioError(path: self.displayPath, cause: .unsupported("libsndfile cannot write \(format)"))
+            if removeOnFailure { unlink(path) }
+            throw AudioError(path: displayPath, cause: .unsupported("libsndfile cannot write \(format)"))
         }
         guard let handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) else {
             // A failed open has closed the descriptor already.
             let failure = SndFile.lastError(nil)
-            unlink(path)
-            throw AudioError(path: self.displayPath, cause: .writeFailed(failure.text))
+            if removeOnFailure { unlink(path) }
+            throw AudioError(path: displayPath, cause: .writeFailed(failure.text))
         }
         self.handle = handle
         SndFile.setClipping(handle)

@@ -8,6 +8,9 @@ import Glibc
 /// is refused before any work, and checked again atomically at the rename (`renameat2` with `RENAME_EXCHANGE`, the
 /// displaced entry inspected and put back if it is not a regular file). The temporary file is deleted when the
 /// output is dropped uncommitted, and - once `removeOnSignals` is installed - when the process dies of a signal.
+///
+/// The temporary file is created here, exclusively, and locked (`flock`) until it is renamed or deleted: the lock is
+/// how sweeps tell a live writer from a dead one (`WriterLock`). Writers write it through `writableDescriptor()`.
 public final class StagedOutput {
     /// What the destination may already be.
     public enum Replacement: Sendable {
@@ -24,6 +27,8 @@ public final class StagedOutput {
     private let replacement: Replacement
     private var committed = false
     private var cleanupSlot: Int32
+    /// Holds the writer's lock on the temporary file; -1 once committed.
+    private var lockDescriptor: Int32
 
     /// Prepares to write `destination`.
     ///
@@ -50,16 +55,43 @@ public final class StagedOutput {
             throw AudioError(path: destination, cause: .destinationNotWritable(FileChecks.errnoText(errno)))
         }
         try StagedOutput.checkReplaceable(destination, replacement)
-        let tag = String(UInt32.random(in: 0...UInt32.max), radix: 16)
         let host = TemporaryName.hostTag
-        temporaryPath = folder + "/" + TemporaryName.make(for: name, host: host, pid: getpid(), tag: tag)
-        cleanupSlot = driftfix_cleanup_add(temporaryPath)
         StagedOutput.removeStale(folder: folder, name: name, host: host)
+        var attempts = 0
+        while true {
+            let tag = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+            let path = folder + "/" + TemporaryName.make(for: name, host: host, pid: getpid(), tag: tag)
+            switch WriterLock.create(path) {
+            case .success(let descriptor):
+                temporaryPath = path
+                lockDescriptor = descriptor
+            case .failure(let error) where (error.code == EEXIST || error.code == EAGAIN) && attempts < 16:
+                attempts += 1  // a name taken by chance, or swept before it was locked: another name
+                continue
+            case .failure(let error):
+                throw AudioError(path: destination, cause: AudioFileWriter.cause(forErrno: error.code))
+            }
+            break
+        }
+        cleanupSlot = driftfix_cleanup_add(temporaryPath)
     }
 
     deinit {
         if !committed { discard() }
         driftfix_cleanup_remove(cleanupSlot)
+        // Released last, so the file is never seen unlocked while it still has its name.
+        if lockDescriptor >= 0 { close(lockDescriptor) }
+    }
+
+    /// A new descriptor for writing the temporary file (the caller closes it). The lock stays with this output, so
+    /// closing the writer's descriptor does not release it: the file stays claimed through verification and commit.
+    public func writableDescriptor() throws(AudioError) -> Int32 {
+        guard !committed, lockDescriptor >= 0 else {
+            preconditionFailure("the staged output \(destination) is already committed")
+        }
+        let copy = fcntl(lockDescriptor, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0 else { throw AudioError(path: destination, cause: AudioFileWriter.cause(forErrno: errno)) }
+        return copy
     }
 
     /// Installs signal handlers that delete every pending temporary file before the process dies of the signal.
@@ -87,18 +119,16 @@ public final class StagedOutput {
         }
     }
 
-    /// Deletes temporary files for the same destination left by a process of this machine that no longer runs
-    /// (a worker killed mid-job): they can never be completed, and nobody else would clean them up.
+    /// Deletes temporary files for the same destination left by writers of this machine that are gone (a worker
+    /// killed mid-job): they can never be completed, and nobody else would clean them up.
     static func removeStale(folder: String, name: String, host: String) {
         guard let directory = opendir(folder) else { return }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let entryName = StaleTemporaryFiles.entryName(entry)
             guard let parsed = TemporaryName(parsing: entryName), parsed.destinationName == name,
-                  parsed.host == host, parsed.pid != getpid(), !TemporaryName.isAlive(parsed.pid) else { continue }
-            unlink(folder + "/" + entryName)
+                  parsed.host == host else { continue }
+            _ = StaleTemporaryFiles.removeIfAbandoned(folder + "/" + entryName, writer: parsed, otherHostGone: false)
         }
     }
 
@@ -113,6 +143,8 @@ public final class StagedOutput {
         committed = true
         driftfix_cleanup_remove(cleanupSlot)
         cleanupSlot = -1
+        close(lockDescriptor)
+        lockDescriptor = -1
         // The rename is only durable once the folder entry is on disk.
         let folderFD = open(StagedOutput.split(destination).folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderFD >= 0 {

@@ -48,10 +48,4 @@ public struct TemporaryName: Equatable, Sendable {
         self.host = String(host)
         self.pid = pid
     }
-
-    /// Whether a process with this pid runs on this machine (a pid reused by another process counts as alive: its
-    /// files are left alone).
-    public static func isAlive(_ pid: Int32) -> Bool {
-        kill(pid, 0) == 0 || errno != ESRCH
-    }
 }

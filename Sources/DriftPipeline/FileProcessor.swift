@@ -163,8 +163,7 @@ public enum FileProcessor {
             history: codingHistory(format: outputFormat, method: method, from: reader.frameCount, to: plan.targetFrames))
 
         let source = try chain(plan, reader: reader, request: request)
-        let writer = try AudioFileWriter(
-            path: staged.temporaryPath, displayPath: request.output, format: outputFormat, metadata: metadata)
+        let writer = try AudioFileWriter(staged: staged, format: outputFormat, metadata: metadata)
         try pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
         try writer.close()
 
@@ -175,8 +174,7 @@ public enum FileProcessor {
                 path: request.output,
                 cause: "verification failed: " + verification.mismatches.joined(separator: "; "))
         }
-        try request.beforeCommit?(staged.temporaryPath)
-        try staged.commit()
+        try commit(staged, request)
         return ProcessResult(
             input: request.input, output: request.output, inputFormat: FormatSummary(reader.format),
             outputFormat: FormatSummary(outputFormat),
@@ -230,6 +228,14 @@ public enum FileProcessor {
             return ", \(request.quality.rawValue) quality" + (request.engine == .libsamplerate ? "" : " (\(request.engine.rawValue))")
         default: return ""
         }
+    }
+
+    /// Puts a verified output in place: the request's last check, then the rename.
+    static func commit(_ staged: StagedOutput, _ request: ProcessRequest) throws {
+        // Crash and stall injection between a verified temporary file and its rename (the sweep tests).
+        Failpoint.hit("commit")
+        try request.beforeCommit?(staged.temporaryPath)
+        try staged.commit()
     }
 
     /// Moves blocks from `source` to `writer` until the source ends, writing on a thread of its own so the

@@ -58,8 +58,7 @@ enum MediaRepair {
             var format = choice.format
             format.sampleRate = plan.outputRate
             format = format.forWriting(frames: plan.targetFrames)
-            let writer = try AudioFileWriter(path: staged.temporaryPath, displayPath: request.output, format: format,
-                                             metadata: metadata(from: reader.info))
+            let writer = try AudioFileWriter(staged: staged, format: format, metadata: metadata(from: reader.info))
             try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
             try writer.close()
             let verification = try AudioFileVerifier.verify(path: staged.temporaryPath, expectedFrames: plan.targetFrames,
@@ -67,8 +66,7 @@ enum MediaRepair {
             guard verification.passed else {
                 throw ProcessError(path: request.output, cause: "verification failed: " + verification.mismatches.joined(separator: "; "))
             }
-            try request.beforeCommit?(staged.temporaryPath)
-            try staged.commit()
+            try FileProcessor.commit(staged, request)
             return ProcessResult(
                 input: request.input, output: request.output, inputFormat: inputSummary, outputFormat: FormatSummary(format),
                 inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count), outputFrames: verification.foundFrames,
@@ -95,8 +93,7 @@ enum MediaRepair {
                 further.append((other.index, try FileProcessor.chain(otherPlan, reader: otherReader, request: request)))
             }
         }
-        let writer = try MediaRewriter(input: request.input, replacing: replacements, path: staged.temporaryPath,
-                                       displayPath: request.output)
+        let writer = try MediaRewriter(input: request.input, replacing: replacements, staged: staged)
         for (stream, chain) in further { writer.attach(chain, toStream: stream) }
         try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
         try writer.close()
@@ -108,8 +105,7 @@ enum MediaRepair {
         guard outcome.passed else {
             throw ProcessError(path: request.output, cause: "verification failed: " + outcome.mismatches.joined(separator: "; "))
         }
-        try request.beforeCommit?(staged.temporaryPath)
-        try staged.commit()
+        try FileProcessor.commit(staged, request)
         var notes: [String] = []
         if writer.plan.lossy {
             notes.append("\(writer.plan.codec) re-encoded: one more generation of lossy coding")

@@ -115,7 +115,7 @@ public final class RepairRun {
         let prepared: PreparedRun
         do {
             journal = try Journal(path: settings.journalPath)
-            sweep(journal)
+            sweep(journal, closing: false)
             prepared = try RunPreparation.prepare(journal: journal, options: RunPreparation.Options(
                 layout: RunPlanner.Layout(roots: settings.roots, outputRoot: settings.outputRoot),
                 configuration: configuration, quality: settings.quality ?? configuration.repair.quality,
@@ -150,14 +150,21 @@ public final class RepairRun {
             throw .security("\(error)")
         }
         observer?.finished()
+        // Writers that died during the night and were not cleaned up when their lease ended (a local worker started
+        // by hand that was hung then killed, the workers of a killed coordinator that outlived its restart).
+        sweep(journal, closing: true)
         return finish(prepared: prepared, store: store, result: result, journal: journal, started: started)
     }
 
-    /// Deletes what driftfix processes that died with an earlier run left under the output root.
-    private func sweep(_ journal: Journal) {
+    /// Deletes what writers that are gone left under the output root: at the start, those of earlier runs; at the
+    /// close, those that died during this one.
+    private func sweep(_ journal: Journal, closing: Bool) {
         let swept = StaleTemporaryFiles.sweep(root: settings.outputRoot, otherHostsBefore: try? journal.oldestOpenLease())
         if !swept.removed.isEmpty {
-            logger.notice("removed \(swept.removed.count) temporary file\(swept.removed.count == 1 ? "" : "s") left under \(settings.outputRoot) by driftfix processes that no longer run")
+            let files = "\(swept.removed.count) temporary file\(swept.removed.count == 1 ? "" : "s")"
+            logger.notice(closing
+                ? "removed \(files) left under \(settings.outputRoot) by writers that died during this run"
+                : "removed \(files) left under \(settings.outputRoot) by driftfix processes that no longer run")
         }
         for path in swept.kept { logger.info("\(path): kept: its writer may still be running") }
         for (path, reason) in swept.failed { logger.warning("\(path): cannot remove this leftover temporary file (\(reason))") }

@@ -5,13 +5,16 @@ import Synchronization
 
 /// Crash injection for the crash-and-resume tests: with `DRIFTFIX_FAILPOINT=NAME:N` in the environment, the N-th
 /// time the process passes the point NAME it kills itself with SIGKILL (no clean-up, no flush: a real crash at a
-/// known place). Without the variable a point costs one comparison.
+/// known place). `NAME:N:stop` stops it with SIGSTOP instead (a hung process: alive, holding what it holds, silent),
+/// for the test to kill later. Without the variable a point costs one comparison.
 public enum Failpoint {
-    private static let armed: (name: String, count: Int)? = {
+    private static let armed: (name: String, count: Int, signal: Int32)? = {
         guard let raw = getenv("DRIFTFIX_FAILPOINT").map({ String(cString: $0) }) else { return nil }
-        let parts = raw.split(separator: ":", maxSplits: 1)
+        let parts = raw.split(separator: ":", maxSplits: 2)
         guard let name = parts.first else { return nil }
-        return (String(name), parts.count == 2 ? Int(parts[1]) ?? 1 : 1)
+        let count = parts.count >= 2 ? Int(parts[1]) ?? 1 : 1
+        let signal = parts.count == 3 && parts[2] == "stop" ? SIGSTOP : SIGKILL
+        return (String(name), count, signal)
     }()
     private static let passes = Mutex(0)
 
@@ -22,6 +25,8 @@ public enum Failpoint {
             value += 1
             return value
         }
-        if count == armed.count { kill(getpid(), SIGKILL) }
+        // raise(): directed at this thread, so it stops here and now (a process-directed SIGSTOP is taken by another
+        // thread, and this one runs on for a few instructions first).
+        if count == armed.count { raise(armed.signal) }
     }
 }

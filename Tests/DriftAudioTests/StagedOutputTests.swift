@@ -125,7 +125,7 @@ struct StagedOutputTests {
         }
     }
 
-    @Test("a sweep deletes the leftovers of dead writers only, never following links, never the journal's folder")
+    @Test("a sweep deletes the files of writers whose lock is free (dead, or a pid now used by another process) and keeps those of writers holding it; never following links, never the journal's folder")
     func sweep() throws {
         let out = TemporaryFolder()
         let elsewhere = TemporaryFolder()
@@ -133,18 +133,29 @@ struct StagedOutputTests {
         try FileManager.default.createDirectory(atPath: out.file(".driftfix"), withIntermediateDirectories: true)
         let host = TemporaryName.hostTag
         let dead = try deadProcessID()
+        // A live writer: a real staged output, holding its lock.
+        let live = try StagedOutput(destination: out.file("a/live.wav"))
+        try Data("half".utf8).write(to: URL(fileURLWithPath: live.temporaryPath))
         let files: [String: Bool] = [  // path: expected to be removed
             "a/.x.wav.driftfix-\(host)-\(dead)-1a.tmp": true,
             "a/b/.y.wav.driftfix-\(host)-\(dead)-2b.tmp": true,
-            "a/.z.wav.driftfix-\(host)-\(getpid())-3c.tmp": false,  // this process: alive
+            // The pid of a running process (this one) that holds no lock on the file: a reused pid, not its writer.
+            "a/.z.wav.driftfix-\(host)-\(getpid())-3c.tmp": true,
             "a/.old.wav.driftfix-otherhost-17-4d.tmp": true,  // another machine, written before the cutoff
             "a/.new.wav.driftfix-otherhost-18-5e.tmp": false,  // another machine, written after it
+            "a/.held.wav.driftfix-otherhost-19-6f.tmp": false,  // another machine, old, but its lock is seen held
             "a/x.wav": false, ".driftfix/.j.driftfix-\(host)-\(dead)-6f.tmp": false,
         ]
         for path in files.keys { try "x".write(toFile: out.file(path), atomically: false, encoding: .utf8) }
         let cutoff = Date().timeIntervalSince1970 - 100
-        var old = [timespec(tv_sec: Int(cutoff) - 3600, tv_nsec: 0), timespec(tv_sec: Int(cutoff) - 3600, tv_nsec: 0)]
-        utimensat(AT_FDCWD, out.file("a/.old.wav.driftfix-otherhost-17-4d.tmp"), &old, 0)
+        for old in ["a/.old.wav.driftfix-otherhost-17-4d.tmp", "a/.held.wav.driftfix-otherhost-19-6f.tmp"] {
+            var times = [timespec(tv_sec: Int(cutoff) - 3600, tv_nsec: 0), timespec(tv_sec: Int(cutoff) - 3600, tv_nsec: 0)]
+            utimensat(AT_FDCWD, out.file(old), &times, 0)
+        }
+        // As a writer on another machine holds it where the file system shares locks (NFSv4).
+        let remoteWriter = open(out.file("a/.held.wav.driftfix-otherhost-19-6f.tmp"), O_RDWR | O_CLOEXEC)
+        try #require(remoteWriter >= 0 && flock(remoteWriter, LOCK_EX) == 0)
+        defer { close(remoteWriter) }
         // A link out of the tree to a folder holding a dead writer's leftover: not followed.
         try "x".write(toFile: elsewhere.file(".e.wav.driftfix-\(host)-\(dead)-7a.tmp"), atomically: false, encoding: .utf8)
         try FileManager.default.createSymbolicLink(atPath: out.file("a/link"), withDestinationPath: elsewhere.path)
@@ -152,22 +163,58 @@ struct StagedOutputTests {
         let result = StaleTemporaryFiles.sweep(root: out.path, otherHostsBefore: cutoff)
         #expect(result.removed == files.filter(\.value).keys.map { out.file($0) }.sorted())
         for (path, removed) in files { #expect(FileManager.default.fileExists(atPath: out.file(path)) != removed, "\(path)") }
-        #expect(result.kept.count == 2 && result.failed.isEmpty)
+        #expect(result.kept == [live.temporaryPath, out.file("a/.held.wav.driftfix-otherhost-19-6f.tmp"),
+                                out.file("a/.new.wav.driftfix-otherhost-18-5e.tmp")].sorted(), "\(result.kept)")
+        #expect(result.failed.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: live.temporaryPath), "the live writer's file is untouched")
         #expect(FileManager.default.fileExists(atPath: elsewhere.file(".e.wav.driftfix-\(host)-\(dead)-7a.tmp")))
-        // With no lease open at all, no other machine's writer can still be at work.
+        // With no lease open at all, no other machine's writer can still be at work - unless its lock says so.
         let second = StaleTemporaryFiles.sweep(root: out.path, otherHostsBefore: nil)
         #expect(second.removed == [out.file("a/.new.wav.driftfix-otherhost-18-5e.tmp")])
+        // The live writer still finishes normally.
+        try live.commit()
+        #expect(try String(contentsOfFile: out.file("a/live.wav"), encoding: .utf8) == "half")
     }
 
-    @Test("a lost writer's leftovers beside one output go at once: only that writer's, only for that output")
+    @Test("a staged output's temporary file is locked from creation to commit, and the lock outlives the writer's own descriptor")
+    func lockedWhileStaged() throws {
+        let out = TemporaryFolder()
+        let staged = try StagedOutput(destination: out.file("t.wav"))
+        func lockIsFree(_ path: String) -> Bool {
+            let probe = open(path, O_RDONLY | O_CLOEXEC)
+            guard probe >= 0 else { return false }
+            defer { close(probe) }
+            return flock(probe, LOCK_EX | LOCK_NB) == 0
+        }
+        #expect(FileManager.default.fileExists(atPath: staged.temporaryPath), "created at once, so no sweep can miss it")
+        #expect(!lockIsFree(staged.temporaryPath))
+        // The writer writes through its own descriptor and closes it (as libsndfile does); the claim stays.
+        let writer = try staged.writableDescriptor()
+        #expect(write(writer, "data", 4) == 4)
+        close(writer)
+        #expect(!lockIsFree(staged.temporaryPath), "closing the writer's descriptor keeps the lock")
+        let temporary = staged.temporaryPath
+        try staged.commit()
+        #expect(!FileManager.default.fileExists(atPath: temporary))
+        #expect(lockIsFree(out.file("t.wav")), "the committed output is no longer claimed")
+        // Dropped uncommitted: the file goes, and nothing stays locked.
+        var dropped: StagedOutput? = try StagedOutput(destination: out.file("u.wav"))
+        let droppedPath = dropped?.temporaryPath ?? ""
+        dropped = nil
+        #expect(!FileManager.default.fileExists(atPath: droppedPath) && out.entries() == ["t.wav"])
+    }
+
+    @Test("a lost writer's leftovers beside one output go at once: only that writer's, only for that output, never a locked one")
     func leftoversOfOneWriter() throws {
         let out = TemporaryFolder()
         let host = TemporaryName.hostTag
         let dead = try deadProcessID()
+        // Another writer of the same output that lives: this process, through a real staged output.
+        let living = try StagedOutput(destination: out.file("take.wav"))
+        let livingName = (living.temporaryPath as NSString).lastPathComponent
         let files: [String: Bool] = [  // name: expected to be removed
             ".take.wav.driftfix-\(host)-\(dead)-1a.tmp": true,
             ".take.wav.driftfix-\(host)-\(dead)-2b.tmp": true,
-            ".take.wav.driftfix-\(host)-\(getpid())-3c.tmp": false,  // another (living) writer
             ".other.wav.driftfix-\(host)-\(dead)-4d.tmp": false,  // another output
             "take.wav": false,
         ]
@@ -176,13 +223,26 @@ struct StagedOutputTests {
                                                         writerPID: dead)
         #expect(result.removed.sorted() == files.filter(\.value).keys.map { out.file($0) }.sorted())
         for (name, removed) in files { #expect(FileManager.default.fileExists(atPath: out.file(name)) != removed, "\(name)") }
-        // A writer on this machine that still runs (hung, not dead) keeps its file.
+        // A writer on this machine that still holds its lock (hung, not dead) keeps its file.
         let alive = StaleTemporaryFiles.removeLeftovers(beside: out.file("take.wav"), writerHost: TemporaryName.machineName,
                                                        writerPID: getpid())
-        #expect(alive.removed.isEmpty && FileManager.default.fileExists(atPath: out.file(".take.wav.driftfix-\(host)-\(getpid())-3c.tmp")))
+        #expect(alive.removed.isEmpty && alive.kept == [living.temporaryPath])
+        #expect(FileManager.default.fileExists(atPath: out.file(livingName)))
         // Another machine's writer has lost its lease: whatever it left for this output goes.
         try "x".write(toFile: out.file(".take.wav.driftfix-far_away-77-5e.tmp"), atomically: false, encoding: .utf8)
         let remote = StaleTemporaryFiles.removeLeftovers(beside: out.file("take.wav"), writerHost: "far.away", writerPID: 77)
         #expect(remote.removed == [out.file(".take.wav.driftfix-far_away-77-5e.tmp")])
+    }
+
+    @Test("process liveness: a zombie is not running; this process is")
+    func zombieIsNotRunning() throws {
+        #expect(ProcessLiveness.isRunning(getpid()))
+        #expect(ProcessLiveness.state(of: getpid()) == "R" || ProcessLiveness.state(of: getpid()) == "S")
+        let child = try Child("/bin/sleep", ["30"], stdout: .discard, stderr: .discard, reaping: false)
+        defer { _ = child.reap() }
+        kill(child.pid, SIGKILL)
+        #expect(waitUntil(seconds: 10) { ProcessLiveness.state(of: child.pid) == "Z" }, "killed and not reaped: a zombie")
+        #expect(kill(child.pid, 0) == 0, "kill(pid, 0) still finds the zombie")
+        #expect(!ProcessLiveness.isRunning(child.pid))
     }
 }

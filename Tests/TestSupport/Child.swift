@@ -43,8 +43,11 @@ public final class Child: @unchecked Sendable {  // mutable state is guarded by 
 
     /// Starts `executable` with `arguments`; the environment is this process's, merged with `environment` after
     /// `removing` is taken out. Standard input is /dev/null.
+    ///
+    /// - Parameter reaping: false leaves the child unreaped when it ends (a zombie, as under an init that reaps
+    ///   late) until `reap()` is called.
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], removing: [String] = [],
-                stdout: Stream = .capture, stderr: Stream = .capture) throws {
+                stdout: Stream = .capture, stderr: Stream = .capture, reaping: Bool = true) throws {
         command = ([executable] + arguments).joined(separator: " ")
         var env = ProcessInfo.processInfo.environment
         for key in removing { env.removeValue(forKey: key) }
@@ -98,18 +101,10 @@ public final class Child: @unchecked Sendable {  // mutable state is guarded by 
         pid = child
         // Reaped the moment it ends, as a real parent would: a zombie still answers kill(pid, 0), and the
         // coordinator's "is that worker alive" checks would see one.
-        let reaper = Thread { [self] in
-            var status: Int32 = 0
-            var result: pid_t
-            repeat {
-                result = waitpid(pid, &status, 0)
-            } while result < 0 && errno == EINTR
-            // WIFEXITED / WTERMSIG by hand: the C macros are not imported.
-            let signal = status & 0x7F
-            lock.withLock { ended = signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal) }
-            exited.signal()
+        if reaping {
+            let reaper = Thread { [self] in reap() }
+            reaper.start()
         }
-        reaper.start()
         for (index, pipe) in pipes.enumerated() {
             let isOutput = index == 0 && stdout == .capture
             readersDone.enter()
@@ -120,6 +115,23 @@ public final class Child: @unchecked Sendable {  // mutable state is guarded by 
             }
             thread.start()
         }
+    }
+
+    /// Waits for the child to end and reaps it (called by the reaper thread, or by the test for a child started with
+    /// `reaping: false`); returns how it ended.
+    @discardableResult
+    public func reap() -> Termination {
+        var status: Int32 = 0
+        var result: pid_t
+        repeat {
+            result = waitpid(pid, &status, 0)
+        } while result < 0 && errno == EINTR
+        // WIFEXITED / WTERMSIG by hand: the C macros are not imported.
+        let signal = status & 0x7F
+        let termination: Termination = signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)
+        lock.withLock { ended = termination }
+        exited.signal()
+        return termination
     }
 
     private func drain(_ fd: Int32, intoOutput: Bool) {
@@ -143,6 +155,9 @@ public final class Child: @unchecked Sendable {  // mutable state is guarded by 
 
     /// What the child has written to standard output so far.
     public var outputSoFar: String { lock.withLock { String(decoding: output, as: UTF8.self) } }
+
+    /// What the child has written to standard error so far.
+    public var errorsSoFar: String { lock.withLock { String(decoding: errors, as: UTF8.self) } }
 
     /// Whether the child still runs.
     public var isRunning: Bool { termination == nil }
