@@ -5,7 +5,9 @@
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
 #   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (engines resample stretch quality aac content
-#                                scan fleet dispatch repair chaos compare; default: all)
+#                                scan fleet journal dispatch repair chaos compare; default: all)
+#   BENCH_JOURNAL_DEVICES=500 BENCH_JOURNAL_NIGHTS=3   the journal section: devices x 40 real repair jobs, then
+#                                unchanged nights
 #   BENCH_FLEET_DEVICES=500 BENCH_FLEET_TAKES=40 BENCH_FLEET_NIGHTS=5   the fleet section's size (100,000 pairs)
 #   BENCH_ENGINE_SECONDS="600 3600"   the engines section's file lengths
 #   BENCH_CHAOS_SEEDS="1 2 3" BENCH_CHAOS_FILES=60   the chaos nights' seeds and size
@@ -21,7 +23,7 @@ bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
 mkdir -p "$work"
-sections=" ${BENCH_SECTIONS:-engines resample stretch quality aac content scan fleet dispatch repair chaos compare} "
+sections=" ${BENCH_SECTIONS:-engines resample stretch quality aac content scan fleet journal dispatch repair chaos compare} "
 want() { [[ "$sections" == *" $1 "* ]]; }
 input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
@@ -249,6 +251,32 @@ echo "history at 30 runs of $(( nights * devices * takes )) pairs (journal $(awk
 history_time "  driftfix history --device dev001 --runs 30" --device dev001 --runs 30
 history_time "  driftfix history --runs 30 (every device, table)" --runs 30 --limit 50
 history_time "  driftfix history --runs 30 --format json (all devices)" --runs 30 --format json
+fi
+
+if want journal; then
+# The journal's size per pair: one night of real repair jobs (every pair drifted 400 ppm: resampled, verified,
+# recorded with its fingerprints for the next nights), then nights over the unchanged tree (every pair "unchanged").
+devices=${BENCH_JOURNAL_DEVICES:-500} unchanged=${BENCH_JOURNAL_NIGHTS:-3}
+jtree="$work/journal"
+rm -rf "$jtree" && mkdir -p "$jtree"
+"$bin/driftfix-bench" fleet "$jtree/media" --devices "$devices" --takes 40 --seconds 5 --add-ppm 400 >/dev/null
+pairs=$(find "$jtree/media" -name '*.wav' | wc -l)
+echo
+echo "## Journal size: $pairs pairs of 5 s WAVs (paths like $jtree/media/dev123/night0/take12.wav), 2 workers"
+printf "%-16s %10s %10s %12s %12s\n" night "run s" "repaired" "journal MB" "B/pair added"
+last=0
+for ((n = 0; n <= unchanged; n++)); do
+    start=$(date +%s.%N)
+    "$bin/driftfix" repair "$jtree/media" --out "$jtree/out" --workers 2 >"$jtree/run.log" 2>&1 || true
+    end=$(date +%s.%N)
+    size=$(stat -c %s "$jtree/out/.driftfix/journal.sqlite")
+    repaired=$(grep -oE '^[0-9]+ repaired' "$jtree/run.log" | cut -d' ' -f1 || true)
+    awk -v n="$([[ $n == 0 ]] && echo "first (repairs)" || echo "unchanged $n")" -v w="$(awk -v a="$start" -v b="$end" 'BEGIN{print b-a}')" \
+        -v r="${repaired:-?}" -v s="$size" -v l="$last" -v p="$pairs" \
+        'BEGIN { printf "%-16s %10.1f %10s %12.2f %12.0f\n", n, w, r, s / 1e6, (s - l) / p }'
+    last=$size
+done
+rm -rf "$jtree"
 fi
 
 if want dispatch; then

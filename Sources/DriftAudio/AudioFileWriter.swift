@@ -63,9 +63,11 @@ public final class AudioFileWriter: AudioSink {
         }
         guard let handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) else {
             // A failed open has closed the descriptor already.
+            let code = errno
             let failure = SndFile.lastError(nil)
             if removeOnFailure { unlink(path) }
-            throw AudioError(path: displayPath, cause: .writeFailed(failure.text))
+            // Writing the header can be what finds the disk full.
+            throw AudioError(path: displayPath, cause: AudioFileWriter.writeCause(errno: code, text: failure.text))
         }
         self.handle = handle
         SndFile.setClipping(handle)

@@ -23,6 +23,8 @@ struct Fleet: ParsableCommand {
     @Option(help: "The night to write (0-based).") var night = 0
     @Option(help: "The night the drifting and erratic devices change (default: the fifth).") var changeNight = 4
     @Option(help: "Seconds per recording.") var seconds = 60
+    @Option(help: "Drift (ppm) added to every device: enough makes every pair a real repair job (the journal bench).")
+    var addPPM = 0.0
 
     func run() throws {
         let rate = 48_000
@@ -32,7 +34,7 @@ struct Fleet: ParsableCommand {
             let folder = String(format: "%@/dev%03d/night%d", root, device, night)
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             var deviceRandom = SplitMix64(seed: UInt64(device) &* 0x9E37_79B9 &+ 17)
-            let steady = (deviceRandom.nextUnit() * 2 - 1) * 12
+            let steady = (deviceRandom.nextUnit() * 2 - 1) * 12 + addPPM
             var takeRandom = SplitMix64(seed: UInt64(device) &* 1_000_003 &+ UInt64(night) &* 7919 &+ 5)
             for take in 0..<takes {
                 var ppm = steady + (takeRandom.nextUnit() * 2 - 1) * 0.5

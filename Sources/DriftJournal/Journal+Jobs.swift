@@ -9,7 +9,9 @@ extension Journal {
     /// The last verified output of every recording, by recording path.
     public func outputs() throws(JournalError) -> [String: OutputRecord] {
         try access { db in
-            Dictionary(try OutputRow.fetchAll(db).map { ($0.recording, $0.record) }, uniquingKeysWith: { _, last in last })
+            let texts = try JournalTexts(db, namesFrom: "SELECT recording FROM output UNION SELECT output FROM output")
+            return Dictionary(try OutputRow.fetchAll(db).compactMap { $0.record(texts) }.map { ($0.recording, $0) },
+                              uniquingKeysWith: { _, last in last })
         }
     }
 
@@ -17,19 +19,21 @@ extension Journal {
         try write { db in
             try db.cachedStatement(sql: """
                 UPDATE job SET state = 'leased', worker = ?, attempts = ?, leasedAt = ? WHERE run = ? AND id = ?
-                """).execute(arguments: [worker, attempt, time, run, job])
+                """).execute(arguments: [try JournalIds(db).term(worker), attempt, time, run, job])
         }
     }
 
     /// Marks a job done and, in the same transaction, records its output as current for the next nights.
     func recordDone(run: Int64, job: Int, result: JobResult, output: OutputRecord?) throws(JournalError) {
         try write { db in
+            let ids = JournalIds(db)
             try db.cachedStatement(sql: """
                 UPDATE job SET state = 'done', error = NULL, resultAttempt = ?, resultWorker = ?, outputFrames = ?,
                 checksum = ?, seconds = ?, resultContent = ?, resultSucceeded = ?, resultError = ? WHERE run = ? AND id = ?
-                """).execute(arguments: [result.attempt, result.worker, result.outputFrames, result.checksum, result.seconds,
-                                         JournalJSON.encode(result.content), result.succeeded, result.error, run, job])
-            if let output { try OutputRow(output).save(db) }
+                """).execute(arguments: [result.attempt, try ids.term(result.worker), result.outputFrames,
+                                         result.checksum.map(PackedHex.init), result.seconds, JournalJSON.encode(result.content),
+                                         result.succeeded, result.error, run, job])
+            if let output { try OutputRow(output, ids: ids).save(db) }
         }
     }
 

@@ -20,11 +20,13 @@ extension Journal {
         try write { db in
             try db.execute(sql: "UPDATE run SET status = 'running', planned = 1, generated = ? WHERE id = ?",
                            arguments: [plan.report.generated, run])
-            let ids = try NameTable.intern(db, plan.report.pairs.lazy.flatMap { [$0.recording, $0.reference, $0.device] })
-            for (position, row) in plan.report.pairs.enumerated() {
+            let names = try NameTable.intern(db, plan.report.pairs.lazy.flatMap { [$0.recording, $0.reference, $0.device] })
+            let ids = JournalIds(db, names: names)
+            // In key order (run, recording id): appended rows fill their pages.
+            let rows = try plan.report.pairs.enumerated().map { position, row in
                 try PairRow(run: run, position: position, row: row, plan: plan.pair(PairID(recording: row.recording)), ids: ids)
-                    .insert(db)
             }
+            for row in rows.sorted(by: { $0.recording < $1.recording }) { try row.insert(db) }
             var position = 0
             func entry(_ kind: String, _ path: String, _ reason: String) throws {
                 try EntryRow(run: run, position: position, kind: kind, path: path, reason: reason).insert(db)
@@ -34,8 +36,9 @@ extension Journal {
             for issue in plan.report.errors { try entry("error", issue.path, issue.error) }
             for skipped in plan.report.skipped { try entry("skipped", skipped.path, skipped.reason) }
             // A plan's jobs all start queued (pairs already current were left out of it as `unchanged`).
-            for job in jobs { try JobRow(run: run, job: job, prints: prints[job.id]).insert(db) }
-            try DeviceRunRow.store(db, run: run, report: plan.report, ids: ids)
+            let context = try RunContext(db, run: run)
+            for job in jobs { try JobRow(run: run, job: job, prints: prints[job.id], context: context, ids: ids).insert(db) }
+            try DeviceRunRow.store(db, run: run, report: plan.report, ids: names)
         }
     }
 
@@ -54,14 +57,16 @@ extension Journal {
                 throw JournalError(path: path, cause: .other("run \(run) has no stored plan"))
             }
             let rows = try PairRow.filter(Column("run") == run).order(Column("position")).fetchAll(db)
-            let names = try NameTable.texts(db, idsFrom: """
+            let texts = try JournalTexts(db, namesFrom: """
                 SELECT recording FROM pair WHERE run = ?1 UNION SELECT reference FROM pair WHERE run = ?1
-                UNION SELECT device FROM pair WHERE run = ?1
+                UNION SELECT device FROM pair WHERE run = ?1 UNION SELECT output FROM pair WHERE run = ?1
+                UNION SELECT recording FROM job WHERE run = ?1 UNION SELECT input FROM job WHERE run = ?1
+                UNION SELECT output FROM job WHERE run = ?1
                 """, arguments: [run])
             var plans: [PairPlan] = []
             for row in rows {
-                guard let plan = row.plan(names: names) else {
-                    throw damaged("the plan of \(names[row.recording] ?? "recording \(row.recording)") in run \(run) cannot be read")
+                guard let plan = row.plan(texts) else {
+                    throw damaged("the plan of \(texts.name(row.recording) ?? "recording \(row.recording)") in run \(run) cannot be read")
                 }
                 plans.append(plan)
             }
@@ -76,13 +81,14 @@ extension Journal {
                 default: skipped.append(SkippedPath(path: entry.path, reason: entry.reason))
                 }
             }
-            let roots = (try? JSONDecoder().decode([String].self, from: Data(stored.roots.utf8))) ?? []
-            let report = ScanReport(generated: stored.generated ?? "", roots: roots, pairs: rows.map { $0.report(names: names) },
+            let roots = Self.decodeRoots(stored.roots)
+            let report = ScanReport(generated: stored.generated ?? "", roots: roots, pairs: rows.map { $0.report(texts) },
                                     unpaired: unpaired, errors: errors, skipped: skipped)
             var jobs: [JobRecord] = []
             var prints: [Int: JobFingerprints] = [:]
+            let context = try RunContext(db, run: run)
             for row in try JobRow.filter(Column("run") == run).order(Column("id")).fetchAll(db) {
-                guard let record = row.record else { throw damaged("job \(row.id) of run \(run) cannot be read") }
+                guard let record = row.record(texts, context: context) else { throw damaged("job \(row.id) of run \(run) cannot be read") }
                 jobs.append(record)
                 if let print = row.prints { prints[row.id] = print }
             }
@@ -97,20 +103,23 @@ extension Journal {
                            arguments: [status.rawValue, succeeded, date.timeIntervalSince1970, run])
             let update = try db.makeStatement(sql: """
                 UPDATE pair SET outcome = ?, output = ?, outputFrames = ?, checksum = ?, attempts = ?, worker = ?,
-                processingSeconds = ?, error = ?, measuredBy = ?, content = ?, executed = ?, contentNote = ?
+                processingSeconds = ?, error = ?, measuredBy = ?, content = ?, sync = ?,
+                executed = CASE WHEN ? = operations THEN '=' ELSE ? END, contentNote = ?
                 WHERE run = ? AND recording = ?
                 """)
             // The run's recordings were named when its plan was stored.
-            var ids: [String: Int64] = [:]
+            var names: [String: Int64] = [:]
             for (id, text) in try NameTable.texts(db, idsFrom: "SELECT recording FROM pair WHERE run = ?", arguments: [run]) {
-                ids[text] = id
+                names[text] = id
             }
+            let ids = JournalIds(db, names: names)
             for row in report.pairs {
-                try update.execute(arguments: [row.outcome?.rawValue, row.output, row.outputFrames, row.checksum, row.attempts,
-                                               row.worker, row.processingSeconds, row.error, row.measuredBy.rawValue,
-                                               JournalJSON.encode(row.content),
-                                               row.operations.isEmpty ? nil : row.operations.joined(separator: "\n"),
-                                               row.contentNote, run, ids[row.recording]])
+                let executed = row.operations.isEmpty ? nil : row.operations.joined(separator: "\n")
+                try update.execute(arguments: [
+                    try ids.term(row.outcome?.rawValue), try ids.name(row.output), row.outputFrames, row.checksum.map(PackedHex.init),
+                    row.attempts, try ids.term(row.worker), row.processingSeconds, row.error, try ids.term(row.measuredBy.rawValue),
+                    JournalJSON.encode(row.content), PairRow.storedSync(row.sync, cause: row.cause, endOffsetMs: row.endOffsetMs),
+                    executed, executed, row.contentNote, run, names[row.recording]])
             }
 
         }
@@ -125,7 +134,10 @@ extension Journal {
     public func jobStates(run: Int64) throws(JournalError) -> [Int: (state: String, attempts: Int, output: String)] {
         try access { db in
             var states: [Int: (state: String, attempts: Int, output: String)] = [:]
-            for row in try JobRow.filter(Column("run") == run).fetchAll(db) { states[row.id] = (row.state, row.attempts, row.output) }
+            let texts = try JournalTexts(db, namesFrom: "SELECT output FROM job WHERE run = ?", arguments: [run])
+            for row in try JobRow.filter(Column("run") == run).fetchAll(db) {
+                states[row.id] = (row.state, row.attempts, texts.name(row.output) ?? "")
+            }
             return states
         }
     }
@@ -134,8 +146,9 @@ extension Journal {
     public func jobEngines(run: Int64) throws(JournalError) -> [Int: ResampleEngine] {
         try access { db in
             var engines: [Int: ResampleEngine] = [:]
+            let texts = try JournalTexts(db, namesFrom: "SELECT NULL")
             for row in try JobRow.filter(Column("run") == run).fetchAll(db) {
-                engines[row.id] = row.engine.flatMap(ResampleEngine.init(rawValue:)) ?? .libsamplerate
+                engines[row.id] = texts.term(row.engine).flatMap(ResampleEngine.init(rawValue:)) ?? .libsamplerate
             }
             return engines
         }

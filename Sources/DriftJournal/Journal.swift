@@ -157,8 +157,12 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
         return (try? String(decoding: JSONEncoder().encode(sorted), as: UTF8.self)) ?? sorted.joined(separator: "\n")
     }
 
+    static func decodeRoots(_ text: String?) -> [String] {
+        (try? JSONDecoder().decode([String].self, from: Data((text ?? "[]").utf8))) ?? []
+    }
+
     static func run(from row: Row) -> JournalRun {
-        let roots = (try? JSONDecoder().decode([String].self, from: Data((row["roots"] as String? ?? "[]").utf8))) ?? []
+        let roots = decodeRoots(row["roots"])
         let id: Int64 = row["id"]
         return JournalRun(
             id: id, key: row["key"] as Int64? ?? id, started: Date(timeIntervalSince1970: row["started"] as Double? ?? 0),

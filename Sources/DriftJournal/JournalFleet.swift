@@ -9,8 +9,13 @@ internal import GRDB
 enum NameTable {
     /// Ids of `texts`, adding the ones not stored yet.
     static func intern(_ db: Database, _ texts: some Sequence<String>) throws -> [String: Int64] {
-        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO name (text) VALUES (?)")
-        let select = try db.cachedStatement(sql: "SELECT id FROM name WHERE text = ?")
+        try intern(db, table: "name", texts)
+    }
+
+    /// Ids of `texts` in `table` (`name` or `term`), adding the ones not stored yet.
+    static func intern(_ db: Database, table: String, _ texts: some Sequence<String>) throws -> [String: Int64] {
+        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO \(table) (text) VALUES (?)")
+        let select = try db.cachedStatement(sql: "SELECT id FROM \(table) WHERE text = ?")
         var ids: [String: Int64] = [:]
         for text in texts where ids[text] == nil {
             try insert.execute(arguments: [text])
@@ -36,9 +41,59 @@ enum NameTable {
         try db.execute(sql: """
             DELETE FROM name WHERE id NOT IN (
                 SELECT recording FROM sample UNION SELECT device FROM sample UNION SELECT device FROM device_run
-                UNION SELECT recording FROM pair UNION SELECT reference FROM pair UNION SELECT device FROM pair)
+                UNION SELECT recording FROM pair UNION SELECT reference FROM pair UNION SELECT device FROM pair
+                UNION SELECT output FROM pair UNION SELECT recording FROM job UNION SELECT input FROM job
+                UNION SELECT output FROM job UNION SELECT recording FROM output UNION SELECT output FROM output)
             """)
     }
+}
+
+/// Ids of the names and terms (`term`: the few short words rows repeat - formats, causes, methods, workers) of the
+/// rows one transaction writes, interned on first use.
+final class JournalIds {
+    private let db: Database
+    private var names: [String: Int64] = [:]
+    private var terms: [String: Int64] = [:]
+
+    init(_ db: Database, names: [String: Int64] = [:]) {
+        self.db = db
+        self.names = names
+    }
+
+    func name(_ text: String) throws -> Int64 {
+        if let id = names[text] { return id }
+        let id = try NameTable.intern(db, [text])[text] ?? 0
+        names[text] = id
+        return id
+    }
+
+    func name(_ text: String?) throws -> Int64? { try text.map { try name($0) } }
+
+    func term(_ text: String) throws -> Int64 {
+        if let id = terms[text] { return id }
+        let id = try NameTable.intern(db, table: "term", [text])[text] ?? 0
+        terms[text] = id
+        return id
+    }
+
+    func term(_ text: String?) throws -> Int64? { try text.map { try term($0) } }
+}
+
+/// The texts of names and terms by id, for rows being read.
+struct JournalTexts {
+    var names: [Int64: String]
+    var terms: [Int64: String]
+
+    /// Every term (a few dozen) and the names `query` lists.
+    init(_ db: Database, namesFrom query: String, arguments: StatementArguments = []) throws {
+        names = try NameTable.texts(db, idsFrom: query, arguments: arguments)
+        terms = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT id, text FROM term")
+        while let row = try rows.next() { terms[row["id"]] = row["text"] }
+    }
+
+    func name(_ id: Int64?) -> String? { id.flatMap { names[$0] } }
+    func term(_ id: Int64?) -> String? { id.flatMap { terms[$0] } }
 }
 
 /// A `device_run` row: one device's drift in one run, over the recordings the run measured first (new recordings, or

@@ -43,7 +43,8 @@ public struct JobFingerprints: Codable, Sendable, Equatable {
     /// `FileFingerprint` of the recording and of the reference.
     public var recording: String
     public var reference: String
-    /// Target frames, method, quality and output path: a change in any of them means the output is stale.
+    /// A digest of the target frames, method, quality and output path: a change in any of them means the output is
+    /// stale.
     public var plan: String
 
     public init(recording: String, reference: String, plan: String) {
@@ -62,7 +63,12 @@ public struct JobFingerprints: Codable, Sendable, Equatable {
 
     /// The plan as compared between nights: a change in any part means the output is stale. libsamplerate, the
     /// engine every earlier release used, is not named, so their outputs stay current.
+    /// (Journals before v7 kept the description itself; the migration turned each into its digest.)
     public static func plan(of plan: PairPlan, quality: ResampleQuality, engine: ResampleEngine = .default) -> String {
+        digest(description(of: plan, quality: quality, engine: engine))
+    }
+
+    static func description(of plan: PairPlan, quality: ResampleQuality, engine: ResampleEngine) -> String {
         let converter = quality.rawValue + (engine == .libsamplerate ? "" : " \(engine.rawValue)")
         let base = "\(plan.targetFrames ?? 0) frames, \(plan.method?.method.rawValue ?? "-"), \(converter), \(plan.output ?? "-")"
         guard let content = plan.content else { return base }

@@ -28,101 +28,99 @@ struct RunRow: Codable, FetchableRecord, PersistableRecord {
     var generated: String?
 }
 
-/// A `pair` row: one pair of a run - its scan row, its plan, and its outcome once the run ended.
+/// A `pair` row: one pair of a run - its scan row, its plan, and its outcome once the run ended. Paths are ids in
+/// `name`, the short words (format, cause, method, worker, ...) ids in `term`, and what the row can derive is not
+/// stored: a night's row of an unchanged fleet costs about 200 bytes.
 struct PairRow: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "pair"
     var run: Int64
-    /// The row's place in the report.
-    var position: Int
     /// The recording, reference and device, as ids in the `name` table.
     var recording: Int64
+    /// The row's place in the report.
+    var position: Int
     var reference: Int64
     var device: Int64
-    var deviceSource: String
+    var deviceSource: Int64
     var sampleRate: Int?
     var channels: Int?
-    var format: String?
+    var format: Int64?
     var recordingFrames: Int64?
     var recordingSeconds: Double?
     var referenceSeconds: Double?
     var referenceDuration: String?
-    var referenceSource: String?
+    var referenceSource: Int64?
     var driftSeconds: Double?
     var driftPPM: Double?
     var endOffsetMs: Double?
+    /// NULL: the phrase its cause and offset read as (`PairReport.syncPhrase`); "" for none where one would be read.
     var sync: String?
     /// Flag names joined with ";".
     var flags: String
-    var cause: String?
+    var cause: Int64?
     var causeDetail: String?
-    var action: String
-    var method: String?
-    var methodReason: String?
+    var action: Int64
+    var method: Int64?
+    var methodReason: Int64?
     var targetFrames: Int64?
     var error: String?
     /// One warning per line.
     var warnings: String
     /// The plan: skip, refuse, repair or unchanged.
-    var decision: String
+    var decision: Int64
     /// `RepairOperation` text, one per line.
     var operations: String
-    var measuredBy: String
-    var output: String?
+    var measuredBy: Int64
+    var output: Int64?
     /// The outcome (or, for `unchanged`, the earlier output it keeps).
-    var outcome: String?
+    var outcome: Int64?
     var outputFrames: Int64?
-    var checksum: String?
+    var checksum: PackedHex?
     var attempts: Int?
-    var worker: String?
+    var worker: Int64?
     var processingSeconds: Double?
     /// The sound's measurement (JSON), once a content job reported it.
     var content: String?
-    /// The operations that ran, one per line (a content job's own plan).
+    /// The operations that ran, one per line (a content job's own plan); "=" when they are the planned ones.
     var executed: String?
     var contentNote: String?
 
-    /// The row of `row`, whose recording, reference and device are in `ids`.
-    init(run: Int64, position: Int, row: PairReport, plan: PairPlan?, ids: [String: Int64]) {
+    /// The row of `row` and its plan.
+    init(run: Int64, position: Int, row: PairReport, plan: PairPlan?, ids: JournalIds) throws {
         self.run = run
         self.position = position
-        recording = ids[row.recording] ?? 0
-        reference = ids[row.reference] ?? 0
-        device = ids[row.device] ?? 0
-        deviceSource = row.deviceSource
+        recording = try ids.name(row.recording)
+        reference = try ids.name(row.reference)
+        device = try ids.name(row.device)
+        deviceSource = try ids.term(row.deviceSource)
         sampleRate = row.sampleRate
         channels = row.channels
-        format = row.format
+        format = try ids.term(row.format)
         recordingFrames = row.recordingFrames
         recordingSeconds = row.recordingSeconds
         referenceSeconds = row.referenceSeconds
         referenceDuration = row.referenceDuration
-        referenceSource = row.referenceSource
+        referenceSource = try ids.term(row.referenceSource)
         driftSeconds = row.driftSeconds
         driftPPM = row.driftPPM
         endOffsetMs = row.endOffsetMs
-        sync = row.sync
         flags = row.flags.map(\.rawValue).joined(separator: ";")
-        cause = row.cause?.rawValue
+        cause = try ids.term(row.cause?.rawValue)
         causeDetail = row.causeDetail
-        action = row.action.rawValue
-        method = row.method?.rawValue
-        methodReason = row.methodReason
+        action = try ids.term(row.action.rawValue)
+        method = try ids.term(row.method?.rawValue)
+        methodReason = try ids.term(row.methodReason)
         targetFrames = row.targetFrames
         error = row.error
         warnings = row.warnings.joined(separator: "\n")
-        outcome = row.outcome?.rawValue
-        output = row.output
-        outputFrames = row.outputFrames
-        checksum = row.checksum
-        attempts = row.attempts
-        worker = row.worker
-        processingSeconds = row.processingSeconds
-        content = JournalJSON.encode(row.content)
-        executed = row.operations.isEmpty ? nil : row.operations.joined(separator: "\n")
         contentNote = row.contentNote
-        decision = "skip"
+        var decision = "skip"
         operations = ""
-        measuredBy = PairPlan.Measurement.headers.rawValue
+        measuredBy = try ids.term(PairPlan.Measurement.headers.rawValue)
+        var outcome = row.outcome?.rawValue
+        var output = row.output
+        var checksum = row.checksum
+        var worker = row.worker
+        outputFrames = row.outputFrames
         if let plan {
             switch plan.decision {
             case .skip: decision = "skip"
@@ -137,72 +135,97 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
                 worker = previous.worker
             }
             operations = RepairOperation.text(plan.operations)
-            measuredBy = plan.measuredBy.rawValue
+            measuredBy = try ids.term(plan.measuredBy.rawValue)
             if plan.decision == .repair { output = plan.output }
         }
+        self.decision = try ids.term(decision)
+        self.outcome = try ids.term(outcome)
+        self.output = try ids.name(output)
+        self.checksum = checksum.map(PackedHex.init)
+        self.worker = try ids.term(worker)
+        attempts = row.attempts
+        processingSeconds = row.processingSeconds
+        content = JournalJSON.encode(row.content)
+        executed = Self.executed(row.operations, planned: operations)
+        sync = Self.storedSync(row.sync, cause: row.cause, endOffsetMs: row.endOffsetMs)
     }
 
-    /// The report row as stored (with its outcome, once the run ended); `names` holds the row's ids.
-    func report(names: [Int64: String]) -> PairReport {
-        let recording = names[recording] ?? ""
-        var row = PairReport(recording: recording, reference: names[reference] ?? "",
+    static func storedSync(_ sync: String?, cause: DriftCause?, endOffsetMs: Double?) -> String? {
+        let derived = PairReport.syncPhrase(cause: cause, endOffsetMs: endOffsetMs)
+        return sync == derived ? nil : (sync ?? "")
+    }
+
+    static func executed(_ operations: [String], planned: String) -> String? {
+        guard !operations.isEmpty else { return nil }
+        let text = operations.joined(separator: "\n")
+        return text == planned ? "=" : text
+    }
+
+    /// The report row as stored (with its outcome, once the run ended).
+    func report(_ texts: JournalTexts) -> PairReport {
+        let recording = texts.name(recording) ?? ""
+        var row = PairReport(recording: recording, reference: texts.name(reference) ?? "",
                              folder: (recording as NSString).deletingLastPathComponent, error: error ?? "")
-        row.device = names[device] ?? row.device
-        row.deviceSource = deviceSource
+        row.device = texts.name(device) ?? row.device
+        row.deviceSource = texts.term(deviceSource) ?? row.deviceSource
         row.error = error
         row.sampleRate = sampleRate
         row.channels = channels
-        row.format = format
+        row.format = texts.term(format)
         row.recordingFrames = recordingFrames
         row.recordingSeconds = recordingSeconds
         row.referenceSeconds = referenceSeconds
         row.referenceDuration = referenceDuration
-        row.referenceSource = referenceSource
+        row.referenceSource = texts.term(referenceSource)
         row.driftSeconds = driftSeconds
         row.driftPPM = driftPPM
         row.endOffsetMs = endOffsetMs
-        row.sync = sync
         row.flags = flags.split(separator: ";").compactMap { SyncFlag(rawValue: String($0)) }
-        row.cause = cause.flatMap(DriftCause.init(rawValue:))
+        row.cause = texts.term(cause).flatMap(DriftCause.init(rawValue:))
+        row.sync = sync.map { $0.isEmpty ? nil : $0 } ?? PairReport.syncPhrase(cause: row.cause, endOffsetMs: endOffsetMs)
         row.causeDetail = causeDetail
-        row.action = PlanAction(rawValue: action) ?? .refuse
-        row.method = method.flatMap(RepairMethod.init(rawValue:))
-        row.methodReason = methodReason
+        row.action = texts.term(action).flatMap(PlanAction.init(rawValue:)) ?? .refuse
+        row.method = texts.term(method).flatMap(RepairMethod.init(rawValue:))
+        row.methodReason = texts.term(methodReason)
         row.targetFrames = targetFrames
         row.warnings = warnings.isEmpty ? [] : warnings.components(separatedBy: "\n")
+        let outcome = texts.term(outcome)
         row.outcome = outcome.flatMap(RepairOutcome.init(rawValue:))
         // Until the run ends the column holds the plan's output path; the report names an output only with an outcome.
-        row.output = outcome == nil ? nil : output
+        row.output = outcome == nil ? nil : texts.name(output)
         row.outputFrames = outputFrames
-        row.checksum = checksum
+        row.checksum = checksum?.text
         row.attempts = attempts
-        row.worker = worker
+        row.worker = texts.term(worker)
         row.processingSeconds = processingSeconds
-        row.measuredBy = PlanMeasurement(rawValue: measuredBy) ?? .headers
+        row.measuredBy = texts.term(measuredBy).flatMap(PlanMeasurement.init(rawValue:)) ?? .headers
         row.content = JournalJSON.decode(ContentMeasurement.self, content)
-        row.operations = executed.map { $0.components(separatedBy: "\n") } ?? []
+        row.operations = executed.map { ($0 == "=" ? operations : $0).components(separatedBy: "\n") } ?? []
         row.contentNote = contentNote
         return row
     }
 
     /// The pair's plan as stored; nil when the stored operations do not parse.
-    func plan(names: [Int64: String]) -> PairPlan? {
-        guard let recording = names[recording], let reference = names[reference] else { return nil }
+    func plan(_ texts: JournalTexts) -> PairPlan? {
+        guard let recording = texts.name(recording), let reference = texts.name(reference) else { return nil }
         guard let operations = RepairOperation.list(operations) else { return nil }
-        let choice = method.flatMap(RepairMethod.init(rawValue:)).map { MethodChoice(method: $0, reason: methodReason ?? "") }
+        let choice = texts.term(method).flatMap(RepairMethod.init(rawValue:))
+            .map { MethodChoice(method: $0, reason: texts.term(methodReason) ?? "") }
+        let output = texts.name(output)
         let decision: PairPlan.Decision
-        switch self.decision {
+        switch texts.term(self.decision) {
         case "skip": decision = .skip
         case "refuse": decision = .refuse(error ?? "refused")
         case "repair": decision = .repair
         case "unchanged":
             guard let output, let outputFrames else { return nil }
-            decision = .unchanged(PreviousOutput(output: output, outputFrames: outputFrames, checksum: checksum, worker: worker))
+            decision = .unchanged(PreviousOutput(output: output, outputFrames: outputFrames, checksum: checksum?.text,
+                                                 worker: texts.term(worker)))
         default: return nil
         }
         return PairPlan(id: PairID(recording: recording), reference: reference, decision: decision, operations: operations,
                         targetFrames: targetFrames, method: choice,
-                        measuredBy: PairPlan.Measurement(rawValue: measuredBy) ?? .headers,
+                        measuredBy: texts.term(measuredBy).flatMap(PairPlan.Measurement.init(rawValue:)) ?? .headers,
                         output: decision == .repair ? output : nil, audioSeconds: recordingSeconds ?? 0)
     }
 }
@@ -218,88 +241,108 @@ struct EntryRow: Codable, FetchableRecord, PersistableRecord {
     var reason: String
 }
 
-/// A `job` row: a job's spec, state and verified result as columns.
+/// What a run's jobs share, stored once in its `run` row instead of in each job.
+struct RunContext {
+    var key: Int64?
+    var roots: [String]
+    var outputRoot: String
+
+    init(_ db: Database, run: Int64) throws {
+        let row = try Row.fetchOne(db, sql: "SELECT key, roots, outputRoot FROM run WHERE id = ?", arguments: [run])
+        key = row?["key"]
+        roots = Journal.decodeRoots(row?["roots"])
+        outputRoot = row?["outputRoot"] ?? ""
+    }
+}
+
+/// A `job` row: a job's spec, state and verified result as columns. Paths are `name` ids, words `term` ids; the
+/// output root and input roots are the run's unless the row says otherwise.
 struct JobRow: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "job"
     var run: Int64
     var id: Int
-    var recording: String
-    var input: String
-    var output: String
-    var outputRoot: String
-    /// One root per line; nil when the job named none.
+    var recording: Int64
+    /// NULL: the recording.
+    var input: Int64?
+    var output: Int64
+    /// NULL: the run's output root.
+    var outputRoot: String?
+    /// One root per line; NULL when the job named none, "=" when they are the run's roots.
     var inputRoots: String?
     var targetFrames: Int64
-    var method: String
-    var methodReason: String
-    var quality: String
-    /// The resampling engine; nil is libsamplerate (and every job before v6).
-    var engine: String?
+    var method: Int64
+    var methodReason: Int64
+    var quality: Int64
+    /// The resampling engine; NULL is libsamplerate (and every job before v6).
+    var engine: Int64?
     var noop: Bool
     /// The run key the job carries on the wire.
     var wireRun: Int64?
     var audioSeconds: Double
     var state: String
-    var worker: String?
+    var worker: Int64?
     var attempts: Int
     var leasedAt: Double?
     var error: String?
     // The verified result of a done job.
     var resultAttempt: Int?
-    var resultWorker: String?
+    var resultWorker: Int64?
     var outputFrames: Int64?
-    var checksum: String?
+    var checksum: PackedHex?
     var seconds: Double?
-    // What the output will be made from (incremental runs); nil when the inputs could not be fingerprinted.
-    var recordingPrint: String?
-    var referencePrint: String?
-    var planPrint: String?
-    /// A content job's spec (JSON); nil for header jobs.
+    // What the output will be made from (incremental runs); NULL when the inputs could not be fingerprinted.
+    var recordingPrint: PackedPrint?
+    var referencePrint: PackedPrint?
+    var planPrint: PackedHex?
+    /// A content job's spec (JSON); NULL for header jobs.
     var content: String?
-    /// A content job's result (JSON), and whether a done job succeeded (nil: yes, as rows before v4).
+    /// A content job's result (JSON), and whether a done job succeeded (NULL: yes, as rows before v4).
     var resultContent: String?
     var resultSucceeded: Bool?
     var resultError: String?
 
-    init(run: Int64, job: JobRecord, prints: JobFingerprints?) {
+    init(run: Int64, job: JobRecord, prints: JobFingerprints?, context: RunContext, ids: JournalIds) throws {
         self.run = run
         id = job.id
-        recording = job.pair.recording
-        input = job.spec.input
-        output = job.spec.output
-        outputRoot = job.spec.outputRoot
-        inputRoots = job.spec.inputRoots?.joined(separator: "\n")
+        recording = try ids.name(job.pair.recording)
+        input = job.spec.input == job.pair.recording ? nil : try ids.name(job.spec.input)
+        output = try ids.name(job.spec.output)
+        outputRoot = job.spec.outputRoot == context.outputRoot ? nil : job.spec.outputRoot
+        inputRoots = job.spec.inputRoots.map { $0 == context.roots ? "=" : $0.joined(separator: "\n") }
         targetFrames = job.spec.targetFrames
-        method = job.spec.method.rawValue
-        methodReason = job.spec.methodReason
-        quality = job.spec.quality.rawValue
-        engine = job.spec.engine?.rawValue
+        method = try ids.term(job.spec.method.rawValue)
+        methodReason = try ids.term(job.spec.methodReason)
+        quality = try ids.term(job.spec.quality.rawValue)
+        engine = try ids.term(job.spec.engine?.rawValue)
         noop = job.spec.noop
         wireRun = job.spec.run
         audioSeconds = job.audioSeconds
         state = "queued"
         attempts = job.attempts
-        recordingPrint = prints?.recording
-        referencePrint = prints?.reference
-        planPrint = prints?.plan
+        recordingPrint = prints.map { PackedPrint($0.recording) }
+        referencePrint = prints.map { PackedPrint($0.reference) }
+        planPrint = prints.map { PackedHex($0.plan) }
         content = JournalJSON.encode(job.spec.content)
     }
 
     var prints: JobFingerprints? {
         guard let recordingPrint, let referencePrint, let planPrint else { return nil }
-        return JobFingerprints(recording: recordingPrint, reference: referencePrint, plan: planPrint)
+        return JobFingerprints(recording: recordingPrint.text, reference: referencePrint.text, plan: planPrint.text)
     }
 
     /// The job as the coordinator resumes it; nil when a stored value is not one driftfix knows.
-    var record: JobRecord? {
-        guard let method = RepairMethod(rawValue: method), let quality = ResampleQuality(rawValue: quality) else { return nil }
-        var spec = JobSpec(id: id, attempt: 0, input: input, output: output, outputRoot: outputRoot, targetFrames: targetFrames,
-                           method: method, methodReason: methodReason, quality: quality, noop: noop)
+    func record(_ texts: JournalTexts, context: RunContext) -> JobRecord? {
+        guard let method = texts.term(method).flatMap(RepairMethod.init(rawValue:)),
+              let quality = texts.term(quality).flatMap(ResampleQuality.init(rawValue:)),
+              let recording = texts.name(recording), let output = texts.name(output) else { return nil }
+        var spec = JobSpec(id: id, attempt: 0, input: input.flatMap(texts.name) ?? recording, output: output,
+                           outputRoot: outputRoot ?? context.outputRoot, targetFrames: targetFrames,
+                           method: method, methodReason: texts.term(methodReason) ?? "", quality: quality, noop: noop)
         if let engine {
-            guard let known = ResampleEngine(rawValue: engine) else { return nil }
+            guard let known = texts.term(engine).flatMap(ResampleEngine.init(rawValue:)) else { return nil }
             spec.engine = known
         }
-        spec.inputRoots = inputRoots.map { $0.isEmpty ? [] : $0.components(separatedBy: "\n") }
+        spec.inputRoots = inputRoots.map { $0 == "=" ? context.roots : $0.isEmpty ? [] : $0.components(separatedBy: "\n") }
         spec.run = wireRun
         if content != nil {
             guard let decoded = JournalJSON.decode(ContentJob.self, content) else { return nil }
@@ -308,9 +351,9 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
         let jobState: JobState
         switch state {
         case "done":
-            guard let resultWorker, let seconds else { return nil }
+            guard let resultWorker = texts.term(resultWorker), let seconds else { return nil }
             var result = JobResult(id: id, attempt: resultAttempt ?? attempts, worker: resultWorker,
-                                   succeeded: resultSucceeded ?? true, outputFrames: outputFrames, checksum: checksum,
+                                   succeeded: resultSucceeded ?? true, outputFrames: outputFrames, checksum: checksum?.text,
                                    seconds: seconds, error: resultError)
             result.run = wireRun
             result.content = JournalJSON.decode(ContentResult.self, resultContent)
@@ -327,36 +370,39 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
 /// An `output` row: the last verified output of a recording, from whichever run made it.
 struct OutputRow: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "output"
-    var recording: String
-    var recordingPrint: String
-    var referencePrint: String
-    var planPrint: String
-    var output: String
+    /// The recording's id in `name`.
+    var recording: Int64
+    var recordingPrint: PackedPrint
+    var referencePrint: PackedPrint
+    var planPrint: PackedHex
+    var output: Int64
     var outputFrames: Int64
     var outputSize: Int64?
     var outputModified: Int64?
-    var checksum: String?
-    var worker: String?
+    var checksum: PackedHex?
+    var worker: Int64?
     var run: Int64
 
-    init(_ record: OutputRecord) {
-        recording = record.recording
-        recordingPrint = record.prints.recording
-        referencePrint = record.prints.reference
-        planPrint = record.prints.plan
-        output = record.output
+    init(_ record: OutputRecord, ids: JournalIds) throws {
+        recording = try ids.name(record.recording)
+        recordingPrint = PackedPrint(record.prints.recording)
+        referencePrint = PackedPrint(record.prints.reference)
+        planPrint = PackedHex(record.prints.plan)
+        output = try ids.name(record.output)
         outputFrames = record.outputFrames
         outputSize = record.outputSize
         outputModified = record.outputModified
-        checksum = record.checksum
-        worker = record.worker
+        checksum = record.checksum.map(PackedHex.init)
+        worker = try ids.term(record.worker)
         run = record.run
     }
 
-    var record: OutputRecord {
-        OutputRecord(recording: recording, prints: JobFingerprints(recording: recordingPrint, reference: referencePrint, plan: planPrint),
-                     output: output, outputFrames: outputFrames, outputSize: outputSize, outputModified: outputModified,
-                     checksum: checksum, worker: worker, run: run)
+    func record(_ texts: JournalTexts) -> OutputRecord? {
+        guard let recording = texts.name(recording), let output = texts.name(output) else { return nil }
+        return OutputRecord(recording: recording, prints: JobFingerprints(recording: recordingPrint.text, reference: referencePrint.text,
+                                                                          plan: planPrint.text),
+                            output: output, outputFrames: outputFrames, outputSize: outputSize, outputModified: outputModified,
+                            checksum: checksum?.text, worker: texts.term(worker), run: run)
     }
 }
 

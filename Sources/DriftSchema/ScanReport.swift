@@ -93,11 +93,7 @@ public struct PairReport: Codable, Sendable, Equatable {
         driftSeconds = analysis.driftSeconds.doubleValue
         driftPPM = analysis.driftPPM
         endOffsetMs = analysis.endOffsetMilliseconds
-        let ms = abs(analysis.endOffsetMilliseconds)
-        let amount = ms >= 10 ? String(format1: ms) : String(format2: ms)
-        sync = analysis.cause == .inSync ? "in sync"
-            : analysis.endOffsetMilliseconds < 0 ? "sound leads by \(amount) ms at the end"
-            : "sound lags by \(amount) ms at the end"
+        sync = Self.syncPhrase(cause: analysis.cause, endOffsetMs: analysis.endOffsetMilliseconds)
         flags = analysis.flags
         cause = analysis.cause
         causeDetail = analysis.causeDetail
@@ -106,6 +102,16 @@ public struct PairReport: Codable, Sendable, Equatable {
         methodReason = analysis.method?.reason
         targetFrames = analysis.targetFrames
         error = analysis.refusal
+    }
+
+    /// How a measured pair's sync reads: "in sync", "sound lags by 2.00 ms at the end"; nil without a measurement.
+    public static func syncPhrase(cause: DriftCause?, endOffsetMs: Double?) -> String? {
+        guard let cause, let endOffsetMs else { return nil }
+        let ms = abs(endOffsetMs)
+        let amount = ms >= 10 ? String(format1: ms) : String(format2: ms)
+        return cause == .inSync ? "in sync"
+            : endOffsetMs < 0 ? "sound leads by \(amount) ms at the end"
+            : "sound lags by \(amount) ms at the end"
     }
 
     /// A pair that could not be measured.

@@ -6,15 +6,20 @@ import TestSupport
 
 /// Every entry under `folder` (paths relative to it), except the run journal's own folder `.driftfix`.
 func treeEntries(under folder: String) -> [String] {
-    let enumerator = FileManager.default.enumerator(atPath: folder)
+    // By hand, not FileManager's enumerator: that one does not cross into a file system mounted below (the chaos
+    // night's small output volume).
     var found: [String] = []
-    while let path = enumerator?.nextObject() as? String {
-        if path == ".driftfix" {
-            enumerator?.skipDescendants()
-            continue
+    func walk(_ relative: String) {
+        let path = relative.isEmpty ? folder : folder + "/" + relative
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() {
+            let entry = relative.isEmpty ? name : relative + "/" + name
+            if entry == ".driftfix" { continue }
+            found.append(entry)
+            var info = stat()
+            if lstat(folder + "/" + entry, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { walk(entry) }
         }
-        found.append(path)
     }
+    walk("")
     return found
 }
 

@@ -221,7 +221,7 @@ struct JournalTests {
             let store = JournalJobStore(journal: journal, run: run, jobs: jobs, prints: [:])
             for round in 0..<50 {
                 guard let next = store.nextQueued() else { break }
-                _ = store.lease(next.id, to: String(repeating: "w", count: 3000), at: Double(round))
+                _ = store.lease(next.id, to: String(repeating: "w", count: 3000) + "\(round)", at: Double(round))
                 if store.failure != nil { break }
                 committed += 1
             }

@@ -27,6 +27,12 @@ public final class ChaosNight {
         public var killCoordinator = true
         /// Whether the watcher kills workers that open the poison (false: the poison is just a long recording).
         public var poisonKills = true
+        /// KiB of a tmpfs mounted where one folder's outputs go (`device2`): it fills during the night, and the
+        /// jobs that find it full fail naming the cause; nil: no such volume (mounting needs root).
+        public var smallVolumeKiB: Int? = nil
+        /// Whether one more recording (`device1/vanishing.wav`) is cut to a third while a worker reads it, as when
+        /// its volume goes away mid-read.
+        public var vanishingInput = false
         public var maxAttempts = 5
         /// The whole night, both coordinator runs, at most (seconds).
         public var timeout: Double = 150
@@ -43,6 +49,8 @@ public final class ChaosNight {
             copy.killEveryOutputs = nil
             copy.killCoordinator = false
             copy.poisonKills = false
+            copy.smallVolumeKiB = nil
+            copy.vanishingInput = false
             return copy
         }
     }
@@ -51,6 +59,8 @@ public final class ChaosNight {
     public struct Figures: Sendable {
         public var workerKills = 0
         public var poisonKills = 0
+        /// Whether the vanishing input was cut while a worker had it open.
+        public var inputCut = false
         public var coordinatorKills = 0
         public var wallSeconds = 0.0
         /// Every coordinator process that ran (to check that none left a worker behind).
@@ -64,17 +74,26 @@ public final class ChaosNight {
     /// The recording every worker that opens it dies on.
     public let poison: String
     public let poisonTarget: Int64
+    /// The recording cut mid-read (with `vanishingInput`).
+    public let vanishing: String
+    /// The small volume under `out` (with `smallVolumeKiB`), and the folder it holds.
+    public private(set) var volume: TmpfsMount?
+    public var smallVolumeFolder: String { out.file("device2") }
 
     public init(settings: Settings) throws {
         self.settings = settings
         tree = try RepairTree(drifted: settings.files, frames: settings.frames, channels: 2, folders: 3, tones: 2)
         // Long enough that the watcher sees it open (the job holds it for its whole run).
         poison = tree.root.file("device0/poison.wav")
-        let poisonFrames: Int64 = 48_000 * 20
-        poisonTarget = poisonFrames + poisonFrames * 131 / 1_000_000
+        vanishing = tree.root.file("device1/vanishing.wav")
+        let longFrames: Int64 = 48_000 * 20
+        poisonTarget = longFrames + longFrames * 131 / 1_000_000
         let format = AudioFormat(container: .wav, encoding: .pcm24, sampleRate: 48_000, channelCount: 2)
-        try writeRecording(TestSignal(channelCount: 2, length: poisonFrames, seed: 99, tonesPerChannel: 2), to: poison, format: format)
-        try "\(poisonTarget)@48000\n".write(toFile: tree.root.file("device0/poison.duration"), atomically: true, encoding: .utf8)
+        for (path, seed) in [(poison, 99)] + (settings.vanishingInput ? [(vanishing, 98)] : []) {
+            try writeRecording(TestSignal(channelCount: 2, length: longFrames, seed: UInt64(seed), tonesPerChannel: 2), to: path, format: format)
+            try "\(poisonTarget)@48000\n".write(toFile: (path as NSString).deletingPathExtension + ".duration", atomically: true, encoding: .utf8)
+        }
+        volume = try settings.smallVolumeKiB.map { try TmpfsMount(kibibytes: $0, at: out.file("device2")) }
     }
 
     public var arguments: [String] {
@@ -82,6 +101,10 @@ public final class ChaosNight {
          "--idle-timeout", "30", "--max-attempts", "\(settings.maxAttempts)", "--report", report.path,
          // The slowest converter keeps each short file's job long enough to be hit now and then.
          "--quality", "best"]
+    }
+
+    deinit {
+        volume = nil  // unmounted before the output folder is removed
     }
 
     /// Runs the night to its end; returns the last coordinator's result and the figures.
@@ -92,20 +115,30 @@ public final class ChaosNight {
         var figures = Figures()
         let watch = Watch()
         let target = PathResolution.real(poison)
+        let cut = PathResolution.real(vanishing)
         let watcher = Thread { [settings] in
-            guard settings.poisonKills else { return }
+            guard settings.poisonKills || settings.vanishingInput else { return }
             var lastRefresh = Date.distantPast
             var pids: [Int32] = []
             var killed: Set<Int32> = []  // a killed process lists its descriptors until it is torn down
+            var cutDone = !settings.vanishingInput
             while watch.active.load(ordering: .relaxed) {
                 if Date().timeIntervalSince(lastRefresh) > 0.05 {
                     pids = localWorkers(of: watch.coordinator.load(ordering: .relaxed))
                     lastRefresh = Date()
                 }
-                for pid in pids where !killed.contains(pid) && Self.hasOpen(target, pid: pid) {
+                for pid in pids where settings.poisonKills && !killed.contains(pid) && Self.hasOpen(target, pid: pid) {
                     kill(pid, SIGKILL)
                     killed.insert(pid)
                     watch.kills.add(1, ordering: .relaxed)
+                }
+                // A third of the file is left, header and all: the reader meets the end early.
+                if !cutDone, pids.contains(where: { Self.hasOpen(cut, pid: $0) }) {
+                    var info = stat()
+                    if stat(cut, &info) == 0, truncate(cut, info.st_size / 3) == 0 {
+                        cutDone = true
+                        watch.inputCut.store(true, ordering: .relaxed)
+                    }
                 }
                 usleep(1_000)
             }
@@ -157,6 +190,7 @@ public final class ChaosNight {
         figures.wallSeconds = Date().timeIntervalSince(started)
         watch.active.store(false, ordering: .relaxed)
         figures.poisonKills = watch.kills.load(ordering: .relaxed)
+        figures.inputCut = watch.inputCut.load(ordering: .relaxed)
         return (last, figures)
     }
 
@@ -164,6 +198,7 @@ public final class ChaosNight {
     private final class Watch: Sendable {
         let coordinator = Atomic<Int32>(0)
         let kills = Atomic<Int>(0)
+        let inputCut = Atomic<Bool>(false)
         let active = Atomic<Bool>(true)
     }
 

@@ -13,8 +13,12 @@ public final class TmpfsMount: @unchecked Sendable {  // immutable after init
         return true
     }()
 
-    public init(kibibytes: Int, readOnly: Bool = false) throws {
-        path = FileManager.default.temporaryDirectory.path + "/driftfix-tmpfs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    private let ownsFolder: Bool
+
+    /// A tmpfs of `kibibytes` at `folder` (created if needed, kept after unmounting), or at a new temporary folder.
+    public init(kibibytes: Int, readOnly: Bool = false, at folder: String? = nil) throws {
+        path = folder ?? FileManager.default.temporaryDirectory.path + "/driftfix-tmpfs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        ownsFolder = folder == nil
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         let options = "size=\(kibibytes)k" + (readOnly ? ",ro" : "")
         guard run("/bin/mount", ["-t", "tmpfs", "-o", options, "tmpfs", path]) == 0 else {
@@ -25,7 +29,7 @@ public final class TmpfsMount: @unchecked Sendable {  // immutable after init
 
     deinit {
         _ = run("/bin/umount", [path])
-        try? FileManager.default.removeItem(atPath: path)
+        if ownsFolder { try? FileManager.default.removeItem(atPath: path) }
     }
 
     public func file(_ name: String) -> String { path + "/" + name }
