@@ -10,7 +10,7 @@
 #                                unchanged nights
 #   BENCH_FLEET_DEVICES=500 BENCH_FLEET_TAKES=40 BENCH_FLEET_NIGHTS=5   the fleet section's size (100,000 pairs)
 #   BENCH_ENGINE_SECONDS="600 3600"   the engines section's file lengths
-#   BENCH_CHAOS_SEEDS="1 2 3" BENCH_CHAOS_FILES=60   the chaos nights' seeds and size
+#   BENCH_CHAOS_SEEDS="11 22 33" BENCH_CHAOS_FILES=1000   the chaos nights' seeds and size
 #   BENCH_BASELINE=REV scripts/bench.sh   also build revision REV in a worktree and measure journalled dispatch and
 #                                the 24 x 60 s repair for REV and for this tree, interleaved, in the same run
 set -euo pipefail
@@ -326,12 +326,18 @@ rm -rf "$work/repaired-1" "$work/repaired-2"
 fi
 
 if want chaos; then
+chaos_files=${BENCH_CHAOS_FILES:-1000}
+# device2 gets a third of the outputs (576 KB each) on a volume with room for about half of them.
+volume_mib=$(( chaos_files / 3 * 576 / 1024 / 2 + 1 ))
+[[ $(id -u) == 0 ]] || volume_mib=0
 echo
-echo "## Chaos nights: ${BENCH_CHAOS_FILES:-120} x 4 s stereo files, 3 local workers, a worker SIGKILLed about every second,"
-echo "## the coordinator killed once and resumed, a poison file that kills every worker that opens it (5 attempts)"
+echo "## Chaos nights: $chaos_files x 2 s stereo files, 3 local workers, a worker SIGKILLed about every 1.5 s, the"
+echo "## coordinator killed once and resumed, a poison file that kills every worker that opens it, one"
+echo "## recording cut to a third mid-read, device2's outputs on a ${volume_mib} MiB tmpfs that fills (8 attempts a job)"
 # shellcheck disable=SC2046
-"$bin/driftfix-bench" chaos --driftfix "$bin/driftfix" --files "${BENCH_CHAOS_FILES:-120}" --seconds 4 --workers 3 \
-    $(for seed in ${BENCH_CHAOS_SEEDS:-11 22 33 44 55}; do printf -- "--seeds %s " "$seed"; done)
+"$bin/driftfix-bench" chaos --driftfix "$bin/driftfix" --files "$chaos_files" --seconds 2 --workers 3 --interval 1.5 \
+    --small-volume-mib "$volume_mib" --vanishing-input \
+    $(for seed in ${BENCH_CHAOS_SEEDS:-11 22 33}; do printf -- "--seeds %s " "$seed"; done)
 fi
 
 if want aac; then

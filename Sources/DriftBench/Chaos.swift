@@ -15,6 +15,10 @@ struct Chaos: ParsableCommand {
     @Option(help: "Seconds of 48 kHz stereo audio per recording.") var seconds = 2
     @Option var workers = 3
     @Option(help: "Mean seconds between worker kills.") var interval = 1.0
+    @Option(help: "Attempts per job.") var maxAttempts = 8
+    @Option(name: .customLong("small-volume-mib"), help: "MiB of a tmpfs holding one folder's outputs, so that it fills (root only; 0: none).")
+    var smallVolumeMiB = 0
+    @Flag(help: "Also cut one recording to a third while a worker reads it.") var vanishingInput = false
 
     func run() throws {
         func settings(seed: UInt64) -> ChaosNight.Settings {
@@ -24,7 +28,10 @@ struct Chaos: ParsableCommand {
             settings.workers = workers
             settings.killInterval = interval
             settings.executable = driftfix
-            settings.timeout = 600
+            settings.maxAttempts = maxAttempts
+            settings.smallVolumeKiB = smallVolumeMiB > 0 ? smallVolumeMiB * 1024 : nil
+            settings.vanishingInput = vanishingInput
+            settings.timeout = 3600
             return settings
         }
         row(["night", "wall s", "x calm", "killed", "poison", "coord", "lost", "restart", "requeued", "result"])
@@ -39,11 +46,22 @@ struct Chaos: ParsableCommand {
         let night = try ChaosNight(settings: settings)
         let (last, figures) = try night.run()
         let report = try? night.finalReport()
-        let exact = night.tree.entries.allSatisfy { entry in
-            (try? AudioFileReader(path: night.tree.output(entry, in: night.out.path)).frameCount) == entry.target
+        // Every output there is exact; the ones missing are the failures the report names (no room, the poison, the
+        // cut input).
+        var placed = 0
+        var wrong = 0
+        for entry in night.tree.entries {
+            let output = night.tree.output(entry, in: night.out.path)
+            guard FileManager.default.fileExists(atPath: output) else { continue }
+            if (try? AudioFileReader(path: output).frameCount) == entry.target { placed += 1 } else { wrong += 1 }
         }
+        let failed = report?.pairs.filter { $0.outcome == .failed } ?? []
+        let noRoom = failed.filter { $0.error?.contains("no space left") == true }.count
         let poison = report?.pairs.first { $0.recording == night.poison }?.outcome?.rawValue ?? "?"
-        let result = "exit \(last.status), \(exact ? "all \(settings.files) exact" : "OUTPUTS WRONG"), poison \(poison)"
+        let result = "exit \(last.status), \(placed) exact\(wrong > 0 ? ", \(wrong) WRONG" : ""), \(failed.count) failed"
+            + " (\(noRoom) no room), poison \(poison)"
+            + (settings.vanishingInput ? ", cut input \(report?.pairs.first { $0.recording == night.vanishing }?.outcome?.rawValue ?? "?")" : "")
+            + (hiddenTemporaryFiles(night.out.path) > 0 ? ", TEMPORARY FILES LEFT" : "")
         let disruptions = report?.disruptions
         let columns: [String] = [
             label, String(format: "%.1f", figures.wallSeconds), calm.map { String(format: "%.2f", figures.wallSeconds / $0) } ?? "1.00",
@@ -52,6 +70,19 @@ struct Chaos: ParsableCommand {
         ]
         row(columns)
         return figures.wallSeconds
+    }
+
+    private func hiddenTemporaryFiles(_ root: String) -> Int {
+        var count = 0
+        func walk(_ folder: String) {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name != ".driftfix" {
+                var info = stat()
+                guard lstat(folder + "/" + name, &info) == 0 else { continue }
+                if (info.st_mode & S_IFMT) == S_IFDIR { walk(folder + "/" + name) } else if name.hasSuffix(".tmp") { count += 1 }
+            }
+        }
+        walk(root)
+        return count
     }
 
     private func row(_ columns: [String]) {

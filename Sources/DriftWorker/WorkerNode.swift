@@ -28,6 +28,11 @@ public final class WorkerNode {
         /// the path map, links and `..` resolved). Empty / nil: the roots the coordinator names in each job.
         public var inputRoots: [String] = []
         public var outputRoot: String?
+        /// Serve night after night: a coordinator's shutdown ends its run, not this worker, which waits for the next
+        /// one (reconnecting with back-off) until it is stopped.
+        public var persistent = false
+        /// Once stopped, how long running jobs may take to finish before they are handed back (seconds).
+        public var drainTimeout: Double = 25
 
         public init(endpoint: String, capacity: Int, identity: String) {
             self.endpoint = endpoint
@@ -88,14 +93,19 @@ public final class WorkerNode {
         }
     }
 
-    /// Works until the coordinator says shutdown, `stop` fires or the parent process `parent` is gone, and running
-    /// jobs are done; `abort` returns at once (jobs still running are abandoned).
+    /// Works until the coordinator says shutdown (a persistent worker: until `stop`), `stop` fires or the parent
+    /// process `parent` is gone, and running jobs are done or the drain timeout has passed (they are then handed
+    /// back); `abort` returns at once (jobs still running are abandoned).
     public func run(stop: StopEvent, abort: StopEvent? = nil, parent: Int32? = nil) throws {
         try connect()
         var lastHeard = now
         var lastSent = now
         var backoff = settings.initialBackoff
         var stopping = false
+        var runEnded = false
+        var drainDeadline: Double?
+        // Whether the coordinator is away (silent, or between runs): said once when it goes, once when it is back.
+        var away = false
         func stopRequested() -> Bool { stop.isFired || (parent.map { getppid() != $0 } ?? false) }
         while true {
             guard let socket else { break }
@@ -106,6 +116,10 @@ public final class WorkerNode {
                 while let frames = try socket.receive() {
                     lastHeard = now
                     backoff = settings.initialBackoff
+                    if away {
+                        away = false
+                        logger.notice("connected to the coordinator at \(settings.endpoint)")
+                    }
                     guard frames.count == 1 else { continue }
                     let message: WireMessage
                     do {
@@ -115,8 +129,9 @@ public final class WorkerNode {
                         continue
                     }
                     switch message {
-                    case .job(let job): start(job, stopping: stopping)
-                    case .shutdown: stopping = true
+                    case .job(let job): start(job, stopping: stopping || runEnded)
+                    case .shutdown:
+                        if settings.persistent { runEnded = true } else { stopping = true }
                     default: break
                     }
                 }
@@ -133,26 +148,56 @@ public final class WorkerNode {
             }
             if !stopping && stopRequested() {
                 stopping = true
-                logger.notice("stopping: finishing \(running.count) running jobs")
+                drainDeadline = now + settings.drainTimeout
+                logger.notice("stopping: finishing \(running.count) running jobs (at most \(settings.drainTimeout) s)")
             }
             if stopping && running.isEmpty {
                 send(.goodbye)
                 return
             }
+            if stopping, let drainDeadline, now >= drainDeadline {
+                // The coordinator requeues what a goodbye leaves leased; the abandoned jobs' temporary files are
+                // unlocked when this process exits, and swept.
+                logger.warning("drain timeout: handing back \(running.count) running jobs")
+                send(.goodbye)
+                return
+            }
+            if runEnded && running.isEmpty {
+                // The night is over: say so, and wait for the next coordinator on a fresh connection.
+                send(.goodbye)
+                runEnded = false
+                away = true
+                logger.notice("the run ended; waiting for the next coordinator at \(settings.endpoint)")
+                try reconnect(after: settings.initialBackoff, stop: stop)
+                if stopRequested() { return }
+                lastHeard = now
+                lastSent = now
+                continue
+            }
             if now - lastHeard > settings.heartbeatInterval * settings.liveness {
-                logger.warning("coordinator silent for \(Int(now - lastHeard)) s; reconnecting in \(backoff) s")
-                self.socket = nil
-                // A stop request ends a long back-off at once.
-                _ = stop.wait(seconds: backoff)
+                if !away {
+                    away = true
+                    logger.warning("coordinator at \(settings.endpoint) silent for \(Int(now - lastHeard)) s; reconnecting (back-off up to \(settings.maxBackoff) s)")
+                } else {
+                    logger.debug("coordinator still away; reconnecting in \(backoff) s")
+                }
+                try reconnect(after: backoff, stop: stop)
                 if stopRequested() && running.isEmpty { return }
                 backoff = min(backoff * 2, settings.maxBackoff)
-                try connect()
                 lastHeard = now
                 // Tell the coordinator what still runs here, so it does not hand those jobs out again.
                 send(.heartbeat(running: running.keys.sorted()))
                 lastSent = now
             }
         }
+    }
+
+    /// Drops the connection, waits `seconds` (a stop request ends the wait at once) and connects again (a hello
+    /// waits in the new socket's queue until a coordinator is there).
+    private func reconnect(after seconds: Double, stop: StopEvent) throws {
+        socket = nil
+        _ = stop.wait(seconds: seconds)
+        try connect()
     }
 
     private func start(_ original: JobSpec, stopping: Bool) {

@@ -10,8 +10,19 @@ struct WorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "worker",
         abstract: "Run repair jobs for a coordinator (driftfix repair --bind ...).",
-        discussion: "Reconnects with back-off when the coordinator is gone; SIGINT/SIGTERM finish running jobs, then exit."
+        discussion: """
+            Reconnects with back-off when the coordinator is gone. Without --persistent it exits when its coordinator's \
+            run ends; with it, it waits for the next run, night after night. SIGINT/SIGTERM drain it: no new job is \
+            taken, running jobs finish or, after --drain-timeout, are handed back to the coordinator; then it exits 0.
+            """
     )
+
+    @Flag(help: "Serve night after night: the end of a run does not end the worker (for systemd, Kubernetes, compose).")
+    var persistent = false
+
+    @Option(name: .customLong("drain-timeout"), parsing: .unconditional,
+            help: ArgumentHelp("Seconds running jobs may take to finish after SIGTERM before they are handed back.", valueName: "seconds"))
+    var drainTimeout: Double = 25
 
     @Option(help: ArgumentHelp("Coordinator endpoint, e.g. tcp://coordinator:5555.", valueName: "endpoint"))
     var connect: String
@@ -53,6 +64,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let concurrency, !(1...256).contains(concurrency) { throw ValidationError("--concurrency must be 1...256") }
+        if !(drainTimeout >= 0) { throw ValidationError("--drain-timeout must be 0 or more seconds") }
         if (curveSecret == nil) != (serverKey == nil) { throw ValidationError("--curve-secret and --server-key go together") }
     }
 
@@ -67,6 +79,8 @@ struct WorkerCommand: AsyncParsableCommand {
         node.heartbeatInterval = heartbeat
         node.initialBackoff = min(1, heartbeat)
         node.maxBackoff = maxBackoff
+        node.persistent = persistent
+        node.drainTimeout = drainTimeout
         node.pathMap = configuration.pathMap
         node.inputRoots = (inputRoots.isEmpty ? configuration.workerInputRoots : inputRoots).map(Paths.absolute)
         node.outputRoot = (outputRoot ?? configuration.workerOutputRoot).map(Paths.absolute)
@@ -85,6 +99,8 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         var settings = WorkerRun.Settings(node: node)
         settings.parent = parent
+        // The node hands its jobs back at the drain timeout; the service group's own limit is only a backstop.
+        settings.drainTimeout = drainTimeout + 5
         let signals = SecondSignal()
         let completed = try await WorkerRun(settings: settings, logger: logger).run()
         _ = signals

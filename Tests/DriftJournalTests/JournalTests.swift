@@ -33,6 +33,56 @@ func result(_ id: Int, run: Int64) -> JobResult {
 
 @Suite("run journal", .serialized)
 struct JournalTests {
+    @Test("packed values come back exactly: canonical fingerprints and checksums, and values that only look like them")
+    func packingIsLossless() throws {
+        let folder = TemporaryFolder("driftfix-journal")
+        let path = folder.file("journal.sqlite")
+        // Canonical forms (packed), then near misses that must be kept as the text they are.
+        let cases: [(print: String, checksum: String)] = [
+            ("480044:1795575674633321137:d491fa450a506fcb", "c5e689d7a7c954b"),
+            ("0:-5:0", "ffffffffffffffff"),
+            ("18446744073709551615:9223372036854775807:1", "0"),
+            ("480044:1795575674633321137:00d491fa450a506f", "0abc"),
+            ("480044:+17:ab", "ABC"),
+            ("1:2:3:4", "10000000000000000"),
+            ("", ""),
+        ]
+        let run: Int64
+        do {
+            let journal = try Journal(path: path)
+            run = try journal.beginRun(roots: ["/media"], outputRoot: "/out")
+            let (plan, jobs, _) = samplePlan(run: run, count: cases.count)
+            var prints: [Int: JobFingerprints] = [:]
+            for (index, item) in cases.enumerated() {
+                prints[index + 1] = JobFingerprints(recording: item.print, reference: item.print + "r", plan: item.checksum)
+            }
+            try journal.storePlan(run: run, plan: plan, jobs: jobs, prints: prints)
+            let store = JournalJobStore(journal: journal, run: run, jobs: jobs, prints: prints)
+            for (index, item) in cases.enumerated() {
+                let id = index + 1
+                _ = store.lease(id, to: "w", at: 0)
+                var done = result(id, run: run)
+                done.checksum = item.checksum
+                store.complete(id, with: done)
+            }
+        }
+        let reopened = try Journal(path: path)
+        let outputs = try reopened.outputs()
+        let stored = try reopened.loadPlan(run: run)
+        for (index, item) in cases.enumerated() {
+            let id = index + 1
+            let output = try #require(outputs["/media/dev\(id % 2)/take\(id).wav"])
+            #expect(output.prints == JobFingerprints(recording: item.print, reference: item.print + "r", plan: item.checksum))
+            #expect(output.checksum == item.checksum && output.output == "/out/take\(id).wav")
+            #expect(stored.prints[id] == output.prints)
+            guard case .done(let done) = stored.jobs.first(where: { $0.id == id })?.state else {
+                Issue.record("job \(id) is not done")
+                continue
+            }
+            #expect(done.checksum == item.checksum)
+        }
+    }
+
     @Test("every transition survives closing the journal; leased jobs come back queued; done and failed stay")
     func transitionsAreDurable() throws {
         let folder = TemporaryFolder("driftfix-journal")
