@@ -93,8 +93,11 @@ let package = Package(
                 "DriftRun", "DriftSchema", "DriftTransport", "DriftWorker", "DriftCoordinator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // `driftfix --version` names the source revision it was built from.
+            plugins: ["SourceRevision"]
         ),
+        .plugin(name: "SourceRevision", capability: .buildTool()),
         .executableTarget(
             name: "DriftBench",
             dependencies: ["DriftPlanning", "DriftRun", "DriftSchema", "DriftAV", "DriftPipeline",

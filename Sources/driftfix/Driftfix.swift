@@ -5,7 +5,8 @@ import Logging
 
 /// The `driftfix` command: repairs lip-sync drift in recordings.
 struct Driftfix: AsyncParsableCommand {
-    static let version = "0.1.0"
+    /// The release (Debian packages take their version from here: scripts/package.sh).
+    static let version = "0.2.0"
 
     static let configuration = CommandConfiguration(
         commandName: "driftfix",
@@ -13,7 +14,7 @@ struct Driftfix: AsyncParsableCommand {
         discussion: """
             Exit codes: 0 all good; 1 a file failed, was refused or did not verify; 2 usage or configuration error.
             """,
-        version: version,
+        version: "\(version) (revision \(sourceRevision))",
         subcommands: [ScanCommand.self, MeasureCommand.self, RepairCommand.self, WorkerCommand.self, HistoryCommand.self, KeygenCommand.self,
                       ProcessCommand.self, VerifyCommand.self]
     )
