@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: installs system dependencies if missing, builds, runs the Swift Testing suites.
+# Runs every test: installs system dependencies if missing, builds, runs the Swift Testing suites, then installs the
+# Debian package into a fresh Debian 12 root and runs a night there (scripts/test-package.sh, as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,4 +60,9 @@ status=0
 wait "$tests" || status=$?
 kill "$watchdog" 2>/dev/null || true
 wait "$watchdog" 2>/dev/null || true
-exit "$status"
+[[ $status -eq 0 ]] || exit "$status"
+# The package, installed into a fresh Debian 12 root (root only; it says why when it cannot run). Only the Swift
+# suites: DRIFTFIX_SKIP_PACKAGE_TEST=1.
+if [[ "${DRIFTFIX_SKIP_PACKAGE_TEST:-0}" != "1" && $# -eq 0 ]]; then
+    timeout 2400 scripts/test-package.sh
+fi
