@@ -2,13 +2,13 @@
 import PackageDescription
 
 // driftfix builds and runs on Linux only (5.6 or later): it relies on openat2 and renameat2, /proc/self/fd and Glibc
-// (CSystem stops a build elsewhere with a clear #error). SwiftPM's `platforms` list names Apple systems only, so
+// (CLinux stops a build elsewhere with a clear #error). SwiftPM's `platforms` list names Apple systems only, so
 // there is none here: the default it implies is no claim that driftfix runs there.
 //
 // Dependencies point one way: DriftCore ◄ DriftAudio/DriftDSP ◄ CLI. Each target declares exactly the modules it
 // imports (scripts/check-imports.py checks it in the test run). C modules are imported by exactly one Swift module
 // each (CSndFile by DriftAudio, CSampleRate by DriftDSP, CZMQ by the transport), always as `internal import`, so no C
-// type leaks into a public signature; CSystem (Linux system calls) serves DriftAudio and DriftWorker.
+// type leaks into a public signature; CLinux (Linux system calls) serves DriftAudio and DriftWorker.
 let package = Package(
     name: "driftfix",
     products: [
@@ -21,6 +21,9 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Live metrics: the Prometheus registry and text exposition, served over a small NIO HTTP listener.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // System libraries. Module maps link the library directly: libzmq's pkg-config file adds a Kerberos include
@@ -38,14 +41,14 @@ let package = Package(
 
         // Linux system calls Swift cannot reach (openat2 for the worker's confinement, renameat2 for outputs that
         // never replace anything but a regular file) and the async-signal-safe removal of temporary files.
-        .target(name: "CSystem"),
+        .target(name: "CLinux"),
         // The vocabulary: rational time, target lengths, edits, methods, drift analysis and policy. Pure Swift.
         .target(name: "DriftCore"),
         // Small utilities with no domain: FNV-1a hashing, rate-limited logging, crash injection for tests.
         .target(name: "DriftSupport"),
         // The report schema: what a scan and a run found, as the JSON and CSV columns.
         .target(name: "DriftSchema", dependencies: ["DriftCore"]),
-        .target(name: "DriftAudio", dependencies: ["DriftCore", "CSndFile", "CSystem"]),
+        .target(name: "DriftAudio", dependencies: ["DriftCore", "CSndFile", "CLinux"]),
         // Compressed audio and audio inside video through FFmpeg's libraries (the only importer of CFFmpeg).
         .target(name: "DriftAV", dependencies: ["DriftCore", "DriftSupport", "DriftAudio", "CFFmpeg"]),
         .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate", "CSoxr"]),
@@ -69,7 +72,7 @@ let package = Package(
         .target(name: "DriftCoordinator", dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftPlanning", "DriftSchema", "DriftSupport", "DriftCore", "DriftWire", "DriftTransport",
                                                          .product(name: "Logging", package: "swift-log")]),
         // The worker loop and its job runner.
-        .target(name: "DriftWorker", dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "DriftCore", "DriftAudio", "DriftWire", "DriftTransport", "DriftPipeline", "CSystem",
+        .target(name: "DriftWorker", dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "DriftCore", "DriftAudio", "DriftWire", "DriftTransport", "DriftPipeline", "CLinux",
                                                     .product(name: "Logging", package: "swift-log")]),
         // The durable run journal (SQLite through GRDB): job states written ahead, resume, incremental runs, drift
         // history, metrics.
@@ -79,8 +82,19 @@ let package = Package(
         .target(name: "DriftPipeline", dependencies: ["DriftSupport", "DriftCore", "DriftAudio", "DriftDSP", "DriftAV", "DriftSync"]),
         // The composition root: one repair run (journal, plan, coordinator services, outcome, history, metrics) and
         // one worker, from settings to outcome; the command line and the benchmark both run through it.
+        // Live metrics of a running coordinator or worker: Prometheus series fed by their events, and the HTTP
+        // listener that serves them (/metrics, /healthz).
+        .target(name: "DriftMetrics", dependencies: [
+            "DriftCoordinator",
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         .target(name: "DriftRun", dependencies: [
-            "DriftAudio", "DriftConfig", "DriftCoordinator", "DriftCore", "DriftJournal", "DriftMedia", "DriftPlanning",
+            "DriftAudio", "DriftConfig", "DriftCoordinator", "DriftCore", "DriftJournal", "DriftMedia", "DriftMetrics", "DriftPlanning",
             "DriftReports", "DriftSchema", "DriftSupport", "DriftTransport", "DriftWire", "DriftWorker",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -90,7 +104,7 @@ let package = Package(
             name: "driftfix",
             dependencies: [
                 "DriftAudio", "DriftConfig", "DriftCore", "DriftJournal", "DriftMedia", "DriftPipeline", "DriftReports",
-                "DriftRun", "DriftSchema", "DriftTransport", "DriftWorker", "DriftCoordinator",
+                "DriftMetrics", "DriftRun", "DriftSchema", "DriftTransport", "DriftWorker", "DriftCoordinator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -9,10 +9,11 @@ packages=(libzmq3-dev libsndfile1-dev libsamplerate0-dev libsqlite3-dev libavfor
 # Tests and benchmarks: independent tools to make demo media and to compare against (sox, ffmpeg, rubberband),
 # a real browser to check the HTML report renders (chromium, headless), docker-compose to validate the
 # compose file (no Docker engine is needed for that), iproute2 and util-linux (ip netns, unshare) for the
-# multi-host test, python3 for the test that holds an SQLite lock from another program, gdb for the stacks a
+# multi-host test, python3 for the test that holds an SQLite lock from another program and prometheus_client's
+# text-format parser for the live-metrics test (both run as /usr/bin/python3), gdb for the stacks a
 # timed-out test prints.
 if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]]; then
-    packages+=(sox ffmpeg rubberband-cli chromium docker-compose iproute2 util-linux python3 gdb)
+    packages+=(sox ffmpeg rubberband-cli chromium docker-compose iproute2 util-linux python3 python3-prometheus-client gdb)
 fi
 
 missing=()

@@ -1,4 +1,4 @@
-internal import CSystem
+internal import CLinux
 import Glibc
 
 /// An output written under a hidden temporary name beside its destination and renamed into place only once

@@ -3,6 +3,7 @@ import DriftConfig
 import DriftCoordinator
 import DriftCore
 import DriftJournal
+import DriftMetrics
 import DriftPlanning
 import DriftReports
 import DriftSchema
@@ -36,6 +37,8 @@ public final class RepairRun {
         public var full = false
         /// The Prometheus text file to write after the run.
         public var metricsFile: String?
+        /// Where to serve live metrics (`/metrics`, `/healthz`) while the run goes on; nil: nowhere.
+        public var metricsAddress: MetricsAddress?
 
         public init(roots: [String], outputRoot: String, configuration: Configuration, localWorkers: Int, journalPath: String) {
             self.roots = roots
@@ -104,6 +107,25 @@ public final class RepairRun {
     }
 
     public func run() async throws(RunError) -> Outcome {
+        guard let address = settings.metricsAddress else { return try await night(live: nil) }
+        // Served from before the scan to after the reports, so a long scan or a stalled night shows.
+        let live = LiveRunMetrics()
+        let server = MetricsServer(host: address.host, port: address.port, logger: logger) { live.render() }
+        let serving = Task { [logger] in
+            do { try await server.run() } catch { logger.error("\(error); the run goes on without live metrics") }
+        }
+        let outcome: Result<Outcome, RunError>
+        do {
+            outcome = .success(try await night(live: live))
+        } catch {
+            outcome = .failure(error)
+        }
+        serving.cancel()
+        await serving.value
+        return try outcome.get()
+    }
+
+    private func night(live: LiveRunMetrics?) async throws(RunError) -> Outcome {
         let started = Date()
         let configuration = settings.configuration
         do {
@@ -135,7 +157,9 @@ public final class RepairRun {
         }
 
         let store = JournalJobStore(journal: journal, run: prepared.run, jobs: prepared.jobs, prints: prepared.prints)
-        observer?.planned(prepared.jobs.filter { !$0.isFinished })
+        let unfinished = prepared.jobs.filter { !$0.isFinished }
+        observer?.planned(unfinished)
+        live?.planned(unfinished)
         let result: CoordinatorRuntime.Result
         do {
             result = try await CoordinatorRuntime(settings: try runtimeSettings(), logger: logger).run(
@@ -143,7 +167,10 @@ public final class RepairRun {
                 ready: { [settings, logger] endpoint in
                     if settings.dispatch.bind != nil { logger.notice("waiting for workers on \(endpoint)") }
                 },
-                onEvent: { [observer] event in observer?.event(event) })
+                onEvent: { [observer, live] event in
+                    observer?.event(event)
+                    live?.event(event)
+                })
         } catch let error as RunError {
             throw error
         } catch {

@@ -1,6 +1,8 @@
 import DriftAudio
+import DriftMetrics
 import DriftSupport
 import DriftTransport
+import DriftWire
 import DriftWorker
 import Foundation
 import Logging
@@ -17,6 +19,8 @@ public struct WorkerRun {
         public var shutdownSignals: [UnixSignal] = [.sigterm, .sigint, .sighup]
         /// How long running jobs may take after a stop, seconds, before the worker quits anyway.
         public var drainTimeout: Double = 3600
+        /// Where to serve live metrics (`/metrics`, `/healthz`); nil: nowhere.
+        public var metricsAddress: MetricsAddress?
 
         public init(node: WorkerNode.Settings) {
             self.node = node
@@ -35,12 +39,21 @@ public struct WorkerRun {
     public func run() async throws -> Int {
         Failpoint.hit("worker-start")  // the crash-loop test: every worker dies before it connects
         let context = try MessageContext()
-        let node = try WorkerNode(context: context, settings: settings.node, logger: logger)
+        var nodeSettings = settings.node
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let address = settings.metricsAddress {
+            let metrics = WorkerMetrics()
+            nodeSettings.observer = MetricsObserver(metrics: metrics)
+            let server = MetricsServer(host: address.host, port: address.port, logger: logger) { metrics.render() }
+            services.append(.init(service: server, successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup,
+                                  serviceName: "metrics"))
+        }
+        let node = try WorkerNode(context: context, settings: nodeSettings, logger: logger)
         let service = try WorkerService(node: node, parent: settings.parent)
-        var configuration = ServiceGroupConfiguration(
-            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup,
-                             failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "worker")],
-            gracefulShutdownSignals: settings.shutdownSignals, logger: logger)
+        services.append(.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup,
+                              failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "worker"))
+        var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: settings.shutdownSignals,
+                                                      logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(settings.drainTimeout)
         logger.info("worker \(settings.node.identity) connecting to \(settings.node.endpoint) with capacity \(settings.node.capacity)")
         defer {
@@ -50,4 +63,15 @@ public struct WorkerRun {
         try await ServiceGroup(configuration: configuration).run()
         return service.completed
     }
+}
+
+/// The worker loop's reports, counted for `/metrics`.
+private struct MetricsObserver: WorkerObserver {
+    let metrics: WorkerMetrics
+
+    func jobStarted(_ job: JobSpec) { metrics.started() }
+    func jobFinished(_ result: JobResult) {
+        metrics.finished(succeeded: result.succeeded, outputFrames: result.outputFrames, error: result.error)
+    }
+    func coordinator(connected: Bool) { metrics.coordinator(connected: connected) }
 }

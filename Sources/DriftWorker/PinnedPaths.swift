@@ -1,4 +1,4 @@
-internal import CSystem
+internal import CLinux
 import Foundation
 
 /// A job's input file and output folder, opened beneath their roots with openat2(RESOLVE_BENEATH) and then used

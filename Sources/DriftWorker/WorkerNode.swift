@@ -33,6 +33,9 @@ public final class WorkerNode {
         public var persistent = false
         /// Once stopped, how long running jobs may take to finish before they are handed back (seconds).
         public var drainTimeout: Double = 25
+        /// Told of each job as it starts and ends, and of the coordinator coming and going (metrics); on the loop
+        /// thread.
+        public var observer: (any WorkerObserver)?
 
         public init(endpoint: String, capacity: Int, identity: String) {
             self.endpoint = endpoint
@@ -105,7 +108,8 @@ public final class WorkerNode {
         var runEnded = false
         var drainDeadline: Double?
         // Whether the coordinator is away (silent, or between runs): said once when it goes, once when it is back.
-        var away = false
+        var away = true  // until the first word from a coordinator
+        var nextAttempt = 0.0
         func stopRequested() -> Bool { stop.isFired || (parent.map { getppid() != $0 } ?? false) }
         while true {
             guard let socket else { break }
@@ -119,6 +123,7 @@ public final class WorkerNode {
                     if away {
                         away = false
                         logger.notice("connected to the coordinator at \(settings.endpoint)")
+                        settings.observer?.coordinator(connected: true)
                     }
                     guard frames.count == 1 else { continue }
                     let message: WireMessage
@@ -131,18 +136,20 @@ public final class WorkerNode {
                     switch message {
                     case .job(let job): start(job, stopping: stopping || runEnded)
                     case .shutdown:
-                        if settings.persistent { runEnded = true } else { stopping = true }
+                        // A persistent worker ends its part in the run (once: a coordinator still closing may say
+                        // it again).
+                        if !settings.persistent { stopping = true } else if !away { runEnded = true }
                     default: break
                     }
                 }
             }
             for result in finished.takeAll() {
-                running.removeValue(forKey: result.id)
+                if running.removeValue(forKey: result.id) != nil { settings.observer?.jobFinished(result) }
                 completed += 1
                 send(.result(result))
                 lastSent = now
             }
-            if now - lastSent >= settings.heartbeatInterval {
+            if !away && now - lastSent >= settings.heartbeatInterval {
                 send(.heartbeat(running: running.keys.sorted()))
                 lastSent = now
             }
@@ -163,28 +170,30 @@ public final class WorkerNode {
                 return
             }
             if runEnded && running.isEmpty {
-                // The night is over: say so, and wait for the next coordinator on a fresh connection.
+                // The night is over: say so, and wait for the next coordinator. The closing one is left to go
+                // (silent, it is given up like any other, below); then fresh connections look for the next.
                 send(.goodbye)
                 runEnded = false
                 away = true
+                settings.observer?.coordinator(connected: false)
                 logger.notice("the run ended; waiting for the next coordinator at \(settings.endpoint)")
-                try reconnect(after: settings.initialBackoff, stop: stop)
-                if stopRequested() { return }
-                lastHeard = now
-                lastSent = now
+                backoff = settings.initialBackoff
                 continue
             }
-            if now - lastHeard > settings.heartbeatInterval * settings.liveness {
+            // Silent too long: a fresh connection (a restarted coordinator needs a new hello), then again after a
+            // back-off that doubles. The new socket is polled meanwhile, so a coordinator that comes back is heard at
+            // once, whatever the back-off.
+            if now - lastHeard > settings.heartbeatInterval * settings.liveness && now >= nextAttempt {
                 if !away {
                     away = true
+                    settings.observer?.coordinator(connected: false)
                     logger.warning("coordinator at \(settings.endpoint) silent for \(Int(now - lastHeard)) s; reconnecting (back-off up to \(settings.maxBackoff) s)")
                 } else {
-                    logger.debug("coordinator still away; reconnecting in \(backoff) s")
+                    logger.debug("coordinator still away; connecting again, next try in \(backoff) s")
                 }
-                try reconnect(after: backoff, stop: stop)
-                if stopRequested() && running.isEmpty { return }
+                try reconnect()
+                nextAttempt = now + backoff
                 backoff = min(backoff * 2, settings.maxBackoff)
-                lastHeard = now
                 // Tell the coordinator what still runs here, so it does not hand those jobs out again.
                 send(.heartbeat(running: running.keys.sorted()))
                 lastSent = now
@@ -192,11 +201,9 @@ public final class WorkerNode {
         }
     }
 
-    /// Drops the connection, waits `seconds` (a stop request ends the wait at once) and connects again (a hello
-    /// waits in the new socket's queue until a coordinator is there).
-    private func reconnect(after seconds: Double, stop: StopEvent) throws {
+    /// A new connection in place of the old one, announced with a hello.
+    private func reconnect() throws {
         socket = nil
-        _ = stop.wait(seconds: seconds)
         try connect()
     }
 
@@ -209,6 +216,7 @@ public final class WorkerNode {
             return
         }
         running[job.id] = job
+        settings.observer?.jobStarted(job)
         let box = Handover(value: (job, settings.identity, finished, wake.write))
         let thread = Thread {
             let (job, identity, finished, fd) = box.value
@@ -240,6 +248,13 @@ public final class WorkerNode {
         var buffer = [UInt8](repeating: 0, count: 64)
         while read(wake.read, &buffer, buffer.count) > 0 {}
     }
+}
+
+/// What a worker's loop reports as it goes (its metrics).
+public protocol WorkerObserver: Sendable {
+    func jobStarted(_ job: JobSpec)
+    func jobFinished(_ result: JobResult)
+    func coordinator(connected: Bool)
 }
 
 /// A worker that cannot start.

@@ -2,6 +2,7 @@ import ArgumentParser
 import DriftConfig
 import DriftCore
 import DriftJournal
+import DriftMetrics
 import DriftReports
 import DriftRun
 import DriftSchema
@@ -65,11 +66,17 @@ struct RepairCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write Prometheus metrics here after the run (default: the config's metrics.textfile).", valueName: "file"))
     var metrics: String?
 
+    @Option(name: .customLong("metrics-address"), help: ArgumentHelp(
+        "Serve live metrics at http://ADDRESS/metrics (and /healthz) while the run goes on: PORT (loopback) or HOST:PORT.",
+        valueName: "address"))
+    var metricsAddress: String?
+
     @OptionGroup(title: "Workers")
     var dispatch: DispatchOptions
 
     func validate() throws {
         if let maxAttempts, !(1...100).contains(maxAttempts) { throw ValidationError("--max-attempts must be from 1 to 100") }
+        if let metricsAddress { _ = try MetricsOption.parse(metricsAddress) }
     }
 
     func run() async throws {
@@ -85,6 +92,7 @@ struct RepairCommand: AsyncParsableCommand {
         settings.resume = resume
         settings.full = full
         settings.metricsFile = metrics ?? configuration.journal.metricsFile
+        settings.metricsAddress = try metricsAddress.map(MetricsOption.parse)
         if let maxAttempts { settings.configuration.maxAttempts = maxAttempts }
         do {
             try settings.validate()

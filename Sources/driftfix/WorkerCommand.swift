@@ -1,4 +1,5 @@
 import ArgumentParser
+import DriftMetrics
 import DriftRun
 import DriftTransport
 import DriftWorker
@@ -16,6 +17,10 @@ struct WorkerCommand: AsyncParsableCommand {
             taken, running jobs finish or, after --drain-timeout, are handed back to the coordinator; then it exits 0.
             """
     )
+
+    @Option(name: .customLong("metrics-address"), help: ArgumentHelp(
+        "Serve live metrics at http://ADDRESS/metrics (and /healthz): PORT (loopback) or HOST:PORT.", valueName: "address"))
+    var metricsAddress: String?
 
     @Flag(help: "Serve night after night: the end of a run does not end the worker (for systemd, Kubernetes, compose).")
     var persistent = false
@@ -65,6 +70,7 @@ struct WorkerCommand: AsyncParsableCommand {
     func validate() throws {
         if let concurrency, !(1...256).contains(concurrency) { throw ValidationError("--concurrency must be 1...256") }
         if !(drainTimeout >= 0) { throw ValidationError("--drain-timeout must be 0 or more seconds") }
+        if let metricsAddress { _ = try MetricsOption.parse(metricsAddress) }
         if (curveSecret == nil) != (serverKey == nil) { throw ValidationError("--curve-secret and --server-key go together") }
     }
 
@@ -99,6 +105,7 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         var settings = WorkerRun.Settings(node: node)
         settings.parent = parent
+        settings.metricsAddress = try metricsAddress.map(MetricsOption.parse)
         // The node hands its jobs back at the drain timeout; the service group's own limit is only a backstop.
         settings.drainTimeout = drainTimeout + 5
         let signals = SecondSignal()

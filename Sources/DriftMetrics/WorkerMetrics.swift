@@ -1,0 +1,50 @@
+import Foundation
+import Prometheus
+
+/// What a running `driftfix worker` shows at `/metrics`: jobs done and failed (failures by reason), frames written,
+/// jobs running now, and whether a coordinator is answering.
+public final class WorkerMetrics: Sendable {
+    public let registry = PrometheusCollectorRegistry()
+    private let done: Counter
+    private let frames: Counter
+    private let running: Gauge
+    private let connected: Gauge
+
+    public init() {
+        done = registry.makeCounter(name: "driftfix_worker_jobs_done_total", help: "Jobs this worker finished with a verified result.")
+        frames = registry.makeCounter(name: "driftfix_worker_output_frames_total", help: "Frames of verified output this worker wrote.")
+        running = registry.makeGauge(name: "driftfix_worker_jobs_running", help: "Jobs this worker is running now.")
+        connected = registry.makeGauge(name: "driftfix_worker_coordinator_connected",
+                                       help: "1 while a coordinator is answering, 0 while the worker waits for one.")
+    }
+
+    public func started() { running.increment() }
+
+    /// A job ended: the frames it wrote when it succeeded, or the reason it failed.
+    public func finished(succeeded: Bool, outputFrames: Int64?, error: String?) {
+        running.decrement()
+        if succeeded {
+            done.increment()
+            frames.increment(by: outputFrames ?? 0)
+        } else {
+            registry.makeCounter(name: "driftfix_worker_jobs_failed_total", labels: [("reason", Self.reason(error))],
+                                 help: "Jobs this worker failed, by reason.").increment()
+        }
+    }
+
+    public func coordinator(connected isConnected: Bool) { connected.set(isConnected ? 1.0 : 0.0) }
+
+    public func render() -> [UInt8] { registry.emitToBuffer() }
+
+    /// A few stable reasons, never the free text (a label per message would be a series per file).
+    static func reason(_ error: String?) -> String {
+        let text = error?.lowercased() ?? ""
+        let known: [(String, String)] = [
+            ("no space left", "disk-full"), ("disk full", "disk-full"), ("truncated", "input-truncated"),
+            ("not writable", "output-not-writable"), ("permission denied", "permission"), ("outside", "confinement"),
+            ("verification failed", "verification"), ("no such file", "missing-input"), ("corrupt", "corrupt-input"),
+            ("unsupported", "unsupported"),
+        ]
+        return known.first { text.contains($0.0) }?.1 ?? "other"
+    }
+}

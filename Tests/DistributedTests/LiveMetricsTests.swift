@@ -1,0 +1,87 @@
+import DriftAudio
+import Foundation
+import Testing
+import TestSupport
+
+/// Scrapes a URL every 30 ms until it stops answering (after answering at least once) or the time is up, parsing each
+/// answer with prometheus_client's own text-format parser; prints one JSON line per scrape with the chosen samples.
+private let scraper = """
+    import json, sys, time, urllib.request
+    from prometheus_client.parser import text_string_to_metric_families
+    url, health, deadline, names = sys.argv[1], sys.argv[2], time.time() + float(sys.argv[3]), sys.argv[4].split(',')
+    seen = False
+    while time.time() < deadline:
+        try:
+            text = urllib.request.urlopen(url, timeout=2).read().decode()
+            status = urllib.request.urlopen(health, timeout=2).status
+        except Exception:
+            if seen: break
+            time.sleep(0.03); continue
+        seen = True
+        values = {}
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                if sample.name in names: values[sample.name] = sample.value
+        print(json.dumps({"values": values, "health": status}), flush=True)
+        time.sleep(0.03)
+    """
+
+private func port() -> Int { 30_000 + Int(UInt32.random(in: 0..<20_000)) }
+
+private func scrapes(_ output: String) -> [[String: Any]] {
+    output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+}
+
+@Suite("live metrics over HTTP", .serialized)
+struct LiveMetricsTests {
+    @Test("a night scraped while it runs: the coordinator's done counter rises, the worker's reaches every job, both parse as Prometheus text, /healthz answers 200",
+          .enabled(if: FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/prometheus_client"),
+                   "python3-prometheus-client not installed (scripts/install-deps.sh installs it)"))
+    func scrapedDuringANight() throws {
+        let tree = try RepairTree(drifted: 12, frames: 48_000 * 3, channels: 2, folders: 2)
+        let out = TemporaryFolder("driftfix-out")
+        let folder = TemporaryFolder("driftfix-scraper")
+        try scraper.write(toFile: folder.file("scrape.py"), atomically: true, encoding: .utf8)
+        let endpoint = uniqueEndpoint()
+        let (coordinatorPort, workerPort) = (port(), port())
+        let worker = try Background(["worker", "--connect", endpoint, "--persistent", "--concurrency", "1", "--heartbeat", "0.5",
+                                     "--metrics-address", "127.0.0.1:\(workerPort)"])
+        defer { kill(worker.pid, SIGKILL) }
+        let coordinator = try Background(["repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
+                                          "--heartbeat", "0.5", "--quality", "best", "--metrics-address", "\(coordinatorPort)"])
+        let watching = try Child("/usr/bin/python3", [folder.file("scrape.py"), "http://127.0.0.1:\(coordinatorPort)/metrics",
+                                                      "http://127.0.0.1:\(coordinatorPort)/healthz", "120",
+                                                      "driftfix_run_jobs_done_total,driftfix_run_workers_connected"])
+        let result = coordinator.wait(seconds: 120)
+        #expect(result.status == 0, "\(result.stderr)")
+        let watched = watching.wait(seconds: 30)
+        #expect(watched.status == 0, "\(watched.stderr)")
+        let seen = scrapes(watched.stdout)
+        let done = seen.compactMap { ($0["values"] as? [String: Double])?["driftfix_run_jobs_done_total"] }
+        #expect(done.count >= 3, "scraped during the night: \(watched.stdout.prefix(500))")
+        #expect(zip(done, done.dropFirst()).allSatisfy { $0 <= $1 }, "a counter never goes down: \(done)")
+        #expect(done.contains { $0 > 0 && $0 < 12 } && (done.last ?? 0) <= 12, "it rose while the night ran: \(done)")
+        #expect(seen.allSatisfy { $0["health"] as? Int == 200 })
+        #expect(result.stderr.contains("metrics at http://127.0.0.1:\(coordinatorPort)/metrics"), "\(result.stderr)")
+        for entry in tree.entries {
+            #expect(try AudioFileReader(path: tree.output(entry, in: out.path)).frameCount == entry.target)
+        }
+
+        // The worker stays up between nights: its own counter holds every job of this one.
+        let final = try runChild("/usr/bin/python3", [folder.file("scrape.py"), "http://127.0.0.1:\(workerPort)/metrics",
+                                                      "http://127.0.0.1:\(workerPort)/healthz", "0.5",
+                                                      "driftfix_worker_jobs_done_total,driftfix_worker_jobs_running,driftfix_worker_coordinator_connected"])
+        let values = scrapes(final.stdout).last?["values"] as? [String: Double] ?? [:]
+        #expect(values["driftfix_worker_jobs_done_total"] == 12, "\(final.stdout)\(final.stderr)")
+        #expect(values["driftfix_worker_jobs_running"] == 0 && values["driftfix_worker_coordinator_connected"] == 0, "\(values)")
+        #expect(scrapes(final.stdout).last?["health"] as? Int == 200)
+    }
+
+    @Test("--metrics-address takes a port (loopback) or HOST:PORT, and refuses anything else")
+    func addresses() throws {
+        let bad = try runChild(driftfixPath(), ["worker", "--connect", uniqueEndpoint(), "--metrics-address", "localhost"])
+        #expect(bad.status == 2 && bad.stderr.contains("give PORT (loopback) or HOST:PORT"), "\(bad.stderr)")
+        let tooHigh = try runChild(driftfixPath(), ["repair", "/nonexistent", "--out", "/tmp/x", "--metrics-address", "70000"])
+        #expect(tooHigh.status == 2, "\(tooHigh.stderr)")
+    }
+}
