@@ -85,7 +85,7 @@ let package = Package(
         // Live metrics of a running coordinator or worker: Prometheus series fed by their events, and the HTTP
         // listener that serves them (/metrics, /healthz).
         .target(name: "DriftMetrics", dependencies: [
-            "DriftCoordinator",
+            "DriftCoordinator", "DriftSchema",
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,11 +1,13 @@
 import DriftCoordinator
+import DriftSchema
 import Foundation
 import Prometheus
 
 /// What a running `driftfix repair` shows at `/metrics`, fed by the dispatcher's events: the jobs queued and out on
 /// lease, done, failed and requeued, the audio repaired, the workers connected, when the run started and when it
 /// last made progress (a night that stalls at 03:00 shows it at 03:05). The end-of-run text file keeps its own
-/// `driftfix_last_run_*` series; these are the run in progress.
+/// `driftfix_last_run_*` series; these are the run in progress. The per-device drift series carry the text file's
+/// names: measured when the night is planned, with the history's alerts once it ends.
 public final class LiveRunMetrics: Sendable {
     public let registry = PrometheusCollectorRegistry()
     private let queued: Gauge
@@ -18,6 +20,7 @@ public final class LiveRunMetrics: Sendable {
     private let started: Gauge
     private let progress: Gauge
     private let state = LockedState()
+    private let deviceSeries = DeviceSeries()
 
     public init(now: Date = Date()) {
         queued = registry.makeGauge(name: "driftfix_run_jobs", labels: [("state", "queued")],
@@ -68,8 +71,52 @@ public final class LiveRunMetrics: Sendable {
         }
     }
 
+    /// The fleet's devices, worst first, at most `limit` with series of their own (label cardinality); called again
+    /// with the same devices, it updates their values.
+    public func devices(_ summaries: [DeviceSummary], limit: Int) {
+        deviceSeries.update(summaries, limit: limit, in: registry)
+    }
+
     /// The exposition, as `/metrics` serves it.
     public func render() -> [UInt8] { registry.emitToBuffer() }
+
+    /// The gauges of `driftfix_device_*`, made on first use and kept by device name.
+    private final class DeviceSeries: @unchecked Sendable {
+        private let lock = NSLock()
+        private var gauges: [String: Gauge] = [:]
+
+        func update(_ summaries: [DeviceSummary], limit: Int, in registry: PrometheusCollectorRegistry) {
+            lock.withLock {
+                func gauge(_ name: String, _ labels: [(String, String)], _ help: String) -> Gauge {
+                    let key = name + labels.map { "|\($0.0)=\($0.1)" }.joined()
+                    if let existing = gauges[key] { return existing }
+                    let made = registry.makeGauge(name: name, labels: labels, help: help)
+                    gauges[key] = made
+                    return made
+                }
+                let shown = summaries.prefix(max(0, limit))
+                gauge("driftfix_devices", [], "Devices (recorders) in the last run.").set(Double(summaries.count))
+                gauge("driftfix_devices_alerting", [], "Devices alerting in the last run (drift moved, or turned erratic).")
+                    .set(Double(summaries.filter { $0.alert != nil }.count))
+                gauge("driftfix_device_series_omitted", [], "Devices left without series of their own (metrics.device-limit).")
+                    .set(Double(summaries.count - shown.count))
+                let drift = "A device's drift in the last run: the median and the worst of its recordings (ppm)."
+                for device in shown {
+                    if let median = device.medianPPM, let worst = device.worstPPM {
+                        gauge("driftfix_device_drift_ppm", [("device", device.device), ("stat", "median")], drift).set(median)
+                        gauge("driftfix_device_drift_ppm", [("device", device.device), ("stat", "worst")], drift).set(worst)
+                    }
+                    if let spread = device.spreadPPM {
+                        gauge("driftfix_device_spread_ppm", [("device", device.device)],
+                              "The spread between a device's recordings in the last run (interquartile range, ppm).").set(spread)
+                    }
+                    gauge("driftfix_device_alert", [("device", device.device)],
+                          "1 if the device alerts (its drift moved from its own past, or it turned erratic), else 0.")
+                        .set(device.alert == nil ? 0.0 : 1.0)
+                }
+            }
+        }
+    }
 
     /// Audio seconds by job, written once when planned, read from the loop thread.
     private final class LockedState: @unchecked Sendable {

@@ -160,6 +160,9 @@ public final class RepairRun {
         let unfinished = prepared.jobs.filter { !$0.isFinished }
         observer?.planned(unfinished)
         live?.planned(unfinished)
+        let deviceLimit = configuration.journal.metricsDeviceLimit
+        // The drift is measured when the night is planned: a scrape during the night sees the fleet's devices.
+        live?.devices(prepared.plan.report(with: [:]).deviceSummaries(), limit: deviceLimit)
         let result: CoordinatorRuntime.Result
         do {
             result = try await CoordinatorRuntime(settings: try runtimeSettings(), logger: logger).run(
@@ -180,7 +183,9 @@ public final class RepairRun {
         // Writers that died during the night and were not cleaned up when their lease ended (a local worker started
         // by hand that was hung then killed, the workers of a killed coordinator that outlived its restart).
         sweep(journal, closing: true)
-        return finish(prepared: prepared, store: store, result: result, journal: journal, started: started)
+        let outcome = finish(prepared: prepared, store: store, result: result, journal: journal, started: started)
+        live?.devices(outcome.report.deviceSummaries(), limit: deviceLimit)
+        return outcome
     }
 
     /// Deletes what writers that are gone left under the output root: at the start, those of earlier runs; at the

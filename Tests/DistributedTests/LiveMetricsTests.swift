@@ -4,7 +4,8 @@ import Testing
 import TestSupport
 
 /// Scrapes a URL every 30 ms until it stops answering (after answering at least once) or the time is up, parsing each
-/// answer with prometheus_client's own text-format parser; prints one JSON line per scrape with the chosen samples.
+/// answer with prometheus_client's own text-format parser; prints one JSON line per scrape with the chosen samples
+/// (a labelled one as `name{label="value",...}`, labels sorted).
 private let scraper = """
     import json, sys, time, urllib.request
     from prometheus_client.parser import text_string_to_metric_families
@@ -21,7 +22,9 @@ private let scraper = """
         values = {}
         for family in text_string_to_metric_families(text):
             for sample in family.samples:
-                if sample.name in names: values[sample.name] = sample.value
+                if sample.name in names:
+                    labels = ",".join('%s="%s"' % item for item in sorted(sample.labels.items()))
+                    values[sample.name + ("{%s}" % labels if labels else "")] = sample.value
         print(json.dumps({"values": values, "health": status}), flush=True)
         time.sleep(0.03)
     """
@@ -51,7 +54,7 @@ struct LiveMetricsTests {
                                           "--heartbeat", "0.5", "--quality", "best", "--metrics-address", "\(coordinatorPort)"])
         let watching = try Child("/usr/bin/python3", [folder.file("scrape.py"), "http://127.0.0.1:\(coordinatorPort)/metrics",
                                                       "http://127.0.0.1:\(coordinatorPort)/healthz", "120",
-                                                      "driftfix_run_jobs_done_total,driftfix_run_workers_connected"])
+                                                      "driftfix_run_jobs_done_total,driftfix_run_workers_connected,driftfix_devices,driftfix_device_drift_ppm"])
         let result = coordinator.wait(seconds: 120)
         #expect(result.status == 0, "\(result.stderr)")
         let watched = watching.wait(seconds: 30)
@@ -62,6 +65,15 @@ struct LiveMetricsTests {
         #expect(zip(done, done.dropFirst()).allSatisfy { $0 <= $1 }, "a counter never goes down: \(done)")
         #expect(done.contains { $0 > 0 && $0 < 12 } && (done.last ?? 0) <= 12, "it rose while the night ran: \(done)")
         #expect(seen.allSatisfy { $0["health"] as? Int == 200 })
+        // The per-device drift series of the text file, live: each device's worst recording as the tree made it.
+        let during = seen.compactMap { $0["values"] as? [String: Double] }.last { ($0["driftfix_run_jobs_done_total"] ?? 12) < 12 } ?? [:]
+        #expect(during["driftfix_devices"] == 2, "\(during)")
+        for device in 0..<2 {
+            let made = tree.entries.filter { $0.recording.contains("/device\(device)/") }
+                .map { abs(Double($0.target - $0.frames) / Double($0.target) * 1e6) }.max() ?? 0
+            let worst = during["driftfix_device_drift_ppm{device=\"device\(device)\",stat=\"worst\"}"]
+            #expect(worst.map { abs(abs($0) - made) < 0.002 * made + 0.1 } == true, "device\(device): made \(made) ppm, served \(String(describing: worst))")
+        }
         #expect(result.stderr.contains("metrics at http://127.0.0.1:\(coordinatorPort)/metrics"), "\(result.stderr)")
         for entry in tree.entries {
             #expect(try AudioFileReader(path: tree.output(entry, in: out.path)).frameCount == entry.target)
