@@ -93,9 +93,15 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // Workers as a Slurm job array: sbatch, squeue and scancel as child processes.
+        .target(name: "DriftSlurm", dependencies: [
+            "DriftCoordinator", "DriftTransport",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         .target(name: "DriftRun", dependencies: [
             "DriftAudio", "DriftConfig", "DriftCoordinator", "DriftCore", "DriftJournal", "DriftMedia", "DriftMetrics", "DriftPlanning",
-            "DriftReports", "DriftSchema", "DriftSupport", "DriftTransport", "DriftWire", "DriftWorker",
+            "DriftReports", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftTransport", "DriftWire", "DriftWorker",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -104,7 +110,7 @@ let package = Package(
             name: "driftfix",
             dependencies: [
                 "DriftAudio", "DriftConfig", "DriftCore", "DriftJournal", "DriftMedia", "DriftPipeline", "DriftReports",
-                "DriftMetrics", "DriftRun", "DriftSchema", "DriftTransport", "DriftWorker", "DriftCoordinator",
+                "DriftMetrics", "DriftRun", "DriftSchema", "DriftSlurm", "DriftTransport", "DriftWorker", "DriftCoordinator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -130,6 +136,7 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-O"])]
         ),
         .testTarget(name: "DriftCoreTests", dependencies: ["DriftCore"]),
+        .testTarget(name: "DriftSlurmTests", dependencies: ["DriftSlurm"]),
         .testTarget(name: "DriftPlanningTests", dependencies: ["DriftPlanning", "DriftCore", "DriftSchema"]),
         .testTarget(name: "DriftRunTests", dependencies: ["TestSupport", .product(name: "Logging", package: "swift-log"), "DriftWorker", "DriftWire", "DriftSchema", "DriftPlanning", "DriftJournal", "DriftCore", "DriftCoordinator", "DriftConfig", "DriftAudio", "DriftRun"]),
         .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "DriftCore"]),

@@ -11,9 +11,10 @@ packages=(libzmq3-dev libsndfile1-dev libsamplerate0-dev libsqlite3-dev libavfor
 # compose file (no Docker engine is needed for that), iproute2 and util-linux (ip netns, unshare) for the
 # multi-host test, python3 for the test that holds an SQLite lock from another program and prometheus_client's
 # text-format parser for the live-metrics test (both run as /usr/bin/python3), gdb for the stacks a
-# timed-out test prints.
+# timed-out test prints, munge and slurm-wlm for the Slurm launcher's test on a real single-node cluster
+# (scripts/slurm-cluster.sh runs the daemons under a folder of its own).
 if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]]; then
-    packages+=(sox ffmpeg rubberband-cli chromium docker-compose iproute2 util-linux python3 python3-prometheus-client gdb)
+    packages+=(sox ffmpeg rubberband-cli chromium docker-compose iproute2 util-linux python3 python3-prometheus-client gdb munge slurm-wlm)
 fi
 
 missing=()

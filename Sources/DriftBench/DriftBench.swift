@@ -265,7 +265,7 @@ struct Dispatch: AsyncParsableCommand {
         var pool = LocalWorkerPool.Settings(count: workers, endpoint: settings.endpoint, executable: driftfix,
                                             extraArguments: keyArguments)
         pool.capacity = capacity
-        settings.pool = pool
+        settings.pool = .local(pool)
         let started = Mutex<ContinuousClock.Instant?>(nil)
         let result = try await CoordinatorRuntime(settings: settings, logger: logger).run(store: store, onEvent: { event in
             if case .workerJoined = event { started.withLock { $0 = $0 ?? .now } }

@@ -26,6 +26,8 @@ public struct Configuration: Sendable, Equatable {
     public var security = SecuritySettings()
     /// `driftfix process`: the output's file type and sample encoding, when not OUT's extension and the input's.
     public var process = ProcessSettings()
+    /// The Slurm launcher (`repair --launcher slurm`): extra sbatch options, the tasks' log folder, resubmits.
+    public var slurm = SlurmSettings()
     /// Worker side: the folders its jobs may read, and the folder they may write into (this machine's paths).
     public var workerInputRoots: [String] = []
     public var workerOutputRoot: String?
@@ -73,11 +75,12 @@ public struct Configuration: Sendable, Equatable {
             case "journal": try reader.journalSection(value, key: "journal", into: &configuration.journal)
             case "metrics": try reader.metricsSection(value, key: "metrics", into: &configuration.journal)
             case "security": configuration.security = try reader.securitySection(value, key: "security")
+            case "slurm": configuration.slurm = try reader.slurmSection(value, key: "slurm")
             case "process": configuration.process = try reader.processSection(value, key: "process")
             case "content": configuration.content = try reader.contentSection(value, key: "content")
             default:
                 throw reader.unknown(key, in: "", allowed: ["repair", "scan", "drift", "content", "worker", "journal", "metrics",
-                                                            "security", "process"])
+                                                            "security", "slurm", "process"])
             }
         }
         return configuration
@@ -127,6 +130,18 @@ public struct SecuritySettings: Sendable, Equatable {
     public var allow: String?
     /// Worker: the coordinator's public key file.
     public var serverKey: String?
+
+    public init() {}
+}
+
+/// How `--launcher slurm` submits the workers (`slurm:` in the config; `--slurm-arg` adds to `args`).
+public struct SlurmSettings: Sendable, Equatable {
+    /// Extra `sbatch` options, e.g. `--partition=night`, `--time=8:00:00`, `--cpus-per-task=4`.
+    public var arguments: [String] = []
+    /// A folder every node can write (shared) for each task's output; nil: the output is dropped.
+    public var logFolder: String?
+    /// Tasks submitted again in place of ended ones, at most, per run.
+    public var maxResubmits = 8
 
     public init() {}
 }

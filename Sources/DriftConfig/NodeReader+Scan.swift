@@ -291,6 +291,34 @@ extension NodeReader {
         return settings
     }
 
+    func slurmSection(_ node: Node, key: String) throws(ConfigurationError) -> SlurmSettings {
+        var settings = SlurmSettings()
+        for (k, value) in try mapping(node, key: key) {
+            let full = "\(key).\(k.name)"
+            switch k.name {
+            case "args":
+                var arguments: [String] = []
+                for (index, item) in try sequence(value, key: full).enumerated() {
+                    let text = try string(item, key: "\(full)[\(index)]")
+                    guard text.hasPrefix("-") else { throw error(item, key: full, "'\(text)' is not an sbatch option (they start with -)") }
+                    arguments.append(text)
+                }
+                settings.arguments = arguments
+            case "log-folder":
+                let text = try string(value, key: full)
+                settings.logFolder = text.isEmpty ? nil : text
+            case "max-resubmits":
+                let count = try number(value, key: full)
+                guard count.denominator == 1, (0...10_000).contains(count.numerator) else {
+                    throw error(value, key: full, "must be a whole number from 0 to 10000")
+                }
+                settings.maxResubmits = Int(count.numerator)
+            default: throw unknown(k, in: key, allowed: ["args", "log-folder", "max-resubmits"])
+            }
+        }
+        return settings
+    }
+
     func processSection(_ node: Node, key: String) throws(ConfigurationError) -> ProcessSettings {
         var settings = ProcessSettings()
         for (k, value) in try mapping(node, key: key) {

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// A pool that cannot keep workers alive (each new one dies before it connects: a missing library, a bad config)
 /// posts `.poolFailed` after `crashLoopLimit` such deaths in a row instead of restarting for ever.
-public final class LocalWorkerPool: Service, Sendable {
+public final class LocalWorkerPool: WorkerPool {
     public struct Settings: Sendable {
         public var count: Int
         public var endpoint: String
@@ -147,8 +147,9 @@ public final class LocalWorkerPool: Service, Sendable {
         guard let identity else { return }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: settings.executable)
+        // --parent: a worker of a coordinator that crashed stops instead of living on as an orphan.
         process.arguments = ["worker", "--connect", settings.endpoint, "--concurrency", "\(settings.capacity)",
-                             "--identity", identity] + settings.extraArguments
+                             "--identity", identity, "--parent", "\(getpid())"] + settings.extraArguments
         var environment = ProcessInfo.processInfo.environment
         environment["DRIFTFIX_LOG_LEVEL"] = environment["DRIFTFIX_WORKER_LOG_LEVEL"] ?? "warning"
         process.environment = environment

@@ -82,7 +82,7 @@ public struct RunMetrics: Sendable, Equatable {
                [("", audioSecondsProcessed)])
         metric("driftfix_last_run_workers_lost", "Workers that died, went silent or were cut off during the last run.", "gauge",
                [("", Double(disruptions.workersLost))])
-        metric("driftfix_last_run_workers_restarted", "Local workers started to replace dead ones during the last run.", "gauge",
+        metric("driftfix_last_run_workers_restarted", "Workers the run started to replace dead ones (local processes or Slurm tasks) during the last run.", "gauge",
                [("", Double(disruptions.workersRestarted))])
         metric("driftfix_last_run_jobs_requeued", "Jobs put back in the queue during the last run.", "gauge",
                [("", Double(disruptions.jobsRequeued))])

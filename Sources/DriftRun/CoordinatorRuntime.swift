@@ -1,5 +1,6 @@
 import DriftCoordinator
 import DriftSchema
+import DriftSlurm
 import DriftTransport
 import Foundation
 import Logging
@@ -22,14 +23,22 @@ public struct CoordinatorRuntime {
         public var admission: AdmissionPolicy?
         public var limits = CoordinatorServer.Limits()
         public var dispatch = Dispatcher.Settings()
-        /// Local worker processes to start; nil for none.
-        public var pool: LocalWorkerPool.Settings?
+        /// Workers the coordinator starts itself; nil for none (remote workers only).
+        public var pool: PoolSettings?
         /// Signals that start a graceful shutdown (none in benchmarks and tests that stop otherwise).
         public var shutdownSignals: [UnixSignal] = [.sigterm, .sigint, .sighup]
 
         public init(endpoint: String) {
             self.endpoint = endpoint
         }
+    }
+
+    /// Who starts the run's own workers.
+    public enum PoolSettings: Sendable {
+        /// Processes on this machine.
+        case local(LocalWorkerPool.Settings)
+        /// Tasks of a Slurm job array, on the cluster's nodes.
+        case slurm(SlurmWorkerPool.Settings)
     }
 
     /// How dispatch ended, and the handshakes refused along the way.
@@ -69,14 +78,21 @@ public struct CoordinatorRuntime {
                                            admission: settings.admission, logger: logger)
         ready(server.endpoint)
         let cleaner = LeftoverCleaner(logger: logger)
-        var pool: LocalWorkerPool?
-        if var poolSettings = settings.pool {
-            poolSettings.endpoint = server.endpoint
-            let localPool = try LocalWorkerPool(settings: poolSettings, inbox: server.inbox, logger: logger) { identity, _ in
+        var pool: (any WorkerPool)?
+        switch settings.pool {
+        case .local(var local):
+            local.endpoint = server.endpoint
+            pool = try LocalWorkerPool(settings: local, inbox: server.inbox, logger: logger) { identity, _ in
                 cleaner.exited(identity)
             }
-            services.append(.init(service: localPool, successTerminationBehavior: .ignore, serviceName: "local workers"))
-            pool = localPool
+        case .slurm(var slurm):
+            slurm.endpoint = Self.reachable(server.endpoint)
+            pool = try SlurmWorkerPool(settings: slurm, inbox: server.inbox, logger: logger)
+        case nil:
+            break
+        }
+        if let pool {
+            services.append(.init(service: pool, successTerminationBehavior: .ignore, serviceName: "workers"))
         }
         let coordinator = try CoordinatorService(server: server) { [pool] event in
             switch event {
@@ -99,5 +115,14 @@ public struct CoordinatorRuntime {
         return Result(outcome: coordinator.outcome ?? .stopped, handshakeFailures: server.handshakeFailures,
                       disruptions: RunDisruptions(workersLost: dispatcher.workersLost, workersRestarted: pool?.restarts ?? 0,
                                                   jobsRequeued: dispatcher.jobsRequeued))
+    }
+
+    /// The bound endpoint as other machines reach it: a wildcard address (`tcp://0.0.0.0:5555`, what ZeroMQ reports
+    /// for `tcp://*:5555`) becomes this host's name.
+    static func reachable(_ endpoint: String) -> String {
+        for wildcard in ["tcp://0.0.0.0:", "tcp://[::]:", "tcp://*:"] where endpoint.hasPrefix(wildcard) {
+            return "tcp://\(ProcessInfo.processInfo.hostName):" + endpoint.dropFirst(wildcard.count)
+        }
+        return endpoint
     }
 }

@@ -1,4 +1,5 @@
 import DriftCoordinator
+import DriftSlurm
 import DriftTransport
 import Foundation
 import Logging
@@ -7,8 +8,19 @@ import UnixSignals
 /// How a run reaches its workers: local processes it starts, an endpoint remote ones connect to, CURVE, the
 /// timeouts. Shared by `repair` and `scan --content`, which both hand jobs to workers.
 public struct DispatchSettings: Sendable {
-    /// Local worker processes to start (0: remote workers only).
+    /// Who starts the run's own workers.
+    public enum Launcher: String, Sendable, CaseIterable {
+        /// Processes on this machine.
+        case local
+        /// A Slurm job array on the cluster's nodes (the endpoint must be one they reach).
+        case slurm
+    }
+
+    /// Workers to start (0: remote workers only): local processes, or Slurm tasks.
     public var localWorkers: Int
+    public var launcher = Launcher.local
+    /// For `.slurm`: extra sbatch options, the tasks' log folder, how many ended tasks are replaced.
+    public var slurm = SlurmOptions()
     /// The endpoint to bind; nil: a private ipc:// socket.
     public var bind: String?
     /// CURVE on `bind`: the coordinator's secret key file and the allowlist (absolute paths).
@@ -45,7 +57,7 @@ public struct DispatchSettings: Sendable {
         runtime.dispatch.heartbeatInterval = heartbeat
         runtime.dispatch.maxAttempts = maxAttempts
         runtime.shutdownSignals = shutdownSignals
-        var passThrough = ["--heartbeat", "\(heartbeat)", "--parent", "\(getpid())"]
+        var passThrough = ["--heartbeat", "\(heartbeat)"]
         if let outputRoot { passThrough += ["--output-root", outputRoot] }
         passThrough += roots.flatMap { ["--input-root", $0] }
         if let configPath { passThrough += ["--config", configPath] }
@@ -71,10 +83,28 @@ public struct DispatchSettings: Sendable {
                 logger.warning("\(endpoint) is bound WITHOUT authentication or encryption (--insecure-plaintext)")
             }
         }
-        if localWorkers > 0 {
-            runtime.pool = LocalWorkerPool.Settings(count: localWorkers, endpoint: endpoint,
-                                                    executable: workerExecutable, extraArguments: passThrough)
+        guard localWorkers > 0 else { return runtime }
+        switch launcher {
+        case .local:
+            runtime.pool = .local(LocalWorkerPool.Settings(count: localWorkers, endpoint: endpoint,
+                                                           executable: workerExecutable, extraArguments: passThrough))
+        case .slurm:
+            var pool = SlurmWorkerPool.Settings(count: localWorkers, endpoint: endpoint, executable: workerExecutable,
+                                                extraArguments: passThrough)
+            pool.sbatchArguments = slurm.sbatchArguments
+            pool.logFolder = slurm.logFolder
+            pool.maxResubmits = slurm.maxResubmits
+            runtime.pool = .slurm(pool)
         }
         return runtime
     }
+}
+
+/// The Slurm launcher's options (`--slurm-arg`, the config's `slurm:` section).
+public struct SlurmOptions: Sendable {
+    public var sbatchArguments: [String] = []
+    public var logFolder: String?
+    public var maxResubmits = 8
+
+    public init() {}
 }

@@ -236,7 +236,7 @@ public final class RepairRun {
         if !runtime.disruptions.isEmpty {
             let lost = runtime.disruptions
             func count(_ n: Int, _ thing: String) -> String { "\(n) \(thing)\(n == 1 ? "" : "s")" }
-            logger.warning("disruptions: \(count(lost.workersLost, "worker")) lost, \(count(lost.workersRestarted, "local worker")) restarted, \(count(lost.jobsRequeued, "job")) requeued")
+            logger.warning("disruptions: \(count(lost.workersLost, "worker")) lost, \(count(lost.workersRestarted, "worker")) replaced, \(count(lost.jobsRequeued, "job")) requeued")
         }
         var journalFailure: String?
         do {

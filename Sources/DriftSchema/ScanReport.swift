@@ -273,7 +273,7 @@ extension ScanReport {
 public struct RunDisruptions: Codable, Sendable, Equatable {
     /// Workers that died, went silent or were cut off while connected (local and remote).
     public var workersLost: Int
-    /// Local workers started to replace dead ones.
+    /// Workers the run started to replace dead ones (local processes, or Slurm tasks submitted again).
     public var workersRestarted: Int
     /// Jobs put back in the queue (their worker was lost, or its disk failed them).
     public var jobsRequeued: Int

@@ -6,8 +6,15 @@ import Foundation
 /// How a command reaches its workers: local processes, or an endpoint remote workers connect to (with CURVE).
 /// Shared by `repair` and `scan --content`.
 struct DispatchOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: "Local worker processes to start (default: the number of cores; 0 with --bind to use only remote ones).")
+    @Option(parsing: .unconditional, help: "Workers to start: local processes (default: the number of cores; 0 with --bind to use only remote ones), or Slurm tasks with --launcher slurm.")
     var workers: Int?
+
+    @Option(help: ArgumentHelp("Who starts the workers: local (processes on this machine) or slurm (a job array on the cluster; needs --bind tcp://...).", valueName: "local|slurm"))
+    var launcher: DispatchSettings.Launcher = .local
+
+    @Option(name: .customLong("slurm-arg"), parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("An extra sbatch option for the worker array, e.g. --slurm-arg=--partition=night (repeatable; added to slurm.args).", valueName: "option"))
+    var slurmArguments: [String] = []
 
     @Option(help: ArgumentHelp("Endpoint to bind for workers, e.g. tcp://0.0.0.0:5555 (default: a private ipc:// socket).", valueName: "endpoint"))
     var bind: String?
@@ -31,6 +38,14 @@ struct DispatchOptions: ParsableArguments {
         if let workers, workers < 0 { throw ValidationError("--workers must not be negative") }
         if (curveSecret == nil) != (allow == nil) { throw ValidationError("--curve-secret and --allow go together") }
         if workers == 0 && bind == nil { throw ValidationError("--workers 0 needs --bind, or no worker could ever connect") }
+        if launcher == .slurm {
+            guard let bind, bind.hasPrefix("tcp://") else {
+                throw ValidationError("--launcher slurm needs --bind tcp://HOST:PORT on an address the cluster's nodes reach (tcp://0.0.0.0:5555: they are given this host's name)")
+            }
+            guard let workers, workers > 0 else { throw ValidationError("--launcher slurm: say how many worker tasks to submit with --workers N") }
+        } else if !slurmArguments.isEmpty {
+            throw ValidationError("--slurm-arg goes with --launcher slurm")
+        }
         guard idleTimeout > 0, heartbeat > 0 else { throw ValidationError("--idle-timeout and --heartbeat must be positive") }
     }
 
@@ -40,6 +55,12 @@ struct DispatchOptions: ParsableArguments {
                                                          configuration: configuration.security, insecure: insecurePlaintext)
         var dispatch = DispatchSettings(localWorkers: workers ?? ProcessInfo.processInfo.activeProcessorCount)
         dispatch.bind = bind
+        dispatch.launcher = launcher
+        var slurm = SlurmOptions()
+        slurm.sbatchArguments = configuration.slurm.arguments + slurmArguments
+        slurm.logFolder = configuration.slurm.logFolder.map(Paths.absolute)
+        slurm.maxResubmits = configuration.slurm.maxResubmits
+        dispatch.slurm = slurm
         dispatch.curve = keys.map { (Paths.absolute($0.secret), Paths.absolute($0.allow)) }
         dispatch.insecurePlaintext = insecurePlaintext
         dispatch.idleTimeout = idleTimeout
@@ -49,3 +70,5 @@ struct DispatchOptions: ParsableArguments {
         return dispatch
     }
 }
+
+extension DispatchSettings.Launcher: ExpressibleByArgument {}

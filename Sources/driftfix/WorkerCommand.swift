@@ -1,6 +1,7 @@
 import ArgumentParser
 import DriftMetrics
 import DriftRun
+import DriftSlurm
 import DriftTransport
 import DriftWorker
 import Foundation
@@ -79,9 +80,11 @@ struct WorkerCommand: AsyncParsableCommand {
         let configuration = try loadConfiguration(config)
         let keys = try TransportSecurity.workerKeys(connect: connect, secret: curveSecret, serverKey: serverKey,
                                                     configuration: configuration.security, insecure: insecurePlaintext)
-        let name = identity ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
-        var node = WorkerNode.Settings(
-            endpoint: connect, capacity: concurrency ?? ProcessInfo.processInfo.activeProcessorCount, identity: name)
+        // Under Slurm the task's name (slurm-JOB_TASK@NODE) and its allocation's CPUs, not the whole node's.
+        let environment = ProcessInfo.processInfo.environment
+        let name = identity ?? SlurmIdentity(environment: environment)?.description ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
+        let cores = slurmAllocatedCPUs(environment: environment) ?? ProcessInfo.processInfo.activeProcessorCount
+        var node = WorkerNode.Settings(endpoint: connect, capacity: concurrency ?? cores, identity: name)
         node.heartbeatInterval = heartbeat
         node.initialBackoff = min(1, heartbeat)
         node.maxBackoff = maxBackoff

@@ -47,7 +47,7 @@ struct SupervisionTests {
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stderr.contains("stopped answering; ending it"), "\(result.stderr)")
         #expect(result.stderr.contains("left by worker") && result.stderr.contains("(went silent)"), "\(result.stderr)")
-        #expect(result.stderr.contains("disruptions: 1 worker lost, 1 local worker restarted"), "\(result.stderr)")
+        #expect(result.stderr.contains("disruptions: 1 worker lost, 1 worker replaced"), "\(result.stderr)")
         #expect(result.stdout.contains("4 repaired"), "\(result.stdout)")
         #expect(hiddenFiles(under: out.path).isEmpty, "\(hiddenFiles(under: out.path))")
         if let frozen { #expect(kill(frozen, 0) != 0, "the hung worker was ended") }

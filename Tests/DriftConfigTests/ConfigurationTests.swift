@@ -15,6 +15,24 @@ struct ConfigurationTests {
         #expect(configuration == Configuration())
     }
 
+    @Test("the slurm section: sbatch options, the tasks' log folder, resubmits; a non-option or a bad count is refused")
+    func slurm() throws {
+        let yaml = """
+            slurm:
+              args: ["--partition=night", "--time=8:00:00"]
+              log-folder: /shared/driftfix/logs
+              max-resubmits: 3
+            """
+        let configuration = try Configuration.parse(yaml, path: "c.yaml")
+        #expect(configuration.slurm.arguments == ["--partition=night", "--time=8:00:00"])
+        #expect(configuration.slurm.logFolder == "/shared/driftfix/logs")
+        #expect(configuration.slurm.maxResubmits == 3)
+        #expect(Configuration().slurm.maxResubmits == 8 && Configuration().slurm.logFolder == nil)
+        #expect(throws: ConfigurationError.self) { try Configuration.parse("slurm:\n  args: [night]\n", path: "c.yaml") }
+        #expect(throws: ConfigurationError.self) { try Configuration.parse("slurm:\n  max-resubmits: -1\n", path: "c.yaml") }
+        #expect(throws: ConfigurationError.self) { try Configuration.parse("slurm:\n  partition: night\n", path: "c.yaml") }
+    }
+
     @Test("method rules")
     func rules() throws {
         let yaml = """

@@ -1,0 +1,116 @@
+import DriftAudio
+import Foundation
+import Testing
+import TestSupport
+
+private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+private let slurmTools = ["/usr/sbin/munged", "/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/bin/sbatch", "/usr/bin/scancel"]
+    .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+private let runnable = getuid() == 0 && slurmTools
+
+/// Processes whose command line contains `text`.
+private func processes(containing text: String) -> [Int32] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap(Int32.init).filter { pid in
+        guard pid != getpid(), let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\u{0}", with: " ").contains(text)
+    }
+}
+
+/// The worker process of Slurm task `job`_`task` (found by the variables Slurm gave it).
+private func workerProcess(job: String, task: Int) -> Int32? {
+    processes(containing: " worker --connect ").first { pid in
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+        let variables = Set(String(decoding: data, as: UTF8.self).split(separator: "\u{0}").map(String.init))
+        return variables.contains("SLURM_ARRAY_JOB_ID=\(job)") && variables.contains("SLURM_ARRAY_TASK_ID=\(task)")
+    }
+}
+
+/// Every file below `folder` whose name says it is a temporary output.
+private func temporaryFiles(under folder: String) -> [String] {
+    let names = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+    return names.filter { ($0 as NSString).lastPathComponent.hasSuffix(".tmp") }
+}
+
+/// The first capture of `pattern` in `text`.
+private func capture(_ pattern: String, in text: String) -> String? {
+    guard let expression = try? NSRegularExpression(pattern: pattern),
+          let match = expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+          let range = Range(match.range(at: 1), in: text) else { return nil }
+    return String(text[range])
+}
+
+@Suite("Slurm launcher on a real cluster", .serialized)
+struct SlurmLauncherTests {
+    @Test("a night on Slurm: two worker tasks, one killed like a failed node and one cancelled; every output exact, the killed task's job finished elsewhere, both tasks replaced, nothing left in squeue, no temporary file, no process, daemons stopped",
+          .enabled(if: runnable, "needs root and apt's slurm-wlm and munge (scripts/install-deps.sh installs them): the test runs munged, slurmctld and slurmd"))
+    func nightOnSlurm() throws {
+        let state = TemporaryFolder("driftfix-slurm")
+        let cluster = try runChild("/bin/bash", [root + "/scripts/slurm-cluster.sh", "start", state.path])
+        try #require(cluster.status == 0, "the test cluster did not start: \(cluster.stderr)")
+        var stopped = false
+        let stop = { _ = try? runChild("/bin/bash", [root + "/scripts/slurm-cluster.sh", "stop", state.path]) }
+        defer { if !stopped { stop() } }
+        let slurm = ["SLURM_CONF": state.file("slurm.conf")]
+
+        // Jobs of about a second each (40 s stereo at best quality), so the tasks are busy when they are ended.
+        let tree = try RepairTree(drifted: 20, frames: 48_000 * 40, channels: 2, folders: 4, tones: 3)
+        let out = TemporaryFolder("driftfix-out")
+        let report = TemporaryFolder("driftfix-report")
+        let config = state.file("driftfix.yaml")
+        try "slurm:\n  log-folder: \(state.path)/logs\n  max-resubmits: 4\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: state.file("logs"), withIntermediateDirectories: true)
+        let endpoint = "tcp://127.0.0.1:\(40_000 + Int(UInt32.random(in: 0..<20_000)))"
+        let coordinator = try Background(["repair", tree.root.path, "--out", out.path, "--launcher", "slurm", "--workers", "2",
+                                          "--bind", endpoint, "--config", config, "--quality", "best", "--heartbeat", "2",
+                                          "--report", report.path, "--slurm-arg=--time=10"], environment: slurm)
+        defer { if coordinator.isRunning { kill(coordinator.pid, SIGKILL) } }
+        let log = { coordinator.child.errorsSoFar }
+        #expect(waitUntil(seconds: 60) { log().contains("submitted 2 worker tasks to Slurm as job ") }, "\(log())")
+        let job = try #require(capture("to Slurm as job ([0-9]+)", in: log()))
+
+        // Task 1 dies as on a failed node or under the OOM killer: its worker is killed outright and cannot hand
+        // anything back; the heartbeat (2 s, given up after several) is slower than the pool's look at the queue.
+        #expect(waitUntil(seconds: 60) { log().contains(", slurm-\(job)_1@") }, "\(log())")
+        let victim = try #require(workerProcess(job: job, task: 1), "the worker of task \(job)_1")
+        kill(victim, SIGKILL)
+        #expect(waitUntil(seconds: 30) { log().contains("_1 in its place") }, "task 1 replaced: \(log())")
+
+        // Task 0 is cancelled as an operator would: SIGTERM, its worker drains.
+        #expect(waitUntil(seconds: 30) { log().contains(", slurm-\(job)_0@") }, "\(log())")
+        let cancelled = try runChild("/usr/bin/scancel", ["\(job)_0"], environment: slurm)
+        #expect(cancelled.status == 0, "\(cancelled.stderr)")
+
+        let result = coordinator.wait(seconds: 180)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("Slurm worker task \(job)_0 on ") && result.stderr.contains("cancelled"), "\(result.stderr)")
+        #expect(capture("submitted ([0-9]+)_0 in its place", in: result.stderr) != nil, "task 0 replaced: \(result.stderr)")
+        // The killed worker's lease went back as soon as the pool saw its task end, not after a heartbeat timeout.
+        #expect(result.stderr.contains("requeued: worker slurm-\(job)_1@") && result.stderr.contains("died (Slurm task \(job)_1 failed"),
+                "\(result.stderr)")
+
+        // Every output exact; the job the killed task held was finished by another worker.
+        let rows = try reportRows(report.path)
+        #expect(rows.count == 20)
+        for entry in tree.entries {
+            let name = (entry.recording as NSString).lastPathComponent
+            #expect(rows[name]?["outcome"] as? String == "repaired", "\(name): \(rows[name] ?? [:])")
+            #expect(try AudioFileReader(path: tree.output(entry, in: out.path)).frameCount == entry.target, "\(name)")
+        }
+        let retried = rows.values.filter { ($0["attempts"] as? Int ?? 1) > 1 }
+        #expect(!retried.isEmpty && retried.allSatisfy { !(($0["worker"] as? String) ?? "").hasPrefix("slurm-\(job)_1@") },
+                "the killed task's job finished elsewhere: \(retried.map { $0["worker"] ?? "" })")
+        #expect(rows.values.allSatisfy { (($0["worker"] as? String) ?? "").hasPrefix("slurm-") }, "every worker named by its Slurm job and node")
+
+        // Nothing left: no job queued or running, no temporary file, no worker process.
+        let queue = try runChild("/usr/bin/squeue", ["--noheader"], environment: slurm)
+        #expect(queue.status == 0 && queue.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "squeue: \(queue.stdout)")
+        #expect(temporaryFiles(under: out.path).isEmpty, "\(temporaryFiles(under: out.path))")
+        #expect(waitUntil(seconds: 10) { processes(containing: endpoint).isEmpty }, "workers left: \(processes(containing: endpoint))")
+        #expect(FileManager.default.fileExists(atPath: state.file("logs")))
+
+        stop()
+        stopped = true
+        #expect(processes(containing: state.path).isEmpty, "daemons left: \(processes(containing: state.path))")
+    }
+}

@@ -1,0 +1,51 @@
+import DriftSlurm
+import Testing
+
+@Suite("Slurm: names and the queue as squeue prints it")
+struct SlurmParsingTests {
+    @Test("a worker's name under Slurm: from the job's variables, printed and parsed back")
+    func identity() throws {
+        let array = try #require(SlurmIdentity(environment: ["SLURM_ARRAY_JOB_ID": "4711", "SLURM_ARRAY_TASK_ID": "3",
+                                                            "SLURM_JOB_ID": "4714", "SLURMD_NODENAME": "node07"]))
+        #expect(array.description == "slurm-4711_3@node07")
+        #expect(array.jobID == "4711_3")
+        #expect(SlurmIdentity("slurm-4711_3@node07") == array)
+        let plain = try #require(SlurmIdentity(environment: ["SLURM_JOB_ID": "99", "SLURMD_NODENAME": "gpu-a.example"]))
+        #expect(plain.description == "slurm-99@gpu-a.example" && SlurmIdentity(plain.description) == plain)
+        #expect(SlurmIdentity(environment: ["HOME": "/root"]) == nil, "outside Slurm")
+        for name in ["local-12-3", "slurm-@x", "slurm-12_@x", "slurm-1_2_3@x", "slurm-a_1@x", "slurm-4711_3@"] {
+            #expect(SlurmIdentity(name) == nil, "\(name)")
+        }
+    }
+
+    @Test("the CPUs of a task's allocation: --cpus-per-task first, then the node's count")
+    func allocatedCPUs() {
+        #expect(slurmAllocatedCPUs(environment: ["SLURM_CPUS_PER_TASK": "4", "SLURM_JOB_CPUS_PER_NODE": "8"]) == 4)
+        #expect(slurmAllocatedCPUs(environment: ["SLURM_JOB_CPUS_PER_NODE": "2(x3)"]) == 2)
+        #expect(slurmAllocatedCPUs(environment: ["SLURM_JOB_CPUS_PER_NODE": "16"]) == 16)
+        #expect(slurmAllocatedCPUs(environment: [:]) == nil)
+    }
+
+    @Test("squeue lines: array tasks with their state and node; other jobs and junk skipped")
+    func queue() {
+        let output = """
+            4711|0|RUNNING|node07
+            4711|1|PENDING|
+            4712|1|NODE_FAIL|node03
+            4713|N/A|RUNNING|node01
+            garbage
+            4714|2|CANCELLED|node02
+
+            """
+        let tasks = SlurmTask.parse(output)
+        #expect(tasks == [
+            SlurmTask(arrayJob: 4711, index: 0, state: .running, node: "node07"),
+            SlurmTask(arrayJob: 4711, index: 1, state: .pending, node: ""),
+            SlurmTask(arrayJob: 4712, index: 1, state: .nodeFail, node: "node03"),
+            SlurmTask(arrayJob: 4714, index: 2, state: .cancelled, node: "node02"),
+        ])
+        #expect(tasks.map(\.state.isFinished) == [false, false, true, true])
+        #expect(SlurmState("PREEMPTED").isFinished && SlurmState("TIMEOUT").isFinished && !SlurmState("REQUEUED").isFinished)
+        #expect(SlurmState("NODE_FAIL").reason == "its node failed")
+    }
+}
