@@ -21,6 +21,7 @@ public final class LiveRunMetrics: Sendable {
     private let progress: Gauge
     private let state = LockedState()
     private let deviceSeries = DeviceSeries()
+    private let workerSeries = WorkerSeries()
 
     public init(now: Date = Date()) {
         queued = registry.makeGauge(name: "driftfix_run_jobs", labels: [("state", "queued")],
@@ -48,8 +49,12 @@ public final class LiveRunMetrics: Sendable {
 
     public func event(_ event: DispatchEvent, at now: Date = Date()) {
         switch event {
-        case .workerJoined: workers.increment()
-        case .workerLost: workers.decrement()
+        case .workerJoined(let name, _):
+            workers.increment()
+            workerSeries.connected(name, true, in: registry)
+        case .workerLost(let name, _):
+            workers.decrement()
+            workerSeries.connected(name, false, in: registry)
         case .jobStarted:
             queued.decrement()
             leased.increment()
@@ -64,6 +69,7 @@ public final class LiveRunMetrics: Sendable {
             if case .done(let result) = job.state, result.succeeded {
                 done.increment()
                 audio.increment(by: state.audio(of: job.id))
+                workerSeries.done(by: result.worker, in: registry)
             } else {
                 failed.increment()
             }
@@ -115,6 +121,36 @@ public final class LiveRunMetrics: Sendable {
                         .set(device.alert == nil ? 0.0 : 1.0)
                 }
             }
+        }
+    }
+
+    /// Per worker, by the name it goes by (`slurm-4711_3@node07` for a Slurm task, `host-pid` otherwise): whether it
+    /// is connected and the jobs it finished, so a dashboard follows each worker (and each node) through the night.
+    private final class WorkerSeries: @unchecked Sendable {
+        private let lock = NSLock()
+        private var connected: [String: Gauge] = [:]
+        private var done: [String: Counter] = [:]
+
+        func connected(_ name: String, _ up: Bool, in registry: PrometheusCollectorRegistry) {
+            let gauge = lock.withLock {
+                if let existing = connected[name] { return existing }
+                let made = registry.makeGauge(name: "driftfix_run_worker_connected", labels: [("worker", name)],
+                                              help: "1 while the worker is connected to the run in progress, 0 once it is gone.")
+                connected[name] = made
+                return made
+            }
+            gauge.set(up ? 1.0 : 0.0)
+        }
+
+        func done(by name: String, in registry: PrometheusCollectorRegistry) {
+            let counter = lock.withLock {
+                if let existing = done[name] { return existing }
+                let made = registry.makeCounter(name: "driftfix_run_worker_jobs_done_total", labels: [("worker", name)],
+                                                help: "Jobs of the run in progress each worker finished with a verified result.")
+                done[name] = made
+                return made
+            }
+            counter.increment()
         }
     }
 

@@ -48,13 +48,14 @@ struct LiveMetricsTests {
         let endpoint = uniqueEndpoint()
         let (coordinatorPort, workerPort) = (port(), port())
         let worker = try Background(["worker", "--connect", endpoint, "--persistent", "--concurrency", "1", "--heartbeat", "0.5",
+                                     "--identity", "persistent-metrics",
                                      "--metrics-address", "127.0.0.1:\(workerPort)"])
         defer { kill(worker.pid, SIGKILL) }
         let coordinator = try Background(["repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
                                           "--heartbeat", "0.5", "--quality", "best", "--metrics-address", "\(coordinatorPort)"])
         let watching = try Child("/usr/bin/python3", [folder.file("scrape.py"), "http://127.0.0.1:\(coordinatorPort)/metrics",
                                                       "http://127.0.0.1:\(coordinatorPort)/healthz", "120",
-                                                      "driftfix_run_jobs_done_total,driftfix_run_workers_connected,driftfix_devices,driftfix_device_drift_ppm"])
+                                                      "driftfix_run_jobs_done_total,driftfix_run_workers_connected,driftfix_devices,driftfix_device_drift_ppm,driftfix_run_worker_jobs_done_total"])
         let result = coordinator.wait(seconds: 120)
         #expect(result.status == 0, "\(result.stderr)")
         let watched = watching.wait(seconds: 30)
@@ -65,6 +66,9 @@ struct LiveMetricsTests {
         #expect(zip(done, done.dropFirst()).allSatisfy { $0 <= $1 }, "a counter never goes down: \(done)")
         #expect(done.contains { $0 > 0 && $0 < 12 } && (done.last ?? 0) <= 12, "it rose while the night ran: \(done)")
         #expect(seen.allSatisfy { $0["health"] as? Int == 200 })
+        // Each worker by its name: the only one here did every job.
+        let last = seen.compactMap { $0["values"] as? [String: Double] }.last ?? [:]
+        #expect(last["driftfix_run_worker_jobs_done_total{worker=\"persistent-metrics\"}"] == 12, "\(last)")
         // The per-device drift series of the text file, live: each device's worst recording as the tree made it.
         let during = seen.compactMap { $0["values"] as? [String: Double] }.last { ($0["driftfix_run_jobs_done_total"] ?? 12) < 12 } ?? [:]
         #expect(during["driftfix_devices"] == 2, "\(during)")
