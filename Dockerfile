@@ -13,8 +13,12 @@ FROM debian:bookworm-slim
 # apt resolves the package's Depends: glibc and the runtime libraries, never Swift (linked in statically). Debian's
 # FFmpeg is GPL-built: see the README's Licences for what shipping this image means.
 COPY --from=build /driftfix.deb /tmp/driftfix.deb
+# A fixed, numeric user (the package's postinst keeps an existing driftfix user): Kubernetes' runAsNonRoot can
+# verify it, and the manifests and compose name it (10001).
+RUN groupadd --system --gid 10001 driftfix \
+    && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin driftfix
 RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends /tmp/driftfix.deb \
     && rm -rf /var/lib/apt/lists/* /tmp/driftfix.deb
-USER driftfix
+USER 10001:10001
 ENTRYPOINT ["driftfix"]
 CMD ["--help"]

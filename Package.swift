@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(name: "DriftWorkerTests", dependencies: ["DriftWorker", "DriftWire", "DriftAudio", "DriftCore", "TestSupport"]),
         // The end-to-end targets name the `driftfix` executable so that it is built before they run it.
         .testTarget(name: "DistributedTests", dependencies: ["DriftSchema", "driftfix", "DriftAudio", "DriftCore", "DriftTransport", "DriftWire",
-                                                            "DriftJournal", "TestSupport"],
+                                                            "DriftJournal", "TestSupport", .product(name: "Yams", package: "Yams")],
                     exclude: ["Fixtures"]),
         .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "DriftCore", "TestSupport", "CSndFile"]),
         .testTarget(name: "DriftSyncTests", dependencies: ["DriftSync", "DriftCore", "TestSupport"]),

@@ -5,7 +5,7 @@
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
 #   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (engines resample stretch quality aac content
-#                                scan fleet journal dispatch repair chaos compare; default: all)
+#                                scan fleet journal dispatch repair slurm chaos compare; default: all)
 #   BENCH_JOURNAL_DEVICES=500 BENCH_JOURNAL_NIGHTS=3   the journal section: devices x 40 real repair jobs, then
 #                                unchanged nights
 #   BENCH_FLEET_DEVICES=500 BENCH_FLEET_TAKES=40 BENCH_FLEET_NIGHTS=5   the fleet section's size (100,000 pairs)
@@ -23,7 +23,7 @@ bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
 mkdir -p "$work"
-sections=" ${BENCH_SECTIONS:-engines resample stretch quality aac content scan fleet journal dispatch repair chaos compare} "
+sections=" ${BENCH_SECTIONS:-engines resample stretch quality aac content scan fleet journal dispatch repair slurm chaos compare} "
 want() { [[ "$sections" == *" $1 "* ]]; }
 input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
@@ -323,6 +323,47 @@ end=$(date +%s.%N)
 awk -v a="$start" -v b="$end" -v t="${took[2]}" 'BEGIN { printf "rerun in %.2f s (first run %.2f s: %.0fx faster)\n", b - a, t, t / (b - a) }'
 grep -E "^[0-9]+ repaired" "$work/rerun.txt" || true
 rm -rf "$work/repaired-1" "$work/repaired-2"
+fi
+
+if want slurm; then
+echo
+echo "## Slurm: a night of 200 x 5 s stereo files (-400 ppm, medium) with 2 worker tasks on a real single-node cluster"
+echo "## (scripts/slurm-cluster.sh), against the same night with 2 local workers; two rounds, interleaved"
+if [[ $(id -u) != 0 ]] || ! command -v slurmctld >/dev/null; then
+    echo "skipped: needs root and apt's slurm-wlm and munge (the daemons run as root)"
+else
+    slurm_media="$work/slurm-media"
+    [[ -f "$work/slurm-take.wav" ]] || sox -n -r 48000 -c 2 -b 24 "$work/slurm-take.wav" synth 5 sine 220 sine 330 tremolo 3 40
+    for i in $(seq 0 199); do
+        mkdir -p "$slurm_media/d$((i % 10))"
+        [[ -f "$slurm_media/d$((i % 10))/take$i.wav" ]] || cp "$work/slurm-take.wav" "$slurm_media/d$((i % 10))/take$i.wav"
+        # 5 s recorded where the video ran 96 frames (2 ms) longer: a -400 ppm clock
+        echo "$(( 240000 + 96 ))@48000" >"$slurm_media/d$((i % 10))/take$i.duration"
+    done
+    scripts/slurm-cluster.sh start "$work/slurm-cluster" >/dev/null
+    trap 'scripts/slurm-cluster.sh stop "$work/slurm-cluster"' EXIT
+    declare -A slurm_took
+    for round in 1 2; do
+        for how in local slurm; do
+            rm -rf "$work/slurm-out"
+            args=(--workers 2)
+            [[ $how == slurm ]] && args=(--launcher slurm --workers 2 --bind tcp://127.0.0.1:0)
+            start=$(date +%s.%N)
+            SLURM_CONF="$work/slurm-cluster/slurm.conf" "$bin/driftfix" repair "$slurm_media" --out "$work/slurm-out" "${args[@]}" \
+                >"$work/slurm-$how.txt" 2>&1 || { echo "$how night failed:"; tail -3 "$work/slurm-$how.txt"; }
+            end=$(date +%s.%N)
+            t=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
+            slurm_took[$how]="${slurm_took[$how]:-} $t"
+            printf "round %d, %-5s workers: %6.2f s  (%s)\n" "$round" "$how" "$t" "$(grep -E "^[0-9]+ repaired" "$work/slurm-$how.txt")"
+        done
+    done
+    awk -v l="${slurm_took[local]}" -v s="${slurm_took[slurm]}" 'BEGIN {
+        split(l, a, " "); split(s, b, " "); la = (a[1] < a[2]) ? a[1] : a[2]; sb = (b[1] < b[2]) ? b[1] : b[2]
+        printf "best of two: local %.2f s, Slurm %.2f s: Slurm at %.2fx the local wall time (the difference is sbatch and the scheduler placing the tasks)\n", la, sb, sb / la }'
+    scripts/slurm-cluster.sh stop "$work/slurm-cluster"
+    trap - EXIT
+    rm -rf "$work/slurm-out"
+fi
 fi
 
 if want chaos; then

@@ -17,6 +17,12 @@ if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]]; then
     packages+=(sox ffmpeg rubberband-cli chromium docker-compose iproute2 util-linux python3 python3-prometheus-client gdb munge slurm-wlm)
 fi
 
+# kubectl renders the Kubernetes manifests in their test (kubectl kustomize); apt's kubernetes-client only where no
+# kubectl is installed already (a cloud SDK's is newer).
+if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]] && ! command -v kubectl >/dev/null; then
+    packages+=(kubernetes-client)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
