@@ -79,10 +79,11 @@ for len in ${BENCH_ENGINE_SECONDS:-600 3600}; do
         rm -f "$out"
     }
     row "sox speed" "$scratch/o.wav" "${one[@]}" sox "$src" "$scratch/o.wav" speed "$factor"
+    row "driftfix process (the default: auto, medium)" "$scratch/o.wav" "${one[@]}" "$bin/driftfix" process "$src" "$scratch/o.wav" --to-frames "$t" -q -y
     for q in fast medium best; do
         row "driftfix process --engine soxr --quality $q" "$scratch/o.wav" "${one[@]}" "$bin/driftfix" process "$src" "$scratch/o.wav" --to-frames "$t" --engine soxr --quality "$q" -q -y
     done
-    row "driftfix process --engine libsamplerate (medium)" "$scratch/o.wav" "${one[@]}" "$bin/driftfix" process "$src" "$scratch/o.wav" --to-frames "$t" -q -y
+    row "driftfix process --engine libsamplerate (medium)" "$scratch/o.wav" "${one[@]}" "$bin/driftfix" process "$src" "$scratch/o.wav" --to-frames "$t" --engine libsamplerate -q -y
     if command -v ffmpeg >/dev/null; then
         for r in swr soxr; do
             row "ffmpeg asetrate/aresample exact ($r)" "$scratch/o.wav" "${one[@]}" ffmpeg -nostdin -loglevel error -y -i "$src" \

@@ -70,7 +70,7 @@ struct NodeReader {
                 configuration.maxAttempts = Int(attempts.numerator)
             case "method": policy.defaultMethod = try choice(value, key: full, as: RepairMethod.self)
             case "quality": policy.quality = try choice(value, key: full, as: ResampleQuality.self)
-            case "engine": policy.engine = try choice(value, key: full, as: ResampleEngine.self)
+            case "engine": policy.engine = try choice(value, key: full, as: EngineChoice.self)
             case "rules":
                 policy.rules = []
                 for (index, item) in try sequence(value, key: full).enumerated() {
@@ -86,14 +86,14 @@ struct NodeReader {
         var pattern: String?
         var method: RepairMethod?
         var reason: String?
-        var engine: ResampleEngine?
+        var engine: EngineChoice?
         for (k, value) in try mapping(node, key: key) {
             let full = "\(key).\(k.name)"
             switch k.name {
             case "match": pattern = try string(value, key: full)
             case "method": method = try choice(value, key: full, as: RepairMethod.self)
             case "reason": reason = try string(value, key: full)
-            case "engine": engine = try choice(value, key: full, as: ResampleEngine.self)
+            case "engine": engine = try choice(value, key: full, as: EngineChoice.self)
             default: throw unknown(k, in: key, allowed: ["match", "method", "engine", "reason"])
             }
         }

@@ -29,9 +29,9 @@ public struct MethodRule: Sendable, Equatable {
     public var method: RepairMethod?
     public var reason: String?
     /// The resampling engine for matching recordings; nil leaves it to later rules or the default.
-    public var engine: ResampleEngine?
+    public var engine: EngineChoice?
 
-    public init(pattern: GlobPattern, method: RepairMethod?, reason: String? = nil, engine: ResampleEngine? = nil) {
+    public init(pattern: GlobPattern, method: RepairMethod?, reason: String? = nil, engine: EngineChoice? = nil) {
         self.pattern = pattern
         self.method = method
         self.reason = reason
@@ -43,12 +43,12 @@ public struct MethodRule: Sendable, Equatable {
 public struct RepairPolicy: Sendable, Equatable {
     public var defaultMethod: RepairMethod
     public var quality: ResampleQuality
-    /// The resampling engine, unless a rule names another.
-    public var engine: ResampleEngine
+    /// The resampling engine, unless a rule names another (`auto`: per quality, see `EngineChoice`).
+    public var engine: EngineChoice
     public var rules: [MethodRule]
 
     public init(defaultMethod: RepairMethod = .resample, quality: ResampleQuality = .default,
-                engine: ResampleEngine = .default, rules: [MethodRule] = []) {
+                engine: EngineChoice = .default, rules: [MethodRule] = []) {
         self.defaultMethod = defaultMethod
         self.quality = quality
         self.engine = engine
@@ -66,7 +66,7 @@ public struct RepairPolicy: Sendable, Equatable {
     }
 
     /// The resampling engine for the recording at `path`: the first matching rule that names one, else `engine`.
-    public func engine(for path: String) -> ResampleEngine {
+    public func engine(for path: String) -> EngineChoice {
         rules.first { $0.engine != nil && $0.pattern.matches(path) }?.engine ?? engine
     }
 }

@@ -19,10 +19,37 @@ public enum ResampleQuality: String, CaseIterable, Sendable, Codable {
 /// The library that resamples. Both keep every exactness rule (the ratio from the two frame counts, no leading delay,
 /// the exact length, state across blocks); they differ in speed per core.
 public enum ResampleEngine: String, CaseIterable, Sendable, Codable {
-    /// libsamplerate's sinc converters: the project's reference for quality, and the default.
+    /// libsamplerate's sinc converters: the project's reference for quality (the flattest passband at `best`).
     case libsamplerate
     /// libsoxr (what sox's `rate` effect is built on): the same measured quality at several times the speed per core.
     case soxr
 
+    /// The engine a job runs when none is named (the wire's and the journal's absent value).
     public static let `default`: ResampleEngine = .libsamplerate
+}
+
+/// The engine asked for: one of the two, or `auto`, the default, which takes per quality the one measured fastest at
+/// equal or better quality against the ideal (the README's engine table; `SoxrResampler.soxrRecipe`): libsoxr for
+/// `fast` and `medium` (as clean or cleaner everywhere, 4-15x the speed), libsamplerate for `best` (19-41 dB
+/// cleaner near the band edge).
+public enum EngineChoice: String, CaseIterable, Sendable, Codable {
+    case auto
+    case libsamplerate
+    case soxr
+
+    public static let `default`: EngineChoice = .auto
+
+    /// The engine that runs at `quality`.
+    public func engine(for quality: ResampleQuality) -> ResampleEngine {
+        switch self {
+        case .libsamplerate: .libsamplerate
+        case .soxr: .soxr
+        case .auto: quality == .best ? .libsamplerate : .soxr
+        }
+    }
+
+    /// The engine a plan's fingerprint names: only soxr chosen by name. libsamplerate (what every release before
+    /// `auto` ran by default) and `auto` stay unnamed, so an earlier night's outputs stay current when the default
+    /// changes; asking for an engine by name is a change of plan.
+    public var namedInPlan: ResampleEngine { self == .soxr ? .soxr : .libsamplerate }
 }

@@ -27,7 +27,7 @@ public final class RepairRun {
         /// Overrides the configuration's quality.
         public var quality: ResampleQuality?
         /// Overrides the configuration's engine (and its rules) for every pair.
-        public var engine: ResampleEngine?
+        public var engine: EngineChoice?
         /// How workers are reached: local processes, an endpoint, CURVE, timeouts.
         public var dispatch: DispatchSettings
         /// The journal file (absolute).

@@ -30,14 +30,14 @@ public enum RunPreparation {
         public var configuration: Configuration
         public var quality: ResampleQuality
         /// The resampling engine for every pair (`--engine`); nil: the configuration's, per its rules.
-        public var engine: ResampleEngine?
+        public var engine: EngineChoice?
         /// true: must resume; false: never; nil: resume when there is an unfinished run.
         public var resume: Bool?
         /// Ignore earlier outputs: redo every pair that needs repair (and never resume).
         public var full: Bool
 
         public init(layout: RunPlanner.Layout, configuration: Configuration, quality: ResampleQuality, resume: Bool?, full: Bool,
-                    engine: ResampleEngine? = nil) {
+                    engine: EngineChoice? = nil) {
             self.layout = layout
             self.configuration = configuration
             self.quality = quality
@@ -47,7 +47,7 @@ public enum RunPreparation {
         }
 
         /// The engine for the recording at `path`: `--engine`, else the configuration's rules and default.
-        func engine(for path: String) -> ResampleEngine {
+        func engine(for path: String) -> EngineChoice {
             engine ?? configuration.repair.engine(for: path)
         }
     }
@@ -101,7 +101,8 @@ public enum RunPreparation {
         let previous = options.full ? [:] : try journal.outputs()
         var prints: [PairID: JobFingerprints] = [:]
         let plan = RunPlanner.plan(report, layout: options.layout, content: configuration.content) { pair in
-            let fingerprints = JobFingerprints(plan: pair, quality: options.quality, engine: options.engine(for: pair.id.recording))
+            let fingerprints = JobFingerprints(plan: pair, quality: options.quality,
+                                               engine: options.engine(for: pair.id.recording).namedInPlan)
             prints[pair.id] = fingerprints
             let verdict = IncrementalCheck.verdict(for: pair, prints: fingerprints, previous: previous[pair.id.recording])
             if case .stale(let reason) = verdict, previous[pair.id.recording] != nil {
@@ -119,8 +120,9 @@ public enum RunPreparation {
             }
             guard var job = JobRecord(id: jobs.count + 1, plan: pair, quality: options.quality, outputRoot: outputRoot,
                                       inputRoots: roots, run: key, content: content) else { continue }
-            let engine = options.engine(for: pair.id.recording)
-            job.spec.engine = engine == .libsamplerate ? nil : engine
+            // The job names the engine that actually runs (its coding history and the journal say which).
+            let engine = options.engine(for: pair.id.recording).engine(for: options.quality)
+            job.spec.engine = engine == .default ? nil : engine
             jobPrints[job.id] = prints[pair.id]
             jobs.append(job)
         }

@@ -110,7 +110,7 @@ struct ProcessCommand: ParsableCommand {
                 edits: edits.operations(), blockFrames: blockFrames, replacing: overwrite ? .regularFile : .never,
                 outputType: type, outputEncoding: encoding.flatMap { SampleEncoding.names[$0] } ?? configuration.process.encoding)
             request.audioStream = stream
-            request.engine = method.engine ?? policy.engine(for: input)
+            request.engine = (method.engine ?? policy.engine(for: input)).engine(for: request.quality)
         } catch let error as ValidationError {
             throw error
         } catch {

@@ -8,6 +8,7 @@ import Foundation
 
 extension ResampleQuality: ExpressibleByArgument {}
 extension ResampleEngine: ExpressibleByArgument {}
+extension EngineChoice: ExpressibleByArgument {}
 extension RepairMethod: ExpressibleByArgument {}
 extension FadeCurve: ExpressibleByArgument {}
 
@@ -68,8 +69,8 @@ struct MethodOptions: ParsableArguments {
     @Option(help: "Resampler quality: best, medium or fast (default: medium, or the config's).")
     var quality: ResampleQuality?
 
-    @Option(help: "Resampling library: libsamplerate (the default) or soxr (several times faster per core; default: the config's).")
-    var engine: ResampleEngine?
+    @Option(help: "Resampling library: auto (default: soxr at fast and medium, libsamplerate at best), libsamplerate or soxr.")
+    var engine: EngineChoice?
 
     @Option(help: ArgumentHelp("Configuration file (method rules, quality); default $DRIFTFIX_CONFIG if set.", valueName: "file"))
     var config: String?

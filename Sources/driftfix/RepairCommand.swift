@@ -48,8 +48,8 @@ struct RepairCommand: AsyncParsableCommand {
     @Option(help: "Resampler quality (default: the config's, else medium).")
     var quality: ResampleQuality?
 
-    @Option(help: "Resampling library for every pair: libsamplerate (the default) or soxr (several times faster per core); default: the config's repair.engine and rules.")
-    var engine: ResampleEngine?
+    @Option(help: "Resampling library for every pair: auto (soxr at fast and medium, libsamplerate at best: the fastest at equal or better quality), libsamplerate or soxr; default: the config's repair.engine and rules.")
+    var engine: EngineChoice?
 
     @Option(name: .customLong("max-attempts"), help: ArgumentHelp("Hand a job to workers at most this many times; a worker dying while running it uses one (default: the config's repair.max-attempts, 3).", valueName: "n"))
     var maxAttempts: Int?

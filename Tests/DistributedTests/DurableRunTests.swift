@@ -138,12 +138,38 @@ struct DurableRunTests {
         let journal = try Journal(path: Journal.defaultPath(outputRoot: out.path), readOnly: true)
         let engines = try journal.jobEngines(run: 1)
         #expect(engines.count == 6 && engines.values.allSatisfy { $0 == .soxr }, "every job of the run was a soxr job: \(engines)")
-        // The next night without --engine (libsamplerate): the plan changed, so every pair is redone once.
+        // The next night without --engine (auto): soxr is no longer asked for by name, a change of plan, so every
+        // pair is redone once (on the engine auto picks: soxr at medium).
         let switched = try driftfix(arguments)
         #expect(switched.stdout.contains("6 repaired, 0 unchanged"), "\(switched.stdout)")
         let again = try driftfix(arguments)
         #expect(again.stdout.contains("0 repaired, 6 unchanged"), "\(again.stdout)")
-        try expectRepaired(tree, out: out.path, "libsamplerate after soxr")
+        try expectRepaired(tree, out: out.path, "auto after soxr")
+    }
+
+    @Test("--engine auto, the default: an earlier night's outputs made by the old default (libsamplerate) stay current; its jobs name the engine that runs (soxr at medium, libsamplerate at best); outputs exact against the ideal")
+    func autoEngine() throws {
+        let tree = try RepairTree(drifted: 4, frames: 48_000, channels: 2, folders: 2)
+        let out = TemporaryFolder("driftfix-out")
+        let arguments = ["repair", tree.root.path, "--out", out.path, "--workers", "2"]
+        let old = try driftfix(arguments + ["--engine", "libsamplerate"])
+        #expect(old.status == 0 && old.stdout.contains("4 repaired, 0 unchanged"), "\(old.stdout)\(old.stderr)")
+        let outputs = tree.entries.map { tree.output($0, in: out.path) }
+        let identities = outputs.map(identity)
+        let now = try driftfix(arguments)
+        #expect(now.status == 0 && now.stdout.contains("0 repaired, 4 unchanged"), "a changed default is no change of plan: \(now.stdout)")
+        #expect(outputs.map(identity) == identities)
+
+        // A fresh tree under the default: medium runs on soxr, best on libsamplerate, each named in the journal.
+        for (quality, engine) in [("medium", ResampleEngine.soxr), ("best", .libsamplerate)] {
+            let fresh = TemporaryFolder("driftfix-out")
+            let night = try driftfix(["repair", tree.root.path, "--out", fresh.path, "--workers", "2", "--quality", quality])
+            #expect(night.status == 0, "\(night.stderr)")
+            try expectRepaired(tree, out: fresh.path, "auto at \(quality)")
+            let journal = try Journal(path: Journal.defaultPath(outputRoot: fresh.path), readOnly: true)
+            let engines = try journal.jobEngines(run: 1)
+            #expect(engines.count == 4 && engines.values.allSatisfy { $0 == engine }, "\(quality): \(engines)")
+        }
     }
 
     @Test("a journal in use, damaged, or on a full disk: one clear line, exit 1, nothing written; resumable afterwards")

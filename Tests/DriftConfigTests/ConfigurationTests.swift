@@ -212,7 +212,8 @@ struct ScanConfigurationTests {
         #expect(policy.engine(for: "/m/archive/t.wav") == .libsamplerate)
         #expect(policy.engine(for: "/m/handheld/t.wav") == .soxr && policy.method(for: "/m/handheld/t.wav").method == .stretch)
         #expect(policy.method(for: "/m/archive/t.wav").method == .resample, "a rule naming only an engine leaves the method")
-        #expect(try Configuration.parse("", path: "c.yaml").repair.engine == .libsamplerate)
+        #expect(try Configuration.parse("", path: "c.yaml").repair.engine == .auto)
+        #expect(try Configuration.parse("repair:\n  engine: auto\n", path: "c.yaml").repair.engine == .auto)
         #expect(throws: ConfigurationError.self) { try Configuration.parse("repair:\n  engine: sox\n", path: "c.yaml") }
         #expect(throws: ConfigurationError.self) { try Configuration.parse("repair:\n  rules:\n    - match: x\n", path: "c.yaml") }
     }

@@ -77,7 +77,7 @@ struct OutputFormatTests {
         #expect(lines.count == 4 && lines[3].isEmpty, "\(carried.codingHistory.debugDescription)")
         #expect(lines[0] == "A=PCM,F=48000,W=24,M=stereo,T=field recorder")
         #expect(lines[1] == "A=PCM,F=48000,W=24,M=stereo,T=ingest")
-        #expect(lines[2].hasPrefix("A=PCM,F=48000,W=24,M=stereo,T=driftfix resample (default), medium quality; 48000 to 48048 frames"))
+        #expect(lines[2].hasPrefix("A=PCM,F=48000,W=24,M=stereo,T=driftfix resample (default), medium quality (soxr); 48000 to 48048 frames"))
         #expect(!carried.codingHistory.contains("libsndfile"))
         #expect(carried.description == "scene 4" && carried.timeReference == 123_456)
         // Read from the bytes themselves, not through libsndfile: every line break is CR LF.
