@@ -90,6 +90,12 @@ for len in ${BENCH_ENGINE_SECONDS:-600 3600}; do
                 -af "asetrate=1000000,aresample=999869:resampler=$r,asetrate=48000" -c:a pcm_s24le "$scratch/o.wav"
         done
     fi
+    # The whole machine: the default uses every core on the one file (--threads, cut into chunks joined as one pass).
+    row "driftfix process (default) on every core" "$scratch/o.wav" "$bin/driftfix" process "$src" "$scratch/o.wav" --to-frames "$t" -q -y
+    if command -v ffmpeg >/dev/null; then
+        row "ffmpeg asetrate/aresample exact (swr), unpinned" "$scratch/o.wav" ffmpeg -nostdin -loglevel error -y -i "$src" \
+            -af "asetrate=1000000,aresample=999869:resampler=swr,asetrate=48000" -c:a pcm_s24le "$scratch/o.wav"
+    fi
     raw_len=$(( len < 600 ? len : 600 ))
     for e in libsamplerate soxr; do
         raws=(); for _ in 1 2 3; do raws+=("$("${one[@]}" "$bin/driftfix-bench" raw "$src" --seconds "$raw_len" --engine "$e" --quality medium)"); done

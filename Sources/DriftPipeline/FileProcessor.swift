@@ -18,6 +18,8 @@ public struct ProcessRequest: Sendable {
     public var quality: ResampleQuality
     /// The resampling library (libsamplerate unless asked otherwise).
     public var engine: ResampleEngine = .default
+    /// Threads a long resample may use (`SegmentedResampler`): `process` gives every core, a worker one per job.
+    public var threads = 1
     public var edits: EditOperations
     /// Frames per block moved through the chain; memory use is proportional to it, not to the file.
     public var blockFrames: Int
@@ -186,6 +188,7 @@ public enum FileProcessor {
 
     /// Builds the stages in their fixed order: trim/reverse → read-ahead → length → rate → fades.
     static func chain(_ plan: ProcessingPlan, reader: SeekableAudioSource, request: ProcessRequest) throws -> AudioSource {
+        if let segmented = segmented(plan, reader: reader, request: request) { return faded(segmented, plan) }
         var source: AudioSource = reader
         if plan.reverse {
             source = ReversedSource(reader, range: plan.range)
@@ -215,10 +218,23 @@ public enum FileProcessor {
                     blockFrames: request.blockFrames)
             }
         }
-        if plan.fadeIn != nil || plan.fadeOut != nil {
-            source = FadeStage(source, fadeIn: plan.fadeIn, fadeOut: plan.fadeOut)
-        }
-        return source
+        return faded(source, plan)
+    }
+
+    private static func faded(_ source: AudioSource, _ plan: ProcessingPlan) -> AudioSource {
+        plan.fadeIn != nil || plan.fadeOut != nil ? FadeStage(source, fadeIn: plan.fadeIn, fadeOut: plan.fadeOut) : source
+    }
+
+    /// A long plain resample (a trim at most: no reversal, silence or gaps before it) on `request.threads` threads,
+    /// each reading the input through its own reader; nil where one pass is the way (one thread, a short file, or a
+    /// ratio whose chunks could not start at the one-pass phase).
+    static func segmented(_ plan: ProcessingPlan, reader: SeekableAudioSource, request: ProcessRequest) -> AudioSource? {
+        guard request.threads > 1, case .resample(let frames) = plan.length, !plan.reverse, plan.leadingSilence == 0,
+              plan.gaps.isEmpty else { return nil }
+        let path = request.input
+        return SegmentedResampler.make(open: { try AudioFileReader(path: path) }, range: plan.range,
+                                       channelCount: reader.channelCount, targetFrames: frames, quality: request.quality,
+                                       engine: request.engine, threads: request.threads)
     }
 
     /// ", medium quality" (libsamplerate) or ", medium quality (soxr)" where a resampler ran.

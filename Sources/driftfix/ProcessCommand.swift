@@ -55,6 +55,9 @@ struct ProcessCommand: ParsableCommand {
     @OptionGroup(title: "Editing")
     var edits: EditOptions
 
+    @Option(parsing: .unconditional, help: "Threads for one long resample, cut at exact frame positions and joined as one pass would make it (default: every core).")
+    var threads: Int?
+
     @Option(name: .customLong("block-frames"), parsing: .unconditional,
             help: ArgumentHelp("Frames per processing block.", visibility: .hidden))
     var blockFrames: Int = 8192
@@ -83,6 +86,7 @@ struct ProcessCommand: ParsableCommand {
             throw ValidationError("nothing to do: give a target length (--to-frames, --to-seconds, --match, --ratio), --tempo, or an edit")
         }
         guard (64...1 << 20).contains(blockFrames) else { throw ValidationError("--block-frames must be 64...1048576") }
+        if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be 1...256") }
     }
 
     func run() throws {
@@ -110,6 +114,7 @@ struct ProcessCommand: ParsableCommand {
                 edits: edits.operations(), blockFrames: blockFrames, replacing: overwrite ? .regularFile : .never,
                 outputType: type, outputEncoding: encoding.flatMap { SampleEncoding.names[$0] } ?? configuration.process.encoding)
             request.audioStream = stream
+            request.threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
             request.engine = (method.engine ?? policy.engine(for: input)).engine(for: request.quality)
         } catch let error as ValidationError {
             throw error

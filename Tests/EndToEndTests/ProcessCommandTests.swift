@@ -195,3 +195,29 @@ struct ProcessEditCommandTests {
         #expect(broken.stderr.contains("driftfix.yaml:2: repair.metod: unknown key"), "\(broken.stderr)")
     }
 }
+
+@Suite("driftfix process on every core (the built binary)")
+struct ParallelProcessTests {
+    @Test("a long file at -131 ppm with --threads 2 (cut into chunks, joined as one pass) against --threads 1: the exact length, the same samples within a 24-bit step, and against the ideal")
+    func threadsMatchOnePass() throws {
+        let folder = TemporaryFolder()
+        let frames: Int64 = 2_600_017
+        let signal = TestSignal(channelCount: 2, length: frames, seed: 5, tonesPerChannel: 4)
+        let input = try writeRecording(signal, to: folder.file("long.wav"),
+                                       format: AudioFormat(container: .wav, encoding: .float32, sampleRate: 48_000, channelCount: 2))
+        let target = frames - 341
+        for threads in ["1", "2"] {
+            let result = try driftfix(["process", input, folder.file("out-\(threads).wav"), "--to-frames", "\(target)",
+                                       "--threads", threads, "-q"])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let one = try readAll(folder.file("out-1.wav"))
+        let two = try readAll(folder.file("out-2.wav"))
+        #expect(one.frames == target && two.frames == target)
+        let worst = zip(one.samples, two.samples).map { abs($0 - $1) }.max() ?? 1
+        #expect(worst < 1e-5, "largest difference between the one-pass and the split output: \(worst)")
+        let start = 1 << 20 - 4096
+        let ideal = signal.ideal(target: target, start: Int64(start), count: 8192)
+        #expect(SignalMeasure.snr(actual: Array(two.samples[(start * 2)..<((start + 8192) * 2)]), ideal: ideal) > 100)
+    }
+}
