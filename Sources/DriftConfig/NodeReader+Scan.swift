@@ -233,11 +233,7 @@ extension NodeReader {
                 let path = try string(value, key: full)
                 settings.path = path.isEmpty ? nil : path
             case "history-runs":
-                let runs = try number(value, key: full)
-                guard runs.denominator == 1, (2...1000).contains(runs.numerator) else {
-                    throw error(value, key: full, "must be a whole number from 2 to 1000")
-                }
-                settings.historyRuns = Int(runs.numerator)
+                settings.historyRuns = try wholeNumber(value, key: full, in: 2...1000)
             case "alert-ppm":
                 let ppm = try number(value, key: full)
                 guard ppm.numerator > 0 else { throw error(value, key: full, "must be greater than 0") }
@@ -247,11 +243,7 @@ extension NodeReader {
                 guard ppm.numerator > 0 else { throw error(value, key: full, "must be greater than 0") }
                 settings.alertSpreadPPM = ppm.doubleValue
             case "keep-runs":
-                let runs = try number(value, key: full)
-                guard runs.denominator == 1, (1...100_000).contains(runs.numerator) else {
-                    throw error(value, key: full, "must be a whole number from 1 to 100000")
-                }
-                settings.keepRuns = Int(runs.numerator)
+                settings.keepRuns = try wholeNumber(value, key: full, in: 1...100_000)
             default: throw unknown(k, in: key, allowed: ["path", "history-runs", "alert-ppm", "alert-spread-ppm", "keep-runs"])
             }
         }
@@ -264,11 +256,7 @@ extension NodeReader {
                 let path = try string(value, key: "\(key).textfile")
                 settings.metricsFile = path.isEmpty ? nil : path
             case "device-limit":
-                let limit = try number(value, key: "\(key).device-limit")
-                guard limit.denominator == 1, (0...100_000).contains(limit.numerator) else {
-                    throw error(value, key: "\(key).device-limit", "must be a whole number from 0 to 100000")
-                }
-                settings.metricsDeviceLimit = Int(limit.numerator)
+                settings.metricsDeviceLimit = try wholeNumber(value, key: "\(key).device-limit", in: 0...100_000)
             default: throw unknown(k, in: key, allowed: ["textfile", "device-limit"])
             }
         }
@@ -308,11 +296,7 @@ extension NodeReader {
                 let text = try string(value, key: full)
                 settings.logFolder = text.isEmpty ? nil : text
             case "max-resubmits":
-                let count = try number(value, key: full)
-                guard count.denominator == 1, (0...10_000).contains(count.numerator) else {
-                    throw error(value, key: full, "must be a whole number from 0 to 10000")
-                }
-                settings.maxResubmits = Int(count.numerator)
+                settings.maxResubmits = try wholeNumber(value, key: full, in: 0...10_000)
             default: throw unknown(k, in: key, allowed: ["args", "log-folder", "max-resubmits"])
             }
         }

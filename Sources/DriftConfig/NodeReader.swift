@@ -41,6 +41,15 @@ struct NodeReader {
         return Array(sequence)
     }
 
+    /// A whole number within `range`, or an error naming the key and the range.
+    func wholeNumber(_ node: Node, key: String, in range: ClosedRange<Int64>) throws(ConfigurationError) -> Int {
+        let value = try number(node, key: key)
+        guard value.denominator == 1, range.contains(value.numerator) else {
+            throw error(node, key: key, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return Int(value.numerator)
+    }
+
     func string(_ node: Node, key: String) throws(ConfigurationError) -> String {
         guard case .scalar(let scalar) = node else { throw error(node, key: key, "expected a text value") }
         return scalar.string
@@ -63,11 +72,7 @@ struct NodeReader {
             let full = "\(key).\(k.name)"
             switch k.name {
             case "max-attempts":
-                let attempts = try number(value, key: full)
-                guard attempts.denominator == 1, (1...100).contains(attempts.numerator) else {
-                    throw error(value, key: full, "must be a whole number from 1 to 100")
-                }
-                configuration.maxAttempts = Int(attempts.numerator)
+                configuration.maxAttempts = try wholeNumber(value, key: full, in: 1...100)
             case "method": policy.defaultMethod = try choice(value, key: full, as: RepairMethod.self)
             case "quality": policy.quality = try choice(value, key: full, as: ResampleQuality.self)
             case "engine": policy.engine = try choice(value, key: full, as: EngineChoice.self)

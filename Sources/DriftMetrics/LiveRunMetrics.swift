@@ -132,25 +132,27 @@ public final class LiveRunMetrics: Sendable {
         private var done: [String: Counter] = [:]
 
         func connected(_ name: String, _ up: Bool, in registry: PrometheusCollectorRegistry) {
-            let gauge = lock.withLock {
-                if let existing = connected[name] { return existing }
-                let made = registry.makeGauge(name: "driftfix_run_worker_connected", labels: [("worker", name)],
-                                              help: "1 while the worker is connected to the run in progress, 0 once it is gone.")
-                connected[name] = made
-                return made
-            }
-            gauge.set(up ? 1.0 : 0.0)
+            cached(&connected, name) {
+                registry.makeGauge(name: "driftfix_run_worker_connected", labels: [("worker", name)],
+                                   help: "1 while the worker is connected to the run in progress, 0 once it is gone.")
+            }.set(up ? 1.0 : 0.0)
         }
 
         func done(by name: String, in registry: PrometheusCollectorRegistry) {
-            let counter = lock.withLock {
-                if let existing = done[name] { return existing }
-                let made = registry.makeCounter(name: "driftfix_run_worker_jobs_done_total", labels: [("worker", name)],
-                                                help: "Jobs of the run in progress each worker finished with a verified result.")
-                done[name] = made
+            cached(&done, name) {
+                registry.makeCounter(name: "driftfix_run_worker_jobs_done_total", labels: [("worker", name)],
+                                     help: "Jobs of the run in progress each worker finished with a verified result.")
+            }.increment()
+        }
+
+        /// The series of `name`, made on first use.
+        private func cached<Series>(_ series: inout [String: Series], _ name: String, make: () -> Series) -> Series {
+            lock.withLock {
+                if let existing = series[name] { return existing }
+                let made = make()
+                series[name] = made
                 return made
             }
-            counter.increment()
         }
     }
 

@@ -153,6 +153,15 @@ private func get(_ url: String) -> String? {
     return result.stdout
 }
 
+/// A pod's init containers, in order, each to a clean exit (as the kubelet runs them before the main container).
+private func runInitContainers(_ template: Object, _ pod: LocalPod) throws {
+    for initContainer in template.objects("spec.initContainers") {
+        let line = try pod.commandLine(initContainer)
+        let done = try runChild(line.executable, line.arguments, environment: line.environment)
+        #expect(done.status == 0, "init container \(initContainer.name): \(done.stderr)")
+    }
+}
+
 private func port() -> Int { 30_000 + Int(UInt32.random(in: 0..<25_000)) }
 
 /// The option names of a command line (`--bind`, `--persistent`, ...), in order.
@@ -250,11 +259,7 @@ struct KubernetesManifestTests {
             let metrics = port()
             let pod = try localPod(workerTemplate, rendering, claims: claims, scratch: scratch,
                                    rewrites: serviceRewrites + [("0.0.0.0:9464", "127.0.0.1:\(metrics)")])
-            for initContainer in workerTemplate.objects("spec.initContainers") {
-                let line = try pod.commandLine(initContainer)
-                let done = try runChild(line.executable, line.arguments, environment: line.environment)
-                #expect(done.status == 0, "init container \(initContainer.name): \(done.stderr)")
-            }
+            try runInitContainers(workerTemplate, pod)
             let line = try pod.commandLine(try #require(workerTemplate.objects("spec.containers").first))
             workers.append((try Background(line.arguments, environment: line.environment, executable: line.executable), metrics))
         }
@@ -262,11 +267,7 @@ struct KubernetesManifestTests {
         let nightTemplate = try rendering.night
         let pod = try localPod(nightTemplate, rendering, claims: claims, scratch: scratch,
                                rewrites: serviceRewrites + [("0.0.0.0:9464", "127.0.0.1:\(coordinatorMetrics)")])
-        for initContainer in nightTemplate.objects("spec.initContainers") {
-            let line = try pod.commandLine(initContainer)
-            let done = try runChild(line.executable, line.arguments, environment: line.environment)
-            #expect(done.status == 0, "init container \(initContainer.name): \(done.stderr)")
-        }
+        try runInitContainers(nightTemplate, pod)
         let line = try pod.commandLine(try #require(nightTemplate.objects("spec.containers").first))
         let coordinator = try Background(line.arguments, environment: line.environment, executable: line.executable)
         // The HPA's series, from the coordinator's own /metrics while the night runs.
