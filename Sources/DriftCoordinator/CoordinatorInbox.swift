@@ -9,6 +9,9 @@ public final class CoordinatorInbox: Sendable {
         case workerExited(identity: String, how: String)
         /// The local worker pool cannot keep workers alive (they die before they connect): end the run.
         case poolFailed(String)
+        /// Workers of the run wait in a scheduler's queue (Slurm): the run is not idle while they do. Posted again
+        /// at every look at the queue.
+        case workersQueued
     }
 
     private let inputs = Mutex<[Input]>([])

@@ -100,7 +100,8 @@ public final class CoordinatorServer {
                     logger.warning("\(line)")
                 }
             }
-            if dispatcher.liveWorkers > 0 { lastAlive = now }
+            // Workers waiting in a scheduler's queue are on their way: no idle timeout while they wait.
+            if dispatcher.liveWorkers > 0 || now - queuedAt < 5 { lastAlive = now }
 
             if dispatcher.isComplete { return .complete }
             if let failure = dispatcher.store.failure {
@@ -126,10 +127,15 @@ public final class CoordinatorServer {
                 send(dispatcher.died(identity, how: how, at: now))
             case .poolFailed(let reason):
                 return reason  // the run's outcome carries it to the one line that reports it
+            case .workersQueued:
+                queuedAt = now
             }
         }
         return nil
     }
+
+    /// When a worker pool last said its workers wait in a queue.
+    private var queuedAt = -Double.infinity
 
     /// Workers the dispatcher currently knows.
     public var knownWorkers: [String] { dispatcher.workerNames }

@@ -64,6 +64,7 @@ public final class SlurmWorkerPool: WorkerPool {
         var endedBeforeJoiningInARow = 0
         var queueTrouble: String?
         var exhaustedSaid = false
+        var waitingSaid = 0
     }
 
     private let settings: Settings
@@ -195,6 +196,21 @@ public final class SlurmWorkerPool: WorkerPool {
             }
         }
         for task in ended { replace(task) }
+        // Tasks still waiting for a node: the coordinator does not count the wait as idle (a busy cluster).
+        let waiting = state.withLock { state in
+            state.slots.indices.filter { index in
+                guard let job = state.slots[index].job else { return false }
+                return tasks.first { $0.arrayJob == job && $0.index == index }.map { [.pending, .configuring, .requeued].contains($0.state) } ?? true
+            }.count
+        }
+        if waiting > 0 { inbox?.post(.workersQueued) }
+        let said = state.withLock { state in
+            defer { state.waitingSaid = waiting }
+            return state.waitingSaid
+        }
+        if waiting > 0 && said == 0 {
+            logger.notice("\(waiting) worker task\(waiting == 1 ? "" : "s") waiting in the Slurm queue (squeue --name=\(settings.jobName)); the idle timeout waits too")
+        }
     }
 
     private func replace(_ task: (index: Int, job: Int, node: String, why: String, joined: Bool)) {

@@ -114,3 +114,31 @@ struct SlurmLauncherTests {
         #expect(processes(containing: state.path).isEmpty, "daemons left: \(processes(containing: state.path))")
     }
 }
+
+@Suite("Slurm launcher: a busy queue is no idle night", .serialized)
+struct SlurmQueueTests {
+    @Test("worker tasks held in the queue (--begin=now+8) longer than --idle-timeout 3: the night waits for them and completes, nothing left behind",
+          .enabled(if: runnable, "needs root and apt's slurm-wlm and munge (scripts/install-deps.sh installs them): the test runs munged, slurmctld and slurmd"))
+    func queuedWorkersAreNotIdle() throws {
+        let state = TemporaryFolder("driftfix-slurm")
+        let cluster = try runChild("/bin/bash", [root + "/scripts/slurm-cluster.sh", "start", state.path])
+        try #require(cluster.status == 0, "the test cluster did not start: \(cluster.stderr)")
+        defer { _ = try? runChild("/bin/bash", [root + "/scripts/slurm-cluster.sh", "stop", state.path]) }
+        let slurm = ["SLURM_CONF": state.file("slurm.conf")]
+        let tree = try RepairTree(drifted: 4, frames: 48_000, channels: 2, folders: 2)
+        let out = TemporaryFolder("driftfix-out")
+        let endpoint = "tcp://127.0.0.1:\(40_000 + Int(UInt32.random(in: 0..<20_000)))"
+        let started = Date()
+        let result = try runChild(driftfixPath(), ["repair", tree.root.path, "--out", out.path, "--launcher", "slurm", "--workers", "2",
+                                                   "--bind", endpoint, "--idle-timeout", "3", "--slurm-arg=--begin=now+8"],
+                                  environment: slurm)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Date().timeIntervalSince(started) > 6, "the tasks were held in the queue")
+        #expect(result.stderr.contains("waiting in the Slurm queue"), "\(result.stderr)")
+        for entry in tree.entries {
+            #expect(try AudioFileReader(path: tree.output(entry, in: out.path)).frameCount == entry.target)
+        }
+        let queue = try runChild("/usr/bin/squeue", ["--noheader"], environment: slurm)
+        #expect(queue.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "squeue: \(queue.stdout)")
+    }
+}
