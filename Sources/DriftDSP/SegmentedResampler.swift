@@ -204,6 +204,8 @@ public final class SegmentedResampler: AudioSource {
             }
         }
 
+        private var isCancelled: Bool { condition.withLock { cancelled } }
+
         private func fail(_ error: Error) {
             condition.withLock { if failure == nil { failure = error } }
             condition.broadcast()
@@ -259,7 +261,7 @@ public final class SegmentedResampler: AudioSource {
                 }
                 filled += generated
                 wanted -= generated
-                if cancelled { throw CancellationError() }
+                if isCancelled { throw CancellationError() }
             }
             if wanted > 0 {
                 // The end of the file, a few frames short: hold the last frame, as the one-pass resampler does.

@@ -20,7 +20,7 @@ public final class LiveRunMetrics: Sendable {
     private let started: Gauge
     private let progress: Gauge
     private let state = LockedState()
-    private let deviceSeries = DeviceSeries()
+    private let deviceGauges = DeviceGauges()
     private let workerSeries = WorkerSeries()
 
     public init(now: Date = Date()) {
@@ -80,14 +80,14 @@ public final class LiveRunMetrics: Sendable {
     /// The fleet's devices, worst first, at most `limit` with series of their own (label cardinality); called again
     /// with the same devices, it updates their values.
     public func devices(_ summaries: [DeviceSummary], limit: Int) {
-        deviceSeries.update(summaries, limit: limit, in: registry)
+        deviceGauges.update(summaries, limit: limit, in: registry)
     }
 
     /// The exposition, as `/metrics` serves it.
     public func render() -> [UInt8] { registry.emitToBuffer() }
 
     /// The gauges of `driftfix_device_*`, made on first use and kept by device name.
-    private final class DeviceSeries: @unchecked Sendable {
+    private final class DeviceGauges: @unchecked Sendable {
         private let lock = NSLock()
         private var gauges: [String: Gauge] = [:]
 
@@ -100,25 +100,8 @@ public final class LiveRunMetrics: Sendable {
                     gauges[key] = made
                     return made
                 }
-                let shown = summaries.prefix(max(0, limit))
-                gauge("driftfix_devices", [], "Devices (recorders) in the last run.").set(Double(summaries.count))
-                gauge("driftfix_devices_alerting", [], "Devices alerting in the last run (drift moved, or turned erratic).")
-                    .set(Double(summaries.filter { $0.alert != nil }.count))
-                gauge("driftfix_device_series_omitted", [], "Devices left without series of their own (metrics.device-limit).")
-                    .set(Double(summaries.count - shown.count))
-                let drift = "A device's drift in the last run: the median and the worst of its recordings (ppm)."
-                for device in shown {
-                    if let median = device.medianPPM, let worst = device.worstPPM {
-                        gauge("driftfix_device_drift_ppm", [("device", device.device), ("stat", "median")], drift).set(median)
-                        gauge("driftfix_device_drift_ppm", [("device", device.device), ("stat", "worst")], drift).set(worst)
-                    }
-                    if let spread = device.spreadPPM {
-                        gauge("driftfix_device_spread_ppm", [("device", device.device)],
-                              "The spread between a device's recordings in the last run (interquartile range, ppm).").set(spread)
-                    }
-                    gauge("driftfix_device_alert", [("device", device.device)],
-                          "1 if the device alerts (its drift moved from its own past, or it turned erratic), else 0.")
-                        .set(device.alert == nil ? 0.0 : 1.0)
+                for family in DeviceSeries.families(summaries, limit: limit) {
+                    for sample in family.samples { gauge(family.name, sample.labels, family.help).set(sample.value) }
                 }
             }
         }

@@ -87,22 +87,12 @@ public struct RunMetrics: Sendable, Equatable {
         metric("driftfix_last_run_jobs_requeued", "Jobs put back in the queue during the last run.", "gauge",
                [("", Double(disruptions.jobsRequeued))])
         // Per device: the alerting and worst first, at most `deviceLimit` of them (label cardinality).
-        let shown = devices.prefix(deviceLimit)
-        metric("driftfix_devices", "Devices (recorders) in the last run.", "gauge", [("", Double(devices.count))])
-        metric("driftfix_devices_alerting", "Devices alerting in the last run (drift moved, or turned erratic).", "gauge",
-               [("", Double(devices.filter { $0.alert != nil }.count))])
-        metric("driftfix_device_series_omitted", "Devices left without series of their own (metrics.device-limit).", "gauge",
-               [("", Double(devices.count - shown.count))])
-        metric("driftfix_device_drift_ppm", "A device's drift in the last run: the median and the worst of its recordings (ppm).",
-               "gauge", shown.flatMap { device -> [(labels: String, value: Double)] in
-                   guard let median = device.medianPPM, let worst = device.worstPPM else { return [] }
-                   let name = Self.label(device.device)
-                   return [("{device=\"\(name)\",stat=\"median\"}", median), ("{device=\"\(name)\",stat=\"worst\"}", worst)]
-               })
-        metric("driftfix_device_spread_ppm", "The spread between a device's recordings in the last run (interquartile range, ppm).",
-               "gauge", shown.compactMap { device in device.spreadPPM.map { ("{device=\"\(Self.label(device.device))\"}", $0) } })
-        metric("driftfix_device_alert", "1 if the device alerts (its drift moved from its own past, or it turned erratic), else 0.",
-               "gauge", shown.map { ("{device=\"\(Self.label($0.device))\"}", $0.alert == nil ? 0 : 1) })
+        for family in DeviceSeries.families(devices, limit: deviceLimit) {
+            metric(family.name, family.help, "gauge", family.samples.map { sample in
+                let labels = sample.labels.map { "\($0.0)=\"\(Self.label($0.1))\"" }.joined(separator: ",")
+                return (labels.isEmpty ? "" : "{\(labels)}", sample.value)
+            })
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

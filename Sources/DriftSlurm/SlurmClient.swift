@@ -14,9 +14,13 @@ public struct SlurmError: Error, Sendable, CustomStringConvertible {
 public struct SlurmClient: Sendable {
     /// Folder of the Slurm commands; nil: the PATH.
     public var binaries: String?
+    /// How long one command may take before it is ended and reported as failed: a controller that does not answer
+    /// must not stall the coordinator's look at its workers (the next look tries again).
+    public var timeout: Duration
 
-    public init(binaries: String? = nil) {
+    public init(binaries: String? = nil, timeout: Duration = .seconds(30)) {
         self.binaries = binaries
+        self.timeout = timeout
     }
 
     /// Submits `script` (on standard input) with `arguments`; the job's id (`sbatch --parsable`).
@@ -69,14 +73,48 @@ public struct SlurmClient: Sendable {
             feed.fileHandleForWriting.write(Data(input.utf8))
             try? feed.fileHandleForWriting.close()
         }
-        // Read both to the end before waiting: a full pipe would otherwise block the child.
+        let expired = Expiry()
+        let watchdog = DispatchWorkItem {
+            expired.mark()
+            if process.isRunning { process.terminate() }
+        }
+        let (seconds, attoseconds) = timeout.components
+        DispatchQueue.global().asyncAfter(
+            deadline: .now() + .milliseconds(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)),
+            execute: watchdog)
+        // Both pipes are drained at once, before waiting: a child that fills either pipe would otherwise block.
+        let complained = Collected()
+        let drained = DispatchGroup()
+        DispatchQueue.global().async(group: drained) {
+            complained.set(errors.fileHandleForReading.readDataToEndOfFile())
+        }
         let said = output.fileHandleForReading.readDataToEndOfFile()
-        let complained = errors.fileHandleForReading.readDataToEndOfFile()
+        drained.wait()
         process.waitUntilExit()
+        watchdog.cancel()
+        if expired.happened {
+            throw SlurmError(command: tool, reason: "no answer within \(seconds) s; ended it")
+        }
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let text = String(decoding: complained, as: UTF8.self).split(separator: "\n").last.map(String.init)
+            let text = String(decoding: complained.value, as: UTF8.self).split(separator: "\n").last.map(String.init)
             throw SlurmError(command: tool, reason: text ?? "exit status \(process.terminationStatus)")
         }
         return String(decoding: said, as: UTF8.self)
     }
+}
+
+/// Set once by the watchdog, read after the child has ended.
+private final class Expiry: @unchecked Sendable {
+    private let lock = NSLock()
+    private var flag = false
+    func mark() { lock.withLock { flag = true } }
+    var happened: Bool { lock.withLock { flag } }
+}
+
+/// What the standard-error reader collected.
+private final class Collected: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    func set(_ value: Data) { lock.withLock { data = value } }
+    var value: Data { lock.withLock { data } }
 }

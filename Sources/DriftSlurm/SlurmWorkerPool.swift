@@ -148,7 +148,8 @@ public final class SlurmWorkerPool: WorkerPool {
     /// Looks at the queue every `pollInterval` until shutdown, then ends the array (on a thread of its own: the
     /// Slurm commands block).
     private func watch() {
-        while !wake.wait(seconds: settings.pollInterval) || !state.withLock({ $0.stopping }) {
+        while true {
+            _ = wake.wait(seconds: settings.pollInterval)
             wake.reset()
             if state.withLock({ $0.stopping }) { break }
             look()

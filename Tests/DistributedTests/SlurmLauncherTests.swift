@@ -74,7 +74,12 @@ struct SlurmLauncherTests {
         #expect(waitUntil(seconds: 60) { log().contains(", slurm-\(job)_1@") }, "\(log())")
         let victim = try #require(workerProcess(job: job, task: 1), "the worker of task \(job)_1")
         kill(victim, SIGKILL)
-        #expect(waitUntil(seconds: 30) { log().contains("_1 in its place") }, "task 1 replaced: \(log())")
+        let replaced = waitUntil(seconds: 30) { log().contains("_1 in its place") }
+        if !replaced {
+            // What the controller said about the job, for the failure's message.
+            let queue = try? runChild("/usr/bin/squeue", ["--noheader", "--array", "--states=all", "--jobs=\(job)"], environment: slurm)
+            Issue.record("task 1 not replaced; squeue: \(queue?.stdout ?? "?") \(queue?.stderr ?? ""); log: \(log())")
+        }
 
         // Task 0 is cancelled as an operator would: SIGTERM, its worker drains.
         #expect(waitUntil(seconds: 30) { log().contains(", slurm-\(job)_0@") }, "\(log())")
@@ -107,7 +112,9 @@ struct SlurmLauncherTests {
         #expect(queue.status == 0 && queue.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "squeue: \(queue.stdout)")
         #expect(temporaryFiles(under: out.path).isEmpty, "\(temporaryFiles(under: out.path))")
         #expect(waitUntil(seconds: 10) { processes(containing: endpoint).isEmpty }, "workers left: \(processes(containing: endpoint))")
-        #expect(FileManager.default.fileExists(atPath: state.file("logs")))
+        // Every task wrote its output where slurm.log-folder says (the first two and their replacements).
+        let logs = (try? FileManager.default.contentsOfDirectory(atPath: state.file("logs"))) ?? []
+        #expect(logs.filter { $0.hasSuffix(".log") }.count >= 4, "task logs: \(logs)")
 
         stop()
         stopped = true
