@@ -42,13 +42,14 @@ let package = Package(
         // Linux system calls Swift cannot reach (openat2 for the worker's confinement, renameat2 for outputs that
         // never replace anything but a regular file) and the async-signal-safe removal of temporary files.
         .target(name: "CLinux"),
+        .target(name: "CPCM"),
         // The vocabulary: rational time, target lengths, edits, methods, drift analysis and policy. Pure Swift.
         .target(name: "DriftCore"),
         // Small utilities with no domain: FNV-1a hashing, rate-limited logging, crash injection for tests.
-        .target(name: "DriftSupport"),
+        .target(name: "DriftSupport", dependencies: ["CLinux"]),
         // The report schema: what a scan and a run found, as the JSON and CSV columns.
         .target(name: "DriftSchema", dependencies: ["DriftCore"]),
-        .target(name: "DriftAudio", dependencies: ["DriftCore", "CSndFile", "CLinux"]),
+        .target(name: "DriftAudio", dependencies: ["DriftCore", "CSndFile", "CLinux", "CPCM"]),
         // Compressed audio and audio inside video through FFmpeg's libraries (the only importer of CFFmpeg).
         .target(name: "DriftAV", dependencies: ["DriftCore", "DriftSupport", "DriftAudio", "CFFmpeg"]),
         .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate", "CSoxr"]),
@@ -110,7 +111,7 @@ let package = Package(
             name: "driftfix",
             dependencies: [
                 "DriftAudio", "DriftConfig", "DriftCore", "DriftJournal", "DriftMedia", "DriftPipeline", "DriftReports",
-                "DriftMetrics", "DriftRun", "DriftSchema", "DriftSlurm", "DriftTransport", "DriftWorker", "DriftCoordinator",
+                "DriftMetrics", "DriftRun", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftTransport", "DriftWorker", "DriftCoordinator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -27,6 +27,9 @@ public final class AudioFileReader: SeekableAudioSource {
     private let samples: OpaquePointer
     private let window: RawWindow?
     private var position: Int64 = 0
+    /// Integer samples are read as bytes and converted here, a block at a time (see `PCMCodec`); nil: libsndfile converts.
+    private let codec: PCMCodec?
+    private var bytes = RawBuffer()
 
     /// A header whose 32-bit data size wrapped: what it stated and what the file really holds.
     public struct WrappedHeader: Equatable, Sendable {
@@ -67,7 +70,9 @@ public final class AudioFileReader: SeekableAudioSource {
             frameCount = checked.frames
             wrappedHeader = checked.wrapped
             window = checked.window
-            samples = checked.samples ?? handle
+            let view = checked.samples ?? handle
+            samples = view
+            codec = format.container.storesPlainSamples ? SndFile.codec(view, encoding: format.encoding) : nil
         } catch {
             sf_close(handle)
             throw error
@@ -77,6 +82,7 @@ public final class AudioFileReader: SeekableAudioSource {
     deinit {
         if samples != handle { sf_close(samples) }
         sf_close(handle)
+        bytes.release()
     }
 
     private static func guessedByName(_ path: String) -> Bool {
@@ -164,7 +170,15 @@ public final class AudioFileReader: SeekableAudioSource {
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(AudioError) -> Int {
         let wanted = Int(min(Int64(frames), frameCount - position))
         guard wanted > 0 else { return 0 }
-        let got = Int(sf_readf_float(samples, buffer, sf_count_t(wanted)))
+        let got: Int
+        if let codec {
+            let frameBytes = codec.bytesPerSample * format.channelCount
+            let raw = bytes.reserve(wanted * frameBytes)
+            got = Int(sf_read_raw(samples, raw, sf_count_t(wanted * frameBytes))) / frameBytes
+            codec.decode(raw, into: buffer, count: got * format.channelCount)
+        } else {
+            got = Int(sf_readf_float(samples, buffer, sf_count_t(wanted)))
+        }
         if got < wanted {
             let (code, text) = SndFile.lastError(samples)
             if code != 0 { throw AudioError(path: path, cause: .readFailed(text)) }

@@ -21,6 +21,9 @@ public final class AudioFileWriter: AudioSink {
 
     private var handle: OpaquePointer?
     private let descriptor: Int32
+    /// Integer samples are converted here and written as bytes, a block at a time (see `PCMCodec`).
+    private var codec: PCMCodec?
+    private var bytes = RawBuffer()
     /// What the finished file must carry, checked and put back by `close()`.
     private let metadata: AudioMetadata
 
@@ -71,12 +74,14 @@ public final class AudioFileWriter: AudioSink {
         }
         self.handle = handle
         SndFile.setClipping(handle)
+        codec = format.container.storesPlainSamples ? SndFile.codec(handle, encoding: format.encoding) : nil
         applyMetadata(metadata, to: handle)
     }
 
     deinit {
         if let handle { sf_close(handle) }
         if handle != nil { Glibc.close(descriptor) }
+        bytes.release()
     }
 
     private func applyMetadata(_ metadata: AudioMetadata, to handle: OpaquePointer) {
@@ -102,7 +107,15 @@ public final class AudioFileWriter: AudioSink {
         guard let handle else { preconditionFailure("write after close") }
         guard frames > 0 else { return }
         errno = 0
-        let written = sf_writef_float(handle, UnsafeMutablePointer(mutating: buffer), sf_count_t(frames))
+        let written: Int
+        if let codec {
+            let frameBytes = codec.bytesPerSample * format.channelCount
+            let raw = bytes.reserve(frames * frameBytes)
+            codec.encode(buffer, into: raw, count: frames * format.channelCount)
+            written = Int(sf_write_raw(handle, raw, sf_count_t(frames * frameBytes))) / frameBytes
+        } else {
+            written = Int(sf_writef_float(handle, UnsafeMutablePointer(mutating: buffer), sf_count_t(frames)))
+        }
         let code = errno
         guard written == frames else { throw failure(handle: handle, errno: code) }
         framesWritten += Int64(written)

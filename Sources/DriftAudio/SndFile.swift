@@ -89,6 +89,18 @@ enum SndFile {
         } == SF_TRUE
     }
 
+    /// The block converter for `handle`'s integer samples in the file's byte order; nil where libsndfile converts
+    /// (floats, 8-bit, compressed encodings).
+    static func codec(_ handle: OpaquePointer, encoding: SampleEncoding) -> PCMCodec? {
+        // libsndfile's own answer to "are the file's bytes the other way round from this machine's".
+        let swapped = sf_command(handle, Int32(SFC_RAW_DATA_NEEDS_ENDSWAP), nil, 0) == SF_TRUE
+        #if _endian(big)
+        return PCMCodec(encoding: encoding, bigEndian: !swapped)
+        #else
+        return PCMCodec(encoding: encoding, bigEndian: swapped)
+        #endif
+    }
+
     static func setClipping(_ handle: OpaquePointer) {
         // Resampling makes inter-sample peaks above full scale; without clipping libsndfile wraps them around
         // when converting float to integer samples, which turns a small over into a full-scale click.

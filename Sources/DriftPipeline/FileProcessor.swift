@@ -195,7 +195,8 @@ public enum FileProcessor {
         } else if plan.range != 0..<reader.frameCount {
             source = TrimmedSource(reader, range: plan.range)
         }
-        source = PrefetchingSource(source, blockFrames: request.blockFrames)
+        // Reading ahead on a thread of its own pays only where another core can run it.
+        if overlapsIO { source = PrefetchingSource(source, blockFrames: request.blockFrames) }
         if plan.leadingSilence > 0 { source = LeadingSilence(source, frames: plan.leadingSilence) }
         if !plan.gaps.isEmpty { source = GapFiller(source, gaps: plan.gaps, sampleRate: plan.inputRate) }
         switch plan.length {
@@ -254,11 +255,29 @@ public enum FileProcessor {
         try staged.commit()
     }
 
+    /// Whether reading and writing run on threads of their own, beside the conversion: only where this process may
+    /// use more than one core (on one, the hand-offs and copies would cost more than they overlap).
+    static let overlapsIO = Cores.available > 1
+
     /// Moves blocks from `source` to `writer` until the source ends, writing on a thread of its own so the
-    /// encoder overlaps the conversion; checks the source kept its promised length.
+    /// encoder overlaps the conversion (with one core: in turn, on this thread); checks the source kept its
+    /// promised length.
     static func pump(
         _ source: AudioSource, into writer: AudioSink, blockFrames: Int, progress: ((Int64, Int64) -> Void)?
     ) throws {
+        if !overlapsIO {
+            let block = AudioBlock(frames: blockFrames, channels: source.channelCount)
+            var delivered: Int64 = 0
+            while true {
+                let frames = try source.read(into: block.samples, frames: block.capacity)
+                if frames == 0 { break }
+                try writer.write(block.samples, frames: frames)
+                delivered += Int64(frames)
+                progress?(delivered, source.frameCount)
+            }
+            try checkDelivered(source, writer)
+            return
+        }
         let depth = 3
         let free = BlockQueue<AudioBlock>(capacity: depth)
         let full = BlockQueue<AudioBlock>(capacity: depth)
@@ -300,6 +319,10 @@ public enum FileProcessor {
         full.close()
         done.wait()
         if let error = outcome.error ?? failure { throw error }
+        try checkDelivered(source, writer)
+    }
+
+    private static func checkDelivered(_ source: AudioSource, _ writer: AudioSink) throws {
         guard writer.framesWritten == source.frameCount else {
             throw ProcessError(
                 path: writer.displayPath,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DriftConfig
 import DriftRun
+import DriftSupport
 import Foundation
 
 /// How a command reaches its workers: local processes, or an endpoint remote workers connect to (with CURVE).
@@ -53,7 +54,7 @@ struct DispatchOptions: ParsableArguments {
     func settings(configuration: Configuration, configPath: String?) throws -> DispatchSettings {
         let keys = try TransportSecurity.coordinatorKeys(bind: bind, secret: curveSecret, allow: allow,
                                                          configuration: configuration.security, insecure: insecurePlaintext)
-        var dispatch = DispatchSettings(localWorkers: workers ?? ProcessInfo.processInfo.activeProcessorCount)
+        var dispatch = DispatchSettings(localWorkers: workers ?? Cores.available)
         dispatch.bind = bind
         dispatch.launcher = launcher
         var slurm = SlurmOptions()

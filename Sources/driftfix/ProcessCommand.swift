@@ -3,6 +3,7 @@ import DriftAudio
 import DriftCore
 import DriftPipeline
 import DriftReports
+import DriftSupport
 import Foundation
 import Logging
 
@@ -114,7 +115,7 @@ struct ProcessCommand: ParsableCommand {
                 edits: edits.operations(), blockFrames: blockFrames, replacing: overwrite ? .regularFile : .never,
                 outputType: type, outputEncoding: encoding.flatMap { SampleEncoding.names[$0] } ?? configuration.process.encoding)
             request.audioStream = stream
-            request.threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
+            request.threads = threads ?? Cores.available
             request.engine = (method.engine ?? policy.engine(for: input)).engine(for: request.quality)
         } catch let error as ValidationError {
             throw error

@@ -2,6 +2,7 @@ import ArgumentParser
 import DriftMetrics
 import DriftRun
 import DriftSlurm
+import DriftSupport
 import DriftTransport
 import DriftWorker
 import Foundation
@@ -83,7 +84,7 @@ struct WorkerCommand: AsyncParsableCommand {
         // Under Slurm the task's name (slurm-JOB_TASK@NODE) and its allocation's CPUs, not the whole node's.
         let environment = ProcessInfo.processInfo.environment
         let name = identity ?? SlurmIdentity(environment: environment)?.description ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
-        let cores = slurmAllocatedCPUs(environment: environment) ?? ProcessInfo.processInfo.activeProcessorCount
+        let cores = slurmAllocatedCPUs(environment: environment) ?? Cores.available
         var node = WorkerNode.Settings(endpoint: connect, capacity: concurrency ?? cores, identity: name)
         node.heartbeatInterval = heartbeat
         node.initialBackoff = min(1, heartbeat)

@@ -71,10 +71,12 @@ struct SegmentedResamplerTests {
         let result = try #require(try compare(signal, target: target, engine: engine, quality: .medium, threads: 2, chunkFrames: nil))
         #expect(result.segmented.count == Int(target) * 2)
         #expect(result.worst < 1e-5, "\(engine): \(result.worst) at frame \(result.worstFrame)")
-        // Around each nominal cut (chunks of 2^20 frames for stereo, begun up to half a chunk earlier): the ideal.
+        // Around each join (chunks of 2^20 frames for stereo, begun up to three quarters of a chunk earlier): the ideal.
         for cut in [1, 2] {
-            let start = cut * (1 << 20) - (1 << 19)
-            let window = 1 << 19
+            let join = SegmentedResampler.start(before: Int64(cut << 20) - 1, inputFrames: length, targetFrames: target,
+                                                search: 3 << 18)
+            let window = 1 << 18
+            let start = Int(join.output + 8192) - window / 2
             let ideal = signal.ideal(target: target, start: Int64(start), count: window)
             let actual = Array(result.segmented[(start * 2)..<((start + window) * 2)])
             #expect(SignalMeasure.snr(actual: actual, ideal: ideal) > 100, "around cut \(cut), \(engine)")

@@ -220,4 +220,27 @@ struct ParallelProcessTests {
         let ideal = signal.ideal(target: target, start: Int64(start), count: 8192)
         #expect(SignalMeasure.snr(actual: Array(two.samples[(start * 2)..<((start + 8192) * 2)]), ideal: ideal) > 100)
     }
+
+    @Test("pinned to one CPU (taskset): the default is one pass with no read-ahead or writer thread, and the 24-bit output is byte for byte the two-core --threads 1 output",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset"), "needs util-linux's taskset"))
+    func oneCore() throws {
+        let folder = TemporaryFolder()
+        let frames: Int64 = 2_600_017
+        let signal = TestSignal(channelCount: 2, length: frames, seed: 6, tonesPerChannel: 4)
+        let input = try writeRecording(signal, to: folder.file("long.wav"),
+                                       format: AudioFormat(container: .wav, encoding: .pcm24, sampleRate: 48_000, channelCount: 2))
+        let target = frames - 341
+        let both = try driftfix(["process", input, folder.file("both.wav"), "--to-frames", "\(target)", "--threads", "1", "-q"])
+        #expect(both.status == 0, "\(both.stderr)")
+        let pinned = try runChild("/usr/bin/taskset", ["-c", "0", driftfixPath(), "process", input, folder.file("one.wav"),
+                                                       "--to-frames", "\(target)", "-q"])
+        #expect(pinned.status == 0, "\(pinned.stderr)")
+        let one = try #require(FileManager.default.contents(atPath: folder.file("one.wav")))
+        let two = try #require(FileManager.default.contents(atPath: folder.file("both.wav")))
+        #expect(one == two, "the pinned run's output differs from the two-core one-pass output")
+        #expect(try AudioFileReader(path: folder.file("one.wav")).frameCount == target)
+        let samples = try readAll(folder.file("one.wav")).samples
+        let ideal = signal.ideal(target: target, start: 1_000_000, count: 8192)
+        #expect(SignalMeasure.snr(actual: Array(samples[2_000_000..<(2_000_000 + 8192 * 2)]), ideal: ideal) > 100)
+    }
 }

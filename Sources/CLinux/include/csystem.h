@@ -35,3 +35,7 @@ void driftfix_cleanup_run(void);
 /// SIGVTALRM, SIGPROF, SIGXCPU and the crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS).
 /// SIGXFSZ is ignored instead, so an over-large write fails with EFBIG and is reported like any write error.
 void driftfix_cleanup_install(int terminating);
+
+/// The CPU ids this process may run on (sched_getaffinity, behind _GNU_SOURCE), ascending, at most `capacity` of
+/// them written to `ids`; returns how many there are, or -1 with errno set.
+int driftfix_allowed_cpus(int *ids, int capacity);

@@ -1,0 +1,118 @@
+// Hot loops of the PCM block codec (DriftAudio's PCMCodec), in C so the compiler vectorises them with SSE2: a
+// float-to-integer conversion per sample that rounds as lrintf does, without a library call.
+#include "pcm_kernels.h"
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+static inline uint32_t load_word(const uint8_t *p, int width, int big_endian) {
+    // The sample as the top bits of a 32-bit word (16-bit samples in the low half, sign-extended by the caller).
+    switch (width) {
+    case 2: return big_endian ? (uint32_t)p[1] | (uint32_t)p[0] << 8 : (uint32_t)p[0] | (uint32_t)p[1] << 8;
+    case 3: return big_endian ? (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24
+                              : (uint32_t)p[0] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 24;
+    default: return big_endian ? (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24
+                               : (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    }
+}
+
+void driftfix_pcm_decode(const uint8_t *bytes, float *samples, size_t count, int width, int big_endian) {
+    if (width == 2) {
+        const float scale = 1.0f / 32768.0f;
+        if (big_endian) for (size_t i = 0; i < count; i++) samples[i] = (float)(int16_t)load_word(bytes + 2 * i, 2, 1) * scale;
+        else for (size_t i = 0; i < count; i++) samples[i] = (float)(int16_t)load_word(bytes + 2 * i, 2, 0) * scale;
+        return;
+    }
+    const float scale = 1.0f / 2147483648.0f;
+    if (width == 3 && !big_endian) {
+        // One unaligned 4-byte load per sample (the slack byte past the last is read and shifted out).
+        for (size_t i = 0; i < count; i++) {
+            uint32_t word;
+            memcpy(&word, bytes + 3 * i, 4);
+            samples[i] = (float)(int32_t)(word << 8) * scale;
+        }
+        return;
+    }
+    if (width == 3) {
+        if (big_endian) for (size_t i = 0; i < count; i++) samples[i] = (float)(int32_t)load_word(bytes + 3 * i, 3, 1) * scale;
+        else for (size_t i = 0; i < count; i++) samples[i] = (float)(int32_t)load_word(bytes + 3 * i, 3, 0) * scale;
+    } else {
+        if (big_endian) for (size_t i = 0; i < count; i++) samples[i] = (float)(int32_t)load_word(bytes + 4 * i, 4, 1) * scale;
+        else for (size_t i = 0; i < count; i++) samples[i] = (float)(int32_t)load_word(bytes + 4 * i, 4, 0) * scale;
+    }
+}
+
+// libsndfile's clipped conversion of one scaled sample: >= high gives high, <= low gives low (compared as doubles,
+// as its C does), NaN gives low (lrintf's "integer indefinite"), anything else rounds to nearest even.
+static inline int32_t clip_round(float scaled, double high, double low) {
+    if ((double)scaled >= high) return (int32_t)high;
+    if ((double)scaled <= low) return (int32_t)low;
+    if (scaled != scaled) return (int32_t)low;
+    // 1.5 * 2^52 added in double leaves the rounded integer in the low bits (exact: |scaled| < 2^31 here).
+    double shifted = (double)scaled + 6755399441055744.0;
+    int64_t bits;
+    memcpy(&bits, &shifted, sizeof bits);
+    return (int32_t)bits;
+}
+
+#if defined(__SSE2__)
+// Four samples scaled by 2^31 at once: cvtps2dq rounds to nearest even (the default MXCSR mode, as lrintf); lanes at or
+// above 2^31 come back as 0x80000000 and are turned into 0x7FFFFFFF; lanes at or below -2^31, and NaN, are
+// 0x80000000 already.
+static inline __m128i convert4(const float *p) {
+    const __m128 x = _mm_mul_ps(_mm_loadu_ps(p), _mm_set1_ps(2147483648.0f));
+    const __m128i overflow = _mm_castps_si128(_mm_cmpge_ps(x, _mm_set1_ps(2147483648.0f)));
+    return _mm_xor_si128(_mm_cvtps_epi32(x), overflow);
+}
+#endif
+
+void driftfix_pcm_encode(const float *samples, uint8_t *bytes, size_t count, int width, int big_endian) {
+    size_t i = 0;
+    // Every width is rounded at 32 bits and then keeps its top bytes, as libsndfile's clipping writers do (so 16-
+    // and 24-bit samples are the 32-bit value's floor at their precision).
+#if defined(__SSE2__)
+    if (!big_endian) {
+        // Lanes leave the register by moves, not through memory (byte loads of a just-stored vector stall).
+        for (; i + 4 <= count; i += 4) {
+            const __m128i words = convert4(samples + i);
+            if (width == 4) {
+                _mm_storeu_si128((__m128i *)(bytes + 4 * i), words);
+                continue;
+            }
+            if (width == 2) {
+                // The top halves, sign-preserving, packed to eight 16-bit lanes (the upper four are ignored).
+                const __m128i halves = _mm_packs_epi32(_mm_srai_epi32(words, 16), _mm_setzero_si128());
+                _mm_storel_epi64((__m128i *)(bytes + 2 * i), halves);
+                continue;
+            }
+            // 24-bit: the top three bytes of each word, stored as overlapping 4-byte writes (the slack byte past
+            // the last sample is written and then overwritten, or left in the slack).
+            const __m128i top = _mm_srli_epi32(words, 8);
+            uint8_t *p = bytes + 3 * i;
+            const uint32_t a = (uint32_t)_mm_cvtsi128_si32(top);
+            const uint32_t b = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(top, 4));
+            const uint32_t c = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(top, 8));
+            const uint32_t d = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(top, 12));
+            memcpy(p, &a, 4);
+            memcpy(p + 3, &b, 4);
+            memcpy(p + 6, &c, 4);
+            memcpy(p + 9, &d, 4);
+        }
+    }
+#endif
+    for (; i < count; i++) {
+        const uint32_t v = (uint32_t)clip_round(samples[i] * 2147483648.0f, 2147483647.0, -2147483648.0);
+        uint8_t *p = bytes + (size_t)width * i;
+        if (width == 2) {
+            if (big_endian) { p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); }
+            else { p[0] = (uint8_t)(v >> 16); p[1] = (uint8_t)(v >> 24); }
+        } else if (width == 3) {
+            if (big_endian) { p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); }
+            else { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 24); }
+        } else {
+            if (big_endian) { p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v; }
+            else memcpy(p, &v, 4);
+        }
+    }
+}
