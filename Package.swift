@@ -7,8 +7,8 @@ import PackageDescription
 //
 // Dependencies point one way: DriftCore ◄ DriftAudio/DriftDSP ◄ CLI. Each target declares exactly the modules it
 // imports (scripts/check-imports.py checks it in the test run). C modules are imported by exactly one Swift module
-// each (CSndFile by DriftAudio, CSampleRate by DriftDSP, CZMQ by the transport), always as `internal import`, so no C
-// type leaks into a public signature; CLinux (Linux system calls) serves DriftAudio and DriftWorker.
+// each (CSndFile and CPCM by DriftAudio, CSampleRate by DriftDSP, CZMQ by the transport), always as `internal import`,
+// so no C type leaks into a public signature; CLinux (Linux system calls) serves DriftAudio, DriftSupport and DriftWorker.
 let package = Package(
     name: "driftfix",
     products: [
