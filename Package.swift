@@ -7,8 +7,8 @@ import PackageDescription
 //
 // Dependencies point one way: DriftCore ◄ DriftAudio/DriftDSP ◄ CLI. Each target declares exactly the modules it
 // imports (scripts/check-imports.py checks it in the test run). C modules are imported by exactly one Swift module
-// each (CSndFile and CPCM by DriftAudio, CSampleRate by DriftDSP, CZMQ by the transport), always as `internal import`,
-// so no C type leaks into a public signature; CLinux (Linux system calls) serves DriftAudio, DriftSupport and DriftWorker.
+// each (CSndFile and CPCM by DriftAudio, CSampleRate by DriftDSP, CZMQ by the transport, CXXHash by DriftSupport),
+// always as `internal import`, so no C type leaks into a public signature; CLinux (Linux system calls) serves DriftAudio, DriftSupport and DriftWorker.
 let package = Package(
     name: "driftfix",
     products: [
@@ -35,6 +35,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // libsoxr: the second resampling engine (the library sox's `rate` effect is built on).
         .systemLibrary(name: "CSoxr", providers: [.apt(["libsoxr-dev"])]),
+        .systemLibrary(name: "CXXHash", providers: [.apt(["libxxhash-dev"])]),
         // FFmpeg's libraries (libavformat-dev, libavcodec-dev, libavutil-dev from apt) and the few C helpers Swift
         // cannot express: error-code macros and a va_list log callback.
         .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil")]),
@@ -46,7 +47,7 @@ let package = Package(
         // The vocabulary: rational time, target lengths, edits, methods, drift analysis and policy. Pure Swift.
         .target(name: "DriftCore"),
         // Small utilities with no domain: FNV-1a hashing, rate-limited logging, crash injection for tests.
-        .target(name: "DriftSupport", dependencies: ["CLinux"]),
+        .target(name: "DriftSupport", dependencies: ["CLinux", "CXXHash"]),
         // The report schema: what a scan and a run found, as the JSON and CSV columns.
         .target(name: "DriftSchema", dependencies: ["DriftCore"]),
         .target(name: "DriftAudio", dependencies: ["DriftCore", "CSndFile", "CLinux", "CPCM"]),

@@ -73,10 +73,10 @@ public enum MediaVerifier {
         return Outcome(foundFrames: firstFound, mismatches: mismatches, copiedPackets: copiedPackets)
     }
 
-    /// Packets and a checksum of their bytes (FNV-1a, chained across packets in order), per stream.
+    /// Packets and a checksum of their bytes (XXH3, chained across packets in order), per stream.
     public struct Fingerprint: Equatable, Sendable {
         public var packets = 0
-        public var checksum = FNV1a64()
+        public var checksum = XXH3.Chain()
     }
 
     /// The packet fingerprints of `streams` of `path`.

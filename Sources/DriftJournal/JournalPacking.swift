@@ -7,7 +7,9 @@ internal import GRDB
 // canonical form into an integer or a fixed blob and stores anything else as the text it was, so packing never loses
 // a value.
 
-/// A 64-bit digest in driftfix's hex form (`FNV1a64.hex`: lowercase, no leading zeros), stored as one INTEGER.
+/// A 64-bit digest in one of driftfix's forms: bare hex (`FNV1a64.hex`: lowercase, no leading zeros; plan digests
+/// and the output checksums of earlier releases), stored as one INTEGER, or an output checksum `xxh3:` and 16 hex
+/// digits (`XXH3.text`), stored as an 8-byte BLOB, so the storage class keeps the algorithm.
 struct PackedHex: Codable, DatabaseValueConvertible, Equatable {
     var text: String
 
@@ -15,6 +17,9 @@ struct PackedHex: Codable, DatabaseValueConvertible, Equatable {
 
     var databaseValue: DatabaseValue {
         if let value = UInt64(text, radix: 16), String(value, radix: 16) == text { return Int64(bitPattern: value).databaseValue }
+        if let value = XXH3.value(text) {
+            return Data((0..<8).map { UInt8(truncatingIfNeeded: value >> UInt64(56 - 8 * $0)) }).databaseValue
+        }
         return text.databaseValue
     }
 
@@ -22,6 +27,7 @@ struct PackedHex: Codable, DatabaseValueConvertible, Equatable {
         switch value.storage {
         case .int64(let number): PackedHex(String(UInt64(bitPattern: number), radix: 16))
         case .string(let text): PackedHex(text)
+        case .blob(let data) where data.count == 8: PackedHex(XXH3.text(data.reduce(0) { $0 << 8 | UInt64($1) }))
         default: nil
         }
     }

@@ -1,4 +1,4 @@
-/// FNV-1a, 64 bits: the checksum of repaired files (reports) and of sampled blocks (journal fingerprints). Not
+/// FNV-1a, 64 bits: the checksum of sampled blocks in journal fingerprints (and of repaired files before XXH3). Not
 /// cryptographic: it detects change, not tampering.
 public struct FNV1a64: Sendable, Equatable {
     public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325

@@ -1,4 +1,5 @@
 internal import CLinux
+import DriftSupport
 import Foundation
 
 /// A job's input file and output folder, opened beneath their roots with openat2(RESOLVE_BENEATH) and then used
@@ -121,7 +122,7 @@ struct PinnedPaths {
         return .success(descriptor)
     }
 
-    /// FNV-1a 64 of the output as renamed into the pinned folder, opened without following a link at its name.
+    /// XXH3 of the output as renamed into the pinned folder, opened without following a link at its name.
     func outputChecksum() -> String? {
         let descriptor = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
@@ -130,7 +131,7 @@ struct PinnedPaths {
             Glibc.close(descriptor)
             return nil
         }
-        return Checksum.fnv1a64(descriptor: descriptor)
+        return XXH3.file(descriptor: descriptor)
     }
 
     /// Replaces the descriptor paths in a message with the paths the job named, for the report.

@@ -120,11 +120,6 @@ public final class WorkerNode {
                 while let frames = try socket.receive() {
                     lastHeard = now
                     backoff = settings.initialBackoff
-                    if away {
-                        away = false
-                        logger.notice("connected to the coordinator at \(settings.endpoint)")
-                        settings.observer?.coordinator(connected: true)
-                    }
                     guard frames.count == 1 else { continue }
                     let message: WireMessage
                     do {
@@ -133,12 +128,23 @@ public final class WorkerNode {
                         logger.warning("dropped message from the coordinator: \(error)")
                         continue
                     }
+                    if case .shutdown = message, away {
+                        // A closing coordinator repeats its farewell to whoever speaks (our goodbye crossed it, or
+                        // we reached it as it closed): a worker that stays keeps waiting for the next run; it is
+                        // neither back nor at another run's end.
+                        if !settings.persistent { stopping = true }
+                        continue
+                    }
+                    if away {
+                        away = false
+                        logger.notice("connected to the coordinator at \(settings.endpoint)")
+                        settings.observer?.coordinator(connected: true)
+                    }
                     switch message {
                     case .job(let job): start(job, stopping: stopping || runEnded)
                     case .shutdown:
-                        // A persistent worker ends its part in the run (once: a coordinator still closing may say
-                        // it again).
-                        if !settings.persistent { stopping = true } else if !away { runEnded = true }
+                        // A persistent worker ends its part in the run; any other stops.
+                        if !settings.persistent { stopping = true } else { runEnded = true }
                     default: break
                     }
                 }

@@ -102,10 +102,11 @@ struct ExactLengthResamplerTests {
     /// (quality, highest tone as a fraction of the rate, what soxr must reach): at least libsamplerate's SNR less
     /// 1 dB, or a floor where libsamplerate's best passband is flatter than any soxr recipe.
     static let soxrMatches: [(ResampleQuality, Double, Double?)] = [
-        (.fast, 0.3, nil), (.fast, 0.4, nil), (.medium, 0.3, nil), (.medium, 0.4, nil), (.best, 0.3, nil), (.best, 0.4, 115),
+        (.fast, 0.3, nil), (.fast, 0.4, nil), (.fast, 0.45, nil), (.medium, 0.3, nil), (.medium, 0.4, nil),
+        (.medium, 0.45, nil), (.best, 0.3, nil), (.best, 0.4, 115),
     ]
 
-    @Test("each soxr quality against libsamplerate's of the same name, on tones up to 0.3 and 0.4 of the rate",
+    @Test("each soxr quality against libsamplerate's of the same name, on tones up to 0.3, 0.4 and 0.45 of the rate",
           arguments: soxrMatches)
     func soxrMatchesItsName(quality: ResampleQuality, band: Double, floor: Double?) throws {
         let length: Int64 = 96_000

@@ -46,6 +46,14 @@ struct JournalTests {
             ("480044:+17:ab", "ABC"),
             ("1:2:3:4", "10000000000000000"),
             ("", ""),
+            // Output checksums since XXH3 (an 8-byte blob), and near misses.
+            ("1:1:1", "xxh3:00c5e689d7a7c954"),
+            ("2:2:2", "xxh3:ffffffffffffffff"),
+            ("3:3:3", "xxh3:0000000000000000"),
+            ("4:4:4", "xxh3:0abc"),
+            ("5:5:5", "xxh3:00C5E689D7A7C954"),
+            ("6:6:6", "XXH3:00c5e689d7a7c954"),
+            ("7:7:7", "xxh3:00c5e689d7a7c954f"),
         ]
         let run: Int64
         do {
@@ -81,6 +89,14 @@ struct JournalTests {
             }
             #expect(done.checksum == item.checksum)
         }
+        // The three canonical XXH3 checksums are kept as 8 bytes, in the job rows and in the outputs.
+        let count = try Child("/usr/bin/python3", ["-c", """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            q = "SELECT count(*) FROM %s WHERE typeof(checksum) = 'blob' AND length(checksum) = 8"
+            print(db.execute(q % 'job').fetchone()[0], db.execute(q % 'output').fetchone()[0])
+            """, path]).wait(seconds: 30)
+        #expect(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "3 3", "\(count.stdout) \(count.stderr)")
     }
 
     @Test("every transition survives closing the journal; leased jobs come back queued; done and failed stay")
