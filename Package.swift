@@ -161,7 +161,7 @@ let package = Package(
         .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "DriftCore", "TestSupport", "CSndFile"]),
         .testTarget(name: "DriftSyncTests", dependencies: ["DriftSync", "DriftCore", "TestSupport"]),
         .testTarget(name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftCore", "TestSupport", "CSampleRate", "CSoxr"]),
-        .testTarget(name: "DriftPipelineTests", dependencies: ["DriftPipeline", "DriftAudio", "DriftCore", "TestSupport"]),
+        .testTarget(name: "DriftPipelineTests", dependencies: ["DriftPipeline", "DriftAudio", "DriftCore", "DriftSupport", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["driftfix", "DriftAudio", "DriftCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

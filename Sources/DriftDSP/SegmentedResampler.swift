@@ -19,6 +19,9 @@ import Foundation
 /// most `ExactLengthResampler.maxEndCorrection`).
 ///
 /// Memory stays flat: at most `threads + 1` chunks (each at most 1¾ × `chunkFrames`) are converted or waiting at a time.
+///
+/// With an `admission`, the first thread always converts and the others only on cores it lends them, one chunk at a
+/// time (a worker's idle cores): without one they wait and look again; the output is the same either way.
 public final class SegmentedResampler: AudioSource {
     public let channelCount: Int
     public let frameCount: Int64
@@ -28,6 +31,13 @@ public final class SegmentedResampler: AudioSource {
 
     /// Opens a fresh reader of the input (one per thread).
     public typealias Open = @Sendable () throws -> SeekableAudioSource
+
+    /// Lends a helper thread a core for one chunk (the core is given back when the token is released), or nil.
+    public typealias Admission = @Sendable () -> AnyObject?
+
+    /// Chunks in all, and how many of them helper threads converted so far.
+    public var chunkCount: Int { shared.chunkCount }
+    public var helperChunks: Int { shared.helperChunks }
 
     private let shared: Shared
     private var next = 0
@@ -46,9 +56,10 @@ public final class SegmentedResampler: AudioSource {
     /// - Parameters:
     ///   - range: the input frames to resample (a trim), within what `open` reads.
     ///   - chunkFrames: output frames per chunk (default: about 8 MiB of float samples).
+    ///   - admission: when given, threads beyond the first convert a chunk only on a core it lends.
     public static func make(open: @escaping Open, range: Range<Int64>, channelCount: Int, targetFrames: Int64,
                             quality: ResampleQuality, engine: ResampleEngine, threads: Int,
-                            chunkFrames: Int? = nil) -> SegmentedResampler? {
+                            chunkFrames: Int? = nil, admission: Admission? = nil) -> SegmentedResampler? {
         precondition(!range.isEmpty && targetFrames > 0 && threads > 0 && (chunkFrames ?? 1 << 16) >= 1 << 15)
         let chunk = Int64(chunkFrames ?? Self.chunkFrames(channelCount: channelCount))
         let n = Int64(range.count)
@@ -64,7 +75,8 @@ public final class SegmentedResampler: AudioSource {
             starts.append(Start(output: found.output, input: found.input, begins: found.output + preroll))
         }
         return SegmentedResampler(shared: Shared(open: open, range: range, channelCount: channelCount, target: targetFrames,
-                                                 quality: quality, engine: engine, starts: starts, threads: threads))
+                                                 quality: quality, engine: engine, starts: starts, threads: threads,
+                                                 admission: admission))
     }
 
     private init(shared: Shared) {
@@ -133,7 +145,9 @@ public final class SegmentedResampler: AudioSource {
         let engine: ResampleEngine
         let starts: [Start]
         let threads: Int
+        let admission: Admission?
         var chunkCount: Int { starts.count }
+        var helperChunks: Int { condition.withLock { helped } }
 
         private let condition = NSCondition()
         private var done: [Int: [Float]] = [:]
@@ -141,9 +155,10 @@ public final class SegmentedResampler: AudioSource {
         private var taken = 0
         private var failure: Error?
         private var cancelled = false
+        private var helped = 0
 
         init(open: @escaping Open, range: Range<Int64>, channelCount: Int, target: Int64, quality: ResampleQuality,
-             engine: ResampleEngine, starts: [Start], threads: Int) {
+             engine: ResampleEngine, starts: [Start], threads: Int, admission: Admission?) {
             self.open = open
             self.range = range
             self.channelCount = channelCount
@@ -152,11 +167,12 @@ public final class SegmentedResampler: AudioSource {
             self.engine = engine
             self.starts = starts
             self.threads = threads
+            self.admission = admission
         }
 
         func start() {
-            for _ in 0..<min(threads, chunkCount) {
-                let thread = Thread { [self] in work() }
+            for index in 0..<min(threads, chunkCount) {
+                let thread = Thread { [self] in work(helper: index > 0) }
                 thread.stackSize = 1 << 20
                 thread.start()
             }
@@ -178,7 +194,7 @@ public final class SegmentedResampler: AudioSource {
             return done.removeValue(forKey: index) ?? []
         }
 
-        private func work() {
+        private func work(helper: Bool) {
             let reader: SeekableAudioSource
             do {
                 reader = try open()
@@ -187,6 +203,18 @@ public final class SegmentedResampler: AudioSource {
                 return
             }
             while true {
+                // A helper with an admission converts only on a lent core; without one it looks again shortly.
+                var lent: AnyObject?
+                if helper, let admission {
+                    lent = admission()
+                    if lent == nil {
+                        condition.lock()
+                        defer { condition.unlock() }
+                        guard !cancelled, failure == nil, claimed < chunkCount else { return }
+                        _ = condition.wait(until: Date(timeIntervalSinceNow: 0.25))
+                        continue
+                    }
+                }
                 condition.lock()
                 // No more than `threads + 1` chunks ahead of the reader: memory stays flat.
                 while !cancelled && failure == nil && claimed < chunkCount && claimed > taken + threads { condition.wait() }
@@ -198,8 +226,11 @@ public final class SegmentedResampler: AudioSource {
                 claimed += 1
                 condition.unlock()
                 do {
-                    let samples = try convert(index, reader: reader)
-                    condition.withLock { done[index] = samples }
+                    let samples = try withExtendedLifetime(lent) { try convert(index, reader: reader) }
+                    condition.withLock {
+                        done[index] = samples
+                        if helper { helped += 1 }
+                    }
                     condition.broadcast()
                 } catch {
                     fail(error)

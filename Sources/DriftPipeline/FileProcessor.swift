@@ -18,8 +18,12 @@ public struct ProcessRequest: Sendable {
     public var quality: ResampleQuality
     /// The resampling library (libsamplerate unless asked otherwise).
     public var engine: ResampleEngine = .default
-    /// Threads a long resample may use (`SegmentedResampler`): `process` gives every core, a worker one per job.
+    /// Threads a long resample may use (`SegmentedResampler`): `process` gives every core; a worker gives every core
+    /// too, with `borrowCore` lending the threads beyond the first only cores no other job uses.
     public var threads = 1
+    /// When set, a long resample's threads beyond the first convert a chunk only on a core this lends (the token
+    /// gives it back when released), e.g. `CoreSlots.borrowIdle`.
+    public var borrowCore: (@Sendable () -> AnyObject?)?
     public var edits: EditOperations
     /// Frames per block moved through the chain; memory use is proportional to it, not to the file.
     public var blockFrames: Int
@@ -99,6 +103,8 @@ public struct ProcessResult: Sendable {
     /// lossy re-encode, a stream the container cannot hold...).
     public let formatNotes: [String]
     public let seconds: Double
+    /// Where a long resample was split: chunks in all, and how many of them threads beyond the first converted.
+    public var split: (chunks: Int, byHelpers: Int)? = nil
 
     /// Output length / input length.
     public var ratio: Double { Double(outputFrames) / Double(inputFrames) }
@@ -164,7 +170,8 @@ public enum FileProcessor {
             inputRate: plan.inputRate, outputRate: plan.outputRate,
             history: codingHistory(format: outputFormat, method: method, from: reader.frameCount, to: plan.targetFrames))
 
-        let source = try chain(plan, reader: reader, request: request)
+        let segments = segmented(plan, reader: reader, request: request)
+        let source = try segments.map { faded($0, plan) } ?? chain(plan, reader: reader, request: request, segmenting: false)
         let writer = try AudioFileWriter(staged: staged, format: outputFormat, metadata: metadata)
         try pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
         try writer.close()
@@ -183,12 +190,14 @@ public enum FileProcessor {
             inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count),
             outputFrames: verification.foundFrames, method: method,
             methodChoice: plan.method, droppedMetadata: writer.droppedMetadata, formatNotes: choice.notes,
-            seconds: (ContinuousClock.now - clock).seconds)
+            seconds: (ContinuousClock.now - clock).seconds,
+            split: segments.map { ($0.chunkCount, $0.helperChunks) })
     }
 
     /// Builds the stages in their fixed order: trim/reverse → read-ahead → length → rate → fades.
-    static func chain(_ plan: ProcessingPlan, reader: SeekableAudioSource, request: ProcessRequest) throws -> AudioSource {
-        if let segmented = segmented(plan, reader: reader, request: request) { return faded(segmented, plan) }
+    static func chain(_ plan: ProcessingPlan, reader: SeekableAudioSource, request: ProcessRequest,
+                      segmenting: Bool = true) throws -> AudioSource {
+        if segmenting, let segmented = segmented(plan, reader: reader, request: request) { return faded(segmented, plan) }
         var source: AudioSource = reader
         if plan.reverse {
             source = ReversedSource(reader, range: plan.range)
@@ -229,13 +238,13 @@ public enum FileProcessor {
     /// A long plain resample (a trim at most: no reversal, silence or gaps before it) on `request.threads` threads,
     /// each reading the input through its own reader; nil where one pass is the way (one thread, a short file, or a
     /// ratio whose chunks could not start at the one-pass phase).
-    static func segmented(_ plan: ProcessingPlan, reader: SeekableAudioSource, request: ProcessRequest) -> AudioSource? {
+    static func segmented(_ plan: ProcessingPlan, reader: SeekableAudioSource, request: ProcessRequest) -> SegmentedResampler? {
         guard request.threads > 1, case .resample(let frames) = plan.length, !plan.reverse, plan.leadingSilence == 0,
               plan.gaps.isEmpty else { return nil }
         let path = request.input
         return SegmentedResampler.make(open: { try AudioFileReader(path: path) }, range: plan.range,
                                        channelCount: reader.channelCount, targetFrames: frames, quality: request.quality,
-                                       engine: request.engine, threads: request.threads)
+                                       engine: request.engine, threads: request.threads, admission: request.borrowCore)
     }
 
     /// ", medium quality" (libsamplerate) or ", medium quality (soxr)" where a resampler ran.

@@ -48,7 +48,7 @@ enum MediaRepair {
         let outputExtension = (request.output as NSString).pathExtension
         let type = request.outputType ?? FileType(extension: outputExtension)
         let staged = try StagedOutput(destination: request.output, protecting: request.input, replacing: request.replacing)
-        let source = try FileProcessor.chain(plan, reader: reader, request: request)
+        let source = try FileProcessor.chain(plan, reader: reader, request: request, segmenting: false)
 
         if let type {
             // A file libsndfile writes: the decoded samples as PCM, FLAC...
@@ -90,7 +90,7 @@ enum MediaRepair {
                     throw ProcessError(path: "\(request.input) (stream \(other.index))", plan: error)
                 }
                 replacements.append(.init(stream: other.index, sampleRate: otherPlan.outputRate, targetFrames: otherPlan.targetFrames))
-                further.append((other.index, try FileProcessor.chain(otherPlan, reader: otherReader, request: request)))
+                further.append((other.index, try FileProcessor.chain(otherPlan, reader: otherReader, request: request, segmenting: false)))
             }
         }
         let writer = try MediaRewriter(input: request.input, replacing: replacements, staged: staged)

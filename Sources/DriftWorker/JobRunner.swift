@@ -4,18 +4,24 @@ import DriftPipeline
 import DriftSupport
 import DriftWire
 import Foundation
+import Logging
 
 /// Runs one job through the same chain as `driftfix process`: temporary file, exact-length verification by
 /// reopening the output, rename into place, then a checksum of the file as written.
 public enum JobRunner {
-    /// Runs `job` (paths already mapped to this machine) and describes the outcome.
-    public static func run(_ job: JobSpec, worker: String) -> JobResult {
-        var result = execute(job, worker: worker)
+    /// Runs `job` (paths already mapped to this machine) and describes the outcome. The job holds one of the host's
+    /// `slots` while it runs; a long resample also uses the cores no other job holds (the night's last files).
+    public static func run(_ job: JobSpec, worker: String, slots: CoreSlots = .host) -> JobResult {
+        let core = job.noop ? nil : slots.takeForJob()
+        defer { core?.release() }
+        var result = execute(job, worker: worker, slots: slots)
         result.run = job.run
         return result
     }
 
-    private static func execute(_ job: JobSpec, worker: String) -> JobResult {
+    private static let logger = Logger(label: "driftfix.worker")
+
+    private static func execute(_ job: JobSpec, worker: String, slots: CoreSlots) -> JobResult {
         let clock = ContinuousClock.now
         func seconds() -> Double { (ContinuousClock.now - clock).seconds }
         func failure(_ message: String, retryable: Bool) -> JobResult {
@@ -61,8 +67,13 @@ public enum JobRunner {
             input: pinned.inputPath, output: pinned.outputPath, target: .frames(job.targetFrames),
             method: MethodChoice(method: job.method, reason: job.methodReason), quality: job.quality)
         request.engine = job.engine ?? .default
+        request.threads = slots.cores
+        request.borrowCore = { slots.borrowIdle() }
         do {
             let result = try FileProcessor.run(request)
+            if let split = result.split {
+                logger.info("job \(job.id): \(split.chunks) chunks, \(split.byHelpers) of them on idle cores")
+            }
             let checksum = pinned.outputChecksum()
             return JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true,
                              outputFrames: result.outputFrames, checksum: checksum, seconds: seconds())

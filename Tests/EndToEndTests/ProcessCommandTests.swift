@@ -221,6 +221,23 @@ struct ParallelProcessTests {
         #expect(SignalMeasure.snr(actual: Array(two.samples[(start * 2)..<((start + 8192) * 2)]), ideal: ideal) > 100)
     }
 
+    @Test("a long compressed input on every core: decoded once, in one pass, exact (split readers would need libsndfile to read AAC)",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "needs ffmpeg to make the AAC"))
+    func compressedInputOnEveryCore() throws {
+        let folder = TemporaryFolder()
+        let frames: Int64 = 1_800_000  // 37.5 s: long enough to be cut into chunks were it a WAV
+        let signal = TestSignal(channelCount: 2, length: frames, seed: 7, tonesPerChannel: 3)
+        let wav = try writeRecording(signal, to: folder.file("long.wav"),
+                                     format: AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 2))
+        let encoded = try runChild("/usr/bin/ffmpeg", ["-loglevel", "error", "-i", wav, "-c:a", "aac", "-b:a", "192k", folder.file("long.m4a")])
+        try #require(encoded.status == 0, "\(encoded.stderr)")
+        let target = frames - 236
+        let result = try driftfix(["process", folder.file("long.m4a"), folder.file("fixed.wav"), "--to-frames", "\(target)",
+                                   "--threads", "2", "-q"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try AudioFileReader(path: folder.file("fixed.wav")).frameCount == target)
+    }
+
     @Test("pinned to one CPU (taskset): the default is one pass with no read-ahead or writer thread, and the 24-bit output is byte for byte the two-core --threads 1 output",
           .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset"), "needs util-linux's taskset"))
     func oneCore() throws {

@@ -1,0 +1,86 @@
+import Glibc
+
+/// The cores of this host that driftfix processes of one user are busy on, so that a long job's extra threads use
+/// only idle ones (the night's last files) and give them back when other jobs need them.
+///
+/// A core is held by binding an abstract Unix socket name, `\0<namespace>-core-<k>` for k below the core count:
+/// binding is exclusive host-wide (per network namespace), and the kernel frees the name when its holder closes it
+/// or exits, however it exits - nothing is left behind to clean up. A job takes a core if one is free; if none is,
+/// it binds a `demand` name instead, and while any demand name is bound no idle core is lent.
+public final class CoreSlots: Sendable {
+    /// The host's slots for this user, as many as this process may use cores.
+    public static let host = CoreSlots(cores: Cores.available, namespace: "driftfix-\(getuid())")
+
+    public let cores: Int
+    public let namespace: String
+
+    public init(cores: Int, namespace: String) {
+        self.cores = max(1, cores)
+        self.namespace = namespace
+    }
+
+    /// A bound name: released by `release()`, when dropped, or when the process ends.
+    public final class Hold: @unchecked Sendable {
+        /// A core, or only the claim that a job is waiting for one.
+        public let isCore: Bool
+        private var descriptor: Int32
+
+        init(descriptor: Int32, isCore: Bool) {
+            self.descriptor = descriptor
+            self.isCore = isCore
+        }
+
+        public func release() {
+            if descriptor >= 0 { close(descriptor) }
+            descriptor = -1
+        }
+
+        deinit { release() }
+    }
+
+    /// For a job that is starting: a free core, or else a demand that stops lending until this job ends. Nil only if
+    /// sockets cannot be made (the job then runs unaccounted).
+    public func takeForJob() -> Hold? {
+        bindFirst("core", count: cores, isCore: true) ?? bindFirst("demand", count: demandNames, isCore: false)
+    }
+
+    /// For a helper thread: an idle core, or nil where none is free or a job waits for one.
+    public func borrowIdle() -> Hold? {
+        for index in 0..<demandNames {
+            guard let probe = bind("\(namespace)-demand-\(index)") else { return nil }  // a job waits
+            close(probe)
+        }
+        return bindFirst("core", count: cores, isCore: true)
+    }
+
+    private var demandNames: Int { 4 * cores + 16 }
+
+    private func bindFirst(_ kind: String, count: Int, isCore: Bool) -> Hold? {
+        for index in 0..<count {
+            if let descriptor = bind("\(namespace)-\(kind)-\(index)") { return Hold(descriptor: descriptor, isCore: isCore) }
+        }
+        return nil
+    }
+
+    /// A socket bound to the abstract name, or nil if the name is taken (or no socket could be made).
+    private func bind(_ name: String) -> Int32? {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(name.utf8.prefix(MemoryLayout.size(ofValue: address.sun_path) - 1))
+        withUnsafeMutableBytes(of: &address.sun_path) { path in
+            path[0] = 0  // abstract: no file
+            for (index, byte) in bytes.enumerated() { path[index + 1] = byte }
+        }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + 1 + bytes.count)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, length) }
+        }
+        guard bound == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+}
