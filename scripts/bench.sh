@@ -330,6 +330,39 @@ end=$(date +%s.%N)
 awk -v a="$start" -v b="$end" -v t="${took[2]}" 'BEGIN { printf "rerun in %.2f s (first run %.2f s: %.0fx faster)\n", b - a, t, t / (b - a) }'
 grep -E "^[0-9]+ repaired" "$work/rerun.txt" || true
 rm -rf "$work/repaired-1" "$work/repaired-2"
+
+echo
+echo "## The night's last file: one 600 s stereo recording (-131 ppm, medium) with 2 local workers, its idle core"
+echo "## lent, then held by another process (as another job would: nothing to lend); 3 rounds, interleaved"
+long="$work/long-night"
+if [[ ! -d "$long" ]]; then
+    mkdir -p "$long"
+    "$bin/driftfix-bench" generate "$long/take.wav" --seconds 600 >/dev/null
+    echo "28803773@48000" > "$long/take.duration"
+fi
+cores=$(nproc)
+for round in 1 2 3; do
+    for mode in lent held; do
+        holder=""
+        if [[ $mode == held ]]; then
+            # Binds every core name but one (this night's job takes that one), as jobs of another process would.
+            python3 -c 'import socket, sys, time
+held = []
+for k in range(int(sys.argv[2]) - 1):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind("\0driftfix-%s-core-%d" % (sys.argv[1], k)); held.append(s)
+time.sleep(3600)' "$(id -u)" "$cores" &
+            holder=$!
+            sleep 0.5
+        fi
+        rm -rf "$work/long-out"
+        start=$(date +%s.%N)
+        "$bin/driftfix" repair "$long" --out "$work/long-out" --workers 2 >/dev/null 2>&1 || true
+        end=$(date +%s.%N)
+        if [[ -n $holder ]]; then kill "$holder"; wait "$holder" 2>/dev/null || true; fi
+        awk -v m="$mode" -v a="$start" -v b="$end" 'BEGIN { printf "%-5s %.2f s: %.0fx realtime\n", m, b - a, 600 / (b - a) }'
+    done
+done
+rm -rf "$work/long-out"
 fi
 
 if want slurm; then
