@@ -216,7 +216,8 @@ public final class SegmentedResampler: AudioSource {
                     }
                 }
                 condition.lock()
-                // No more than `threads + 1` chunks ahead of the reader: memory stays flat.
+                // No more than `threads + 1` chunks ahead of the reader: memory stays flat. (One fewer saves a chunk
+                // of memory but leaves a converter idle while the reader writes: 10-15 % slower on two cores.)
                 while !cancelled && failure == nil && claimed < chunkCount && claimed > taken + threads { condition.wait() }
                 guard !cancelled, failure == nil, claimed < chunkCount else {
                     condition.unlock()
