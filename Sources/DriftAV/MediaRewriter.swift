@@ -48,20 +48,22 @@ public final class MediaRewriter: AudioSink {
     public var copiedStreams: [Int: Int] { copied.mapValues { Int($0.pointee.index) } }
     /// Input stream index → output stream index, for the replaced streams.
     public var replacedStreams: [Int: Int] { tracks.reduce(into: [:]) { $0[$1.input] = Int($1.output.pointee.index) } }
+    /// Segments the first replaced stream was encoded in, on threads of their own (1: one pass).
+    public var encodedSegments: Int { (tracks.first?.encoder as? SegmentedAudioEncoder)?.segmentCount ?? 1 }
     /// The first replaced stream's index in the output.
     public var audioStreamIndex: Int { Int(tracks[0].output.pointee.index) }
 
     /// One replaced stream: its encoder, its output stream, and (beyond the first) the source it is pulled from.
     private final class Track {
         let input: Int
-        let encoder: AudioEncoder
+        let encoder: any StreamEncoder
         let output: UnsafeMutablePointer<AVStream>
         let target: Int64
         var leadIn: Int
         var written: Int64 = 0
         var source: AudioSource?
 
-        init(input: Int, encoder: AudioEncoder, output: UnsafeMutablePointer<AVStream>, target: Int64, leadIn: Int) {
+        init(input: Int, encoder: any StreamEncoder, output: UnsafeMutablePointer<AVStream>, target: Int64, leadIn: Int) {
             self.input = input
             self.encoder = encoder
             self.output = output
@@ -83,6 +85,11 @@ public final class MediaRewriter: AudioSink {
     private var copyExhausted = false
     private var closed = false
     private var block: [Float] = []
+    /// Threads an AAC stream may be encoded on, in segments (`SegmentedAudioEncoder`).
+    private let threads: Int
+    /// The end of the first replaced stream's audio handed to the muxer so far, in seconds: copied streams follow it
+    /// (a segmented encoder hands on packets a segment at a time, behind the samples it was given).
+    private var audioSeconds = -Double.infinity
 
     /// Creates `path` (which must not exist) as `input` with audio stream `stream` replaced.
     public convenience init(input inputPath: String, stream: Int, path: String, displayPath: String, sampleRate: Int,
@@ -102,14 +109,15 @@ public final class MediaRewriter: AudioSink {
     public convenience init(input inputPath: String, replacing: [Replacement], path: String, displayPath: String,
                             encoderName: String? = nil) throws(AudioError) {
         try self.init(input: inputPath, replacing: replacing, target: .create(path: path, displayPath: displayPath),
-                      encoderName: encoderName)
+                      encoderName: encoderName, threads: 1)
     }
 
     /// Writes `staged`'s temporary file (created and locked by it) as `input` with the audio streams `replacing`
     /// replaced; the staged output's destination chooses the container.
+    /// - Parameter threads: threads an AAC stream of a long file may be encoded on, in segments (1: one pass).
     public convenience init(input inputPath: String, replacing: [Replacement], staged: StagedOutput,
-                            encoderName: String? = nil) throws(AudioError) {
-        try self.init(input: inputPath, replacing: replacing, target: .staged(staged), encoderName: encoderName)
+                            encoderName: String? = nil, threads: Int = 1) throws(AudioError) {
+        try self.init(input: inputPath, replacing: replacing, target: .staged(staged), encoderName: encoderName, threads: threads)
     }
 
     /// Where the new file goes: a new file at a path, or a staged output's temporary file.
@@ -118,8 +126,10 @@ public final class MediaRewriter: AudioSink {
         case staged(StagedOutput)
     }
 
-    private init(input inputPath: String, replacing: [Replacement], target: Target, encoderName: String?) throws(AudioError) {
+    private init(input inputPath: String, replacing: [Replacement], target: Target, encoderName: String?,
+                 threads: Int) throws(AudioError) {
         precondition(!replacing.isEmpty, "at least one stream to replace")
+        self.threads = threads
         let path: String
         let ownsName: Bool
         switch target {
@@ -174,7 +184,7 @@ public final class MediaRewriter: AudioSink {
     private func build(replacing: [Replacement], plans: [MediaOutputPlan]) throws(AudioError) {
         let iso = ["mp4", "ipod", "mov"].contains(plan.muxer)
         let globalHeader = (output.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER) != 0
-        var encoders: [Int: (AudioEncoder, Replacement, Int)] = [:]
+        var encoders: [Int: (AudioEncoder, Replacement, Int, SegmentedAudioEncoder.Make, Bool)] = [:]
         for (replacement, plan) in zip(replacing, plans) {
             let stream = input.stream(replacement.stream)
             let source = input.describe(stream: replacement.stream)
@@ -200,7 +210,16 @@ public final class MediaRewriter: AudioSink {
                 }
             }
             encoder.firstSample = start
-            encoders[replacement.stream] = (encoder, replacement, lead)
+            let (name, rate, bitRate, bits, display) = (plan.encoder, replacement.sampleRate, source.bitRate, source.bitsPerSample,
+                                                        displayPath)
+            let kept = Owned(layout)  // the input stream's layout, which outlives the encoders
+            let make: SegmentedAudioEncoder.Make = { (timestamp: Int64) throws(AudioError) -> AudioEncoder in
+                var layout = kept.value
+                return try AudioEncoder(codecName: name, sampleRate: rate, layout: &layout, bitRate: bitRate,
+                                        bitsPerSample: bits, globalHeader: globalHeader, firstTimestamp: timestamp,
+                                        displayPath: display)
+            }
+            encoders[replacement.stream] = (encoder, replacement, lead, make, plan.encoder == "aac")
         }
 
         // Streams in the input's order: replaced ones encoded, the others copied where the container can hold them.
@@ -219,10 +238,17 @@ public final class MediaRewriter: AudioSink {
             guard let to = avformat_new_stream(output, nil) else {
                 throw AudioError(path: displayPath, cause: .writeFailed("out of memory"))
             }
-            if let (encoder, replacement, lead) = encoders[index] {
+            if let (encoder, replacement, lead, make, aac) = encoders[index] {
                 avcodec_parameters_from_context(to.pointee.codecpar, encoder.context)
                 to.pointee.time_base = AVRational(num: 1, den: Int32(replacement.sampleRate))
-                made[index] = Track(input: index, encoder: encoder, output: to, target: replacement.targetFrames, leadIn: lead)
+                // AAC packets join cleanly (see SegmentedAudioEncoder); other codecs carry state across packets
+                // (MP3's bit reservoir, FLAC's whole-stream MD5, Opus's and Vorbis's prediction): one pass.
+                let segmented = threads > 1 && aac && replacement.targetFrames > 2 * SegmentedAudioEncoder.segmentFrames
+                let coder: any StreamEncoder = segmented
+                    ? SegmentedAudioEncoder(first: encoder, firstTimestamp: encoder.firstSample - Int64(lead), make: make,
+                                            threads: threads)
+                    : encoder
+                made[index] = Track(input: index, encoder: coder, output: to, target: replacement.targetFrames, leadIn: lead)
             } else {
                 avcodec_parameters_copy(to.pointee.codecpar, from.pointee.codecpar)
                 // Another container family names codecs by its own tags.
@@ -365,7 +391,7 @@ public final class MediaRewriter: AudioSink {
             try pull(track, upTo: min(track.target, Int64((Double(track.target) * progress).rounded(.down))))
         }
         let seconds = Double(first.encoder.firstSample + first.written) / Double(first.encoder.sampleRate)
-        try copyPackets(upTo: seconds)
+        try copyPackets(upTo: first.encoder is SegmentedAudioEncoder ? min(seconds, audioSeconds) : seconds)
     }
 
     private func encode(_ track: Track, _ buffer: UnsafePointer<Float>, frames: Int) throws(AudioError) {
@@ -409,8 +435,11 @@ public final class MediaRewriter: AudioSink {
     }
 
     private func writeAudio(_ packet: UnsafeMutablePointer<AVPacket>, _ track: Track) throws(AudioError) {
+        if track === tracks[0], packet.pointee.pts != FFmpeg.noTimestamp {
+            audioSeconds = Double(packet.pointee.pts + packet.pointee.duration) / Double(track.encoder.sampleRate)
+        }
         packet.pointee.stream_index = track.output.pointee.index
-        av_packet_rescale_ts(packet, track.encoder.context.pointee.time_base, track.output.pointee.time_base)
+        av_packet_rescale_ts(packet, AVRational(num: 1, den: Int32(track.encoder.sampleRate)), track.output.pointee.time_base)
         let code = av_interleaved_write_frame(output, packet)
         guard code >= 0 else { throw AudioError(path: displayPath, cause: FFmpeg.writeCause(code)) }
     }

@@ -21,6 +21,9 @@ public struct ProcessRequest: Sendable {
     /// Threads a long resample may use (`SegmentedResampler`): `process` gives every core; a worker gives every core
     /// too, with `borrowCore` lending the threads beyond the first only cores no other job uses.
     public var threads = 1
+    /// Whether a long AAC output is encoded in segments on `threads` threads (`SegmentedAudioEncoder`): faster, at a
+    /// measured cost in SNR (FFmpeg's encoder settles its rate over minutes; each segment starts it afresh).
+    public var parallelEncode = false
     /// When set, a long resample's threads beyond the first convert a chunk only on a core this lends (the token
     /// gives it back when released), e.g. `CoreSlots.borrowIdle`.
     public var borrowCore: (@Sendable () -> AnyObject?)?

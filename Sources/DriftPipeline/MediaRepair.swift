@@ -93,7 +93,8 @@ enum MediaRepair {
                 further.append((other.index, try FileProcessor.chain(otherPlan, reader: otherReader, request: request, segmenting: false)))
             }
         }
-        let writer = try MediaRewriter(input: request.input, replacing: replacements, staged: staged)
+        let writer = try MediaRewriter(input: request.input, replacing: replacements, staged: staged,
+                                       threads: request.parallelEncode ? request.threads : 1)
         for (stream, chain) in further { writer.attach(chain, toStream: stream) }
         try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
         try writer.close()
@@ -110,6 +111,7 @@ enum MediaRepair {
         if writer.plan.lossy {
             notes.append("\(writer.plan.codec) re-encoded: one more generation of lossy coding")
         }
+
         notes += writer.droppedStreams.map { "\($0) cannot go into \(writer.plan.muxer); not carried over" }
         let outputInfo = (try? MediaProbe.probe(request.output)) ?? reader.info
         let outputStream = outputInfo.streams.first { $0.index == writer.audioStreamIndex } ?? reader.stream
@@ -118,6 +120,8 @@ enum MediaRepair {
             outputFormat: summary(outputInfo, outputStream),
             inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count), outputFrames: outcome.foundFrames,
             method: method + (replacements.count > 1 ? ", \(replacements.count) audio streams" : "")
+                + (writer.encodedSegments > 1
+                    ? ", \(writer.plan.codec) encoded in \(writer.encodedSegments) segments on \(request.threads) threads" : "")
                 + (outcome.copiedPackets > 0 ? ", \(outcome.copiedPackets) packets of other streams copied" : ""),
             methodChoice: plan.method, droppedMetadata: [], formatNotes: notes,
             seconds: (ContinuousClock.now - clock).seconds)

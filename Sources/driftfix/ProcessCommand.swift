@@ -59,6 +59,9 @@ struct ProcessCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Threads for one long resample, cut at exact frame positions and joined as one pass would make it (default: every core).")
     var threads: Int?
 
+    @Flag(help: "Encode a long AAC output in segments of about a minute on --threads threads (each heard from 5.5 s earlier, joined between codec frames). Faster; on steady tones about 2 dB lower SNR than one pass at the same bit rate, as FFmpeg's encoder settles its rate over minutes.")
+    var parallelEncode = false
+
     @Option(name: .customLong("block-frames"), parsing: .unconditional,
             help: ArgumentHelp("Frames per processing block.", visibility: .hidden))
     var blockFrames: Int = 8192
@@ -116,6 +119,7 @@ struct ProcessCommand: ParsableCommand {
                 outputType: type, outputEncoding: encoding.flatMap { SampleEncoding.names[$0] } ?? configuration.process.encoding)
             request.audioStream = stream
             request.threads = threads ?? Cores.available
+            request.parallelEncode = parallelEncode
             request.engine = (method.engine ?? policy.engine(for: input)).engine(for: request.quality)
         } catch let error as ValidationError {
             throw error

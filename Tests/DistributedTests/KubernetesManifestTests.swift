@@ -162,7 +162,7 @@ private func runInitContainers(_ template: Object, _ pod: LocalPod) throws {
     }
 }
 
-private func port() -> Int { 30_000 + Int(UInt32.random(in: 0..<25_000)) }
+private func port() -> Int { freeTCPPort() }
 
 /// The option names of a command line (`--bind`, `--persistent`, ...), in order.
 private func options(_ words: [String]) -> [String] { words.filter { $0.hasPrefix("--") } }

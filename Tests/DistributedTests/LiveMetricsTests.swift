@@ -29,7 +29,7 @@ private let scraper = """
         time.sleep(0.03)
     """
 
-private func port() -> Int { 30_000 + Int(UInt32.random(in: 0..<20_000)) }
+private func port() -> Int { freeTCPPort() }
 
 private func scrapes(_ output: String) -> [[String: Any]] {
     output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// A TCP port unlikely to be taken (the tests bind loopback and wildcard addresses on it).
-func freePort() -> Int { Int.random(in: 20_000...59_000) }
+func freePort() -> Int { freeTCPPort() }
 
 @Suite("authenticated workers over TCP (CURVE) and the command-line guards", .serialized)
 struct SecurityTests {

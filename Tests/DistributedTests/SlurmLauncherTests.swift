@@ -60,7 +60,7 @@ struct SlurmLauncherTests {
         let config = state.file("driftfix.yaml")
         try "slurm:\n  log-folder: \(state.path)/logs\n  max-resubmits: 4\n".write(toFile: config, atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: state.file("logs"), withIntermediateDirectories: true)
-        let endpoint = "tcp://127.0.0.1:\(40_000 + Int(UInt32.random(in: 0..<20_000)))"
+        let endpoint = "tcp://127.0.0.1:\(freeTCPPort())"
         let coordinator = try Background(["repair", tree.root.path, "--out", out.path, "--launcher", "slurm", "--workers", "2",
                                           "--bind", endpoint, "--config", config, "--quality", "best", "--heartbeat", "2",
                                           "--report", report.path, "--slurm-arg=--time=10"], environment: slurm)
@@ -134,7 +134,7 @@ struct SlurmQueueTests {
         let slurm = ["SLURM_CONF": state.file("slurm.conf")]
         let tree = try RepairTree(drifted: 4, frames: 48_000, channels: 2, folders: 2)
         let out = TemporaryFolder("driftfix-out")
-        let endpoint = "tcp://127.0.0.1:\(40_000 + Int(UInt32.random(in: 0..<20_000)))"
+        let endpoint = "tcp://127.0.0.1:\(freeTCPPort())"
         let started = Date()
         let result = try runChild(driftfixPath(), ["repair", tree.root.path, "--out", out.path, "--launcher", "slurm", "--workers", "2",
                                                    "--bind", endpoint, "--idle-timeout", "3", "--slurm-arg=--begin=now+8"],
