@@ -429,6 +429,8 @@ aac="$work/in-${seconds}s.m4a"
 printf "%-34s %9s %11s\n" "pipeline" "xRT" "peak MiB"
 rm -f "$work/out.m4a"
 measure "driftfix process (aac in m4a)" "$bin/driftfix" process "$aac" "$work/out.m4a" --ratio "$ratio" -q
+rm -f "$work/out.m4a"
+measure "driftfix process --parallel-encode" "$bin/driftfix" process "$aac" "$work/out.m4a" --ratio "$ratio" --parallel-encode -q
 frames=$(ffmpeg -nostdin -v error -i "$work/out.m4a" -f f32le -ac 1 - | wc -c)
 echo "   ffmpeg decodes driftfix's output to $((frames / 4)) frames (target: round($seconds x 48000 x $ratio))"
 rm -f "$work/out.m4a" "$work/ffmpeg.m4a"

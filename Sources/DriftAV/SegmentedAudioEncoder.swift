@@ -102,7 +102,8 @@ final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // its 
             let keep = max(0, Int64(index + 1) * segmentFrames - preroll)
             pending.removeFirst(Int(keep - pendingStart) * channelCount)
             pendingStart = keep
-            try emitReady(waiting: dispatched - emitted > threads, emit: emit)
+            // At most `threads` segments in flight: each holds its samples (25 MB for 61 s of stereo).
+            try emitReady(waiting: dispatched - emitted >= threads, emit: emit)
         }
         try emitReady(waiting: false, emit: emit)
     }
