@@ -31,6 +31,8 @@ public struct Configuration: Sendable, Equatable {
     /// Worker side: the folders its jobs may read, and the folder they may write into (this machine's paths).
     public var workerInputRoots: [String] = []
     public var workerOutputRoot: String?
+    /// Cores beyond its own a worker's long job may borrow while no job holds them; nil: the concurrency less one.
+    public var workerIdleCores: Int?
     /// The path map as (from, to) pairs.
     public var pathMap: [(String, String)] { pathMapping.map { ($0.from, $0.to) } }
 

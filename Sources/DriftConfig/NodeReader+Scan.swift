@@ -213,7 +213,9 @@ extension NodeReader {
                 let path = try string(value, key: full)
                 guard path.isEmpty || path.hasPrefix("/") else { throw error(value, key: full, "needs an absolute path") }
                 configuration.workerOutputRoot = path.isEmpty ? nil : path
-            default: throw unknown(k, in: key, allowed: ["path-map", "input-roots", "output-root"])
+            case "idle-cores":
+                configuration.workerIdleCores = try wholeNumber(value, key: full, in: 0...1024)
+            default: throw unknown(k, in: key, allowed: ["path-map", "input-roots", "output-root", "idle-cores"])
             }
         }
         configuration.pathMapping = mappings

@@ -21,6 +21,8 @@ public final class LocalWorkerPool: WorkerPool {
         public var extraArguments: [String]
         /// Jobs each worker runs at once.
         public var capacity = 1
+        /// Cores beyond its own a worker's long job may borrow while no job holds them (nil: the worker's default).
+        public var idleCores: Int?
         /// How long stopping workers get before they are terminated, seconds.
         public var stopTimeout: Double = 10
         /// The first wait before a dead worker is replaced, seconds; doubled for each further worker of the same
@@ -149,7 +151,8 @@ public final class LocalWorkerPool: WorkerPool {
         process.executableURL = URL(fileURLWithPath: settings.executable)
         // --parent: a worker of a coordinator that crashed stops instead of living on as an orphan.
         process.arguments = ["worker", "--connect", settings.endpoint, "--concurrency", "\(settings.capacity)",
-                             "--identity", identity, "--parent", "\(getpid())"] + settings.extraArguments
+                             "--identity", identity, "--parent", "\(getpid())"]
+            + (settings.idleCores.map { ["--idle-cores", "\($0)"] } ?? []) + settings.extraArguments
         var environment = ProcessInfo.processInfo.environment
         environment["DRIFTFIX_LOG_LEVEL"] = environment["DRIFTFIX_WORKER_LOG_LEVEL"] ?? "warning"
         process.environment = environment

@@ -39,6 +39,8 @@ public struct DispatchSettings: Sendable {
     public var configPath: String?
     /// How many times a job is leased before it fails.
     public var maxAttempts = 3
+    /// Cores beyond its own a local worker's long job may borrow while no job holds them (nil: the worker's default).
+    public var localIdleCores: Int?
 
     public init(localWorkers: Int) {
         self.localWorkers = localWorkers
@@ -86,8 +88,10 @@ public struct DispatchSettings: Sendable {
         guard localWorkers > 0 else { return runtime }
         switch launcher {
         case .local:
-            runtime.pool = .local(LocalWorkerPool.Settings(count: localWorkers, endpoint: endpoint,
-                                                           executable: workerExecutable, extraArguments: passThrough))
+            var pool = LocalWorkerPool.Settings(count: localWorkers, endpoint: endpoint, executable: workerExecutable,
+                                                extraArguments: passThrough)
+            pool.idleCores = localIdleCores
+            runtime.pool = .local(pool)
         case .slurm:
             var pool = SlurmWorkerPool.Settings(count: localWorkers, endpoint: endpoint, executable: workerExecutable,
                                                 extraArguments: passThrough)

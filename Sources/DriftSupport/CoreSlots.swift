@@ -3,20 +3,34 @@ import Glibc
 /// The cores of this host that driftfix processes of one user are busy on, so that a long job's extra threads use
 /// only idle ones (the night's last files) and give them back when other jobs need them.
 ///
-/// A core is held by binding an abstract Unix socket name, `\0<namespace>-core-<k>` for k below the core count:
-/// binding is exclusive host-wide (per network namespace), and the kernel frees the name when its holder closes it
-/// or exits, however it exits - nothing is left behind to clean up. A job takes a core if one is free; if none is,
-/// it binds a `demand` name instead, and while any demand name is bound no idle core is lent.
+/// A core is held by binding an abstract Unix socket name, `\0<namespace>-core-<cpu>` for each CPU id in the
+/// process's affinity mask: binding is exclusive host-wide (per network namespace), and the kernel frees the name
+/// when its holder closes it or exits, however it exits - nothing is left behind to clean up. Processes pinned to
+/// other CPUs (Slurm tasks, cpusets) hold other names. A job takes a core if one is free; if none is, it binds a
+/// `demand` name of its CPU set instead, and while one is bound no idle core of that set is lent.
 public final class CoreSlots: Sendable {
-    /// The host's slots for this user, as many as this process may use cores.
-    public static let host = CoreSlots(cores: Cores.available, namespace: "driftfix-\(getuid())")
+    /// The host's slots for this user: the CPUs this process may use.
+    public static let host = CoreSlots(cpus: Cores.allowed, namespace: "driftfix-\(getuid())")
 
-    public let cores: Int
+    /// The CPU ids whose cores are accounted here.
+    public let cpus: [Int]
     public let namespace: String
+    /// Names the demand names of this CPU set (one set, one family of demand names).
+    private let set: String
 
-    public init(cores: Int, namespace: String) {
-        self.cores = max(1, cores)
+    public var cores: Int { cpus.count }
+
+    public init(cpus: [Int], namespace: String) {
+        self.cpus = cpus.isEmpty ? [0] : cpus
         self.namespace = namespace
+        var hash = FNV1a64()
+        self.cpus.map(String.init).joined(separator: ",").utf8CString.withUnsafeBytes { hash.update($0) }
+        set = hash.hex
+    }
+
+    /// Slots for CPUs 0 ..< cores.
+    public convenience init(cores: Int, namespace: String) {
+        self.init(cpus: Array(0..<max(1, cores)), namespace: namespace)
     }
 
     /// A bound name: released by `release()`, when dropped, or when the process ends.
@@ -41,16 +55,23 @@ public final class CoreSlots: Sendable {
     /// For a job that is starting: a free core, or else a demand that stops lending until this job ends. Nil only if
     /// sockets cannot be made (the job then runs unaccounted).
     public func takeForJob() -> Hold? {
-        bindFirst("core", count: cores, isCore: true) ?? bindFirst("demand", count: demandNames, isCore: false)
+        bindCore() ?? bindFirst("demand-\(set)", count: demandNames, isCore: false)
     }
 
     /// For a helper thread: an idle core, or nil where none is free or a job waits for one.
     public func borrowIdle() -> Hold? {
         for index in 0..<demandNames {
-            guard let probe = bind("\(namespace)-demand-\(index)") else { return nil }  // a job waits
+            guard let probe = bind("\(namespace)-demand-\(set)-\(index)") else { return nil }  // a job waits
             close(probe)
         }
-        return bindFirst("core", count: cores, isCore: true)
+        return bindCore()
+    }
+
+    private func bindCore() -> Hold? {
+        for cpu in cpus {
+            if let descriptor = bind("\(namespace)-core-\(cpu)") { return Hold(descriptor: descriptor, isCore: true) }
+        }
+        return nil
     }
 
     private var demandNames: Int { 4 * cores + 16 }

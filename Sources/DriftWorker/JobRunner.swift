@@ -10,18 +10,19 @@ import Logging
 /// reopening the output, rename into place, then a checksum of the file as written.
 public enum JobRunner {
     /// Runs `job` (paths already mapped to this machine) and describes the outcome. The job holds one of the host's
-    /// `slots` while it runs; a long resample also uses the cores no other job holds (the night's last files).
-    public static func run(_ job: JobSpec, worker: String, slots: CoreSlots = .host) -> JobResult {
+    /// `slots` while it runs; a long resample also uses up to `idleCores` more, while no other job holds them (the
+    /// night's last files).
+    public static func run(_ job: JobSpec, worker: String, idleCores: Int = 0, slots: CoreSlots = .host) -> JobResult {
         let core = job.noop ? nil : slots.takeForJob()
         defer { core?.release() }
-        var result = execute(job, worker: worker, slots: slots)
+        var result = execute(job, worker: worker, idleCores: idleCores, slots: slots)
         result.run = job.run
         return result
     }
 
     private static let logger = Logger(label: "driftfix.worker")
 
-    private static func execute(_ job: JobSpec, worker: String, slots: CoreSlots) -> JobResult {
+    private static func execute(_ job: JobSpec, worker: String, idleCores: Int, slots: CoreSlots) -> JobResult {
         let clock = ContinuousClock.now
         func seconds() -> Double { (ContinuousClock.now - clock).seconds }
         func failure(_ message: String, retryable: Bool) -> JobResult {
@@ -67,8 +68,8 @@ public enum JobRunner {
             input: pinned.inputPath, output: pinned.outputPath, target: .frames(job.targetFrames),
             method: MethodChoice(method: job.method, reason: job.methodReason), quality: job.quality)
         request.engine = job.engine ?? .default
-        request.threads = slots.cores
-        request.borrowCore = { slots.borrowIdle() }
+        request.threads = 1 + max(0, min(idleCores, slots.cores - 1))
+        if request.threads > 1 { request.borrowCore = { slots.borrowIdle() } }
         do {
             let result = try FileProcessor.run(request)
             if let split = result.split {

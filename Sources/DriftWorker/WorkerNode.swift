@@ -31,6 +31,8 @@ public final class WorkerNode {
         /// Serve night after night: a coordinator's shutdown ends its run, not this worker, which waits for the next
         /// one (reconnecting with back-off) until it is stopped.
         public var persistent = false
+        /// Cores beyond its own a long job may borrow while no job on this host holds them (`CoreSlots`).
+        public var idleCores = 0
         /// Once stopped, how long running jobs may take to finish before they are handed back (seconds).
         public var drainTimeout: Double = 25
         /// Told of each job as it starts and ends, and of the coordinator coming and going (metrics); on the loop
@@ -223,10 +225,10 @@ public final class WorkerNode {
         }
         running[job.id] = job
         settings.observer?.jobStarted(job)
-        let box = Handover(value: (job, settings.identity, finished, wake.write))
+        let box = Handover(value: (job, settings.identity, settings.idleCores, finished, wake.write))
         let thread = Thread {
-            let (job, identity, finished, fd) = box.value
-            finished.add(JobRunner.run(job, worker: identity))
+            let (job, identity, idleCores, finished, fd) = box.value
+            finished.add(JobRunner.run(job, worker: identity, idleCores: idleCores))
             var byte: UInt8 = 1
             _ = write(fd, &byte, 1)
         }

@@ -56,6 +56,8 @@ struct DispatchOptions: ParsableArguments {
                                                          configuration: configuration.security, insecure: insecurePlaintext)
         var dispatch = DispatchSettings(localWorkers: workers ?? Cores.available)
         dispatch.bind = bind
+        // The night's local workers were started for these cores: a long job may borrow the others' while they idle.
+        dispatch.localIdleCores = configuration.workerIdleCores ?? max(0, dispatch.localWorkers - 1)
         dispatch.launcher = launcher
         var slurm = SlurmOptions()
         slurm.sbatchArguments = configuration.slurm.arguments + slurmArguments

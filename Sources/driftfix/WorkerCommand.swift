@@ -37,6 +37,10 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Jobs run at once (default: the number of cores).")
     var concurrency: Int?
 
+    @Option(name: .customLong("idle-cores"), parsing: .unconditional,
+            help: "Cores beyond its own a long resample may borrow while no driftfix job on this host holds them (default: worker.idle-cores, else the concurrency less one).")
+    var idleCores: Int?
+
     @Option(help: "Name announced to the coordinator (default: host-pid).")
     var identity: String?
 
@@ -71,6 +75,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let concurrency, !(1...256).contains(concurrency) { throw ValidationError("--concurrency must be 1...256") }
+        if let idleCores, !(0...1024).contains(idleCores) { throw ValidationError("--idle-cores must be 0...1024") }
         if !(drainTimeout >= 0) { throw ValidationError("--drain-timeout must be 0 or more seconds") }
         if let metricsAddress { _ = try MetricsOption.parse(metricsAddress) }
         if (curveSecret == nil) != (serverKey == nil) { throw ValidationError("--curve-secret and --server-key go together") }
@@ -91,6 +96,7 @@ struct WorkerCommand: AsyncParsableCommand {
         node.maxBackoff = maxBackoff
         node.persistent = persistent
         node.drainTimeout = drainTimeout
+        node.idleCores = idleCores ?? configuration.workerIdleCores ?? (node.capacity - 1)
         node.pathMap = configuration.pathMap
         node.inputRoots = (inputRoots.isEmpty ? configuration.workerInputRoots : inputRoots).map(Paths.absolute)
         node.outputRoot = (outputRoot ?? configuration.workerOutputRoot).map(Paths.absolute)

@@ -33,6 +33,14 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try Configuration.parse("slurm:\n  partition: night\n", path: "c.yaml") }
     }
 
+    @Test("worker.idle-cores: a count of cores a long job may borrow; unset by default; a negative count is refused")
+    func idleCores() throws {
+        #expect(try Configuration.parse("worker:\n  idle-cores: 3\n", path: "c.yaml").workerIdleCores == 3)
+        #expect(try Configuration.parse("worker:\n  idle-cores: 0\n", path: "c.yaml").workerIdleCores == 0)
+        #expect(Configuration().workerIdleCores == nil)
+        #expect(throws: ConfigurationError.self) { try Configuration.parse("worker:\n  idle-cores: -1\n", path: "c.yaml") }
+    }
+
     @Test("method rules")
     func rules() throws {
         let yaml = """
