@@ -17,9 +17,10 @@ private func processes(containing text: String) -> [Int32] {
     }
 }
 
-/// The worker process of Slurm task `job`_`task` (found by the variables Slurm gave it).
-private func workerProcess(job: String, task: Int) -> Int32? {
-    processes(containing: " worker --connect ").first { pid in
+/// The worker process of Slurm task `job`_`task` connecting to `endpoint` (found by the variables Slurm gave it; the
+/// endpoint tells it from another test cluster's task of the same number, since every test cluster starts at job 1).
+private func workerProcess(job: String, task: Int, endpoint: String) -> Int32? {
+    processes(containing: " worker --connect \(endpoint)").first { pid in
         guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
         let variables = Set(String(decoding: data, as: UTF8.self).split(separator: "\u{0}").map(String.init))
         return variables.contains("SLURM_ARRAY_JOB_ID=\(job)") && variables.contains("SLURM_ARRAY_TASK_ID=\(task)")
@@ -72,7 +73,7 @@ struct SlurmLauncherTests {
         // Task 1 dies as on a failed node or under the OOM killer: its worker is killed outright and cannot hand
         // anything back; the heartbeat (2 s, given up after several) is slower than the pool's look at the queue.
         #expect(waitUntil(seconds: 60) { log().contains(", slurm-\(job)_1@") }, "\(log())")
-        let victim = try #require(workerProcess(job: job, task: 1), "the worker of task \(job)_1")
+        let victim = try #require(workerProcess(job: job, task: 1, endpoint: endpoint), "the worker of task \(job)_1")
         kill(victim, SIGKILL)
         let replaced = waitUntil(seconds: 30) { log().contains("_1 in its place") }
         if !replaced {
