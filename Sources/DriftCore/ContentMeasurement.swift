@@ -161,6 +161,19 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
     }
 
     /// Whether the numbers can plan a repair.
+    /// This measurement of a stretch of a longer recording, moved onto the whole recording's timeline: the stretch
+    /// began `seconds` into it.
+    public func shifted(bySeconds seconds: Double) -> ContentMeasurement {
+        var moved = self
+        if let offsetMs, let driftPPM {
+            moved.offsetMs = offsetMs - seconds * 1000 / (1 + driftPPM * 1e-6)
+        }
+        moved.dropouts = dropouts.map { var d = $0; d.atSeconds += seconds; return d }
+        // A lag is reference time less recording time: the same moment is `seconds` later in the recording.
+        moved.curve = curve.map { LagPoint(atSeconds: $0.atSeconds + seconds, lagMs: $0.lagMs - seconds * 1000) }
+        return moved
+    }
+
     public var isMeasured: Bool { model != .unmeasurable && offsetMs != nil && driftPPM != nil }
 
     /// The lag the model predicts at recording time `t` (seconds), ms.

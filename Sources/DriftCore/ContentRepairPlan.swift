@@ -71,6 +71,56 @@ public enum ContentRepairPlan {
     }
 }
 
+extension ContentRepairPlan {
+    /// The operations that cut one clip's audio out of a long recording: the recording's sound from the clip's first
+    /// moment to its last, on the clip's timeline, exactly `clipFrames` long. The start is trimmed (or padded, where
+    /// the recording started after the clip), the end trimmed (or padded with silence, where it stopped before the
+    /// clip did), dropouts inside re-inserted, then the rate corrected to exactly `clipFrames`.
+    ///
+    /// - Parameter measurement: measured on the recording's own timeline (`offsetMs` is the clip time of the
+    ///   recording's first frame: very negative for a clip late in a long recording).
+    public static func clipOperations(
+        for measurement: ContentMeasurement, frames: Int64, sampleRate: Int, clipFrames: Int64,
+        method: RepairMethod = .resample
+    ) -> Result<[RepairOperation], ContentRefusal> {
+        guard measurement.isMeasured, let offsetMs = measurement.offsetMs, let driftPPM = measurement.driftPPM else {
+            return .failure(ContentRefusal("content unmeasurable: \(measurement.reason ?? "no clear match")"))
+        }
+        guard clipFrames > 0 else { return .failure(ContentRefusal("the clip has no frames")) }
+        if let repeated = measurement.dropouts.first(where: { $0.missingMs < 0 }) {
+            return .failure(ContentRefusal(
+                "sound repeated at \(repeated.atSeconds) s (\(-repeated.missingMs) ms): removing it is not a re-insertion"))
+        }
+        let rate = Double(sampleRate)
+        let significant = abs(driftPPM) > max(measurement.driftPPMError ?? 0, 0.05)
+        let speed = significant ? 1 / (1 + driftPPM * 1e-6) : 1
+        // Recording frames before the clip's first moment (negative: silence to put first).
+        let lead = -Int64((offsetMs / 1000 * rate / speed).rounded())
+        let trim = max(0, lead), pad = max(0, -lead)
+        guard trim < frames else { return .failure(ContentRefusal("the recording ends before the clip starts")) }
+        // Frames the clip needs before the rate is corrected; the recording frame where they run out.
+        let needed = significant ? Int64((Double(clipFrames) / speed).rounded()) : clipFrames
+        var end = trim + needed - pad
+        guard end > trim else { return .failure(ContentRefusal("the recording starts after the clip ends")) }
+        var inserts: [RepairOperation] = []
+        for dropout in measurement.dropouts.sorted(by: { $0.atSeconds < $1.atSeconds }) {
+            let at = Int64((dropout.atSeconds * rate).rounded())
+            let missing = Int64((dropout.missingMs / 1000 * rate / speed).rounded())
+            guard missing > 0, at > trim, at < min(end, frames) else { continue }
+            inserts.append(.insert(atFrame: at, frames: missing))
+            end -= missing
+        }
+        var operations: [RepairOperation] = []
+        if trim > 0 { operations.append(.trimStart(frames: trim)) }
+        if pad > 0 { operations.append(.padStart(frames: pad)) }
+        if end < frames { operations.append(.trimEnd(frames: frames - end)) }
+        if end > frames { operations.append(.padEnd(frames: end - frames)) }
+        operations += inserts
+        if needed != clipFrames { operations.append(method == .stretch ? .stretch(frames: clipFrames) : .resample(frames: clipFrames)) }
+        return .success(operations)
+    }
+}
+
 /// Why the content measurement cannot plan a repair.
 public struct ContentRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     public let reason: String

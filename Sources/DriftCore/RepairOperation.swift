@@ -1,13 +1,17 @@
 /// One step of a pair's repair, in recording frames. A plan lists them in the order they run.
 ///
 /// Header measurements know only two lengths, so their plans hold one `resample` or `stretch`. Content measurements
-/// (a start offset, dropouts at known places) add the others: trim or pad the start, re-insert missing samples where
-/// they went missing, then change the length.
+/// (a start offset, dropouts at known places) add the others: trim or pad the start, trim or pad the end (a clip cut
+/// from a long recording), re-insert missing samples where they went missing, then change the length.
 public enum RepairOperation: Hashable, Sendable, CustomStringConvertible {
     /// Drop this many frames at the start (the recording started before its reference).
     case trimStart(frames: Int64)
     /// Put this many frames of silence before the start (the recording started after its reference).
     case padStart(frames: Int64)
+    /// Drop this many frames at the end (a long recording cut to the clip it covers).
+    case trimEnd(frames: Int64)
+    /// Put this many frames of silence after the end (the recording stopped before its reference did).
+    case padEnd(frames: Int64)
     /// Re-insert `frames` frames that went missing just before recording frame `atFrame` (a dropout).
     case insert(atFrame: Int64, frames: Int64)
     /// Resample to exactly `frames` frames: length and pitch together, as a clock fault needs.
@@ -18,8 +22,8 @@ public enum RepairOperation: Hashable, Sendable, CustomStringConvertible {
     /// The frame count this operation leaves, given the count before it.
     public func frames(after input: Int64) -> Int64 {
         switch self {
-        case .trimStart(let frames): return input - frames
-        case .padStart(let frames), .insert(_, let frames): return input + frames
+        case .trimStart(let frames), .trimEnd(let frames): return input - frames
+        case .padStart(let frames), .padEnd(let frames), .insert(_, let frames): return input + frames
         case .resample(let frames), .stretch(let frames): return frames
         }
     }
@@ -29,6 +33,8 @@ public enum RepairOperation: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .trimStart(let frames): return "trim-start \(frames)"
         case .padStart(let frames): return "pad-start \(frames)"
+        case .trimEnd(let frames): return "trim-end \(frames)"
+        case .padEnd(let frames): return "pad-end \(frames)"
         case .insert(let at, let frames): return "insert \(at)+\(frames)"
         case .resample(let frames): return "resample \(frames)"
         case .stretch(let frames): return "stretch \(frames)"
@@ -43,6 +49,8 @@ public enum RepairOperation: Hashable, Sendable, CustomStringConvertible {
         switch parts[0] {
         case "trim-start": guard let n = Int64(value), n >= 0 else { return nil }; self = .trimStart(frames: n)
         case "pad-start": guard let n = Int64(value), n >= 0 else { return nil }; self = .padStart(frames: n)
+        case "trim-end": guard let n = Int64(value), n >= 0 else { return nil }; self = .trimEnd(frames: n)
+        case "pad-end": guard let n = Int64(value), n >= 0 else { return nil }; self = .padEnd(frames: n)
         case "resample": guard let n = Int64(value), n > 0 else { return nil }; self = .resample(frames: n)
         case "stretch": guard let n = Int64(value), n > 0 else { return nil }; self = .stretch(frames: n)
         case "insert":

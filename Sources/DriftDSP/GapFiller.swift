@@ -229,3 +229,32 @@ public final class LeadingSilence: AudioSource {
         return try upstream.read(into: buffer, frames: frames)
     }
 }
+
+/// `upstream`, then `frames` frames of silence (a recording that stopped before its reference did).
+public final class TrailingSilence: AudioSource {
+    public let channelCount: Int
+    public let frameCount: Int64
+    private let upstream: AudioSource
+    private var upstreamDone = false
+    private var remaining: Int64
+
+    public init(_ upstream: AudioSource, frames: Int64) {
+        precondition(frames >= 0)
+        self.upstream = upstream
+        channelCount = upstream.channelCount
+        frameCount = upstream.frameCount + frames
+        remaining = frames
+    }
+
+    public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
+        if !upstreamDone {
+            let got = try upstream.read(into: buffer, frames: frames)
+            if got > 0 { return got }
+            upstreamDone = true
+        }
+        let count = Int(min(Int64(frames), remaining))
+        buffer.update(repeating: 0, count: count * channelCount)
+        remaining -= Int64(count)
+        return count
+    }
+}

@@ -69,3 +69,43 @@ public final class ReversedSource: AudioSource {
         return count
     }
 }
+
+/// Frames `range` of any source: seeked to where it can seek, otherwise read and discarded up to the start (a
+/// compressed stream decoded in order).
+public final class SpanSource: AudioSource {
+    public let channelCount: Int
+    public let frameCount: Int64
+    private let upstream: AudioSource
+    private let range: Range<Int64>
+    private var started = false
+    private var delivered: Int64 = 0
+
+    public init(_ upstream: AudioSource, range: Range<Int64>) {
+        precondition(range.lowerBound >= 0 && !range.isEmpty)
+        self.upstream = upstream
+        self.range = range
+        channelCount = upstream.channelCount
+        frameCount = Int64(min(range.count, max(0, Int(upstream.frameCount - range.lowerBound))))
+    }
+
+    public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
+        if !started {
+            started = true
+            if let seekable = upstream as? SeekableAudioSource {
+                if range.lowerBound > 0 { try seekable.seek(toFrame: range.lowerBound) }
+            } else {
+                var skipped: Int64 = 0
+                while skipped < range.lowerBound {
+                    let got = try upstream.read(into: buffer, frames: Int(min(Int64(frames), range.lowerBound - skipped)))
+                    if got == 0 { break }
+                    skipped += Int64(got)
+                }
+            }
+        }
+        let wanted = Int(min(Int64(frames), frameCount - delivered))
+        guard wanted > 0 else { return 0 }
+        let got = try upstream.read(into: buffer, frames: wanted)
+        delivered += Int64(got)
+        return got
+    }
+}

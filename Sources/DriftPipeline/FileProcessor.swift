@@ -211,6 +211,7 @@ public enum FileProcessor {
         if overlapsIO { source = PrefetchingSource(source, blockFrames: request.blockFrames) }
         if plan.leadingSilence > 0 { source = LeadingSilence(source, frames: plan.leadingSilence) }
         if !plan.gaps.isEmpty { source = GapFiller(source, gaps: plan.gaps, sampleRate: plan.inputRate) }
+        if plan.trailingSilence > 0 { source = TrailingSilence(source, frames: plan.trailingSilence) }
         switch plan.length {
         case .none:
             break
@@ -238,12 +239,12 @@ public enum FileProcessor {
         plan.fadeIn != nil || plan.fadeOut != nil ? FadeStage(source, fadeIn: plan.fadeIn, fadeOut: plan.fadeOut) : source
     }
 
-    /// A long plain resample (a trim at most: no reversal, silence or gaps before it) on `request.threads` threads,
+    /// A long plain resample (a trim at most: no reversal, silence or gaps around it) on `request.threads` threads,
     /// each reading the input through its own reader; nil where one pass is the way (one thread, a short file, or a
     /// ratio whose chunks could not start at the one-pass phase).
     static func segmented(_ plan: ProcessingPlan, reader: SeekableAudioSource, request: ProcessRequest) -> SegmentedResampler? {
         guard request.threads > 1, case .resample(let frames) = plan.length, !plan.reverse, plan.leadingSilence == 0,
-              plan.gaps.isEmpty else { return nil }
+              plan.trailingSilence == 0, plan.gaps.isEmpty else { return nil }
         let path = request.input
         return SegmentedResampler.make(open: { try AudioFileReader(path: path) }, range: plan.range,
                                        channelCount: reader.channelCount, targetFrames: frames, quality: request.quality,

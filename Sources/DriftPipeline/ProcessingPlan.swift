@@ -31,6 +31,8 @@ public struct ProcessingPlan: Sendable, Equatable {
     public let fadeOut: FadeSpan?
     /// Silence before the (trimmed) input: a late start moved to its reference's start.
     public let leadingSilence: Int64
+    /// Silence after the input and the re-inserted sound: a recording that stopped before its reference did.
+    public let trailingSilence: Int64
     /// Sound re-inserted where the recorder lost it, in frames of the stream after the trim and the silence.
     public let gaps: [GapFiller.Gap]
 
@@ -43,6 +45,7 @@ public struct ProcessingPlan: Sendable, Equatable {
             return
         }
         leadingSilence = 0
+        trailingSilence = 0
         gaps = []
         inputFrames = frames
         inputRate = sampleRate
@@ -111,8 +114,9 @@ public struct ProcessingPlan: Sendable, Equatable {
         fadeOut = try ProcessingPlan.fade(request.edits.fadeOut, field: .fadeOut, rate: outputRate, within: targetFrames)
     }
 
-    /// Plans a content repair: the start trimmed or padded, dropouts re-filled, then one length change, in that order.
-    /// Gap positions are recording frames (before the trim); a gap inside the trimmed start is dropped with it.
+    /// Plans a content repair: the start trimmed or padded, the end trimmed or padded, dropouts re-filled, then one
+    /// length change, in that order. Gap positions are recording frames (before the trim); a gap inside a trimmed
+    /// start or end is dropped with it.
     init(operations: [RepairOperation], inputFrames frames: Int64, sampleRate: Int) throws(PlanError) {
         inputFrames = frames
         inputRate = sampleRate
@@ -120,10 +124,10 @@ public struct ProcessingPlan: Sendable, Equatable {
         reverse = false
         fadeIn = nil
         fadeOut = nil
-        var trim: Int64 = 0, pad: Int64 = 0
+        var trim: Int64 = 0, pad: Int64 = 0, end = frames, trailing: Int64 = 0
         var gaps: [GapFiller.Gap] = []
         var length: LengthStage = .none
-        var stage = 0  // 0: start, 1: inserts, 2: length; operations must come in this order
+        var stage = 0  // 0: start, 1: end, 2: inserts, 3: length; operations must come in this order
         for operation in operations {
             switch operation {
             case .trimStart(let n), .padStart(let n):
@@ -136,27 +140,40 @@ public struct ProcessingPlan: Sendable, Equatable {
                     pad = n
                 }
                 stage = 1
+            case .trimEnd(let n), .padEnd(let n):
+                guard stage <= 1 else { throw PlanError(.operations, "\(operation) after a re-insertion or the length change") }
+                guard n >= 0 else { throw PlanError(.operations, "\(operation): negative") }
+                if case .trimEnd = operation {
+                    guard n < frames - trim else {
+                        throw PlanError(.operations, "\(operation): only \(frames - trim) frames are left after the start")
+                    }
+                    end = frames - n
+                } else {
+                    trailing = n
+                }
+                stage = 2
             case .insert(let at, let n):
-                guard stage <= 1 else { throw PlanError(.operations, "\(operation) after the length change") }
+                guard stage <= 2 else { throw PlanError(.operations, "\(operation) after the length change") }
                 guard at > 0, at <= frames, n > 0 else { throw PlanError(.operations, "\(operation): outside the recording's \(frames) frames") }
                 guard n <= Int64(GapFiller.maximumGapSeconds * sampleRate) else {
                     throw PlanError(.operations, "\(operation): a gap longer than \(GapFiller.maximumGapSeconds) s is not a dropout")
                 }
-                guard at > trim else { continue }
+                guard at > trim, at < end else { continue }
                 let position = at - trim + pad
                 guard gaps.last.map({ $0.at <= position }) ?? true else { throw PlanError(.operations, "\(operation): gaps out of order") }
                 gaps.append(GapFiller.Gap(at: position, frames: n))
-                stage = 1
-            case .resample(let n), .stretch(let n):
-                guard stage <= 1 else { throw PlanError(.operations, "\(operation): a second length change") }
-                length = operation == .resample(frames: n) ? .resample(frames: n) : .stretch(frames: n, rateFrames: nil)
                 stage = 2
+            case .resample(let n), .stretch(let n):
+                guard stage <= 2 else { throw PlanError(.operations, "\(operation): a second length change") }
+                length = operation == .resample(frames: n) ? .resample(frames: n) : .stretch(frames: n, rateFrames: nil)
+                stage = 3
             }
         }
-        range = trim..<frames
+        range = trim..<end
         leadingSilence = pad
+        trailingSilence = trailing
         self.gaps = gaps
-        let used = frames - trim + pad + gaps.reduce(0) { $0 + $1.frames }
+        let used = end - trim + pad + trailing + gaps.reduce(0) { $0 + $1.frames }
         switch length {
         case .resample(let n):
             guard Resampling.accepts(input: used, output: n) else {
@@ -237,6 +254,7 @@ public struct ProcessingPlan: Sendable, Equatable {
         if range != 0..<inputFrames { steps.append("trim \(range.lowerBound)..<\(range.upperBound)") }
         if reverse { steps.append("reverse") }
         if leadingSilence > 0 { steps.append("pad-start \(leadingSilence)") }
+        if trailingSilence > 0 { steps.append("pad-end \(trailingSilence)") }
         if !gaps.isEmpty {
             steps.append("re-insert \(gaps.count) dropout\(gaps.count == 1 ? "" : "s") (\(gaps.reduce(0) { $0 + $1.frames }) frames)")
         }

@@ -30,6 +30,15 @@ public struct TwoMicrophones: Sendable {
     public var seed: UInt64
     /// Noise on each microphone, RMS.
     public var noise: Double
+    /// Scene time of the reference's first frame (a camera clip rolled later in a long scene).
+    public var referenceStart: Double = 0
+    /// The reference's length, seconds; nil: until a second after the recording's end.
+    public var referenceLength: Double?
+    /// The scene's length, seconds; nil: as long as both sides need. Set it alike for every microphone of one scene
+    /// (the music scene's notes depend on it).
+    public var sceneLength: Double?
+    /// Seeds the microphones' own noise and colour apart from the scene (another recorder in the same room).
+    public var microphoneSeed: UInt64 = 0
 
     public init(sampleRate: Int = 16000, seconds: Double, offset: Double = 0, driftPPM: Double = 0,
                 dropouts: [(at: Double, missing: Double)] = [], sound: Sound = .speech, seed: UInt64 = 1, noise: Double = 0.003) {
@@ -61,7 +70,7 @@ public struct TwoMicrophones: Sendable {
     /// A recording time at or after `t` whose scene moment lies inside a sound (a syllable, a note), `margin` seconds
     /// from its edges: where a dropout changes the sound, so its place can be measured.
     public func soundingTime(after t: Double, margin: Double = 0.03) -> Double {
-        let scene = Scene(sound: sound, seed: seed, length: referenceSeconds + 2)
+        let scene = Scene(sound: sound, seed: seed, length: sceneSeconds)
         var candidate = t
         while candidate < seconds {
             let moment = referenceTime(candidate)
@@ -73,8 +82,12 @@ public struct TwoMicrophones: Sendable {
         return t
     }
 
-    /// The reference runs past the recording's end by a second (a camera stopped after the recorder).
-    public var referenceSeconds: Double { max(1, referenceTime(seconds) + 1) }
+    /// The reference runs past the recording's end by a second (a camera stopped after the recorder), unless its
+    /// length is given.
+    public var referenceSeconds: Double { referenceLength ?? max(1, referenceTime(seconds) + 1) }
+
+    /// The scene's length: what both sides hear, and two seconds more.
+    public var sceneSeconds: Double { sceneLength ?? max(referenceStart + referenceSeconds, referenceTime(seconds)) + 2 }
 
     /// Frames in the recording and in the reference.
     public var recordingFrames: Int { Int(seconds * Double(sampleRate)) }
@@ -124,16 +137,16 @@ public final class MicrophoneStream {
     public init(_ setup: TwoMicrophones, side: Side) {
         self.setup = setup
         self.side = side
-        scene = Scene(sound: setup.sound, seed: setup.seed, length: setup.referenceSeconds + 2)
+        scene = Scene(sound: setup.sound, seed: setup.seed, length: setup.sceneSeconds)
         switch side {
         case .recording:
             total = setup.recordingFrames
             filter = Colour(sampleRate: setup.sampleRate, highpass: 120, lowpass: 6000, poles: 1)
-            random = Noise(seed: setup.seed &+ 11)
+            random = Noise(seed: setup.seed &+ 11 &+ setup.microphoneSeed)
         case .reference:
             total = setup.referenceFrames
             filter = Colour(sampleRate: setup.sampleRate, highpass: 200, lowpass: 3500, poles: 2)
-            random = Noise(seed: setup.seed &+ 29)
+            random = Noise(seed: setup.seed &+ 29 &+ setup.microphoneSeed)
             // Early reflections and a sparse tail, up to 80 ms.
             taps = [(0, 1)]
             for j in 0..<24 {
@@ -164,7 +177,7 @@ public final class MicrophoneStream {
             }
             for i in 0..<n { out[i] = Float(filter.process(Double(dry[i])) + setup.noise * random.gaussian()) }
         case .reference:
-            scene.render(into: &dry, at: maxDelay, count: n, from: Double(position) / rate, step: 1 / rate)
+            scene.render(into: &dry, at: maxDelay, count: n, from: setup.referenceStart + Double(position) / rate, step: 1 / rate)
             for i in 0..<n {
                 var wet: Float = 0
                 for (delay, gain) in taps { wet += gain * dry[maxDelay + i - delay] }

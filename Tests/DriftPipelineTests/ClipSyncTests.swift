@@ -1,0 +1,88 @@
+import DriftAudio
+import DriftCore
+import DriftSync
+import Foundation
+import Testing
+import TestSupport
+
+@testable import DriftPipeline
+
+/// Clips found in a long recording by their sound, measured there and cut out of it in sync, on files; checked against
+/// the ideal: the recorder's microphone on a perfect clock started with the clip, rendered from the scene's numbers.
+@Suite struct ClipSyncTests {
+    /// One recorder on a slow clock with a dropout, and three clips: inside, across the dropout, and past its end.
+    static let shoot = Shoot(sound: .speech, seed: 31, sampleRate: 16000,
+                             recorders: [Shoot.Recorder(start: -4, seconds: 420, driftPPM: -120)],
+                             clips: [Shoot.Clip(start: 40, seconds: 90), Shoot.Clip(start: 170, seconds: 100),
+                                     Shoot.Clip(start: 360, seconds: 80)])
+
+    @Test("each clip found, measured and cut out of the recording: exact length, within a millisecond of the ideal across it, the part the recorder missed silent")
+    func clipsCutInSync() throws {
+        var shoot = Self.shoot
+        let recorder = shoot.recorder(0)
+        // A dropout inside the second clip, at a moment with sound so its place can be measured.
+        shoot.recorderDropouts = [[(at: recorder.soundingTime(after: (205 + 4) * (1 - 120e-6)), missing: 0.0187)]]
+        let folder = TemporaryFolder()
+        let recording = folder.file("ZOOM0001.WAV")
+        try shoot.writeRecorder(0, to: recording)
+        let matcher = SoundMatcher(recordings: [try #require(try ClipSync.print(of: recording))])
+        for c in shoot.clips.indices {
+            let clipPath = folder.file("C000\(c + 1).wav")
+            try shoot.writeClip(c, to: clipPath)
+            let clipPrint = try #require(try ClipSync.print(of: clipPath))
+            let candidate = try #require(matcher.candidates(for: clipPrint).first, "clip \(c)")
+            #expect(candidate.isClear, "clip \(c): clarity \(candidate.clarity), ambiguity \(candidate.ambiguity)")
+            let clipFrames = try AudioFileReader(path: clipPath).frameCount
+            let placement = try ClipSync.measure(recording: recording, clip: clipPath, candidate: candidate,
+                                                 clipSeconds: Double(clipFrames) / Double(shoot.sampleRate))
+            #expect(placement.isConfirmed(minimumConfidence: 0.5), "clip \(c): \(placement.content.summary)")
+            let truth = shoot.start(ofClip: c, inRecorder: 0)
+            let start = try #require(placement.recordingStartSeconds)
+            #expect(abs(start - truth) < 0.001, "clip \(c) starts at \(start) s in the recording, truth \(truth) s")
+            let drift = try #require(placement.content.driftPPM)
+            #expect(abs(drift - -120) < 2, "clip \(c): drift \(drift) ppm")
+
+            let output = folder.file("out-\(c).wav")
+            let repair = try ClipSync.repair(placement, clipFrames: clipFrames, output: output)
+            let written = try readAll(output)
+            #expect(written.frames == clipFrames, "clip \(c): \(written.frames) frames, the clip has \(clipFrames)")
+            #expect(repair.verification.passed, "clip \(c): \(repair.verification.reason ?? "")")
+
+            // Against the ideal: every second of the part the recorder heard within 1 ms.
+            let covered = shoot.coverage(ofClip: c, byRecorder: 0)
+            let lags = Self.lagsAgainstIdeal(written.samples, shoot: shoot, clip: c, seconds: shoot.clips[c].seconds * covered)
+            #expect(lags.count >= 10, "clip \(c): \(lags.count) windows with sound")
+            #expect(lags.allSatisfy { abs($0) < 1 }, "clip \(c): lags \(lags) ms")
+            if covered < 1 {
+                // After the recorder stopped: silence, said as a pad at the end.
+                #expect(repair.operations.contains { if case .padEnd = $0 { return true } else { return false } }, "\(repair.operations)")
+                let silentFrom = Int((shoot.clips[c].seconds * covered + 0.05) * Double(shoot.sampleRate))
+                #expect(written.samples[silentFrom...].allSatisfy { $0 == 0 }, "clip \(c): sound after the recorder stopped")
+            } else {
+                #expect(repair.operations.contains { if case .trimEnd = $0 { return true } else { return false } }, "\(repair.operations)")
+            }
+        }
+    }
+
+    /// The lag of `output` against the recorder's microphone on a perfect clock from clip `c`'s start, ms, at windows
+    /// over its first `seconds` (where both have sound).
+    static func lagsAgainstIdeal(_ output: [Float], shoot: Shoot, clip c: Int, seconds: Double) -> [Double] {
+        let rate = shoot.sampleRate
+        var ideal = shoot.recorder(0)
+        ideal.offset = shoot.clips[c].start
+        ideal.driftPPM = 0
+        ideal.dropouts = []
+        ideal.seconds = seconds
+        let truth = ideal.recording()
+        // Two seconds hold syllables of several pitches, so no pitch period can pass for the lag.
+        let window = 2 * rate
+        var lags: [Double] = []
+        var at = rate / 2
+        while at + window + rate / 100 < min(truth.count, output.count) {
+            let (lag, correlation) = SignalMeasure.windowLag(actual: output, ideal: truth, at: at, window: window, maxLag: rate / 100)
+            if correlation > 0.6 { lags.append(lag / Double(rate) * 1000) }
+            at += 4 * rate
+        }
+        return lags
+    }
+}

@@ -1,0 +1,102 @@
+import DriftAudio
+import Foundation
+
+/// A shoot with known truth: one scene, recorders running for long stretches on their own clocks, camera clips of a
+/// few minutes each (their scratch tracks: the distant microphone), named so that nothing pairs by name.
+///
+/// Every file is rendered from the continuous-time scene (`TwoMicrophones`), never by driftfix's DSP, so where each
+/// clip lies in each recorder follows from the numbers alone.
+public struct Shoot: Sendable {
+    public struct Recorder: Sendable {
+        /// Scene time of the recorder's first frame.
+        public var start: Double
+        public var seconds: Double
+        public var driftPPM: Double
+        public init(start: Double, seconds: Double, driftPPM: Double) {
+            self.start = start
+            self.seconds = seconds
+            self.driftPPM = driftPPM
+        }
+    }
+
+    public struct Clip: Sendable {
+        /// Scene time of the clip's first frame.
+        public var start: Double
+        public var seconds: Double
+        public init(start: Double, seconds: Double) {
+            self.start = start
+            self.seconds = seconds
+        }
+    }
+
+    public var sound: TwoMicrophones.Sound
+    public var seed: UInt64
+    public var sampleRate: Int
+    public var recorders: [Recorder]
+    public var clips: [Clip]
+    /// Per recorder: gaps in its recording, (recording time, seconds lost).
+    public var recorderDropouts: [[(at: Double, missing: Double)]] = []
+
+    public init(sound: TwoMicrophones.Sound = .speech, seed: UInt64 = 7, sampleRate: Int = 16000, recorders: [Recorder], clips: [Clip]) {
+        self.sound = sound
+        self.seed = seed
+        self.sampleRate = sampleRate
+        self.recorders = recorders
+        self.clips = clips
+    }
+
+    /// The scene's length: everything any file hears, and a margin.
+    public var sceneSeconds: Double {
+        let recorded = recorders.map { $0.start + $0.seconds * 1.01 }.max() ?? 0
+        let filmed = clips.map { $0.start + $0.seconds }.max() ?? 0
+        return max(recorded, filmed) + 4
+    }
+
+    /// Recorder `r` as the recording side of its microphones.
+    public func recorder(_ r: Int) -> TwoMicrophones {
+        let recorder = recorders[r]
+        var setup = TwoMicrophones(sampleRate: sampleRate, seconds: recorder.seconds, offset: recorder.start,
+                                   driftPPM: recorder.driftPPM, sound: sound, seed: seed)
+        setup.sceneLength = sceneSeconds
+        setup.microphoneSeed = UInt64(r) &* 1009
+        if r < recorderDropouts.count { setup.dropouts = recorderDropouts[r] }
+        return setup
+    }
+
+    /// Clip `c` as the reference side (the camera's distant microphone).
+    public func clip(_ c: Int) -> TwoMicrophones {
+        var setup = TwoMicrophones(sampleRate: sampleRate, seconds: 1, sound: sound, seed: seed)
+        setup.referenceStart = clips[c].start
+        setup.referenceLength = clips[c].seconds
+        setup.sceneLength = sceneSeconds
+        setup.microphoneSeed = 7_000 &+ UInt64(c)
+        return setup
+    }
+
+    /// Recorder time of clip `c`'s first moment in recorder `r`, seconds (negative: the recorder started later).
+    public func start(ofClip c: Int, inRecorder r: Int) -> Double {
+        let setup = recorder(r)
+        // Scene time runs at `speed` between the gaps; each gap before the moment skips its time.
+        var t = (clips[c].start - setup.offset) / setup.speed
+        for gap in setup.dropouts.sorted(by: { $0.at < $1.at }) where gap.at <= t { t -= gap.missing / setup.speed }
+        return t
+    }
+
+    /// The share of clip `c` recorder `r` heard.
+    public func coverage(ofClip c: Int, byRecorder r: Int) -> Double {
+        let recorder = recorders[r], clip = clips[c]
+        let end = self.recorder(r).referenceTime(recorder.seconds)
+        let overlap = min(end, clip.start + clip.seconds) - max(recorder.start, clip.start)
+        return max(0, overlap / clip.seconds)
+    }
+
+    /// Writes recorder `r` as a WAV file.
+    public func writeRecorder(_ r: Int, to path: String, channels: Int = 1) throws {
+        try recorder(r).write(.recording, to: path, channels: channels)
+    }
+
+    /// Writes clip `c`'s scratch track as a WAV file.
+    public func writeClip(_ c: Int, to path: String) throws {
+        try clip(c).write(.reference, to: path)
+    }
+}
