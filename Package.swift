@@ -102,8 +102,9 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "DriftRun", dependencies: [
-            "DriftAudio", "DriftConfig", "DriftCoordinator", "DriftCore", "DriftJournal", "DriftMedia", "DriftMetrics", "DriftPlanning",
-            "DriftReports", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftTransport", "DriftWire", "DriftWorker",
+            "DriftAudio", "DriftConfig", "DriftCoordinator", "DriftCore", "DriftJournal", "DriftMedia", "DriftMetrics", "DriftPipeline",
+            "DriftPlanning", "DriftReports", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftSync", "DriftTransport", "DriftWire",
+            "DriftWorker",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -161,7 +162,7 @@ let package = Package(
         .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "DriftCore", "TestSupport", "CSndFile"]),
         .testTarget(name: "DriftSyncTests", dependencies: ["DriftSync", "DriftCore", "TestSupport"]),
         .testTarget(name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftCore", "TestSupport", "CSampleRate", "CSoxr"]),
-        .testTarget(name: "DriftPipelineTests", dependencies: ["DriftPipeline", "DriftAudio", "DriftCore", "DriftSupport", "TestSupport"]),
+        .testTarget(name: "DriftPipelineTests", dependencies: ["DriftPipeline", "DriftAudio", "DriftCore", "DriftSupport", "DriftSync", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["driftfix", "DriftAudio", "DriftCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -55,6 +55,7 @@ extension NodeReader {
             case "movie-header-fallback": rules.movieHeaderFallback = try bool(value, key: full)
             case "ambiguous-references": rules.ambiguousReferences = try choice(value, key: full, as: AmbiguousReferences.self)
             case "self-pairs": rules.selfPairs = try bool(value, key: full)
+            case "pair-by": rules.pairBy = try choice(value, key: full, as: PairBy.self)
             case "device": rules.device = try deviceRules(value, key: full)
             case "patterns":
                 rules.patterns = []
@@ -63,7 +64,7 @@ extension NodeReader {
                 }
             default:
                 throw unknown(k, in: key, allowed: ["recordings", "references", "patterns", "ignore", "movie-header-fallback",
-                                                    "ambiguous-references", "self-pairs", "device"])
+                                                    "ambiguous-references", "self-pairs", "pair-by", "device"])
             }
         }
         return rules

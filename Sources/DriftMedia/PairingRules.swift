@@ -32,7 +32,19 @@ public enum AmbiguousReferences: String, Sendable, Equatable, CaseIterable {
 }
 
 /// How the scanner finds and pairs files.
+/// How recordings find their references (config `scan.pair-by`).
+public enum PairBy: String, Sendable, Equatable, CaseIterable {
+    /// By name: the same stem, or the configured patterns.
+    case name
+    /// By sound: every clip searched for in every recording of its group (`driftfix sync`).
+    case sound
+    /// By name first; the files names leave unpaired, by sound.
+    case nameThenSound = "name-then-sound"
+}
+
 public struct PairingRules: Sendable, Equatable {
+    /// Names, sound, or both (`driftfix sync` and `scan --pair-by` read it).
+    public var pairBy = PairBy.name
     /// Extensions (lower case, no dot) of recordings.
     public var recordingExtensions = ["wav", "bwf", "rf64", "w64", "aif", "aiff", "caf", "flac", "ogg", "opus", "mp3",
                                       "m4a", "mka", "aac"]

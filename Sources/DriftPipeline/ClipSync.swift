@@ -53,6 +53,17 @@ public enum ClipSync {
             return start + clipSeconds * (1 + drift * 1e-6)
         }
 
+        public init(recording: String, clip: String, candidate: SoundCandidate, content: ContentMeasurement,
+                    recordingFrames: Int64, sampleRate: Int, clipSeconds: Double) {
+            self.recording = recording
+            self.clip = clip
+            self.candidate = candidate
+            self.content = content
+            self.recordingFrames = recordingFrames
+            self.sampleRate = sampleRate
+            self.clipSeconds = clipSeconds
+        }
+
         /// Measured, and sure enough to repair from.
         public func isConfirmed(minimumConfidence: Double) -> Bool {
             content.isMeasured && content.confidence >= minimumConfidence

@@ -15,7 +15,7 @@ struct Driftfix: AsyncParsableCommand {
             Exit codes: 0 all good; 1 a file failed, was refused or did not verify; 2 usage or configuration error.
             """,
         version: "\(version) (revision \(sourceRevision))",
-        subcommands: [ScanCommand.self, MeasureCommand.self, RepairCommand.self, WorkerCommand.self, HistoryCommand.self, KeygenCommand.self,
+        subcommands: [ScanCommand.self, MeasureCommand.self, SyncCommand.self, RepairCommand.self, WorkerCommand.self, HistoryCommand.self, KeygenCommand.self,
                       ProcessCommand.self, VerifyCommand.self]
     )
 }

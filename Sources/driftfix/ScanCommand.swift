@@ -45,12 +45,19 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "Also measure each pair by its sound (on workers); see below.")
     var content = false
 
+    @Option(help: "name (default), sound or name-then-sound: with sound, clips are found in recordings by what they heard and listed as `driftfix sync` lists them (default: the configuration's scan.pair-by).")
+    var pairBy: PairBy?
+
     @OptionGroup(title: "Workers (with --content)")
     var dispatch: DispatchOptions
 
     func run() async throws {
         let configuration = try loadConfiguration(config)
         let absoluteRoots = roots.map(Paths.absolute)
+        if let mode = pairBy ?? Optional(configuration.pairing.pairBy), mode != .name {
+            try listBySound(mode, configuration: configuration, roots: absoluteRoots)
+            return
+        }
         var result = DriftScanner.scan(
             roots: absoluteRoots, rules: configuration.pairing, drift: configuration.drift, repair: configuration.repair)
         var unmeasured = 0
@@ -80,6 +87,22 @@ struct ScanCommand: AsyncParsableCommand {
         fflush(nil)  // the table or JSON first, then the note on stderr
         if let report { try writeReportFolder(result, to: report) }
         if result.summary.errors > 0 || result.summary.refused > 0 || unmeasured > 0 { throw ExitCode(ExitStatus.failure) }
+    }
+}
+
+extension ScanCommand {
+    /// `--pair-by sound`: the clips each recording heard, nothing written.
+    func listBySound(_ mode: PairBy, configuration: Configuration, roots: [String]) throws {
+        var settings = SoundPairing.Settings()
+        settings.mode = mode
+        settings.minimumConfidence = configuration.content.confidenceFloor
+        let report = SoundPairing(rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.scan")).run(roots: roots)
+        switch format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json) {
+        case .table: print(SoundPairingText.table(report))
+        case .json: FileHandle.standardOutput.write(try SoundPairingText.json(report) + Data("\n".utf8))
+        case .csv: FileHandle.standardOutput.write(Data(SoundPairingText.csv(report).utf8))
+        }
+        if report.hasFailures { throw ExitCode(ExitStatus.failure) }
     }
 }
 

@@ -1,0 +1,82 @@
+import DriftSchema
+import Foundation
+
+/// The sound pairing report as JSON, CSV (one row per match, the measurement's main numbers flattened) and a table.
+public enum SoundPairingText {
+    public static func json(_ report: SoundPairingReport) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(report)
+    }
+
+    static let csvColumns = ["group", "reference", "recording", "status", "recordingStartSeconds", "recordingEndSeconds",
+                             "coverage", "clarity", "offsetMs", "driftPPM", "dropouts", "confidence", "residualMs", "output",
+                             "outputFrames", "note"]
+
+    /// One row per match; clips nobody recorded and recordings that matched nothing as rows with that status.
+    public static func csv(_ report: SoundPairingReport) -> String {
+        var lines = [csvColumns.joined(separator: ",")]
+        func number(_ value: Double?, _ decimals: Int) -> String { value.map { String(format: "%.\(decimals)f", $0) } ?? "" }
+        for group in report.groups {
+            for m in group.matches {
+                let c = m.content
+                lines.append([group.folder, m.reference, m.recording, m.status.rawValue, number(m.recordingStartSeconds, 6),
+                              number(m.recordingEndSeconds, 6), number(m.coverage, 4), number(m.clarity, 1), number(c?.offsetMs, 3),
+                              number(c?.driftPPM, 3), c.map { "\($0.dropouts.count)" } ?? "", number(c?.confidence, 3),
+                              number(c?.residualMs, 3), m.output ?? "", m.outputFrames.map { "\($0)" } ?? "", m.note ?? ""]
+                    .map(field).joined(separator: ","))
+            }
+            for clip in group.unmatchedClips {
+                lines.append(([group.folder, clip, "", "unmatched-clip"] + Array(repeating: "", count: csvColumns.count - 4)).map(field).joined(separator: ","))
+            }
+            for recording in group.unmatchedRecordings {
+                lines.append(([group.folder, "", recording, "unmatched-recording"] + Array(repeating: "", count: csvColumns.count - 4))
+                    .map(field).joined(separator: ","))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A timeline per group: each recording with the clips it heard, in order, then what matched nothing.
+    public static func table(_ report: SoundPairingReport) -> String {
+        var out: [String] = []
+        for group in report.groups {
+            out.append("\(group.folder):")
+            let base = group.folder.hasSuffix("/") ? group.folder : group.folder + "/"
+            func short(_ path: String) -> String { path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path }
+            let byRecording = Dictionary(grouping: group.matches, by: \.recording)
+            for recording in byRecording.keys.sorted() {
+                out.append("  \(short(recording))")
+                for m in (byRecording[recording] ?? []).sorted(by: { ($0.recordingStartSeconds ?? 0) < ($1.recordingStartSeconds ?? 0) }) {
+                    let span = "\(clock(m.recordingStartSeconds)) - \(clock(m.recordingEndSeconds))"
+                    var line = "    \(span)  \(short(m.reference))  \(m.status.rawValue)"
+                    if let c = m.content, let drift = c.driftPPM { line += String(format: "  drift %+.2f ppm", drift) }
+                    if let c = m.content, !c.dropouts.isEmpty { line += "  \(c.dropouts.count) dropout\(c.dropouts.count == 1 ? "" : "s")" }
+                    if m.coverage < 0.999 { line += String(format: "  covers %.0f %%", m.coverage * 100) }
+                    if let residual = m.content?.residualMs, m.output != nil { line += String(format: "  residual %.3f ms", residual) }
+                    if let output = m.output { line += "  -> \(output)" }
+                    if let note = m.note, m.status != .used { line += "  (\(note))" }
+                    out.append(line)
+                }
+            }
+            if !group.unmatchedClips.isEmpty { out.append("  clips no recording heard: " + group.unmatchedClips.map(short).joined(separator: ", ")) }
+            if !group.unmatchedRecordings.isEmpty {
+                out.append("  recordings that heard no clip: " + group.unmatchedRecordings.map(short).joined(separator: ", "))
+            }
+            for error in group.errors { out.append("  error: \(short(error.path)): \(error.error)") }
+        }
+        return out.joined(separator: "\n")
+    }
+
+    /// h:mm:ss.mmm (a minus sign before the recording's start).
+    static func clock(_ seconds: Double?) -> String {
+        guard let seconds else { return "?" }
+        let sign = seconds < 0 ? "-" : ""
+        let millis = Int((abs(seconds) * 1000).rounded())
+        return String(format: "%@%d:%02d:%02d.%03d", sign, millis / 3_600_000, millis / 60_000 % 60, millis / 1000 % 60, millis % 1000)
+    }
+
+    static func field(_ value: String) -> String {
+        value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : value
+    }
+}

@@ -1,0 +1,203 @@
+import DriftCore
+import DriftMedia
+import DriftPipeline
+import DriftSchema
+import DriftSync
+import Foundation
+import Logging
+import Synchronization
+
+/// Pairs camera clips with recordings by what they heard, where names say nothing: within each root (a group: a
+/// folder and its subfolders), every file's print is made once, each clip is searched for in every recording, each
+/// place the prints find is measured on that stretch of the recording, and (with an output folder) each clip's
+/// audio is cut out of its chosen recording in sync, exactly the clip's length.
+public struct SoundPairing: Sendable {
+    public struct Settings: Sendable {
+        /// `sound`: every recording and clip, whatever the names say; `name-then-sound`: only the files the names
+        /// leave unpaired (`name` pairs nothing here).
+        public var mode: PairBy = .sound
+        /// Where the clips' audio goes (the clip's folder below its root, `{clip stem}.wav`); nil lists only.
+        public var output: String?
+        /// A measured match is used only at this confidence or above (the content policy's floor).
+        public var minimumConfidence = 0.5
+        /// The lag a written clip may keep against the clip, ms.
+        public var residualLimitMs = 1.0
+        public var quality: ResampleQuality = .default
+        public var engine: ResampleEngine = .default
+        /// Files printed and clips measured at once.
+        public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+        public init() {}
+    }
+
+    public let rules: PairingRules
+    public let settings: Settings
+    private let logger: Logger
+
+    public init(rules: PairingRules, settings: Settings, logger: Logger) {
+        self.rules = rules
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// Each root as one group.
+    public func run(roots: [String]) -> SoundPairingReport {
+        SoundPairingReport(groups: roots.map(group))
+    }
+
+    private func group(_ root: String) -> SoundPairingReport.Group {
+        var group = SoundPairingReport.Group(folder: root)
+        let inventory = FolderScanner.scan(roots: [root], rules: rules)
+        group.errors = inventory.issues.map { SoundPairingReport.FileError(path: $0.path, error: $0.error) }
+        if settings.mode == .name { return group }
+        // A video with its own audio is a pair by itself by name; here it is a clip to find.
+        let selfPaired = inventory.pairs.filter { $0.recording == $0.reference }.map(\.reference)
+        let named = settings.mode == .sound ? inventory.pairs.filter { $0.recording != $0.reference } : []
+        let recordings = Array(Set(named.map(\.recording) + inventory.unpaired.filter { $0.kind == .recording }.map(\.path))).sorted()
+        let clips = Array(Set(named.map(\.reference) + selfPaired + inventory.unpaired.filter { $0.kind == .reference }.map(\.path)))
+            .filter { !$0.hasSuffix(".duration") }.sorted()
+
+        // 1. Every file's print, once.
+        let prints = parallel(recordings + clips) { path -> Result<SoundPrint?, Error> in
+            Result { try ClipSync.print(of: path) }
+        }
+        var recordingPrints: [(path: String, print: SoundPrint)] = []
+        var clipPrints: [(path: String, print: SoundPrint)] = []
+        for (index, path) in (recordings + clips).enumerated() {
+            switch prints[index] {
+            case .success(let print?):
+                if index < recordings.count { recordingPrints.append((path, print)) } else { clipPrints.append((path, print)) }
+            case .success(nil):
+                if index >= recordings.count { group.unmatchedClips.append(path) }
+            case .failure(let error):
+                logger.error("\(path): \(error)")
+                group.errors.append(SoundPairingReport.FileError(path: path, error: "\(error)"))
+            }
+        }
+        logger.info("\(root): \(recordingPrints.count) recordings and \(clipPrints.count) clips printed")
+
+        // 2. Each clip searched for in every recording; each clear place measured there.
+        let matcher = SoundMatcher(recordings: recordingPrints.map(\.print))
+        let recordingPaths = recordingPrints.map(\.path)
+        let found = parallel(clipPrints) { clip -> [Measured] in
+            matcher.candidates(for: clip.print).filter(\.isClear).map { candidate in
+                measure(clip: clip.path, seconds: clip.print.seconds, recording: recordingPaths[candidate.recording],
+                        candidate: candidate)
+            }
+        }
+
+        // 3. The chosen recording per clip: the most confident sure match.
+        var chosen: [(clip: Int, match: Int)] = []
+        var placements: [ClipSync.Placement?] = []
+        for (c, measured) in found.enumerated() {
+            var rows = measured.map(\.match)
+            placements += measured.map(\.placement)
+            let sure = rows.indices.filter { rows[$0].status != .uncertain }
+            if let best = sure.max(by: { (rows[$0].content?.confidence ?? 0, rows[$0].coverage) < (rows[$1].content?.confidence ?? 0, rows[$1].coverage) }) {
+                for i in sure { rows[i].status = i == best ? .used : .alternative }
+                chosen.append((c, group.matches.count + best))
+            } else {
+                group.unmatchedClips.append(clipPrints[c].path)
+            }
+            group.matches += rows
+        }
+        let heard = Set(group.matches.filter { $0.status != .uncertain }.map(\.recording))
+        group.unmatchedRecordings = recordingPrints.map(\.path).filter { !heard.contains($0) }
+
+        // 4. Each chosen clip's audio, cut in sync.
+        if let output = settings.output {
+            let rows = group.matches, places = placements
+            let written = parallel(chosen) { pick in repair(rows[pick.match], places[pick.match], root: root, output: output) }
+            for (k, pick) in chosen.enumerated() { group.matches[pick.match] = written[k] }
+        }
+        group.unmatchedClips.sort()
+        return group
+    }
+
+    /// A report row and, where the measurement ran, what it found.
+    private struct Measured: Sendable {
+        var match: SoundPairingReport.Match
+        var placement: ClipSync.Placement?
+    }
+
+    private func measure(clip: String, seconds: Double, recording: String, candidate: SoundCandidate) -> Measured {
+        do {
+            let placement = try ClipSync.measure(recording: recording, clip: clip, candidate: candidate, clipSeconds: seconds)
+            let sure = placement.isConfirmed(minimumConfidence: settings.minimumConfidence)
+            let coverage = Self.coverage(placement)
+            let match = SoundPairingReport.Match(
+                reference: clip, recording: recording, recordingStartSeconds: placement.recordingStartSeconds,
+                recordingEndSeconds: placement.recordingEndSeconds, coverage: coverage ?? candidate.coverage,
+                clarity: candidate.clarity, content: placement.content, status: sure ? .alternative : .uncertain,
+                note: sure ? nil : "not confirmed by the measurement: \(placement.content.reason ?? "confidence \(placement.content.confidence) under \(settings.minimumConfidence)")")
+            return Measured(match: match, placement: placement)
+        } catch {
+            logger.error("\(clip) in \(recording): \(error)")
+            let match = SoundPairingReport.Match(
+                reference: clip, recording: recording, recordingStartSeconds: candidate.startSeconds, recordingEndSeconds: nil,
+                coverage: candidate.coverage, clarity: candidate.clarity, content: nil, status: .uncertain, note: "\(error)")
+            return Measured(match: match, placement: nil)
+        }
+    }
+
+    /// The share of the clip inside the recording, from the measured place.
+    static func coverage(_ placement: ClipSync.Placement) -> Double? {
+        guard let start = placement.recordingStartSeconds, let end = placement.recordingEndSeconds, end > start else { return nil }
+        let length = Double(placement.recordingFrames) / Double(placement.sampleRate)
+        return max(0, min(end, length) - max(start, 0)) / (end - start)
+    }
+
+    private func repair(_ match: SoundPairingReport.Match, _ placement: ClipSync.Placement?, root: String, output: String)
+        -> SoundPairingReport.Match
+    {
+        var row = match
+        let target = Self.outputPath(clip: match.reference, root: root, output: output)
+        do {
+            guard let placement else { throw ContentRefusal("not measured") }
+            let (clipFrames, clipRate) = try MediaRoute.frames(of: match.reference)
+            // The clip's length at the recording's rate, in integers.
+            let rate = Int128(placement.sampleRate)
+            let frames = Int64((Int128(clipFrames) * rate * 2 + Int128(clipRate)) / (2 * Int128(clipRate)))
+            try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            let repair = try ClipSync.repair(placement, clipFrames: frames, output: target, quality: settings.quality,
+                                             engine: settings.engine, limitMs: settings.residualLimitMs)
+            row.output = target
+            row.outputFrames = repair.result.outputFrames
+            row.operations = repair.operations.map { $0.description }
+            row.content?.residualMs = repair.verification.residualMs
+            row.content?.residualLimitMs = repair.verification.limitMs
+            if match.coverage < 0.999 {
+                row.note = "the recording heard \(Int((match.coverage * 100).rounded())) % of the clip; the rest is silence"
+            }
+            logger.notice("\(match.reference): \(target) from \(match.recording), \(repair.result.outputFrames) frames, residual \(repair.verification.residualMs.map { "\($0) ms" } ?? "n/a")")
+        } catch {
+            row.status = .failed
+            row.note = "\(error)"
+            logger.error("\(match.reference): \(error)")
+        }
+        return row
+    }
+
+    /// `{output}/{the clip's folder below the root}/{clip stem}.wav`.
+    static func outputPath(clip: String, root: String, output: String) -> String {
+        let base = root.hasSuffix("/") ? root : root + "/"
+        let relative = clip.hasPrefix(base) ? String(clip.dropFirst(base.count)) : (clip as NSString).lastPathComponent
+        let stem = ((relative as NSString).deletingPathExtension as NSString)
+        return (output as NSString).appendingPathComponent(stem as String) + ".wav"
+    }
+
+    /// `work` over `items` on `settings.threads` threads, results in order.
+    private func parallel<T: Sendable, R: Sendable>(_ items: [T], _ work: @Sendable (T) -> R) -> [R] {
+        let results = Mutex<[Int: R]>([:])
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: min(settings.threads, max(1, items.count))) { _ in
+            while true {
+                let index = next.add(1, ordering: .relaxed).oldValue
+                guard index < items.count else { return }
+                let result = work(items[index])
+                results.withLock { $0[index] = result }
+            }
+        }
+        return results.withLock { map in items.indices.compactMap { map[$0] } }
+    }
+}

@@ -1,0 +1,93 @@
+import DriftCore
+
+/// Clips paired with recordings by their sound, per group (a scanned root): which recording covers which clip, where,
+/// with what drift; clips no recording heard; recordings that match nothing.
+public struct SoundPairingReport: Codable, Sendable, Equatable {
+    public var groups: [Group]
+
+    public init(groups: [Group]) { self.groups = groups }
+
+    public struct Group: Codable, Sendable, Equatable {
+        /// The folder the group was scanned from.
+        public var folder: String
+        /// One row per clip and recording that heard it (a clip two recorders heard has two rows).
+        public var matches: [Match]
+        /// Clips no recording heard clearly.
+        public var unmatchedClips: [String]
+        /// Recordings that heard no clip.
+        public var unmatchedRecordings: [String]
+        /// Files that could not be read, one line each.
+        public var errors: [FileError]
+
+        public init(folder: String, matches: [Match] = [], unmatchedClips: [String] = [], unmatchedRecordings: [String] = [],
+                    errors: [FileError] = []) {
+            self.folder = folder
+            self.matches = matches
+            self.unmatchedClips = unmatchedClips
+            self.unmatchedRecordings = unmatchedRecordings
+            self.errors = errors
+        }
+    }
+
+    public struct Match: Codable, Sendable, Equatable {
+        /// The clip (the reference: a camera's file with its scratch track).
+        public var reference: String
+        public var recording: String
+        /// Recording time of the clip's first and last moments, seconds (before 0 or past the recording's end where
+        /// it started late or stopped early).
+        public var recordingStartSeconds: Double?
+        public var recordingEndSeconds: Double?
+        /// The share of the clip the recording heard.
+        public var coverage: Double
+        /// How clearly the prints found the place (a z-score; ~5 at random).
+        public var clarity: Double
+        /// The measurement on that stretch of the recording (offset on the recording's timeline).
+        public var content: ContentMeasurement?
+        /// Whether this match is sure (measured, confident) and, among a clip's sure matches, the one repaired.
+        public var status: Status
+        /// Why it is uncertain, or why it failed.
+        public var note: String?
+        /// After a repair: the clip's audio, its length and the operations that cut it.
+        public var output: String?
+        public var outputFrames: Int64?
+        public var operations: [String]?
+
+        public enum Status: String, Codable, Sendable, CaseIterable {
+            /// Sure, and the clip's chosen recording.
+            case used
+            /// Sure, another recording was chosen for this clip (a second recorder).
+            case alternative
+            /// Found by the prints but not confirmed by the measurement: listed, never used.
+            case uncertain
+            /// Chosen, but its repair failed (the note says why).
+            case failed
+        }
+
+        public init(reference: String, recording: String, recordingStartSeconds: Double?, recordingEndSeconds: Double?,
+                    coverage: Double, clarity: Double, content: ContentMeasurement?, status: Status, note: String? = nil) {
+            self.reference = reference
+            self.recording = recording
+            self.recordingStartSeconds = recordingStartSeconds
+            self.recordingEndSeconds = recordingEndSeconds
+            self.coverage = coverage
+            self.clarity = clarity
+            self.content = content
+            self.status = status
+            self.note = note
+        }
+    }
+
+    public struct FileError: Codable, Sendable, Equatable {
+        public var path: String
+        public var error: String
+        public init(path: String, error: String) {
+            self.path = path
+            self.error = error
+        }
+    }
+
+    /// Whether anything failed or could not be read.
+    public var hasFailures: Bool {
+        groups.contains { !$0.errors.isEmpty || $0.matches.contains { $0.status == .failed } }
+    }
+}

@@ -1,0 +1,68 @@
+import ArgumentParser
+import DriftCore
+import DriftMedia
+import DriftReports
+import DriftRun
+import Foundation
+import Logging
+
+/// `driftfix sync`: camera clips paired with recorders by their sound, and each clip's audio cut out in sync.
+struct SyncCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Pair clips with recordings by their sound (no names needed) and cut each clip's audio out in sync.",
+        discussion: """
+            Each ROOT is a group (a shoot: a folder and its subfolders). Every recording (audio files) and every clip \
+            (video files, by the configuration's extensions) is summarised once into a print of its onsets (100 bytes \
+            per second); each clip is searched for in every recording of its group, and each place found is measured \
+            there (offset, drift, dropouts, confidence) as `driftfix measure` does. A recording may cover many clips; a \
+            clip heard by two recorders is listed with both, the more confident used. A place the measurement does not \
+            confirm is listed as uncertain and never used.
+
+            With --out, each clip's audio is cut from its recording: from the clip's first moment to its last, drift \
+            corrected, dropouts re-filled, exactly the clip's length at the recording's rate, proved in sync against \
+            the clip before it is placed, written as OUT/{the clip's folder}/{clip stem}.wav. Where the recording \
+            started late or stopped early, that part is silence and the report says so.
+
+            Runs on this machine, on --threads threads. Exit code: 0 when every clip found was written (or listed), \
+            1 when a file could not be read or a clip's audio failed, 2 for usage errors.
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case table, json, csv }
+
+    @Argument(help: "Folders, one group each.") var roots: [String]
+    @Option(help: ArgumentHelp("Write each clip's audio into this folder.", valueName: "dir")) var out: String?
+    @Option(help: "Pair every file by its sound (sound, the default), or only those names leave unpaired (name-then-sound); default: the configuration's scan.pair-by where it says one of these.")
+    var pairBy: PairBy?
+    @Option(help: ArgumentHelp("Configuration file; default $DRIFTFIX_CONFIG if set.", valueName: "file")) var config: String?
+    @Option(help: "table (default on a terminal), json or csv.") var format: Format?
+    @Option(help: "Files printed and clips measured at once (default: every core).") var threads: Int?
+    @Option(help: "libsamplerate quality for the rate correction: fast, medium or best.") var quality: ResampleQuality = .default
+
+    func validate() throws {
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        if pairBy == .name { throw ValidationError("--pair-by name pairs nothing by sound: use driftfix scan or repair") }
+    }
+
+    func run() throws {
+        let configuration = try loadConfiguration(config)
+        var settings = SoundPairing.Settings()
+        settings.mode = pairBy ?? (configuration.pairing.pairBy == .nameThenSound ? .nameThenSound : .sound)
+        settings.output = out.map(Paths.absolute)
+        settings.quality = quality
+        settings.minimumConfidence = configuration.content.confidenceFloor
+        settings.residualLimitMs = configuration.content.residualLimitMs
+        if let threads { settings.threads = threads }
+        let report = SoundPairing(rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.sync"))
+            .run(roots: roots.map(Paths.absolute))
+        switch format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json) {
+        case .table: print(SoundPairingText.table(report))
+        case .json: FileHandle.standardOutput.write(try SoundPairingText.json(report) + Data("\n".utf8))
+        case .csv: FileHandle.standardOutput.write(Data(SoundPairingText.csv(report).utf8))
+        }
+        if report.hasFailures { throw ExitCode(ExitStatus.failure) }
+    }
+}
+
+extension PairBy: ExpressibleByArgument {}

@@ -1,0 +1,98 @@
+import DriftAudio
+import Foundation
+import Testing
+import TestSupport
+
+private let ffmpeg = "/usr/bin/ffmpeg"
+
+/// A camera clip as the camera writes it: a small picture and its scratch track (the distant microphone) as AAC.
+private func writeClip(_ shoot: Shoot, _ c: Int, to path: String) throws {
+    let sound = path + ".scratch.wav"
+    try shoot.writeClip(c, to: sound)
+    _ = try runTool(ffmpeg, ["-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=25", "-i", sound,
+                             "-t", String(shoot.clips[c].seconds), "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
+                             "-b:a", "96k", path])
+    unlink(sound)
+}
+
+@Suite("driftfix sync: clips paired with recorders by their sound (the built binary)",
+       .enabled(if: FileManager.default.isExecutableFile(atPath: ffmpeg), "ffmpeg not installed"))
+struct SyncCommandTests {
+    @Test("a shoot with unrelated names: two recorders, clips heard by one or both, a clip nobody recorded, a recorder from another room; each clip's audio cut out in sync, exactly its length")
+    func shoot() throws {
+        let shoot = Shoot(sound: .speech, seed: 41, sampleRate: 16000,
+                          recorders: [Shoot.Recorder(start: -6, seconds: 300, driftPPM: -140),
+                                      Shoot.Recorder(start: 120, seconds: 200, driftPPM: 60)],
+                          clips: [Shoot.Clip(start: 20, seconds: 50), Shoot.Clip(start: 150, seconds: 70),
+                                  Shoot.Clip(start: 360, seconds: 30)])
+        let root = TemporaryFolder()
+        let out = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: root.file("audio"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root.file("camera"), withIntermediateDirectories: true)
+        try shoot.writeRecorder(0, to: root.file("audio/ZOOM0001.WAV"), channels: 2)
+        try shoot.writeRecorder(1, to: root.file("audio/LAV_B_0007.WAV"))
+        try TwoMicrophones(sampleRate: 16000, seconds: 120, seed: 4242).write(.recording, to: root.file("audio/ZOOM0002.WAV"))
+        for c in shoot.clips.indices { try writeClip(shoot, c, to: root.file("camera/C000\(c + 1).MP4")) }
+
+        let result = try driftfix(["sync", root.path, "--out", out.path, "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let group = try #require((report["groups"] as? [[String: Any]])?.first)
+        let matches = try #require(group["matches"] as? [[String: Any]])
+        #expect(group["unmatchedClips"] as? [String] == [root.file("camera/C0003.MP4")], "\(group)")
+        #expect(group["unmatchedRecordings"] as? [String] == [root.file("audio/ZOOM0002.WAV")], "\(group)")
+
+        let recorders = [root.file("audio/ZOOM0001.WAV"), root.file("audio/LAV_B_0007.WAV")]
+        for c in 0..<2 {
+            let clip = root.file("camera/C000\(c + 1).MP4")
+            let rows = matches.filter { $0["reference"] as? String == clip }
+            // Clip 1 is heard by both recorders; clip 0 only by the first (the second started later).
+            let heardBy = shoot.recorders.indices.filter { shoot.coverage(ofClip: c, byRecorder: $0) > 0.99 }
+            #expect(Set(rows.compactMap { $0["recording"] as? String }) == Set(heardBy.map { recorders[$0] }), "clip \(c): \(rows)")
+            #expect(rows.filter { $0["status"] as? String == "used" }.count == 1, "clip \(c): one recording used")
+            for row in rows {
+                let r = try #require(recorders.firstIndex(of: row["recording"] as? String ?? ""))
+                let start = try #require(row["recordingStartSeconds"] as? Double)
+                let truth = shoot.start(ofClip: c, inRecorder: r)
+                #expect(abs(start - truth) < 0.001, "clip \(c) in recorder \(r): \(start) s, truth \(truth) s")
+                let content = try #require(row["content"] as? [String: Any])
+                let drift = try #require(content["driftPPM"] as? Double)
+                #expect(abs(drift - shoot.recorders[r].driftPPM) < 3, "clip \(c) in recorder \(r): \(drift) ppm")
+            }
+            let used = try #require(rows.first { $0["status"] as? String == "used" })
+            let output = try #require(used["output"] as? String)
+            #expect(output == out.file("camera/C000\(c + 1).wav"))
+            // Exactly the clip's length (its AAC track decoded, at the recorder's rate, which is the clip's here).
+            let clipFrames = Int64(shoot.clips[c].seconds * Double(shoot.sampleRate))
+            let written = try readAll(output)
+            #expect(abs(written.frames - clipFrames) <= 1024, "clip \(c): \(written.frames) frames for \(clipFrames)")
+            #expect(used["outputFrames"] as? Int64 == written.frames || (used["outputFrames"] as? Int).map(Int64.init) == written.frames)
+            // Against the ideal: the used recorder's microphone on a perfect clock from the clip's start.
+            let r = try #require(recorders.firstIndex(of: used["recording"] as? String ?? ""))
+            var ideal = shoot.recorder(r)
+            ideal.offset = shoot.clips[c].start
+            ideal.driftPPM = 0
+            ideal.seconds = shoot.clips[c].seconds
+            let truth = ideal.recording()
+            let mono = stride(from: 0, to: written.samples.count, by: written.format.channelCount).map { written.samples[$0] }
+            var lags: [Double] = []
+            var at = 8000
+            while at + 32000 + 160 < min(truth.count, mono.count) {
+                let (lag, correlation) = SignalMeasure.windowLag(actual: mono, ideal: truth, at: at, window: 32000, maxLag: 160)
+                if correlation > 0.6 { lags.append(lag / 16) }
+                at += 4 * 16000
+            }
+            // A voiced window can peak a pitch period away in this plain correlation (an alias, not the audio's lag):
+            // all but one window within 1 ms, and their median within 0.05 ms.
+            let sorted = lags.sorted()
+            #expect(lags.count >= 8 && lags.filter { abs($0) < 1 }.count >= lags.count - 1, "clip \(c): lags \(lags) ms")
+            #expect(sorted.isEmpty || abs(sorted[sorted.count / 2]) < 0.05, "clip \(c): lags \(lags) ms")
+        }
+
+        // The same shoot listed by scan, nothing written.
+        let listed = try driftfix(["scan", root.path, "--pair-by", "sound", "--format", "csv"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("unmatched-clip") && listed.stdout.contains("unmatched-recording"), "\(listed.stdout)")
+        #expect(listed.stdout.split(separator: "\n").filter { $0.contains(",used,") }.count == 2, "\(listed.stdout)")
+    }
+}
