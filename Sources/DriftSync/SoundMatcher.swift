@@ -126,10 +126,13 @@ public final class SoundMatcher: Sendable {
         let mean = sum / counted
         let deviation = max((squares / counted - mean * mean).squareRoot(), 1e-12)
         let m = best + lowest
-        let start = refine(clip, in: recording, around: m * Self.pooling)
+        let clarity = (height - mean) / deviation
+        // Refining costs a clip's length per step: only where the place may be used.
+        let start = clarity >= Self.minimumClarity - 1 ? refine(clip, in: recording, around: m * Self.pooling)
+            : Double(m * Self.pooling) / Double(SoundPrint.frameRate)
         let covered = Double(min(nc, nr - m) - max(0, -m)) / Double(nc)
         return SoundCandidate(
-            recording: index, startSeconds: start, clarity: (height - mean) / deviation,
+            recording: index, startSeconds: start, clarity: clarity,
             ambiguity: height > mean ? max(0, (second - mean) / (height - mean)) : 1, coverage: min(1, max(0, covered)))
     }
 
