@@ -124,7 +124,7 @@ let package = Package(
         .executableTarget(
             name: "DriftBench",
             dependencies: ["DriftPlanning", "DriftRun", "DriftSchema", "DriftAV", "DriftPipeline",
-                "DriftCore", "DriftAudio", "DriftDSP", "TestSupport", "DriftCoordinator", "DriftTransport", "DriftJournal",
+                "DriftCore", "DriftAudio", "DriftDSP", "DriftSync", "TestSupport", "DriftCoordinator", "DriftTransport", "DriftJournal",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

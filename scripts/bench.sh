@@ -4,7 +4,7 @@
 #
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
-#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (engines resample stretch quality aac content
+#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (engines resample stretch quality aac content sync
 #                                scan fleet journal dispatch repair slurm chaos compare; default: all)
 #   BENCH_JOURNAL_DEVICES=500 BENCH_JOURNAL_NIGHTS=3   the journal section: devices x 40 real repair jobs, then
 #                                unchanged nights
@@ -23,7 +23,7 @@ bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
 mkdir -p "$work"
-sections=" ${BENCH_SECTIONS:-engines resample stretch quality aac content scan fleet journal dispatch repair slurm chaos compare} "
+sections=" ${BENCH_SECTIONS:-engines resample stretch quality aac content sync scan fleet journal dispatch repair slurm chaos compare} "
 want() { [[ "$sections" == *" $1 "* ]]; }
 input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
@@ -192,6 +192,55 @@ for r in 0.97 1.25 2; do
     fi
     echo "$row"
 done
+fi
+
+if want sync; then
+echo
+echo "## Sync by sound: prints, the search, and a generated shoot (BENCH_SYNC_SECONDS of recorder, BENCH_SYNC_CLIPS clips)"
+sync_seconds=${BENCH_SYNC_SECONDS:-3600}
+sync_clips=${BENCH_SYNC_CLIPS:-24}
+[[ -f "$work/sync-print.wav" ]] || "$bin/driftfix-bench" generate "$work/sync-print.wav" --seconds 600 >/dev/null
+# One core: what a worker's print costs per file.
+taskset -c 0 "$bin/driftfix-bench" soundmatch --file "$work/sync-print.wav" --clips 0
+"$bin/driftfix-bench" soundmatch --clips "${BENCH_SYNC_SEARCH_CLIPS:-1000}" --hours "${BENCH_SYNC_SEARCH_HOURS:-50}" --recordings 50
+shoot="$work/shoot-$sync_seconds-$sync_clips"
+[[ -f "$shoot/truth.json" ]] || "$bin/driftfix-bench" shoot "$shoot" --seconds "$sync_seconds" --clips "$sync_clips"
+rm -rf "$work/shoot-out"
+start=$(date +%s.%N)
+"$bin/driftfix" sync "$shoot" --out "$work/shoot-out" --format json > "$work/shoot.json" 2>"$work/shoot.log" || true
+end=$(date +%s.%N)
+awk -v a="$start" -v b="$end" -v s="$sync_seconds" -v c="$sync_clips" \
+    'BEGIN { printf "driftfix sync: %d clips in %.0f s and %.0f s of recorders (and a 120 s stranger) in %.2f s\n", c + 1, s, s / 2, b - a }'
+python3 - "$shoot/truth.json" "$work/shoot.json" <<'PY'
+import json, os, sys
+truth = json.load(open(sys.argv[1]))["clips"]
+for clip in truth:  # the generator wrote the paths it was given; sync reports absolute ones
+    clip["reference"] = os.path.abspath(clip["reference"])
+    for h in clip["heardBy"]:
+        h["recording"] = os.path.abspath(h["recording"])
+found = [m for g in json.load(open(sys.argv[2]))["groups"] for m in g["matches"]]
+right = wrong = missed = 0
+start_errors, drift_errors, residuals = [], [], []
+for clip in truth:
+    rows = [m for m in found if m["reference"] == clip["reference"] and m["status"] != "uncertain"]
+    expected = {h["recording"]: h for h in clip["heardBy"] if h["coverage"] >= 0.5}
+    for m in rows:
+        h = expected.get(m["recording"])
+        if h is None:
+            wrong += 1
+            continue
+        right += 1
+        start_errors.append(abs(m["recordingStartSeconds"] - h["recordingStartSeconds"]) * 1000)
+        drift_errors.append(abs(m["content"]["driftPPM"] - h["driftPPM"]))
+        if m.get("output") and m["content"].get("residualMs") is not None:
+            residuals.append(m["content"]["residualMs"])
+    missed += len(set(expected) - {m["recording"] for m in rows})
+print("matches right %d, wrong %d, missed %d (uncertain ones are listed, not counted)" % (right, wrong, missed))
+if start_errors:
+    print("start error: worst %.3f ms, median %.3f ms; drift error: worst %.2f ppm; residual of the cut clips: worst %.3f ms"
+          % (max(start_errors), sorted(start_errors)[len(start_errors) // 2], max(drift_errors), max(residuals or [0])))
+PY
+rm -rf "$work/shoot-out"
 fi
 
 if want scan; then

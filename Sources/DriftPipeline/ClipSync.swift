@@ -9,8 +9,9 @@ import Synchronization
 /// that stretch of the recording, and the repair that cuts the clip's audio out of the recording in sync.
 public enum ClipSync {
     /// Seconds of recording measured either side of the place the prints found (they are right to 10 ms; this covers
-    /// a drift of a few thousand ppm over a long clip, and a recording that starts or stops inside the clip).
-    static let margin = 5.0
+    /// a coarse place, 50 ms, and the drift of a few thousand ppm over a long clip, which `measure` adds). Recording
+    /// beyond the clip's ends has nothing to agree with and counts against the confidence, so it is kept short.
+    static let margin = 1.0
 
     /// `path`'s print, or nil when it has no sound of its own (a video without an audio track).
     ///
@@ -64,9 +65,15 @@ public enum ClipSync {
             self.clipSeconds = clipSeconds
         }
 
-        /// Measured, and sure enough to repair from.
+        /// Measured, and sure enough to repair from: confident, or - for a short clip, whose few windows make the
+        /// confidence low even where every one of them is right - at half that confidence where the measurement
+        /// (correlated windows of the sound) lands within 25 ms of where the prints (onsets) clearly put the clip:
+        /// two independent witnesses that agree.
         public func isConfirmed(minimumConfidence: Double) -> Bool {
-            content.isMeasured && content.confidence >= minimumConfidence
+            guard content.isMeasured else { return false }
+            if content.confidence >= minimumConfidence { return true }
+            guard content.confidence >= minimumConfidence / 2, candidate.isClear, let start = recordingStartSeconds else { return false }
+            return abs(start - candidate.startSeconds) <= 0.025
         }
     }
 
@@ -80,7 +87,7 @@ public enum ClipSync {
             throw AudioError(path: clip, cause: .unsupported("the clip has no sound of its own (no audio stream) to find"))
         }
         let first = max(0, Int64(((candidate.startSeconds - margin) * Double(rate)).rounded(.down)))
-        let last = min(frames, Int64(((candidate.startSeconds + clipSeconds * 1.002 + margin) * Double(rate)).rounded(.up)))
+        let last = min(frames, Int64(((candidate.startSeconds + clipSeconds * 1.003 + margin) * Double(rate)).rounded(.up)))
         guard last > first else {
             let unmeasured = ContentMeasurement(offsetMs: nil, driftPPM: nil, driftPPMError: nil, model: .unmeasurable, confidence: 0,
                                                 reason: "the recording does not reach the place its sound was found", unmeasurable: .noCommonSound)

@@ -80,7 +80,11 @@ public struct SoundPairing: Sendable {
         let matcher = SoundMatcher(recordings: recordingPrints.map(\.print))
         let recordingPaths = recordingPrints.map(\.path)
         let found = parallel(clipPrints) { clip -> [Measured] in
-            matcher.candidates(for: clip.print).filter(\.isClear).map { candidate in
+            let candidates = matcher.candidates(for: clip.print)
+            for c in candidates {
+                logger.debug("\(clip.path) in \(recordingPaths[c.recording]): \(String(format: "%.3f s, clarity %.1f, ambiguity %.2f, coverage %.2f, sharp %.1f/%.2f", c.startSeconds, c.clarity, c.ambiguity, c.coverage, c.sharpClarity ?? -1, c.sharpAmbiguity ?? -1))")
+            }
+            return candidates.filter(\.isClear).map { candidate in
                 measure(clip: clip.path, seconds: clip.print.seconds, recording: recordingPaths[candidate.recording],
                         candidate: candidate)
             }
@@ -129,7 +133,7 @@ public struct SoundPairing: Sendable {
                 reference: clip, recording: recording, recordingStartSeconds: placement.recordingStartSeconds,
                 recordingEndSeconds: placement.recordingEndSeconds, coverage: coverage ?? candidate.coverage,
                 clarity: candidate.clarity, content: placement.content, status: sure ? .alternative : .uncertain,
-                note: sure ? nil : "not confirmed by the measurement: \(placement.content.reason ?? "confidence \(placement.content.confidence) under \(settings.minimumConfidence)")")
+                note: sure ? nil : "not confirmed by the measurement: \(placement.content.reason ?? "confidence \(String(format: "%.2f", placement.content.confidence)) under \(settings.minimumConfidence)")")
             return Measured(match: match, placement: placement)
         } catch {
             logger.error("\(clip) in \(recording): \(error)")

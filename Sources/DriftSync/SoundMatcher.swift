@@ -14,9 +14,17 @@ public struct SoundCandidate: Sendable, Equatable {
     public var ambiguity: Double
     /// The share of the reference the recording covers at this place (1: all of it).
     public var coverage: Double
+    /// For a short clip whose place stood out a little: clarity and ambiguity of the full-rate prints within
+    /// ±`SoundMatcher.sharpReach` of it (nil where not looked at).
+    public var sharpClarity: Double?
+    public var sharpAmbiguity: Double?
 
-    /// Clear enough to be measured as a match (the measurement then decides).
-    public var isClear: Bool { clarity >= SoundMatcher.minimumClarity && ambiguity <= SoundMatcher.maximumAmbiguity }
+    /// Clear enough to be measured as a match (the measurement then decides): on the pooled prints over the whole
+    /// recording, or, for a short clip, on the full-rate prints around the place.
+    public var isClear: Bool {
+        (clarity >= SoundMatcher.minimumClarity && ambiguity <= SoundMatcher.maximumAmbiguity)
+            || ((sharpClarity ?? 0) >= SoundMatcher.minimumSharpClarity && (sharpAmbiguity ?? 1) <= SoundMatcher.maximumAmbiguity)
+    }
 }
 
 /// Finds each reference (a camera clip) in a set of recordings (recorders running for hours) by their prints.
@@ -41,6 +49,14 @@ public final class SoundMatcher: Sendable {
     public static let minimumOverlapSeconds = 10.0
     /// Print frames per pooled value.
     static let pooling = 10
+    /// A clip this short (seconds) whose place stands at least `sharpFrom` above the rest is looked at again on the
+    /// full-rate prints within `sharpReach` seconds of it: a short clip has few pooled values to stand out with, and
+    /// over a short clip drift cannot smear the sharp onsets.
+    public static let sharpClipSeconds = 120.0
+    public static let sharpFrom = 4.5
+    public static let sharpReach = 30.0
+    /// How far the full-rate place must stand above the others around it.
+    public static let minimumSharpClarity = 9.0
 
     private let recordings: [Prepared]
     private let spectra = Mutex<[SpectrumKey: Spectrum]>([:])
@@ -109,31 +125,93 @@ public final class SoundMatcher: Sendable {
             let r = Double(re[(m % size + size) % size] * scale)
             significance[m - lowest] = r / (ec * er).squareRoot() * Double(n).squareRoot()
         }
+        guard let peak = Self.peak(significance, lobe: 2 * SoundPrint.frameRate / Self.pooling) else { return nil }
+        let m = peak.index + lowest
+        // Refining costs a clip's length per step: only where the place may be used.
+        var start = peak.clarity >= Self.minimumClarity - 1 ? refine(clip, in: recording, around: m * Self.pooling)
+            : Double(m * Self.pooling) / Double(SoundPrint.frameRate)
+        let covered = Double(min(nc, nr - m) - max(0, -m)) / Double(nc)
+        var candidate = SoundCandidate(recording: index, startSeconds: start, clarity: peak.clarity, ambiguity: peak.ambiguity,
+                                       coverage: min(1, max(0, covered)))
+        if peak.clarity >= Self.sharpFrom, Double(clip.fine.count) <= Self.sharpClipSeconds * Double(SoundPrint.frameRate),
+           let sharp = sharpLook(clip, in: recording, around: m * Self.pooling) {
+            candidate.sharpClarity = sharp.clarity
+            candidate.sharpAmbiguity = sharp.ambiguity
+            if sharp.clarity >= Self.minimumSharpClarity { start = sharp.seconds }
+            candidate.startSeconds = start
+        }
+        return candidate
+    }
+
+    /// The highest of `values` (skipping zeros left for offsets not searched), how far it stands above the others
+    /// beyond `lobe` either side (z-score), and the best of those relative to it.
+    static func peak(_ values: [Double], lobe: Int) -> (index: Int, clarity: Double, ambiguity: Double)? {
+        guard !values.isEmpty else { return nil }
         var best = 0
-        for i in significance.indices where significance[i] > significance[best] { best = i }
-        // Spread of the others, and the best of them away from the peak's lobe (2 s either side).
-        let lobe = 2 * SoundPrint.frameRate / Self.pooling
+        for i in values.indices where values[i] > values[best] { best = i }
         var sum = 0.0, squares = 0.0, counted = 0.0, second = -Double.infinity
-        for i in significance.indices where abs(i - best) > lobe {
-            let v = significance[i]
+        for i in values.indices where abs(i - best) > lobe {
+            let v = values[i]
             sum += v
             squares += v * v
             counted += 1
             second = max(second, v)
         }
-        let height = significance[best]
+        let height = values[best]
         guard counted > 1, height > 0 else { return nil }
         let mean = sum / counted
         let deviation = max((squares / counted - mean * mean).squareRoot(), 1e-12)
-        let m = best + lowest
-        let clarity = (height - mean) / deviation
-        // Refining costs a clip's length per step: only where the place may be used.
-        let start = clarity >= Self.minimumClarity - 1 ? refine(clip, in: recording, around: m * Self.pooling)
-            : Double(m * Self.pooling) / Double(SoundPrint.frameRate)
-        let covered = Double(min(nc, nr - m) - max(0, -m)) / Double(nc)
-        return SoundCandidate(
-            recording: index, startSeconds: start, clarity: clarity,
-            ambiguity: height > mean ? max(0, (second - mean) / (height - mean)) : 1, coverage: min(1, max(0, covered)))
+        return (best, (height - mean) / deviation, height > mean ? max(0, (second - mean) / (height - mean)) : 1)
+    }
+
+    /// The full-rate prints correlated within ±`sharpReach` of `guess` (print frames): the place (seconds), and how
+    /// clearly it stands out there.
+    private func sharpLook(_ clip: Prepared, in recording: Prepared, around guess: Int) -> (seconds: Double, clarity: Double, ambiguity: Double)? {
+        let c = clip.fine, r = recording.fine
+        let reach = Int(Self.sharpReach * Double(SoundPrint.frameRate))
+        let lowest = guess - reach, span = 2 * reach + 1
+        var size = 8
+        while size < span + 2 * c.count { size <<= 1 }
+        let fft = transform(size)
+        let re = UnsafeMutablePointer<Float>.allocate(capacity: size), im = UnsafeMutablePointer<Float>.allocate(capacity: size)
+        let xr = UnsafeMutablePointer<Float>.allocate(capacity: size), xi = UnsafeMutablePointer<Float>.allocate(capacity: size)
+        defer { re.deallocate(); im.deallocate(); xr.deallocate(); xi.deallocate() }
+        // Recording frames lowest ..< lowest + span + clip, zero outside the recording.
+        for k in 0..<size {
+            let j = lowest + k
+            re[k] = k < span + c.count && j >= 0 && j < r.count ? r[j] : 0
+            im[k] = 0
+            xr[k] = k < c.count ? c[k] : 0
+            xi[k] = 0
+        }
+        fft.transform(re, im)
+        fft.transform(xr, xi)
+        for k in 0..<size {
+            let (a, b, y, z) = (xr[k], xi[k], re[k], im[k])
+            re[k] = a * y + b * z
+            im[k] = a * z - b * y
+        }
+        fft.transform(re, im, inverse: true)
+        let scale = 1 / Float(size)
+        var values = [Double](repeating: 0, count: span)
+        let minimum = min(c.count, max(2, Int(Self.minimumOverlapSeconds * Double(SoundPrint.frameRate))))
+        for d in 0..<span {
+            let m = lowest + d
+            let first = max(0, -m), end = min(c.count, r.count - m)
+            guard end - first >= minimum else { continue }
+            let ec = clip.fineEnergy[end] - clip.fineEnergy[first]
+            let er = recording.fineEnergy[end + m] - recording.fineEnergy[first + m]
+            guard ec > 0, er > 0 else { continue }
+            values[d] = Double(re[d] * scale) / (ec * er).squareRoot() * Double(end - first).squareRoot()
+        }
+        guard let peak = Self.peak(values, lobe: SoundPrint.frameRate / 2) else { return nil }
+        var position = Double(peak.index)
+        if peak.index > 0, peak.index < span - 1 {
+            let (a, b, d) = (values[peak.index - 1], values[peak.index], values[peak.index + 1])
+            let denominator = a - 2 * b + d
+            if denominator < 0 { position += max(-0.5, min(0.5, 0.5 * (a - d) / denominator)) }
+        }
+        return ((Double(lowest) + position) / Double(SoundPrint.frameRate), peak.clarity, peak.ambiguity)
     }
 
     /// The offset near `guess` (print frames) where the full-rate prints agree best, seconds (parabolic peak).
@@ -171,8 +249,9 @@ public final class SoundMatcher: Sendable {
         let coarse: [Float]
         /// energy[k] = Σ coarse[0..<k]².
         let energy: [Double]
-        /// The full-rate onsets, high-passed the same way.
+        /// The full-rate onsets, high-passed the same way, and the prefix sums of their squares.
         let fine: [Float]
+        let fineEnergy: [Double]
 
         init(_ print: SoundPrint) {
             coarse = Prepared.highPassed(print.pooled(by: SoundMatcher.pooling).map { $0.squareRoot() },
@@ -181,6 +260,9 @@ public final class SoundMatcher: Sendable {
             for (i, v) in coarse.enumerated() { sums[i + 1] = sums[i] + Double(v * v) }
             energy = sums
             fine = Prepared.highPassed(print.onsets.map { Float($0).squareRoot() }, reach: 2 * SoundPrint.frameRate)
+            var fineSums = [Double](repeating: 0, count: fine.count + 1)
+            for (i, v) in fine.enumerated() { fineSums[i + 1] = fineSums[i] + Double(v * v) }
+            fineEnergy = fineSums
         }
 
         /// `x` less its moving average over ±`reach` values.

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import TestSupport
+
+/// Writes a shoot where nothing pairs by name, with its truth: recorders running for long stretches on their own
+/// clocks (`audio/ZOOM000k.WAV`, 24-bit stereo), camera clips with their scratch tracks (`camera/C00kk.MP4`: a small
+/// picture and the distant microphone as AAC, by ffmpeg), one clip nobody recorded, a recorder from another room, and
+/// `truth.json`: where each clip lies in each recorder that heard it, from the scene's numbers alone.
+struct ShootFolder: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shoot", abstract: "Write camera clips and recorders of one scene, named apart, with their truth.")
+
+    @Argument(help: "The folder to write.") var folder: String
+    @Option(help: "Clips the recorders heard.") var clips = 6
+    @Option(help: "Seconds the first recorder runs (the second runs half as long, from a third in).") var seconds = 600.0
+    @Option var rate = 48_000
+    @Option var seed: UInt64 = 5
+
+    func validate() throws {
+        guard clips >= 1, seconds >= 60 else { throw ValidationError("--clips at least 1, --seconds at least 60") }
+    }
+
+    func run() throws {
+        var random = SplitMix(seed: seed)
+        // Clips spread over the first recorder's run, 20 to 80 s long, then one after every recorder stopped.
+        var placed: [Shoot.Clip] = []
+        let slot = (seconds - 20) / Double(clips)
+        for k in 0..<clips {
+            let length = min(slot - 2, 20 + 60 * random.uniform())
+            placed.append(Shoot.Clip(start: 10 + Double(k) * slot + (slot - length - 1) * random.uniform(), seconds: length))
+        }
+        placed.append(Shoot.Clip(start: seconds + 30, seconds: 25))
+        let shoot = Shoot(sound: .speech, seed: seed, sampleRate: rate,
+                          recorders: [Shoot.Recorder(start: -3, seconds: seconds, driftPPM: -131),
+                                      Shoot.Recorder(start: seconds / 3, seconds: seconds / 2, driftPPM: 57)],
+                          clips: placed)
+        let audio = (folder as NSString).appendingPathComponent("audio")
+        let camera = (folder as NSString).appendingPathComponent("camera")
+        try FileManager.default.createDirectory(atPath: audio, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: camera, withIntermediateDirectories: true)
+        let recorderFiles = ["ZOOM0001.WAV", "ZOOM0002.WAV"].map { (audio as NSString).appendingPathComponent($0) }
+        for r in shoot.recorders.indices { try shoot.writeRecorder(r, to: recorderFiles[r], channels: 2) }
+        // Another room: heard none of the clips.
+        try TwoMicrophones(sampleRate: rate, seconds: 120, seed: seed &+ 977)
+            .write(.recording, to: (audio as NSString).appendingPathComponent("ZOOM0003.WAV"), channels: 2)
+        var truth: [[String: Any]] = []
+        for c in shoot.clips.indices {
+            let path = (camera as NSString).appendingPathComponent(String(format: "C%04d.MP4", c + 1))
+            let sound = (camera as NSString).appendingPathComponent(".scratch.wav")
+            try shoot.writeClip(c, to: sound)
+            _ = try runTool("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=25",
+                                                "-i", sound, "-t", String(shoot.clips[c].seconds), "-c:v", "libx264", "-preset",
+                                                "ultrafast", "-c:a", "aac", "-b:a", "96k", path])
+            unlink(sound)
+            let heard = shoot.recorders.indices.filter { shoot.coverage(ofClip: c, byRecorder: $0) > 0 }.map { r -> [String: Any] in
+                ["recording": recorderFiles[r], "recordingStartSeconds": shoot.start(ofClip: c, inRecorder: r),
+                 "coverage": shoot.coverage(ofClip: c, byRecorder: r), "driftPPM": shoot.recorders[r].driftPPM]
+            }
+            truth.append(["reference": path, "seconds": shoot.clips[c].seconds, "heardBy": heard])
+        }
+        let data = try JSONSerialization.data(withJSONObject: ["clips": truth], options: [.prettyPrinted, .sortedKeys])
+        try data.write(to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent("truth.json")))
+    }
+}
+
+/// A seeded generator for the clips' places (SplitMix64).
+struct SplitMix {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed ^ 0x5851_F42D_4C95_7F2D }
+    mutating func uniform() -> Double {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+    }
+}
