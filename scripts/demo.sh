@@ -6,7 +6,8 @@
 # worker processes over ZeroMQ (`repair`), verification (`verify`), one-file editing (`process`), compressed
 # recordings (an AAC .m4a beside its .mp4, and a phone video whose own audio track drifts, its picture copied), and
 # measurement by the sound: a recorder that started late and one that dropped buffers, each beside a camera whose
-# own microphone heard the same scene, measured (`measure`), repaired by what was measured, and proved in sync; and a
+# own microphone heard the same scene, measured (`measure`), repaired by what was measured, and proved in sync; a
+# shoot whose clips and recorders are paired by their sound alone and cut in sync (`sync`); and a
 # fleet of recorders over two nights, one starting to drift, reported per device and ending with its alert.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -125,6 +126,13 @@ echo "== and checked again from the outside: driftfix verify OUT --sync REFERENC
 "$bin" verify "$out/repaired-by-sound/field/take09.wav" --sync "$out/sound/field/take09.mp4" || status=1
 echo "   the report draws each pair's lag before and after: $out/sound-report/report.html"
 
+echo "== a shoot where nothing pairs by name: camera clips C0001.MP4... with scratch tracks, a recorder running through"
+echo "   them (ZOOM0001.WAV, 131 ppm slow), a second one on a lavalier for part of the time (57 ppm fast), a clip nobody"
+echo "   recorded and a recorder from another room (driftfix-bench shoot: the tests' scene generator, with its truth.json)"
+"$scenes" shoot "$out/shoot" --clips 4 --seconds 240
+echo "   paired by their sound, each clip's audio cut out of its recorder in sync (driftfix sync ROOT --out DIR):"
+"$bin" sync "$out/shoot" --out "$out/synced" --format table 2>/dev/null | sed 's/^/   /' || status=1
+
 echo "== a bad input is one clear line and exit code 1; the batch would go on"
 printf 'not audio\n' > "$out/media/stage/broken.wav"
 "$bin" process "$out/media/stage/broken.wav" "$out/repaired/broken.wav" --ratio 1.001 || echo "   (exit code $?)"
@@ -141,5 +149,5 @@ echo "   the fleet report (devices worst first, problems, every pair): $out/flee
 echo "== driftfix history: the alerting devices first"
 "$bin" history --out "$out/fleet-repaired" | sed 's/^/   /' || status=1
 
-echo "== originals untouched; repaired files in $out/repaired and $out/repaired-by-sound; reports in $out/report, $out/repair-report, $out/sound-report and $out/fleet-report"
+echo "== originals untouched; repaired files in $out/repaired, $out/repaired-by-sound and $out/synced; reports in $out/report, $out/repair-report, $out/sound-report and $out/fleet-report"
 exit $status

@@ -90,14 +90,16 @@ public struct SoundPairing: Sendable {
             }
         }
 
-        // 3. The chosen recording per clip: the most confident sure match.
+        // 3. The chosen recording per clip: of the sure matches, the one that heard most of it, then the most confident.
         var chosen: [(clip: Int, match: Int)] = []
         var placements: [ClipSync.Placement?] = []
         for (c, measured) in found.enumerated() {
             var rows = measured.map(\.match)
             placements += measured.map(\.placement)
             let sure = rows.indices.filter { rows[$0].status != .uncertain }
-            if let best = sure.max(by: { (rows[$0].content?.confidence ?? 0, rows[$0].coverage) < (rows[$1].content?.confidence ?? 0, rows[$1].coverage) }) {
+            // The recording that heard more of the clip, then the more confident one.
+            func rank(_ i: Int) -> (Double, Double) { ((rows[i].coverage * 100).rounded(), rows[i].content?.confidence ?? 0) }
+            if let best = sure.max(by: { rank($0) < rank($1) }) {
                 for i in sure { rows[i].status = i == best ? .used : .alternative }
                 chosen.append((c, group.matches.count + best))
             } else {

@@ -16,7 +16,7 @@ struct SyncCommand: ParsableCommand {
             (video files, by the configuration's extensions) is summarised once into a print of its onsets (100 bytes \
             per second); each clip is searched for in every recording of its group, and each place found is measured \
             there (offset, drift, dropouts, confidence) as `driftfix measure` does. A recording may cover many clips; a \
-            clip heard by two recorders is listed with both, the more confident used. A place the measurement does not \
+            clip heard by two recorders is listed with both, the one that heard more of it used (then the more confident). A place the measurement does not \
             confirm is listed as uncertain and never used.
 
             With --out, each clip's audio is cut from its recording: from the clip's first moment to its last, drift \

@@ -21,10 +21,10 @@ struct SyncCommandTests {
     @Test("a shoot with unrelated names: two recorders, clips heard by one or both, a clip nobody recorded, a recorder from another room; each clip's audio cut out in sync, exactly its length")
     func shoot() throws {
         let shoot = Shoot(sound: .speech, seed: 41, sampleRate: 16000,
-                          recorders: [Shoot.Recorder(start: -6, seconds: 300, driftPPM: -140),
+                          recorders: [Shoot.Recorder(start: -6, seconds: 400, driftPPM: -140),
                                       Shoot.Recorder(start: 120, seconds: 200, driftPPM: 60)],
                           clips: [Shoot.Clip(start: 20, seconds: 50), Shoot.Clip(start: 150, seconds: 70),
-                                  Shoot.Clip(start: 360, seconds: 30)])
+                                  Shoot.Clip(start: 300, seconds: 40), Shoot.Clip(start: 420, seconds: 30)])
         let root = TemporaryFolder()
         let out = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: root.file("audio"), withIntermediateDirectories: true)
@@ -39,10 +39,16 @@ struct SyncCommandTests {
         let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let group = try #require((report["groups"] as? [[String: Any]])?.first)
         let matches = try #require(group["matches"] as? [[String: Any]])
-        #expect(group["unmatchedClips"] as? [String] == [root.file("camera/C0003.MP4")], "\(group)")
+        #expect(group["unmatchedClips"] as? [String] == [root.file("camera/C0004.MP4")], "\(group)")
         #expect(group["unmatchedRecordings"] as? [String] == [root.file("audio/ZOOM0002.WAV")], "\(group)")
 
         let recorders = [root.file("audio/ZOOM0001.WAV"), root.file("audio/LAV_B_0007.WAV")]
+        // Clip 2: the lavalier heard its first half only; the recorder that heard all of it is used.
+        let partial = matches.filter { $0["reference"] as? String == root.file("camera/C0003.MP4") }
+        let lavalier = try #require(partial.first { $0["recording"] as? String == recorders[1] }, "\(partial)")
+        #expect(abs((lavalier["coverage"] as? Double ?? 0) - shoot.coverage(ofClip: 2, byRecorder: 1)) < 0.01, "\(lavalier)")
+        #expect(lavalier["status"] as? String == "alternative", "\(lavalier)")
+        #expect(partial.first { $0["status"] as? String == "used" }?["recording"] as? String == recorders[0], "\(partial)")
         for c in 0..<2 {
             let clip = root.file("camera/C000\(c + 1).MP4")
             let rows = matches.filter { $0["reference"] as? String == clip }
@@ -93,6 +99,6 @@ struct SyncCommandTests {
         let listed = try driftfix(["scan", root.path, "--pair-by", "sound", "--format", "csv"])
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.stdout.contains("unmatched-clip") && listed.stdout.contains("unmatched-recording"), "\(listed.stdout)")
-        #expect(listed.stdout.split(separator: "\n").filter { $0.contains(",used,") }.count == 2, "\(listed.stdout)")
+        #expect(listed.stdout.split(separator: "\n").filter { $0.contains(",used,") }.count == 3, "\(listed.stdout)")
     }
 }
