@@ -4,7 +4,8 @@ import TestSupport
 
 /// Writes a shoot where nothing pairs by name, with its truth: recorders running for long stretches on their own
 /// clocks (`audio/ZOOM000k.WAV`, 24-bit stereo), camera clips with their scratch tracks (`camera/C00kk.MP4`: a small
-/// picture and the distant microphone as AAC, by ffmpeg), one clip nobody recorded, a recorder from another room, and
+/// picture and the distant microphone as AAC, by ffmpeg), start timecodes on both, one clip nobody recorded, a
+/// recorder from another room, and
 /// `truth.json`: where each clip lies in each recorder that heard it, from the scene's numbers alone.
 struct ShootFolder: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,10 +31,13 @@ struct ShootFolder: ParsableCommand {
             placed.append(Shoot.Clip(start: 10 + Double(k) * slot + (slot - length - 1) * random.uniform(), seconds: length))
         }
         placed.append(Shoot.Clip(start: seconds + 30, seconds: 25))
-        let shoot = Shoot(sound: .speech, seed: seed, sampleRate: rate,
+        var shoot = Shoot(sound: .speech, seed: seed, sampleRate: rate,
                           recorders: [Shoot.Recorder(start: -3, seconds: seconds, driftPPM: -131),
                                       Shoot.Recorder(start: seconds / 3, seconds: seconds / 2, driftPPM: 57)],
                           clips: placed)
+        // Every device jam-synced to the time of day at the start: BWF start times on the recorders, timecode on the
+        // clips (25 fps).
+        shoot.dayStart = 9 * 3600 + 41.7
         let audio = (folder as NSString).appendingPathComponent("audio")
         let camera = (folder as NSString).appendingPathComponent("camera")
         try FileManager.default.createDirectory(atPath: audio, withIntermediateDirectories: true)
@@ -50,7 +54,8 @@ struct ShootFolder: ParsableCommand {
             try shoot.writeClip(c, to: sound)
             _ = try runTool("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=25",
                                                 "-i", sound, "-t", String(shoot.clips[c].seconds), "-c:v", "libx264", "-preset",
-                                                "ultrafast", "-c:a", "aac", "-b:a", "96k", path])
+                                                "ultrafast", "-c:a", "aac", "-b:a", "96k"]
+                                + (shoot.clipTimecode(c).map { ["-timecode", $0] } ?? []) + [path])
             unlink(sound)
             let heard = shoot.recorders.indices.filter { shoot.coverage(ofClip: c, byRecorder: $0) > 0 }.map { r -> [String: Any] in
                 ["recording": recorderFiles[r], "recordingStartSeconds": shoot.start(ofClip: c, inRecorder: r),

@@ -10,8 +10,8 @@ public enum SoundPairingText {
     }
 
     static let csvColumns = ["group", "reference", "recording", "status", "recordingStartSeconds", "recordingEndSeconds",
-                             "coverage", "clarity", "offsetMs", "driftPPM", "dropouts", "confidence", "residualMs", "output",
-                             "outputFrames", "note"]
+                             "coverage", "clarity", "offsetMs", "driftPPM", "dropouts", "confidence", "residualMs",
+                             "timecodeStartSeconds", "timecodeAgrees", "output", "outputFrames", "note"]
 
     /// One row per match; clips nobody recorded and recordings that matched nothing as rows with that status.
     public static func csv(_ report: SoundPairingReport) -> String {
@@ -23,7 +23,8 @@ public enum SoundPairingText {
                 lines.append([group.folder, m.reference, m.recording, m.status.rawValue, number(m.recordingStartSeconds, 6),
                               number(m.recordingEndSeconds, 6), number(m.coverage, 4), number(m.clarity, 1), number(c?.offsetMs, 3),
                               number(c?.driftPPM, 3), c.map { "\($0.dropouts.count)" } ?? "", number(c?.confidence, 3),
-                              number(c?.residualMs, 3), m.output ?? "", m.outputFrames.map { "\($0)" } ?? "", m.note ?? ""]
+                              number(c?.residualMs, 3), number(m.timecodeStartSeconds, 3),
+                              m.timecodeAgrees.map { $0 ? "true" : "false" } ?? "", m.output ?? "", m.outputFrames.map { "\($0)" } ?? "", m.note ?? ""]
                     .map(field).joined(separator: ","))
             }
             for clip in group.unmatchedClips {
@@ -54,6 +55,7 @@ public enum SoundPairingText {
                     if let c = m.content, !c.dropouts.isEmpty { line += "  \(c.dropouts.count) dropout\(c.dropouts.count == 1 ? "" : "s")" }
                     if m.coverage < 0.999 { line += String(format: "  covers %.0f %%", m.coverage * 100) }
                     if let residual = m.content?.residualMs, m.output != nil { line += String(format: "  residual %.3f ms", residual) }
+                    if let agrees = m.timecodeAgrees { line += agrees ? "  timecode agrees" : "  TIMECODE DISAGREES" }
                     if let output = m.output { line += "  -> \(output)" }
                     if let note = m.note, m.status != .used { line += "  (\(note))" }
                     out.append(line)

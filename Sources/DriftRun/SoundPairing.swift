@@ -58,15 +58,16 @@ public struct SoundPairing: Sendable {
             .filter { !$0.hasSuffix(".duration") }.sorted()
 
         // 1. Every file's print, once.
-        let prints = parallel(recordings + clips) { path -> Result<SoundPrint?, Error> in
-            Result { try ClipSync.print(of: path) }
+        let prints = parallel(recordings + clips) { path -> (Result<SoundPrint?, Error>, Double?) in
+            (Result { try ClipSync.print(of: path) }, StartTimecode.seconds(of: path))
         }
-        var recordingPrints: [(path: String, print: SoundPrint)] = []
-        var clipPrints: [(path: String, print: SoundPrint)] = []
+        var recordingPrints: [(path: String, print: SoundPrint, timecode: Double?)] = []
+        var clipPrints: [(path: String, print: SoundPrint, timecode: Double?)] = []
         for (index, path) in (recordings + clips).enumerated() {
-            switch prints[index] {
+            switch prints[index].0 {
             case .success(let print?):
-                if index < recordings.count { recordingPrints.append((path, print)) } else { clipPrints.append((path, print)) }
+                let entry = (path, print, prints[index].1)
+                if index < recordings.count { recordingPrints.append(entry) } else { clipPrints.append(entry) }
             case .success(nil):
                 if index >= recordings.count { group.unmatchedClips.append(path) }
             case .failure(let error):
@@ -79,14 +80,36 @@ public struct SoundPairing: Sendable {
         // 2. Each clip searched for in every recording; each clear place measured there.
         let matcher = SoundMatcher(recordings: recordingPrints.map(\.print))
         let recordingPaths = recordingPrints.map(\.path)
+        let recordingTimecodes = recordingPrints.map { ($0.timecode, $0.print.seconds) }
         let found = parallel(clipPrints) { clip -> [Measured] in
-            let candidates = matcher.candidates(for: clip.print)
+            // Where the timecodes put the clip in each recording that carries one (and reaches it).
+            var hints: [Int: Double] = [:]
+            if let clipTimecode = clip.timecode {
+                for (r, (timecode, seconds)) in recordingTimecodes.enumerated() {
+                    guard let timecode else { continue }
+                    let start = clipTimecode - timecode
+                    if start > -clip.print.seconds, start < seconds { hints[r] = start }
+                }
+            }
+            let candidates = matcher.candidates(for: clip.print, hints: hints)
             for c in candidates {
                 logger.debug("\(clip.path) in \(recordingPaths[c.recording]): \(String(format: "%.3f s, clarity %.1f, ambiguity %.2f, coverage %.2f, sharp %.1f/%.2f", c.startSeconds, c.clarity, c.ambiguity, c.coverage, c.sharpClarity ?? -1, c.sharpAmbiguity ?? -1))")
             }
             return candidates.filter(\.isClear).map { candidate in
-                measure(clip: clip.path, seconds: clip.print.seconds, recording: recordingPaths[candidate.recording],
-                        candidate: candidate)
+                var measured = measure(clip: clip.path, seconds: clip.print.seconds, recording: recordingPaths[candidate.recording],
+                                       candidate: candidate)
+                if let predicted = hints[candidate.recording] ?? timecodeStart(clip.timecode, recordingTimecodes[candidate.recording].0) {
+                    measured.match.timecodeStartSeconds = predicted
+                    if let start = measured.match.recordingStartSeconds {
+                        let agrees = abs(start - predicted) <= 0.1 + 1e-3 * abs(start)
+                        measured.match.timecodeAgrees = agrees
+                        if !agrees {
+                            let note = String(format: "timecode disagrees: it puts the clip %+.3f s from where its sound is", predicted - start)
+                            measured.match.note = measured.match.note.map { $0 + "; " + note } ?? note
+                        }
+                    }
+                }
+                return measured
             }
         }
 
@@ -144,6 +167,12 @@ public struct SoundPairing: Sendable {
                 coverage: candidate.coverage, clarity: candidate.clarity, content: nil, status: .uncertain, note: "\(error)")
             return Measured(match: match, placement: nil)
         }
+    }
+
+    /// The clip's start in the recording by their timecodes, seconds.
+    private func timecodeStart(_ clip: Double?, _ recording: Double?) -> Double? {
+        guard let clip, let recording else { return nil }
+        return clip - recording
     }
 
     /// The share of the clip inside the recording, from the measured place.

@@ -43,6 +43,12 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
         public var clarity: Double
         /// The measurement on that stretch of the recording (offset on the recording's timeline).
         public var content: ContentMeasurement?
+        /// Where the files' start timecodes put the clip (the clip's less the recording's), recording seconds; nil
+        /// where either carries none.
+        public var timecodeStartSeconds: Double?
+        /// Whether the timecodes agree with the sound (within 0.1 s and 1000 ppm of the time since the recording
+        /// started); nil without timecodes.
+        public var timecodeAgrees: Bool?
         /// Whether this match is sure (measured, confident) and, among a clip's sure matches, the one repaired.
         public var status: Status
         /// Why it is uncertain, or why it failed.

@@ -68,7 +68,11 @@ public final class SoundMatcher: Sendable {
 
     /// Every recording's best place for `reference`, best first; those that are not clear are listed too (callers
     /// list an uncertain place, they do not use it).
-    public func candidates(for reference: SoundPrint) -> [SoundCandidate] {
+    ///
+    /// - Parameter hints: per recording index, where another witness (timecode) puts the reference's start,
+    ///   recording seconds: where the prints alone find no clear place, the full-rate prints are searched within
+    ///   ±`sharpReach` of it, whatever the clip's length.
+    public func candidates(for reference: SoundPrint, hints: [Int: Double] = [:]) -> [SoundCandidate] {
         let clip = Prepared(reference)
         guard clip.coarse.count >= 2 else { return [] }
         var found: [SoundCandidate] = []
@@ -87,9 +91,17 @@ public final class SoundMatcher: Sendable {
                 clipSpectra[size] = x
             }
             let y = spectrum(recording: index, size: size, fft: fft)
-            if let candidate = place(clip, in: recording, index: index, x: x, y: y, fft: fft, minimumOverlap: minimumOverlap) {
-                found.append(candidate)
+            var candidate = place(clip, in: recording, index: index, x: x, y: y, fft: fft, minimumOverlap: minimumOverlap)
+            if let hint = hints[index], !(candidate?.isClear ?? false),
+               let sharp = sharpLook(clip, in: recording, around: Int((hint * Double(SoundPrint.frameRate)).rounded())),
+               sharp.clarity >= Self.minimumSharpClarity, sharp.ambiguity <= Self.maximumAmbiguity {
+                let m = Int((sharp.seconds * Double(SoundPrint.frameRate)).rounded())
+                let covered = Double(min(clip.fine.count, recording.fine.count - m) - max(0, -m)) / Double(clip.fine.count)
+                candidate = SoundCandidate(recording: index, startSeconds: sharp.seconds, clarity: candidate?.clarity ?? 0,
+                                           ambiguity: candidate?.ambiguity ?? 1, coverage: min(1, max(0, covered)),
+                                           sharpClarity: sharp.clarity, sharpAmbiguity: sharp.ambiguity)
             }
+            if let candidate { found.append(candidate) }
         }
         return found.sorted { $0.clarity > $1.clarity }
     }

@@ -64,6 +64,24 @@ import TestSupport
         }
     }
 
+    @Test("start timecodes: non-drop and drop-frame labels in real seconds; a BWF start time in samples")
+    func timecodes() throws {
+        #expect(StartTimecode.parse("10:00:05:12", frameRate: Rational(25, 1)) == 36005.48)
+        // Drop-frame at 30000/1001: 00:01:00;02 is the 1800th frame (;00 and ;01 do not exist).
+        let dropFrame = try #require(StartTimecode.parse("00:01:00;02", frameRate: Rational(30000, 1001)))
+        #expect(abs(dropFrame - 1800 * 1001 / 30000.0) < 1e-9)
+        // Ten minutes of drop-frame labels are 17982 frames: real time to within a frame.
+        let tenMinutes = try #require(StartTimecode.parse("00:10:00;00", frameRate: Rational(30000, 1001)))
+        #expect(abs(tenMinutes - 600) < 0.034 && abs(tenMinutes - 17982 * 1001 / 30000.0) < 1e-9)
+        #expect(StartTimecode.parse("25:00:00:00", frameRate: Rational(25, 1)) == nil)
+        #expect(StartTimecode.parse("10:00:00:00", frameRate: nil) == nil)
+        let folder = TemporaryFolder()
+        try TwoMicrophones(sampleRate: 48000, seconds: 2, seed: 1).write(.recording, to: folder.file("bwf.wav"), timeReference: 48000 * 36005)
+        #expect(StartTimecode.seconds(of: folder.file("bwf.wav")) == 36005)
+        try TwoMicrophones(sampleRate: 48000, seconds: 2, seed: 1).write(.recording, to: folder.file("plain.wav"))
+        #expect(StartTimecode.seconds(of: folder.file("plain.wav")) == nil)
+    }
+
     /// The lag of `output` against the recorder's microphone on a perfect clock from clip `c`'s start, ms, at windows
     /// over its first `seconds` (where both have sound).
     static func lagsAgainstIdeal(_ output: [Float], shoot: Shoot, clip c: Int, seconds: Double) -> [Double] {

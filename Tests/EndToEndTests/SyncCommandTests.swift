@@ -9,9 +9,10 @@ private let ffmpeg = "/usr/bin/ffmpeg"
 private func writeClip(_ shoot: Shoot, _ c: Int, to path: String) throws {
     let sound = path + ".scratch.wav"
     try shoot.writeClip(c, to: sound)
+    let timecode = shoot.clipTimecode(c).map { ["-timecode", $0] } ?? []
     _ = try runTool(ffmpeg, ["-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=25", "-i", sound,
                              "-t", String(shoot.clips[c].seconds), "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
-                             "-b:a", "96k", path])
+                             "-b:a", "96k"] + timecode + [path])
     unlink(sound)
 }
 
@@ -20,11 +21,13 @@ private func writeClip(_ shoot: Shoot, _ c: Int, to path: String) throws {
 struct SyncCommandTests {
     @Test("a shoot with unrelated names: two recorders, clips heard by one or both, a clip nobody recorded, a recorder from another room; each clip's audio cut out in sync, exactly its length")
     func shoot() throws {
-        let shoot = Shoot(sound: .speech, seed: 41, sampleRate: 16000,
+        // Start timecodes: the first recorder and the cameras jam-synced, the lavalier's an hour off.
+        var shoot = Shoot(sound: .speech, seed: 41, sampleRate: 16000,
                           recorders: [Shoot.Recorder(start: -6, seconds: 400, driftPPM: -140),
-                                      Shoot.Recorder(start: 120, seconds: 200, driftPPM: 60)],
+                                      Shoot.Recorder(start: 120, seconds: 200, driftPPM: 60, timecodeError: 3600)],
                           clips: [Shoot.Clip(start: 20, seconds: 50), Shoot.Clip(start: 150, seconds: 70),
                                   Shoot.Clip(start: 300, seconds: 40), Shoot.Clip(start: 420, seconds: 30)])
+        shoot.dayStart = 10 * 3600 + 17.3
         let root = TemporaryFolder()
         let out = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: root.file("audio"), withIntermediateDirectories: true)
@@ -64,6 +67,11 @@ struct SyncCommandTests {
                 let content = try #require(row["content"] as? [String: Any])
                 let drift = try #require(content["driftPPM"] as? Double)
                 #expect(abs(drift - shoot.recorders[r].driftPPM) < 3, "clip \(c) in recorder \(r): \(drift) ppm")
+                // The timecodes: reported beside the sound, agreeing where the devices were synced, flagged where not.
+                let timecode = try #require(row["timecodeStartSeconds"] as? Double, "clip \(c) in recorder \(r)")
+                #expect(abs(timecode - (shoot.clips[c].start - shoot.recorders[r].start - shoot.recorders[r].timecodeError)) < 0.03)
+                #expect(row["timecodeAgrees"] as? Bool == (r == 0), "clip \(c) in recorder \(r): \(row)")
+                if r == 1 { #expect((row["note"] as? String ?? "").contains("timecode disagrees"), "\(row)") }
             }
             let used = try #require(rows.first { $0["status"] as? String == "used" })
             let output = try #require(used["output"] as? String)

@@ -12,10 +12,13 @@ public struct Shoot: Sendable {
         public var start: Double
         public var seconds: Double
         public var driftPPM: Double
-        public init(start: Double, seconds: Double, driftPPM: Double) {
+        /// How far its start timecode is from the scene's clock, seconds (a recorder not jam-synced).
+        public var timecodeError: Double
+        public init(start: Double, seconds: Double, driftPPM: Double, timecodeError: Double = 0) {
             self.start = start
             self.seconds = seconds
             self.driftPPM = driftPPM
+            self.timecodeError = timecodeError
         }
     }
 
@@ -36,6 +39,9 @@ public struct Shoot: Sendable {
     public var clips: [Clip]
     /// Per recorder: gaps in its recording, (recording time, seconds lost).
     public var recorderDropouts: [[(at: Double, missing: Double)]] = []
+    /// Time of day of scene time 0, seconds since midnight: recorders write it (plus their start) as a BWF start
+    /// time, clips as a start timecode; nil: no timecodes.
+    public var dayStart: Double?
 
     public init(sound: TwoMicrophones.Sound = .speech, seed: UInt64 = 7, sampleRate: Int = 16000, recorders: [Recorder], clips: [Clip]) {
         self.sound = sound
@@ -90,9 +96,19 @@ public struct Shoot: Sendable {
         return max(0, overlap / clip.seconds)
     }
 
-    /// Writes recorder `r` as a WAV file.
+    /// Writes recorder `r` as a WAV file (with its BWF start time where the shoot has a `dayStart`).
     public func writeRecorder(_ r: Int, to path: String, channels: Int = 1) throws {
-        try recorder(r).write(.recording, to: path, channels: channels)
+        let start = dayStart.map { $0 + recorders[r].start + recorders[r].timecodeError }
+        try recorder(r).write(.recording, to: path, channels: channels,
+                              timeReference: start.map { UInt64(($0 * Double(sampleRate)).rounded()) } ?? 0)
+    }
+
+    /// Clip `c`'s start timecode at `frameRate` (non-drop), as a camera writes it; nil without a `dayStart`.
+    public func clipTimecode(_ c: Int, frameRate: Int = 25) -> String? {
+        guard let dayStart else { return nil }
+        let frames = Int(((dayStart + clips[c].start) * Double(frameRate)).rounded())
+        let seconds = frames / frameRate
+        return String(format: "%02d:%02d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60, frames % frameRate)
     }
 
     /// Writes clip `c`'s scratch track as a WAV file.

@@ -95,10 +95,13 @@ public struct TwoMicrophones: Sendable {
 
     /// Writes one side to `path` through the project's writer, streaming (a one-hour pair needs no memory):
     /// `channels` copies of the microphone, each with noise of its own beyond the first.
-    public func write(_ side: MicrophoneStream.Side, to path: String, channels: Int = 1, encoding: SampleEncoding = .pcm24) throws {
+    /// `timeReference`: a BWF `bext` start time (samples since midnight), 0 for none.
+    public func write(_ side: MicrophoneStream.Side, to path: String, channels: Int = 1, encoding: SampleEncoding = .pcm24,
+                      timeReference: UInt64 = 0) throws {
         let stream = MicrophoneStream(self, side: side)
         let format = AudioFormat(container: .wav, encoding: encoding, sampleRate: sampleRate, channelCount: channels)
-        let writer = try AudioFileWriter(path: path, format: format, metadata: AudioMetadata())
+        let metadata = AudioMetadata(broadcastInfo: timeReference > 0 ? BroadcastInfo(timeReference: timeReference) : nil)
+        let writer = try AudioFileWriter(path: path, format: format, metadata: metadata)
         var mono = [Float](repeating: 0, count: 16384)
         var frames = [Float](repeating: 0, count: 16384 * channels)
         var extra = Noise(seed: seed &+ 77)
