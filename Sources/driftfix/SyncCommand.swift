@@ -37,6 +37,8 @@ struct SyncCommand: ParsableCommand {
     var pairBy: PairBy?
     @Option(help: ArgumentHelp("Configuration file; default $DRIFTFIX_CONFIG if set.", valueName: "file")) var config: String?
     @Option(help: "table (default on a terminal), json or csv.") var format: Format?
+    @Option(help: ArgumentHelp("Also write report.json, report.csv and report.html (a timeline per recording) into this folder.",
+                               valueName: "dir")) var report: String?
     @Option(help: "Files printed and clips measured at once (default: every core).") var threads: Int?
     @Option(help: "libsamplerate quality for the rate correction: fast, medium or best.") var quality: ResampleQuality = .default
 
@@ -54,14 +56,23 @@ struct SyncCommand: ParsableCommand {
         settings.minimumConfidence = configuration.content.confidenceFloor
         settings.residualLimitMs = configuration.content.residualLimitMs
         if let threads { settings.threads = threads }
-        let report = SoundPairing(rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.sync"))
+        let result = SoundPairing(rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.sync"))
             .run(roots: roots.map(Paths.absolute))
         switch format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json) {
-        case .table: print(SoundPairingText.table(report))
-        case .json: FileHandle.standardOutput.write(try SoundPairingText.json(report) + Data("\n".utf8))
-        case .csv: FileHandle.standardOutput.write(Data(SoundPairingText.csv(report).utf8))
+        case .table: print(SoundPairingText.table(result))
+        case .json: FileHandle.standardOutput.write(try SoundPairingText.json(result) + Data("\n".utf8))
+        case .csv: FileHandle.standardOutput.write(Data(SoundPairingText.csv(result).utf8))
         }
-        if report.hasFailures { throw ExitCode(ExitStatus.failure) }
+        fflush(nil)
+        if let report {
+            do {
+                try SoundPairingText.writeFolder(result, to: report)
+            } catch {
+                throw failure("\(report): cannot write the report (\(error.localizedDescription))")
+            }
+            FileHandle.standardError.write(Data("driftfix: report written to \(report)/report.{json,csv,html}\n".utf8))
+        }
+        if result.hasFailures { throw ExitCode(ExitStatus.failure) }
     }
 }
 

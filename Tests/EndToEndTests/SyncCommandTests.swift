@@ -4,6 +4,7 @@ import Testing
 import TestSupport
 
 private let ffmpeg = "/usr/bin/ffmpeg"
+private let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
 /// A camera clip as the camera writes it: a small picture and its scratch track (the distant microphone) as AAC.
 private func writeClip(_ shoot: Shoot, _ c: Int, to path: String) throws {
@@ -30,6 +31,7 @@ struct SyncCommandTests {
         shoot.dayStart = 10 * 3600 + 17.3
         let root = TemporaryFolder()
         let out = TemporaryFolder()
+        let reports = TemporaryFolder("driftfix-report")
         try FileManager.default.createDirectory(atPath: root.file("audio"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root.file("camera"), withIntermediateDirectories: true)
         try shoot.writeRecorder(0, to: root.file("audio/ZOOM0001.WAV"), channels: 2)
@@ -37,7 +39,7 @@ struct SyncCommandTests {
         try TwoMicrophones(sampleRate: 16000, seconds: 120, seed: 4242).write(.recording, to: root.file("audio/ZOOM0002.WAV"))
         for c in shoot.clips.indices { try writeClip(shoot, c, to: root.file("camera/C000\(c + 1).MP4")) }
 
-        let result = try driftfix(["sync", root.path, "--out", out.path, "--format", "json"])
+        let result = try driftfix(["sync", root.path, "--out", out.path, "--format", "json", "--report", reports.path])
         #expect(result.status == 0, "\(result.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let group = try #require((report["groups"] as? [[String: Any]])?.first)
@@ -101,6 +103,21 @@ struct SyncCommandTests {
             let sorted = lags.sorted()
             #expect(lags.count >= 8 && lags.filter { abs($0) < 1 }.count >= lags.count - 1, "clip \(c): lags \(lags) ms")
             #expect(sorted.isEmpty || abs(sorted[sorted.count / 2]) < 0.05, "clip \(c): lags \(lags) ms")
+        }
+
+        // The report folder: the same JSON, and a page a browser draws with a box per match at its place.
+        let saved = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reports.file("report.json")))) as? [String: Any])
+        #expect(((saved["groups"] as? [[String: Any]])?.first?["matches"] as? [[String: Any]])?.count == matches.count)
+        #expect(FileManager.default.fileExists(atPath: reports.file("report.csv")))
+        if let chromium {
+            let browser = try Child(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", "file://" + reports.file("report.html")],
+                                    stderr: .discard).wait(seconds: 120)
+            #expect(browser.status == 0)
+            for row in matches {
+                let reference = row["reference"] as? String ?? "", status = row["status"] as? String ?? ""
+                #expect(browser.stdout.contains("data-reference=\"\(reference)\" data-status=\"\(status)\""), "\(reference) \(status)")
+            }
+            #expect(browser.stdout.contains("Clips no recording heard: camera/C0004.MP4"))
         }
 
         // The same shoot listed by scan, nothing written.
