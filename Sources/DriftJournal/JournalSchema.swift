@@ -313,6 +313,15 @@ extension Journal {
                 ALTER TABLE output7 RENAME TO output;
                 """)
         }
+        migrator.registerMigration("v8 sound prints") { db in
+            // `driftfix sync`: each file's print of its sound (100 bytes a second) and start timecode, kept while the
+            // file's fingerprint is unchanged, so a night prints only new files.
+            try db.execute(sql: """
+                CREATE TABLE soundPrint (
+                    file INTEGER PRIMARY KEY, filePrint NOT NULL, print BLOB NOT NULL, timecode REAL
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -1,4 +1,5 @@
 import DriftCore
+import DriftJournal
 import DriftMedia
 import DriftPipeline
 import DriftSchema
@@ -26,6 +27,8 @@ public struct SoundPairing: Sendable {
         public var engine: ResampleEngine = .default
         /// Files printed and clips measured at once.
         public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        /// Where prints are kept by file fingerprint (a night prints only files that are new or changed); nil: none.
+        public var journal: Journal?
 
         public init() {}
     }
@@ -58,8 +61,11 @@ public struct SoundPairing: Sendable {
             .filter { !$0.hasSuffix(".duration") }.sorted()
 
         // 1. Every file's print, once.
+        let kept = Atomic<Int>(0)
         let prints = parallel(recordings + clips) { path -> (Result<SoundPrint?, Error>, Double?) in
-            (Result { try ClipSync.print(of: path) }, StartTimecode.seconds(of: path))
+            let (result, timecode, reused) = printOf(path)
+            if reused { kept.add(1, ordering: .relaxed) }
+            return (result, timecode)
         }
         var recordingPrints: [(path: String, print: SoundPrint, timecode: Double?)] = []
         var clipPrints: [(path: String, print: SoundPrint, timecode: Double?)] = []
@@ -75,7 +81,7 @@ public struct SoundPairing: Sendable {
                 group.errors.append(SoundPairingReport.FileError(path: path, error: "\(error)"))
             }
         }
-        logger.info("\(root): \(recordingPrints.count) recordings and \(clipPrints.count) clips printed")
+        logger.info("\(root): \(recordingPrints.count) recordings and \(clipPrints.count) clips printed (\(kept.load(ordering: .relaxed)) prints kept from an earlier run)")
 
         // 2. Each clip searched for in every recording; each clear place measured there.
         let matcher = SoundMatcher(recordings: recordingPrints.map(\.print))
@@ -141,6 +147,30 @@ public struct SoundPairing: Sendable {
         }
         group.unmatchedClips.sort()
         return group
+    }
+
+    /// `path`'s print and start timecode: kept in the journal while the file is unchanged, else made (and kept).
+    private func printOf(_ path: String) -> (Result<SoundPrint?, Error>, Double?, reused: Bool) {
+        let fingerprint = settings.journal == nil ? nil : FileFingerprint.of(path: path)
+        if let journal = settings.journal, let fingerprint {
+            do {
+                if let stored = try journal.soundPrint(path: path, fingerprint: fingerprint), let print = SoundPrint(bytes: stored.print) {
+                    return (.success(print), stored.timecode, true)
+                }
+            } catch {
+                logger.warning("\(error)")
+            }
+        }
+        let result = Result { try ClipSync.print(of: path) }
+        let timecode = StartTimecode.seconds(of: path)
+        if let journal = settings.journal, let fingerprint, case .success(let print?) = result {
+            do {
+                try journal.storeSoundPrint(path: path, fingerprint: fingerprint, print: print.bytes, timecode: timecode)
+            } catch {
+                logger.warning("\(error)")
+            }
+        }
+        return (result, timecode, false)
     }
 
     /// A report row and, where the measurement ran, what it found.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DriftCore
+import DriftJournal
 import DriftMedia
 import DriftReports
 import DriftRun
@@ -41,6 +42,8 @@ struct SyncCommand: ParsableCommand {
                                valueName: "dir")) var report: String?
     @Option(help: "Files printed and clips measured at once (default: every core).") var threads: Int?
     @Option(help: "libsamplerate quality for the rate correction: fast, medium or best.") var quality: ResampleQuality = .default
+    @Option(help: ArgumentHelp("Keep each file's print here, by file fingerprint, so the next run prints only new or changed files (default: the configuration's journal.path, else with --out OUT/.driftfix/journal.sqlite; without either, nothing is kept).", valueName: "file"))
+    var journal: String?
 
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
@@ -56,6 +59,13 @@ struct SyncCommand: ParsableCommand {
         settings.minimumConfidence = configuration.content.confidenceFloor
         settings.residualLimitMs = configuration.content.residualLimitMs
         if let threads { settings.threads = threads }
+        if let path = journal.map(Paths.absolute) ?? configuration.journal.path ?? settings.output.map({ Journal.defaultPath(outputRoot: $0) }) {
+            do {
+                settings.journal = try Journal(path: path)
+            } catch {
+                throw failure(error)
+            }
+        }
         let result = SoundPairing(rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.sync"))
             .run(roots: roots.map(Paths.absolute))
         switch format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json) {

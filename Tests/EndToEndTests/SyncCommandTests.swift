@@ -120,6 +120,14 @@ struct SyncCommandTests {
             #expect(browser.stdout.contains("Clips no recording heard: camera/C0004.MP4"))
         }
 
+        // The next night: prints kept in the journal by file fingerprint, only the changed file printed again.
+        unlink(root.file("audio/ZOOM0002.WAV"))
+        try TwoMicrophones(sampleRate: 16000, seconds: 100, seed: 4343).write(.recording, to: root.file("audio/ZOOM0002.WAV"))
+        let again = try driftfix(["sync", root.path, "--out", out.path, "--format", "csv"], environment: ["DRIFTFIX_LOG_LEVEL": "info"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains("3 recordings and 4 clips printed (6 prints kept from an earlier run)"), "\(again.stderr)")
+        #expect(again.stdout.split(separator: "\n").filter { $0.contains(",used,") }.count == 3, "\(again.stdout)")
+
         // The same shoot listed by scan, nothing written.
         let listed = try driftfix(["scan", root.path, "--pair-by", "sound", "--format", "csv"])
         #expect(listed.status == 0, "\(listed.stderr)")

@@ -1,0 +1,31 @@
+import Foundation
+internal import GRDB
+
+/// `driftfix sync`'s cache: each file's print of its sound and its start timecode, by file fingerprint.
+extension Journal {
+    /// A file's stored print (the `SoundPrint` stored form) and start timecode, when they were made from the file as
+    /// it is now (`fingerprint`, `FileFingerprint.of`).
+    public func soundPrint(path: String, fingerprint: String) throws(JournalError) -> (print: Data, timecode: Double?)? {
+        try access { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT s.filePrint, s.print, s.timecode FROM soundPrint s JOIN name n ON n.id = s.file WHERE n.text = ?
+                """, arguments: [path]),
+                let stored = PackedPrint.fromDatabaseValue(row[0]), stored.text == fingerprint else { return nil }
+            return (row[1] as Data, row[2] as Double?)
+        }
+    }
+
+    /// Keeps a file's print and start timecode, replacing what was kept for an earlier version of the file.
+    public func storeSoundPrint(path: String, fingerprint: String, print: Data, timecode: Double?) throws(JournalError) {
+        try write { db in
+            let file = try NameTable.intern(db, [path])[path] ?? 0
+            try db.execute(sql: "INSERT OR REPLACE INTO soundPrint (file, filePrint, print, timecode) VALUES (?, ?, ?, ?)",
+                           arguments: [file, PackedPrint(fingerprint), print, timecode])
+        }
+    }
+
+    /// Prints kept.
+    public func soundPrintCount() throws(JournalError) -> Int {
+        try access { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM soundPrint") ?? 0 }
+    }
+}
