@@ -96,11 +96,12 @@ public enum ReportWriter {
     }
 
     /// The CSV columns, in order: the JSON row keys (the `content` object flattened into `content*` columns, its
-    /// curves left to the JSON), then `kind`.
-    public static let csvColumns = PairReport.columnNames.filter { $0 != "content" } + [
+    /// curves left to the JSON), the columns added since (so positional readers keep theirs), then `kind`.
+    public static let csvColumns = PairReport.columnNames.filter { $0 != "content" && !addedColumns.contains($0) } + [
         "contentModel", "contentOffsetMs", "contentOffsetMsError", "contentDriftPPM", "contentDriftPPMError",
         "contentConfidence", "contentDropouts", "contentMissingMs", "headersAgree", "disagreement", "residualMs",
-    ] + ["kind"]
+    ] + addedColumns + ["kind"]
+    static let addedColumns = ["pairedBy", "recordingStartSeconds", "recordingEndSeconds"]
 
     /// One header line, then one line per pair (`kind` = `pair`), then one per unpaired file (`unpaired`: its path
     /// in `recording` or `reference` by its kind, the reason in `error`), per scan error (`error`: the path in
@@ -137,7 +138,8 @@ public enum ReportWriter {
                 row.content.map { String($0.dropouts.count) },
                 row.content.map { number($0.dropouts.reduce(0) { $0 + $1.missingMs }) },
                 row.content?.headersAgree.map { $0 ? "true" : "false" }, row.content?.disagreement,
-                row.content?.residualMs.map(number), "pair",
+                row.content?.residualMs.map(number),
+                row.pairedBy, row.recordingStartSeconds.map(number), row.recordingEndSeconds.map(number), "pair",
             ]
             lines.append(values.map { quote($0 ?? "") }.joined(separator: ","))
             try flush()

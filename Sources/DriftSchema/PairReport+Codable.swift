@@ -11,6 +11,8 @@ extension PairReport {
         case warnings, measuredBy, operations, content, contentNote
         // Added with device identity: last, so positional readers of the CSV keep their columns.
         case device, deviceSource
+        // Added with pairing by sound.
+        case pairedBy, recordingStartSeconds, recordingEndSeconds
     }
 
     /// The report columns, in order: JSON keys of a row and the CSV header.
@@ -55,6 +57,9 @@ extension PairReport {
         try c.encode(operations, forKey: .operations)
         try c.encode(content, forKey: .content)
         try c.encode(contentNote, forKey: .contentNote)
+        try c.encode(pairedBy, forKey: .pairedBy)
+        try c.encode(recordingStartSeconds, forKey: .recordingStartSeconds)
+        try c.encode(recordingEndSeconds, forKey: .recordingEndSeconds)
     }
 
     // Reports stored in a journal by an earlier release lack the newer keys: they decode with empty values.
@@ -97,6 +102,9 @@ extension PairReport {
         operations = try c.decodeIfPresent([String].self, forKey: .operations) ?? []
         content = try c.decodeIfPresent(ContentMeasurement.self, forKey: .content)
         contentNote = try c.decodeIfPresent(String.self, forKey: .contentNote)
+        pairedBy = try c.decodeIfPresent(String.self, forKey: .pairedBy)
+        recordingStartSeconds = try c.decodeIfPresent(Double.self, forKey: .recordingStartSeconds)
+        recordingEndSeconds = try c.decodeIfPresent(Double.self, forKey: .recordingEndSeconds)
     }
 }
 

@@ -73,6 +73,12 @@ public struct PairReport: Codable, Sendable, Equatable {
     private var contentBox: ContentBox?
     /// Why the sound was not used, or what QA should know about it; null when there is nothing to say.
     public var contentNote: String?
+    /// How the pair was found: nil by name, `sound` by what both heard (`scan.pair-by`).
+    public var pairedBy: String?
+    /// For a pair found by sound: recording seconds of the reference's first and last moments (a clip inside a long
+    /// recording; before 0 or past the end where the recording started late or stopped early).
+    public var recordingStartSeconds: Double?
+    public var recordingEndSeconds: Double?
 
     /// A measured pair.
     public init(recording: String, reference: String, folder: String, sampleRate: Int, channels: Int, format: String,

@@ -2,6 +2,7 @@ import ArgumentParser
 import DriftConfig
 import DriftCore
 import DriftJournal
+import DriftMedia
 import DriftMetrics
 import DriftReports
 import DriftRun
@@ -71,6 +72,9 @@ struct RepairCommand: AsyncParsableCommand {
         valueName: "address"))
     var metricsAddress: String?
 
+    @Option(help: "name (default), sound or name-then-sound: with sound, clips are found in recordings by what they heard and each clip's audio is cut out of its recording in sync as OUT/{clip folder}/{clip stem}.wav, here, as `driftfix sync` does (default: the configuration's scan.pair-by).")
+    var pairBy: PairBy?
+
     @OptionGroup(title: "Workers")
     var dispatch: DispatchOptions
 
@@ -83,6 +87,10 @@ struct RepairCommand: AsyncParsableCommand {
         let logger = Logger(label: "driftfix.repair")
         let configuration = try loadConfiguration(config)
         let outRoot = Paths.absolute(out)
+        if let mode = pairBy ?? Optional(configuration.pairing.pairBy), mode != .name {
+            try repairBySound(mode, configuration: configuration, outRoot: outRoot)
+            return
+        }
         var settings = RepairRun.Settings(
             roots: roots.map(Paths.absolute), outputRoot: outRoot, configuration: configuration, localWorkers: 0,
             journalPath: Paths.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot)))
@@ -122,6 +130,29 @@ struct RepairCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("driftfix: \(failure.escapedForTerminal)\n".utf8))
         }
         if !outcome.succeeded { throw ExitCode(ExitStatus.failure) }
+    }
+
+    /// `--pair-by sound`: each clip's audio cut out of the recording that heard it, on this machine.
+    func repairBySound(_ mode: PairBy, configuration: Configuration, outRoot: String) throws {
+        var settings = SoundPairing.Settings()
+        settings.mode = mode
+        settings.output = outRoot
+        settings.quality = quality ?? configuration.repair.quality
+        settings.minimumConfidence = configuration.content.confidenceFloor
+        settings.residualLimitMs = configuration.content.residualLimitMs
+        do {
+            settings.journal = try Journal(path: Paths.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot)))
+        } catch {
+            throw failure(error)
+        }
+        let absoluteRoots = roots.map(Paths.absolute)
+        let pairing = SoundPairing(rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.repair")).run(roots: absoluteRoots)
+        let result = SoundPairing.scanReport(pairing, roots: absoluteRoots, repaired: true)
+        print(ReportTable.render(result, relativeTo: absoluteRoots.count == 1 ? absoluteRoots[0] : nil))
+        print(Self.outcomeLine(result))
+        fflush(nil)
+        if let folder = report { try writeReportFolder(result, to: folder) }
+        if !result.isGoodRun { throw ExitCode(ExitStatus.failure) }
     }
 
     static func outcomeLine(_ report: ScanReport) -> String {

@@ -91,18 +91,24 @@ struct ScanCommand: AsyncParsableCommand {
 }
 
 extension ScanCommand {
-    /// `--pair-by sound`: the clips each recording heard, nothing written.
+    /// `--pair-by sound`: the clips each recording heard, as the drift report (a row per clip and recording that heard
+    /// it, with its span in the recording and its `content`), nothing written.
     func listBySound(_ mode: PairBy, configuration: Configuration, roots: [String]) throws {
         var settings = SoundPairing.Settings()
         settings.mode = mode
         settings.minimumConfidence = configuration.content.confidenceFloor
-        let report = SoundPairing(rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.scan")).run(roots: roots)
+        let pairing = SoundPairing(rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.scan")).run(roots: roots)
+        let result = SoundPairing.scanReport(pairing, roots: roots, repaired: false)
         switch format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json) {
-        case .table: print(SoundPairingText.table(report))
-        case .json: FileHandle.standardOutput.write(try SoundPairingText.json(report) + Data("\n".utf8))
-        case .csv: FileHandle.standardOutput.write(Data(SoundPairingText.csv(report).utf8))
+        case .table: print(ReportTable.render(result, relativeTo: roots.count == 1 ? roots[0] : nil))
+        case .json:
+            try ReportWriter.writeJSON(result) { FileHandle.standardOutput.write($0) }
+            FileHandle.standardOutput.write(Data("\n".utf8))
+        case .csv: ReportWriter.writeCSV(result) { FileHandle.standardOutput.write(Data($0.utf8)) }
         }
-        if report.hasFailures { throw ExitCode(ExitStatus.failure) }
+        fflush(nil)
+        if let report { try writeReportFolder(result, to: report) }
+        if result.summary.errors > 0 { throw ExitCode(ExitStatus.failure) }
     }
 }
 

@@ -128,10 +128,32 @@ struct SyncCommandTests {
         #expect(again.stderr.contains("3 recordings and 4 clips printed (6 prints kept from an earlier run)"), "\(again.stderr)")
         #expect(again.stdout.split(separator: "\n").filter { $0.contains(",used,") }.count == 3, "\(again.stdout)")
 
-        // The same shoot listed by scan, nothing written.
-        let listed = try driftfix(["scan", root.path, "--pair-by", "sound", "--format", "csv"])
+        // The same shoot as scan's drift report: a row per clip and recording that heard it, with its span and
+        // `content`; what matched nothing as unpaired files.
+        let listed = try driftfix(["scan", root.path, "--pair-by", "sound", "--format", "json"])
         #expect(listed.status == 0, "\(listed.stderr)")
-        #expect(listed.stdout.contains("unmatched-clip") && listed.stdout.contains("unmatched-recording"), "\(listed.stdout)")
-        #expect(listed.stdout.split(separator: "\n").filter { $0.contains(",used,") }.count == 3, "\(listed.stdout)")
+        let scanned = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+        let rows = try #require(scanned["pairs"] as? [[String: Any]])
+        #expect(rows.count == matches.count && rows.allSatisfy { $0["pairedBy"] as? String == "sound" && $0["content"] is [String: Any] })
+        for row in rows where row["action"] as? String == "resample" {
+            let c = Int((((row["reference"] as? String ?? "") as NSString).lastPathComponent.dropFirst(1).prefix(4))) ?? 0
+            let r = try #require(recorders.firstIndex(of: row["recording"] as? String ?? ""))
+            let start = try #require(row["recordingStartSeconds"] as? Double), end = try #require(row["recordingEndSeconds"] as? Double)
+            #expect(abs(start - shoot.start(ofClip: c - 1, inRecorder: r)) < 0.001, "\(row)")
+            // The clip's AAC track runs to the end of its last 1024-sample codec frame (up to 64 ms past the picture).
+            let span = (end - start) / (1 + shoot.recorders[r].driftPPM * 1e-6) - shoot.clips[c - 1].seconds
+            #expect(span >= -0.001 && span < 0.065, "\(row)")
+        }
+        let unpaired = try #require(scanned["unpaired"] as? [[String: Any]])
+        #expect(Set(unpaired.compactMap { $0["path"] as? String }) == [root.file("camera/C0004.MP4"), root.file("audio/ZOOM0002.WAV")])
+        let csv = try driftfix(["scan", root.path, "--pair-by", "sound", "--format", "csv"])
+        #expect(csv.stdout.split(separator: "\n").first?.hasSuffix(",residualMs,pairedBy,recordingStartSeconds,recordingEndSeconds,kind") == true)
+
+        // A night's repair by sound: the same clips cut, reported as the repair report.
+        let night = TemporaryFolder("driftfix-out")
+        let repaired = try driftfix(["repair", root.path, "--out", night.path, "--pair-by", "sound"])
+        #expect(repaired.status == 0, "\(repaired.stdout)\n\(repaired.stderr)")
+        #expect(repaired.stdout.contains("3 repaired"), "\(repaired.stdout)")
+        for c in 0..<3 { #expect(FileManager.default.fileExists(atPath: night.file("camera/C000\(c + 1).wav"))) }
     }
 }

@@ -1,0 +1,62 @@
+import DriftCore
+import DriftSchema
+import Foundation
+
+extension SoundPairing {
+    /// The pairing as the drift report every other command writes: one row per clip and recording that heard it
+    /// (`pairedBy: sound`, its `content` measurement and its span in the recording), clips no recording heard and
+    /// recordings that heard no clip as unpaired files, unreadable files as errors. With `repaired`, rows carry what
+    /// the night did: the chosen recording's clip `repaired` (or `failed`), the others `skipped` with the reason.
+    public static func scanReport(_ report: SoundPairingReport, roots: [String], repaired: Bool, generated: Date = Date()) -> ScanReport {
+        var pairs: [PairReport] = []
+        var unpaired: [UnpairedFile] = []
+        var errors: [ScanIssue] = []
+        for group in report.groups {
+            for m in group.matches {
+                var row = PairReport(recording: m.recording, reference: m.reference,
+                                     folder: (m.recording as NSString).deletingLastPathComponent, error: "")
+                row.error = nil
+                row.pairedBy = "sound"
+                row.recordingStartSeconds = m.recordingStartSeconds
+                row.recordingEndSeconds = m.recordingEndSeconds
+                row.measuredBy = .content
+                row.content = m.content
+                row.driftPPM = m.content?.driftPPM
+                row.referenceSeconds = m.content?.referenceSoundSeconds
+                row.operations = m.operations ?? []
+                row.output = m.output
+                row.outputFrames = m.outputFrames
+                var notes: [String] = []
+                switch m.status {
+                case .used:
+                    row.action = .resample
+                    row.method = .resample
+                    row.methodReason = "pair-by sound: the recording that heard most of the clip"
+                    if repaired { row.outcome = m.output == nil ? .failed : .repaired }
+                case .alternative:
+                    row.action = .skip
+                    notes.append("another recording heard more of the clip, or as much more surely")
+                    if repaired { row.outcome = .skipped }
+                case .uncertain:
+                    row.action = .skip
+                    notes.append("uncertain: listed, not used")
+                    if repaired { row.outcome = .skipped }
+                case .failed:
+                    row.action = .resample
+                    row.error = m.note
+                    if repaired { row.outcome = .failed }
+                }
+                if let note = m.note, m.status != .failed { notes.append(note) }
+                if m.coverage < 0.999 { row.warnings.append("the recording heard \(Int((m.coverage * 100).rounded())) % of the clip") }
+                if m.timecodeAgrees == false { row.warnings.append("timecode disagrees with the sound") }
+                row.contentNote = notes.isEmpty ? nil : notes.joined(separator: "; ")
+                pairs.append(row)
+            }
+            unpaired += group.unmatchedClips.map { UnpairedFile(path: $0, kind: .reference, reason: "no recording heard its sound") }
+            unpaired += group.unmatchedRecordings.map { UnpairedFile(path: $0, kind: .recording, reason: "heard none of the clips") }
+            errors += group.errors.map { ScanIssue(path: $0.path, error: $0.error) }
+        }
+        return ScanReport(generated: ISO8601DateFormatter().string(from: generated), roots: roots, pairs: pairs, unpaired: unpaired,
+                          errors: errors)
+    }
+}
