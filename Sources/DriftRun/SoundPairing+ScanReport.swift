@@ -26,7 +26,9 @@ extension SoundPairing {
                 row.operations = m.operations ?? []
                 row.output = m.output
                 row.outputFrames = m.outputFrames
-                var notes: [String] = []
+                // The table shows recordings; the note says which clip, and where.
+                var notes = ["clip \((m.reference as NSString).lastPathComponent) at \(Self.clock(m.recordingStartSeconds))"]
+                if let start = m.recordingStartSeconds, let end = m.recordingEndSeconds { row.recordingSeconds = end - start }
                 switch m.status {
                 case .used:
                     row.action = .resample
@@ -49,7 +51,7 @@ extension SoundPairing {
                 if let note = m.note, m.status != .failed { notes.append(note) }
                 if m.coverage < 0.999 { row.warnings.append("the recording heard \(Int((m.coverage * 100).rounded())) % of the clip") }
                 if m.timecodeAgrees == false { row.warnings.append("timecode disagrees with the sound") }
-                row.contentNote = notes.isEmpty ? nil : notes.joined(separator: "; ")
+                row.contentNote = notes.joined(separator: "; ")
                 pairs.append(row)
             }
             unpaired += group.unmatchedClips.map { UnpairedFile(path: $0, kind: .reference, reason: "no recording heard its sound") }
@@ -58,5 +60,13 @@ extension SoundPairing {
         }
         return ScanReport(generated: ISO8601DateFormatter().string(from: generated), roots: roots, pairs: pairs, unpaired: unpaired,
                           errors: errors)
+    }
+
+    /// h:mm:ss.mmm of recording time.
+    static func clock(_ seconds: Double?) -> String {
+        guard let seconds else { return "?" }
+        let millis = Int((abs(seconds) * 1000).rounded())
+        return String(format: "%@%d:%02d:%02d.%03d", seconds < 0 ? "-" : "", millis / 3_600_000, millis / 60_000 % 60,
+                      millis / 1000 % 60, millis % 1000)
     }
 }

@@ -108,7 +108,8 @@ extension ScanCommand {
         }
         fflush(nil)
         if let report { try writeReportFolder(result, to: report) }
-        if result.summary.errors > 0 { throw ExitCode(ExitStatus.failure) }
+        // An uncertain place is listed, not an error; a file that could not be read is.
+        if pairing.hasFailures { throw ExitCode(ExitStatus.failure) }
     }
 }
 
