@@ -56,6 +56,14 @@ extension NodeReader {
             case "ambiguous-references": rules.ambiguousReferences = try choice(value, key: full, as: AmbiguousReferences.self)
             case "self-pairs": rules.selfPairs = try bool(value, key: full)
             case "pair-by": rules.pairBy = try choice(value, key: full, as: PairBy.self)
+            case "sound-output":
+                let template = try string(value, key: full)
+                let ext = template.split(separator: ".").count > 1 ? String(template.split(separator: ".").last ?? "").lowercased() : ""
+                guard template.contains("{stem}"), !template.hasPrefix("/"), !template.split(separator: "/").contains(".."),
+                      ["wav", "flac", "w64", "rf64", "aif", "aiff", "caf"].contains(ext) else {
+                    throw error(value, key: full, "expected a path below the output root with {stem} and an audio extension, like {folder}/{stem}.wav")
+                }
+                rules.soundOutput = template
             case "device": rules.device = try deviceRules(value, key: full)
             case "patterns":
                 rules.patterns = []
@@ -64,7 +72,7 @@ extension NodeReader {
                 }
             default:
                 throw unknown(k, in: key, allowed: ["recordings", "references", "patterns", "ignore", "movie-header-fallback",
-                                                    "ambiguous-references", "self-pairs", "pair-by", "device"])
+                                                    "ambiguous-references", "self-pairs", "pair-by", "sound-output", "device"])
             }
         }
         return rules

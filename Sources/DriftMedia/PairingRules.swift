@@ -45,6 +45,9 @@ public enum PairBy: String, Sendable, Equatable, CaseIterable {
 public struct PairingRules: Sendable, Equatable {
     /// Names, sound, or both (`driftfix sync` and `scan --pair-by` read it).
     public var pairBy = PairBy.name
+    /// Where a clip's audio cut from a recording goes, below the output root: `{folder}` is the clip's folder below
+    /// its root, `{stem}` its name without extension, `{recording}` the recording's; the extension picks the format.
+    public var soundOutput = "{folder}/{stem}.wav"
     /// Extensions (lower case, no dot) of recordings.
     public var recordingExtensions = ["wav", "bwf", "rf64", "w64", "aif", "aiff", "caf", "flac", "ogg", "opus", "mp3",
                                       "m4a", "mka", "aac"]

@@ -118,7 +118,9 @@ public enum ClipSync {
                               engine: ResampleEngine = .default, limitMs: Double = 1) throws -> Repair {
         let operations = try ContentRepairPlan.clipOperations(
             for: placement.content, frames: placement.recordingFrames, sampleRate: placement.sampleRate, clipFrames: clipFrames).get()
-        var request = ProcessRequest(input: placement.recording, output: output, target: nil, quality: quality)
+        // The format follows the output's extension (a WAV recording may be cut into FLAC).
+        var request = ProcessRequest(input: placement.recording, output: output, target: nil, quality: quality,
+                                     outputType: FileType(extension: (output as NSString).pathExtension))
         request.engine = engine
         request.operations = operations
         let verified = Mutex<SyncVerification?>(nil)

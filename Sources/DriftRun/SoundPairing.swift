@@ -216,7 +216,8 @@ public struct SoundPairing: Sendable {
         -> SoundPairingReport.Match
     {
         var row = match
-        let target = Self.outputPath(clip: match.reference, root: root, output: output)
+        let target = Self.outputPath(clip: match.reference, recording: match.recording, root: root, output: output,
+                                     template: rules.soundOutput)
         do {
             guard let placement else { throw ContentRefusal("not measured") }
             let (clipFrames, clipRate) = try MediaRoute.frames(of: match.reference)
@@ -243,12 +244,18 @@ public struct SoundPairing: Sendable {
         return row
     }
 
-    /// `{output}/{the clip's folder below the root}/{clip stem}.wav`.
-    static func outputPath(clip: String, root: String, output: String) -> String {
+    /// The output for a clip: `template` (`scan.sound-output`) below `output`, its `{folder}` the clip's folder below
+    /// the root, `{stem}` the clip's name without extension, `{recording}` the recording's.
+    static func outputPath(clip: String, recording: String, root: String, output: String, template: String) -> String {
         let base = root.hasSuffix("/") ? root : root + "/"
         let relative = clip.hasPrefix(base) ? String(clip.dropFirst(base.count)) : (clip as NSString).lastPathComponent
-        let stem = ((relative as NSString).deletingPathExtension as NSString)
-        return (output as NSString).appendingPathComponent(stem as String) + ".wav"
+        let folder = (relative as NSString).deletingLastPathComponent
+        let name = template
+            .replacingOccurrences(of: "{folder}", with: folder)
+            .replacingOccurrences(of: "{stem}", with: ((clip as NSString).lastPathComponent as NSString).deletingPathExtension)
+            .replacingOccurrences(of: "{recording}", with: ((recording as NSString).lastPathComponent as NSString).deletingPathExtension)
+        let parts = name.split(separator: "/").filter { !$0.isEmpty && $0 != "." }
+        return (output as NSString).appendingPathComponent(parts.joined(separator: "/"))
     }
 
     /// `work` over `items` on `settings.threads` threads, results in order.

@@ -41,6 +41,17 @@ struct ConfigurationTests {
         #expect(throws: ConfigurationError.self) { try Configuration.parse("worker:\n  idle-cores: -1\n", path: "c.yaml") }
     }
 
+    @Test("scan.pair-by and scan.sound-output: name by default; a template below the output root with {stem} and an audio extension")
+    func pairBySound() throws {
+        #expect(Configuration().pairing.pairBy == .name && Configuration().pairing.soundOutput == "{folder}/{stem}.wav")
+        let rules = try Configuration.parse("scan:\n  pair-by: name-then-sound\n  sound-output: \"{stem}-{recording}.flac\"\n", path: "c.yaml").pairing
+        #expect(rules.pairBy == .nameThenSound && rules.soundOutput == "{stem}-{recording}.flac")
+        for bad in ["pair-by: names", "sound-output: \"{folder}/clip.wav\"", "sound-output: \"../{stem}.wav\"",
+                    "sound-output: \"/abs/{stem}.wav\"", "sound-output: \"{stem}.mov\""] {
+            #expect(throws: ConfigurationError.self, "\(bad)") { try Configuration.parse("scan:\n  \(bad)\n", path: "c.yaml") }
+        }
+    }
+
     @Test("method rules")
     func rules() throws {
         let yaml = """

@@ -150,10 +150,14 @@ struct SyncCommandTests {
         #expect(csv.stdout.split(separator: "\n").first?.hasSuffix(",residualMs,pairedBy,recordingStartSeconds,recordingEndSeconds,kind") == true)
 
         // A night's repair by sound: the same clips cut, reported as the repair report.
+        // Named by the configuration's template, in the format its extension says.
         let night = TemporaryFolder("driftfix-out")
-        let repaired = try driftfix(["repair", root.path, "--out", night.path, "--pair-by", "sound"])
+        try "scan:\n  pair-by: sound\n  sound-output: \"synced/{stem}-{recording}.flac\"\n".write(toFile: reports.file("c.yaml"), atomically: true, encoding: .utf8)
+        let repaired = try driftfix(["repair", root.path, "--out", night.path, "--config", reports.file("c.yaml")])
         #expect(repaired.status == 0, "\(repaired.stdout)\n\(repaired.stderr)")
         #expect(repaired.stdout.contains("3 repaired"), "\(repaired.stdout)")
-        for c in 0..<3 { #expect(FileManager.default.fileExists(atPath: night.file("camera/C000\(c + 1).wav"))) }
+        let written = try FileManager.default.contentsOfDirectory(atPath: night.file("synced")).filter { $0.hasSuffix(".flac") }.sorted()
+        #expect(written.count == 3 && written[0] == "C0001-ZOOM0001.flac" && written[2] == "C0003-ZOOM0001.flac", "\(written)")
+        for name in written { #expect(try AudioFileReader(path: night.file("synced/" + name)).format.container == .flac, "\(name)") }
     }
 }
