@@ -160,7 +160,6 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
         return text
     }
 
-    /// Whether the numbers can plan a repair.
     /// This measurement of a stretch of a longer recording, moved onto the whole recording's timeline: the stretch
     /// began `seconds` into it.
     public func shifted(bySeconds seconds: Double) -> ContentMeasurement {
@@ -174,6 +173,7 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
         return moved
     }
 
+    /// Whether the numbers can plan a repair.
     public var isMeasured: Bool { model != .unmeasurable && offsetMs != nil && driftPPM != nil }
 
     /// The lag the model predicts at recording time `t` (seconds), ms.

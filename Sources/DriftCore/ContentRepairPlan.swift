@@ -94,8 +94,10 @@ extension ContentRepairPlan {
         let rate = Double(sampleRate)
         let significant = abs(driftPPM) > max(measurement.driftPPMError ?? 0, 0.05)
         let speed = significant ? 1 / (1 + driftPPM * 1e-6) : 1
-        // Recording frames before the clip's first moment (negative: silence to put first).
-        let lead = -Int64((offsetMs / 1000 * rate / speed).rounded())
+        // Recording frames before the clip's first moment (negative: silence to put first). Always by the measured
+        // rate: a clip an hour into a recording is `offset × drift` away from where a drift within its own error would
+        // put it (28 ms at 8 ppm), far beyond the proof's 1 ms.
+        let lead = -Int64((offsetMs / 1000 * rate * (1 + driftPPM * 1e-6)).rounded())
         let trim = max(0, lead), pad = max(0, -lead)
         guard trim < frames else { return .failure(ContentRefusal("the recording ends before the clip starts")) }
         // Frames the clip needs before the rate is corrected; the recording frame where they run out.
@@ -106,7 +108,8 @@ extension ContentRepairPlan {
         for dropout in measurement.dropouts.sorted(by: { $0.atSeconds < $1.atSeconds }) {
             let at = Int64((dropout.atSeconds * rate).rounded())
             let missing = Int64((dropout.missingMs / 1000 * rate / speed).rounded())
-            guard missing > 0, at > trim, at < min(end, frames) else { continue }
+            // Inside the clip with its missing time re-inserted; a gap in its last frames is past its end.
+            guard missing > 0, at > trim, at < min(end - missing, frames) else { continue }
             inserts.append(.insert(atFrame: at, frames: missing))
             end -= missing
         }

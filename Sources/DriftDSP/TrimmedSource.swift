@@ -85,7 +85,9 @@ public final class SpanSource: AudioSource {
         self.upstream = upstream
         self.range = range
         channelCount = upstream.channelCount
-        frameCount = Int64(min(range.count, max(0, Int(upstream.frameCount - range.lowerBound))))
+        // The caller bounds the range by the frames it counted: a compressed stream's stated length may be an
+        // estimate, or 0 where its container states none (Matroska).
+        frameCount = Int64(range.count)
     }
 
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {

@@ -48,10 +48,12 @@ public enum ClipSync {
             return -offset / 1000 * (1 + drift * 1e-6)
         }
 
-        /// Recording time of the clip's last moment, seconds (past the recording's end: it stopped first).
+        /// Recording time of the clip's last moment, seconds (past the recording's end: it stopped first); sooner by
+        /// the time the recorder lost in dropouts.
         public var recordingEndSeconds: Double? {
             guard let start = recordingStartSeconds, let drift = content.driftPPM else { return nil }
-            return start + clipSeconds * (1 + drift * 1e-6)
+            let lost = content.dropouts.filter { $0.atSeconds > start }.reduce(0) { $0 + $1.missingMs / 1000 }
+            return start + (clipSeconds - lost) * (1 + drift * 1e-6)
         }
 
         public init(recording: String, clip: String, candidate: SoundCandidate, content: ContentMeasurement,
@@ -80,9 +82,12 @@ public enum ClipSync {
     /// Measures `clip` against the stretch of `recording` around `candidate`.
     ///
     /// - Throws: `AudioError` naming the file that cannot be read.
-    public static func measure(recording: String, clip: String, candidate: SoundCandidate, clipSeconds: Double) throws -> Placement {
+    /// - Parameter recordingLength: the recording's frames and rate where the caller counted them already (a compressed
+    ///   file is counted by decoding it whole).
+    public static func measure(recording: String, clip: String, candidate: SoundCandidate, clipSeconds: Double,
+                               recordingLength: (frames: Int64, sampleRate: Int)? = nil) throws -> Placement {
         let whole = try ContentProbe.input(recording)
-        let (frames, rate) = try MediaRoute.frames(of: recording)
+        let (frames, rate) = try recordingLength ?? MediaRoute.frames(of: recording)
         guard let clipSound = try ContentProbe.sound(of: clip) else {
             throw AudioError(path: clip, cause: .unsupported("the clip has no sound of its own (no audio stream) to find"))
         }

@@ -79,6 +79,6 @@ public enum SoundPairingText {
     }
 
     static func field(_ value: String) -> String {
-        value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : value
+        value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) ? "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : value
     }
 }

@@ -62,6 +62,18 @@ extension SoundPairing {
                           errors: errors)
     }
 
+    /// A report of the pairs names made and the one of what sound paired among the files names left: both pairs'
+    /// rows, the files neither paired, both runs' errors.
+    public static func merged(names: ScanReport, sound: ScanReport) -> ScanReport {
+        var report = names
+        report.pairs += sound.pairs
+        report.unpaired = sound.unpaired
+        let known = Set(names.errors.map(\.path))
+        report.errors += sound.errors.filter { !known.contains($0.path) }
+        report.refreshSummary()
+        return report
+    }
+
     /// h:mm:ss.mmm of recording time.
     static func clock(_ seconds: Double?) -> String {
         guard let seconds else { return "?" }

@@ -45,10 +45,12 @@ public struct SoundPairing: Sendable {
 
     /// Each root as one group.
     public func run(roots: [String]) -> SoundPairingReport {
-        SoundPairingReport(groups: roots.map(group))
+        var claimed: [String: String] = [:]
+        return SoundPairingReport(groups: roots.map { group($0, claimed: &claimed) })
     }
 
-    private func group(_ root: String) -> SoundPairingReport.Group {
+    /// - Parameter claimed: outputs already written in this run, by the clip they hold: two clips never share one.
+    private func group(_ root: String, claimed: inout [String: String]) -> SoundPairingReport.Group {
         var group = SoundPairingReport.Group(folder: root)
         let inventory = FolderScanner.scan(roots: [root], rules: rules)
         group.errors = inventory.issues.map { SoundPairingReport.FileError(path: $0.path, error: $0.error) }
@@ -87,13 +89,14 @@ public struct SoundPairing: Sendable {
         let matcher = SoundMatcher(recordings: recordingPrints.map(\.print))
         let recordingPaths = recordingPrints.map(\.path)
         let recordingTimecodes = recordingPrints.map { ($0.timecode, $0.print.seconds) }
+        let lengths = Lengths()
         let found = parallel(clipPrints) { clip -> [Measured] in
             // Where the timecodes put the clip in each recording that carries one (and reaches it).
             var hints: [Int: Double] = [:]
             if let clipTimecode = clip.timecode {
                 for (r, (timecode, seconds)) in recordingTimecodes.enumerated() {
                     guard let timecode else { continue }
-                    let start = clipTimecode - timecode
+                    let start = Self.timeOfDayDifference(clipTimecode, timecode)
                     if start > -clip.print.seconds, start < seconds { hints[r] = start }
                 }
             }
@@ -103,7 +106,7 @@ public struct SoundPairing: Sendable {
             }
             return candidates.filter(\.isClear).map { candidate in
                 var measured = measure(clip: clip.path, seconds: clip.print.seconds, recording: recordingPaths[candidate.recording],
-                                       candidate: candidate)
+                                       candidate: candidate, lengths: lengths)
                 if let predicted = hints[candidate.recording] ?? timecodeStart(clip.timecode, recordingTimecodes[candidate.recording].0) {
                     measured.match.timecodeStartSeconds = predicted
                     if let start = measured.match.recordingStartSeconds {
@@ -141,9 +144,25 @@ public struct SoundPairing: Sendable {
 
         // 4. Each chosen clip's audio, cut in sync.
         if let output = settings.output {
+            // Two clips named alike (C0001.MP4 in two folders under a template without {folder}, or in two roots)
+            // would write one file: the first keeps it, the others fail by name.
+            var unique: [(clip: Int, match: Int)] = []
+            for pick in chosen {
+                let row = group.matches[pick.match]
+                let target = Self.outputPath(clip: row.reference, recording: row.recording, root: root, output: output,
+                                             template: rules.soundOutput)
+                if let other = claimed[target] {
+                    group.matches[pick.match].status = .failed
+                    group.matches[pick.match].note = "\(target) is also \(other)'s output: scan.sound-output must tell them apart ({folder}, {recording})"
+                    logger.error("\(row.reference): \(target) is also \(other)'s output")
+                } else {
+                    claimed[target] = row.reference
+                    unique.append(pick)
+                }
+            }
             let rows = group.matches, places = placements
-            let written = parallel(chosen) { pick in repair(rows[pick.match], places[pick.match], root: root, output: output) }
-            for (k, pick) in chosen.enumerated() { group.matches[pick.match] = written[k] }
+            let written = parallel(unique) { pick in repair(rows[pick.match], places[pick.match], root: root, output: output) }
+            for (k, pick) in unique.enumerated() { group.matches[pick.match] = written[k] }
         }
         group.unmatchedClips.sort()
         return group
@@ -173,15 +192,29 @@ public struct SoundPairing: Sendable {
         return (result, timecode, false)
     }
 
+    /// Each recording's frames and rate, counted once however many clips it heard (a compressed file is counted by
+    /// decoding it whole).
+    private final class Lengths: Sendable {
+        private let counted = Mutex<[String: (frames: Int64, sampleRate: Int)]>([:])
+
+        func of(_ path: String) throws -> (frames: Int64, sampleRate: Int) {
+            if let known = counted.withLock({ $0[path] }) { return known }
+            let length = try MediaRoute.frames(of: path)
+            counted.withLock { $0[path] = length }
+            return length
+        }
+    }
+
     /// A report row and, where the measurement ran, what it found.
     private struct Measured: Sendable {
         var match: SoundPairingReport.Match
         var placement: ClipSync.Placement?
     }
 
-    private func measure(clip: String, seconds: Double, recording: String, candidate: SoundCandidate) -> Measured {
+    private func measure(clip: String, seconds: Double, recording: String, candidate: SoundCandidate, lengths: Lengths) -> Measured {
         do {
-            let placement = try ClipSync.measure(recording: recording, clip: clip, candidate: candidate, clipSeconds: seconds)
+            let placement = try ClipSync.measure(recording: recording, clip: clip, candidate: candidate, clipSeconds: seconds,
+                                                 recordingLength: try lengths.of(recording))
             let sure = placement.isConfirmed(minimumConfidence: settings.minimumConfidence)
             let coverage = Self.coverage(placement)
             let match = SoundPairingReport.Match(
@@ -202,7 +235,16 @@ public struct SoundPairing: Sendable {
     /// The clip's start in the recording by their timecodes, seconds.
     private func timecodeStart(_ clip: Double?, _ recording: Double?) -> Double? {
         guard let clip, let recording else { return nil }
-        return clip - recording
+        return Self.timeOfDayDifference(clip, recording)
+    }
+
+    /// `a − b` for two times of day, seconds, taken across midnight where that is nearer (a recording started at
+    /// 23:58 and a clip at 00:05 are 7 minutes apart, not 23 hours 53).
+    static func timeOfDayDifference(_ a: Double, _ b: Double) -> Double {
+        var difference = (a - b).truncatingRemainder(dividingBy: 86_400)
+        if difference > 43_200 { difference -= 86_400 }
+        if difference <= -43_200 { difference += 86_400 }
+        return difference
     }
 
     /// The share of the clip inside the recording, from the measured place.

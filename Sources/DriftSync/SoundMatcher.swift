@@ -149,7 +149,7 @@ public final class SoundMatcher: Sendable {
            let sharp = sharpLook(clip, in: recording, around: m * Self.pooling) {
             candidate.sharpClarity = sharp.clarity
             candidate.sharpAmbiguity = sharp.ambiguity
-            if sharp.clarity >= Self.minimumSharpClarity { start = sharp.seconds }
+            if sharp.clarity >= Self.minimumSharpClarity, sharp.ambiguity <= Self.maximumAmbiguity { start = sharp.seconds }
             candidate.startSeconds = start
         }
         return candidate

@@ -85,12 +85,15 @@ struct RepairCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = Logger(label: "driftfix.repair")
-        let configuration = try loadConfiguration(config)
+        var configuration = try loadConfiguration(config)
         let outRoot = Paths.absolute(out)
-        if let mode = pairBy ?? Optional(configuration.pairing.pairBy), mode != .name {
+        let mode = pairBy ?? configuration.pairing.pairBy
+        if mode == .sound {
             try repairBySound(mode, configuration: configuration, outRoot: outRoot)
             return
         }
+        // Names first; a camera file with its own audio is left to the sound (a clip to find, not a pair by itself).
+        if mode == .nameThenSound { configuration.pairing.selfPairs = false }
         var settings = RepairRun.Settings(
             roots: roots.map(Paths.absolute), outputRoot: outRoot, configuration: configuration, localWorkers: 0,
             journalPath: Paths.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot)))
@@ -121,7 +124,13 @@ struct RepairCommand: AsyncParsableCommand {
             throw failure(error.description)
         }
         _ = signals
-        let report = outcome.report
+        var report = outcome.report
+        var soundGood = true
+        if mode == .nameThenSound {
+            let sound = soundRepair(mode, configuration: configuration, outRoot: outRoot)
+            report = SoundPairing.merged(names: report, sound: sound)
+            soundGood = sound.isGoodRun
+        }
         print(ReportTable.render(report, relativeTo: settings.roots.count == 1 ? settings.roots[0] : nil))
         print(Self.outcomeLine(report))
         fflush(nil)  // the table first, then the notes on stderr
@@ -129,30 +138,37 @@ struct RepairCommand: AsyncParsableCommand {
         for failure in [outcome.storeFailure, outcome.workersFailure, outcome.journalFailure, outcome.metricsFailure].compactMap({ $0 }) {
             FileHandle.standardError.write(Data("driftfix: \(failure.escapedForTerminal)\n".utf8))
         }
-        if !outcome.succeeded { throw ExitCode(ExitStatus.failure) }
+        if !outcome.succeeded || !soundGood { throw ExitCode(ExitStatus.failure) }
     }
 
     /// `--pair-by sound`: each clip's audio cut out of the recording that heard it, on this machine.
     func repairBySound(_ mode: PairBy, configuration: Configuration, outRoot: String) throws {
+        let result = soundRepair(mode, configuration: configuration, outRoot: outRoot)
+        print(ReportTable.render(result, relativeTo: roots.count == 1 ? Paths.absolute(roots[0]) : nil))
+        print(Self.outcomeLine(result))
+        fflush(nil)
+        if let folder = report { try writeReportFolder(result, to: folder) }
+        if !result.isGoodRun { throw ExitCode(ExitStatus.failure) }
+    }
+
+    /// Each clip's audio cut out of the recording that heard it, as a repair report.
+    func soundRepair(_ mode: PairBy, configuration: Configuration, outRoot: String) -> ScanReport {
         var settings = SoundPairing.Settings()
         settings.mode = mode
         settings.output = outRoot
         settings.quality = quality ?? configuration.repair.quality
         settings.minimumConfidence = configuration.content.confidenceFloor
         settings.residualLimitMs = configuration.content.residualLimitMs
+        let logger = Logger(label: "driftfix.repair")
         do {
             settings.journal = try Journal(path: Paths.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot)))
         } catch {
-            throw failure(error)
+            // Prints are then made again next time; the night goes on.
+            logger.warning("\(error); prints are not kept")
         }
         let absoluteRoots = roots.map(Paths.absolute)
-        let pairing = SoundPairing(rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.repair")).run(roots: absoluteRoots)
-        let result = SoundPairing.scanReport(pairing, roots: absoluteRoots, repaired: true)
-        print(ReportTable.render(result, relativeTo: absoluteRoots.count == 1 ? absoluteRoots[0] : nil))
-        print(Self.outcomeLine(result))
-        fflush(nil)
-        if let folder = report { try writeReportFolder(result, to: folder) }
-        if !result.isGoodRun { throw ExitCode(ExitStatus.failure) }
+        let pairing = SoundPairing(rules: configuration.pairing, settings: settings, logger: logger).run(roots: absoluteRoots)
+        return SoundPairing.scanReport(pairing, roots: absoluteRoots, repaired: true)
     }
 
     static func outcomeLine(_ report: ScanReport) -> String {

@@ -52,12 +52,15 @@ struct ScanCommand: AsyncParsableCommand {
     var dispatch: DispatchOptions
 
     func run() async throws {
-        let configuration = try loadConfiguration(config)
+        var configuration = try loadConfiguration(config)
         let absoluteRoots = roots.map(Paths.absolute)
-        if let mode = pairBy ?? Optional(configuration.pairing.pairBy), mode != .name {
+        let mode = pairBy ?? configuration.pairing.pairBy
+        if mode == .sound {
             try listBySound(mode, configuration: configuration, roots: absoluteRoots)
             return
         }
+        // Names first; a camera file with its own audio is left to the sound (a clip to find, not a pair by itself).
+        if mode == .nameThenSound { configuration.pairing.selfPairs = false }
         var result = DriftScanner.scan(
             roots: absoluteRoots, rules: configuration.pairing, drift: configuration.drift, repair: configuration.repair)
         var unmeasured = 0
@@ -76,6 +79,12 @@ struct ScanCommand: AsyncParsableCommand {
             }
             _ = signals
         }
+        var soundFailures = false
+        if mode == .nameThenSound {
+            let pairing = soundPairing(mode, configuration: configuration, roots: absoluteRoots)
+            result = SoundPairing.merged(names: result, sound: SoundPairing.scanReport(pairing, roots: absoluteRoots, repaired: false))
+            soundFailures = pairing.hasFailures
+        }
         let chosen = format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json)
         switch chosen {
         case .table: print(ReportTable.render(result, relativeTo: absoluteRoots.count == 1 ? absoluteRoots[0] : nil))
@@ -86,7 +95,7 @@ struct ScanCommand: AsyncParsableCommand {
         }
         fflush(nil)  // the table or JSON first, then the note on stderr
         if let report { try writeReportFolder(result, to: report) }
-        if result.summary.errors > 0 || result.summary.refused > 0 || unmeasured > 0 { throw ExitCode(ExitStatus.failure) }
+        if result.summary.errors > 0 || result.summary.refused > 0 || unmeasured > 0 || soundFailures { throw ExitCode(ExitStatus.failure) }
     }
 }
 
@@ -94,10 +103,7 @@ extension ScanCommand {
     /// `--pair-by sound`: the clips each recording heard, as the drift report (a row per clip and recording that heard
     /// it, with its span in the recording and its `content`), nothing written.
     func listBySound(_ mode: PairBy, configuration: Configuration, roots: [String]) throws {
-        var settings = SoundPairing.Settings()
-        settings.mode = mode
-        settings.minimumConfidence = configuration.content.confidenceFloor
-        let pairing = SoundPairing(rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.scan")).run(roots: roots)
+        let pairing = soundPairing(mode, configuration: configuration, roots: roots)
         let result = SoundPairing.scanReport(pairing, roots: roots, repaired: false)
         switch format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json) {
         case .table: print(ReportTable.render(result, relativeTo: roots.count == 1 ? roots[0] : nil))
@@ -110,6 +116,16 @@ extension ScanCommand {
         if let report { try writeReportFolder(result, to: report) }
         // An uncertain place is listed, not an error; a file that could not be read is.
         if pairing.hasFailures { throw ExitCode(ExitStatus.failure) }
+    }
+}
+
+extension ScanCommand {
+    /// The clips found in the recordings by their sound, nothing written.
+    func soundPairing(_ mode: PairBy, configuration: Configuration, roots: [String]) -> SoundPairingReport {
+        var settings = SoundPairing.Settings()
+        settings.mode = mode
+        settings.minimumConfidence = configuration.content.confidenceFloor
+        return SoundPairing(rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.scan")).run(roots: roots)
     }
 }
 

@@ -150,6 +150,17 @@ struct SyncCommandTests {
         #expect(csv.stdout.split(separator: "\n").first?.hasSuffix(",residualMs,pairedBy,recordingStartSeconds,recordingEndSeconds,kind") == true)
 
         // A night's repair by sound: the same clips cut, reported as the repair report.
+        // Names first, then sound: a take with its sidecar keeps its name pair; the clips are still found by sound.
+        try TwoMicrophones(sampleRate: 16000, seconds: 10, seed: 77).write(.recording, to: root.file("audio/take01.wav"))
+        try "160100@16000\n".write(toFile: root.file("audio/take01.duration"), atomically: true, encoding: .utf8)
+        let both = try driftfix(["scan", root.path, "--pair-by", "name-then-sound", "--format", "json"])
+        let bothRows = try #require((try JSONSerialization.jsonObject(with: Data(both.stdout.utf8)) as? [String: Any])?["pairs"] as? [[String: Any]])
+        let named = bothRows.filter { $0["pairedBy"] is NSNull }
+        #expect(named.count == 1 && named.first?["recording"] as? String == root.file("audio/take01.wav"), "\(named)")
+        #expect(bothRows.filter { $0["pairedBy"] as? String == "sound" }.count == rows.count, "\(bothRows.count) rows")
+        unlink(root.file("audio/take01.wav"))
+        unlink(root.file("audio/take01.duration"))
+
         // Named by the configuration's template, in the format its extension says.
         let night = TemporaryFolder("driftfix-out")
         try "scan:\n  pair-by: sound\n  sound-output: \"synced/{stem}-{recording}.flac\"\n".write(toFile: reports.file("c.yaml"), atomically: true, encoding: .utf8)
