@@ -72,11 +72,12 @@ struct ShootFolder: ParsableCommand {
 struct SplitMix {
     private var state: UInt64
     init(seed: UInt64) { state = seed ^ 0x5851_F42D_4C95_7F2D }
-    mutating func uniform() -> Double {
+    mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+        return z ^ (z >> 31)
     }
+    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

@@ -27,14 +27,8 @@ struct SoundMatchSpeed: ParsableCommand {
                                (file as NSString).lastPathComponent, print.seconds, took, print.seconds / took, print.bytes.count))
         }
         guard clips > 0, recordings > 0 else { return }
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var random = SplitMix(seed: 1)
+        func next() -> UInt64 { random.next() }
         let seconds = hours * 3600 / Double(recordings)
         let frames = Int(seconds * Double(SoundPrint.frameRate))
         // Onset-like: mostly quiet, a sharp rise every few frames.

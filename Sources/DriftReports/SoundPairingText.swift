@@ -70,13 +70,7 @@ public enum SoundPairingText {
         return out.joined(separator: "\n")
     }
 
-    /// h:mm:ss.mmm (a minus sign before the recording's start).
-    static func clock(_ seconds: Double?) -> String {
-        guard let seconds else { return "?" }
-        let sign = seconds < 0 ? "-" : ""
-        let millis = Int((abs(seconds) * 1000).rounded())
-        return String(format: "%@%d:%02d:%02d.%03d", sign, millis / 3_600_000, millis / 60_000 % 60, millis / 1000 % 60, millis % 1000)
-    }
+    static func clock(_ seconds: Double?) -> String { SoundPairingReport.clock(seconds) }
 
     static func field(_ value: String) -> String {
         value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) ? "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : value

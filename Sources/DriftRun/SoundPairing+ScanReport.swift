@@ -27,7 +27,7 @@ extension SoundPairing {
                 row.output = m.output
                 row.outputFrames = m.outputFrames
                 // The table shows recordings; the note says which clip, and where.
-                var notes = ["clip \((m.reference as NSString).lastPathComponent) at \(Self.clock(m.recordingStartSeconds))"]
+                var notes = ["clip \((m.reference as NSString).lastPathComponent) at \(SoundPairingReport.clock(m.recordingStartSeconds))"]
                 if let start = m.recordingStartSeconds, let end = m.recordingEndSeconds { row.recordingSeconds = end - start }
                 switch m.status {
                 case .used:
@@ -72,13 +72,5 @@ extension SoundPairing {
         report.errors += sound.errors.filter { !known.contains($0.path) }
         report.refreshSummary()
         return report
-    }
-
-    /// h:mm:ss.mmm of recording time.
-    static func clock(_ seconds: Double?) -> String {
-        guard let seconds else { return "?" }
-        let millis = Int((abs(seconds) * 1000).rounded())
-        return String(format: "%@%d:%02d:%02d.%03d", seconds < 0 ? "-" : "", millis / 3_600_000, millis / 60_000 % 60,
-                      millis / 1000 % 60, millis % 1000)
     }
 }

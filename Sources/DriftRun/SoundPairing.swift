@@ -1,3 +1,4 @@
+import DriftConfig
 import DriftCore
 import DriftJournal
 import DriftMedia
@@ -31,6 +32,14 @@ public struct SoundPairing: Sendable {
         public var journal: Journal?
 
         public init() {}
+
+        /// What the configuration says: its content confidence floor and residual limit, its repair quality.
+        public init(configuration: Configuration, mode: PairBy) {
+            self.mode = mode
+            minimumConfidence = configuration.content.confidenceFloor
+            residualLimitMs = configuration.content.residualLimitMs
+            quality = configuration.repair.quality
+        }
     }
 
     public let rules: PairingRules

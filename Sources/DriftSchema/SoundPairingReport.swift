@@ -92,6 +92,14 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
         }
     }
 
+    /// A recording time as h:mm:ss.mmm (a minus sign before the recording's start; `?` when unknown).
+    public static func clock(_ seconds: Double?) -> String {
+        guard let seconds else { return "?" }
+        let millis = Int((abs(seconds) * 1000).rounded())
+        return String(format: "%@%d:%02d:%02d.%03d", seconds < 0 ? "-" : "", millis / 3_600_000, millis / 60_000 % 60,
+                      millis / 1000 % 60, millis % 1000)
+    }
+
     /// Whether anything failed or could not be read.
     public var hasFailures: Bool {
         groups.contains { !$0.errors.isEmpty || $0.matches.contains { $0.status == .failed } }

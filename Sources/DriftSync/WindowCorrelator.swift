@@ -99,9 +99,7 @@ final class WindowCorrelator {
         }
         var position = Double(best)
         if best > 0 && best < count - 1 {
-            let (a, b, c) = (Double(r[best - 1]), Double(r[best]), Double(r[best + 1]))
-            let denominator = a - 2 * b + c
-            if denominator < 0 { position += max(-0.5, min(0.5, 0.5 * (a - c) / denominator)) }
+            position += parabolicOffset(Double(r[best - 1]), Double(r[best]), Double(r[best + 1]))
         }
         guard counted > 1 else { return Peak(position: position, clarity: 0, ambiguity: 1) }
         let mean = sum / Double(counted)
@@ -111,4 +109,11 @@ final class WindowCorrelator {
         let ambiguity = height > mean ? max(0, (Double(second) - mean) / (height - mean)) : 1
         return Peak(position: position, clarity: clarity, ambiguity: ambiguity)
     }
+}
+
+/// Where the parabola through three neighbouring values peaks, relative to the middle one (within ±½; 0 where they
+/// do not bend down).
+func parabolicOffset(_ before: Double, _ at: Double, _ after: Double) -> Double {
+    let denominator = before - 2 * at + after
+    return denominator < 0 ? max(-0.5, min(0.5, 0.5 * (before - after) / denominator)) : 0
 }

@@ -153,12 +153,9 @@ struct RepairCommand: AsyncParsableCommand {
 
     /// Each clip's audio cut out of the recording that heard it, as a repair report.
     func soundRepair(_ mode: PairBy, configuration: Configuration, outRoot: String) -> ScanReport {
-        var settings = SoundPairing.Settings()
-        settings.mode = mode
+        var settings = SoundPairing.Settings(configuration: configuration, mode: mode)
         settings.output = outRoot
-        settings.quality = quality ?? configuration.repair.quality
-        settings.minimumConfidence = configuration.content.confidenceFloor
-        settings.residualLimitMs = configuration.content.residualLimitMs
+        if let quality { settings.quality = quality }
         let logger = Logger(label: "driftfix.repair")
         do {
             settings.journal = try Journal(path: Paths.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot)))

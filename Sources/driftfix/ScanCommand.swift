@@ -122,9 +122,7 @@ extension ScanCommand {
 extension ScanCommand {
     /// The clips found in the recordings by their sound, nothing written.
     func soundPairing(_ mode: PairBy, configuration: Configuration, roots: [String]) -> SoundPairingReport {
-        var settings = SoundPairing.Settings()
-        settings.mode = mode
-        settings.minimumConfidence = configuration.content.confidenceFloor
+        let settings = SoundPairing.Settings(configuration: configuration, mode: mode)
         return SoundPairing(rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.scan")).run(roots: roots)
     }
 }

@@ -41,7 +41,8 @@ struct SyncCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also write report.json, report.csv and report.html (a timeline per recording) into this folder.",
                                valueName: "dir")) var report: String?
     @Option(help: "Files printed and clips measured at once (default: every core).") var threads: Int?
-    @Option(help: "libsamplerate quality for the rate correction: fast, medium or best.") var quality: ResampleQuality = .default
+    @Option(help: "Resampler quality for the rate correction: fast, medium or best (default: the config's repair.quality, else medium).")
+    var quality: ResampleQuality?
     @Option(help: ArgumentHelp("Keep each file's print here, by file fingerprint, so the next run prints only new or changed files (default: the configuration's journal.path, else with --out OUT/.driftfix/journal.sqlite; without either, nothing is kept).", valueName: "file"))
     var journal: String?
 
@@ -52,12 +53,10 @@ struct SyncCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try loadConfiguration(config)
-        var settings = SoundPairing.Settings()
-        settings.mode = pairBy ?? (configuration.pairing.pairBy == .nameThenSound ? .nameThenSound : .sound)
+        var settings = SoundPairing.Settings(
+            configuration: configuration, mode: pairBy ?? (configuration.pairing.pairBy == .nameThenSound ? .nameThenSound : .sound))
         settings.output = out.map(Paths.absolute)
-        settings.quality = quality
-        settings.minimumConfidence = configuration.content.confidenceFloor
-        settings.residualLimitMs = configuration.content.residualLimitMs
+        if let quality { settings.quality = quality }
         if let threads { settings.threads = threads }
         if let path = journal.map(Paths.absolute) ?? configuration.journal.path ?? settings.output.map({ Journal.defaultPath(outputRoot: $0) }) {
             do {
