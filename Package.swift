@@ -67,21 +67,21 @@ let package = Package(
         // Drift reports: table, JSON, CSV, self-contained HTML.
         .target(name: "DriftReports", dependencies: ["DriftSchema", "DriftCore", "CZlib"]),
         // Wire messages and their codec: pure, testable without sockets.
-        .target(name: "DriftWire", dependencies: ["DriftCore"]),
+        .target(name: "DriftWire", dependencies: ["DriftCore", "DriftSchema", "DriftSync"]),
         // ZeroMQ context, sockets and polling, CURVE keys and the ZAP handler (the only importer of CZMQ).
         .target(name: "DriftTransport", dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "CZMQ", "DriftCore", .product(name: "Logging", package: "swift-log")]),
         // Job store, leases, heartbeats, retries, dispatch; the coordinator's socket loop; local worker processes.
         .target(name: "DriftCoordinator", dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftPlanning", "DriftSchema", "DriftSupport", "DriftCore", "DriftWire", "DriftTransport",
                                                          .product(name: "Logging", package: "swift-log")]),
         // The worker loop and its job runner.
-        .target(name: "DriftWorker", dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "DriftCore", "DriftAudio", "DriftWire", "DriftTransport", "DriftPipeline", "CLinux",
+        .target(name: "DriftWorker", dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "DriftCore", "DriftAudio", "DriftWire", "DriftTransport", "DriftPipeline", "DriftSchema", "DriftSync", "CLinux",
                                                     .product(name: "Logging", package: "swift-log")]),
         // The durable run journal (SQLite through GRDB): job states written ahead, resume, incremental runs, drift
         // history, metrics.
         .target(name: "DriftJournal", dependencies: ["DriftPlanning", "DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftCoordinator", "DriftAudio", "DriftAV",
                                                      .product(name: "GRDB", package: "GRDB.swift")]),
         // One file's repair (read, convert, write, verify, rename): used by `process` and by workers.
-        .target(name: "DriftPipeline", dependencies: ["DriftSupport", "DriftCore", "DriftAudio", "DriftDSP", "DriftAV", "DriftSync"]),
+        .target(name: "DriftPipeline", dependencies: ["DriftSupport", "DriftCore", "DriftAudio", "DriftDSP", "DriftAV", "DriftSchema", "DriftSync"]),
         // The composition root: one repair run (journal, plan, coordinator services, outcome, history, metrics) and
         // one worker, from settings to outcome; the command line and the benchmark both run through it.
         // Live metrics of a running coordinator or worker: Prometheus series fed by their events, and the HTTP
@@ -145,7 +145,7 @@ let package = Package(
         .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "DriftCore"]),
         .testTarget(name: "DriftMediaTests", dependencies: ["DriftMedia", "DriftAV", "DriftAudio", "DriftCore", "TestSupport"]),
         .testTarget(name: "DriftReportsTests", dependencies: ["DriftSchema", "DriftReports", "DriftCore"]),
-        .testTarget(name: "DriftWireTests", dependencies: ["DriftWire", "DriftCore"]),
+        .testTarget(name: "DriftWireTests", dependencies: ["DriftWire", "DriftCore", "DriftSchema", "DriftSync"]),
         .testTarget(name: "DriftCoordinatorTests", dependencies: ["DriftTransport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"), "DriftCoordinator", "DriftWire", "DriftCore"]),
         .testTarget(name: "DriftTransportTests", dependencies: ["DriftTransport", "TestSupport",
                                                                .product(name: "Logging", package: "swift-log")]),

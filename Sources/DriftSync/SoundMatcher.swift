@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// A place where a reference's sound was heard in a recording, found from their prints alone.
-public struct SoundCandidate: Sendable, Equatable {
+public struct SoundCandidate: Codable, Sendable, Equatable {
     /// The recording's index among the matcher's recordings.
     public var recording: Int
     /// Recording time of the reference's first moment, seconds, to 10 ms (negative: the recording started after the
@@ -18,6 +18,17 @@ public struct SoundCandidate: Sendable, Equatable {
     /// ±`SoundMatcher.sharpReach` of it (nil where not looked at).
     public var sharpClarity: Double?
     public var sharpAmbiguity: Double?
+
+    public init(recording: Int, startSeconds: Double, clarity: Double, ambiguity: Double, coverage: Double,
+                sharpClarity: Double? = nil, sharpAmbiguity: Double? = nil) {
+        self.recording = recording
+        self.startSeconds = startSeconds
+        self.clarity = clarity
+        self.ambiguity = ambiguity
+        self.coverage = coverage
+        self.sharpClarity = sharpClarity
+        self.sharpAmbiguity = sharpAmbiguity
+    }
 
     /// Clear enough to be measured as a match (the measurement then decides): on the pooled prints over the whole
     /// recording, or, for a short clip, on the full-rate prints around the place.

@@ -18,10 +18,12 @@ public enum WireError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Encodes messages as one JSON object per frame: `{"v":2,"type":"job","body":{...}}`. JSON keeps the protocol
-/// readable on the wire and in logs; messages are small (a job is ~300 bytes).
+/// readable on the wire and in logs; most messages are small (a job is ~300 bytes), a sound print's result is its
+/// print (100 bytes a second of sound, base64: 480 KB for a recorded hour).
 public enum WireCodec {
-    /// Frames larger than this are refused before parsing (the transport also caps them).
-    public static let maxMessageBytes = 64 * 1024
+    /// Frames larger than this are refused before parsing (the transport also caps them, so a peer cannot make
+    /// either side hold more): room for the print of a 30-hour recording.
+    public static let maxMessageBytes = 16 * 1024 * 1024
 
     private struct Header: Decodable {
         let v: Int

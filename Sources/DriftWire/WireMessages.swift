@@ -1,10 +1,15 @@
 import DriftCore
+import DriftSchema
+import DriftSync
+import Foundation
 
 /// The protocol version carried by every envelope. A peer speaking another version is logged and ignored.
 /// 2: jobs carry `run` (a random run key) and `inputRoots`; results echo `run`. A version-1 peer is refused by name.
 /// 3: jobs may carry `content` (measure by the sound, and repair by what was measured); results carry the
 /// measurement and the decision.
-public let wireProtocolVersion = 3
+/// 4: jobs may carry `sound` (pairing by sound: a file's print, or one clip's task); results carry the print or the
+/// clip's rows.
+public let wireProtocolVersion = 4
 
 /// A worker introducing itself: how many jobs it runs at once (its credit) and what it is.
 public struct WorkerHello: Codable, Sendable, Equatable {
@@ -49,6 +54,31 @@ public struct ContentJob: Codable, Sendable, Equatable {
         self.headerDriftPPM = headerDriftPPM
         self.recordingSeconds = recordingSeconds
         self.referenceSeconds = referenceSeconds
+    }
+}
+
+/// A job of pairing by sound, run where the files are: the print of the job's input, or one clip's task (its places
+/// measured, the recording chosen, the clip's audio cut to the place's output below the job's output root).
+public struct SoundJob: Codable, Sendable, Equatable {
+    /// nil: print the job's input.
+    public var clip: ClipTask?
+
+    public init(clip: ClipTask? = nil) { self.clip = clip }
+}
+
+/// What a sound job made.
+public struct SoundResult: Codable, Sendable, Equatable {
+    /// The input's print in its stored form (`SoundPrint.bytes`, 100 bytes a second); nil: it has no sound.
+    public var print: Data?
+    /// The input's start timecode, seconds since midnight.
+    public var timecode: Double?
+    /// A clip task's rows, one per place.
+    public var matches: [SoundPairingReport.Match]?
+
+    public init(print: Data? = nil, timecode: Double? = nil, matches: [SoundPairingReport.Match]? = nil) {
+        self.print = print
+        self.timecode = timecode
+        self.matches = matches
     }
 }
 
@@ -110,6 +140,8 @@ public struct JobSpec: Codable, Sendable, Equatable {
     public var run: Int64?
     /// Measure by the sound (and repair by what was measured); nil: a header repair to `targetFrames`.
     public var content: ContentJob?
+    /// Pairing by sound (a print or a clip's task); `input` is the file printed, or the clip.
+    public var sound: SoundJob?
 
     public init(id: Int, attempt: Int, input: String, output: String, outputRoot: String, targetFrames: Int64,
                 method: RepairMethod, methodReason: String, quality: ResampleQuality, noop: Bool = false) {
@@ -145,6 +177,8 @@ public struct JobResult: Codable, Sendable, Equatable {
     public var run: Int64?
     /// A content job's decision and measurement (also on a failed sync verification, with its residual curve).
     public var content: ContentResult?
+    /// A sound job's print or rows.
+    public var sound: SoundResult?
 
     public init(id: Int, attempt: Int, worker: String, succeeded: Bool, outputFrames: Int64? = nil, checksum: String? = nil,
                 seconds: Double, error: String? = nil, retryable: Bool = false) {

@@ -40,6 +40,9 @@ public enum JobRunner {
         if let content = job.content {
             return ContentJobRunner.run(job, content: content, worker: worker, failure: failure, seconds: seconds)
         }
+        if let sound = job.sound {
+            return SoundJobRunner.run(job, sound: sound, worker: worker, failure: failure, seconds: seconds)
+        }
         if case .failure(let reason) = Confinement.checkRoots(inputs: job.inputRoots ?? [], output: job.outputRoot) {
             return failure("\(job.output): refused: \(reason)", retryable: false)
         }

@@ -72,7 +72,7 @@ struct PinnedPaths {
     }
 
     /// Opens (creating as needed) the folder of `output` beneath `outputRoot`.
-    private static func folder(of output: String, beneath outputRoot: String) -> Result<Int32, Failure> {
+    static func folder(of output: String, beneath outputRoot: String) -> Result<Int32, Failure> {
         guard let realRoot = Confinement.realPath(outputRoot) else {
             return .failure(.output("output root \(outputRoot) does not exist", retryable: true))
         }

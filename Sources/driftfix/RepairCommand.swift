@@ -89,7 +89,7 @@ struct RepairCommand: AsyncParsableCommand {
         let outRoot = Paths.absolute(out)
         let mode = pairBy ?? configuration.pairing.pairBy
         if mode == .sound {
-            try repairBySound(mode, configuration: configuration, outRoot: outRoot)
+            try await repairBySound(mode, configuration: configuration, outRoot: outRoot)
             return
         }
         // Names first; a camera file with its own audio is left to the sound (a clip to find, not a pair by itself).
@@ -127,7 +127,7 @@ struct RepairCommand: AsyncParsableCommand {
         var report = outcome.report
         var soundGood = true
         if mode == .nameThenSound {
-            let sound = soundRepair(mode, configuration: configuration, outRoot: outRoot)
+            let sound = try await soundRepair(mode, configuration: configuration, outRoot: outRoot)
             report = SoundPairing.merged(names: report, sound: sound)
             soundGood = sound.isGoodRun
         }
@@ -141,9 +141,9 @@ struct RepairCommand: AsyncParsableCommand {
         if !outcome.succeeded || !soundGood { throw ExitCode(ExitStatus.failure) }
     }
 
-    /// `--pair-by sound`: each clip's audio cut out of the recording that heard it, on this machine.
-    func repairBySound(_ mode: PairBy, configuration: Configuration, outRoot: String) throws {
-        let result = soundRepair(mode, configuration: configuration, outRoot: outRoot)
+    /// `--pair-by sound`: each clip's audio cut out of the recording that heard it, on the workers.
+    func repairBySound(_ mode: PairBy, configuration: Configuration, outRoot: String) async throws {
+        let result = try await soundRepair(mode, configuration: configuration, outRoot: outRoot)
         print(ReportTable.render(result, relativeTo: roots.count == 1 ? Paths.absolute(roots[0]) : nil))
         print(Self.outcomeLine(result))
         fflush(nil)
@@ -151,8 +151,9 @@ struct RepairCommand: AsyncParsableCommand {
         if !result.isGoodRun { throw ExitCode(ExitStatus.failure) }
     }
 
-    /// Each clip's audio cut out of the recording that heard it, as a repair report.
-    func soundRepair(_ mode: PairBy, configuration: Configuration, outRoot: String) -> ScanReport {
+    /// Each clip's audio cut out of the recording that heard it, as a repair report: prints, measurements and cuts on
+    /// the workers (local processes, remote workers or a Slurm array, as for a repair by name), the matching here.
+    func soundRepair(_ mode: PairBy, configuration: Configuration, outRoot: String) async throws -> ScanReport {
         var settings = SoundPairing.Settings(configuration: configuration, mode: mode)
         settings.output = outRoot
         if let quality { settings.quality = quality }
@@ -164,7 +165,18 @@ struct RepairCommand: AsyncParsableCommand {
             logger.warning("\(error); prints are not kept")
         }
         let absoluteRoots = roots.map(Paths.absolute)
-        let pairing = SoundPairing(rules: configuration.pairing, settings: settings, logger: logger).run(roots: absoluteRoots)
+        try FileManager.default.createDirectory(atPath: outRoot, withIntermediateDirectories: true)
+        let dispatchSettings = try dispatch.settings(configuration: configuration, configPath: config)
+        let work = DispatchedSoundWork(dispatch: dispatchSettings, roots: absoluteRoots, outputRoot: outRoot, logger: logger)
+        do {
+            try work.start()
+        } catch {
+            if error.isUsage { throw ValidationError(error.description) }
+            throw failure(error.description)
+        }
+        let pairing = await SoundPairing(rules: configuration.pairing, settings: settings, work: work, logger: logger)
+            .run(roots: absoluteRoots)
+        await work.finish()
         return SoundPairing.scanReport(pairing, roots: absoluteRoots, repaired: true)
     }
 

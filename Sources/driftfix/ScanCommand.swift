@@ -56,7 +56,7 @@ struct ScanCommand: AsyncParsableCommand {
         let absoluteRoots = roots.map(Paths.absolute)
         let mode = pairBy ?? configuration.pairing.pairBy
         if mode == .sound {
-            try listBySound(mode, configuration: configuration, roots: absoluteRoots)
+            try await listBySound(mode, configuration: configuration, roots: absoluteRoots)
             return
         }
         // Names first; a camera file with its own audio is left to the sound (a clip to find, not a pair by itself).
@@ -81,7 +81,7 @@ struct ScanCommand: AsyncParsableCommand {
         }
         var soundFailures = false
         if mode == .nameThenSound {
-            let pairing = soundPairing(mode, configuration: configuration, roots: absoluteRoots)
+            let pairing = await soundPairing(mode, configuration: configuration, roots: absoluteRoots)
             result = SoundPairing.merged(names: result, sound: SoundPairing.scanReport(pairing, roots: absoluteRoots, repaired: false))
             soundFailures = pairing.hasFailures
         }
@@ -102,8 +102,8 @@ struct ScanCommand: AsyncParsableCommand {
 extension ScanCommand {
     /// `--pair-by sound`: the clips each recording heard, as the drift report (a row per clip and recording that heard
     /// it, with its span in the recording and its `content`), nothing written.
-    func listBySound(_ mode: PairBy, configuration: Configuration, roots: [String]) throws {
-        let pairing = soundPairing(mode, configuration: configuration, roots: roots)
+    func listBySound(_ mode: PairBy, configuration: Configuration, roots: [String]) async throws {
+        let pairing = await soundPairing(mode, configuration: configuration, roots: roots)
         let result = SoundPairing.scanReport(pairing, roots: roots, repaired: false)
         switch format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json) {
         case .table: print(ReportTable.render(result, relativeTo: roots.count == 1 ? roots[0] : nil))
@@ -121,9 +121,9 @@ extension ScanCommand {
 
 extension ScanCommand {
     /// The clips found in the recordings by their sound, nothing written.
-    func soundPairing(_ mode: PairBy, configuration: Configuration, roots: [String]) -> SoundPairingReport {
+    func soundPairing(_ mode: PairBy, configuration: Configuration, roots: [String]) async -> SoundPairingReport {
         let settings = SoundPairing.Settings(configuration: configuration, mode: mode)
-        return SoundPairing(rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.scan")).run(roots: roots)
+        return await SoundPairing(rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.scan")).run(roots: roots)
     }
 }
 

@@ -8,7 +8,7 @@ import Foundation
 import Logging
 
 /// `driftfix sync`: camera clips paired with recorders by their sound, and each clip's audio cut out in sync.
-struct SyncCommand: ParsableCommand {
+struct SyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Pair clips with recordings by their sound (no names needed) and cut each clip's audio out in sync.",
@@ -51,7 +51,7 @@ struct SyncCommand: ParsableCommand {
         if pairBy == .name { throw ValidationError("--pair-by name pairs nothing by sound: use driftfix scan or repair") }
     }
 
-    func run() throws {
+    func run() async throws {
         let configuration = try loadConfiguration(config)
         var settings = SoundPairing.Settings(
             configuration: configuration, mode: pairBy ?? (configuration.pairing.pairBy == .nameThenSound ? .nameThenSound : .sound))
@@ -65,7 +65,7 @@ struct SyncCommand: ParsableCommand {
                 throw failure(error)
             }
         }
-        let result = SoundPairing(rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.sync"))
+        let result = await SoundPairing(rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.sync"))
             .run(roots: roots.map(Paths.absolute))
         switch format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json) {
         case .table: print(SoundPairingText.table(result))

@@ -120,7 +120,7 @@ struct RepairRunTests {
         try rogue.connect(endpoint)
         let payloads: [[[UInt8]]] = [
             [Array("garbage".utf8)],
-            [[UInt8](repeating: 0x41, count: 200_000)],  // over the 64 KiB limit: libzmq drops the connection
+            [[UInt8](repeating: 0x41, count: WireCodec.maxMessageBytes + 1)],  // over the limit: libzmq drops the connection
             [Array(#"{"v":99,"type":"hello"}"#.utf8)],
             [Array(#"{"v":2,"type":"launch"}"#.utf8)],
             [Array("a".utf8), Array("b".utf8), Array("c".utf8)],

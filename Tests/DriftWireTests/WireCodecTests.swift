@@ -1,4 +1,6 @@
 import DriftCore
+import DriftSchema
+import DriftSync
 import Foundation
 import Testing
 
@@ -13,8 +15,44 @@ struct WireCodecTests {
         .heartbeat(running: [1, 2, 3]), .job(job),
         .result(JobResult(id: 7, attempt: 2, worker: "w1", succeeded: true, outputFrames: 2_880_000, checksum: "abc", seconds: 1.5)),
         .result(JobResult(id: 8, attempt: 1, worker: "w1", succeeded: false, seconds: 0.1, error: "x: disk full", retryable: true)),
-        .shutdown, .goodbye,
+        .shutdown, .goodbye, .job(soundJob), .result(soundResult),
     ]
+
+    /// A clip's task and its rows: every field survives the trip (the candidate, the outputs, the measurement).
+    static var soundJob: JobSpec {
+        var place = ClipTask.Place(recording: "/m/ZOOM0001.WAV", candidate: SoundCandidate(
+            recording: 3, startSeconds: 812.37, clarity: 11.5, ambiguity: 0.31, coverage: 0.98, sharpClarity: 24, sharpAmbiguity: nil))
+        place.timecodeStartSeconds = 812.4
+        place.recordingFrames = 172_800_000
+        place.sampleRate = 48000
+        place.output = "/o/camera/C0001.wav"
+        var second = place
+        second.recording = "/m/LAV.WAV"
+        second.output = nil
+        second.outputConflict = "/o/x.wav is also /m/y.MP4's output"
+        var job = JobSpec(id: 9, attempt: 1, input: "/m/camera/C0001.MP4", output: "/o/camera/C0001.wav", outputRoot: "/o",
+                          targetFrames: 0, method: .resample, methodReason: "clip sync", quality: .best)
+        job.inputRoots = ["/m"]
+        job.sound = SoundJob(clip: ClipTask(clip: "/m/camera/C0001.MP4", clipSeconds: 61.25, places: [place, second],
+                                            minimumConfidence: 0.5, residualLimitMs: 1, quality: .best, engine: .soxr))
+        return job
+    }
+
+    static var soundResult: JobResult {
+        var result = JobResult(id: 9, attempt: 1, worker: "w1", succeeded: true, seconds: 2)
+        var match = SoundPairingReport.Match(
+            reference: "/m/camera/C0001.MP4", recording: "/m/ZOOM0001.WAV", recordingStartSeconds: 812.371_04,
+            recordingEndSeconds: 873.6, coverage: 1, clarity: 11.5,
+            content: ContentMeasurement(offsetMs: -812_371.04, driftPPM: -131.2, driftPPMError: 0.4, model: .clock,
+                                        confidence: 0.93, reason: nil),
+            status: .used, note: nil)
+        match.output = "/o/camera/C0001.wav"
+        match.outputFrames = 2_940_000
+        match.operations = ["trim-start 38993808", "resample 2940000"]
+        result.sound = SoundResult(print: Data([0x44, 0x46, 0x53, 0x50, 1, 0, 0, 0, 0, 0, 0, 0, 0, 7, 200]), timecode: 36_017.3,
+                                   matches: [match])
+        return result
+    }
 
     @Test("every message round-trips", arguments: messages)
     func roundTrip(message: WireMessage) throws {
@@ -24,16 +62,17 @@ struct WireCodecTests {
     @Test("the envelope is versioned JSON")
     func envelope() throws {
         let text = String(decoding: WireCodec.encode(.shutdown), as: UTF8.self)
-        #expect(text == #"{"type":"shutdown","v":3}"#)
+        #expect(text == #"{"type":"shutdown","v":4}"#)
     }
 
     @Test("garbage, wrong versions, unknown types and bad fields are refused with a reason", arguments: [
         (Array("not json".utf8), "malformed"),
-        (Array(#"{"v":1,"type":"hello"}"#.utf8), "protocol version 1, expected 3"),
-        (Array(#"{"v":3,"type":"launch-missiles"}"#.utf8), "unknown message type"),
-        (Array(#"{"v":3,"type":"job","body":{"id":"seven"}}"#.utf8), "malformed"),
-        (Array(#"{"v":3,"type":"hello","body":{"worker":"w","capacity":0,"software":"x","host":"h","pid":1}}"#.utf8), "malformed"),
-        ([UInt8](repeating: 0x20, count: 70_000), "exceeds the limit"),
+        (Array(#"{"v":1,"type":"hello"}"#.utf8), "protocol version 1, expected 4"),
+        (Array(#"{"v":3,"type":"hello"}"#.utf8), "protocol version 3, expected 4"),
+        (Array(#"{"v":4,"type":"launch-missiles"}"#.utf8), "unknown message type"),
+        (Array(#"{"v":4,"type":"job","body":{"id":"seven"}}"#.utf8), "malformed"),
+        (Array(#"{"v":4,"type":"hello","body":{"worker":"w","capacity":0,"software":"x","host":"h","pid":1}}"#.utf8), "malformed"),
+        ([UInt8](repeating: 0x20, count: WireCodec.maxMessageBytes + 1), "exceeds the limit"),
         ([], "malformed"),
     ])
     func refusals(bytes: [UInt8], reason: String) {

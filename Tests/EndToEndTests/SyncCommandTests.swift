@@ -171,4 +171,66 @@ struct SyncCommandTests {
         #expect(written.count == 3 && written[0] == "C0001-ZOOM0001.flac" && written[2] == "C0003-ZOOM0001.flac", "\(written)")
         for name in written { #expect(try AudioFileReader(path: night.file("synced/" + name)).format.container == .flac, "\(name)") }
     }
+
+    @Test("repair --pair-by sound on a worker started elsewhere: prints and cuts run in the worker process, over one run the worker stays in for both rounds; a worker that may not read the files refuses every job by name")
+    func onWorkers() throws {
+        let shoot = Shoot(sound: .speech, seed: 47, sampleRate: 16000,
+                          recorders: [Shoot.Recorder(start: -5, seconds: 180, driftPPM: 95)],
+                          clips: [Shoot.Clip(start: 15, seconds: 40), Shoot.Clip(start: 100, seconds: 45)])
+        let root = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: root.file("audio"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root.file("camera"), withIntermediateDirectories: true)
+        try shoot.writeRecorder(0, to: root.file("audio/REC0001.WAV"))
+        for c in shoot.clips.indices { try writeClip(shoot, c, to: root.file("camera/A00\(c + 1).MP4")) }
+
+        func night(workerArguments: [String]) throws -> (coordinator: CommandResult, worker: CommandResult, out: TemporaryFolder) {
+            let out = TemporaryFolder("driftfix-out")
+            let endpoint = "ipc:///tmp/driftfix-sync-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+            // No local workers: every print, measurement and cut is the remote worker's.
+            let coordinator = try Background(["repair", root.path, "--out", out.path, "--pair-by", "sound", "--bind", endpoint,
+                                              "--workers", "0", "--heartbeat", "0.5", "--idle-timeout", "20"],
+                                             environment: ["DRIFTFIX_LOG_LEVEL": "info"])
+            let worker = try Background(["worker", "--connect", endpoint, "--concurrency", "2", "--heartbeat", "0.5",
+                                         "--identity", "remote-1"] + workerArguments, environment: ["DRIFTFIX_LOG_LEVEL": "info"])
+            let result = coordinator.wait(seconds: 240)
+            return (result, worker.wait(seconds: 30), out)
+        }
+
+        let (coordinator, worker, out) = try night(workerArguments: [])
+        #expect(coordinator.status == 0, "\(coordinator.stdout)\n\(coordinator.stderr)")
+        #expect(coordinator.stderr.contains("3 prints on workers") && coordinator.stderr.contains("2 clips on workers"), "\(coordinator.stderr)")
+        #expect(coordinator.stdout.contains("2 repaired, 0 unchanged, 0 skipped, 0 refused, 0 failed, 0 unfinished"), "\(coordinator.stdout)")
+        // One worker, one connection: it was not sent away between the rounds, and it left when the night ended.
+        #expect(worker.status == 0, "\(worker.stderr)")
+        #expect(worker.stderr.components(separatedBy: "connected to the coordinator").count == 2, "\(worker.stderr)")
+        for c in shoot.clips.indices {
+            let written = try readAll(out.file("camera/A00\(c + 1).wav"))
+            let frames = Int64(shoot.clips[c].seconds * Double(shoot.sampleRate))
+            #expect(abs(written.frames - frames) <= 1024, "clip \(c): \(written.frames) frames for \(frames)")
+            // The clip's first second is the recorder's microphone at the clip's start, on a perfect clock.
+            var ideal = shoot.recorder(0)
+            ideal.offset = shoot.clips[c].start
+            ideal.driftPPM = 0
+            ideal.seconds = shoot.clips[c].seconds
+            let truth = ideal.recording()
+            var lags: [Double] = []
+            var at = 8000
+            while at + 32000 + 160 < min(truth.count, written.samples.count) {
+                let (lag, correlation) = SignalMeasure.windowLag(actual: written.samples, ideal: truth, at: at, window: 32000, maxLag: 160)
+                if correlation > 0.6 { lags.append(lag / 16) }
+                at += 4 * 16000
+            }
+            // As above: a voiced window may alias a pitch period away; the median is the audio's lag.
+            #expect(lags.count >= 6 && abs(lags.sorted()[lags.count / 2]) < 0.05, "clip \(c): lags \(lags) ms")
+        }
+
+        // A worker confined to another folder reads nothing: each print is refused by name, nothing is written.
+        let elsewhere = TemporaryFolder()
+        let (refused, confined, nothing) = try night(workerArguments: ["--input-root", elsewhere.path])
+        #expect(refused.status == 1, "\(refused.stdout)\n\(refused.stderr)")
+        #expect(confined.status == 0, "\(confined.stderr)")
+        #expect(refused.stderr.contains("\(root.file("audio/REC0001.WAV")): refused: outside the input roots"), "\(refused.stderr)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: nothing.file("camera"))) == nil)
+    }
 }
+

@@ -1,0 +1,35 @@
+import DriftWire
+import Foundation
+
+/// A job store that jobs can be added to from another thread while a run goes on, and that keeps the run open until
+/// `close()`: one run, over one set of workers, in rounds that each depend on the last (a sound pairing's prints,
+/// then its clips). Each call takes the lock; the run's loop and the caller never see each other's half-done state.
+public final class OpenJobStore: JobStore, @unchecked Sendable {
+    private let lock = NSLock()
+    private let store = InMemoryJobStore()
+    private var open = true
+
+    public init() {}
+
+    /// No more jobs will come: the run ends once the ones added are finished.
+    public func close() { lock.withLock { open = false } }
+
+    /// The jobs `ids`, when every one of them is finished; nil while any is not.
+    public func finished(_ ids: [Int]) -> [JobRecord]? {
+        lock.withLock {
+            let jobs = ids.compactMap { store.job($0) }
+            return jobs.count == ids.count && jobs.allSatisfy(\.isFinished) ? jobs : nil
+        }
+    }
+
+    public func add(_ jobs: [JobRecord]) { lock.withLock { store.add(jobs) } }
+    public func nextQueued(excluding: Set<Int>) -> JobRecord? { lock.withLock { store.nextQueued(excluding: excluding) } }
+    public func job(_ id: Int) -> JobRecord? { lock.withLock { store.job(id) } }
+    public func lease(_ id: Int, to worker: String, at time: Double) -> Int? { lock.withLock { store.lease(id, to: worker, at: time) } }
+    public func complete(_ id: Int, with result: JobResult) { lock.withLock { store.complete(id, with: result) } }
+    public func fail(_ id: Int, error: String) { lock.withLock { store.fail(id, error: error) } }
+    public func requeue(_ id: Int, reason: String) { lock.withLock { store.requeue(id, reason: reason) } }
+    public var all: [JobRecord] { lock.withLock { store.all } }
+    /// One more while open, so that the run waits for the next round rather than ending between two.
+    public var unfinishedCount: Int { lock.withLock { store.unfinishedCount + (open ? 1 : 0) } }
+}

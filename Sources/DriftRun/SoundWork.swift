@@ -1,0 +1,76 @@
+import DriftMedia
+import DriftPipeline
+import DriftSchema
+import DriftSync
+import Foundation
+import Synchronization
+
+/// A file's print as the work made it (or as the journal kept it).
+public struct PrintedFile: Sendable {
+    /// nil: the file has no sound of its own (a video without an audio track), or it failed.
+    public var print: SoundPrint?
+    /// Its start timecode (seconds since midnight), where it carries one.
+    public var timecode: Double?
+    /// Its frames and rate, where they were counted on the way.
+    public var frames: Int64?
+    public var sampleRate: Int?
+    /// Why it could not be printed, naming the file.
+    public var error: String?
+    /// Kept from an earlier run.
+    public var kept = false
+
+    public init(print: SoundPrint? = nil, timecode: Double? = nil, frames: Int64? = nil, sampleRate: Int? = nil,
+                error: String? = nil, kept: Bool = false) {
+        self.print = print
+        self.timecode = timecode
+        self.frames = frames
+        self.sampleRate = sampleRate
+        self.error = error
+        self.kept = kept
+    }
+}
+
+/// Where a sound pairing's file work runs: prints made and clip tasks run, results in the order asked.
+public protocol SoundWork: Sendable {
+    func prints(_ paths: [String]) async -> [PrintedFile]
+    func clips(_ tasks: [ClipTask]) async -> [[SoundPairingReport.Match]]
+}
+
+/// The work on this machine's threads.
+public struct LocalSoundWork: SoundWork {
+    public var threads: Int
+
+    public init(threads: Int) { self.threads = threads }
+
+    public func prints(_ paths: [String]) async -> [PrintedFile] {
+        Self.parallel(paths, threads: threads, Self.print)
+    }
+
+    public func clips(_ tasks: [ClipTask]) async -> [[SoundPairingReport.Match]] {
+        Self.parallel(tasks, threads: threads, ClipSync.run)
+    }
+
+    /// `path`'s print and start timecode, or why not.
+    public static func print(_ path: String) -> PrintedFile {
+        do {
+            return PrintedFile(print: try ClipSync.print(of: path), timecode: StartTimecode.seconds(of: path))
+        } catch {
+            return PrintedFile(error: "\(error)")
+        }
+    }
+
+    /// `body` over `items` on `threads` threads, results in order.
+    static func parallel<T: Sendable, R: Sendable>(_ items: [T], threads: Int, _ body: @Sendable (T) -> R) -> [R] {
+        let results = Mutex<[Int: R]>([:])
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: min(max(1, threads), max(1, items.count))) { _ in
+            while true {
+                let index = next.add(1, ordering: .relaxed).oldValue
+                guard index < items.count else { return }
+                let result = body(items[index])
+                results.withLock { $0[index] = result }
+            }
+        }
+        return results.withLock { map in items.indices.compactMap { map[$0] } }
+    }
+}

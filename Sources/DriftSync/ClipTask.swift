@@ -1,0 +1,49 @@
+import DriftCore
+
+/// One clip's sync as a unit of work, run where the files are (on the coordinator's machine or on a worker): each
+/// place the prints found is measured, the sure ones ranked, and (with outputs) the chosen one cut.
+public struct ClipTask: Codable, Sendable, Equatable {
+    /// A recording where the prints found the clip.
+    public struct Place: Codable, Sendable, Equatable {
+        public var recording: String
+        /// What the prints found (`candidate.recording` is the matcher's index, not used here).
+        public var candidate: SoundCandidate
+        /// Where the timecodes put the clip in this recording, seconds; nil where either carries none.
+        public var timecodeStartSeconds: Double?
+        /// The recording's frames and rate where they were counted already (a compressed file is counted by decoding
+        /// it whole, so once per recording, not per clip); nil: counted by the task.
+        public var recordingFrames: Int64?
+        public var sampleRate: Int?
+        /// Where the clip's audio goes when this recording is used; nil: listed only.
+        public var output: String?
+        /// Why it cannot be written there (another clip's output by the same name); the row fails with it if used.
+        public var outputConflict: String?
+
+        public init(recording: String, candidate: SoundCandidate) {
+            self.recording = recording
+            self.candidate = candidate
+        }
+    }
+
+    public var clip: String
+    /// The clip's sound, seconds (from its print).
+    public var clipSeconds: Double
+    public var places: [Place]
+    /// A measured match is used only at this confidence or above (the content policy's floor).
+    public var minimumConfidence: Double
+    /// The lag a written clip may keep against the clip, ms.
+    public var residualLimitMs: Double
+    public var quality: ResampleQuality
+    public var engine: ResampleEngine
+
+    public init(clip: String, clipSeconds: Double, places: [Place], minimumConfidence: Double, residualLimitMs: Double,
+                quality: ResampleQuality, engine: ResampleEngine) {
+        self.clip = clip
+        self.clipSeconds = clipSeconds
+        self.places = places
+        self.minimumConfidence = minimumConfidence
+        self.residualLimitMs = residualLimitMs
+        self.quality = quality
+        self.engine = engine
+    }
+}
