@@ -65,6 +65,7 @@ extension NodeReader {
                 }
                 rules.soundOutput = template
             case "device": rules.device = try deviceRules(value, key: full)
+            case "sound-group": rules.soundGroup = try soundGroup(value, key: full)
             case "patterns":
                 rules.patterns = []
                 for (index, item) in try sequence(value, key: full).enumerated() {
@@ -72,7 +73,30 @@ extension NodeReader {
                 }
             default:
                 throw unknown(k, in: key, allowed: ["recordings", "references", "patterns", "ignore", "movie-header-fallback",
-                                                    "ambiguous-references", "self-pairs", "pair-by", "sound-output", "device"])
+                                                    "ambiguous-references", "self-pairs", "pair-by", "sound-output", "device",
+                                                    "sound-group"])
+            }
+        }
+        return rules
+    }
+
+    /// `scan.sound-group`: `root` (the default: each root one group), or one part or a list of them, joined: `day`
+    /// or any device source (`"{1}"`, a pattern, a metadata field, `folder`).
+    func soundGroup(_ node: Node, key: String) throws(ConfigurationError) -> SoundGroupRules {
+        let items: [(Node, String)]
+        if case .scalar = node {
+            if try string(node, key: key).trimmingCharacters(in: .whitespaces) == "root" { return SoundGroupRules() }
+            items = [(node, key)]
+        } else {
+            items = try sequence(node, key: key).enumerated().map { ($1, "\(key)[\($0)]") }
+        }
+        guard !items.isEmpty else { throw error(node, key: key, "expected root, day, a device source, or a list of them") }
+        var rules = SoundGroupRules()
+        for (item, itemKey) in items {
+            if case .scalar = item, try string(item, key: itemKey).trimmingCharacters(in: .whitespaces) == "day" {
+                rules.parts.append(.day)
+            } else {
+                rules.parts.append(.device(try deviceSource(item, key: itemKey)))
             }
         }
         return rules

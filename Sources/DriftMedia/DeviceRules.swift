@@ -1,3 +1,4 @@
+import DriftAudio
 import DriftCore
 import Foundation
 

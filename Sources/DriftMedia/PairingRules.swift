@@ -66,6 +66,8 @@ public struct PairingRules: Sendable, Equatable {
     public var selfPairs = true
     /// How each recording's device is named (the folder, unless configured).
     public var device = DeviceRules()
+    /// How pairing by sound splits a root into groups searched apart (none: the root is one group).
+    public var soundGroup = SoundGroupRules()
 
     public init() {}
 }

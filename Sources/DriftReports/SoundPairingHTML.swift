@@ -23,7 +23,7 @@ extension SoundPairingText {
 
             """
         for (g, group) in report.groups.enumerated() {
-            page += "<section id=\"group-\(g)\" data-folder=\"\(HTMLReport.escape(group.folder))\"><h2>\(HTMLReport.escape(group.folder))</h2>\n"
+            page += "<section id=\"group-\(g)\" data-folder=\"\(HTMLReport.escape(group.folder))\"><h2>\(HTMLReport.escape(group.title))</h2>\n"
             let base = group.folder.hasSuffix("/") ? group.folder : group.folder + "/"
             func short(_ path: String) -> String { HTMLReport.escape(path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path) }
             let recordings = Array(Set(group.matches.map(\.recording))).sorted()

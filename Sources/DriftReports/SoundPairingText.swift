@@ -20,7 +20,7 @@ public enum SoundPairingText {
         for group in report.groups {
             for m in group.matches {
                 let c = m.content
-                lines.append([group.folder, m.reference, m.recording, m.status.rawValue, number(m.recordingStartSeconds, 6),
+                lines.append([group.title, m.reference, m.recording, m.status.rawValue, number(m.recordingStartSeconds, 6),
                               number(m.recordingEndSeconds, 6), number(m.coverage, 4), number(m.clarity, 1), number(c?.offsetMs, 3),
                               number(c?.driftPPM, 3), c.map { "\($0.dropouts.count)" } ?? "", number(c?.confidence, 3),
                               number(c?.residualMs, 3), number(m.timecodeStartSeconds, 3),
@@ -28,10 +28,10 @@ public enum SoundPairingText {
                     .map(field).joined(separator: ","))
             }
             for clip in group.unmatchedClips {
-                lines.append(([group.folder, clip, "", "unmatched-clip"] + Array(repeating: "", count: csvColumns.count - 4)).map(field).joined(separator: ","))
+                lines.append(([group.title, clip, "", "unmatched-clip"] + Array(repeating: "", count: csvColumns.count - 4)).map(field).joined(separator: ","))
             }
             for recording in group.unmatchedRecordings {
-                lines.append(([group.folder, "", recording, "unmatched-recording"] + Array(repeating: "", count: csvColumns.count - 4))
+                lines.append(([group.title, "", recording, "unmatched-recording"] + Array(repeating: "", count: csvColumns.count - 4))
                     .map(field).joined(separator: ","))
             }
         }
@@ -42,7 +42,7 @@ public enum SoundPairingText {
     public static func table(_ report: SoundPairingReport) -> String {
         var out: [String] = []
         for group in report.groups {
-            out.append("\(group.folder):")
+            out.append("\(group.title):")
             let base = group.folder.hasSuffix("/") ? group.folder : group.folder + "/"
             func short(_ path: String) -> String { path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path }
             let byRecording = Dictionary(grouping: group.matches, by: \.recording)

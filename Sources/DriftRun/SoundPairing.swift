@@ -55,20 +55,21 @@ public struct SoundPairing: Sendable {
         self.logger = logger
     }
 
-    /// Each root as one group.
+    /// Each root, split into groups by `rules.soundGroup` (by default one group a root).
     public func run(roots: [String]) async -> SoundPairingReport {
         var claimed: [String: String] = [:]
         var groups: [SoundPairingReport.Group] = []
-        for root in roots { groups.append(await group(root, claimed: &claimed)) }
+        for root in roots { groups += await self.groups(root, claimed: &claimed) }
         return SoundPairingReport(groups: groups)
     }
 
+    private typealias Printed = (path: String, print: SoundPrint, timecode: Double?)
+
     /// - Parameter claimed: outputs already given to a clip in this run, by the clip: two clips never share one.
-    private func group(_ root: String, claimed: inout [String: String]) async -> SoundPairingReport.Group {
-        var group = SoundPairingReport.Group(folder: root)
+    private func groups(_ root: String, claimed: inout [String: String]) async -> [SoundPairingReport.Group] {
         let inventory = FolderScanner.scan(roots: [root], rules: rules)
-        group.errors = inventory.issues.map { SoundPairingReport.FileError(path: $0.path, error: $0.error) }
-        if settings.mode == .name { return group }
+        var errors = inventory.issues.map { SoundPairingReport.FileError(path: $0.path, error: $0.error) }
+        if settings.mode == .name { return [SoundPairingReport.Group(folder: root, errors: errors)] }
         // A video with its own audio is a pair by itself by name; here it is a clip to find.
         let selfPaired = inventory.pairs.filter { $0.recording == $0.reference }.map(\.reference)
         let named = settings.mode == .sound ? inventory.pairs.filter { $0.recording != $0.reference } : []
@@ -78,28 +79,79 @@ public struct SoundPairing: Sendable {
 
         // 1. Every file's print, once.
         let prints = await printsOf(recordings + clips)
-        var recordingPrints: [(path: String, print: SoundPrint, timecode: Double?)] = []
-        var clipPrints: [(path: String, print: SoundPrint, timecode: Double?)] = []
+        var recordingPrints: [Printed] = []
+        var clipPrints: [Printed] = []
+        var silentClips: [String] = []
         var lengths: [String: (frames: Int64, sampleRate: Int)] = [:]
         for (index, path) in (recordings + clips).enumerated() {
             let printed = prints[index]
             if let error = printed.error {
                 logger.error("\(error.hasPrefix(path) ? error : "\(path): \(error)")")
-                group.errors.append(SoundPairingReport.FileError(path: path, error: error))
+                errors.append(SoundPairingReport.FileError(path: path, error: error))
             } else if let print = printed.print {
                 let entry = (path, print, printed.timecode)
                 if index < recordings.count { recordingPrints.append(entry) } else { clipPrints.append(entry) }
                 if let frames = printed.frames, let rate = printed.sampleRate { lengths[path] = (frames, rate) }
             } else if index >= recordings.count {
-                group.unmatchedClips.append(path)
+                silentClips.append(path)
             }
         }
         logger.info("\(root): \(recordingPrints.count) recordings and \(clipPrints.count) clips printed (\(prints.filter(\.kept).count) prints kept from an earlier run)")
 
-        // 2. Each clip searched for in every recording; each clear place becomes part of the clip's task.
+        // 2. Each group searched apart: each clip in every recording of its group; each clear place becomes part of
+        // the clip's task.
+        let grouping = rules.soundGroup
+        let everyFile = recordingPrints.map(\.path) + clipPrints.map(\.path) + silentClips
+        let names = Dictionary(uniqueKeysWithValues: zip(everyFile, parallel(everyFile) { grouping.group(of: $0, root: root) }))
+        var groups: [SoundPairingReport.Group] = []
+        var tasks: [(group: Int, task: ClipTask)] = []
+        var groupRecordings: [[String]] = []
+        for name in Set(names.values).sorted() {
+            var group = SoundPairingReport.Group(folder: root)
+            group.name = grouping.parts.isEmpty ? nil : name
+            group.unmatchedClips = silentClips.filter { names[$0] == name }
+            let inGroup = recordingPrints.filter { names[$0.path] == name }
+            let (planned, unheard) = search(clipPrints.filter { names[$0.path] == name }, in: inGroup, root: root,
+                                            lengths: &lengths, claimed: &claimed)
+            group.unmatchedClips += unheard
+            tasks += planned.map { (groups.count, $0) }
+            groupRecordings.append(inGroup.map(\.path))
+            groups.append(group)
+        }
+        if groups.isEmpty { groups.append(SoundPairingReport.Group(folder: root)) }
+        groups[0].errors = errors
+
+        // 3. Each clip's places measured, the recording that heard it chosen, its audio cut (where the work runs).
+        let settled = await work.clips(tasks.map(\.task))
+        for ((g, task), rows) in zip(tasks, settled) {
+            for row in rows {
+                switch row.status {
+                case .failed: logger.error("\(row.reference): \(row.note ?? "failed")")
+                case .used where row.output != nil:
+                    logger.notice("\(row.reference): \(row.output ?? "") from \(row.recording), \(row.outputFrames ?? 0) frames, residual \(row.content?.residualMs.map { "\($0) ms" } ?? "n/a")")
+                default: break
+                }
+            }
+            if !rows.contains(where: { $0.status != .uncertain }) { groups[g].unmatchedClips.append(task.clip) }
+            groups[g].matches += rows
+        }
+        for g in groups.indices {
+            let heard = Set(groups[g].matches.filter { $0.status != .uncertain }.map(\.recording))
+            groups[g].unmatchedRecordings = g < groupRecordings.count ? groupRecordings[g].filter { !heard.contains($0) } : []
+            groups[g].unmatchedClips.sort()
+        }
+        return groups
+    }
+
+    /// Each clip searched for in `recordings`: a task per clip heard clearly somewhere, and the clips heard nowhere.
+    private func search(_ clipPrints: [Printed], in recordingPrints: [Printed], root: String,
+                        lengths: inout [String: (frames: Int64, sampleRate: Int)], claimed: inout [String: String])
+        -> (tasks: [ClipTask], unheard: [String])
+    {
         let matcher = SoundMatcher(recordings: recordingPrints.map(\.print))
         let recordingPaths = recordingPrints.map(\.path)
         let recordingTimecodes = recordingPrints.map { ($0.timecode, $0.print.seconds) }
+        let logger = logger
         let searched = parallel(clipPrints) { clip -> [SoundCandidate] in
             let candidates = matcher.candidates(for: clip.print, hints: Self.hints(clip.timecode, clip.print.seconds, recordingTimecodes))
             for c in candidates {
@@ -108,14 +160,16 @@ public struct SoundPairing: Sendable {
             return candidates.filter(\.isClear)
         }
         // A recording's length is counted once however many clips it heard (a cached print carries none).
-        let uncounted = Set(searched.flatMap { $0.map { recordingPaths[$0.recording] } }).filter { lengths[$0] == nil }.sorted()
+        let known = lengths
+        let uncounted = Set(searched.flatMap { $0.map { recordingPaths[$0.recording] } }).filter { known[$0] == nil }.sorted()
         for (path, length) in zip(uncounted, parallel(uncounted) { try? MediaRoute.frames(of: $0) }) { lengths[path] = length }
 
         var tasks: [ClipTask] = []
+        var unheard: [String] = []
         for (c, candidates) in searched.enumerated() {
             let clip = clipPrints[c]
             guard !candidates.isEmpty else {
-                group.unmatchedClips.append(clip.path)
+                unheard.append(clip.path)
                 continue
             }
             var places: [ClipTask.Place] = []
@@ -143,25 +197,7 @@ public struct SoundPairing: Sendable {
                                   minimumConfidence: settings.minimumConfidence, residualLimitMs: settings.residualLimitMs,
                                   quality: settings.quality, engine: settings.engine))
         }
-
-        // 3. Each clip's places measured, the recording that heard it chosen, its audio cut (where the work runs).
-        let settled = await work.clips(tasks)
-        for (task, rows) in zip(tasks, settled) {
-            for row in rows {
-                switch row.status {
-                case .failed: logger.error("\(row.reference): \(row.note ?? "failed")")
-                case .used where row.output != nil:
-                    logger.notice("\(row.reference): \(row.output ?? "") from \(row.recording), \(row.outputFrames ?? 0) frames, residual \(row.content?.residualMs.map { "\($0) ms" } ?? "n/a")")
-                default: break
-                }
-            }
-            if !rows.contains(where: { $0.status != .uncertain }) { group.unmatchedClips.append(task.clip) }
-            group.matches += rows
-        }
-        let heard = Set(group.matches.filter { $0.status != .uncertain }.map(\.recording))
-        group.unmatchedRecordings = recordingPrints.map(\.path).filter { !heard.contains($0) }
-        group.unmatchedClips.sort()
-        return group
+        return (tasks, unheard)
     }
 
     /// Where the timecodes put a clip in each recording that carries one (and reaches it), by the recording's index.

@@ -10,6 +10,8 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
     public struct Group: Codable, Sendable, Equatable {
         /// The folder the group was scanned from.
         public var folder: String
+        /// The group's name within the folder (`scan.sound-group`: a day, a device, both); nil: the whole folder.
+        public var name: String?
         /// One row per clip and recording that heard it (a clip two recorders heard has two rows).
         public var matches: [Match]
         /// Clips no recording heard clearly.
@@ -18,6 +20,9 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
         public var unmatchedRecordings: [String]
         /// Files that could not be read, one line each.
         public var errors: [FileError]
+
+        /// How reports head the group: the folder, and its name where it has one (`/shoot · 2026-11-24`).
+        public var title: String { name.map { "\(folder) · \($0)" } ?? folder }
 
         public init(folder: String, matches: [Match] = [], unmatchedClips: [String] = [], unmatchedRecordings: [String] = [],
                     errors: [FileError] = []) {

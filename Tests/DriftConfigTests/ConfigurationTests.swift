@@ -46,8 +46,13 @@ struct ConfigurationTests {
         #expect(Configuration().pairing.pairBy == .name && Configuration().pairing.soundOutput == "{folder}/{stem}.wav")
         let rules = try Configuration.parse("scan:\n  pair-by: name-then-sound\n  sound-output: \"{stem}-{recording}.flac\"\n", path: "c.yaml").pairing
         #expect(rules.pairBy == .nameThenSound && rules.soundOutput == "{stem}-{recording}.flac")
+        #expect(Configuration().pairing.soundGroup.parts.isEmpty)
+        #expect(try Configuration.parse("scan:\n  sound-group: root\n", path: "c.yaml").pairing.soundGroup.parts.isEmpty)
+        #expect(try Configuration.parse("scan:\n  sound-group: day\n", path: "c.yaml").pairing.soundGroup.parts == [.day])
+        let both = try Configuration.parse("scan:\n  sound-group: [\"{1}\", day]\n", path: "c.yaml").pairing.soundGroup
+        #expect(both.parts == [.device(.path("{1}")), .day])
         for bad in ["pair-by: names", "sound-output: \"{folder}/clip.wav\"", "sound-output: \"../{stem}.wav\"",
-                    "sound-output: \"/abs/{stem}.wav\"", "sound-output: \"{stem}.mov\""] {
+                    "sound-output: \"/abs/{stem}.wav\"", "sound-output: \"{stem}.mov\"", "sound-group: week", "sound-group: []"] {
             #expect(throws: ConfigurationError.self, "\(bad)") { try Configuration.parse("scan:\n  \(bad)\n", path: "c.yaml") }
         }
     }

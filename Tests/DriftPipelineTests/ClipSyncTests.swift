@@ -80,6 +80,23 @@ import TestSupport
         #expect(StartTimecode.seconds(of: folder.file("bwf.wav")) == 36005)
         try TwoMicrophones(sampleRate: 48000, seconds: 2, seed: 1).write(.recording, to: folder.file("plain.wav"))
         #expect(StartTimecode.seconds(of: folder.file("plain.wav")) == nil)
+
+        // iXML without bext, in bytes made here: SPEED's timestamp at its own rate (a 64-bit count in two halves),
+        // else BEXT's copy at the file's rate.
+        let signal = TestSignal(channelCount: 1, length: 4800)
+        func ixmlFile(_ name: String, _ xml: String, rate: Int = 48000) throws -> String {
+            let path = folder.file(name)
+            try Data(WaveBytes.file(channels: 1, rate: rate, audio: WaveBytes.pcm16(signal), after: WaveBytes.chunk("iXML", Array(xml.utf8))))
+                .write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let day = UInt64(23 * 3600 + 59 * 60 + 58) * 96000 + 48000  // 23:59:58.5 at 96 kHz: past 2^32
+        let speed = try ixmlFile("speed.wav", "<BWFXML><SPEED><TIMESTAMP_SAMPLE_RATE>96000</TIMESTAMP_SAMPLE_RATE><TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_HI>\(day >> 32)</TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_HI><TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_LO>\(day & 0xFFFF_FFFF)</TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_LO></SPEED></BWFXML>")
+        #expect(StartTimecode.seconds(of: speed) == 86_398.5)
+        let bext = try ixmlFile("bext.wav", "<BWFXML><BEXT><BWF_TIME_REFERENCE_HIGH>0</BWF_TIME_REFERENCE_HIGH><BWF_TIME_REFERENCE_LOW>\(44100 * 3600)</BWF_TIME_REFERENCE_LOW></BEXT></BWFXML>", rate: 44100)
+        #expect(StartTimecode.seconds(of: bext) == 3600)
+        let empty = try ixmlFile("empty.wav", "<BWFXML><SPEED><TIMECODE_RATE>25/1</TIMECODE_RATE></SPEED></BWFXML>")
+        #expect(StartTimecode.seconds(of: empty) == nil)
     }
 
     /// The lag of `output` against the recorder's microphone on a perfect clock from clip `c`'s start, ms, at windows

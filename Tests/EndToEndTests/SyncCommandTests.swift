@@ -232,5 +232,49 @@ struct SyncCommandTests {
         #expect(refused.stderr.contains("\(root.file("audio/REC0001.WAV")): refused: outside the input roots"), "\(refused.stderr)")
         #expect((try? FileManager.default.contentsOfDirectory(atPath: nothing.file("camera"))) == nil)
     }
+
+    @Test("scan.sound-group: each group searched apart, so a clip is found only in its own group's recordings")
+    func groups() throws {
+        let first = Shoot(sound: .speech, seed: 51, sampleRate: 16000,
+                          recorders: [Shoot.Recorder(start: -3, seconds: 150, driftPPM: -60)],
+                          clips: [Shoot.Clip(start: 10, seconds: 35), Shoot.Clip(start: 90, seconds: 40)])
+        let second = Shoot(sound: .speech, seed: 52, sampleRate: 16000,
+                           recorders: [Shoot.Recorder(start: -2, seconds: 100, driftPPM: 40)],
+                           clips: [Shoot.Clip(start: 20, seconds: 35)])
+        let root = TemporaryFolder()
+        for day in ["day1", "day2"] { try FileManager.default.createDirectory(atPath: root.file(day), withIntermediateDirectories: true) }
+        try first.writeRecorder(0, to: root.file("day1/REC.WAV"))
+        try writeClip(first, 0, to: root.file("day1/C1.MP4"))
+        try second.writeRecorder(0, to: root.file("day2/REC.WAV"))
+        try writeClip(second, 0, to: root.file("day2/C2.MP4"))
+        // A clip of the first day's scene filed with the second day's: only a search across groups finds it.
+        try writeClip(first, 1, to: root.file("day2/C3.MP4"))
+        let config = TemporaryFolder("driftfix-config")
+        try "scan:\n  sound-group: \"{1}\"\n".write(toFile: config.file("c.yaml"), atomically: true, encoding: .utf8)
+
+        func groups(_ arguments: [String]) throws -> [[String: Any]] {
+            let result = try driftfix(["sync", root.path, "--format", "json"] + arguments)
+            #expect(result.status == 0, "\(result.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            return try #require(report["groups"] as? [[String: Any]])
+        }
+        func used(_ group: [String: Any]) -> [String: String] {
+            var pairs: [String: String] = [:]
+            for row in group["matches"] as? [[String: Any]] ?? [] where row["status"] as? String == "used" {
+                pairs[row["reference"] as? String ?? ""] = row["recording"] as? String
+            }
+            return pairs
+        }
+
+        let grouped = try groups(["--config", config.file("c.yaml")])
+        #expect(grouped.map { $0["name"] as? String } == ["day1", "day2"], "\(grouped)")
+        #expect(used(grouped[0]) == [root.file("day1/C1.MP4"): root.file("day1/REC.WAV")])
+        #expect(used(grouped[1]) == [root.file("day2/C2.MP4"): root.file("day2/REC.WAV")])
+        #expect(grouped[1]["unmatchedClips"] as? [String] == [root.file("day2/C3.MP4")], "\(grouped[1])")
+
+        let whole = try groups([])
+        #expect(whole.count == 1 && whole[0]["name"] == nil, "\(whole)")
+        #expect(used(whole[0])[root.file("day2/C3.MP4")] == root.file("day1/REC.WAV"), "\(whole)")
+    }
 }
 
