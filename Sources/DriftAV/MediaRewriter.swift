@@ -30,6 +30,12 @@ public final class MediaRewriter: AudioSink {
         public var stream: Int
         public var sampleRate: Int
         public var targetFrames: Int64
+        /// Channels of the new audio where they differ from the stream's (another recording's audio put in its
+        /// place); nil keeps the stream's layout.
+        public var channelCount: Int?
+        /// The new audio's precision for a lossless encoder where the stream's says nothing (a lossy scratch track
+        /// replaced by a 24-bit recording); nil: the stream's.
+        public var bitsPerSample: Int?
 
         public init(stream: Int, sampleRate: Int, targetFrames: Int64) {
             self.stream = stream
@@ -195,9 +201,15 @@ public final class MediaRewriter: AudioSink {
                                      AVRational(num: 1, den: Int32(replacement.sampleRate)))
             }
             var layout = stream.pointee.codecpar.pointee.ch_layout
+            if let channels = replacement.channelCount, channels != Int(layout.nb_channels) {
+                // The stream's own layout is left alone (it may own a channel map): a new default one of that width.
+                var fresh = AVChannelLayout()
+                av_channel_layout_default(&fresh, Int32(channels))
+                layout = fresh
+            }
             // Opened first to learn the codec's frame size; the lead-in only changes the first timestamp.
             var encoder = try AudioEncoder(codecName: plan.encoder, sampleRate: replacement.sampleRate, layout: &layout,
-                                           bitRate: source.bitRate, bitsPerSample: source.bitsPerSample,
+                                           bitRate: source.bitRate, bitsPerSample: replacement.bitsPerSample ?? source.bitsPerSample,
                                            globalHeader: globalHeader, firstTimestamp: start, displayPath: displayPath)
             var lead = 0
             if iso && encoder.priming > 0 && encoder.frameSize > 0 {
@@ -205,12 +217,13 @@ public final class MediaRewriter: AudioSink {
                 lead = Int((size - replacement.targetFrames % size) % size)
                 if lead > 0 {
                     encoder = try AudioEncoder(codecName: plan.encoder, sampleRate: replacement.sampleRate, layout: &layout,
-                                               bitRate: source.bitRate, bitsPerSample: source.bitsPerSample,
+                                               bitRate: source.bitRate, bitsPerSample: replacement.bitsPerSample ?? source.bitsPerSample,
                                                globalHeader: globalHeader, firstTimestamp: start - Int64(lead), displayPath: displayPath)
                 }
             }
             encoder.firstSample = start
-            let (name, rate, bitRate, bits, display) = (plan.encoder, replacement.sampleRate, source.bitRate, source.bitsPerSample,
+            let (name, rate, bitRate, bits, display) = (plan.encoder, replacement.sampleRate, source.bitRate,
+                                                        replacement.bitsPerSample ?? source.bitsPerSample,
                                                         displayPath)
             let kept = Owned(layout)  // the input stream's layout, which outlives the encoders
             let make: SegmentedAudioEncoder.Make = { (timestamp: Int64) throws(AudioError) -> AudioEncoder in
@@ -335,6 +348,18 @@ public final class MediaRewriter: AudioSink {
         }
         let lossless = codec.hasPrefix("pcm_") || ["alac", "flac"].contains(codec)
         return MediaOutputPlan(muxer: muxer, encoder: encoder, codec: codec, lossy: !lossless)
+    }
+
+    /// The lossless encoder a container named like `displayPath` holds exactly (PCM in MOV and MXF, ALAC in MP4,
+    /// FLAC in Matroska); nil where there is none (WebM).
+    public static func losslessEncoder(for displayPath: String) -> String? {
+        guard let format = av_guess_format(nil, displayPath, nil) else { return nil }
+        switch String(cString: format.pointee.name) {
+        case "mov", "mxf": return "pcm_s24le"
+        case "mp4", "ipod": return "alac"
+        case "matroska": return "flac"
+        default: return nil
+        }
     }
 
     /// libavcodec's encoder for a codec driftfix re-encodes.

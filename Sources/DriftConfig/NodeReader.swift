@@ -76,12 +76,13 @@ struct NodeReader {
             case "method": policy.defaultMethod = try choice(value, key: full, as: RepairMethod.self)
             case "quality": policy.quality = try choice(value, key: full, as: ResampleQuality.self)
             case "engine": policy.engine = try choice(value, key: full, as: EngineChoice.self)
+            case "mux": policy.mux = try bool(value, key: full)
             case "rules":
                 policy.rules = []
                 for (index, item) in try sequence(value, key: full).enumerated() {
                     policy.rules.append(try rule(item, key: "\(full)[\(index)]"))
                 }
-            default: throw unknown(k, in: key, allowed: ["method", "quality", "engine", "rules", "max-attempts"])
+            default: throw unknown(k, in: key, allowed: ["method", "quality", "engine", "rules", "max-attempts", "mux"])
             }
         }
         configuration.repair = policy

@@ -46,6 +46,9 @@ public struct RepairPolicy: Sendable, Equatable {
     /// The resampling engine, unless a rule names another (`auto`: per quality, see `EngineChoice`).
     public var engine: EngineChoice
     public var rules: [MethodRule]
+    /// Pairing by sound: a clip's synced audio goes into a copy of the clip in place of its own audio (video copied
+    /// packet for packet), not into an audio file.
+    public var mux = false
 
     public init(defaultMethod: RepairMethod = .resample, quality: ResampleQuality = .default,
                 engine: EngineChoice = .default, rules: [MethodRule] = []) {
@@ -63,6 +66,12 @@ public struct RepairPolicy: Sendable, Equatable {
             return MethodChoice(method: method, reason: "config rule \"\(rule.pattern.text)\"\(why)")
         }
         return MethodChoice(method: defaultMethod, reason: defaultMethod == .resample ? "default" : "config default")
+    }
+
+    /// One engine for every recording (`--engine`): the rules' engines give way.
+    public mutating func choose(_ choice: EngineChoice) {
+        engine = choice
+        for index in rules.indices { rules[index].engine = nil }
     }
 
     /// The resampling engine for the recording at `path`: the first matching rule that names one, else `engine`.

@@ -25,7 +25,7 @@ extension ClipSync {
             rows[best].status = .failed
             rows[best].note = conflict
         } else if let output = place.output {
-            rows[best] = cut(rows[best], placements[best], output: output, task: task)
+            rows[best] = cut(rows[best], placements[best], output: output, engine: place.engine, task: task)
         }
         return rows
     }
@@ -76,8 +76,8 @@ extension ClipSync {
     }
 
     /// The chosen row with the clip's audio written to `output`, or failed with the reason.
-    private static func cut(_ match: SoundPairingReport.Match, _ placement: Placement?, output: String, task: ClipTask)
-        -> SoundPairingReport.Match
+    private static func cut(_ match: SoundPairingReport.Match, _ placement: Placement?, output: String,
+                            engine: ResampleEngine, task: ClipTask) -> SoundPairingReport.Match
     {
         var row = match
         do {
@@ -88,7 +88,7 @@ extension ClipSync {
             let frames = Int64((Int128(clipFrames) * rate * 2 + Int128(clipRate)) / (2 * Int128(clipRate)))
             try FileManager.default.createDirectory(atPath: (output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             let repair = try ClipSync.repair(placement, clipFrames: frames, output: output, quality: task.quality,
-                                             engine: task.engine, limitMs: task.residualLimitMs)
+                                             engine: engine, limitMs: task.residualLimitMs, mux: task.mux)
             row.output = output
             row.outputFrames = repair.result.outputFrames
             row.operations = repair.operations.map(\.description)

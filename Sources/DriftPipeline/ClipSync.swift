@@ -119,14 +119,17 @@ public enum ClipSync {
     ///
     /// - Throws: `ContentRefusal` when the measurement cannot plan it, `ContentRepair.SyncFailure` when the written
     ///   file does not prove in sync (it is discarded), or what reading and writing throw.
+    /// - Parameter mux: write a copy of the clip with this audio in place of its own (video and other streams copied
+    ///   packet for packet) rather than an audio file.
     public static func repair(_ placement: Placement, clipFrames: Int64, output: String, quality: ResampleQuality = .default,
-                              engine: ResampleEngine = .default, limitMs: Double = 1) throws -> Repair {
+                              engine: ResampleEngine = .default, limitMs: Double = 1, mux: Bool = false) throws -> Repair {
         let operations = try ContentRepairPlan.clipOperations(
             for: placement.content, frames: placement.recordingFrames, sampleRate: placement.sampleRate, clipFrames: clipFrames).get()
         // The format follows the output's extension (a WAV recording may be cut into FLAC).
         var request = ProcessRequest(input: placement.recording, output: output, target: nil, quality: quality,
-                                     outputType: FileType(extension: (output as NSString).pathExtension))
+                                     outputType: mux ? nil : FileType(extension: (output as NSString).pathExtension))
         request.engine = engine
+        if mux { request.muxInto = MuxTarget(media: placement.clip) }
         request.operations = operations
         let verified = Mutex<SyncVerification?>(nil)
         let clip = placement.clip

@@ -44,6 +44,9 @@ public struct ProcessRequest: Sendable {
     /// A last check of the written and verified temporary file (its path), before it is renamed into place: throwing
     /// discards it (a content repair's sync proof).
     public var beforeCommit: (@Sendable (String) throws -> Void)?
+    /// Write the output as a copy of this media file with the repaired audio in place of its audio stream (a clip
+    /// given the recorder's audio); `outputType` and `outputEncoding` do not apply.
+    public var muxInto: MuxTarget?
 
     public init(
         input: String, output: String, target: TargetLength?, tempo: Rational? = nil,
@@ -155,6 +158,12 @@ public enum FileProcessor {
             plan = try ProcessingPlan(request: request, inputFrames: reader.frameCount, sampleRate: reader.format.sampleRate)
         } catch {
             throw ProcessError(path: request.input, plan: error)
+        }
+        if let target = request.muxInto {
+            let method = plan.summary + (plan.length == .none ? "" : qualityNote(plan, request))
+            return try MediaMux.write(try chain(plan, reader: reader, request: request, segmenting: false), plan: plan,
+                                      request: request, into: target, input: (FormatSummary(reader.format), reader.frameCount),
+                                      method: method, started: clock, bitsPerSample: MediaMux.bits(of: reader.format.encoding))
         }
         let choice = try OutputFormatChoice(
             input: reader.format, type: request.outputType, encoding: request.outputEncoding, path: request.output)

@@ -45,6 +45,11 @@ enum MediaRepair {
         }
         let inputSummary = summary(reader.info, reader.stream)
         let method = plan.summary + (plan.length == .none ? "" : FileProcessor.qualityNote(plan, request))
+        if let target = request.muxInto {
+            return try MediaMux.write(try FileProcessor.chain(plan, reader: reader, request: request, segmenting: false),
+                                      plan: plan, request: request, into: target, input: (inputSummary, reader.frameCount),
+                                      method: method, started: clock, bitsPerSample: reader.stream.bitsPerSample)
+        }
         let outputExtension = (request.output as NSString).pathExtension
         let type = request.outputType ?? FileType(extension: outputExtension)
         let staged = try StagedOutput(destination: request.output, protecting: request.input, replacing: request.replacing)

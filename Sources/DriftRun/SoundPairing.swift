@@ -25,7 +25,11 @@ public struct SoundPairing: Sendable {
         /// The lag a written clip may keep against the clip, ms.
         public var residualLimitMs = 1.0
         public var quality: ResampleQuality = .default
-        public var engine: ResampleEngine = .default
+        /// The resampling library for cuts from each recording (`repair.engine` and its rules, at `quality`).
+        public var engines = RepairPolicy()
+        /// Each clip's audio written into a copy of the clip (`repair.mux`), named by `scan.sound-output` with the
+        /// clip's own extension.
+        public var mux = false
         /// Files printed and clips measured at once.
         public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
         /// Where prints are kept by file fingerprint (a night prints only files that are new or changed); nil: none.
@@ -39,6 +43,8 @@ public struct SoundPairing: Sendable {
             minimumConfidence = configuration.content.confidenceFloor
             residualLimitMs = configuration.content.residualLimitMs
             quality = configuration.repair.quality
+            engines = configuration.repair
+            mux = configuration.repair.mux
         }
     }
 
@@ -179,9 +185,14 @@ public struct SoundPairing: Sendable {
                 place.timecodeStartSeconds = timecodeStart(clip.timecode, recording.timecode)
                 place.recordingFrames = lengths[recording.path]?.frames
                 place.sampleRate = lengths[recording.path]?.sampleRate
+                place.engine = settings.engines.engine(for: recording.path).engine(for: settings.quality)
                 if let output = settings.output {
-                    let target = Self.outputPath(clip: clip.path, recording: recording.path, root: root, output: output,
+                    var target = Self.outputPath(clip: clip.path, recording: recording.path, root: root, output: output,
                                                  template: rules.soundOutput)
+                    if settings.mux {
+                        target = ((target as NSString).deletingPathExtension as NSString)
+                            .appendingPathExtension((clip.path as NSString).pathExtension) ?? target
+                    }
                     // Two clips named alike (C0001.MP4 in two folders under a template without {folder}, or in two
                     // roots) would write one file: the first keeps it, the others fail by name.
                     if let other = claimed[target], other != clip.path {
@@ -195,7 +206,7 @@ public struct SoundPairing: Sendable {
             }
             tasks.append(ClipTask(clip: clip.path, clipSeconds: clip.print.seconds, places: places,
                                   minimumConfidence: settings.minimumConfidence, residualLimitMs: settings.residualLimitMs,
-                                  quality: settings.quality, engine: settings.engine))
+                                  quality: settings.quality, mux: settings.mux))
         }
         return (tasks, unheard)
     }

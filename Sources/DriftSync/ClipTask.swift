@@ -18,6 +18,8 @@ public struct ClipTask: Codable, Sendable, Equatable {
         public var output: String?
         /// Why it cannot be written there (another clip's output by the same name); the row fails with it if used.
         public var outputConflict: String?
+        /// The resampling library for a cut from this recording (`repair.engine` and its rules).
+        public var engine: ResampleEngine = .default
 
         public init(recording: String, candidate: SoundCandidate) {
             self.recording = recording
@@ -34,16 +36,17 @@ public struct ClipTask: Codable, Sendable, Equatable {
     /// The lag a written clip may keep against the clip, ms.
     public var residualLimitMs: Double
     public var quality: ResampleQuality
-    public var engine: ResampleEngine
+    /// The output is a copy of the clip with this audio in place of its own (`repair.mux`), not an audio file.
+    public var mux: Bool
 
     public init(clip: String, clipSeconds: Double, places: [Place], minimumConfidence: Double, residualLimitMs: Double,
-                quality: ResampleQuality, engine: ResampleEngine) {
+                quality: ResampleQuality, mux: Bool = false) {
         self.clip = clip
         self.clipSeconds = clipSeconds
         self.places = places
         self.minimumConfidence = minimumConfidence
         self.residualLimitMs = residualLimitMs
         self.quality = quality
-        self.engine = engine
+        self.mux = mux
     }
 }

@@ -75,6 +75,9 @@ struct RepairCommand: AsyncParsableCommand {
     @Option(help: "name (default), sound or name-then-sound: with sound, clips are found in recordings by what they heard and each clip's audio is cut out of its recording in sync as OUT/{clip folder}/{clip stem}.wav, here, as `driftfix sync` does (default: the configuration's scan.pair-by).")
     var pairBy: PairBy?
 
+    @Flag(help: "With --pair-by sound: write each clip's synced audio into a copy of the clip in place of its own (video copied packet for packet; PCM in MOV, ALAC in MP4, FLAC in Matroska), named as the clip (default: the configuration's repair.mux).")
+    var mux = false
+
     @OptionGroup(title: "Workers")
     var dispatch: DispatchOptions
 
@@ -157,6 +160,8 @@ struct RepairCommand: AsyncParsableCommand {
         var settings = SoundPairing.Settings(configuration: configuration, mode: mode)
         settings.output = outRoot
         if let quality { settings.quality = quality }
+        if mux { settings.mux = true }
+        if let engine { settings.engines.choose(engine) }
         let logger = Logger(label: "driftfix.repair")
         do {
             settings.journal = try Journal(path: Paths.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot)))

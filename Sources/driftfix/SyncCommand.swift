@@ -32,7 +32,7 @@ struct SyncCommand: AsyncParsableCommand {
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case table, json, csv }
 
-    @Argument(help: "Folders, one group each.") var roots: [String]
+    @Argument(help: "Folders: each one group, or split into groups by the configuration's scan.sound-group (a day, a device).") var roots: [String]
     @Option(help: ArgumentHelp("Write each clip's audio into this folder.", valueName: "dir")) var out: String?
     @Option(help: "Pair every file by its sound (sound, the default), or only those names leave unpaired (name-then-sound); default: the configuration's scan.pair-by where it says one of these.")
     var pairBy: PairBy?
@@ -40,6 +40,8 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: "table (default on a terminal), json or csv.") var format: Format?
     @Option(help: ArgumentHelp("Also write report.json, report.csv and report.html (a timeline per recording) into this folder.",
                                valueName: "dir")) var report: String?
+    @Flag(help: "Write each clip's synced audio into a copy of the clip in place of its own (video copied packet for packet; PCM in MOV, ALAC in MP4, FLAC in Matroska), named as the clip (default: the configuration's repair.mux).")
+    var mux = false
     @Option(help: "Files printed and clips measured at once (default: every core).") var threads: Int?
     @Option(help: "Resampler quality for the rate correction: fast, medium or best (default: the config's repair.quality, else medium).")
     var quality: ResampleQuality?
@@ -58,6 +60,7 @@ struct SyncCommand: AsyncParsableCommand {
         settings.output = out.map(Paths.absolute)
         if let quality { settings.quality = quality }
         if let threads { settings.threads = threads }
+        if mux { settings.mux = true }
         if let path = journal.map(Paths.absolute) ?? configuration.journal.path ?? settings.output.map({ Journal.defaultPath(outputRoot: $0) }) {
             do {
                 settings.journal = try Journal(path: path)

@@ -46,6 +46,8 @@ struct ConfigurationTests {
         #expect(Configuration().pairing.pairBy == .name && Configuration().pairing.soundOutput == "{folder}/{stem}.wav")
         let rules = try Configuration.parse("scan:\n  pair-by: name-then-sound\n  sound-output: \"{stem}-{recording}.flac\"\n", path: "c.yaml").pairing
         #expect(rules.pairBy == .nameThenSound && rules.soundOutput == "{stem}-{recording}.flac")
+        #expect(!Configuration().repair.mux)
+        #expect(try Configuration.parse("repair:\n  mux: true\n", path: "c.yaml").repair.mux)
         #expect(Configuration().pairing.soundGroup.parts.isEmpty)
         #expect(try Configuration.parse("scan:\n  sound-group: root\n", path: "c.yaml").pairing.soundGroup.parts.isEmpty)
         #expect(try Configuration.parse("scan:\n  sound-group: day\n", path: "c.yaml").pairing.soundGroup.parts == [.day])

@@ -25,6 +25,7 @@ struct WireCodecTests {
         place.timecodeStartSeconds = 812.4
         place.recordingFrames = 172_800_000
         place.sampleRate = 48000
+        place.engine = .soxr
         place.output = "/o/camera/C0001.wav"
         var second = place
         second.recording = "/m/LAV.WAV"
@@ -34,7 +35,7 @@ struct WireCodecTests {
                           targetFrames: 0, method: .resample, methodReason: "clip sync", quality: .best)
         job.inputRoots = ["/m"]
         job.sound = SoundJob(clip: ClipTask(clip: "/m/camera/C0001.MP4", clipSeconds: 61.25, places: [place, second],
-                                            minimumConfidence: 0.5, residualLimitMs: 1, quality: .best, engine: .soxr))
+                                            minimumConfidence: 0.5, residualLimitMs: 1, quality: .best, mux: true))
         return job
     }
 

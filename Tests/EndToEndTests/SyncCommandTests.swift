@@ -276,5 +276,51 @@ struct SyncCommandTests {
         #expect(whole.count == 1 && whole[0]["name"] == nil, "\(whole)")
         #expect(used(whole[0])[root.file("day2/C3.MP4")] == root.file("day1/REC.WAV"), "\(whole)")
     }
+
+    @Test("sync --mux: each clip's synced audio in a copy of the clip in place of its scratch track, lossless (ALAC in MP4, PCM in MOV), its video copied bit for bit, exactly its length, in sync")
+    func mux() throws {
+        let shoot = Shoot(sound: .speech, seed: 53, sampleRate: 16000,
+                          recorders: [Shoot.Recorder(start: -4, seconds: 160, driftPPM: -110)],
+                          clips: [Shoot.Clip(start: 12, seconds: 40), Shoot.Clip(start: 95, seconds: 45)])
+        let root = TemporaryFolder()
+        let out = TemporaryFolder("driftfix-out")
+        try shoot.writeRecorder(0, to: root.file("REC.WAV"), channels: 2)
+        try writeClip(shoot, 0, to: root.file("A001.MP4"))
+        try writeClip(shoot, 1, to: root.file("A002.MOV"))
+        let result = try driftfix(["sync", root.path, "--out", out.path, "--mux", "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+
+        func videoDigest(_ path: String) throws -> String {
+            try runTool(ffmpeg, ["-nostdin", "-loglevel", "error", "-i", path, "-map", "0:v", "-c", "copy", "-f", "md5", "-"])
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        func audioCodec(_ path: String) throws -> String {
+            try runTool("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=codec_name,channels",
+                                             "-of", "csv=p=0", path]).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        for (c, (name, codec)) in [("A001.MP4", "alac,2"), ("A002.MOV", "pcm_s24le,2")].enumerated() {
+            let output = out.file(name)
+            #expect(FileManager.default.fileExists(atPath: output), "\(name): \(result.stdout)")
+            #expect(try videoDigest(output) == videoDigest(root.file(name)), "\(name): the video is not the clip's")
+            #expect(try audioCodec(output) == codec, "\(name)")
+            let decoded = try ffmpegDecode(output, channels: 2)
+            let frames = Int64(shoot.clips[c].seconds * Double(shoot.sampleRate))
+            #expect(abs(decoded.frames - frames) <= 1024, "\(name): \(decoded.frames) frames for \(frames)")
+            var ideal = shoot.recorder(0)
+            ideal.offset = shoot.clips[c].start
+            ideal.driftPPM = 0
+            ideal.seconds = shoot.clips[c].seconds
+            let truth = ideal.recording()
+            let left = stride(from: 0, to: decoded.samples.count, by: 2).map { decoded.samples[$0] }
+            var lags: [Double] = []
+            var at = 8000
+            while at + 32000 + 160 < min(truth.count, left.count) {
+                let (lag, correlation) = SignalMeasure.windowLag(actual: left, ideal: truth, at: at, window: 32000, maxLag: 160)
+                if correlation > 0.6 { lags.append(lag / 16) }
+                at += 4 * 16000
+            }
+            #expect(lags.count >= 6 && abs(lags.sorted()[lags.count / 2]) < 0.05, "\(name): lags \(lags) ms")
+        }
+    }
 }
 
