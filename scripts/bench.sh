@@ -220,7 +220,7 @@ for clip in truth:  # the generator wrote the paths it was given; sync reports a
         h["recording"] = os.path.abspath(h["recording"])
 found = [m for g in json.load(open(sys.argv[2]))["groups"] for m in g["matches"]]
 right = wrong = missed = 0
-start_errors, drift_errors, residuals = [], [], []
+start_errors, drift_errors, pooled_errors, residuals = [], [], [], []
 for clip in truth:
     rows = [m for m in found if m["reference"] == clip["reference"] and m["status"] != "uncertain"]
     expected = {h["recording"]: h for h in clip["heardBy"] if h["coverage"] >= 0.5}
@@ -232,6 +232,8 @@ for clip in truth:
         right += 1
         start_errors.append(abs(m["recordingStartSeconds"] - h["recordingStartSeconds"]) * 1000)
         drift_errors.append(abs(m["content"]["driftPPM"] - h["driftPPM"]))
+        if m.get("recordingDriftPPM") is not None:
+            pooled_errors.append(abs(m["recordingDriftPPM"] - h["driftPPM"]))
         if m.get("output") and m["content"].get("residualMs") is not None:
             residuals.append(m["content"]["residualMs"])
     missed += len(set(expected) - {m["recording"] for m in rows})
@@ -239,6 +241,8 @@ print("matches right %d, wrong %d, missed %d (uncertain ones are listed, not cou
 if start_errors:
     print("start error: worst %.3f ms, median %.3f ms; drift error: worst %.2f ppm; residual of the cut clips: worst %.3f ms"
           % (max(start_errors), sorted(start_errors)[len(start_errors) // 2], max(drift_errors), max(residuals or [0])))
+if pooled_errors:
+    print("recorder drift from all its clips of a camera: worst error %.2f ppm over %d matches" % (max(pooled_errors), len(pooled_errors)))
 PY
 rm -rf "$work/shoot-out"
 fi

@@ -4,7 +4,7 @@ import DriftCore
 import Foundation
 
 /// When a file's first frame was recorded, by the clock its device wrote down: a BWF `bext` TimeReference (samples
-/// since midnight), iXML's timestamp (SPEED, or its copy of BEXT), a QuickTime `tmcd` or MXF start timecode (`HH:MM:SS:FF`, `;` before the frames for drop-frame),
+/// since midnight), iXML's timestamp (SPEED, or its copy of BEXT), a QuickTime `tmcd`, MXF or Matroska start timecode (`HH:MM:SS:FF`, `;` before the frames for drop-frame),
 /// as FFmpeg reports it. A second witness beside the sound; nil where the file carries none.
 public enum StartTimecode {
     /// Seconds since midnight of `path`'s first frame, or nil.
@@ -17,15 +17,19 @@ public enum StartTimecode {
             return reader.chunk("iXML").flatMap { ixml(IXMLText.decode($0), fileRate: reader.format.sampleRate) }
         }
         guard let info = try? MediaProbe.probe(path) else { return nil }
-        if let text = info.tags["time_reference"], let samples = UInt64(text), samples > 0,
+        // Tag names as each container spells them (Matroska's are upper case: TIMECODE).
+        func tag(_ tags: [String: String], _ name: String) -> String? {
+            tags[name] ?? tags.first { $0.key.lowercased() == name }?.value
+        }
+        if let text = tag(info.tags, "time_reference"), let samples = UInt64(text), samples > 0,
            let rate = info.audioStreams.first?.sampleRate {
             return Double(samples) / Double(rate)
         }
         let rate = info.videoStreams.first?.frameRate
         for stream in info.streams {
-            if let text = stream.tags["timecode"], let seconds = parse(text, frameRate: stream.frameRate ?? rate) { return seconds }
+            if let text = tag(stream.tags, "timecode"), let seconds = parse(text, frameRate: stream.frameRate ?? rate) { return seconds }
         }
-        if let text = info.tags["timecode"], let seconds = parse(text, frameRate: rate) { return seconds }
+        if let text = tag(info.tags, "timecode"), let seconds = parse(text, frameRate: rate) { return seconds }
         return nil
     }
 

@@ -10,7 +10,7 @@ public enum SoundPairingText {
     }
 
     static let csvColumns = ["group", "reference", "recording", "status", "recordingStartSeconds", "recordingEndSeconds",
-                             "coverage", "clarity", "offsetMs", "driftPPM", "dropouts", "confidence", "residualMs",
+                             "coverage", "clarity", "offsetMs", "driftPPM", "recordingDriftPPM", "dropouts", "confidence", "residualMs",
                              "timecodeStartSeconds", "timecodeAgrees", "output", "outputFrames", "note"]
 
     /// One row per match; clips nobody recorded and recordings that matched nothing as rows with that status.
@@ -22,7 +22,7 @@ public enum SoundPairingText {
                 let c = m.content
                 lines.append([group.title, m.reference, m.recording, m.status.rawValue, number(m.recordingStartSeconds, 6),
                               number(m.recordingEndSeconds, 6), number(m.coverage, 4), number(m.clarity, 1), number(c?.offsetMs, 3),
-                              number(c?.driftPPM, 3), c.map { "\($0.dropouts.count)" } ?? "", number(c?.confidence, 3),
+                              number(c?.driftPPM, 3), number(m.recordingDriftPPM, 3), c.map { "\($0.dropouts.count)" } ?? "", number(c?.confidence, 3),
                               number(c?.residualMs, 3), number(m.timecodeStartSeconds, 3),
                               m.timecodeAgrees.map { $0 ? "true" : "false" } ?? "", m.output ?? "", m.outputFrames.map { "\($0)" } ?? "", m.note ?? ""]
                     .map(field).joined(separator: ","))
@@ -52,6 +52,9 @@ public enum SoundPairingText {
                     let span = "\(clock(m.recordingStartSeconds)) - \(clock(m.recordingEndSeconds))"
                     var line = "    \(span)  \(short(m.reference))  \(m.status.rawValue)"
                     if let c = m.content, let drift = c.driftPPM { line += String(format: "  drift %+.2f ppm", drift) }
+                    if let pooled = m.recordingDriftPPM, let clips = m.recordingDriftClips {
+                        line += String(format: " (recorder %+.2f ± %.2f ppm from %d clips)", pooled, m.recordingDriftPPMError ?? 0, clips)
+                    }
                     if let c = m.content, !c.dropouts.isEmpty { line += "  \(c.dropouts.count) dropout\(c.dropouts.count == 1 ? "" : "s")" }
                     if m.coverage < 0.999 { line += String(format: "  covers %.0f %%", m.coverage * 100) }
                     if let residual = m.content?.residualMs, m.output != nil { line += String(format: "  residual %.3f ms", residual) }

@@ -141,7 +141,9 @@ public struct SoundPairing: Sendable {
             if !rows.contains(where: { $0.status != .uncertain }) { groups[g].unmatchedClips.append(task.clip) }
             groups[g].matches += rows
         }
+        let devices = rules.device
         for g in groups.indices {
+            groups[g].matches = Self.pooledDrift(groups[g].matches) { devices.identify(recording: $0, root: root, metadata: nil).name }
             let heard = Set(groups[g].matches.filter { $0.status != .uncertain }.map(\.recording))
             groups[g].unmatchedRecordings = g < groupRecordings.count ? groupRecordings[g].filter { !heard.contains($0) } : []
             groups[g].unmatchedClips.sort()

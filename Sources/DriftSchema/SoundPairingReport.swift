@@ -54,6 +54,13 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
         /// Whether the timecodes agree with the sound (within 0.1 s and 1000 ppm of the time since the recording
         /// started); nil without timecodes.
         public var timecodeAgrees: Bool?
+        /// The recorder's drift against this clip's camera from every clip of that camera it surely heard (their
+        /// drifts weighted by their errors; clips that disagree left out): sharper than one short clip's. nil where
+        /// fewer than two clips agree.
+        public var recordingDriftPPM: Double?
+        public var recordingDriftPPMError: Double?
+        /// The clips it rests on.
+        public var recordingDriftClips: Int?
         /// Whether this match is sure (measured, confident) and, among a clip's sure matches, the one repaired.
         public var status: Status
         /// Why it is uncertain, or why it failed.

@@ -97,6 +97,16 @@ import TestSupport
         #expect(StartTimecode.seconds(of: bext) == 3600)
         let empty = try ixmlFile("empty.wav", "<BWFXML><SPEED><TIMECODE_RATE>25/1</TIMECODE_RATE></SPEED></BWFXML>")
         #expect(StartTimecode.seconds(of: empty) == nil)
+
+        // Containers through FFmpeg: a QuickTime tmcd track, and Matroska's TIMECODE tag (upper case there).
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") {
+            for name in ["tc.mov", "tc.mkv"] {
+                _ = try runTool("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=25",
+                                                    "-f", "lavfi", "-i", "sine=d=1", "-t", "1", "-c:v", "libx264", "-c:a", "aac",
+                                                    "-timecode", "10:00:05:12", folder.file(name)])
+                #expect(StartTimecode.seconds(of: folder.file(name)) == 36005.48, "\(name)")
+            }
+        }
     }
 
     /// The lag of `output` against the recorder's microphone on a perfect clock from clip `c`'s start, ms, at windows
