@@ -11,7 +11,7 @@ RUN DRIFTFIX_MINIMAL_DEPS=1 DRIFTFIX_REVISION=$REVISION scripts/package.sh | tai
 
 FROM debian:bookworm-slim
 # apt resolves the package's Depends: glibc and the runtime libraries, never Swift (linked in statically). Debian's
-# FFmpeg is GPL-built: see the README's Licences for what shipping this image means.
+# FFmpeg is GPL-built: see docs/development.md, Licences, for what shipping this image means.
 COPY --from=build /driftfix.deb /tmp/driftfix.deb
 # A fixed, numeric user (the package's postinst keeps an existing driftfix user): Kubernetes' runAsNonRoot can
 # verify it, and the manifests and compose name it (10001).

@@ -45,7 +45,8 @@ for unit in driftfix-worker@.service driftfix-night.service driftfix-night.timer
 done
 install -D -m 0755 scripts/demo-package.sh "$root/usr/share/driftfix/demo.sh"
 install -D -m 0644 README.md "$root/usr/share/doc/driftfix/README.md"
-install -D -m 0644 docs/protocol.md "$root/usr/share/doc/driftfix/protocol.md"
+# The manual: the docs/ pages beside the front page (its links point into docs/).
+for page in docs/*.md; do install -D -m 0644 "$page" "$root/usr/share/doc/driftfix/$page"; done
 gzip -9n <CHANGELOG.md >"$root/usr/share/doc/driftfix/changelog.gz" 2>/dev/null || rm -f "$root/usr/share/doc/driftfix/changelog.gz"
 {
     echo "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"

@@ -29,7 +29,7 @@ public enum ResampleEngine: String, CaseIterable, Sendable, Codable {
 }
 
 /// The engine asked for: one of the two, or `auto`, the default, which takes per quality the one measured fastest at
-/// equal or better quality against the ideal (the README's engine table; `SoxrResampler.soxrRecipe`): libsoxr for
+/// equal or better quality against the ideal (docs/performance.md's engine table; `SoxrResampler.soxrRecipe`): libsoxr for
 /// `fast` and `medium` (as clean or cleaner everywhere, 4-15x the speed), libsamplerate for `best` (19-41 dB
 /// cleaner near the band edge).
 public enum EngineChoice: String, CaseIterable, Sendable, Codable {

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// Written here rather than linked: the correlation needs only power-of-two transforms of a few sizes, a radix-2
 /// transform with per-stage twiddles read in order, four butterflies at a time, is fast enough that decoding the files
-/// costs more, and it keeps the linked set free of FFTW's GPL (see the README's licences).
+/// costs more, and it keeps the linked set free of FFTW's GPL (see docs/development.md, Licences).
 final class FFT: @unchecked Sendable {  // immutable after init: transforms only read the tables
     let size: Int
     /// Twiddles per stage, concatenated: the stage whose butterflies span `half` uses entries `half − 1 ..< 2·half − 1`,
