@@ -17,6 +17,26 @@ private func writeClip(_ shoot: Shoot, _ c: Int, to path: String) throws {
     unlink(sound)
 }
 
+/// The lag of `output` (its first channel, at 16 kHz) against recorder `r`'s microphone on a perfect clock from clip
+/// `c`'s start, ms, at 2 s windows every 4 s where the correlation is clear: the ideal is rendered from the scene's
+/// numbers, never from driftfix's output.
+private func lagsAgainstIdeal(_ output: [Float], channels: Int, shoot: Shoot, clip c: Int, recorder r: Int = 0) -> [Double] {
+    var ideal = shoot.recorder(r)
+    ideal.offset = shoot.clips[c].start
+    ideal.driftPPM = 0
+    ideal.seconds = shoot.clips[c].seconds
+    let truth = ideal.recording()
+    let mono = stride(from: 0, to: output.count, by: channels).map { output[$0] }
+    var lags: [Double] = []
+    var at = 8000
+    while at + 32000 + 160 < min(truth.count, mono.count) {
+        let (lag, correlation) = SignalMeasure.windowLag(actual: mono, ideal: truth, at: at, window: 32000, maxLag: 160)
+        if correlation > 0.6 { lags.append(lag / 16) }
+        at += 4 * 16000
+    }
+    return lags
+}
+
 @Suite("driftfix sync: clips paired with recorders by their sound (the built binary)",
        .enabled(if: FileManager.default.isExecutableFile(atPath: ffmpeg), "ffmpeg not installed"))
 struct SyncCommandTests {
@@ -85,19 +105,7 @@ struct SyncCommandTests {
             #expect(used["outputFrames"] as? Int64 == written.frames || (used["outputFrames"] as? Int).map(Int64.init) == written.frames)
             // Against the ideal: the used recorder's microphone on a perfect clock from the clip's start.
             let r = try #require(recorders.firstIndex(of: used["recording"] as? String ?? ""))
-            var ideal = shoot.recorder(r)
-            ideal.offset = shoot.clips[c].start
-            ideal.driftPPM = 0
-            ideal.seconds = shoot.clips[c].seconds
-            let truth = ideal.recording()
-            let mono = stride(from: 0, to: written.samples.count, by: written.format.channelCount).map { written.samples[$0] }
-            var lags: [Double] = []
-            var at = 8000
-            while at + 32000 + 160 < min(truth.count, mono.count) {
-                let (lag, correlation) = SignalMeasure.windowLag(actual: mono, ideal: truth, at: at, window: 32000, maxLag: 160)
-                if correlation > 0.6 { lags.append(lag / 16) }
-                at += 4 * 16000
-            }
+            let lags = lagsAgainstIdeal(written.samples, channels: written.format.channelCount, shoot: shoot, clip: c, recorder: r)
             // A voiced window can peak a pitch period away in this plain correlation (an alias, not the audio's lag):
             // all but one window within 1 ms, and their median within 0.05 ms.
             let sorted = lags.sorted()
@@ -207,19 +215,7 @@ struct SyncCommandTests {
             let written = try readAll(out.file("camera/A00\(c + 1).wav"))
             let frames = Int64(shoot.clips[c].seconds * Double(shoot.sampleRate))
             #expect(abs(written.frames - frames) <= 1024, "clip \(c): \(written.frames) frames for \(frames)")
-            // The clip's first second is the recorder's microphone at the clip's start, on a perfect clock.
-            var ideal = shoot.recorder(0)
-            ideal.offset = shoot.clips[c].start
-            ideal.driftPPM = 0
-            ideal.seconds = shoot.clips[c].seconds
-            let truth = ideal.recording()
-            var lags: [Double] = []
-            var at = 8000
-            while at + 32000 + 160 < min(truth.count, written.samples.count) {
-                let (lag, correlation) = SignalMeasure.windowLag(actual: written.samples, ideal: truth, at: at, window: 32000, maxLag: 160)
-                if correlation > 0.6 { lags.append(lag / 16) }
-                at += 4 * 16000
-            }
+            let lags = lagsAgainstIdeal(written.samples, channels: 1, shoot: shoot, clip: c)
             // As above: a voiced window may alias a pitch period away; the median is the audio's lag.
             #expect(lags.count >= 6 && abs(lags.sorted()[lags.count / 2]) < 0.05, "clip \(c): lags \(lags) ms")
         }
@@ -306,19 +302,7 @@ struct SyncCommandTests {
             let decoded = try ffmpegDecode(output, channels: 2)
             let frames = Int64(shoot.clips[c].seconds * Double(shoot.sampleRate))
             #expect(abs(decoded.frames - frames) <= 1024, "\(name): \(decoded.frames) frames for \(frames)")
-            var ideal = shoot.recorder(0)
-            ideal.offset = shoot.clips[c].start
-            ideal.driftPPM = 0
-            ideal.seconds = shoot.clips[c].seconds
-            let truth = ideal.recording()
-            let left = stride(from: 0, to: decoded.samples.count, by: 2).map { decoded.samples[$0] }
-            var lags: [Double] = []
-            var at = 8000
-            while at + 32000 + 160 < min(truth.count, left.count) {
-                let (lag, correlation) = SignalMeasure.windowLag(actual: left, ideal: truth, at: at, window: 32000, maxLag: 160)
-                if correlation > 0.6 { lags.append(lag / 16) }
-                at += 4 * 16000
-            }
+            let lags = lagsAgainstIdeal(decoded.samples, channels: 2, shoot: shoot, clip: c)
             #expect(lags.count >= 6 && abs(lags.sorted()[lags.count / 2]) < 0.05, "\(name): lags \(lags) ms")
         }
     }
