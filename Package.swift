@@ -38,7 +38,9 @@ let package = Package(
         .systemLibrary(name: "CXXHash", providers: [.apt(["libxxhash-dev"])]),
         // FFmpeg's libraries (libavformat-dev, libavcodec-dev, libavutil-dev from apt) and the few C helpers Swift
         // cannot express: error-code macros and a va_list log callback.
-        .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil")]),
+        .target(
+            name: "CFFmpeg",
+            linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil")]),
 
         // Linux system calls Swift cannot reach (openat2 for the worker's confinement, renameat2 for outputs that
         // never replace anything but a regular file) and the async-signal-safe removal of temporary files.
@@ -58,7 +60,11 @@ let package = Package(
         // Pure Swift on `AudioSource` streams; its FFT is its own.
         .target(name: "DriftSync", dependencies: ["DriftCore"], swiftSettings: [.unsafeFlags(["-O"])]),
         // The YAML configuration file: parsed and validated into DriftCore's policy types.
-        .target(name: "DriftConfig", dependencies: ["DriftCore", "DriftSchema", "DriftAudio", "DriftMedia", .product(name: "Yams", package: "Yams")]),
+        .target(
+            name: "DriftConfig",
+            dependencies: [
+                "DriftCore", "DriftSchema", "DriftAudio", "DriftMedia", .product(name: "Yams", package: "Yams"),
+            ]),
         // One plan per pair (decision, operations, output), built once from the scan, the policy and the verdicts on
         // earlier outputs; the run's report with outcomes.
         .target(name: "DriftPlanning", dependencies: ["DriftCore", "DriftSchema"]),
@@ -69,51 +75,84 @@ let package = Package(
         // Wire messages and their codec: pure, testable without sockets.
         .target(name: "DriftWire", dependencies: ["DriftCore", "DriftSchema", "DriftSync"]),
         // ZeroMQ context, sockets and polling, CURVE keys and the ZAP handler (the only importer of CZMQ).
-        .target(name: "DriftTransport", dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "CZMQ", "DriftCore", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "DriftTransport",
+            dependencies: [
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "CZMQ",
+                "DriftCore", .product(name: "Logging", package: "swift-log"),
+            ]),
         // Job store, leases, heartbeats, retries, dispatch; the coordinator's socket loop; local worker processes.
-        .target(name: "DriftCoordinator", dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftPlanning", "DriftSchema", "DriftSupport", "DriftCore", "DriftWire", "DriftTransport",
-                                                         .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "DriftCoordinator",
+            dependencies: [
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftPlanning", "DriftSchema",
+                "DriftSupport", "DriftCore", "DriftWire", "DriftTransport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // The worker loop and its job runner.
-        .target(name: "DriftWorker", dependencies: [.product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "DriftCore", "DriftAudio", "DriftWire", "DriftTransport", "DriftPipeline", "DriftSchema", "DriftSync", "CLinux",
-                                                    .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "DriftWorker",
+            dependencies: [
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "DriftCore",
+                "DriftAudio", "DriftWire", "DriftTransport", "DriftPipeline", "DriftSchema", "DriftSync", "CLinux",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // The durable run journal (SQLite through GRDB): job states written ahead, resume, incremental runs, drift
         // history, metrics.
-        .target(name: "DriftJournal", dependencies: ["DriftPlanning", "DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftCoordinator", "DriftAudio", "DriftAV",
-                                                     .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(
+            name: "DriftJournal",
+            dependencies: [
+                "DriftPlanning", "DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftCoordinator",
+                "DriftAudio", "DriftAV",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         // One file's repair (read, convert, write, verify, rename): used by `process` and by workers.
-        .target(name: "DriftPipeline", dependencies: ["DriftSupport", "DriftCore", "DriftAudio", "DriftDSP", "DriftAV", "DriftSchema", "DriftSync"]),
+        .target(
+            name: "DriftPipeline",
+            dependencies: [
+                "DriftSupport", "DriftCore", "DriftAudio", "DriftDSP", "DriftAV", "DriftSchema", "DriftSync",
+            ]),
         // The composition root: one repair run (journal, plan, coordinator services, outcome, history, metrics) and
         // one worker, from settings to outcome; the command line and the benchmark both run through it.
         // Live metrics of a running coordinator or worker: Prometheus series fed by their events, and the HTTP
         // listener that serves them (/metrics, /healthz).
-        .target(name: "DriftMetrics", dependencies: [
-            "DriftCoordinator", "DriftSchema",
-            .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        .target(
+            name: "DriftMetrics",
+            dependencies: [
+                "DriftCoordinator", "DriftSchema",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         // Workers as a Slurm job array: sbatch, squeue and scancel as child processes.
-        .target(name: "DriftSlurm", dependencies: [
-            "DriftCoordinator", "DriftTransport",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
-        .target(name: "DriftRun", dependencies: [
-            "DriftAudio", "DriftConfig", "DriftCoordinator", "DriftCore", "DriftJournal", "DriftMedia", "DriftMetrics", "DriftPipeline",
-            "DriftPlanning", "DriftReports", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftSync", "DriftTransport", "DriftWire",
-            "DriftWorker",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-        ]),
+        .target(
+            name: "DriftSlurm",
+            dependencies: [
+                "DriftCoordinator", "DriftTransport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        .target(
+            name: "DriftRun",
+            dependencies: [
+                "DriftAudio", "DriftConfig", "DriftCoordinator", "DriftCore", "DriftJournal", "DriftMedia",
+                "DriftMetrics", "DriftPipeline",
+                "DriftPlanning", "DriftReports", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftSync",
+                "DriftTransport", "DriftWire",
+                "DriftWorker",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]),
         .executableTarget(
             name: "driftfix",
             dependencies: [
                 "DriftAudio", "DriftConfig", "DriftCore", "DriftJournal", "DriftMedia", "DriftPipeline", "DriftReports",
-                "DriftMetrics", "DriftRun", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftTransport", "DriftWorker", "DriftCoordinator",
+                "DriftMetrics", "DriftRun", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftTransport",
+                "DriftWorker", "DriftCoordinator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -123,8 +162,10 @@ let package = Package(
         .plugin(name: "SourceRevision", capability: .buildTool()),
         .executableTarget(
             name: "DriftBench",
-            dependencies: ["DriftPlanning", "DriftRun", "DriftSchema", "DriftAV", "DriftPipeline",
-                "DriftCore", "DriftAudio", "DriftDSP", "DriftSync", "TestSupport", "DriftCoordinator", "DriftTransport", "DriftJournal",
+            dependencies: [
+                "DriftPlanning", "DriftRun", "DriftSchema", "DriftAV", "DriftPipeline",
+                "DriftCore", "DriftAudio", "DriftDSP", "DriftSync", "TestSupport", "DriftCoordinator", "DriftTransport",
+                "DriftJournal",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -134,35 +175,66 @@ let package = Package(
         // glibc calls the tests' process runner needs that Swift's Glibc module hides (_GNU_SOURCE).
         .target(name: "CTestSpawn", path: "Tests/CTestSpawn"),
         .target(
-            name: "TestSupport", dependencies: ["DriftSchema", "DriftCore", "DriftAudio", "CTestSpawn"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["DriftSchema", "DriftCore", "DriftAudio", "CTestSpawn"],
+            path: "Tests/TestSupport",
             // Fixture synthesis runs over millions of samples: optimise it even in debug test builds.
             swiftSettings: [.unsafeFlags(["-O"])]
         ),
         .testTarget(name: "DriftCoreTests", dependencies: ["DriftCore"]),
         .testTarget(name: "DriftSlurmTests", dependencies: ["DriftSlurm"]),
         .testTarget(name: "DriftPlanningTests", dependencies: ["DriftPlanning", "DriftCore", "DriftSchema"]),
-        .testTarget(name: "DriftRunTests", dependencies: ["TestSupport", .product(name: "Logging", package: "swift-log"), "DriftWorker", "DriftWire", "DriftSchema", "DriftPlanning", "DriftJournal", "DriftCore", "DriftCoordinator", "DriftConfig", "DriftAudio", "DriftRun"]),
+        .testTarget(
+            name: "DriftRunTests",
+            dependencies: [
+                "TestSupport", .product(name: "Logging", package: "swift-log"), "DriftWorker", "DriftWire",
+                "DriftSchema", "DriftPlanning", "DriftJournal", "DriftCore", "DriftCoordinator", "DriftConfig",
+                "DriftAudio", "DriftRun",
+            ]),
         .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "DriftCore"]),
-        .testTarget(name: "DriftMediaTests", dependencies: ["DriftMedia", "DriftAV", "DriftAudio", "DriftCore", "TestSupport"]),
+        .testTarget(
+            name: "DriftMediaTests", dependencies: ["DriftMedia", "DriftAV", "DriftAudio", "DriftCore", "TestSupport"]),
         .testTarget(name: "DriftReportsTests", dependencies: ["DriftSchema", "DriftReports", "DriftCore"]),
         .testTarget(name: "DriftWireTests", dependencies: ["DriftWire", "DriftCore", "DriftSchema", "DriftSync"]),
-        .testTarget(name: "DriftCoordinatorTests", dependencies: ["DriftTransport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"), "DriftCoordinator", "DriftWire", "DriftCore"]),
-        .testTarget(name: "DriftTransportTests", dependencies: ["DriftTransport", "TestSupport",
-                                                               .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "DriftCoordinatorTests",
+            dependencies: [
+                "DriftTransport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"), "DriftCoordinator", "DriftWire", "DriftCore",
+            ]),
+        .testTarget(
+            name: "DriftTransportTests",
+            dependencies: [
+                "DriftTransport", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Seeded mutation fuzzing of the parsers that read untrusted bytes, bounded in time, plus the regression corpus.
-        .testTarget(name: "FuzzTests", dependencies: ["DriftMedia", "DriftWire", "DriftConfig", "DriftAV", "TestSupport"],
-                    resources: [.copy("Corpus")]),
-        .testTarget(name: "DriftJournalTests", dependencies: ["DriftPlanning", "DriftSchema", "DriftJournal", "DriftCoordinator", "DriftWire", "DriftAudio",
-                                                             "DriftCore", "DriftReports", "TestSupport"]),
-        .testTarget(name: "DriftWorkerTests", dependencies: ["DriftWorker", "DriftWire", "DriftAudio", "DriftCore", "TestSupport"]),
+        .testTarget(
+            name: "FuzzTests", dependencies: ["DriftMedia", "DriftWire", "DriftConfig", "DriftAV", "TestSupport"],
+            resources: [.copy("Corpus")]),
+        .testTarget(
+            name: "DriftJournalTests",
+            dependencies: [
+                "DriftPlanning", "DriftSchema", "DriftJournal", "DriftCoordinator", "DriftWire", "DriftAudio",
+                "DriftCore", "DriftReports", "TestSupport",
+            ]),
+        .testTarget(
+            name: "DriftWorkerTests",
+            dependencies: ["DriftWorker", "DriftWire", "DriftAudio", "DriftCore", "TestSupport"]),
         // The end-to-end targets name the `driftfix` executable so that it is built before they run it.
-        .testTarget(name: "DistributedTests", dependencies: ["DriftSchema", "driftfix", "DriftAudio", "DriftCore", "DriftTransport", "DriftWire",
-                                                            "DriftJournal", "TestSupport", .product(name: "Yams", package: "Yams")],
-                    exclude: ["Fixtures"]),
+        .testTarget(
+            name: "DistributedTests",
+            dependencies: [
+                "DriftSchema", "driftfix", "DriftAudio", "DriftCore", "DriftTransport", "DriftWire",
+                "DriftJournal", "TestSupport", .product(name: "Yams", package: "Yams"),
+            ],
+            exclude: ["Fixtures"]),
         .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "DriftCore", "TestSupport", "CSndFile"]),
         .testTarget(name: "DriftSyncTests", dependencies: ["DriftSync", "DriftCore", "TestSupport"]),
-        .testTarget(name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftCore", "TestSupport", "CSampleRate", "CSoxr"]),
-        .testTarget(name: "DriftPipelineTests", dependencies: ["DriftPipeline", "DriftAudio", "DriftCore", "DriftSupport", "DriftSync", "TestSupport"]),
+        .testTarget(
+            name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftCore", "TestSupport", "CSampleRate", "CSoxr"]),
+        .testTarget(
+            name: "DriftPipelineTests",
+            dependencies: ["DriftPipeline", "DriftAudio", "DriftCore", "DriftSupport", "DriftSync", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["driftfix", "DriftAudio", "DriftCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

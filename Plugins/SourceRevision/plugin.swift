@@ -14,9 +14,12 @@ struct SourceRevision: BuildToolPlugin {
             let sourceRevision = \\"$revision\\""
             [ "$(cat "$2" 2>/dev/null)" = "$text" ] || printf '%s\\n' "$text" > "$2"
             """
-        return [.prebuildCommand(displayName: "Recording the source revision",
-                                 executable: URL(fileURLWithPath: "/bin/sh"),
-                                 arguments: ["-c", script, "sh", context.package.directoryURL.path, output.path],
-                                 outputFilesDirectory: context.pluginWorkDirectoryURL)]
+        return [
+            .prebuildCommand(
+                displayName: "Recording the source revision",
+                executable: URL(fileURLWithPath: "/bin/sh"),
+                arguments: ["-c", script, "sh", context.package.directoryURL.path, output.path],
+                outputFilesDirectory: context.pluginWorkDirectoryURL)
+        ]
     }
 }

@@ -30,8 +30,11 @@ final class AudioDecoder {
             throw AudioError(path: demuxer.path, cause: .corrupt("stream \(streamIndex) has no codec parameters"))
         }
         guard let decoder = avcodec_find_decoder(parameters.pointee.codec_id) else {
-            throw AudioError(path: demuxer.path, cause: .unsupported(
-                "no decoder for \(String(cString: avcodec_get_name(parameters.pointee.codec_id))) in this FFmpeg build"))
+            throw AudioError(
+                path: demuxer.path,
+                cause: .unsupported(
+                    "no decoder for \(String(cString: avcodec_get_name(parameters.pointee.codec_id))) in this FFmpeg build"
+                ))
         }
         guard let context = avcodec_alloc_context3(decoder) else {
             throw AudioError(path: demuxer.path, cause: .readFailed("out of memory"))
@@ -52,7 +55,9 @@ final class AudioDecoder {
         channelCount = Int(context.pointee.ch_layout.nb_channels)
         sampleRate = Int(context.pointee.sample_rate)
         guard channelCount > 0, channelCount <= 1024, sampleRate > 0, sampleRate <= 1_536_000 else {
-            throw AudioError(path: demuxer.path, cause: .corrupt("implausible audio stream: \(channelCount) channels at \(sampleRate) Hz"))
+            throw AudioError(
+                path: demuxer.path,
+                cause: .corrupt("implausible audio stream: \(channelCount) channels at \(sampleRate) Hz"))
         }
     }
 
@@ -74,7 +79,8 @@ final class AudioDecoder {
             if available > 0 {
                 let take = min(available, frames - written)
                 pending.withUnsafeBufferPointer { source in
-                    (buffer + written * channelCount).update(from: source.baseAddress! + pendingStart, count: take * channelCount)
+                    (buffer + written * channelCount).update(
+                        from: source.baseAddress! + pendingStart, count: take * channelCount)
                 }
                 pendingStart += take * channelCount
                 written += take
@@ -103,7 +109,10 @@ final class AudioDecoder {
                 break
             }
             guard received == FFmpeg.again else { throw damaged(received) }
-            if sentEnd { finished = true; break }
+            if sentEnd {
+                finished = true
+                break
+            }
             // Feed the next packet of this stream (or the end).
             var fed = false
             while !fed {
@@ -132,7 +141,8 @@ final class AudioDecoder {
         } else {
             position = String(format: " after %.3f s", Double(delivered) / Double(sampleRate))
         }
-        return AudioError(path: demuxer.path, cause: .corrupt("audio cannot be decoded\(position): \(FFmpeg.describe(code))"))
+        return AudioError(
+            path: demuxer.path, cause: .corrupt("audio cannot be decoded\(position): \(FFmpeg.describe(code))"))
     }
 
     /// Converts one decoded frame to interleaved floats at the end of `pending`.
@@ -150,8 +160,9 @@ final class AudioDecoder {
                 let plane = planar ? planes[channel]! : planes[0]!
                 let step = planar ? 1 : channels
                 let offset = planar ? 0 : channel
-                SampleConversion.toFloat(plane, format: format, count: count, step: step, offset: offset,
-                                         into: base + channel, stride: channels)
+                SampleConversion.toFloat(
+                    plane, format: format, count: count, step: step, offset: offset,
+                    into: base + channel, stride: channels)
             }
         }
     }
@@ -159,8 +170,10 @@ final class AudioDecoder {
 
 /// libavutil sample formats to floats in [-1, 1).
 enum SampleConversion {
-    static func toFloat(_ plane: UnsafeMutablePointer<UInt8>, format: AVSampleFormat, count: Int, step: Int, offset: Int,
-                        into out: UnsafeMutablePointer<Float>, stride: Int) {
+    static func toFloat(
+        _ plane: UnsafeMutablePointer<UInt8>, format: AVSampleFormat, count: Int, step: Int, offset: Int,
+        into out: UnsafeMutablePointer<Float>, stride: Int
+    ) {
         let packed = av_get_packed_sample_fmt(format)
         switch packed {
         case AV_SAMPLE_FMT_U8:
@@ -194,8 +207,10 @@ enum SampleConversion {
 extension SampleConversion {
     /// Interleaved floats into `frame` (any packed or planar format), starting at sample `offset`. Integer formats
     /// round to nearest and clip at full scale.
-    static func fromFloat(_ samples: UnsafePointer<Float>, frames: Int, channels: Int,
-                          into frame: UnsafeMutablePointer<AVFrame>, at offset: Int) {
+    static func fromFloat(
+        _ samples: UnsafePointer<Float>, frames: Int, channels: Int,
+        into frame: UnsafeMutablePointer<AVFrame>, at offset: Int
+    ) {
         let format = AVSampleFormat(rawValue: frame.pointee.format)
         let planar = av_sample_fmt_is_planar(format) != 0
         guard let planes = frame.pointee.extended_data else { return }
@@ -218,19 +233,23 @@ extension SampleConversion {
             case AV_SAMPLE_FMT_S16:
                 plane.withMemoryRebound(to: Int16.self, capacity: (first + frames * step)) { out in
                     for i in 0..<frames {
-                        out[first + i * step] = Int16(integer(samples[i * channels + channel], scale: 32768, low: -32768, high: 32767))
+                        out[first + i * step] = Int16(
+                            integer(samples[i * channels + channel], scale: 32768, low: -32768, high: 32767))
                     }
                 }
             case AV_SAMPLE_FMT_S32:
                 plane.withMemoryRebound(to: Int32.self, capacity: (first + frames * step)) { out in
                     for i in 0..<frames {
-                        out[first + i * step] = Int32(integer(samples[i * channels + channel], scale: 2_147_483_648,
-                                                              low: -2_147_483_648, high: 2_147_483_647))
+                        out[first + i * step] = Int32(
+                            integer(
+                                samples[i * channels + channel], scale: 2_147_483_648,
+                                low: -2_147_483_648, high: 2_147_483_647))
                     }
                 }
             case AV_SAMPLE_FMT_U8:
                 for i in 0..<frames {
-                    plane[first + i * step] = UInt8(integer(samples[i * channels + channel], scale: 128, low: -128, high: 127) + 128)
+                    plane[first + i * step] = UInt8(
+                        integer(samples[i * channels + channel], scale: 128, low: -128, high: 127) + 128)
                 }
             default:
                 break

@@ -28,8 +28,10 @@ final class AudioEncoder {
     ///   - bitRate: for lossy codecs: the source's rate, so a repair does not change the file's size class.
     ///   - bitsPerSample: for lossless codecs: 16 or 24/32, the source's precision.
     ///   - firstTimestamp: the first sample's timestamp (negative for a lead-in the edit list hides).
-    init(codecName: String, sampleRate: Int, layout: UnsafePointer<AVChannelLayout>, bitRate: Int?, bitsPerSample: Int?,
-         globalHeader: Bool, firstTimestamp: Int64, displayPath: String) throws(AudioError) {
+    init(
+        codecName: String, sampleRate: Int, layout: UnsafePointer<AVChannelLayout>, bitRate: Int?, bitsPerSample: Int?,
+        globalHeader: Bool, firstTimestamp: Int64, displayPath: String
+    ) throws(AudioError) {
         display = displayPath
         guard let codec = avcodec_find_encoder_by_name(codecName) else {
             throw AudioError(path: displayPath, cause: .unsupported("this FFmpeg build has no \(codecName) encoder"))
@@ -43,7 +45,8 @@ final class AudioEncoder {
         av_channel_layout_copy(&context.pointee.ch_layout, layout)
         context.pointee.sample_fmt = AudioEncoder.sampleFormat(for: codec, bits: bitsPerSample)
         if let bitsPerSample, bitsPerSample > 16, av_get_bytes_per_sample(context.pointee.sample_fmt) == 4,
-           av_sample_fmt_is_planar(context.pointee.sample_fmt) != 0 || codecName == "alac" {
+            av_sample_fmt_is_planar(context.pointee.sample_fmt) != 0 || codecName == "alac"
+        {
             context.pointee.bits_per_raw_sample = Int32(min(bitsPerSample, 32))
         }
         if let bitRate, bitRate > 0 { context.pointee.bit_rate = Int64(bitRate) }
@@ -53,7 +56,9 @@ final class AudioEncoder {
         guard opened >= 0 else {
             var doomed: UnsafeMutablePointer<AVCodecContext>? = context
             avcodec_free_context(&doomed)
-            throw AudioError(path: displayPath, cause: .unsupported("cannot open the \(codecName) encoder: \(FFmpeg.describe(opened))"))
+            throw AudioError(
+                path: displayPath,
+                cause: .unsupported("cannot open the \(codecName) encoder: \(FFmpeg.describe(opened))"))
         }
         channelCount = Int(context.pointee.ch_layout.nb_channels)
         self.sampleRate = sampleRate
@@ -83,9 +88,16 @@ final class AudioEncoder {
         }
         guard !supported.isEmpty else { return AV_SAMPLE_FMT_FLTP }
         let wide = (bits ?? 16) > 16
-        let order: [AVSampleFormat] = wide
-            ? [AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_S32P, AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_DBLP, AV_SAMPLE_FMT_DBL]
-            : [AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_S16P, AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S32P, AV_SAMPLE_FMT_S32]
+        let order: [AVSampleFormat] =
+            wide
+            ? [
+                AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_S32P, AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_DBLP,
+                AV_SAMPLE_FMT_DBL,
+            ]
+            : [
+                AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_S16P, AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S32P,
+                AV_SAMPLE_FMT_S32,
+            ]
         return order.first(where: supported.contains) ?? supported[0]
     }
 
@@ -99,17 +111,22 @@ final class AudioEncoder {
     }
 
     /// Encodes `frames` interleaved frames; `emit` receives each finished packet (timestamps in samples).
-    func encode(_ samples: UnsafePointer<Float>, frames: Int,
-                emit: (UnsafeMutablePointer<AVPacket>) throws(AudioError) -> Void) throws(AudioError) {
+    func encode(
+        _ samples: UnsafePointer<Float>, frames: Int,
+        emit: (UnsafeMutablePointer<AVPacket>) throws(AudioError) -> Void
+    ) throws(AudioError) {
         var done = 0
         while done < frames {
             if filled == 0 {
                 let writable = av_frame_make_writable(frame)
-                guard writable >= 0 else { throw AudioError(path: display, cause: .writeFailed(FFmpeg.describe(writable))) }
+                guard writable >= 0 else {
+                    throw AudioError(path: display, cause: .writeFailed(FFmpeg.describe(writable)))
+                }
             }
             let take = min(frameSize - filled, frames - done)
-            SampleConversion.fromFloat(samples + done * channelCount, frames: take, channels: channelCount,
-                                       into: frame, at: filled)
+            SampleConversion.fromFloat(
+                samples + done * channelCount, frames: take, channels: channelCount,
+                into: frame, at: filled)
             filled += take
             done += take
             if filled == frameSize { try send(count: filled, emit: emit) }
@@ -122,16 +139,21 @@ final class AudioEncoder {
         if filled > 0 { try send(count: filled, emit: emit) }
         flushed = true
         let code = avcodec_send_frame(context, nil)
-        guard code >= 0 || code == FFmpeg.endOfFile else { throw AudioError(path: display, cause: .writeFailed(FFmpeg.describe(code))) }
+        guard code >= 0 || code == FFmpeg.endOfFile else {
+            throw AudioError(path: display, cause: .writeFailed(FFmpeg.describe(code)))
+        }
         try drain(emit: emit)
     }
 
-    private func send(count: Int, emit: (UnsafeMutablePointer<AVPacket>) throws(AudioError) -> Void) throws(AudioError) {
+    private func send(count: Int, emit: (UnsafeMutablePointer<AVPacket>) throws(AudioError) -> Void) throws(AudioError)
+    {
         frame.pointee.nb_samples = Int32(count)
         frame.pointee.pts = nextTimestamp
         nextTimestamp += Int64(count)
         let code = avcodec_send_frame(context, frame)
-        guard code >= 0 else { throw AudioError(path: display, cause: .writeFailed("encoding failed: \(FFmpeg.describe(code))")) }
+        guard code >= 0 else {
+            throw AudioError(path: display, cause: .writeFailed("encoding failed: \(FFmpeg.describe(code))"))
+        }
         filled = 0
         frame.pointee.nb_samples = Int32(frameSize)
         try drain(emit: emit)
@@ -141,7 +163,9 @@ final class AudioEncoder {
         while true {
             let code = avcodec_receive_packet(context, packet.pointer)
             if code == FFmpeg.again || code == FFmpeg.endOfFile { return }
-            guard code >= 0 else { throw AudioError(path: display, cause: .writeFailed("encoding failed: \(FFmpeg.describe(code))")) }
+            guard code >= 0 else {
+                throw AudioError(path: display, cause: .writeFailed("encoding failed: \(FFmpeg.describe(code))"))
+            }
             try emit(packet.pointer)
             packet.unref()
         }

@@ -50,7 +50,9 @@ final class Demuxer {
     var demuxerName: String { String(cString: context.pointee.iformat.pointee.name) }
 
     /// Whether an MP4/MOV file keeps its index (`moov`) before the media data ("fast start").
-    var indexFirst: Bool { MediaContainer(demuxer: demuxerName) == .isoMedia && IsoTopLevel.indexBeforeData(path: path) }
+    var indexFirst: Bool {
+        MediaContainer(demuxer: demuxerName) == .isoMedia && IsoTopLevel.indexBeforeData(path: path)
+    }
 
     /// Reads only `keep`: libavformat skips the other streams' packets without handing them over.
     func discardAll(except keep: Set<Int>) {
@@ -92,15 +94,18 @@ final class Demuxer {
             var layout = parameters.ch_layout
             var buffer = [CChar](repeating: 0, count: 64)
             if av_channel_layout_describe(&layout, &buffer, buffer.count) > 0 {
-                described.channelLayout = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                described.channelLayout = String(
+                    decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             }
             if parameters.bit_rate > 0 { described.bitRate = Int(parameters.bit_rate) }
-            let bits = parameters.bits_per_raw_sample > 0 ? parameters.bits_per_raw_sample : parameters.bits_per_coded_sample
+            let bits =
+                parameters.bits_per_raw_sample > 0 ? parameters.bits_per_raw_sample : parameters.bits_per_coded_sample
             if bits > 0 { described.bitsPerSample = Int(bits) }
             if parameters.frame_size > 0 { described.frameSize = Int(parameters.frame_size) }
         }
         if kind == .video {
-            let rate = stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
+            let rate =
+                stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
             if rate.num > 0 && rate.den > 0 { described.frameRate = Rational(Int64(rate.num), Int64(rate.den)) }
         }
         described.tags = Demuxer.tags(stream.pointee.metadata)

@@ -7,14 +7,16 @@ import DriftAudio
 public enum LibraryRoute {
     /// Extensions read through FFmpeg without asking libsndfile.
     public static let mediaExtensions: Set<String> = [
-        "m4a", "m4b", "mp4", "m4v", "mov", "3gp", "mkv", "mka", "webm", "mxf", "aac", "adts", "avi", "ts", "mts", "m2ts",
+        "m4a", "m4b", "mp4", "m4v", "mov", "3gp", "mkv", "mka", "webm", "mxf", "aac", "adts", "avi", "ts", "mts",
+        "m2ts",
     ]
 
     /// Whether `path` is read through FFmpeg.
     public static func usesFFmpeg(_ path: String) -> Bool {
-        let ext = path.split(separator: "/").last.map { name in
-            name.contains(".") ? String(name.split(separator: ".").last ?? "").lowercased() : ""
-        } ?? ""
+        let ext =
+            path.split(separator: "/").last.map { name in
+                name.contains(".") ? String(name.split(separator: ".").last ?? "").lowercased() : ""
+            } ?? ""
         if mediaExtensions.contains(ext) { return true }
         // libsndfile's own containers stay with libsndfile, whose refusals stand; CAF may hold a codec it lacks.
         if let type = FileType(extension: ext), type != .caf { return false }

@@ -37,18 +37,31 @@ public enum MediaContainer: Hashable, Sendable, CustomStringConvertible {
 
     init(demuxer: String) {
         let names = Set(demuxer.split(separator: ",").map(String.init))
-        if names.contains("mov") || names.contains("mp4") { self = .isoMedia }
-        else if names.contains("matroska") || names.contains("webm") { self = .matroska }
-        else if names.contains("mxf") { self = .mxf }
-        else if names.contains("aac") { self = .adts }
-        else if names.contains("caf") { self = .caf }
-        else if names.contains("ogg") { self = .ogg }
-        else if names.contains("wav") { self = .wav }
-        else if names.contains("flac") { self = .flac }
-        else if names.contains("mp3") { self = .mp3 }
-        else if names.contains("avi") { self = .avi }
-        else if names.contains("mpegts") { self = .mpegts }
-        else { self = .other(demuxer) }
+        if names.contains("mov") || names.contains("mp4") {
+            self = .isoMedia
+        } else if names.contains("matroska") || names.contains("webm") {
+            self = .matroska
+        } else if names.contains("mxf") {
+            self = .mxf
+        } else if names.contains("aac") {
+            self = .adts
+        } else if names.contains("caf") {
+            self = .caf
+        } else if names.contains("ogg") {
+            self = .ogg
+        } else if names.contains("wav") {
+            self = .wav
+        } else if names.contains("flac") {
+            self = .flac
+        } else if names.contains("mp3") {
+            self = .mp3
+        } else if names.contains("avi") {
+            self = .avi
+        } else if names.contains("mpegts") {
+            self = .mpegts
+        } else {
+            self = .other(demuxer)
+        }
     }
 
     public var description: String {

@@ -29,7 +29,9 @@ public enum MediaProbe {
     /// less than one codec frame of padding (as Apple's players apply an MP4 edit list).
     ///
     /// - Throws: `AudioError` when the file has no such stream or its packets cannot be read.
-    public static func audioFrames(_ path: String, stream: Int? = nil) throws(AudioError) -> (stream: MediaStream, frames: Int64) {
+    public static func audioFrames(_ path: String, stream: Int? = nil) throws(AudioError) -> (
+        stream: MediaStream, frames: Int64
+    ) {
         let demuxer = try Demuxer(path: path)
         let index = try AudioStreamChoice.index(in: demuxer, requested: stream)
         demuxer.discardAll(except: [index])
@@ -45,7 +47,8 @@ public enum MediaProbe {
             guard Int(packet.pointer.pointee.stream_index) == index else { continue }
             var count = Int64(av_get_audio_frame_duration2(av.pointee.codecpar, packet.pointer.pointee.size))
             if count <= 0, packet.pointer.pointee.duration > 0 {
-                count = av_rescale_q(packet.pointer.pointee.duration, av.pointee.time_base, AVRational(num: 1, den: Int32(rate)))
+                count = av_rescale_q(
+                    packet.pointer.pointee.duration, av.pointee.time_base, AVRational(num: 1, den: Int32(rate)))
             }
             samples += count
             let (start, end) = SkipSamples.of(packet.pointer)
@@ -70,10 +73,14 @@ public enum MediaProbe {
         var total = Rational(0, 1)
         if let audio = info.audioStreams.first {
             // PCM has no codec frame; an unknown frame size counts as AAC's 1024.
-            let frame = audio.frameDuration ?? (audio.isLossless ? nil : audio.sampleRate.map { Rational(1024, Int64(max(1, $0))) })
+            let frame =
+                audio.frameDuration
+                ?? (audio.isLossless ? nil : audio.sampleRate.map { Rational(1024, Int64(max(1, $0))) })
             if let frame { total = Rational.sum(total, frame) }
         }
-        if let video = info.videoStreams.first, let picture = video.frameDuration { total = Rational.sum(total, picture) }
+        if let video = info.videoStreams.first, let picture = video.frameDuration {
+            total = Rational.sum(total, picture)
+        }
         return total
     }
 
@@ -82,7 +89,9 @@ public enum MediaProbe {
     /// stream's stated length in edit units). Also the time base, which is the precision.
     ///
     /// - Throws: `AudioError` when the file has no video stream or no timestamps to measure.
-    public static func videoDuration(_ path: String) throws(AudioError) -> (seconds: Rational, resolution: Rational, source: String) {
+    public static func videoDuration(_ path: String) throws(AudioError) -> (
+        seconds: Rational, resolution: Rational, source: String
+    ) {
         let demuxer = try Demuxer(path: path)
         let info = info(of: demuxer)
         guard let video = info.videoStreams.first else {
@@ -91,8 +100,11 @@ public enum MediaProbe {
         let av = demuxer.stream(video.index)
         let base = av.pointee.time_base
         let resolution = Rational(Int64(base.num), Int64(base.den))
-        if (info.container == .mxf || info.container == .avi), av.pointee.duration > 0 {
-            return (Rational(av.pointee.duration * Int64(base.num), Int64(base.den)), resolution, "\(info.container) stream length")
+        if info.container == .mxf || info.container == .avi, av.pointee.duration > 0 {
+            return (
+                Rational(av.pointee.duration * Int64(base.num), Int64(base.den)), resolution,
+                "\(info.container) stream length"
+            )
         }
         demuxer.discardAll(except: [video.index])
         let packet = Packet()
@@ -108,7 +120,8 @@ public enum MediaProbe {
             var duration = p.duration
             if duration <= 0, let rate = video.frameRate, rate.numerator > 0 {
                 // One picture at the stated frame rate, in time-base ticks.
-                duration = Int64((Int128(rate.denominator) * Int128(base.den) / (Int128(rate.numerator) * Int128(base.num))))
+                duration = Int64(
+                    (Int128(rate.denominator) * Int128(base.den) / (Int128(rate.numerator) * Int128(base.num))))
             }
             end = max(end, time + duration)
         }
@@ -132,7 +145,9 @@ enum AudioStreamChoice {
             }
             return requested
         }
-        guard let first = audio.first else { throw AudioError(path: demuxer.path, cause: .unsupported("no audio stream")) }
+        guard let first = audio.first else {
+            throw AudioError(path: demuxer.path, cause: .unsupported("no audio stream"))
+        }
         return first
     }
 }
@@ -141,9 +156,13 @@ enum AudioStreamChoice {
 enum SkipSamples {
     static func of(_ packet: UnsafeMutablePointer<AVPacket>) -> (start: Int64, end: Int64) {
         var size: Int = 0
-        guard let data = av_packet_get_side_data(packet, AV_PKT_DATA_SKIP_SAMPLES, &size), size >= 10 else { return (0, 0) }
+        guard let data = av_packet_get_side_data(packet, AV_PKT_DATA_SKIP_SAMPLES, &size), size >= 10 else {
+            return (0, 0)
+        }
         func le32(_ offset: Int) -> Int64 {
-            Int64(UInt32(data[offset]) | UInt32(data[offset + 1]) << 8 | UInt32(data[offset + 2]) << 16 | UInt32(data[offset + 3]) << 24)
+            Int64(
+                UInt32(data[offset]) | UInt32(data[offset + 1]) << 8 | UInt32(data[offset + 2]) << 16 | UInt32(
+                    data[offset + 3]) << 24)
         }
         return (le32(0), le32(4))
     }
@@ -154,7 +173,8 @@ enum OpusHead {
     /// Samples (at 48 kHz) the decoder drops at the start.
     static func preSkip(_ parameters: UnsafeMutablePointer<AVCodecParameters>) -> Int64 {
         guard parameters.pointee.extradata_size >= 12, let data = parameters.pointee.extradata,
-              String(decoding: UnsafeBufferPointer(start: data, count: 8), as: UTF8.self) == "OpusHead" else { return 0 }
+            String(decoding: UnsafeBufferPointer(start: data, count: 8), as: UTF8.self) == "OpusHead"
+        else { return 0 }
         return Int64(UInt16(data[10]) | UInt16(data[11]) << 8)
     }
 }
@@ -172,7 +192,9 @@ enum EndTrim {
 
     static func apply(decoded: Int64, stream: UnsafeMutablePointer<AVStream>, frameSize: Int?) -> Int64 {
         let rate = stream.pointee.codecpar.pointee.sample_rate
-        guard stream.pointee.duration > 0, stream.pointee.duration != FFmpeg.noTimestamp, rate > 0 else { return decoded }
+        guard stream.pointee.duration > 0, stream.pointee.duration != FFmpeg.noTimestamp, rate > 0 else {
+            return decoded
+        }
         let stated = av_rescale_q(stream.pointee.duration, stream.pointee.time_base, AVRational(num: 1, den: rate))
         let frame = Int64(frameSize ?? 0)
         guard frame > 0, stated < decoded, decoded - stated < frame else { return decoded }

@@ -69,7 +69,8 @@ public final class MediaRewriter: AudioSink {
         var written: Int64 = 0
         var source: AudioSource?
 
-        init(input: Int, encoder: any StreamEncoder, output: UnsafeMutablePointer<AVStream>, target: Int64, leadIn: Int) {
+        init(input: Int, encoder: any StreamEncoder, output: UnsafeMutablePointer<AVStream>, target: Int64, leadIn: Int)
+        {
             self.input = input
             self.encoder = encoder
             self.output = output
@@ -98,10 +99,14 @@ public final class MediaRewriter: AudioSink {
     private var audioSeconds = -Double.infinity
 
     /// Creates `path` (which must not exist) as `input` with audio stream `stream` replaced.
-    public convenience init(input inputPath: String, stream: Int, path: String, displayPath: String, sampleRate: Int,
-                            targetFrames: Int64, encoderName: String? = nil) throws(AudioError) {
-        try self.init(input: inputPath, replacing: [Replacement(stream: stream, sampleRate: sampleRate, targetFrames: targetFrames)],
-                      path: path, displayPath: displayPath, encoderName: encoderName)
+    public convenience init(
+        input inputPath: String, stream: Int, path: String, displayPath: String, sampleRate: Int,
+        targetFrames: Int64, encoderName: String? = nil
+    ) throws(AudioError) {
+        try self.init(
+            input: inputPath,
+            replacing: [Replacement(stream: stream, sampleRate: sampleRate, targetFrames: targetFrames)],
+            path: path, displayPath: displayPath, encoderName: encoderName)
     }
 
     /// Creates `path` (which must not exist) as `input` with the audio streams `replacing` replaced. The first receives
@@ -112,18 +117,24 @@ public final class MediaRewriter: AudioSink {
     ///   - encoderName: another encoder than the input codec's (`--format` choices); nil keeps the codec.
     /// - Throws: `AudioError` naming the destination and the cause (a container that cannot hold the codec exactly,
     ///   a missing encoder, a write error).
-    public convenience init(input inputPath: String, replacing: [Replacement], path: String, displayPath: String,
-                            encoderName: String? = nil) throws(AudioError) {
-        try self.init(input: inputPath, replacing: replacing, target: .create(path: path, displayPath: displayPath),
-                      encoderName: encoderName, threads: 1)
+    public convenience init(
+        input inputPath: String, replacing: [Replacement], path: String, displayPath: String,
+        encoderName: String? = nil
+    ) throws(AudioError) {
+        try self.init(
+            input: inputPath, replacing: replacing, target: .create(path: path, displayPath: displayPath),
+            encoderName: encoderName, threads: 1)
     }
 
     /// Writes `staged`'s temporary file (created and locked by it) as `input` with the audio streams `replacing`
     /// replaced; the staged output's destination chooses the container.
     /// - Parameter threads: threads an AAC stream of a long file may be encoded on, in segments (1: one pass).
-    public convenience init(input inputPath: String, replacing: [Replacement], staged: StagedOutput,
-                            encoderName: String? = nil, threads: Int = 1) throws(AudioError) {
-        try self.init(input: inputPath, replacing: replacing, target: .staged(staged), encoderName: encoderName, threads: threads)
+    public convenience init(
+        input inputPath: String, replacing: [Replacement], staged: StagedOutput,
+        encoderName: String? = nil, threads: Int = 1
+    ) throws(AudioError) {
+        try self.init(
+            input: inputPath, replacing: replacing, target: .staged(staged), encoderName: encoderName, threads: threads)
     }
 
     /// Where the new file goes: a new file at a path, or a staged output's temporary file.
@@ -132,8 +143,10 @@ public final class MediaRewriter: AudioSink {
         case staged(StagedOutput)
     }
 
-    private init(input inputPath: String, replacing: [Replacement], target: Target, encoderName: String?,
-                 threads: Int) throws(AudioError) {
+    private init(
+        input inputPath: String, replacing: [Replacement], target: Target, encoderName: String?,
+        threads: Int
+    ) throws(AudioError) {
         precondition(!replacing.isEmpty, "at least one stream to replace")
         self.threads = threads
         let path: String
@@ -154,7 +167,8 @@ public final class MediaRewriter: AudioSink {
         for replacement in replacing {
             let source = input.describe(stream: replacement.stream)
             guard source.kind == .audio else {
-                throw AudioError(path: inputPath, cause: .unsupported("stream \(replacement.stream) is not an audio stream"))
+                throw AudioError(
+                    path: inputPath, cause: .unsupported("stream \(replacement.stream) is not an audio stream"))
             }
             plans.append(try MediaRewriter.plan(for: source, displayPath: displayPath, encoderName: encoderName))
         }
@@ -197,8 +211,9 @@ public final class MediaRewriter: AudioSink {
             // The new audio starts where the input's did relative to the other streams.
             var start: Int64 = 0
             if stream.pointee.start_time != FFmpeg.noTimestamp, stream.pointee.start_time > 0 {
-                start = av_rescale_q(stream.pointee.start_time, stream.pointee.time_base,
-                                     AVRational(num: 1, den: Int32(replacement.sampleRate)))
+                start = av_rescale_q(
+                    stream.pointee.start_time, stream.pointee.time_base,
+                    AVRational(num: 1, den: Int32(replacement.sampleRate)))
             }
             var layout = stream.pointee.codecpar.pointee.ch_layout
             if let channels = replacement.channelCount, channels != Int(layout.nb_channels) {
@@ -208,41 +223,50 @@ public final class MediaRewriter: AudioSink {
                 layout = fresh
             }
             // Opened first to learn the codec's frame size; the lead-in only changes the first timestamp.
-            var encoder = try AudioEncoder(codecName: plan.encoder, sampleRate: replacement.sampleRate, layout: &layout,
-                                           bitRate: source.bitRate, bitsPerSample: replacement.bitsPerSample ?? source.bitsPerSample,
-                                           globalHeader: globalHeader, firstTimestamp: start, displayPath: displayPath)
+            var encoder = try AudioEncoder(
+                codecName: plan.encoder, sampleRate: replacement.sampleRate, layout: &layout,
+                bitRate: source.bitRate, bitsPerSample: replacement.bitsPerSample ?? source.bitsPerSample,
+                globalHeader: globalHeader, firstTimestamp: start, displayPath: displayPath)
             var lead = 0
             if iso && encoder.priming > 0 && encoder.frameSize > 0 {
                 let size = Int64(encoder.frameSize)
                 lead = Int((size - replacement.targetFrames % size) % size)
                 if lead > 0 {
-                    encoder = try AudioEncoder(codecName: plan.encoder, sampleRate: replacement.sampleRate, layout: &layout,
-                                               bitRate: source.bitRate, bitsPerSample: replacement.bitsPerSample ?? source.bitsPerSample,
-                                               globalHeader: globalHeader, firstTimestamp: start - Int64(lead), displayPath: displayPath)
+                    encoder = try AudioEncoder(
+                        codecName: plan.encoder, sampleRate: replacement.sampleRate, layout: &layout,
+                        bitRate: source.bitRate, bitsPerSample: replacement.bitsPerSample ?? source.bitsPerSample,
+                        globalHeader: globalHeader, firstTimestamp: start - Int64(lead), displayPath: displayPath)
                 }
             }
             encoder.firstSample = start
-            let (name, rate, bitRate, bits, display) = (plan.encoder, replacement.sampleRate, source.bitRate,
-                                                        replacement.bitsPerSample ?? source.bitsPerSample,
-                                                        displayPath)
+            let (name, rate, bitRate, bits, display) = (
+                plan.encoder, replacement.sampleRate, source.bitRate,
+                replacement.bitsPerSample ?? source.bitsPerSample,
+                displayPath
+            )
             let kept = Owned(layout)  // the input stream's layout, which outlives the encoders
             let make: SegmentedAudioEncoder.Make = { (timestamp: Int64) throws(AudioError) -> AudioEncoder in
                 var layout = kept.value
-                return try AudioEncoder(codecName: name, sampleRate: rate, layout: &layout, bitRate: bitRate,
-                                        bitsPerSample: bits, globalHeader: globalHeader, firstTimestamp: timestamp,
-                                        displayPath: display)
+                return try AudioEncoder(
+                    codecName: name, sampleRate: rate, layout: &layout, bitRate: bitRate,
+                    bitsPerSample: bits, globalHeader: globalHeader, firstTimestamp: timestamp,
+                    displayPath: display)
             }
             encoders[replacement.stream] = (encoder, replacement, lead, make, plan.encoder == "aac")
         }
 
         // Streams in the input's order: replaced ones encoded, the others copied where the container can hold them.
-        let sameFamily = MediaContainer(demuxer: input.demuxerName) == MediaContainer(demuxer: plan.muxer == "ipod" ? "mov" : plan.muxer)
+        let sameFamily =
+            MediaContainer(demuxer: input.demuxerName)
+            == MediaContainer(demuxer: plan.muxer == "ipod" ? "mov" : plan.muxer)
         var made: [Int: Track] = [:]
         for index in 0..<input.streamCount {
             let from = input.stream(index)
             if encoders[index] == nil {
                 let described = input.describe(stream: index)
-                let fits = avformat_query_codec(output.pointee.oformat, from.pointee.codecpar.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1
+                let fits =
+                    avformat_query_codec(
+                        output.pointee.oformat, from.pointee.codecpar.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1
                 guard fits else {
                     droppedStreams.append("stream \(index) (\(described.kind.rawValue), \(described.codec))")
                     continue
@@ -257,11 +281,14 @@ public final class MediaRewriter: AudioSink {
                 // AAC packets join cleanly (see SegmentedAudioEncoder); other codecs carry state across packets
                 // (MP3's bit reservoir, FLAC's whole-stream MD5, Opus's and Vorbis's prediction): one pass.
                 let segmented = threads > 1 && aac && replacement.targetFrames > 2 * SegmentedAudioEncoder.segmentFrames
-                let coder: any StreamEncoder = segmented
-                    ? SegmentedAudioEncoder(first: encoder, firstTimestamp: encoder.firstSample - Int64(lead), make: make,
-                                            threads: threads)
+                let coder: any StreamEncoder =
+                    segmented
+                    ? SegmentedAudioEncoder(
+                        first: encoder, firstTimestamp: encoder.firstSample - Int64(lead), make: make,
+                        threads: threads)
                     : encoder
-                made[index] = Track(input: index, encoder: coder, output: to, target: replacement.targetFrames, leadIn: lead)
+                made[index] = Track(
+                    input: index, encoder: coder, output: to, target: replacement.targetFrames, leadIn: lead)
             } else {
                 avcodec_parameters_copy(to.pointee.codecpar, from.pointee.codecpar)
                 // Another container family names codecs by its own tags.
@@ -325,26 +352,37 @@ public final class MediaRewriter: AudioSink {
     public static func writes(extension ext: String) -> Bool { extensions.contains(ext.lowercased()) }
 
     /// The output plan for `source` written under `displayPath`'s extension, or why it cannot be exact.
-    static func plan(for source: MediaStream, displayPath: String, encoderName: String?) throws(AudioError) -> MediaOutputPlan {
+    static func plan(for source: MediaStream, displayPath: String, encoderName: String?) throws(AudioError)
+        -> MediaOutputPlan
+    {
         guard let format = av_guess_format(nil, displayPath, nil) else {
-            throw AudioError(path: displayPath, cause: .unsupported("no container is known for this file name's extension"))
+            throw AudioError(
+                path: displayPath, cause: .unsupported("no container is known for this file name's extension"))
         }
         let muxer = String(cString: format.pointee.name)
         let codec = encoderName.map(MediaRewriter.codecName(ofEncoder:)) ?? source.codec
         let encoder = encoderName ?? MediaRewriter.encoderName(forCodec: codec)
         guard let encoder else {
-            throw AudioError(path: displayPath, cause: .unsupported("driftfix cannot re-encode \(codec); choose another output with --format (flac, wav)"))
+            throw AudioError(
+                path: displayPath,
+                cause: .unsupported(
+                    "driftfix cannot re-encode \(codec); choose another output with --format (flac, wav)"))
         }
         let matroska = ["matroska", "webm"].contains(muxer)
         let iso = ["mp4", "ipod", "mov"].contains(muxer)
         // Where the container has no way to say "the last frame ends early", a decoder delivers the codec's padding:
         // the output could not hold the exact length, so it is refused before any work.
-        let inexact = (codec == "aac" && (matroska || muxer == "adts")) || (codec == "opus" && iso)
-            || (codec == "vorbis" && matroska) || (codec == "mp3" && muxer != "mp3") || codec == "ac3" || codec == "eac3"
+        let inexact =
+            (codec == "aac" && (matroska || muxer == "adts")) || (codec == "opus" && iso)
+            || (codec == "vorbis" && matroska) || (codec == "mp3" && muxer != "mp3") || codec == "ac3"
+            || codec == "eac3"
         if inexact {
-            throw AudioError(path: displayPath, cause: .unsupported(
-                "\(codec) in \(muxer) cannot end on an exact sample (the decoder plays the codec's padding); "
-                    + "write it as .m4a/.mp4/.mov (AAC), .webm/.mka/.ogg (Opus), or a lossless copy with --format flac or wav"))
+            throw AudioError(
+                path: displayPath,
+                cause: .unsupported(
+                    "\(codec) in \(muxer) cannot end on an exact sample (the decoder plays the codec's padding); "
+                        + "write it as .m4a/.mp4/.mov (AAC), .webm/.mka/.ogg (Opus), or a lossless copy with --format flac or wav"
+                ))
         }
         let lossless = codec.hasPrefix("pcm_") || ["alac", "flac"].contains(codec)
         return MediaOutputPlan(muxer: muxer, encoder: encoder, codec: codec, lossy: !lossless)
@@ -380,19 +418,25 @@ public final class MediaRewriter: AudioSink {
     private static func copySideData(from: UnsafeMutablePointer<AVStream>, to: UnsafeMutablePointer<AVStream>) {
         for index in 0..<Int(from.pointee.nb_side_data) {
             let item = from.pointee.side_data[index]
-            guard let data = item.data, item.size > 0, let target = av_stream_new_side_data(to, item.type, item.size) else { continue }
+            guard let data = item.data, item.size > 0, let target = av_stream_new_side_data(to, item.type, item.size)
+            else { continue }
             target.update(from: data, count: item.size)
         }
     }
 
-    private static func copyChapters(from input: UnsafeMutablePointer<AVFormatContext>, to output: UnsafeMutablePointer<AVFormatContext>) {
+    private static func copyChapters(
+        from input: UnsafeMutablePointer<AVFormatContext>, to output: UnsafeMutablePointer<AVFormatContext>
+    ) {
         let count = Int(input.pointee.nb_chapters)
-        guard count > 0, let chapters = av_calloc(count, MemoryLayout<UnsafeMutablePointer<AVChapter>?>.size) else { return }
+        guard count > 0, let chapters = av_calloc(count, MemoryLayout<UnsafeMutablePointer<AVChapter>?>.size) else {
+            return
+        }
         let list = chapters.bindMemory(to: UnsafeMutablePointer<AVChapter>?.self, capacity: count)
         var made = 0
         for index in 0..<count {
             guard let from = input.pointee.chapters[index],
-                  let copy = av_mallocz(MemoryLayout<AVChapter>.size)?.bindMemory(to: AVChapter.self, capacity: 1) else { continue }
+                let copy = av_mallocz(MemoryLayout<AVChapter>.size)?.bindMemory(to: AVChapter.self, capacity: 1)
+            else { continue }
             copy.pointee.id = from.pointee.id
             copy.pointee.time_base = from.pointee.time_base
             copy.pointee.start = from.pointee.start
@@ -452,10 +496,14 @@ public final class MediaRewriter: AudioSink {
                 throw AudioError(path: displayPath, cause: .writeFailed("stream \(track.input): \(error)"))
             }
             guard got > 0 else {
-                throw AudioError(path: displayPath, cause: .writeFailed(
-                    "stream \(track.input) delivered \(track.written) of \(track.target) frames"))
+                throw AudioError(
+                    path: displayPath,
+                    cause: .writeFailed(
+                        "stream \(track.input) delivered \(track.written) of \(track.target) frames"))
             }
-            try block.withUnsafeBufferPointer { samples throws(AudioError) in try encode(track, samples.baseAddress!, frames: got) }
+            try block.withUnsafeBufferPointer { samples throws(AudioError) in
+                try encode(track, samples.baseAddress!, frames: got)
+            }
         }
     }
 
@@ -464,7 +512,8 @@ public final class MediaRewriter: AudioSink {
             audioSeconds = Double(packet.pointee.pts + packet.pointee.duration) / Double(track.encoder.sampleRate)
         }
         packet.pointee.stream_index = track.output.pointee.index
-        av_packet_rescale_ts(packet, AVRational(num: 1, den: Int32(track.encoder.sampleRate)), track.output.pointee.time_base)
+        av_packet_rescale_ts(
+            packet, AVRational(num: 1, den: Int32(track.encoder.sampleRate)), track.output.pointee.time_base)
         let code = av_interleaved_write_frame(output, packet)
         guard code >= 0 else { throw AudioError(path: displayPath, cause: FFmpeg.writeCause(code)) }
     }
@@ -507,7 +556,9 @@ public final class MediaRewriter: AudioSink {
         guard !closed else { return }
         for track in tracks.dropFirst() { try pull(track, upTo: track.target) }
         for track in tracks {
-            try track.encoder.finish { (packet: UnsafeMutablePointer<AVPacket>) throws(AudioError) in try self.writeAudio(packet, track) }
+            try track.encoder.finish { (packet: UnsafeMutablePointer<AVPacket>) throws(AudioError) in
+                try self.writeAudio(packet, track)
+            }
         }
         try copyPackets(upTo: nil)
         var code = av_write_trailer(output)
@@ -515,6 +566,8 @@ public final class MediaRewriter: AudioSink {
         closed = true
         if code >= 0 { code = flushed }
         guard code >= 0 else { throw AudioError(path: displayPath, cause: FFmpeg.writeCause(code)) }
-        guard fsync(descriptor) == 0 else { throw AudioError(path: displayPath, cause: AudioFileWriter.cause(forErrno: errno)) }
+        guard fsync(descriptor) == 0 else {
+            throw AudioError(path: displayPath, cause: AudioFileWriter.cause(forErrno: errno))
+        }
     }
 }

@@ -29,18 +29,23 @@ public enum MediaVerifier {
     }
 
     /// Checks one repaired stream.
-    public static func verify(output: String, displayPath: String, audioStream: Int, expectedFrames: Int64,
-                              expectedRate: Int, input: String, copied: [Int: Int]) throws(AudioError) -> Outcome {
-        try verify(output: output, displayPath: displayPath,
-                   expected: [Expected(stream: audioStream, frames: expectedFrames, sampleRate: expectedRate)],
-                   input: input, copied: copied)
+    public static func verify(
+        output: String, displayPath: String, audioStream: Int, expectedFrames: Int64,
+        expectedRate: Int, input: String, copied: [Int: Int]
+    ) throws(AudioError) -> Outcome {
+        try verify(
+            output: output, displayPath: displayPath,
+            expected: [Expected(stream: audioStream, frames: expectedFrames, sampleRate: expectedRate)],
+            input: input, copied: copied)
     }
 
     /// - Parameters:
     ///   - expected: the repaired streams; `foundFrames` is the first one's count.
     ///   - copied: input stream index → output stream index of the streams that were copied.
-    public static func verify(output: String, displayPath: String, expected: [Expected], input: String,
-                              copied: [Int: Int]) throws(AudioError) -> Outcome {
+    public static func verify(
+        output: String, displayPath: String, expected: [Expected], input: String,
+        copied: [Int: Int]
+    ) throws(AudioError) -> Outcome {
         var mismatches: [String] = []
         var copiedPackets = 0
         var firstFound: Int64 = 0
@@ -66,8 +71,9 @@ public enum MediaVerifier {
             copiedPackets = after.values.reduce(0) { $0 + $1.packets }
             for (from, to) in copied.sorted(by: { $0.key < $1.key }) where before[from] != after[to] {
                 let (a, b) = (before[from] ?? .init(), after[to] ?? .init())
-                mismatches.append("stream \(to) differs from the input's stream \(from): \(b.packets) packets, expected \(a.packets)"
-                    + (a.packets == b.packets ? " (same count, other bytes)" : ""))
+                mismatches.append(
+                    "stream \(to) differs from the input's stream \(from): \(b.packets) packets, expected \(a.packets)"
+                        + (a.packets == b.packets ? " (same count, other bytes)" : ""))
             }
         }
         return Outcome(foundFrames: firstFound, mismatches: mismatches, copiedPackets: copiedPackets)

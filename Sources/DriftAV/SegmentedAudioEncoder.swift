@@ -10,8 +10,9 @@ protocol StreamEncoder: AnyObject {
     /// The timestamp the caller's first sample gets (after any lead-in).
     var firstSample: Int64 { get }
     /// Encodes `frames` interleaved frames; `emit` receives finished packets in stream order (timestamps in samples).
-    func encode(_ samples: UnsafePointer<Float>, frames: Int,
-                emit: (UnsafeMutablePointer<AVPacket>) throws(AudioError) -> Void) throws(AudioError)
+    func encode(
+        _ samples: UnsafePointer<Float>, frames: Int,
+        emit: (UnsafeMutablePointer<AVPacket>) throws(AudioError) -> Void) throws(AudioError)
     /// Encodes what is left and drains.
     func finish(emit: (UnsafeMutablePointer<AVPacket>) throws(AudioError) -> Void) throws(AudioError)
 }
@@ -26,7 +27,8 @@ extension AudioEncoder: StreamEncoder {}
 /// the segment are dropped. Packets are handed on in stream order, so the muxer sees one stream with the one-pass
 /// timestamps and count: the decoded length is the one-pass length. At a join the two frames that overlap come from
 /// two encoders that heard the same sound; tests measure the joins against the ideal and against the sound's own steps.
-final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // its threads share only `finished`, under `lock`
+/// Its threads share only `finished`, under `lock` (hence `@unchecked Sendable`).
+final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {
     /// Samples per segment by default: 2880 AAC frames, 61.44 s at 48 kHz. Each segment's encoder also hears the
     /// 256 frames before it (5.5 s at 48 kHz): FFmpeg's AAC encoder steers its rate by a quality factor that settles
     /// over seconds, so a shorter lead-in leaves each segment's start coarser than one pass (measured on steady
@@ -64,9 +66,13 @@ final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // its 
     /// - Parameters:
     ///   - first: the encoder of segment 0, whose first sample (a lead-in's, if any) has timestamp `firstTimestamp`.
     ///   - make: an encoder like `first` starting at another timestamp.
-    init(first: AudioEncoder, firstTimestamp: Int64, make: @escaping Make, threads: Int,
-         segmentFrames: Int64 = SegmentedAudioEncoder.segmentFrames, preroll: Int64 = 256 * 1024, postroll: Int64 = 4 * 1024) {
-        precondition(first.frameSize > 0 && segmentFrames % Int64(first.frameSize) == 0 && preroll % Int64(first.frameSize) == 0)
+    init(
+        first: AudioEncoder, firstTimestamp: Int64, make: @escaping Make, threads: Int,
+        segmentFrames: Int64 = SegmentedAudioEncoder.segmentFrames, preroll: Int64 = 256 * 1024,
+        postroll: Int64 = 4 * 1024
+    ) {
+        precondition(
+            first.frameSize > 0 && segmentFrames % Int64(first.frameSize) == 0 && preroll % Int64(first.frameSize) == 0)
         channelCount = first.channelCount
         sampleRate = first.sampleRate
         firstSample = first.firstSample
@@ -88,8 +94,10 @@ final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // its 
         }
     }
 
-    func encode(_ samples: UnsafePointer<Float>, frames: Int,
-                emit: (UnsafeMutablePointer<AVPacket>) throws(AudioError) -> Void) throws(AudioError) {
+    func encode(
+        _ samples: UnsafePointer<Float>, frames: Int,
+        emit: (UnsafeMutablePointer<AVPacket>) throws(AudioError) -> Void
+    ) throws(AudioError) {
         pending.append(contentsOf: UnsafeBufferPointer(start: samples, count: frames * channelCount))
         received += Int64(frames)
         // A segment goes out once its post-roll is here.
@@ -159,7 +167,9 @@ final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // its 
     }
 
     /// Hands on the packets of the segments that are done, in order; `waiting`: waits for the next one first.
-    private func emitReady(waiting: Bool, emit: (UnsafeMutablePointer<AVPacket>) throws(AudioError) -> Void) throws(AudioError) {
+    private func emitReady(waiting: Bool, emit: (UnsafeMutablePointer<AVPacket>) throws(AudioError) -> Void)
+        throws(AudioError)
+    {
         var wait = waiting
         while emitted < dispatched {
             lock.lock()

@@ -98,7 +98,9 @@ public struct HiddenAudio: Equatable, Sendable, CustomStringConvertible {
         let tenths = Int64((seconds * 10).rounded())
         let (hours, minutes, rest) = (tenths / 36_000, tenths / 600 % 60, tenths % 600)
         let secondsText = "\(rest / 10).\(rest % 10) s"
-        if hours > 0 { return "\(hours) h \(minutes < 10 ? "0" : "")\(minutes) min \(rest < 100 ? "0" : "")\(secondsText)" }
+        if hours > 0 {
+            return "\(hours) h \(minutes < 10 ? "0" : "")\(minutes) min \(rest < 100 ? "0" : "")\(secondsText)"
+        }
         if minutes > 0 { return "\(minutes) min \(rest < 100 ? "0" : "")\(secondsText)" }
         return secondsText
     }

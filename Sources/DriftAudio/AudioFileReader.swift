@@ -100,7 +100,8 @@ public final class AudioFileReader: SeekableAudioSource {
 
     /// Checks the header against the file; for a recognised wrapped header, opens the RAW view of the true data.
     private static func check(
-        path: String, format: AudioFormat, frames: Int64, fileSize: Int64, layout: ContainerLayout?, handle: OpaquePointer,
+        path: String, format: AudioFormat, frames: Int64, fileSize: Int64, layout: ContainerLayout?,
+        handle: OpaquePointer,
         spare: Int32
     ) throws(AudioError) -> Checked {
         var owned = spare
@@ -125,9 +126,12 @@ public final class AudioFileReader: SeekableAudioSource {
                     throw AudioError(path: path, cause: .truncated(claimedFrames: claimed, availableFrames: held))
                 }
             case .hidden(let following):
-                throw AudioError(path: path, cause: .hiddenAudio(HiddenAudio(
-                    statedBytes: layout.claimedDataBytes, followingBytes: following, wrappedBytes: nil,
-                    frameBytes: frameBytes, sampleRate: format.sampleRate)))
+                throw AudioError(
+                    path: path,
+                    cause: .hiddenAudio(
+                        HiddenAudio(
+                            statedBytes: layout.claimedDataBytes, followingBytes: following, wrappedBytes: nil,
+                            frameBytes: frameBytes, sampleRate: format.sampleRate)))
             case .wrapped(let trueBytes):
                 let hidden = HiddenAudio(
                     statedBytes: layout.claimedDataBytes, followingBytes: trueBytes - layout.claimedDataBytes,
@@ -135,18 +139,23 @@ public final class AudioFileReader: SeekableAudioSource {
                 // The RAW view needs plain samples whose layout the walker read, and libsndfile must have parsed the
                 // same data chunk (its frame count is the stated size's).
                 guard let frameBytes, let order = layout.sampleByteOrder, layout.blockAlign == frameBytes,
-                      frames == layout.claimedDataBytes / frameBytes, owned >= 0 else {
+                    frames == layout.claimedDataBytes / frameBytes, owned >= 0
+                else {
                     throw AudioError(path: path, cause: .hiddenAudio(hidden))
                 }
                 let window = RawWindow(descriptor: owned, start: layout.dataOffset, length: trueBytes)
                 owned = -1
-                guard let view = window.open(encoding: format.encoding, order: order, sampleRate: format.sampleRate,
-                                             channels: format.channelCount) else {
+                guard
+                    let view = window.open(
+                        encoding: format.encoding, order: order, sampleRate: format.sampleRate,
+                        channels: format.channelCount)
+                else {
                     throw AudioError(path: path, cause: .hiddenAudio(hidden))
                 }
                 let trueFrames = trueBytes / frameBytes
-                return Checked(frames: trueFrames, wrapped: WrappedHeader(statedFrames: frames, trueFrames: trueFrames),
-                               window: window, samples: view)
+                return Checked(
+                    frames: trueFrames, wrapped: WrappedHeader(statedFrames: frames, trueFrames: trueFrames),
+                    window: window, samples: view)
             }
         }
         guard frames > 0 else { throw AudioError(path: path, cause: .noFrames) }
@@ -195,7 +204,8 @@ public final class AudioFileReader: SeekableAudioSource {
     public func seek(toFrame frame: Int64) throws(AudioError) {
         precondition(frame >= 0 && frame <= frameCount, "seek outside the file")
         guard sf_seek(samples, sf_count_t(frame), SEEK_SET) == frame else {
-            throw AudioError(path: path, cause: .readFailed("seek to frame \(frame): \(SndFile.lastError(samples).text)"))
+            throw AudioError(
+                path: path, cause: .readFailed("seek to frame \(frame): \(SndFile.lastError(samples).text)"))
         }
         position = frame
     }
@@ -208,7 +218,8 @@ public final class AudioFileReader: SeekableAudioSource {
             tags: SndFile.readTags(handle),
             broadcastInfo: SndFile.readBroadcastInfo(handle),
             channelLayout: positions != nil || mask != nil
-                ? ChannelLayout(positions: positions ?? Array(repeating: 0, count: format.channelCount), waveMask: mask) : nil)
+                ? ChannelLayout(positions: positions ?? Array(repeating: 0, count: format.channelCount), waveMask: mask)
+                : nil)
     }
 }
 

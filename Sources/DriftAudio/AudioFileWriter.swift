@@ -29,27 +29,33 @@ public final class AudioFileWriter: AudioSink {
 
     /// Creates `path` (which must not exist) with `format`, and writes `metadata` before any audio, as FLAC and
     /// Ogg require.
-    public convenience init(path: String, displayPath: String? = nil, format: AudioFormat, metadata: AudioMetadata) throws(AudioError) {
+    public convenience init(path: String, displayPath: String? = nil, format: AudioFormat, metadata: AudioMetadata)
+        throws(AudioError)
+    {
         let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             let code = errno
             throw AudioError(path: displayPath ?? path, cause: AudioFileWriter.cause(forErrno: code))
         }
-        try self.init(descriptor: fd, path: path, displayPath: displayPath ?? path, format: format, metadata: metadata,
-                      removeOnFailure: true)
+        try self.init(
+            descriptor: fd, path: path, displayPath: displayPath ?? path, format: format, metadata: metadata,
+            removeOnFailure: true)
     }
 
     /// Writes the staged output's temporary file (created and locked by `staged`, which also deletes it if the
     /// output is never committed).
     public convenience init(staged: StagedOutput, format: AudioFormat, metadata: AudioMetadata) throws(AudioError) {
         let fd = try staged.writableDescriptor()
-        try self.init(descriptor: fd, path: staged.temporaryPath, displayPath: staged.destination, format: format,
-                      metadata: metadata, removeOnFailure: false)
+        try self.init(
+            descriptor: fd, path: staged.temporaryPath, displayPath: staged.destination, format: format,
+            metadata: metadata, removeOnFailure: false)
     }
 
     /// Writes through `fd` (owned from here on), the file at `path`.
-    private init(descriptor fd: Int32, path: String, displayPath: String, format: AudioFormat, metadata: AudioMetadata,
-                 removeOnFailure: Bool) throws(AudioError) {
+    private init(
+        descriptor fd: Int32, path: String, displayPath: String, format: AudioFormat, metadata: AudioMetadata,
+        removeOnFailure: Bool
+    ) throws(AudioError) {
         self.path = path
         self.displayPath = displayPath
         self.format = format
@@ -87,7 +93,8 @@ public final class AudioFileWriter: AudioSink {
     private func applyMetadata(_ metadata: AudioMetadata, to handle: OpaquePointer) {
         if format.container == .mpeg {
             // Written as an ID3v2 tag of driftfix's own once the file is closed (see `ID3Tag`).
-            for tag in metadata.tags.keys.sorted(by: { $0.rawValue < $1.rawValue }) where ID3Tag.unsupported.contains(tag) {
+            for tag in metadata.tags.keys.sorted(by: { $0.rawValue < $1.rawValue })
+            where ID3Tag.unsupported.contains(tag) {
                 droppedMetadata.append("tag \(tag)")
             }
         } else {
@@ -97,7 +104,8 @@ public final class AudioFileWriter: AudioSink {
             droppedMetadata.append("bext")
         }
         if let layout = metadata.channelLayout, layout.positions.count == format.channelCount,
-           layout.positions.contains(where: { $0 != 0 }) {
+            layout.positions.contains(where: { $0 != 0 })
+        {
             _ = SndFile.writeChannelMap(handle, layout.positions)  // checked against the finished file in close()
         }
     }
@@ -143,7 +151,9 @@ public final class AudioFileWriter: AudioSink {
     /// Puts back what libsndfile wrote differently, and notes what the container could not take.
     private func finish() throws(AudioError) {
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw AudioError(path: displayPath, cause: .writeFailed(FileChecks.errnoText(errno))) }
+        guard fstat(descriptor, &info) == 0 else {
+            throw AudioError(path: displayPath, cause: .writeFailed(FileChecks.errnoText(errno)))
+        }
         var file = DescriptorBytes(descriptor: descriptor, size: Int64(info.st_size))
         if format.container == .mpeg, let tag = ID3Tag.bytes(for: metadata.tags) {
             guard ID3Tag.prepend(tag, to: descriptor, size: file.size) else {
@@ -158,7 +168,8 @@ public final class AudioFileWriter: AudioSink {
             return
         }
         if let bext = metadata.broadcastInfo, !droppedMetadata.contains("bext"),
-           !WaveHeaderPatch.broadcast(bext, descriptor: descriptor, layout: layout) {
+            !WaveHeaderPatch.broadcast(bext, descriptor: descriptor, layout: layout)
+        {
             droppedMetadata.append("bext coding history and version as they were")
         }
         if let software = metadata.tags[.software] { WaveHeaderPatch.software(software, file: file, layout: layout) }

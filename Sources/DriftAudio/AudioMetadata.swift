@@ -1,7 +1,15 @@
 /// The string tags libsndfile reads and writes (WAV LIST/INFO, AIFF, FLAC/Vorbis comments, ...).
 public enum AudioTag: Int32, CaseIterable, Sendable, Codable {
-    case title = 0x01, copyright = 0x02, software = 0x03, artist = 0x04, comment = 0x05
-    case date = 0x06, album = 0x07, license = 0x08, trackNumber = 0x09, genre = 0x10
+    case title = 0x01
+    case copyright = 0x02
+    case software = 0x03
+    case artist = 0x04
+    case comment = 0x05
+    case date = 0x06
+    case album = 0x07
+    case license = 0x08
+    case trackNumber = 0x09
+    case genre = 0x10
 }
 
 /// Metadata that driftfix carries from a recording to its repaired copy.
@@ -12,7 +20,9 @@ public struct AudioMetadata: Equatable, Sendable {
     /// The loudspeaker layout, when the file states one.
     public var channelLayout: ChannelLayout?
 
-    public init(tags: [AudioTag: String] = [:], broadcastInfo: BroadcastInfo? = nil, channelLayout: ChannelLayout? = nil) {
+    public init(
+        tags: [AudioTag: String] = [:], broadcastInfo: BroadcastInfo? = nil, channelLayout: ChannelLayout? = nil
+    ) {
         self.tags = tags
         self.broadcastInfo = broadcastInfo
         self.channelLayout = channelLayout
@@ -43,4 +53,3 @@ extension UInt64 {
         self = value < 0 ? 0 : value > Int128(UInt64.max) ? UInt64.max : UInt64(value)
     }
 }
-

@@ -59,7 +59,7 @@ public struct BroadcastInfo: Equatable, Sendable {
             pending = scalars.next()
             if scalar == "\r" || scalar == "\n" {
                 // A pair (CR LF or LF CR) is one line end.
-                if let next = pending, (next == "\r" || next == "\n"), next != scalar { pending = scalars.next() }
+                if let next = pending, next == "\r" || next == "\n", next != scalar { pending = scalars.next() }
                 result += "\r\n"
             } else {
                 result.unicodeScalars.append(scalar)

@@ -13,7 +13,8 @@ public struct ChannelLayout: Equatable, Sendable, CustomStringConvertible {
     /// Short speaker names (L R C LFE BL BR, SL SR for side channels), then the WAV mask in hex.
     public var description: String {
         let names = positions.map { ChannelLayout.names.indices.contains(Int($0)) ? ChannelLayout.names[Int($0)] : "?" }
-        return names.joined(separator: " ") + (waveMask.map { " (mask 0x" + String($0, radix: 16, uppercase: true) + ")" } ?? "")
+        return names.joined(separator: " ")
+            + (waveMask.map { " (mask 0x" + String($0, radix: 16, uppercase: true) + ")" } ?? "")
     }
 
     /// Whether this is what a file with this many channels means by default (the WAV masks libsndfile and ffmpeg
@@ -28,6 +29,8 @@ public struct ChannelLayout: Equatable, Sendable, CustomStringConvertible {
     static let defaultMasks: [Int: UInt32] = [1: 0x4, 2: 0x3, 4: 0x33, 6: 0x3F, 8: 0xFF]
 
     /// By SF_CHANNEL_MAP value (0 is "unassigned").
-    static let names = ["-", "M", "L", "R", "C", "FL", "FR", "FC", "BC", "BL", "BR", "LFE", "FLC", "FRC", "SL", "SR", "TC",
-                        "TFL", "TFR", "TFC", "TBL", "TBR", "TBC", "W", "X", "Y", "Z"]
+    static let names = [
+        "-", "M", "L", "R", "C", "FL", "FR", "FC", "BC", "BL", "BR", "LFE", "FLC", "FRC", "SL", "SR", "TC",
+        "TFL", "TFR", "TFC", "TBL", "TBR", "TBC", "W", "X", "Y", "Z",
+    ]
 }

@@ -140,10 +140,12 @@ struct ContainerLayout: Equatable, Sendable {
                 if family == .rf64 && size == 0xFFFF_FFFF { claimed = ds64DataSize ?? size }
                 // libsndfile reads a never-finalised stream header (data size 0, RIFF size 8) to the end of the file.
                 if family != .rf64 && claimed == 0 && riffSize == 8 { claimed = file.size - payload }
-                let order: SampleByteOrder? = [1, 3, 6, 7].contains(formatTag) && bitsPerSample > 0
+                let order: SampleByteOrder? =
+                    [1, 3, 6, 7].contains(formatTag) && bitsPerSample > 0
                     ? (bigEndian ? .big : .little) : nil
-                let (verdict, trailing) = judge(file, dataOffset: payload, claimed: claimed, blockAlign: blockAlign ?? 1,
-                                                wraps: family != .rf64, bigEndian: bigEndian)
+                let (verdict, trailing) = judge(
+                    file, dataOffset: payload, claimed: claimed, blockAlign: blockAlign ?? 1,
+                    wraps: family != .rf64, bigEndian: bigEndian)
                 return ContainerLayout(
                     family: family, dataOffset: payload, claimedDataBytes: claimed, verdict: verdict,
                     chunks: chunks + trailing.chunks, sampleByteOrder: order,
@@ -159,14 +161,17 @@ struct ContainerLayout: Equatable, Sendable {
     /// Calls `visit` with each chunk from offset 12 on (RIFF and IFF: a four-character id and a 32-bit size, padded
     /// to an even length), and the chunks so far, until it returns a layout; nil when the chunks run out or an id is
     /// not one.
-    private static func walkChunks(_ file: some ByteReading, bigEndian: Bool,
-                                   _ visit: (Chunk, [Chunk]) -> ContainerLayout?) -> ContainerLayout? {
+    private static func walkChunks(
+        _ file: some ByteReading, bigEndian: Bool,
+        _ visit: (Chunk, [Chunk]) -> ContainerLayout?
+    ) -> ContainerLayout? {
         var position: Int64 = 12
         var chunks: [Chunk] = []
         while position + 8 <= file.size, let header = file.bytes(at: position, count: 8) {
             guard isPlausibleID(header[0..<4]) else { return nil }
-            let chunk = Chunk(id: String(decoding: header[0..<4], as: UTF8.self), offset: position + 8,
-                              size: Int64(integer(header[4..<8], bigEndian: bigEndian)))
+            let chunk = Chunk(
+                id: String(decoding: header[0..<4], as: UTF8.self), offset: position + 8,
+                size: Int64(integer(header[4..<8], bigEndian: bigEndian)))
             chunks.append(chunk)
             if let layout = visit(chunk, chunks) { return layout }
             position = chunk.offset + chunk.size + (chunk.size & 1)
@@ -201,8 +206,9 @@ struct ContainerLayout: Equatable, Sendable {
                 let skip = Int64(integer(body[0..<4], bigEndian: true))
                 let claimed = max(0, size - 8 - skip)
                 let dataOffset = payload + 8 + skip
-                let (verdict, trailing) = judge(file, dataOffset: dataOffset, claimed: claimed, blockAlign: blockAlign ?? 1,
-                                                wraps: true, bigEndian: true)
+                let (verdict, trailing) = judge(
+                    file, dataOffset: dataOffset, claimed: claimed, blockAlign: blockAlign ?? 1,
+                    wraps: true, bigEndian: true)
                 return ContainerLayout(
                     family: .aiff(compressed: compressed), dataOffset: dataOffset, claimedDataBytes: claimed,
                     verdict: verdict, chunks: chunks + trailing.chunks, sampleByteOrder: order,
@@ -246,11 +252,16 @@ struct ContainerLayout: Equatable, Sendable {
         var position = end
         var ids: [Chunk] = []
         while position < file.size {
-            guard file.size - position >= 12, let header = file.bytes(at: position, count: 12), isPlausibleID(header[0..<4]) else {
-                return isPadding(file, from: position) ? (.consistent, ids) : (.hidden(followingBytes: file.size - end), ids)
+            guard file.size - position >= 12, let header = file.bytes(at: position, count: 12),
+                isPlausibleID(header[0..<4])
+            else {
+                return isPadding(file, from: position)
+                    ? (.consistent, ids) : (.hidden(followingBytes: file.size - end), ids)
             }
             let size = Int64(truncatingIfNeeded: integer(header[4..<12], bigEndian: true))
-            guard size >= 0, position + 12 + size <= file.size else { return (.hidden(followingBytes: file.size - end), ids) }
+            guard size >= 0, position + 12 + size <= file.size else {
+                return (.hidden(followingBytes: file.size - end), ids)
+            }
             ids.append(Chunk(id: String(decoding: header[0..<4], as: UTF8.self), offset: position + 12, size: size))
             position += 12 + size
         }
@@ -265,8 +276,10 @@ struct ContainerLayout: Equatable, Sendable {
     }
 
     /// Decides what the bytes after a data chunk of `claimed` bytes at `dataOffset` are.
-    private static func judge(_ file: some ByteReading, dataOffset: Int64, claimed: Int64, blockAlign: Int64, wraps: Bool,
-                              bigEndian: Bool) -> (Verdict, Trailing) {
+    private static func judge(
+        _ file: some ByteReading, dataOffset: Int64, claimed: Int64, blockAlign: Int64, wraps: Bool,
+        bigEndian: Bool
+    ) -> (Verdict, Trailing) {
         let end = dataOffset + claimed
         if end > file.size { return (.truncated(availableBytes: file.size - dataOffset), Trailing()) }
         if let trailing = chain(file, from: end, odd: claimed & 1 == 1, bigEndian: bigEndian) {
@@ -278,7 +291,8 @@ struct ContainerLayout: Equatable, Sendable {
             var size = claimed + modulus
             while dataOffset + size <= file.size && candidates.count < 2 {
                 if size % max(blockAlign, 1) == 0,
-                   let trailing = chain(file, from: dataOffset + size, odd: size & 1 == 1, bigEndian: bigEndian) {
+                    let trailing = chain(file, from: dataOffset + size, odd: size & 1 == 1, bigEndian: bigEndian)
+                {
                     candidates.append((size, trailing))
                 }
                 size += modulus
@@ -299,7 +313,9 @@ struct ContainerLayout: Equatable, Sendable {
             var trailing = Trailing()
             var broken = false
             while position < file.size {
-                guard file.size - position >= 8, let header = file.bytes(at: position, count: 8), isPlausibleID(header[0..<4]) else {
+                guard file.size - position >= 8, let header = file.bytes(at: position, count: 8),
+                    isPlausibleID(header[0..<4])
+                else {
                     if !isPadding(file, from: position) { broken = true }
                     break
                 }

@@ -21,8 +21,10 @@ public enum FileType: String, CaseIterable, Sendable {
     }
 
     /// Extensions `init(extension:)` knows, for messages.
-    public static let knownExtensions = ["wav", "wave", "bwf", "rf64", "w64", "aif", "aiff", "aifc", "caf", "flac", "ogg",
-                                         "oga", "opus", "mp3"]
+    public static let knownExtensions = [
+        "wav", "wave", "bwf", "rf64", "w64", "aif", "aiff", "aifc", "caf", "flac", "ogg",
+        "oga", "opus", "mp3",
+    ]
 
     var container: AudioContainer {
         switch self {
@@ -85,20 +87,29 @@ public struct OutputFormatChoice: Sendable, Equatable {
         if let encoding {
             format.encoding = encoding
             guard SndFile.canWrite(format) else {
-                throw AudioError(path: path, cause: .unsupported(
-                    "libsndfile cannot write \(encoding) samples in \(format.container) with \(format.channelCount) channels"))
+                throw AudioError(
+                    path: path,
+                    cause: .unsupported(
+                        "libsndfile cannot write \(encoding) samples in \(format.container) with \(format.channelCount) channels"
+                    ))
             }
-        } else if !SndFile.canWrite(format) || (format.encoding.isLossy && format.container != input.container
-                                                   && !(format.container == .ogg && format.encoding != .mp3)) {
+        } else if !SndFile.canWrite(format)
+            || (format.encoding.isLossy && format.container != input.container
+                && !(format.container == .ogg && format.encoding != .mp3))
+        {
             // A lossy codec stays only in the containers made for it (MP3 in MPEG, Vorbis and Opus in Ogg).
             let wanted = format.encoding
             format.encoding = OutputFormatChoice.fallback(for: format.encoding, in: format.container)
             if !SndFile.canWrite(format) { format.encoding = .pcm16 }
             guard SndFile.canWrite(format) else {
-                throw AudioError(path: path, cause: .unsupported(
-                    "libsndfile cannot write \(format.container) with \(format.channelCount) channels"))
+                throw AudioError(
+                    path: path,
+                    cause: .unsupported(
+                        "libsndfile cannot write \(format.container) with \(format.channelCount) channels"))
             }
-            if !wanted.isLossy { notes.append("\(format.container) cannot hold \(wanted) samples: written as \(format.encoding)") }
+            if !wanted.isLossy {
+                notes.append("\(format.container) cannot hold \(wanted) samples: written as \(format.encoding)")
+            }
         }
         if format.encoding != input.encoding {
             if format.encoding.isLossy {

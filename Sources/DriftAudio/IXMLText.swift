@@ -56,7 +56,9 @@ public enum IXMLText {
 
     private static func unescape(_ text: String) -> String {
         var result = text
-        if let start = result.range(of: "<![CDATA["), let end = result.range(of: "]]>", range: start.upperBound..<result.endIndex) {
+        if let start = result.range(of: "<![CDATA["),
+            let end = result.range(of: "]]>", range: start.upperBound..<result.endIndex)
+        {
             return String(result[start.upperBound..<end.lowerBound])
         }
         for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&apos;", "'"), ("&amp;", "&")] {

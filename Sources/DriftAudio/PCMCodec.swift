@@ -39,14 +39,16 @@ public struct PCMCodec: Sendable, Equatable {
     /// `count` samples from `bytes` as floats in [-1, 1). `bytes` must have 4 readable bytes past the last sample
     /// (`RawBuffer` keeps them): the 24-bit loop loads a word per sample.
     public func decode(_ bytes: UnsafeRawPointer, into samples: UnsafeMutablePointer<Float>, count: Int) {
-        driftfix_pcm_decode(bytes.assumingMemoryBound(to: UInt8.self), samples, count, Int32(width.rawValue),
-                            bigEndian ? 1 : 0)
+        driftfix_pcm_decode(
+            bytes.assumingMemoryBound(to: UInt8.self), samples, count, Int32(width.rawValue),
+            bigEndian ? 1 : 0)
     }
 
     /// `count` floats into `bytes` (with 4 writable bytes past the last sample), clipped to the integer range. NaN is written as the most negative value, as
     /// libsndfile writes it.
     public func encode(_ samples: UnsafePointer<Float>, into bytes: UnsafeMutableRawPointer, count: Int) {
-        driftfix_pcm_encode(samples, bytes.assumingMemoryBound(to: UInt8.self), count, Int32(width.rawValue),
-                            bigEndian ? 1 : 0)
+        driftfix_pcm_encode(
+            samples, bytes.assumingMemoryBound(to: UInt8.self), count, Int32(width.rawValue),
+            bigEndian ? 1 : 0)
     }
 }

@@ -27,7 +27,8 @@ final class RawWindow {
         -> OpaquePointer?
     {
         var info = SF_INFO()
-        info.format = Int32(SF_FORMAT_RAW) | encoding.code
+        info.format =
+            Int32(SF_FORMAT_RAW) | encoding.code
             | (order == .little ? Int32(SF_ENDIAN_LITTLE) : Int32(SF_ENDIAN_BIG))
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channels)

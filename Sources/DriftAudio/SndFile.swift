@@ -95,9 +95,9 @@ enum SndFile {
         // libsndfile's own answer to "are the file's bytes the other way round from this machine's".
         let swapped = sf_command(handle, Int32(SFC_RAW_DATA_NEEDS_ENDSWAP), nil, 0) == SF_TRUE
         #if _endian(big)
-        return PCMCodec(encoding: encoding, bigEndian: !swapped)
+            return PCMCodec(encoding: encoding, bigEndian: !swapped)
         #else
-        return PCMCodec(encoding: encoding, bigEndian: swapped)
+            return PCMCodec(encoding: encoding, bigEndian: swapped)
         #endif
     }
 
@@ -120,7 +120,9 @@ extension SndFile {
         info.id_size = UInt32(idBytes.count)
         guard let iterator = sf_get_chunk_iterator(handle, &info) else { return nil }
         var sized = SF_CHUNK_INFO()
-        guard Int(sf_get_chunk_size(iterator, &sized)) == SF_ERR_NO_ERROR, sized.datalen > 0, Int(sized.datalen) <= limit else {
+        guard Int(sf_get_chunk_size(iterator, &sized)) == SF_ERR_NO_ERROR, sized.datalen > 0,
+            Int(sized.datalen) <= limit
+        else {
             return nil
         }
         var bytes = [UInt8](repeating: 0, count: Int(sized.datalen))

@@ -47,10 +47,14 @@ public final class StagedOutput {
         var info = stat()
         guard stat(folder, &info) == 0 else {
             let code = errno
-            throw AudioError(path: destination, cause: code == EACCES
-                ? .destinationNotWritable(FileChecks.errnoText(code)) : .destinationMissing)
+            throw AudioError(
+                path: destination,
+                cause: code == EACCES
+                    ? .destinationNotWritable(FileChecks.errnoText(code)) : .destinationMissing)
         }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw AudioError(path: destination, cause: .destinationMissing) }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw AudioError(path: destination, cause: .destinationMissing)
+        }
         guard access(folder, W_OK | X_OK) == 0 else {
             throw AudioError(path: destination, cause: .destinationNotWritable(FileChecks.errnoText(errno)))
         }
@@ -127,7 +131,8 @@ public final class StagedOutput {
         while let entry = readdir(directory) {
             let entryName = StaleTemporaryFiles.entryName(entry)
             guard let parsed = TemporaryName(parsing: entryName), parsed.destinationName == name,
-                  parsed.host == host else { continue }
+                parsed.host == host
+            else { continue }
             _ = StaleTemporaryFiles.removeIfAbandoned(folder + "/" + entryName, writer: parsed, otherHostGone: false)
         }
     }
@@ -158,7 +163,9 @@ public final class StagedOutput {
     /// is not a regular file). File systems without `renameat2` flags (NFS, some FUSE) fall back to link/unlink for
     /// an empty name and to a checked rename over a regular file.
     private func place() throws(AudioError) {
-        func failure(_ code: Int32) -> AudioError { AudioError(path: destination, cause: AudioFileWriter.cause(forErrno: code)) }
+        func failure(_ code: Int32) -> AudioError {
+            AudioError(path: destination, cause: AudioFileWriter.cause(forErrno: code))
+        }
         for _ in 0..<4 {  // a name that appears or disappears meanwhile is looked at again
             try StagedOutput.checkReplaceable(destination, replacement)
             if FileChecks.kind(atNoFollow: destination) == nil {
@@ -188,7 +195,9 @@ public final class StagedOutput {
             let code = errno
             if code == ENOENT { continue }
             guard code == EINVAL || code == ENOSYS else { throw failure(code) }
-            if FileChecks.kind(atNoFollow: destination) == .regular && rename(temporaryPath, destination) == 0 { return }
+            if FileChecks.kind(atNoFollow: destination) == .regular && rename(temporaryPath, destination) == 0 {
+                return
+            }
             throw failure(errno)
         }
         throw AudioError(path: destination, cause: .writeFailed("the destination kept changing while it was replaced"))

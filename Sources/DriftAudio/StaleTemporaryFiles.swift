@@ -118,7 +118,8 @@ extension StaleTemporaryFiles {
         while let entry = readdir(directory) {
             let entryName = entryName(entry)
             guard let parsed = TemporaryName(parsing: entryName), parsed.destinationName == name, parsed.host == host,
-                  parsed.pid == writerPID else { continue }
+                parsed.pid == writerPID
+            else { continue }
             let path = folder == "/" ? "/" + entryName : folder + "/" + entryName
             var info = stat()
             guard lstat(path, &info) == 0, FileKind(mode: info.st_mode) == .regular else { continue }

@@ -42,8 +42,9 @@ public struct TemporaryName: Equatable, Sendable {
         let host = parts[parts.count - 3]
         let head = parts[..<(parts.count - 3)].joined(separator: "-")
         guard !tag.isEmpty, tag.allSatisfy(\.isHexDigit), let pid = Int32(pidText), pid > 0,
-              !host.isEmpty, host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }),
-              head.hasSuffix(".driftfix"), head.count > ".driftfix".count else { return nil }
+            !host.isEmpty, host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }),
+            head.hasSuffix(".driftfix"), head.count > ".driftfix".count
+        else { return nil }
         destinationName = String(head.dropLast(".driftfix".count))
         self.host = String(host)
         self.pid = pid

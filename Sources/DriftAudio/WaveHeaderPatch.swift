@@ -24,9 +24,11 @@ enum WaveHeaderPatch {
         let room = Int(chunk.size - historyOffset)
         guard history.count <= room else { return false }
         let version = UInt16(bitPattern: info.version)
-        return PositionedIO.write(descriptor, [UInt8(version & 0xFF), UInt8(version >> 8)], at: chunk.offset + versionOffset)
-            && PositionedIO.write(descriptor, history + [UInt8](repeating: 0, count: room - history.count),
-                                  at: chunk.offset + historyOffset)
+        return PositionedIO.write(
+            descriptor, [UInt8(version & 0xFF), UInt8(version >> 8)], at: chunk.offset + versionOffset)
+            && PositionedIO.write(
+                descriptor, history + [UInt8](repeating: 0, count: room - history.count),
+                at: chunk.offset + historyOffset)
     }
 
     /// Writes `mask` as the file's speaker mask; false when its format chunk has none (not WAVE_FORMAT_EXTENSIBLE).
@@ -47,8 +49,9 @@ enum WaveHeaderPatch {
                     let written = Array(text.prefix { $0 != 0 })
                     let wanted = Array(original.utf8)
                     if written.count > wanted.count, written.starts(with: wanted) {
-                        _ = PositionedIO.write(file.descriptor, [UInt8](repeating: 0, count: written.count - wanted.count),
-                                               at: position + 8 + Int64(wanted.count))
+                        _ = PositionedIO.write(
+                            file.descriptor, [UInt8](repeating: 0, count: written.count - wanted.count),
+                            at: position + 8 + Int64(wanted.count))
                     }
                     return
                 }

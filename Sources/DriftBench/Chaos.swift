@@ -7,7 +7,8 @@ import TestSupport
 /// seeds (workers SIGKILLed about once per interval, the coordinator killed once and resumed, a file that kills every
 /// worker that opens it). Prints what each night survived and its wall time beside the undisturbed one.
 struct Chaos: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run chaos nights and report kills survived, requeues and wall time.")
+    static let configuration = CommandConfiguration(
+        abstract: "Run chaos nights and report kills survived, requeues and wall time.")
 
     @Option(help: "The driftfix executable.") var driftfix: String
     @Option(help: "Seeds, one chaos night each.") var seeds: [UInt64] = [1, 2, 3]
@@ -16,7 +17,9 @@ struct Chaos: ParsableCommand {
     @Option var workers = 3
     @Option(help: "Mean seconds between worker kills.") var interval = 1.0
     @Option(help: "Attempts per job.") var maxAttempts = 8
-    @Option(name: .customLong("small-volume-mib"), help: "MiB of a tmpfs holding one folder's outputs, so that it fills (root only; 0: none).")
+    @Option(
+        name: .customLong("small-volume-mib"),
+        help: "MiB of a tmpfs holding one folder's outputs, so that it fills (root only; 0: none).")
     var smallVolumeMiB = 0
     @Flag(help: "Also cut one recording to a third while a worker reads it.") var vanishingInput = false
 
@@ -37,7 +40,9 @@ struct Chaos: ParsableCommand {
         row(["night", "wall s", "x calm", "killed", "poison", "coord", "lost", "restart", "requeued", "result"])
         let calm = try night(settings(seed: 0).undisturbed, label: "undisturbed", calm: nil)
         for seed in seeds { _ = try night(settings(seed: seed), label: "seed \(seed)", calm: calm) }
-        print("killed: workers SIGKILLed by the chaos loop; poison: by the watcher; coord: coordinator kills. lost, restart,")
+        print(
+            "killed: workers SIGKILLed by the chaos loop; poison: by the watcher; coord: coordinator kills. lost, restart,"
+        )
         print("requeued: as the resumed run counted them (the killed coordinator's own counts die with it).")
     }
 
@@ -58,15 +63,20 @@ struct Chaos: ParsableCommand {
         let failed = report?.pairs.filter { $0.outcome == .failed } ?? []
         let noRoom = failed.filter { $0.error?.contains("no space left") == true }.count
         let poison = report?.pairs.first { $0.recording == night.poison }?.outcome?.rawValue ?? "?"
-        let result = "exit \(last.status), \(placed) exact\(wrong > 0 ? ", \(wrong) WRONG" : ""), \(failed.count) failed"
+        let result =
+            "exit \(last.status), \(placed) exact\(wrong > 0 ? ", \(wrong) WRONG" : ""), \(failed.count) failed"
             + " (\(noRoom) no room), poison \(poison)"
-            + (settings.vanishingInput ? ", cut input \(report?.pairs.first { $0.recording == night.vanishing }?.outcome?.rawValue ?? "?")" : "")
+            + (settings.vanishingInput
+                ? ", cut input \(report?.pairs.first { $0.recording == night.vanishing }?.outcome?.rawValue ?? "?")"
+                : "")
             + (hiddenTemporaryFiles(night.out.path) > 0 ? ", TEMPORARY FILES LEFT" : "")
         let disruptions = report?.disruptions
         let columns: [String] = [
-            label, String(format: "%.1f", figures.wallSeconds), calm.map { String(format: "%.2f", figures.wallSeconds / $0) } ?? "1.00",
+            label, String(format: "%.1f", figures.wallSeconds),
+            calm.map { String(format: "%.2f", figures.wallSeconds / $0) } ?? "1.00",
             "\(figures.workerKills)", "\(figures.poisonKills)", "\(figures.coordinatorKills)",
-            "\(disruptions?.workersLost ?? 0)", "\(disruptions?.workersRestarted ?? 0)", "\(disruptions?.jobsRequeued ?? 0)", result,
+            "\(disruptions?.workersLost ?? 0)", "\(disruptions?.workersRestarted ?? 0)",
+            "\(disruptions?.jobsRequeued ?? 0)", result,
         ]
         row(columns)
         return figures.wallSeconds
@@ -78,7 +88,11 @@ struct Chaos: ParsableCommand {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name != ".driftfix" {
                 var info = stat()
                 guard lstat(folder + "/" + name, &info) == 0 else { continue }
-                if (info.st_mode & S_IFMT) == S_IFDIR { walk(folder + "/" + name) } else if name.hasSuffix(".tmp") { count += 1 }
+                if (info.st_mode & S_IFMT) == S_IFDIR {
+                    walk(folder + "/" + name)
+                } else if name.hasSuffix(".tmp") {
+                    count += 1
+                }
             }
         }
         walk(root)
@@ -87,7 +101,10 @@ struct Chaos: ParsableCommand {
 
     private func row(_ columns: [String]) {
         let widths = [12, 7, 7, 7, 7, 6, 6, 8, 9, 0]
-        print(zip(columns, widths).map { $1 == 0 ? $0 : $0.padding(toLength: max($1, $0.count), withPad: " ", startingAt: 0) }
+        print(
+            zip(columns, widths).map {
+                $1 == 0 ? $0 : $0.padding(toLength: max($1, $0.count), withPad: " ", startingAt: 0)
+            }
             .joined(separator: " "))
     }
 }

@@ -26,33 +26,57 @@ struct ContentAccuracy: ParsableCommand {
         /// What must come out: measured, or unmeasurable.
         var measurable = true
 
-        enum Reference { case scene, longer(seconds: Double), unrelated, silence }
+        enum Reference {
+            case scene
+            case longer(seconds: Double)
+            case unrelated, silence
+        }
     }
 
     func cases() -> [Case] {
         var list: [Case] = []
-        list.append(Case(name: "clock, late start (speech, 10 min)",
-                         scene: TwoMicrophones(sampleRate: 48000, seconds: 600, offset: 2.0, driftPPM: -131, seed: 3)))
-        list.append(Case(name: "clock, early start (speech, 30 min)",
-                         scene: TwoMicrophones(sampleRate: 48000, seconds: 1800, offset: -0.75, driftPPM: 57, seed: 5)))
+        list.append(
+            Case(
+                name: "clock, late start (speech, 10 min)",
+                scene: TwoMicrophones(sampleRate: 48000, seconds: 600, offset: 2.0, driftPPM: -131, seed: 3)))
+        list.append(
+            Case(
+                name: "clock, early start (speech, 30 min)",
+                scene: TwoMicrophones(sampleRate: 48000, seconds: 1800, offset: -0.75, driftPPM: 57, seed: 5)))
         var dropouts = TwoMicrophones(sampleRate: 48000, seconds: 600, offset: 0.25, seed: 7)
-        dropouts.dropouts = [(dropouts.soundingTime(after: 61.3), 0.0213), (dropouts.soundingTime(after: 187.8), 0.1),
-                             (dropouts.soundingTime(after: 402.1), 0.008), (dropouts.soundingTime(after: 530), 0.046)]
+        dropouts.dropouts = [
+            (dropouts.soundingTime(after: 61.3), 0.0213), (dropouts.soundingTime(after: 187.8), 0.1),
+            (dropouts.soundingTime(after: 402.1), 0.008), (dropouts.soundingTime(after: 530), 0.046),
+        ]
         list.append(Case(name: "dropouts in sound (speech, 10 min)", scene: dropouts))
-        list.append(Case(name: "clock, strong beat (music, 10 min)",
-                         scene: TwoMicrophones(sampleRate: 48000, seconds: 600, offset: 0.73, driftPPM: 95, sound: .music, seed: 17)))
-        list.append(Case(name: "covers the middle of the reference (5 of 20 min)",
-                         scene: TwoMicrophones(sampleRate: 48000, seconds: 300, offset: 600, driftPPM: -40, seed: 13),
-                         reference: .longer(seconds: 1200)))
-        list.append(Case(name: "wrong pairing (another take)", scene: TwoMicrophones(sampleRate: 48000, seconds: 300, seed: 21),
-                         reference: .unrelated, measurable: false))
-        list.append(Case(name: "silence-only reference", scene: TwoMicrophones(sampleRate: 48000, seconds: 300, seed: 23),
-                         reference: .silence, measurable: false))
-        list.append(Case(name: "a loop (no unique place)",
-                         scene: TwoMicrophones(sampleRate: 48000, seconds: 300, offset: 4, sound: .loop, seed: 27), measurable: false))
+        list.append(
+            Case(
+                name: "clock, strong beat (music, 10 min)",
+                scene: TwoMicrophones(
+                    sampleRate: 48000, seconds: 600, offset: 0.73, driftPPM: 95, sound: .music, seed: 17)))
+        list.append(
+            Case(
+                name: "covers the middle of the reference (5 of 20 min)",
+                scene: TwoMicrophones(sampleRate: 48000, seconds: 300, offset: 600, driftPPM: -40, seed: 13),
+                reference: .longer(seconds: 1200)))
+        list.append(
+            Case(
+                name: "wrong pairing (another take)", scene: TwoMicrophones(sampleRate: 48000, seconds: 300, seed: 21),
+                reference: .unrelated, measurable: false))
+        list.append(
+            Case(
+                name: "silence-only reference", scene: TwoMicrophones(sampleRate: 48000, seconds: 300, seed: 23),
+                reference: .silence, measurable: false))
+        list.append(
+            Case(
+                name: "a loop (no unique place)",
+                scene: TwoMicrophones(sampleRate: 48000, seconds: 300, offset: 4, sound: .loop, seed: 27),
+                measurable: false))
         if long {
-            list.append(Case(name: "clock, slight (speech, 60 min)",
-                             scene: TwoMicrophones(sampleRate: 48000, seconds: 3600, offset: 0.3, driftPPM: -20, seed: 31)))
+            list.append(
+                Case(
+                    name: "clock, slight (speech, 60 min)",
+                    scene: TwoMicrophones(sampleRate: 48000, seconds: 3600, offset: 0.3, driftPPM: -20, seed: 31)))
         }
         return list.filter { item in only.map { item.name.contains($0) } ?? true }
     }
@@ -70,7 +94,8 @@ struct ContentAccuracy: ParsableCommand {
             switch item.reference {
             case .scene: try item.scene.write(.reference, to: referenceWAV, encoding: .pcm16)
             case .longer(let seconds):
-                try TwoMicrophones(sampleRate: 48000, seconds: seconds, seed: item.scene.seed).write(.reference, to: referenceWAV, encoding: .pcm16)
+                try TwoMicrophones(sampleRate: 48000, seconds: seconds, seed: item.scene.seed).write(
+                    .reference, to: referenceWAV, encoding: .pcm16)
             case .unrelated:
                 try TwoMicrophones(sampleRate: 48000, seconds: item.scene.seconds + 5, seed: item.scene.seed &+ 1000)
                     .write(.reference, to: referenceWAV, encoding: .pcm16)
@@ -86,36 +111,56 @@ struct ContentAccuracy: ParsableCommand {
             let speed = item.scene.seconds / measureSeconds
             guard item.measurable else {
                 let verdict = measurement.isMeasured ? "MEASURED (wrong)" : "unmeasurable: \(measurement.reason ?? "")"
-                print("| \(item.name) | unmeasurable | \(verdict) | \(measurement.isMeasured ? "FAIL" : "none") | — | — | \(Int(speed)) |")
+                print(
+                    "| \(item.name) | unmeasurable | \(verdict) | \(measurement.isMeasured ? "FAIL" : "none") | — | — | \(Int(speed)) |"
+                )
                 continue
             }
             let truthOffset = item.scene.offset * 1000
             var truthText = "offset \(fmt(truthOffset, 1)) ms, drift \(fmt(item.scene.driftPPM, 1)) ppm"
-            var measuredText = "offset \(fmt(measurement.offsetMs, 3)) ms, drift \(fmt(measurement.driftPPM, 3)) ± \(fmt(measurement.driftPPMError, 3)) ppm"
-            var errorText = "offset \(fmt(measurement.offsetMs.map { $0 - truthOffset }, 3)) ms, drift \(fmt(measurement.driftPPM.map { $0 - item.scene.driftPPM }, 3)) ppm"
+            var measuredText =
+                "offset \(fmt(measurement.offsetMs, 3)) ms, drift \(fmt(measurement.driftPPM, 3)) ± \(fmt(measurement.driftPPMError, 3)) ppm"
+            var errorText =
+                "offset \(fmt(measurement.offsetMs.map { $0 - truthOffset }, 3)) ms, drift \(fmt(measurement.driftPPM.map { $0 - item.scene.driftPPM }, 3)) ppm"
             if !item.scene.dropouts.isEmpty {
-                truthText += "; dropouts " + item.scene.dropouts.map { "\(fmt($0.at, 3)) s/\(fmt($0.missing * 1000, 1)) ms" }.joined(separator: ", ")
-                measuredText += "; dropouts " + measurement.dropouts.map { "\(fmt($0.atSeconds, 3)) s ± \(fmt($0.uncertaintyMs, 1)) ms/\(fmt($0.missingMs, 2)) ms" }.joined(separator: ", ")
+                truthText +=
+                    "; dropouts "
+                    + item.scene.dropouts.map { "\(fmt($0.at, 3)) s/\(fmt($0.missing * 1000, 1)) ms" }.joined(
+                        separator: ", ")
+                measuredText +=
+                    "; dropouts "
+                    + measurement.dropouts.map {
+                        "\(fmt($0.atSeconds, 3)) s ± \(fmt($0.uncertaintyMs, 1)) ms/\(fmt($0.missingMs, 2)) ms"
+                    }.joined(separator: ", ")
                 let pairs = zip(item.scene.dropouts, measurement.dropouts)
-                errorText += "; dropouts " + pairs.map { truth, found in
-                    "\(fmt((found.atSeconds - truth.at) * 1000, 1)) ms/\(fmt(found.missingMs - truth.missing * 1000, 2)) ms"
-                }.joined(separator: ", ")
-                if measurement.dropouts.count != item.scene.dropouts.count { errorText += " (\(measurement.dropouts.count) found)" }
+                errorText +=
+                    "; dropouts "
+                    + pairs.map { truth, found in
+                        "\(fmt((found.atSeconds - truth.at) * 1000, 1)) ms/\(fmt(found.missingMs - truth.missing * 1000, 2)) ms"
+                    }.joined(separator: ", ")
+                if measurement.dropouts.count != item.scene.dropouts.count {
+                    errorText += " (\(measurement.dropouts.count) found)"
+                }
             }
             // Repair by content, proved in sync.
             let output = "\(folder)/case\(index)-out.wav"
             let recordingSeconds = item.scene.seconds
             let referenceSeconds = try MediaRoute.frames(of: reference)
-            let headers = HeaderPlan(operations: [], driftPPM: (recordingSeconds / (Double(referenceSeconds.frames) / 48000) - 1) * 1e6,
-                                     recordingSeconds: recordingSeconds, referenceSeconds: Double(referenceSeconds.frames) / 48000,
-                                     referenceFrames: referenceSeconds.frames)
+            let headers = HeaderPlan(
+                operations: [], driftPPM: (recordingSeconds / (Double(referenceSeconds.frames) / 48000) - 1) * 1e6,
+                recordingSeconds: recordingSeconds, referenceSeconds: Double(referenceSeconds.frames) / 48000,
+                referenceFrames: referenceSeconds.frames)
             var residualText = "—"
             var independent = "—"
             do {
-                let outcome = try ContentRepair.run(ContentRepair.Request(
-                    recording: recording, reference: reference, output: output, policy: ContentPolicy(mode: .content),
-                    headers: headers))
-                residualText = outcome.content?.residualMs.map { "\(fmt($0, 3)) ms" } ?? "not repaired (\(outcome.decision.action))"
+                let outcome = try ContentRepair.run(
+                    ContentRepair.Request(
+                        recording: recording, reference: reference, output: output,
+                        policy: ContentPolicy(mode: .content),
+                        headers: headers))
+                residualText =
+                    outcome.content?.residualMs.map { "\(fmt($0, 3)) ms" }
+                    ?? "not repaired (\(outcome.decision.action))"
                 if outcome.result != nil, item.scene.seconds <= 600, case .scene = item.reference {
                     independent = try idealCheck(output: output, scene: item.scene)
                 }
@@ -123,7 +168,9 @@ struct ContentAccuracy: ParsableCommand {
                 residualText = "FAILED: \(error)"
             }
             unlink(output)
-            print("| \(item.name) | \(truthText) | \(measuredText) | \(errorText) | \(residualText) | \(independent) | \(Int(speed)) |")
+            print(
+                "| \(item.name) | \(truthText) | \(measuredText) | \(errorText) | \(residualText) | \(independent) | \(Int(speed)) |"
+            )
         }
     }
 
@@ -148,7 +195,8 @@ struct ContentAccuracy: ParsableCommand {
         let first = Int(max(0, scene.offset) * 48000) + 48000
         for k in 0..<40 {
             let at = first + k * (mono.count - first - 2 * window) / 40
-            let (lag, correlation) = SignalMeasure.windowLag(actual: mono, ideal: truth, at: at, window: window, maxLag: 96)
+            let (lag, correlation) = SignalMeasure.windowLag(
+                actual: mono, ideal: truth, at: at, window: window, maxLag: 96)
             guard correlation > 0.6 else { continue }
             counted += 1
             if abs(lag) >= 95 { beyond += 1 } else { worst = max(worst, abs(lag) / 48) }
@@ -157,8 +205,11 @@ struct ContentAccuracy: ParsableCommand {
     }
 
     func aac(_ input: String, to output: String) throws {
-        let result = try Child("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-i", input, "-c:a", "aac", "-b:a", "96k", output],
-                               stdout: .discard, stderr: .discard).wait(seconds: 600)
+        let result = try Child(
+            "/usr/bin/ffmpeg",
+            ["-nostdin", "-loglevel", "error", "-y", "-i", input, "-c:a", "aac", "-b:a", "96k", output],
+            stdout: .discard, stderr: .discard
+        ).wait(seconds: 600)
         guard result.status == 0, !result.signaled else { throw ValidationError("ffmpeg could not code \(input)") }
     }
 
@@ -166,7 +217,9 @@ struct ContentAccuracy: ParsableCommand {
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48000, channelCount: 1)
         let writer = try AudioFileWriter(path: path, format: format, metadata: AudioMetadata())
         let block = [Float](repeating: 0, count: 48000)
-        for _ in 0..<Int(seconds.rounded(.up)) { try block.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frames: 48000) } }
+        for _ in 0..<Int(seconds.rounded(.up)) {
+            try block.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frames: 48000) }
+        }
         try writer.close()
     }
 

@@ -8,7 +8,8 @@ import TestSupport
 /// reference on the true clock.
 struct ContentPair: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "content-pair", abstract: "Write a recording/reference pair with known offset, drift and dropouts.")
+        commandName: "content-pair", abstract: "Write a recording/reference pair with known offset, drift and dropouts."
+    )
 
     enum Sound: String, ExpressibleByArgument { case speech, music, loop }
 
@@ -16,9 +17,12 @@ struct ContentPair: ParsableCommand {
     @Argument(help: "The reference's sound to write (WAV, mono).") var reference: String
     @Option var seconds: Double = 600
     @Option var rate: Int = 48_000
-    @Option(parsing: .unconditional, help: "Reference time of the recording's first frame, seconds.") var offset: Double = 0
-    @Option(parsing: .unconditional, help: "Clock drift, ppm (recording duration / reference duration − 1).") var drift: Double = 0
-    @Option(help: "Dropouts as AT:MS, comma-separated (recording seconds : milliseconds lost).") var dropouts: String = ""
+    @Option(parsing: .unconditional, help: "Reference time of the recording's first frame, seconds.") var offset:
+        Double = 0
+    @Option(parsing: .unconditional, help: "Clock drift, ppm (recording duration / reference duration − 1).") var drift:
+        Double = 0
+    @Option(help: "Dropouts as AT:MS, comma-separated (recording seconds : milliseconds lost).") var dropouts: String =
+        ""
     @Option var sound: Sound = .speech
     @Option var seed: UInt64 = 1
     @Option(help: "Channels of the recording.") var channels: Int = 2
@@ -33,8 +37,9 @@ struct ContentPair: ParsableCommand {
             gaps.append((at, ms / 1000))
         }
         let kind: TwoMicrophones.Sound = sound == .speech ? .speech : sound == .music ? .music : .loop
-        let scene = TwoMicrophones(sampleRate: rate, seconds: seconds, offset: offset, driftPPM: drift, dropouts: gaps,
-                                   sound: kind, seed: seed)
+        let scene = TwoMicrophones(
+            sampleRate: rate, seconds: seconds, offset: offset, driftPPM: drift, dropouts: gaps,
+            sound: kind, seed: seed)
         try scene.write(.recording, to: recording, channels: channels)
         try scene.write(.reference, to: reference, channels: 1, encoding: .pcm16)
     }

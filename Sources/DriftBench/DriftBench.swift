@@ -1,17 +1,17 @@
 import ArgumentParser
 import DriftAudio
+import DriftCoordinator
 import DriftCore
 import DriftDSP
-import DriftSchema
-import Foundation
-import TestSupport
-import DriftCoordinator
 import DriftJournal
 import DriftPlanning
 import DriftRun
+import DriftSchema
 import DriftTransport
+import Foundation
 import Logging
 import Synchronization
+import TestSupport
 
 /// `driftfix-bench`: helpers for scripts/bench.sh. Generates long test recordings and measures the converter
 /// alone, in memory, so the pipeline's overhead shows as a ratio.
@@ -20,7 +20,11 @@ struct DriftBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "driftfix-bench",
         abstract: "Benchmark helpers for driftfix (used by scripts/bench.sh).",
-        subcommands: [Generate.self, ResampledSNR.self, ContentPair.self, ContentAccuracy.self, Raw.self, Signal.self, Distance.self, Stretch.self, Tree.self, Fleet.self, JournalFill.self, Dispatch.self, Chaos.self, MediaShares.self, SoundMatchSpeed.self, ShootFolder.self]
+        subcommands: [
+            Generate.self, ResampledSNR.self, ContentPair.self, ContentAccuracy.self, Raw.self, Signal.self,
+            Distance.self, Stretch.self, Tree.self, Fleet.self, JournalFill.self, Dispatch.self, Chaos.self,
+            MediaShares.self, SoundMatchSpeed.self, ShootFolder.self,
+        ]
     )
 }
 
@@ -28,7 +32,9 @@ struct DriftBench: AsyncParsableCommand {
 struct Generate: ParsableCommand {
     /// The tones (cycles per sample, amplitude); channel c carries tone t at full amplitude when c and t have the same
     /// parity, at half otherwise.
-    static let tones: [(cycles: Double, amplitude: Double)] = [(0.0092, 0.2), (0.0257, 0.15), (0.0731, 0.1), (0.2113, 0.05)]
+    static let tones: [(cycles: Double, amplitude: Double)] = [
+        (0.0092, 0.2), (0.0257, 0.15), (0.0731, 0.1), (0.2113, 0.05),
+    ]
 
     static let configuration = CommandConfiguration(abstract: "Write a multi-tone test recording.")
 
@@ -185,7 +191,8 @@ struct Stretch: ParsableCommand {
 
 /// Writes a tree of recording/reference pairs for scan benchmarks: small WAVs and box-built MP4s in device folders.
 struct Tree: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Write a tree of pairs (tiny WAV + MP4) for scan benchmarks.")
+    static let configuration = CommandConfiguration(
+        abstract: "Write a tree of pairs (tiny WAV + MP4) for scan benchmarks.")
 
     @Argument var root: String
     @Option var pairs: Int = 10_000
@@ -197,16 +204,24 @@ struct Tree: ParsableCommand {
         var rng = SplitMix64(seed: 1)
         for index in 0..<pairs {
             let folder = root + "/device\(index / perFolder)"
-            if index % perFolder == 0 { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+            if index % perFolder == 0 {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            }
             // Recording: 0.1 s at 48 kHz, give or take a few hundred ppm; reference: 0.1 s of 30000/1001 fps video.
             let frames = 4800 + Int(rng.next() % 5) - 2
-            let writer = try AudioFileWriter(path: folder + "/take\(index).wav", format: format, metadata: AudioMetadata())
+            let writer = try AudioFileWriter(
+                path: folder + "/take\(index).wav", format: format, metadata: AudioMetadata())
             try samples.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frames: frames) }
             try writer.close()
-            let movie = Boxes.ftyp().bytes + Box("moov", children: [
-                Boxes.mvhd(timescale: 600, duration: 60),
-                Boxes.track(id: 1, handler: "vide", timescale: 30_000, duration: 3003, edits: [(60, 0)]),
-            ]).bytes + Boxes.mdat(64).bytes
+            let movie =
+                Boxes.ftyp().bytes
+                + Box(
+                    "moov",
+                    children: [
+                        Boxes.mvhd(timescale: 600, duration: 60),
+                        Boxes.track(id: 1, handler: "vide", timescale: 30_000, duration: 3003, edits: [(60, 0)]),
+                    ]
+                ).bytes + Boxes.mdat(64).bytes
             try Data(movie).write(to: URL(fileURLWithPath: folder + "/take\(index).mp4"))
         }
     }
@@ -228,8 +243,10 @@ struct Dispatch: AsyncParsableCommand {
 
     func run() async throws {
         let records = (1...jobs).map {
-            JobRecord(id: $0, input: "/dev/null/\($0)", output: "/dev/null", outputRoot: "/", targetFrames: 1, method: .resample,
-                      methodReason: "bench", quality: .fast, audioSeconds: 0, noop: true, run: journal == nil ? nil : 1)
+            JobRecord(
+                id: $0, input: "/dev/null/\($0)", output: "/dev/null", outputRoot: "/", targetFrames: 1,
+                method: .resample,
+                methodReason: "bench", quality: .fast, audioSeconds: 0, noop: true, run: journal == nil ? nil : 1)
         }
         let store: JobStore
         if let journal {
@@ -260,16 +277,21 @@ struct Dispatch: AsyncParsableCommand {
             settings.admission = AdmissionPolicy(allowlist: keyFolder + "/allow")
             settings.security = .curveServer(server)
             settings.endpoint = "tcp://127.0.0.1:\(Int.random(in: 20_000...59_000))"
-            keyArguments = ["--curve-secret", keyFolder + "/worker.key", "--server-key", keyFolder + "/coordinator.pub"]
+            keyArguments = [
+                "--curve-secret", keyFolder + "/worker.key", "--server-key", keyFolder + "/coordinator.pub",
+            ]
         }
-        var pool = LocalWorkerPool.Settings(count: workers, endpoint: settings.endpoint, executable: driftfix,
-                                            extraArguments: keyArguments)
+        var pool = LocalWorkerPool.Settings(
+            count: workers, endpoint: settings.endpoint, executable: driftfix,
+            extraArguments: keyArguments)
         pool.capacity = capacity
         settings.pool = .local(pool)
         let started = Mutex<ContinuousClock.Instant?>(nil)
-        let result = try await CoordinatorRuntime(settings: settings, logger: logger).run(store: store, onEvent: { event in
-            if case .workerJoined = event { started.withLock { $0 = $0 ?? .now } }
-        })
+        let result = try await CoordinatorRuntime(settings: settings, logger: logger).run(
+            store: store,
+            onEvent: { event in
+                if case .workerJoined = event { started.withLock { $0 = $0 ?? .now } }
+            })
         let finished = ContinuousClock.now
         let seconds = (finished - (started.withLock { $0 } ?? finished)).seconds
         unlink("/tmp/driftfix-bench-\(getpid()).sock")

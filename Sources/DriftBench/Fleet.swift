@@ -1,8 +1,8 @@
 import ArgumentParser
-import Foundation
 import DriftJournal
 import DriftPlanning
 import DriftSchema
+import Foundation
 import TestSupport
 
 /// A synthetic fleet for the QA benchmark: `ROOT/devNNN/nightK/takeM.wav` with a `takeM.duration` sidecar as its
@@ -14,7 +14,8 @@ import TestSupport
 /// device 2 turns erratic on the last night (its spread grows: ±15 ppm; it must alert). A few pairs per night are
 /// problems: one refused (8 % short: a wrong pairing), one unreadable, one without its reference.
 struct Fleet: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Write one night of a synthetic recorder fleet (sparse WAVs + sidecars).")
+    static let configuration = CommandConfiguration(
+        abstract: "Write one night of a synthetic recorder fleet (sparse WAVs + sidecars).")
 
     @Argument(help: "The fleet's root.")
     var root: String
@@ -53,7 +54,8 @@ struct Fleet: ParsableCommand {
                 if device == 3 && take == 2 { continue }
                 // The reference lasts what the recording would have lasted on a perfect clock.
                 let reference = (Double(frames) / (1 + ppm * 1e-6)).rounded()
-                try "\(Int64(reference))@\(rate)\n".write(toFile: base + ".duration", atomically: false, encoding: .utf8)
+                try "\(Int64(reference))@\(rate)\n".write(
+                    toFile: base + ".duration", atomically: false, encoding: .utf8)
             }
         }
         print("night \(night): \(written) recordings under \(root)")
@@ -78,7 +80,8 @@ struct Fleet: ParsableCommand {
 /// Fills a journal with more runs like the newest report (each recording's drift nudged by up to ±0.3 ppm), through
 /// the journal's own storePlan/finishRun, so that history queries can be timed at a fleet's size × 30 runs.
 struct JournalFill: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "journal-fill", abstract: "Add runs like a report to a journal.")
+    static let configuration = CommandConfiguration(
+        commandName: "journal-fill", abstract: "Add runs like a report to a journal.")
 
     @Option(help: "The journal file.") var journal: String
     @Option(help: "A report.json whose pairs each run repeats.") var report: String
@@ -104,6 +107,9 @@ struct JournalFill: ParsableCommand {
             storeSeconds.append((clock.now - started).seconds)
         }
         let median = storeSeconds.sorted()[storeSeconds.count / 2]
-        print(String(format: "added %d runs of %d pairs; store + finish + prune per run: median %.2f s", runs, base.pairs.count, median))
+        print(
+            String(
+                format: "added %d runs of %d pairs; store + finish + prune per run: median %.2f s", runs,
+                base.pairs.count, median))
     }
 }

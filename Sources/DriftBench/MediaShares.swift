@@ -8,7 +8,8 @@ import Foundation
 /// Where the time of a compressed repair goes: each phase of `driftfix process IN.m4a OUT.m4a` run alone, on one core.
 struct MediaShares: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "media", abstract: "Time the phases of a compressed-audio repair: count, decode, resample, encode, verify.")
+        commandName: "media",
+        abstract: "Time the phases of a compressed-audio repair: count, decode, resample, encode, verify.")
 
     @Argument(help: "A compressed recording (AAC in .m4a, say).")
     var input: String
@@ -39,13 +40,15 @@ struct MediaShares: ParsableCommand {
         let target = try Rational(parsing: ratio).multipliedRounded(by: reader.frameCount) ?? reader.frameCount
         let decodeAndResample = try timed {
             let fresh = try EncodedAudioReader(path: input)
-            try drainAll(try ExactLengthResampler(upstream: fresh, targetFrames: target, quality: quality, blockFrames: block))
+            try drainAll(
+                try ExactLengthResampler(upstream: fresh, targetFrames: target, quality: quality, blockFrames: block))
         }
         unlink(output)
         // Encoding alone: the rewriter fed from a block of the decoded signal over and over (no decoding behind it).
         let encode = try timed {
-            let writer = try MediaRewriter(input: input, stream: reader.stream.index, path: output, displayPath: output,
-                                           sampleRate: reader.sampleRate, targetFrames: target)
+            let writer = try MediaRewriter(
+                input: input, stream: reader.stream.index, path: output, displayPath: output,
+                sampleRate: reader.sampleRate, targetFrames: target)
             let again = try EncodedAudioReader(path: input)
             _ = try again.read(into: buffer, frames: block)
             var written: Int64 = 0
@@ -57,19 +60,24 @@ struct MediaShares: ParsableCommand {
             try writer.close()
         }
         let verify = try timed {
-            _ = try MediaVerifier.verify(output: output, displayPath: output, audioStream: 0, expectedFrames: target,
-                                         expectedRate: reader.sampleRate, input: input, copied: [:])
+            _ = try MediaVerifier.verify(
+                output: output, displayPath: output, audioStream: 0, expectedFrames: target,
+                expectedRate: reader.sampleRate, input: input, copied: [:])
         }
         unlink(output)
         let resample = max(0, decodeAndResample - decode)
         let total = count + decode + resample + encode + verify
         let audio = Double(reader.frameCount) / Double(reader.sampleRate)
-        for (name, seconds) in [("count (decode pass 1)", count), ("decode (pass 2)", decode), ("resample", resample),
-                                ("encode + mux", encode), ("verify (decode and count)", verify)] {
-            print(name.padding(toLength: 28, withPad: " ", startingAt: 0)
-                  + String(format: " %8.2f s %6.1f%% %9.1f xRT", seconds, 100 * seconds / total, audio / seconds))
+        for (name, seconds) in [
+            ("count (decode pass 1)", count), ("decode (pass 2)", decode), ("resample", resample),
+            ("encode + mux", encode), ("verify (decode and count)", verify),
+        ] {
+            print(
+                name.padding(toLength: 28, withPad: " ", startingAt: 0)
+                    + String(format: " %8.2f s %6.1f%% %9.1f xRT", seconds, 100 * seconds / total, audio / seconds))
         }
-        print("sum of phases".padding(toLength: 28, withPad: " ", startingAt: 0)
-              + String(format: " %8.2f s %6.1f%% %9.1f xRT", total, 100.0, audio / total))
+        print(
+            "sum of phases".padding(toLength: 28, withPad: " ", startingAt: 0)
+                + String(format: " %8.2f s %6.1f%% %9.1f xRT", total, 100.0, audio / total))
     }
 }

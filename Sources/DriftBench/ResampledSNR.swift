@@ -8,13 +8,15 @@ import Foundation
 /// Prints `SNR lagStart lagEnd framesOff`: the SNR against the ideal as it is (a timing error is an error), the lag over the first and the last 10 s (in frames, from the lowest tone's phase), and how many frames the file is
 /// off its exact target. For any tool's output (driftfix, sox, ffmpeg).
 struct ResampledSNR: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "snr", abstract: "SNR of a resampled multi-tone file against the ideal.")
+    static let configuration = CommandConfiguration(
+        commandName: "snr", abstract: "SNR of a resampled multi-tone file against the ideal.")
 
     @Argument(help: "The resampled file.")
     var output: String
     @Option(help: "Frames of the generated input.") var inputFrames: Int64
     @Option(help: "The exact target length (frames).") var targetFrames: Int64
-    @Option(help: "Frames left out at each end (a tool's edge effects are not what this measures).") var edge: Int64 = 4800
+    @Option(help: "Frames left out at each end (a tool's edge effects are not what this measures).") var edge: Int64 =
+        4800
 
     func run() throws {
         let reader = try AudioFileReader(path: output)
@@ -43,7 +45,9 @@ struct ResampledSNR: ParsableCommand {
                 let delta = 2 * Double.pi * tone.cycles * step
                 let (stepRe, stepIm) = (cos(delta), sin(delta))
                 for i in 0..<n {
-                    for c in 0..<channels { ideal[i * channels + c] += (c % 2 == t % 2 ? 1 : 0.5) * tone.amplitude * im }
+                    for c in 0..<channels {
+                        ideal[i * channels + c] += (c % 2 == t % 2 ? 1 : 0.5) * tone.amplitude * im
+                    }
                     (re, im) = (re * stepRe - im * stepIm, re * stepIm + im * stepRe)
                 }
             }

@@ -13,7 +13,8 @@ struct ShootFolder: ParsableCommand {
 
     @Argument(help: "The folder to write.") var folder: String
     @Option(help: "Clips the recorders heard.") var clips = 6
-    @Option(help: "Seconds the first recorder runs (the second runs half as long, from a third in).") var seconds = 600.0
+    @Option(help: "Seconds the first recorder runs (the second runs half as long, from a third in).") var seconds =
+        600.0
     @Option var rate = 48_000
     @Option var seed: UInt64 = 5
 
@@ -28,13 +29,17 @@ struct ShootFolder: ParsableCommand {
         let slot = (seconds - 20) / Double(clips)
         for k in 0..<clips {
             let length = min(slot - 2, 20 + 60 * random.uniform())
-            placed.append(Shoot.Clip(start: 10 + Double(k) * slot + (slot - length - 1) * random.uniform(), seconds: length))
+            placed.append(
+                Shoot.Clip(start: 10 + Double(k) * slot + (slot - length - 1) * random.uniform(), seconds: length))
         }
         placed.append(Shoot.Clip(start: seconds + 30, seconds: 25))
-        var shoot = Shoot(sound: .speech, seed: seed, sampleRate: rate,
-                          recorders: [Shoot.Recorder(start: -3, seconds: seconds, driftPPM: -131),
-                                      Shoot.Recorder(start: seconds / 3, seconds: seconds / 2, driftPPM: 57)],
-                          clips: placed)
+        var shoot = Shoot(
+            sound: .speech, seed: seed, sampleRate: rate,
+            recorders: [
+                Shoot.Recorder(start: -3, seconds: seconds, driftPPM: -131),
+                Shoot.Recorder(start: seconds / 3, seconds: seconds / 2, driftPPM: 57),
+            ],
+            clips: placed)
         // Every device jam-synced to the time of day at the start: BWF start times on the recorders, timecode on the
         // clips (25 fps).
         shoot.dayStart = 9 * 3600 + 41.7
@@ -52,14 +57,21 @@ struct ShootFolder: ParsableCommand {
             let path = (camera as NSString).appendingPathComponent(String(format: "C%04d.MP4", c + 1))
             let sound = (camera as NSString).appendingPathComponent(".scratch.wav")
             try shoot.writeClip(c, to: sound)
-            _ = try runTool("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=25",
-                                                "-i", sound, "-t", String(shoot.clips[c].seconds), "-c:v", "libx264", "-preset",
-                                                "ultrafast", "-c:a", "aac", "-b:a", "96k"]
-                                + (shoot.clipTimecode(c).map { ["-timecode", $0] } ?? []) + [path])
+            _ = try runTool(
+                "/usr/bin/ffmpeg",
+                [
+                    "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=25",
+                    "-i", sound, "-t", String(shoot.clips[c].seconds), "-c:v", "libx264", "-preset",
+                    "ultrafast", "-c:a", "aac", "-b:a", "96k",
+                ]
+                    + (shoot.clipTimecode(c).map { ["-timecode", $0] } ?? []) + [path])
             unlink(sound)
-            let heard = shoot.recorders.indices.filter { shoot.coverage(ofClip: c, byRecorder: $0) > 0 }.map { r -> [String: Any] in
-                ["recording": recorderFiles[r], "recordingStartSeconds": shoot.start(ofClip: c, inRecorder: r),
-                 "coverage": shoot.coverage(ofClip: c, byRecorder: r), "driftPPM": shoot.recorders[r].driftPPM]
+            let heard = shoot.recorders.indices.filter { shoot.coverage(ofClip: c, byRecorder: $0) > 0 }.map {
+                r -> [String: Any] in
+                [
+                    "recording": recorderFiles[r], "recordingStartSeconds": shoot.start(ofClip: c, inRecorder: r),
+                    "coverage": shoot.coverage(ofClip: c, byRecorder: r), "driftPPM": shoot.recorders[r].driftPPM,
+                ]
             }
             truth.append(["reference": path, "seconds": shoot.clips[c].seconds, "heardBy": heard])
         }

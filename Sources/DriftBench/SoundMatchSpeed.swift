@@ -23,8 +23,10 @@ struct SoundMatchSpeed: ParsableCommand {
             let clock = ContinuousClock.now
             guard let print = try ClipSync.print(of: file) else { throw ValidationError("\(file) has no sound") }
             let took = (ContinuousClock.now - clock).seconds
-            Swift.print(String(format: "print of %@: %.0f s of sound in %.2f s: %.0fx realtime, %d bytes",
-                               (file as NSString).lastPathComponent, print.seconds, took, print.seconds / took, print.bytes.count))
+            Swift.print(
+                String(
+                    format: "print of %@: %.0f s of sound in %.2f s: %.0fx realtime, %d bytes",
+                    (file as NSString).lastPathComponent, print.seconds, took, print.seconds / took, print.bytes.count))
         }
         guard clips > 0, recordings > 0 else { return }
         var random = SplitMix(seed: 1)
@@ -33,11 +35,18 @@ struct SoundMatchSpeed: ParsableCommand {
         let frames = Int(seconds * Double(SoundPrint.frameRate))
         // Onset-like: mostly quiet, a sharp rise every few frames.
         let prints = (0..<recordings).map { _ in
-            SoundPrint(onsets: (0..<frames).map { _ in next() % 7 == 0 ? UInt8(next() % 200) : UInt8(next() % 6) }, seconds: seconds)
+            SoundPrint(
+                onsets: (0..<frames).map { _ in next() % 7 == 0 ? UInt8(next() % 200) : UInt8(next() % 6) },
+                seconds: seconds)
         }
         let clipFrames = Int(clipSeconds * Double(SoundPrint.frameRate))
-        let wanted = (0..<clips).map { _ in (recording: Int(next() % UInt64(recordings)), start: Int(next() % UInt64(max(1, frames - clipFrames)))) }
-        let clipPrints = wanted.map { SoundPrint(onsets: Array(prints[$0.recording].onsets[$0.start..<($0.start + clipFrames)]), seconds: clipSeconds) }
+        let wanted = (0..<clips).map { _ in
+            (recording: Int(next() % UInt64(recordings)), start: Int(next() % UInt64(max(1, frames - clipFrames))))
+        }
+        let clipPrints = wanted.map {
+            SoundPrint(
+                onsets: Array(prints[$0.recording].onsets[$0.start..<($0.start + clipFrames)]), seconds: clipSeconds)
+        }
         let matcher = SoundMatcher(recordings: prints)
         let clock = ContinuousClock.now
         let right = Atomic<Int>(0)
@@ -48,14 +57,19 @@ struct SoundMatchSpeed: ParsableCommand {
                 guard c < clipPrints.count else { return }
                 let best = matcher.candidates(for: clipPrints[c]).first
                 if let best, best.isClear, best.recording == wanted[c].recording,
-                   abs(best.startSeconds - Double(wanted[c].start) / Double(SoundPrint.frameRate)) < 0.02 {
+                    abs(best.startSeconds - Double(wanted[c].start) / Double(SoundPrint.frameRate)) < 0.02
+                {
                     right.add(1, ordering: .relaxed)
                 }
             }
         }
         let took = (ContinuousClock.now - clock).seconds
-        Swift.print(String(format: "%d clips of %.0f s searched for in %.0f recorded hours (%d recordings) on %d threads: %.1f s, %.1f ms per clip and recorded hour; %d of %d found where they are",
-                           clips, clipSeconds, hours, recordings, threads, took, took * 1000 / Double(clips) / hours, right.load(ordering: .relaxed), clips))
+        Swift.print(
+            String(
+                format:
+                    "%d clips of %.0f s searched for in %.0f recorded hours (%d recordings) on %d threads: %.1f s, %.1f ms per clip and recorded hour; %d of %d found where they are",
+                clips, clipSeconds, hours, recordings, threads, took, took * 1000 / Double(clips) / hours,
+                right.load(ordering: .relaxed), clips))
     }
 }
 

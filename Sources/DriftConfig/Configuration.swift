@@ -1,7 +1,7 @@
 import DriftAudio
 import DriftCore
-import DriftSchema
 import DriftMedia
+import DriftSchema
 import Foundation
 import Yams
 
@@ -36,7 +36,10 @@ public struct Configuration: Sendable, Equatable {
     /// The path map as (from, to) pairs.
     public var pathMap: [(String, String)] { pathMapping.map { ($0.from, $0.to) } }
 
-    public init(repair: RepairPolicy = RepairPolicy(), pairing: PairingRules = PairingRules(), drift: DriftPolicy = DriftPolicy()) {
+    public init(
+        repair: RepairPolicy = RepairPolicy(), pairing: PairingRules = PairingRules(),
+        drift: DriftPolicy = DriftPolicy()
+    ) {
         self.repair = repair
         self.pairing = pairing
         self.drift = drift
@@ -49,7 +52,8 @@ public struct Configuration: Sendable, Equatable {
     public static func load(path: String) throws(ConfigurationError) -> Configuration {
         guard let data = FileManager.default.contents(atPath: path) else {
             let exists = FileManager.default.fileExists(atPath: path)
-            throw ConfigurationError(path: path, line: nil, key: nil, message: exists ? "cannot be read" : "no such file")
+            throw ConfigurationError(
+                path: path, line: nil, key: nil, message: exists ? "cannot be read" : "no such file")
         }
         return try parse(String(decoding: data, as: UTF8.self), path: path)
     }
@@ -60,7 +64,9 @@ public struct Configuration: Sendable, Equatable {
         do {
             root = try Yams.compose(yaml: yaml)
         } catch let error as YamlError {
-            throw ConfigurationError(path: path, line: YamlLocation.line(of: error), key: nil, message: "YAML syntax: \(YamlLocation.problem(of: error))")
+            throw ConfigurationError(
+                path: path, line: YamlLocation.line(of: error), key: nil,
+                message: "YAML syntax: \(YamlLocation.problem(of: error))")
         } catch {
             throw ConfigurationError(path: path, line: nil, key: nil, message: "YAML syntax: \(error)")
         }
@@ -81,8 +87,12 @@ public struct Configuration: Sendable, Equatable {
             case "process": configuration.process = try reader.processSection(value, key: "process")
             case "content": configuration.content = try reader.contentSection(value, key: "content")
             default:
-                throw reader.unknown(key, in: "", allowed: ["repair", "scan", "drift", "content", "worker", "journal", "metrics",
-                                                            "security", "slurm", "process"])
+                throw reader.unknown(
+                    key, in: "",
+                    allowed: [
+                        "repair", "scan", "drift", "content", "worker", "journal", "metrics",
+                        "security", "slurm", "process",
+                    ])
             }
         }
         return configuration

@@ -18,14 +18,20 @@ extension NodeReader {
                 policy.start = try choice(value, key: full, as: ContentRepairPlan.Start.self)
             case "residual-limit-ms":
                 let limit = try number(value, key: full).doubleValue
-                guard limit > 0 && limit <= 1000 else { throw error(value, key: full, "must be greater than 0 and at most 1000") }
+                guard limit > 0 && limit <= 1000 else {
+                    throw error(value, key: full, "must be greater than 0 and at most 1000")
+                }
                 policy.residualLimitMs = limit
             case "header-precision-ms":
                 let precision = try number(value, key: full).doubleValue
-                guard precision >= 0 && precision <= 10_000 else { throw error(value, key: full, "must be from 0 to 10000") }
+                guard precision >= 0 && precision <= 10_000 else {
+                    throw error(value, key: full, "must be from 0 to 10000")
+                }
                 policy.headerPrecisionMs = precision
             default:
-                throw unknown(k, in: key, allowed: ["measure", "confidence-floor", "start", "residual-limit-ms", "header-precision-ms"])
+                throw unknown(
+                    k, in: key,
+                    allowed: ["measure", "confidence-floor", "start", "residual-limit-ms", "header-precision-ms"])
             }
         }
         return policy

@@ -53,15 +53,23 @@ extension NodeReader {
             case "references": rules.referenceExtensions = try extensions(value, key: full)
             case "ignore": rules.ignore = try strings(value, key: full).map(GlobPattern.init)
             case "movie-header-fallback": rules.movieHeaderFallback = try bool(value, key: full)
-            case "ambiguous-references": rules.ambiguousReferences = try choice(value, key: full, as: AmbiguousReferences.self)
+            case "ambiguous-references":
+                rules.ambiguousReferences = try choice(value, key: full, as: AmbiguousReferences.self)
             case "self-pairs": rules.selfPairs = try bool(value, key: full)
             case "pair-by": rules.pairBy = try choice(value, key: full, as: PairBy.self)
             case "sound-output":
                 let template = try string(value, key: full)
-                let ext = template.split(separator: ".").count > 1 ? String(template.split(separator: ".").last ?? "").lowercased() : ""
-                guard template.contains("{stem}"), !template.hasPrefix("/"), !template.split(separator: "/").contains(".."),
-                      ["wav", "flac", "w64", "rf64", "aif", "aiff", "caf"].contains(ext) else {
-                    throw error(value, key: full, "expected a path below the output root with {stem} and an audio extension, like {folder}/{stem}.wav")
+                let ext =
+                    template.split(separator: ".").count > 1
+                    ? String(template.split(separator: ".").last ?? "").lowercased() : ""
+                guard template.contains("{stem}"), !template.hasPrefix("/"),
+                    !template.split(separator: "/").contains(".."),
+                    ["wav", "flac", "w64", "rf64", "aif", "aiff", "caf"].contains(ext)
+                else {
+                    throw error(
+                        value, key: full,
+                        "expected a path below the output root with {stem} and an audio extension, like {folder}/{stem}.wav"
+                    )
                 }
                 rules.soundOutput = template
             case "device": rules.device = try deviceRules(value, key: full)
@@ -72,9 +80,13 @@ extension NodeReader {
                     rules.patterns.append(try pairPattern(item, key: "\(full)[\(index)]"))
                 }
             default:
-                throw unknown(k, in: key, allowed: ["recordings", "references", "patterns", "ignore", "movie-header-fallback",
-                                                    "ambiguous-references", "self-pairs", "pair-by", "sound-output", "device",
-                                                    "sound-group"])
+                throw unknown(
+                    k, in: key,
+                    allowed: [
+                        "recordings", "references", "patterns", "ignore", "movie-header-fallback",
+                        "ambiguous-references", "self-pairs", "pair-by", "sound-output", "device",
+                        "sound-group",
+                    ])
             }
         }
         return rules
@@ -90,7 +102,9 @@ extension NodeReader {
         } else {
             items = try sequence(node, key: key).enumerated().map { ($1, "\(key)[\($0)]") }
         }
-        guard !items.isEmpty else { throw error(node, key: key, "expected root, day, a device source, or a list of them") }
+        guard !items.isEmpty else {
+            throw error(node, key: key, "expected root, day, a device source, or a list of them")
+        }
         var rules = SoundGroupRules()
         for (item, itemKey) in items {
             if case .scalar = item, try string(item, key: itemKey).trimmingCharacters(in: .whitespaces) == "day" {
@@ -121,7 +135,9 @@ extension NodeReader {
     }
 
     private func deviceSource(_ node: Node, key: String) throws(ConfigurationError) -> DeviceSource {
-        func pattern(_ expression: String, name: String?, at node: Node, key: String) throws(ConfigurationError) -> DeviceSource {
+        func pattern(_ expression: String, name: String?, at node: Node, key: String) throws(ConfigurationError)
+            -> DeviceSource
+        {
             do {
                 return .pattern(try DevicePattern(expression, name: name))
             } catch {
@@ -134,9 +150,11 @@ extension NodeReader {
             if text.contains("{") { return try pathTemplate(text, at: node, key: key) }
             if text == "folder" { return .folder }
             if let field = DeviceMetadataField(label: text) { return .metadata(field) }
-            throw error(node, key: key, "'\(text)' is not a device source: a path template (\"{1}\"), a pattern with a "
-                        + "(?<device>...) capture, folder, or one of bwf-originator, bwf-originator-reference, "
-                        + "bwf-description[:KEY], ixml:ELEMENT[/ELEMENT], quicktime, encoder")
+            throw error(
+                node, key: key,
+                "'\(text)' is not a device source: a path template (\"{1}\"), a pattern with a "
+                    + "(?<device>...) capture, folder, or one of bwf-originator, bwf-originator-reference, "
+                    + "bwf-description[:KEY], ixml:ELEMENT[/ELEMENT], quicktime, encoder")
         }
         var expression: String?
         var name: String?
@@ -153,11 +171,14 @@ extension NodeReader {
         }
         switch (expression, template, field) {
         case (let expression?, nil, nil): return try pattern(expression, name: name, at: node, key: key)
-        case (nil, let template?, nil) where name == nil: return try pathTemplate(template, at: node, key: "\(key).path")
+        case (nil, let template?, nil) where name == nil:
+            return try pathTemplate(template, at: node, key: "\(key).path")
         case (nil, nil, let field?) where name == nil:
             guard let parsed = DeviceMetadataField(label: field) else {
-                throw error(node, key: "\(key).metadata", "'\(field)' is not one of bwf-originator, bwf-originator-reference, "
-                            + "bwf-description[:KEY], ixml:ELEMENT[/ELEMENT], quicktime, encoder")
+                throw error(
+                    node, key: "\(key).metadata",
+                    "'\(field)' is not one of bwf-originator, bwf-originator-reference, "
+                        + "bwf-description[:KEY], ixml:ELEMENT[/ELEMENT], quicktime, encoder")
             }
             return .metadata(parsed)
         default:
@@ -165,7 +186,8 @@ extension NodeReader {
         }
     }
 
-    private func pathTemplate(_ template: String, at node: Node, key: String) throws(ConfigurationError) -> DeviceSource {
+    private func pathTemplate(_ template: String, at node: Node, key: String) throws(ConfigurationError) -> DeviceSource
+    {
         do {
             return try DeviceSource.checkedPath(template)
         } catch {
@@ -244,7 +266,9 @@ extension NodeReader {
                 }
             case "output-root":
                 let path = try string(value, key: full)
-                guard path.isEmpty || path.hasPrefix("/") else { throw error(value, key: full, "needs an absolute path") }
+                guard path.isEmpty || path.hasPrefix("/") else {
+                    throw error(value, key: full, "needs an absolute path")
+                }
                 configuration.workerOutputRoot = path.isEmpty ? nil : path
             case "idle-cores":
                 configuration.workerIdleCores = try wholeNumber(value, key: full, in: 0...1024)
@@ -279,7 +303,9 @@ extension NodeReader {
                 settings.alertSpreadPPM = ppm.doubleValue
             case "keep-runs":
                 settings.keepRuns = try wholeNumber(value, key: full, in: 1...100_000)
-            default: throw unknown(k, in: key, allowed: ["path", "history-runs", "alert-ppm", "alert-spread-ppm", "keep-runs"])
+            default:
+                throw unknown(
+                    k, in: key, allowed: ["path", "history-runs", "alert-ppm", "alert-spread-ppm", "keep-runs"])
             }
         }
     }
@@ -323,7 +349,9 @@ extension NodeReader {
                 var arguments: [String] = []
                 for (index, item) in try sequence(value, key: full).enumerated() {
                     let text = try string(item, key: "\(full)[\(index)]")
-                    guard text.hasPrefix("-") else { throw error(item, key: full, "'\(text)' is not an sbatch option (they start with -)") }
+                    guard text.hasPrefix("-") else {
+                        throw error(item, key: full, "'\(text)' is not an sbatch option (they start with -)")
+                    }
                     arguments.append(text)
                 }
                 settings.arguments = arguments
@@ -350,7 +378,9 @@ extension NodeReader {
             case "encoding":
                 guard !text.isEmpty else { continue }
                 guard let encoding = SampleEncoding.names[text] else {
-                    throw error(value, key: full, "'\(text)' is not one of: \(SampleEncoding.names.keys.sorted().joined(separator: ", "))")
+                    throw error(
+                        value, key: full,
+                        "'\(text)' is not one of: \(SampleEncoding.names.keys.sorted().joined(separator: ", "))")
                 }
                 settings.encoding = encoding
             default: throw unknown(k, in: key, allowed: ["format", "encoding"])

@@ -82,7 +82,8 @@ struct NodeReader {
                 for (index, item) in try sequence(value, key: full).enumerated() {
                     policy.rules.append(try rule(item, key: "\(full)[\(index)]"))
                 }
-            default: throw unknown(k, in: key, allowed: ["method", "quality", "engine", "rules", "max-attempts", "mux"])
+            default:
+                throw unknown(k, in: key, allowed: ["method", "quality", "engine", "rules", "max-attempts", "mux"])
             }
         }
         configuration.repair = policy
@@ -105,7 +106,8 @@ struct NodeReader {
         }
         guard let pattern, !pattern.isEmpty else { throw error(node, key: "\(key).match", "missing (a path pattern)") }
         guard method != nil || engine != nil else {
-            throw error(node, key: "\(key).method", "missing (resample or stretch; or an engine: libsamplerate or soxr)")
+            throw error(
+                node, key: "\(key).method", "missing (resample or stretch; or an engine: libsamplerate or soxr)")
         }
         return MethodRule(pattern: GlobPattern(pattern), method: method, reason: reason, engine: engine)
     }

@@ -42,14 +42,17 @@ public final class CoordinatorServer {
 
     /// Binds `endpoint` (`ipc://...`, `tcp://127.0.0.1:5555`, `tcp://0.0.0.0:5555`).
     /// With `.curveServer`, a `ZapHandler` must already run on `context`.
-    public init(context: MessageContext, endpoint: String, dispatcher: Dispatcher, limits: Limits = Limits(),
-                security: SocketSecurity = .none, admission: AdmissionPolicy? = nil, logger: Logger) throws {
+    public init(
+        context: MessageContext, endpoint: String, dispatcher: Dispatcher, limits: Limits = Limits(),
+        security: SocketSecurity = .none, admission: AdmissionPolicy? = nil, logger: Logger
+    ) throws {
         self.dispatcher = dispatcher
         self.limits = limits
         self.logger = logger
         self.admission = admission
         inbox = try CoordinatorInbox()
-        socket = try MessageSocket(context: context, kind: .router, maxMessageBytes: WireCodec.maxMessageBytes, security: security)
+        socket = try MessageSocket(
+            context: context, kind: .router, maxMessageBytes: WireCodec.maxMessageBytes, security: security)
         if security != .none { monitor = try socket.monitorHandshakes(name: "coordinator-\(getpid())") }
         try socket.bind(endpoint)
         self.endpoint = socket.lastEndpoint
@@ -80,8 +83,9 @@ public final class CoordinatorServer {
         while true {
             // The tick below runs at least every 50 ms (heartbeats, lease expiry); a stop or a posted input wakes the
             // poll at once (a stop, once seen, is no longer polled: its pipe stays readable).
-            let (readable, fired) = try socket.poll(milliseconds: 50,
-                                                    descriptors: [inbox.descriptor] + (stopRequestedAt == nil ? [stop.descriptor] : []))
+            let (readable, fired) = try socket.poll(
+                milliseconds: 50,
+                descriptors: [inbox.descriptor] + (stopRequestedAt == nil ? [stop.descriptor] : []))
             let stopping = fired.count > 1 && fired[1]
             if readable {
                 // Read everything waiting, so a flood of garbage cannot starve the clock below.
@@ -96,7 +100,9 @@ public final class CoordinatorServer {
             send(dispatcher.tick(at: now))
             for event in dispatcher.drainEvents() { onEvent(event) }
             for failure in monitor?.drain() ?? [] {
-                if let line = handshakeLogs[failure, default: RateLimitedLog(perWindow: 3, window: 30)].admit(failure, at: now) {
+                if let line = handshakeLogs[failure, default: RateLimitedLog(perWindow: 3, window: 30)].admit(
+                    failure, at: now)
+                {
                     logger.warning("\(line)")
                 }
             }
@@ -111,10 +117,15 @@ public final class CoordinatorServer {
             if stopRequestedAt == nil && stopping {
                 stopRequestedAt = now
                 dispatcher.stopDispatching()
-                logger.notice("stop requested: no new jobs; waiting up to \(Int(limits.drainTimeout)) s for \(dispatcher.leasedJobs) running")
+                logger.notice(
+                    "stop requested: no new jobs; waiting up to \(Int(limits.drainTimeout)) s for \(dispatcher.leasedJobs) running"
+                )
             }
             if let since = stopRequestedAt,
-               dispatcher.leasedJobs == 0 || now - since > limits.drainTimeout || abort?.isFired == true { return .stopped }
+                dispatcher.leasedJobs == 0 || now - since > limits.drainTimeout || abort?.isFired == true
+            {
+                return .stopped
+            }
             if dispatcher.liveWorkers == 0 && now - lastAlive > limits.idleTimeout { return .noWorkers }
         }
     }
@@ -183,7 +194,10 @@ public final class CoordinatorServer {
             case .admitted, .pending:
                 break
             case .revoked:
-                if let line = revokeLog.admit("worker \(peer): its key \(key) is no longer in the allowlist; its jobs go back to the queue", at: now) {
+                if let line = revokeLog.admit(
+                    "worker \(peer): its key \(key) is no longer in the allowlist; its jobs go back to the queue",
+                    at: now)
+                {
                     logger.warning("\(line)")
                 }
                 send(dispatcher.revoke(peer, reason: "its key is no longer in the allowlist", at: now))
@@ -218,6 +232,7 @@ public final class CoordinatorServer {
 
     private func printable(_ bytes: [UInt8]) -> String {
         let text = String(decoding: bytes.prefix(64), as: UTF8.self)
-        return text.allSatisfy({ $0.isASCII && !$0.isNewline }) ? text : bytes.prefix(16).map { String(format: "%02x", $0) }.joined()
+        return text.allSatisfy({ $0.isASCII && !$0.isNewline })
+            ? text : bytes.prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -16,8 +16,10 @@ public final class CoordinatorService: Service, @unchecked Sendable {  // `serve
     private let result = Mutex<CoordinatorServer.Outcome?>(nil)
 
     /// - Parameter onEvent: every dispatch event, on the loop's thread.
-    public init(server: CoordinatorServer, farewellSeconds: Double = 2,
-                onEvent: @escaping @Sendable (DispatchEvent) -> Void = { _ in }) throws(TransportError) {
+    public init(
+        server: CoordinatorServer, farewellSeconds: Double = 2,
+        onEvent: @escaping @Sendable (DispatchEvent) -> Void = { _ in }
+    ) throws(TransportError) {
         self.server = server
         self.farewellSeconds = farewellSeconds
         self.onEvent = onEvent

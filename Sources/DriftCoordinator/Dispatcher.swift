@@ -108,14 +108,16 @@ public final class Dispatcher {
                 known.pid = hello.pid
                 workers[peer] = known
             } else {
-                workers[peer] = Worker(capacity: hello.capacity, lastSeen: now, lastHeartbeatSent: now, host: hello.host,
-                                       pid: hello.pid)
+                workers[peer] = Worker(
+                    capacity: hello.capacity, lastSeen: now, lastHeartbeatSent: now, host: hello.host,
+                    pid: hello.pid)
                 events.append(.workerJoined(peer, capacity: hello.capacity))
             }
             outgoing.append((peer, .heartbeat(running: [])))
         case .heartbeat(let running):
             guard workers[peer] != nil else {
-                events.append(.dropped(peer: peer, reason: "heartbeat from an unknown worker (it will say hello on reconnect)"))
+                events.append(
+                    .dropped(peer: peer, reason: "heartbeat from an unknown worker (it will say hello on reconnect)"))
                 return []
             }
             workers[peer]?.lastSeen = now
@@ -144,7 +146,9 @@ public final class Dispatcher {
     public func revoke(_ peer: String, reason: String, at now: Double) -> [(String, WireMessage)] {
         if let worker = workers.removeValue(forKey: peer) {
             workersLost += 1
-            let count = requeue(worker.leased, reason: "worker \(peer) was cut off: \(reason)", from: worker, named: peer, death: "cut off")
+            let count = requeue(
+                worker.leased, reason: "worker \(peer) was cut off: \(reason)", from: worker, named: peer,
+                death: "cut off")
             events.append(.workerLost(peer, requeued: count))
         }
         return [(peer, .shutdown)] + dispatch(now: now)
@@ -156,7 +160,8 @@ public final class Dispatcher {
     public func died(_ peer: String, how: String, at now: Double) -> [(String, WireMessage)] {
         guard let worker = workers.removeValue(forKey: peer) else { return dispatch(now: now) }
         workersLost += 1
-        let count = requeue(worker.leased, reason: "worker \(peer) died (\(how))", from: worker, named: peer, death: how)
+        let count = requeue(
+            worker.leased, reason: "worker \(peer) died (\(how))", from: worker, named: peer, death: how)
         events.append(.workerLost(peer, requeued: count))
         return dispatch(now: now)
     }
@@ -168,7 +173,8 @@ public final class Dispatcher {
         for (peer, worker) in workers where now - worker.lastSeen > deadline {
             workers.removeValue(forKey: peer)
             workersLost += 1
-            let count = requeue(worker.leased, reason: "worker \(peer) went silent", from: worker, named: peer, death: "went silent")
+            let count = requeue(
+                worker.leased, reason: "worker \(peer) went silent", from: worker, named: peer, death: "went silent")
             events.append(.workerSilent(peer))
             events.append(.workerLost(peer, requeued: count))
         }
@@ -185,11 +191,14 @@ public final class Dispatcher {
     private func reconcile(peer: String, running: Set<Int>, now: Double) {
         guard let worker = workers[peer] else { return }
         for id in worker.leased where !running.contains(id) {
-            guard case .leased(_, _, let since)? = store.job(id)?.state, now - since > 2 * settings.heartbeatInterval else {
+            guard case .leased(_, _, let since)? = store.job(id)?.state, now - since > 2 * settings.heartbeatInterval
+            else {
                 continue
             }
             workers[peer]?.leased.remove(id)
-            _ = requeue([id], reason: "worker \(peer) no longer runs it", from: worker, named: peer, death: "lost it (the worker restarted)")
+            _ = requeue(
+                [id], reason: "worker \(peer) no longer runs it", from: worker, named: peer,
+                death: "lost it (the worker restarted)")
         }
     }
 
@@ -228,19 +237,25 @@ public final class Dispatcher {
 
     /// Puts the leases of a lost worker back in the queue (or fails the jobs that used up their attempts); `death`
     /// is how the worker ended when it did not leave cleanly.
-    private func requeue(_ ids: Set<Int>, reason: String, from worker: Worker, named name: String, death: String?) -> Int {
+    private func requeue(_ ids: Set<Int>, reason: String, from worker: Worker, named name: String, death: String?)
+        -> Int
+    {
         var count = 0
         for id in ids.sorted() {
             guard let job = store.job(id), case .leased = job.state else { continue }
             if let death {
                 deaths[id, default: []].append(death)
-                events.append(.leaseLost(LostLease(job: id, worker: name, how: death, output: job.output, host: worker.host,
-                                                   pid: worker.pid)))
+                events.append(
+                    .leaseLost(
+                        LostLease(
+                            job: id, worker: name, how: death, output: job.output, host: worker.host,
+                            pid: worker.pid)))
             }
             if job.attempts >= settings.maxAttempts {
                 let history = deaths[id] ?? []
                 let died = history.allSatisfy { $0.hasPrefix("signal ") || $0.hasPrefix("exit status ") }
-                let error = history.count >= job.attempts
+                let error =
+                    history.count >= job.attempts
                     ? "worker \(died ? "died" : "lost") \(history.count) times while processing this file: \(history.joined(separator: ", "))"
                     : "failed on \(job.attempts) attempts; last: \(reason)"
                 store.fail(id, error: error)
@@ -264,10 +279,16 @@ public final class Dispatcher {
         while let job = store.nextQueued(excluding: waiting) {
             let avoided = avoid[job.id] ?? []
             let elsewhere = workers.keys.contains { !avoided.contains($0) }
-            let free = workers.filter { $0.value.leased.count < $0.value.capacity && (!elsewhere || !avoided.contains($0.key)) }
-            guard let peer = free.max(by: {
-                ($0.value.capacity - $0.value.leased.count, $1.key) < ($1.value.capacity - $1.value.leased.count, $0.key)
-            })?.key else {
+            let free = workers.filter {
+                $0.value.leased.count < $0.value.capacity && (!elsewhere || !avoided.contains($0.key))
+            }
+            guard
+                let peer = free.max(by: {
+                    ($0.value.capacity - $0.value.leased.count, $1.key) < (
+                        $1.value.capacity - $1.value.leased.count, $0.key
+                    )
+                })?.key
+            else {
                 if elsewhere && workers.contains(where: { $0.value.leased.count < $0.value.capacity }) {
                     // Only avoided workers have credit now: leave this job queued, go on with the next ones.
                     waiting.insert(job.id)

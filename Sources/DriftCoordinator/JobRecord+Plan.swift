@@ -10,16 +10,19 @@ extension JobRecord {
     ///   - inputRoots: the scan's roots: a worker reads only below them.
     ///   - run: the run's key, echoed by results, so a result can only complete this run's job.
     ///   - content: for a content plan, the headers' numbers the worker compares its measurement with.
-    public init?(id: Int, plan: PairPlan, quality: ResampleQuality, outputRoot: String, inputRoots: [String], run: Int64?,
-                 content: ContentJob? = nil) {
+    public init?(
+        id: Int, plan: PairPlan, quality: ResampleQuality, outputRoot: String, inputRoots: [String], run: Int64?,
+        content: ContentJob? = nil
+    ) {
         guard plan.needsRepair, let output = plan.output, let target = plan.targetFrames else { return nil }
         // Header plans are one length change; the wire carries it as target + method. A content plan whose headers
         // found it in sync carries the recording's own length.
         let method = plan.method ?? MethodChoice(method: .resample, reason: "in sync by the headers")
         guard plan.method != nil || content != nil else { return nil }
-        self.init(id: id, input: plan.id.recording, output: output, outputRoot: outputRoot, targetFrames: target,
-                  method: method.method, methodReason: method.reason, quality: quality, audioSeconds: plan.audioSeconds,
-                  run: run)
+        self.init(
+            id: id, input: plan.id.recording, output: output, outputRoot: outputRoot, targetFrames: target,
+            method: method.method, methodReason: method.reason, quality: quality, audioSeconds: plan.audioSeconds,
+            run: run)
         spec.inputRoots = inputRoots
         spec.content = content
     }
@@ -29,16 +32,22 @@ extension JobRecord {
         switch state {
         case .done(let result):
             let finding = result.content.map {
-                ContentFinding(measurement: $0.measurement, measuredBy: $0.measuredBy, operations: $0.operations, note: $0.reason)
+                ContentFinding(
+                    measurement: $0.measurement, measuredBy: $0.measuredBy, operations: $0.operations, note: $0.reason)
             }
-            let repaired = PairOutcome.State.repaired(outputFrames: result.outputFrames, checksum: result.checksum,
-                                                      worker: result.worker, seconds: result.seconds)
+            let repaired = PairOutcome.State.repaired(
+                outputFrames: result.outputFrames, checksum: result.checksum,
+                worker: result.worker, seconds: result.seconds)
             guard result.succeeded else {
                 return PairOutcome(state: .failed(result.error ?? "failed"), attempts: attempts, content: finding)
             }
             switch result.content?.decision {
-            case .skipped?: return PairOutcome(state: .skipped(result.content?.reason ?? "in sync"), attempts: attempts, content: finding)
-            case .refused?: return PairOutcome(state: .refused(result.content?.reason ?? "refused"), attempts: attempts, content: finding)
+            case .skipped?:
+                return PairOutcome(
+                    state: .skipped(result.content?.reason ?? "in sync"), attempts: attempts, content: finding)
+            case .refused?:
+                return PairOutcome(
+                    state: .refused(result.content?.reason ?? "refused"), attempts: attempts, content: finding)
             case .measured?: return PairOutcome(state: .measured, attempts: attempts, content: finding)
             case .repaired?, nil: return PairOutcome(state: repaired, attempts: attempts, content: finding)
             }
@@ -53,9 +62,10 @@ extension JobRecord {
 extension ContentJob {
     /// The content job for a pair: its reference, the policy, and the headers' numbers from its scan row.
     public init(pair: PairPlan, row: PairReport, policy: ContentPolicy, measureOnly: Bool) {
-        self.init(reference: pair.reference, measureOnly: measureOnly, policy: policy,
-                  headersInSync: row.action == .skip, headerDriftPPM: row.driftPPM,
-                  recordingSeconds: row.recordingSeconds ?? 0, referenceSeconds: row.referenceSeconds)
+        self.init(
+            reference: pair.reference, measureOnly: measureOnly, policy: policy,
+            headersInSync: row.action == .skip, headerDriftPPM: row.driftPPM,
+            recordingSeconds: row.recordingSeconds ?? 0, referenceSeconds: row.referenceSeconds)
         headersRefusal = row.action == .refuse ? row.error ?? "refused by the headers" : nil
     }
 }

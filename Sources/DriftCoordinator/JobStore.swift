@@ -24,11 +24,14 @@ public struct JobRecord: Sendable, Equatable {
     public var attempts = 0
     public var lastError: String?
 
-    public init(id: Int, input: String, output: String, outputRoot: String, targetFrames: Int64, method: RepairMethod,
-                methodReason: String, quality: ResampleQuality, audioSeconds: Double, noop: Bool = false, run: Int64? = nil) {
+    public init(
+        id: Int, input: String, output: String, outputRoot: String, targetFrames: Int64, method: RepairMethod,
+        methodReason: String, quality: ResampleQuality, audioSeconds: Double, noop: Bool = false, run: Int64? = nil
+    ) {
         pair = PairID(recording: input)
-        spec = JobSpec(id: id, attempt: 0, input: input, output: output, outputRoot: outputRoot, targetFrames: targetFrames,
-                       method: method, methodReason: methodReason, quality: quality, noop: noop)
+        spec = JobSpec(
+            id: id, attempt: 0, input: input, output: output, outputRoot: outputRoot, targetFrames: targetFrames,
+            method: method, methodReason: methodReason, quality: quality, noop: noop)
         spec.run = run
         self.audioSeconds = audioSeconds
     }

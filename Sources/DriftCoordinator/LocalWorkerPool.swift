@@ -72,8 +72,10 @@ public final class LocalWorkerPool: WorkerPool {
     /// - Parameters:
     ///   - inbox: where worker exits and a crash loop are posted (the coordinator loop's inbox).
     ///   - onExit: sees every worker that exited without being told to, once its process is gone (any thread).
-    public init(settings: Settings, inbox: CoordinatorInbox? = nil, logger: Logger,
-                onExit: @escaping @Sendable (_ identity: String, _ how: String) -> Void = { _, _ in }) throws(TransportError) {
+    public init(
+        settings: Settings, inbox: CoordinatorInbox? = nil, logger: Logger,
+        onExit: @escaping @Sendable (_ identity: String, _ how: String) -> Void = { _, _ in }
+    ) throws(TransportError) {
         self.settings = settings
         self.logger = logger
         self.inbox = inbox
@@ -150,8 +152,11 @@ public final class LocalWorkerPool: WorkerPool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: settings.executable)
         // --parent: a worker of a coordinator that crashed stops instead of living on as an orphan.
-        process.arguments = ["worker", "--connect", settings.endpoint, "--concurrency", "\(settings.capacity)",
-                             "--identity", identity, "--parent", "\(getpid())"]
+        process.arguments =
+            [
+                "worker", "--connect", settings.endpoint, "--concurrency", "\(settings.capacity)",
+                "--identity", identity, "--parent", "\(getpid())",
+            ]
             + (settings.idleCores.map { ["--idle-cores", "\($0)"] } ?? []) + settings.extraArguments
         var environment = ProcessInfo.processInfo.environment
         environment["DRIFTFIX_LOG_LEVEL"] = environment["DRIFTFIX_WORKER_LOG_LEVEL"] ?? "warning"
@@ -160,7 +165,9 @@ public final class LocalWorkerPool: WorkerPool {
         process.terminationHandler = { [weak self] process in
             let status = process.terminationStatus
             let how = process.terminationReason == .uncaughtSignal ? "signal \(status)" : "exit status \(status)"
-            self?.exited(slot: slot, pid: process.processIdentifier, how: how, clean: process.terminationReason == .exit && status == 0)
+            self?.exited(
+                slot: slot, pid: process.processIdentifier, how: how,
+                clean: process.terminationReason == .exit && status == 0)
         }
         // Recorded before the process can exit, so its exit always finds its slot; and not started at all once
         // shutdown began meanwhile (a delayed replacement), or it would outlive the pool.
@@ -178,7 +185,11 @@ public final class LocalWorkerPool: WorkerPool {
     }
 
     private func exited(slot: Int, pid: Int32, how: String, clean: Bool) {
-        enum Next { case nothing, restart(Double), crashLoop(Int) }
+        enum Next {
+            case nothing
+            case restart(Double)
+            case crashLoop(Int)
+        }
         var identity = ""
         let next: Next = state.withLock { state in
             guard state.slots[slot].pid == pid else { return .nothing }
@@ -208,10 +219,14 @@ public final class LocalWorkerPool: WorkerPool {
         case .nothing:
             break
         case .restart(let delay):
-            logger.warning("local worker \(identity) (pid \(pid)) died: \(how); starting another in \(delay.formatted(.number.precision(.fractionLength(0...2)))) s")
+            logger.warning(
+                "local worker \(identity) (pid \(pid)) died: \(how); starting another in \(delay.formatted(.number.precision(.fractionLength(0...2)))) s"
+            )
             DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in self?.launch(slot) }
         case .crashLoop(let count):
-            fail("local workers keep dying before they connect (\(count) in a row, the last with \(how)): giving up; the next run resumes")
+            fail(
+                "local workers keep dying before they connect (\(count) in a row, the last with \(how)): giving up; the next run resumes"
+            )
         }
         if state.withLock({ $0.stopping && $0.live == 0 }) { allExited.fire() }
     }

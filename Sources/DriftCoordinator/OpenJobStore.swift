@@ -23,9 +23,13 @@ public final class OpenJobStore: JobStore, @unchecked Sendable {
     }
 
     public func add(_ jobs: [JobRecord]) { lock.withLock { store.add(jobs) } }
-    public func nextQueued(excluding: Set<Int>) -> JobRecord? { lock.withLock { store.nextQueued(excluding: excluding) } }
+    public func nextQueued(excluding: Set<Int>) -> JobRecord? {
+        lock.withLock { store.nextQueued(excluding: excluding) }
+    }
     public func job(_ id: Int) -> JobRecord? { lock.withLock { store.job(id) } }
-    public func lease(_ id: Int, to worker: String, at time: Double) -> Int? { lock.withLock { store.lease(id, to: worker, at: time) } }
+    public func lease(_ id: Int, to worker: String, at time: Double) -> Int? {
+        lock.withLock { store.lease(id, to: worker, at: time) }
+    }
     public func complete(_ id: Int, with result: JobResult) { lock.withLock { store.complete(id, with: result) } }
     public func fail(_ id: Int, error: String) { lock.withLock { store.fail(id, error: error) } }
     public func requeue(_ id: Int, reason: String) { lock.withLock { store.requeue(id, reason: reason) } }

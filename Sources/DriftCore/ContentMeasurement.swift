@@ -120,8 +120,10 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case offsetMs, offsetMsError, driftPPM, driftPPMError, model, confidence, dropouts, headersAgree, disagreement, residualMs
-        case residualLimitMs, residualCurve, reason, unmeasurable, referenceSoundSeconds, scatterMs, windows, agreeingWindows, curve
+        case offsetMs, offsetMsError, driftPPM, driftPPMError, model, confidence, dropouts, headersAgree, disagreement,
+            residualMs
+        case residualLimitMs, residualCurve, reason, unmeasurable, referenceSoundSeconds, scatterMs, windows,
+            agreeingWindows, curve
     }
 
     /// Every key is written, `null` where there is no value: scripts read a fixed shape.
@@ -151,7 +153,8 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
     /// The measurement in words: "offset +2000.02 ms, drift -131.00 ± 0.01 ppm, 2 dropouts (52.0 ms)".
     public var summary: String {
         guard let offsetMs, let driftPPM else { return "nothing measurable (\(reason ?? "no clear match"))" }
-        var text = "offset \(offsetMs >= 0 ? "+" : "")\(String(offsetMs, decimals: 2)) ms, drift \(String(driftPPM, decimals: 2))"
+        var text =
+            "offset \(offsetMs >= 0 ? "+" : "")\(String(offsetMs, decimals: 2)) ms, drift \(String(driftPPM, decimals: 2))"
         text += driftPPMError.map { " ± \(String($0, decimals: 2)) ppm" } ?? " ppm"
         if !dropouts.isEmpty {
             let missing = dropouts.reduce(0) { $0 + $1.missingMs }
@@ -167,7 +170,11 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
         if let offsetMs, let driftPPM {
             moved.offsetMs = offsetMs - seconds * 1000 / (1 + driftPPM * 1e-6)
         }
-        moved.dropouts = dropouts.map { var d = $0; d.atSeconds += seconds; return d }
+        moved.dropouts = dropouts.map {
+            var d = $0
+            d.atSeconds += seconds
+            return d
+        }
         // A lag is reference time less recording time: the same moment is `seconds` later in the recording.
         moved.curve = curve.map { LagPoint(atSeconds: $0.atSeconds + seconds, lagMs: $0.lagMs - seconds * 1000) }
         return moved
@@ -197,8 +204,10 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
     /// after / before the reference), `early stop` / `late stop` (it began with the reference but ended before / after
     /// it), `lying header` (it ends where the reference's own sound ends, but the reference's stated length is
     /// another), `wrong pairing` (no common sound).
-    public mutating func compare(headerDriftPPM: Double?, recordingSeconds: Double, referenceSeconds: Double?,
-                                 headerPrecisionMs: Double = 50) {
+    public mutating func compare(
+        headerDriftPPM: Double?, recordingSeconds: Double, referenceSeconds: Double?,
+        headerPrecisionMs: Double = 50
+    ) {
         guard let headerDriftPPM, isMeasured, let driftPPM, let offsetMs else {
             headersAgree = nil
             disagreement = unmeasurable == .noCommonSound ? "wrong pairing" : nil
@@ -209,7 +218,8 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
         let contentGrowthMs = b * recordingSeconds * 1000 + missing
         let reference = referenceSeconds ?? recordingSeconds / (1 + headerDriftPPM * 1e-6)
         let headerGrowthMs = (reference - recordingSeconds) * 1000
-        let slackMs = (driftPPMError ?? 0) * 1e-6 * recordingSeconds * 1000 + 3 * (scatterMs ?? 0)
+        let slackMs =
+            (driftPPMError ?? 0) * 1e-6 * recordingSeconds * 1000 + 3 * (scatterMs ?? 0)
             + (offsetMsError ?? 0) + headerPrecisionMs
         let startAgrees = abs(offsetMs) <= slackMs
         let growthAgrees = abs(contentGrowthMs - headerGrowthMs) <= slackMs
@@ -221,7 +231,8 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
         } else if !startAgrees {
             disagreement = offsetMs > 0 ? "late start" : "early start"
         } else if let sound = referenceSoundSeconds, abs(endMs - sound * 1000) <= slackMs,
-                  abs(endMs - reference * 1000) > slackMs {
+            abs(endMs - reference * 1000) > slackMs
+        {
             disagreement = "lying header"
         } else {
             disagreement = endMs < reference * 1000 ? "early stop" : "late stop"
@@ -243,8 +254,10 @@ public struct SyncVerification: Codable, Sendable, Equatable {
     /// The output's own measurement against the reference.
     public var measurement: ContentMeasurement
 
-    public init(residualMs: Double?, limitMs: Double, passed: Bool, curve: [ContentMeasurement.LagPoint], reason: String?,
-                measurement: ContentMeasurement) {
+    public init(
+        residualMs: Double?, limitMs: Double, passed: Bool, curve: [ContentMeasurement.LagPoint], reason: String?,
+        measurement: ContentMeasurement
+    ) {
         self.residualMs = residualMs
         self.limitMs = limitMs
         self.passed = passed

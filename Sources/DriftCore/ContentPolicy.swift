@@ -23,8 +23,10 @@ public struct ContentPolicy: Sendable, Equatable, Codable {
     /// video's length is known to a frame, and a file's streams end a frame apart).
     public var headerPrecisionMs: Double
 
-    public init(mode: Mode = .headers, confidenceFloor: Double = 0.5, start: ContentRepairPlan.Start = .reference,
-                residualLimitMs: Double = 1, headerPrecisionMs: Double = 50) {
+    public init(
+        mode: Mode = .headers, confidenceFloor: Double = 0.5, start: ContentRepairPlan.Start = .reference,
+        residualLimitMs: Double = 1, headerPrecisionMs: Double = 50
+    ) {
         self.mode = mode
         self.confidenceFloor = confidenceFloor
         self.start = start
@@ -51,8 +53,10 @@ public struct HeaderPlan: Sendable, Equatable {
     /// Why the headers alone refuse the pair (an unexplained difference beyond the limit); nil when they do not.
     public var refusal: String?
 
-    public init(operations: [RepairOperation], driftPPM: Double?, recordingSeconds: Double, referenceSeconds: Double?,
-                referenceFrames: Int64?, method: RepairMethod = .resample, refusal: String? = nil) {
+    public init(
+        operations: [RepairOperation], driftPPM: Double?, recordingSeconds: Double, referenceSeconds: Double?,
+        referenceFrames: Int64?, method: RepairMethod = .resample, refusal: String? = nil
+    ) {
         self.operations = operations
         self.driftPPM = driftPPM
         self.recordingSeconds = recordingSeconds
@@ -95,17 +99,21 @@ public struct ContentDecision: Sendable, Equatable {
 
     /// Decides a pair. `measurement` is nil when the reference has no sound of its own; it must already be compared
     /// with the headers (`ContentMeasurement.compare`).
-    public static func decide(policy: ContentPolicy, measurement: ContentMeasurement?, headers: HeaderPlan,
-                              recordingFrames: Int64, sampleRate: Int) -> ContentDecision {
+    public static func decide(
+        policy: ContentPolicy, measurement: ContentMeasurement?, headers: HeaderPlan,
+        recordingFrames: Int64, sampleRate: Int
+    ) -> ContentDecision {
         func byHeaders(_ note: String?) -> ContentDecision {
-            let action: Action = headers.refusal.map { .refuse($0) }
+            let action: Action =
+                headers.refusal.map { .refuse($0) }
                 ?? (headers.operations.isEmpty ? .skip("in sync by the headers") : .repair(headers.operations))
             return ContentDecision(action: action, measuredBy: .headers, note: note)
         }
         guard policy.measuresContent else { return byHeaders(nil) }
         guard let measurement else { return byHeaders("the reference has no sound of its own: planned by the headers") }
         if !measurement.isMeasured || measurement.confidence < policy.confidenceFloor {
-            let why = measurement.isMeasured
+            let why =
+                measurement.isMeasured
                 ? "content confidence \(String(measurement.confidence, decimals: 2)) is below the floor \(String(policy.confidenceFloor, decimals: 2))"
                 : "content unmeasurable: \(measurement.reason ?? "no clear match")"
             switch measurement.unmeasurable {
@@ -115,14 +123,17 @@ public struct ContentDecision: Sendable, Equatable {
                 // Both files have sound and none of it is shared: the pair is most likely wrong.
                 return ContentDecision(action: .refuse("\(why) (a wrong pairing?)"), measuredBy: .content)
             default:
-                return policy.mode == .both ? byHeaders("\(why): planned by the headers")
+                return policy.mode == .both
+                    ? byHeaders("\(why): planned by the headers")
                     : ContentDecision(action: .refuse(why), measuredBy: .content)
             }
         }
         if policy.mode == .both, measurement.headersAgree == false {
             let headerText = headers.driftPPM.map { "drift \(String($0, decimals: 1)) ppm" } ?? "no drift"
             return ContentDecision(
-                action: .refuse("content and headers disagree (\(measurement.disagreement ?? "unexplained")): content finds \(measurement.summary); the headers \(headerText)"),
+                action: .refuse(
+                    "content and headers disagree (\(measurement.disagreement ?? "unexplained")): content finds \(measurement.summary); the headers \(headerText)"
+                ),
                 measuredBy: .content)
         }
         switch ContentRepairPlan.operations(
@@ -132,7 +143,9 @@ public struct ContentDecision: Sendable, Equatable {
         case .failure(let refusal):
             return ContentDecision(action: .refuse(refusal.reason), measuredBy: .content)
         case .success(let operations):
-            if operations.isEmpty { return ContentDecision(action: .skip("in sync by its sound"), measuredBy: .content) }
+            if operations.isEmpty {
+                return ContentDecision(action: .skip("in sync by its sound"), measuredBy: .content)
+            }
             return ContentDecision(action: .repair(operations), measuredBy: .content)
         }
     }

@@ -28,8 +28,10 @@ public enum ContentRepairPlan {
             return .failure(ContentRefusal("content unmeasurable: \(measurement.reason ?? "no clear match")"))
         }
         if let repeated = measurement.dropouts.first(where: { $0.missingMs < 0 }) {
-            return .failure(ContentRefusal(
-                "sound repeated at \(repeated.atSeconds) s (\(-repeated.missingMs) ms): removing it is not a re-insertion"))
+            return .failure(
+                ContentRefusal(
+                    "sound repeated at \(repeated.atSeconds) s (\(-repeated.missingMs) ms): removing it is not a re-insertion"
+                ))
         }
         let rate = Double(sampleRate)
         let significant = abs(driftPPM) > max(measurement.driftPPMError ?? 0, 0.05)
@@ -61,7 +63,8 @@ public enum ContentRepairPlan {
         var target = Int64((Double(length) * speed).rounded())
         if target != length {
             let seconds = Double(frames) / rate
-            let uncertainty = max(2, ((measurement.driftPPMError ?? 0) * 1e-6 * seconds + 3 * (measurement.scatterMs ?? 0) / 1000) * rate)
+            let uncertainty = max(
+                2, ((measurement.driftPPMError ?? 0) * 1e-6 * seconds + 3 * (measurement.scatterMs ?? 0) / 1000) * rate)
             if start == .reference, let referenceFrames, abs(Double(target - referenceFrames)) <= uncertainty {
                 target = referenceFrames
             }
@@ -88,8 +91,10 @@ extension ContentRepairPlan {
         }
         guard clipFrames > 0 else { return .failure(ContentRefusal("the clip has no frames")) }
         if let repeated = measurement.dropouts.first(where: { $0.missingMs < 0 }) {
-            return .failure(ContentRefusal(
-                "sound repeated at \(repeated.atSeconds) s (\(-repeated.missingMs) ms): removing it is not a re-insertion"))
+            return .failure(
+                ContentRefusal(
+                    "sound repeated at \(repeated.atSeconds) s (\(-repeated.missingMs) ms): removing it is not a re-insertion"
+                ))
         }
         let rate = Double(sampleRate)
         let significant = abs(driftPPM) > max(measurement.driftPPMError ?? 0, 0.05)
@@ -98,7 +103,8 @@ extension ContentRepairPlan {
         // rate: a clip an hour into a recording is `offset × drift` away from where a drift within its own error would
         // put it (28 ms at 8 ppm), far beyond the proof's 1 ms.
         let lead = -Int64((offsetMs / 1000 * rate * (1 + driftPPM * 1e-6)).rounded())
-        let trim = max(0, lead), pad = max(0, -lead)
+        let trim = max(0, lead)
+        let pad = max(0, -lead)
         guard trim < frames else { return .failure(ContentRefusal("the recording ends before the clip starts")) }
         // Frames the clip needs before the rate is corrected; the recording frame where they run out.
         let needed = significant ? Int64((Double(clipFrames) / speed).rounded()) : clipFrames
@@ -119,7 +125,9 @@ extension ContentRepairPlan {
         if end < frames { operations.append(.trimEnd(frames: frames - end)) }
         if end > frames { operations.append(.padEnd(frames: end - frames)) }
         operations += inserts
-        if needed != clipFrames { operations.append(method == .stretch ? .stretch(frames: clipFrames) : .resample(frames: clipFrames)) }
+        if needed != clipFrames {
+            operations.append(method == .stretch ? .stretch(frames: clipFrames) : .resample(frames: clipFrames))
+        }
         return .success(operations)
     }
 }

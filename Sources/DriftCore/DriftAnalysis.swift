@@ -100,8 +100,10 @@ public struct DriftAnalysis: Sendable, Equatable {
             action = .refuse
             method = nil
             let percent = String(format2: abs(ratio - 1) * 100)
-            let limit = (policy.refuseLimit.multipliedExactly(by: Rational(100, 1)) ?? policy.refuseLimit).decimalString(maxFractionDigits: 4)
-            refusal = "unexplained \(percent)% length difference, beyond the \(limit)% limit: probably a wrong pairing or a truncated file"
+            let limit = (policy.refuseLimit.multipliedExactly(by: Rational(100, 1)) ?? policy.refuseLimit)
+                .decimalString(maxFractionDigits: 4)
+            refusal =
+                "unexplained \(percent)% length difference, beyond the \(limit)% limit: probably a wrong pairing or a truncated file"
         } else if targetFrames <= 0 {
             action = .refuse
             method = nil
@@ -123,7 +125,9 @@ public struct DriftAnalysis: Sendable, Equatable {
 
     /// Names the cause from the length ratio recording / reference.
     static func classify(ratio: Double, sampleRate: Int, drift: Rational, policy: DriftPolicy) -> (DriftCause, String) {
-        if !(policy.tolerance < Rational.magnitude(drift)) { return (.inSync, "within \(policy.tolerance.decimalString()) s") }
+        if !(policy.tolerance < Rational.magnitude(drift)) {
+            return (.inSync, "within \(policy.tolerance.decimalString()) s")
+        }
         let ppm = (ratio - 1) * 1e6
         let window = policy.recognitionWindowPPM
         func near(_ target: Double) -> Bool { abs(ratio / target - 1) * 1e6 <= window }
@@ -145,7 +149,9 @@ public struct DriftAnalysis: Sendable, Equatable {
     }
 
     /// Sample rates recorders and editors commonly use (including NTSC-adjusted 47.952 and 48.048 kHz).
-    public static let commonRates = [8000, 11_025, 16_000, 22_050, 24_000, 32_000, 44_100, 47_952, 48_000, 48_048, 88_200, 96_000, 176_400, 192_000]
+    public static let commonRates = [
+        8000, 11_025, 16_000, 22_050, 24_000, 32_000, 44_100, 47_952, 48_000, 48_048, 88_200, 96_000, 176_400, 192_000,
+    ]
 }
 
 extension Rational {

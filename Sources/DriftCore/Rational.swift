@@ -107,7 +107,8 @@ public struct Rational: Hashable, Sendable, CustomStringConvertible {
                 throw RationalParseError(text: original, reason: "bad exponent")
             }
             guard abs(value) <= 18 else {
-                throw RationalParseError(text: original, reason: "exponent beyond ±18: too \(value > 0 ? "large" : "small") to use exactly")
+                throw RationalParseError(
+                    text: original, reason: "exponent beyond ±18: too \(value > 0 ? "large" : "small") to use exactly")
             }
             exponent = value
             rest = rest[..<e]

@@ -50,8 +50,10 @@ public struct RepairPolicy: Sendable, Equatable {
     /// packet for packet), not into an audio file.
     public var mux = false
 
-    public init(defaultMethod: RepairMethod = .resample, quality: ResampleQuality = .default,
-                engine: EngineChoice = .default, rules: [MethodRule] = []) {
+    public init(
+        defaultMethod: RepairMethod = .resample, quality: ResampleQuality = .default,
+        engine: EngineChoice = .default, rules: [MethodRule] = []
+    ) {
         self.defaultMethod = defaultMethod
         self.quality = quality
         self.engine = engine

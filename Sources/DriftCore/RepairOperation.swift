@@ -47,15 +47,29 @@ public enum RepairOperation: Hashable, Sendable, CustomStringConvertible {
         guard parts.count == 2 else { return nil }
         let value = parts[1]
         switch parts[0] {
-        case "trim-start": guard let n = Int64(value), n >= 0 else { return nil }; self = .trimStart(frames: n)
-        case "pad-start": guard let n = Int64(value), n >= 0 else { return nil }; self = .padStart(frames: n)
-        case "trim-end": guard let n = Int64(value), n >= 0 else { return nil }; self = .trimEnd(frames: n)
-        case "pad-end": guard let n = Int64(value), n >= 0 else { return nil }; self = .padEnd(frames: n)
-        case "resample": guard let n = Int64(value), n > 0 else { return nil }; self = .resample(frames: n)
-        case "stretch": guard let n = Int64(value), n > 0 else { return nil }; self = .stretch(frames: n)
+        case "trim-start":
+            guard let n = Int64(value), n >= 0 else { return nil }
+            self = .trimStart(frames: n)
+        case "pad-start":
+            guard let n = Int64(value), n >= 0 else { return nil }
+            self = .padStart(frames: n)
+        case "trim-end":
+            guard let n = Int64(value), n >= 0 else { return nil }
+            self = .trimEnd(frames: n)
+        case "pad-end":
+            guard let n = Int64(value), n >= 0 else { return nil }
+            self = .padEnd(frames: n)
+        case "resample":
+            guard let n = Int64(value), n > 0 else { return nil }
+            self = .resample(frames: n)
+        case "stretch":
+            guard let n = Int64(value), n > 0 else { return nil }
+            self = .stretch(frames: n)
         case "insert":
             let sides = value.split(separator: "+")
-            guard sides.count == 2, let at = Int64(sides[0]), let n = Int64(sides[1]), at >= 0, n > 0 else { return nil }
+            guard sides.count == 2, let at = Int64(sides[0]), let n = Int64(sides[1]), at >= 0, n > 0 else {
+                return nil
+            }
             self = .insert(atFrame: at, frames: n)
         default: return nil
         }

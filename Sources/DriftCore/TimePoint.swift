@@ -56,7 +56,10 @@ public struct TrimRange: Sendable, Equatable {
         let first = start?.frame(atRate: sampleRate) ?? 0
         let last = end?.frame(atRate: sampleRate) ?? frames
         guard last <= frames else {
-            return .failure(.outOfRange(option: "--trim", "end \(end.map { "\($0)" } ?? "") is past the end of the file (\(frames) frames)"))
+            return .failure(
+                .outOfRange(
+                    option: "--trim", "end \(end.map { "\($0)" } ?? "") is past the end of the file (\(frames) frames)")
+            )
         }
         guard first < last else {
             return .failure(.outOfRange(option: "--trim", "start must come before end (frames \(first) and \(last))"))

@@ -42,8 +42,9 @@ public final class ExactLengthResampler: AudioSource {
         case .libsamplerate:
             converter = try Resampler(quality: quality, channelCount: upstream.channelCount, ratio: ratio)
         case .soxr:
-            converter = try SoxrResampler(quality: quality, channelCount: upstream.channelCount,
-                                          inputFrames: upstream.frameCount, outputFrames: targetFrames)
+            converter = try SoxrResampler(
+                quality: quality, channelCount: upstream.channelCount,
+                inputFrames: upstream.frameCount, outputFrames: targetFrames)
         }
         self.input = .allocate(capacity: blockFrames * upstream.channelCount)
         self.lastFrame = Array(repeating: 0, count: upstream.channelCount)

@@ -63,7 +63,9 @@ public final class GapFiller: AudioSource {
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
         if queueUsed < queue.count {
             let count = min(frames, (queue.count - queueUsed) / channelCount)
-            queue.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + queueUsed, count: count * channelCount) }
+            queue.withUnsafeBufferPointer {
+                buffer.update(from: $0.baseAddress! + queueUsed, count: count * channelCount)
+            }
             queueUsed += count * channelCount
             remember(buffer, frames: count)
             return count
@@ -115,8 +117,10 @@ public final class GapFiller: AudioSource {
     /// The fill for a gap of `m` frames between `left` (frames before it, oldest first) and `right` (frames after it).
     func fill(frames m: Int, left: [Float], right: [Float]) -> [Float] {
         let c = channelCount
-        let leftMono = mono(left), rightMono = mono(right)
-        let leftCount = leftMono.count, rightCount = rightMono.count
+        let leftMono = mono(left)
+        let rightMono = mono(right)
+        let leftCount = leftMono.count
+        let rightCount = rightMono.count
         // The repeat before the gap: L[i] = left[end − k + i], with k ≥ m so it lies wholly before the gap.
         var leftShift: Int?
         if leftCount >= m {
@@ -151,7 +155,11 @@ public final class GapFiller: AudioSource {
             let w: Float
             switch (leftShift, rightShift) {
             case (_?, _?):
-                if i < fadeStart { w = 0 } else if i >= fadeStart + fade { w = 1 } else {
+                if i < fadeStart {
+                    w = 0
+                } else if i >= fadeStart + fade {
+                    w = 1
+                } else {
                     w = Float(0.5 - 0.5 * cos(Double.pi * (Double(i - fadeStart) + 0.5) / Double(fade)))
                 }
             case (_?, nil): w = 0
@@ -193,7 +201,9 @@ public final class GapFiller: AudioSource {
     }
 
     private func normalisedCorrelation(_ a: [Float], _ b: ArraySlice<Float>) -> Double {
-        var ab = 0.0, aa = 0.0, bb = 0.0
+        var ab = 0.0
+        var aa = 0.0
+        var bb = 0.0
         for (x, y) in zip(a, b) {
             ab += Double(x) * Double(y)
             aa += Double(x) * Double(x)

@@ -57,9 +57,11 @@ public final class SegmentedResampler: AudioSource {
     ///   - range: the input frames to resample (a trim), within what `open` reads.
     ///   - chunkFrames: output frames per chunk (default: about 8 MiB of float samples).
     ///   - admission: when given, threads beyond the first convert a chunk only on a core it lends.
-    public static func make(open: @escaping Open, range: Range<Int64>, channelCount: Int, targetFrames: Int64,
-                            quality: ResampleQuality, engine: ResampleEngine, threads: Int,
-                            chunkFrames: Int? = nil, admission: Admission? = nil) -> SegmentedResampler? {
+    public static func make(
+        open: @escaping Open, range: Range<Int64>, channelCount: Int, targetFrames: Int64,
+        quality: ResampleQuality, engine: ResampleEngine, threads: Int,
+        chunkFrames: Int? = nil, admission: Admission? = nil
+    ) -> SegmentedResampler? {
         precondition(!range.isEmpty && targetFrames > 0 && threads > 0 && (chunkFrames ?? 1 << 16) >= 1 << 15)
         let chunk = Int64(chunkFrames ?? Self.chunkFrames(channelCount: channelCount))
         let n = Int64(range.count)
@@ -69,14 +71,17 @@ public final class SegmentedResampler: AudioSource {
         let count = Int((targetFrames - preroll - 1) / chunk) + 1
         var starts: [Start] = [Start(output: 0, input: 0, begins: 0)]
         for index in 1..<count {
-            let found = start(before: Int64(index) * chunk - 1, inputFrames: n, targetFrames: targetFrames,
-                              search: chunk * 3 / 4)
+            let found = start(
+                before: Int64(index) * chunk - 1, inputFrames: n, targetFrames: targetFrames,
+                search: chunk * 3 / 4)
             guard found.error <= maxPhaseError else { return nil }
             starts.append(Start(output: found.output, input: found.input, begins: found.output + preroll))
         }
-        return SegmentedResampler(shared: Shared(open: open, range: range, channelCount: channelCount, target: targetFrames,
-                                                 quality: quality, engine: engine, starts: starts, threads: threads,
-                                                 admission: admission))
+        return SegmentedResampler(
+            shared: Shared(
+                open: open, range: range, channelCount: channelCount, target: targetFrames,
+                quality: quality, engine: engine, starts: starts, threads: threads,
+                admission: admission))
     }
 
     private init(shared: Shared) {
@@ -114,8 +119,10 @@ public final class SegmentedResampler: AudioSource {
 
     /// The output frame where a chunk's converter starts and the input frame it starts reading: the candidate nearest
     /// to a whole input frame among `search` output frames ending at `latest`. Nil phase error means exact.
-    static func start(before latest: Int64, inputFrames n: Int64, targetFrames t: Int64,
-                      search: Int64) -> (output: Int64, input: Int64, error: Double) {
+    static func start(
+        before latest: Int64, inputFrames n: Int64, targetFrames t: Int64,
+        search: Int64
+    ) -> (output: Int64, input: Int64, error: Double) {
         let first = max(0, latest - search + 1)
         // m × N mod T for m = first, then stepped by N mod T: no overflow however long the file.
         let product = first.multipliedFullWidth(by: n)
@@ -157,8 +164,10 @@ public final class SegmentedResampler: AudioSource {
         private var cancelled = false
         private var helped = 0
 
-        init(open: @escaping Open, range: Range<Int64>, channelCount: Int, target: Int64, quality: ResampleQuality,
-             engine: ResampleEngine, starts: [Start], threads: Int, admission: Admission?) {
+        init(
+            open: @escaping Open, range: Range<Int64>, channelCount: Int, target: Int64, quality: ResampleQuality,
+            engine: ResampleEngine, starts: [Start], threads: Int, admission: Admission?
+        ) {
             self.open = open
             self.range = range
             self.channelCount = channelCount
@@ -218,7 +227,9 @@ public final class SegmentedResampler: AudioSource {
                 condition.lock()
                 // No more than `threads + 1` chunks ahead of the reader: memory stays flat. (One fewer saves a chunk
                 // of memory but leaves a converter idle while the reader writes: 10-15 % slower on two cores.)
-                while !cancelled && failure == nil && claimed < chunkCount && claimed > taken + threads { condition.wait() }
+                while !cancelled && failure == nil && claimed < chunkCount && claimed > taken + threads {
+                    condition.wait()
+                }
                 guard !cancelled, failure == nil, claimed < chunkCount else {
                     condition.unlock()
                     return
@@ -255,10 +266,14 @@ public final class SegmentedResampler: AudioSource {
             let to = index + 1 == chunkCount ? target : starts[index + 1].begins
             try reader.seek(toFrame: range.lowerBound + begin.input)
             let source = Window(reader, frames: n - begin.input)
-            let converter: any StreamConverter = switch engine {
-            case .libsamplerate: try Resampler(quality: quality, channelCount: channelCount, ratio: Double(target) / Double(n))
-            case .soxr: try SoxrResampler(quality: quality, channelCount: channelCount, inputFrames: n, outputFrames: target)
-            }
+            let converter: any StreamConverter =
+                switch engine {
+                case .libsamplerate:
+                    try Resampler(quality: quality, channelCount: channelCount, ratio: Double(target) / Double(n))
+                case .soxr:
+                    try SoxrResampler(
+                        quality: quality, channelCount: channelCount, inputFrames: n, outputFrames: target)
+                }
             var skip = from - begin.output
             var wanted = Int(to - from)
             var out = [Float](repeating: 0, count: wanted * channelCount)
@@ -280,8 +295,9 @@ public final class SegmentedResampler: AudioSource {
                     ended = available == 0
                 }
                 let room = skip > 0 ? Int(min(Int64(block), skip)) : min(block, wanted)
-                let (used, generated) = try converter.process(input: input + start * channelCount, inputFrames: available,
-                                                              output: scratch, outputFrames: room, endOfInput: ended)
+                let (used, generated) = try converter.process(
+                    input: input + start * channelCount, inputFrames: available,
+                    output: scratch, outputFrames: room, endOfInput: ended)
                 start += used
                 available -= used
                 if used == 0 && generated == 0 {
@@ -301,11 +317,14 @@ public final class SegmentedResampler: AudioSource {
             }
             if wanted > 0 {
                 // The end of the file, a few frames short: hold the last frame, as the one-pass resampler does.
-                guard to == target, Int64(wanted) <= ExactLengthResampler.maxEndCorrection, filled > 0 || from > 0 else {
+                guard to == target, Int64(wanted) <= ExactLengthResampler.maxEndCorrection, filled > 0 || from > 0
+                else {
                     throw DSPError.lengthMismatch(target: target, produced: from + Int64(filled))
                 }
                 for frame in filled..<(filled + wanted) {
-                    for c in 0..<channelCount { out[frame * channelCount + c] = filled > 0 ? out[(filled - 1) * channelCount + c] : 0 }
+                    for c in 0..<channelCount {
+                        out[frame * channelCount + c] = filled > 0 ? out[(filled - 1) * channelCount + c] : 0
+                    }
                 }
             }
             return out

@@ -14,9 +14,12 @@ final class SoxrResampler: StreamConverter {
 
     /// Creates a converter for interleaved `channelCount`-channel float audio turning `inputFrames` into
     /// `outputFrames`, at the soxr recipe that matches `quality` (see `soxrRecipe`).
-    convenience init(quality: ResampleQuality, channelCount: Int, inputFrames: Int64, outputFrames: Int64) throws(DSPError) {
-        try self.init(recipe: quality.soxrRecipe, passband: quality.soxrPassband, channelCount: channelCount,
-                      inputFrames: inputFrames, outputFrames: outputFrames)
+    convenience init(quality: ResampleQuality, channelCount: Int, inputFrames: Int64, outputFrames: Int64)
+        throws(DSPError)
+    {
+        try self.init(
+            recipe: quality.soxrRecipe, passband: quality.soxrPassband, channelCount: channelCount,
+            inputFrames: inputFrames, outputFrames: outputFrames)
     }
 
     /// A converter of libsoxr `recipe` whose passband ends at `passband` × Nyquist (nil: the recipe's own).
@@ -28,7 +31,8 @@ final class SoxrResampler: StreamConverter {
         if let passband { spec.passband_end = passband }
         var runtime = soxr_runtime_spec(1)
         var error: soxr_error_t?
-        let created = soxr_create(Double(inputFrames), Double(outputFrames), UInt32(channelCount), &error, &io, &spec, &runtime)
+        let created = soxr_create(
+            Double(inputFrames), Double(outputFrames), UInt32(channelCount), &error, &io, &spec, &runtime)
         guard let created, error == nil else {
             if let created { soxr_delete(created) }
             throw .converter(error.map { String(cString: $0) } ?? "libsoxr could not be created")
@@ -49,8 +53,9 @@ final class SoxrResampler: StreamConverter {
         var generated = 0
         // libsoxr flushes its tail when given no input buffer at all; input still waiting goes in first.
         let flush = endOfInput && inputFrames == 0
-        let error = soxr_process(state, flush ? nil : UnsafeRawPointer(input), flush ? 0 : inputFrames, &used,
-                                 UnsafeMutableRawPointer(output), outputFrames, &generated)
+        let error = soxr_process(
+            state, flush ? nil : UnsafeRawPointer(input), flush ? 0 : inputFrames, &used,
+            UnsafeMutableRawPointer(output), outputFrames, &generated)
         if let error { throw .converter(String(cString: error)) }
         return (used, generated)
     }

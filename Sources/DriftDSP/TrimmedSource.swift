@@ -52,7 +52,9 @@ public final class ReversedSource: AudioSource {
         var filled = 0
         while filled < count {
             let got = try upstream.read(into: buffer + filled * channelCount, frames: count - filled)
-            guard got > 0 else { throw DSPError.lengthMismatch(target: frameCount, produced: frameCount - cursor + Int64(filled)) }
+            guard got > 0 else {
+                throw DSPError.lengthMismatch(target: frameCount, produced: frameCount - cursor + Int64(filled))
+            }
             filled += got
         }
         // Reverse the frame order in place; channels within a frame stay in order.
@@ -98,7 +100,8 @@ public final class SpanSource: AudioSource {
             } else {
                 var skipped: Int64 = 0
                 while skipped < range.lowerBound {
-                    let got = try upstream.read(into: buffer, frames: Int(min(Int64(frames), range.lowerBound - skipped)))
+                    let got = try upstream.read(
+                        into: buffer, frames: Int(min(Int64(frames), range.lowerBound - skipped)))
                     if got == 0 { break }
                     skipped += Int64(got)
                 }

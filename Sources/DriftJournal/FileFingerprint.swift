@@ -28,7 +28,9 @@ public enum FileFingerprint {
         var hash = FNV1a64()
         var buffer = [UInt8](repeating: 0, count: edgeBytes)
         for range in ranges {
-            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, range.count, off_t(range.offset)) }
+            let count = buffer.withUnsafeMutableBytes {
+                pread(descriptor, $0.baseAddress, range.count, off_t(range.offset))
+            }
             guard count >= 0 else { return nil }
             buffer.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         }

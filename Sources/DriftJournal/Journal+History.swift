@@ -1,8 +1,8 @@
 import DriftCore
 import DriftSchema
 import Foundation
-import Glibc
 internal import GRDB
+import Glibc
 
 /// What `driftfix history` (and a run's report) asks of the journal.
 public struct HistoryQuery: Sendable, Equatable {
@@ -44,23 +44,29 @@ extension Journal {
                 sql += " AND started >= ?"
                 arguments += [since.timeIntervalSince1970]
             }
-            let runRows = try Row.fetchAll(db, sql: sql + " ORDER BY id DESC LIMIT ?", arguments: arguments + [query.runs]).reversed()
+            let runRows = try Row.fetchAll(
+                db, sql: sql + " ORDER BY id DESC LIMIT ?", arguments: arguments + [query.runs]
+            ).reversed()
             let formatter = ISO8601DateFormatter()
             let runs = runRows.map { row in
-                DriftHistory.Run(id: row["id"], started: formatter.string(from: Date(timeIntervalSince1970: row["started"])),
-                                 status: row["status"])
+                DriftHistory.Run(
+                    id: row["id"], started: formatter.string(from: Date(timeIntervalSince1970: row["started"])),
+                    status: row["status"])
             }
             guard let first = runs.first?.id else {
                 return DriftHistory(runs: [], rule: query.rule, devices: [], files: [])
             }
             let column = Dictionary(uniqueKeysWithValues: runs.enumerated().map { ($1.id, $0) })
-            let deviceNames = try NameTable.texts(db, idsFrom: "SELECT DISTINCT device FROM device_run WHERE run >= ?",
-                                                  arguments: [first])
+            let deviceNames = try NameTable.texts(
+                db, idsFrom: "SELECT DISTINCT device FROM device_run WHERE run >= ?",
+                arguments: [first])
             let wanted = deviceNames.filter { Self.matches($0.value, query.devices) }
 
             // Per device and run: (median, spread, worst, count).
             var cells: [Int64: [(Double?, Double?, Double?, Int)]] = [:]
-            func empty() -> [(Double?, Double?, Double?, Int)] { Array(repeating: (nil, nil, nil, 0), count: runs.count) }
+            func empty() -> [(Double?, Double?, Double?, Int)] {
+                Array(repeating: (nil, nil, nil, 0), count: runs.count)
+            }
             var fileSeries: [DriftHistory.Series] = []
             if let path = query.path {
                 let samples = try Self.samples(db, under: path, from: first)
@@ -81,7 +87,8 @@ extension Journal {
                     }
                 }
                 fileSeries = byFile.map { id, ppm in
-                    DriftHistory.Series(name: fileNames[id] ?? "", ppm: ppm, files: ppm.map { $0 == nil ? 0 : 1 }, rule: query.rule)
+                    DriftHistory.Series(
+                        name: fileNames[id] ?? "", ppm: ppm, files: ppm.map { $0 == nil ? 0 : 1 }, rule: query.rule)
                 }
             } else {
                 let rows = try DeviceRunRow.filter(Column("run") >= first).fetchCursor(db)
@@ -92,8 +99,9 @@ extension Journal {
             }
             let devices = cells.compactMap { device, perRun -> DriftHistory.Series? in
                 guard let name = wanted[device] else { return nil }
-                return DriftHistory.Series(name: name, ppm: perRun.map(\.0), files: perRun.map(\.3), spreadPPM: perRun.map(\.1),
-                                           worstPPM: perRun.map(\.2), rule: query.rule)
+                return DriftHistory.Series(
+                    name: name, ppm: perRun.map(\.0), files: perRun.map(\.3), spreadPPM: perRun.map(\.1),
+                    worstPPM: perRun.map(\.2), rule: query.rule)
             }.sorted(by: DriftHistory.worstFirst)
             let shown = query.limit.map { Array(devices.prefix($0)) } ?? devices
             if query.path == nil && (query.includeFiles || !query.devices.isEmpty) {
@@ -101,13 +109,15 @@ extension Journal {
                 let ids = Dictionary(uniqueKeysWithValues: wanted.map { ($1, $0) })
                 for series in shown {
                     guard let device = ids[series.name] else { continue }
-                    fileSeries += try Self.fileSeries(db, device: device, from: first, column: column, runs: runs.count, rule: query.rule)
+                    fileSeries += try Self.fileSeries(
+                        db, device: device, from: first, column: column, runs: runs.count, rule: query.rule)
                 }
             }
             if !query.includeFiles && query.devices.isEmpty && query.path.map({ !Self.isFile($0) }) ?? true {
                 fileSeries = []
             }
-            return DriftHistory(runs: runs, rule: query.rule, devices: shown, devicesTotal: devices.count, files: fileSeries)
+            return DriftHistory(
+                runs: runs, rule: query.rule, devices: shown, devicesTotal: devices.count, files: fileSeries)
         }
     }
 
@@ -123,24 +133,32 @@ extension Journal {
     private static func samples(_ db: Database, under path: String, from first: Int64) throws -> [Sample] {
         let prefix = path.hasSuffix("/") ? String(path.dropLast()) : path
         // Names below a folder sort between "folder/" and "folder0" ('0' follows '/').
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT s.device, s.run, s.recording, s.ppm, n.text FROM name n JOIN sample s ON s.recording = n.id
-            WHERE (n.text = ? OR (n.text >= ? AND n.text < ?)) AND s.run >= ?
-            """, arguments: [prefix, prefix + "/", prefix + "0", first])
-        return rows.map { Sample(device: $0["device"], run: $0["run"], recording: $0["recording"], ppm: $0["ppm"], name: $0["text"]) }
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT s.device, s.run, s.recording, s.ppm, n.text FROM name n JOIN sample s ON s.recording = n.id
+                WHERE (n.text = ? OR (n.text >= ? AND n.text < ?)) AND s.run >= ?
+                """, arguments: [prefix, prefix + "/", prefix + "0", first])
+        return rows.map {
+            Sample(device: $0["device"], run: $0["run"], recording: $0["recording"], ppm: $0["ppm"], name: $0["text"])
+        }
     }
 
-    private static func fileSeries(_ db: Database, device: Int64, from first: Int64, column: [Int64: Int], runs: Int,
-                                   rule: AlertRule) throws -> [DriftHistory.Series] {
+    private static func fileSeries(
+        _ db: Database, device: Int64, from first: Int64, column: [Int64: Int], runs: Int,
+        rule: AlertRule
+    ) throws -> [DriftHistory.Series] {
         var byFile: [Int64: [Double?]] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT run, recording, ppm FROM sample WHERE device = ? AND run >= ?",
-                                       arguments: [device, first])
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT run, recording, ppm FROM sample WHERE device = ? AND run >= ?",
+            arguments: [device, first])
         while let row = try rows.next() {
             guard let index = column[row["run"]] else { continue }
             byFile[row["recording"], default: Array(repeating: nil, count: runs)][index] = row["ppm"]
         }
-        let names = try NameTable.texts(db, idsFrom: "SELECT DISTINCT recording FROM sample WHERE device = ? AND run >= ?",
-                                        arguments: [device, first])
+        let names = try NameTable.texts(
+            db, idsFrom: "SELECT DISTINCT recording FROM sample WHERE device = ? AND run >= ?",
+            arguments: [device, first])
         return byFile.map { id, ppm in
             DriftHistory.Series(name: names[id] ?? "", ppm: ppm, files: ppm.map { $0 == nil ? 0 : 1 }, rule: rule)
         }
@@ -170,12 +188,18 @@ extension Journal {
                 AND id NOT IN (SELECT id FROM run ORDER BY id DESC LIMIT \(max(1, keepRuns)))
                 """
             let ids = try Int64.fetchAll(db, sql: old)
-            let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(id) FROM (SELECT id FROM run ORDER BY id DESC LIMIT \(Self.measurementRunsKept))")
-            let expired = try oldest.map { try Int64.fetchOne(db, sql: "SELECT 1 FROM device_run WHERE run < ? LIMIT 1", arguments: [$0]) } ?? nil
+            let oldest = try Int64.fetchOne(
+                db, sql: "SELECT MIN(id) FROM (SELECT id FROM run ORDER BY id DESC LIMIT \(Self.measurementRunsKept))")
+            let expired =
+                try oldest.map {
+                    try Int64.fetchOne(db, sql: "SELECT 1 FROM device_run WHERE run < ? LIMIT 1", arguments: [$0])
+                } ?? nil
             guard !ids.isEmpty || expired != nil else { return 0 }
             let list = ids.map(String.init).joined(separator: ",")
             if !ids.isEmpty {
-                for table in ["job", "pair", "entry"] { try db.execute(sql: "DELETE FROM \(table) WHERE run IN (\(list))") }
+                for table in ["job", "pair", "entry"] {
+                    try db.execute(sql: "DELETE FROM \(table) WHERE run IN (\(list))")
+                }
                 try db.execute(sql: "UPDATE run SET planned = 0 WHERE id IN (\(list))")
             }
             if let oldest, expired != nil {

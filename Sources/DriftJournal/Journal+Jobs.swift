@@ -10,16 +10,19 @@ extension Journal {
     public func outputs() throws(JournalError) -> [String: OutputRecord] {
         try access { db in
             let texts = try JournalTexts(db, namesFrom: "SELECT recording FROM output UNION SELECT output FROM output")
-            return Dictionary(try OutputRow.fetchAll(db).compactMap { $0.record(texts) }.map { ($0.recording, $0) },
-                              uniquingKeysWith: { _, last in last })
+            return Dictionary(
+                try OutputRow.fetchAll(db).compactMap { $0.record(texts) }.map { ($0.recording, $0) },
+                uniquingKeysWith: { _, last in last })
         }
     }
 
     func recordLease(run: Int64, job: Int, worker: String, attempt: Int, at time: Double) throws(JournalError) {
         try write { db in
-            try db.cachedStatement(sql: """
-                UPDATE job SET state = 'leased', worker = ?, attempts = ?, leasedAt = ? WHERE run = ? AND id = ?
-                """).execute(arguments: [try JournalIds(db).term(worker), attempt, time, run, job])
+            try db.cachedStatement(
+                sql: """
+                    UPDATE job SET state = 'leased', worker = ?, attempts = ?, leasedAt = ? WHERE run = ? AND id = ?
+                    """
+            ).execute(arguments: [try JournalIds(db).term(worker), attempt, time, run, job])
         }
     }
 
@@ -27,12 +30,16 @@ extension Journal {
     func recordDone(run: Int64, job: Int, result: JobResult, output: OutputRecord?) throws(JournalError) {
         try write { db in
             let ids = JournalIds(db)
-            try db.cachedStatement(sql: """
-                UPDATE job SET state = 'done', error = NULL, resultAttempt = ?, resultWorker = ?, outputFrames = ?,
-                checksum = ?, seconds = ?, resultContent = ?, resultSucceeded = ?, resultError = ? WHERE run = ? AND id = ?
-                """).execute(arguments: [result.attempt, try ids.term(result.worker), result.outputFrames,
-                                         result.checksum.map(PackedHex.init), result.seconds, JournalJSON.encode(result.content),
-                                         result.succeeded, result.error, run, job])
+            try db.cachedStatement(
+                sql: """
+                    UPDATE job SET state = 'done', error = NULL, resultAttempt = ?, resultWorker = ?, outputFrames = ?,
+                    checksum = ?, seconds = ?, resultContent = ?, resultSucceeded = ?, resultError = ? WHERE run = ? AND id = ?
+                    """
+            ).execute(arguments: [
+                result.attempt, try ids.term(result.worker), result.outputFrames,
+                result.checksum.map(PackedHex.init), result.seconds, JournalJSON.encode(result.content),
+                result.succeeded, result.error, run, job,
+            ])
             if let output { try OutputRow(output, ids: ids).save(db) }
         }
     }

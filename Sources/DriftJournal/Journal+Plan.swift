@@ -16,15 +16,20 @@ public struct StoredRun: Sendable {
 extension Journal {
     /// Stores a run's plan (every pair's scan row and plan, the unpaired files, scan errors and skipped paths), its
     /// jobs and its drift measurements in one transaction; the run becomes `running`.
-    public func storePlan(run: Int64, plan: RunPlan, jobs: [JobRecord], prints: [Int: JobFingerprints]) throws(JournalError) {
+    public func storePlan(run: Int64, plan: RunPlan, jobs: [JobRecord], prints: [Int: JobFingerprints])
+        throws(JournalError)
+    {
         try write { db in
-            try db.execute(sql: "UPDATE run SET status = 'running', planned = 1, generated = ? WHERE id = ?",
-                           arguments: [plan.report.generated, run])
-            let names = try NameTable.intern(db, plan.report.pairs.lazy.flatMap { [$0.recording, $0.reference, $0.device] })
+            try db.execute(
+                sql: "UPDATE run SET status = 'running', planned = 1, generated = ? WHERE id = ?",
+                arguments: [plan.report.generated, run])
+            let names = try NameTable.intern(
+                db, plan.report.pairs.lazy.flatMap { [$0.recording, $0.reference, $0.device] })
             let ids = JournalIds(db, names: names)
             // In key order (run, recording id): appended rows fill their pages.
             let rows = try plan.report.pairs.enumerated().map { position, row in
-                try PairRow(run: run, position: position, row: row, plan: plan.pair(PairID(recording: row.recording)), ids: ids)
+                try PairRow(
+                    run: run, position: position, row: row, plan: plan.pair(PairID(recording: row.recording)), ids: ids)
             }
             for row in rows.sorted(by: { $0.recording < $1.recording }) { try row.insert(db) }
             var position = 0
@@ -37,7 +42,9 @@ extension Journal {
             for skipped in plan.report.skipped { try entry("skipped", skipped.path, skipped.reason) }
             // A plan's jobs all start queued (pairs already current were left out of it as `unchanged`).
             let context = try RunContext(db, run: run)
-            for job in jobs { try JobRow(run: run, job: job, prints: prints[job.id], context: context, ids: ids).insert(db) }
+            for job in jobs {
+                try JobRow(run: run, job: job, prints: prints[job.id], context: context, ids: ids).insert(db)
+            }
             try DeviceRunRow.store(db, run: run, report: plan.report, ids: names)
         }
     }
@@ -49,24 +56,29 @@ extension Journal {
         func damaged(_ what: String) -> JournalError { JournalError(path: path, cause: .corrupt(what)) }
         return try write { db in
             // A lease cut short by the coordinator's own stop is not the job's fault: it does not count as an attempt.
-            try db.execute(sql: """
-                UPDATE job SET state = 'queued', attempts = MAX(attempts - 1, 0),
-                error = 'the coordinator stopped while it was leased' WHERE run = ? AND state = 'leased'
-                """, arguments: [run])
+            try db.execute(
+                sql: """
+                    UPDATE job SET state = 'queued', attempts = MAX(attempts - 1, 0),
+                    error = 'the coordinator stopped while it was leased' WHERE run = ? AND state = 'leased'
+                    """, arguments: [run])
             guard let stored = try RunRow.fetchOne(db, key: run), stored.planned else {
                 throw JournalError(path: path, cause: .other("run \(run) has no stored plan"))
             }
             let rows = try PairRow.filter(Column("run") == run).order(Column("position")).fetchAll(db)
-            let texts = try JournalTexts(db, namesFrom: """
-                SELECT recording FROM pair WHERE run = ?1 UNION SELECT reference FROM pair WHERE run = ?1
-                UNION SELECT device FROM pair WHERE run = ?1 UNION SELECT output FROM pair WHERE run = ?1
-                UNION SELECT recording FROM job WHERE run = ?1 UNION SELECT input FROM job WHERE run = ?1
-                UNION SELECT output FROM job WHERE run = ?1
-                """, arguments: [run])
+            let texts = try JournalTexts(
+                db,
+                namesFrom: """
+                    SELECT recording FROM pair WHERE run = ?1 UNION SELECT reference FROM pair WHERE run = ?1
+                    UNION SELECT device FROM pair WHERE run = ?1 UNION SELECT output FROM pair WHERE run = ?1
+                    UNION SELECT recording FROM job WHERE run = ?1 UNION SELECT input FROM job WHERE run = ?1
+                    UNION SELECT output FROM job WHERE run = ?1
+                    """, arguments: [run])
             var plans: [PairPlan] = []
             for row in rows {
                 guard let plan = row.plan(texts) else {
-                    throw damaged("the plan of \(texts.name(row.recording) ?? "recording \(row.recording)") in run \(run) cannot be read")
+                    throw damaged(
+                        "the plan of \(texts.name(row.recording) ?? "recording \(row.recording)") in run \(run) cannot be read"
+                    )
                 }
                 plans.append(plan)
             }
@@ -75,20 +87,25 @@ extension Journal {
             var skipped: [SkippedPath] = []
             for entry in try EntryRow.filter(Column("run") == run).order(Column("position")).fetchAll(db) {
                 switch entry.kind {
-                case "unpaired-recording": unpaired.append(UnpairedFile(path: entry.path, kind: .recording, reason: entry.reason))
-                case "unpaired-reference": unpaired.append(UnpairedFile(path: entry.path, kind: .reference, reason: entry.reason))
+                case "unpaired-recording":
+                    unpaired.append(UnpairedFile(path: entry.path, kind: .recording, reason: entry.reason))
+                case "unpaired-reference":
+                    unpaired.append(UnpairedFile(path: entry.path, kind: .reference, reason: entry.reason))
                 case "error": errors.append(ScanIssue(path: entry.path, error: entry.reason))
                 default: skipped.append(SkippedPath(path: entry.path, reason: entry.reason))
                 }
             }
             let roots = Self.decodeRoots(stored.roots)
-            let report = ScanReport(generated: stored.generated ?? "", roots: roots, pairs: rows.map { $0.report(texts) },
-                                    unpaired: unpaired, errors: errors, skipped: skipped)
+            let report = ScanReport(
+                generated: stored.generated ?? "", roots: roots, pairs: rows.map { $0.report(texts) },
+                unpaired: unpaired, errors: errors, skipped: skipped)
             var jobs: [JobRecord] = []
             var prints: [Int: JobFingerprints] = [:]
             let context = try RunContext(db, run: run)
             for row in try JobRow.filter(Column("run") == run).order(Column("id")).fetchAll(db) {
-                guard let record = row.record(texts, context: context) else { throw damaged("job \(row.id) of run \(run) cannot be read") }
+                guard let record = row.record(texts, context: context) else {
+                    throw damaged("job \(row.id) of run \(run) cannot be read")
+                }
                 jobs.append(record)
                 if let print = row.prints { prints[row.id] = print }
             }
@@ -97,29 +114,39 @@ extension Journal {
     }
 
     /// Records how a run ended, with each pair's outcome from its final report.
-    public func finishRun(_ run: Int64, status: RunStatus, succeeded: Bool, report: ScanReport, at date: Date = Date()) throws(JournalError) {
+    public func finishRun(_ run: Int64, status: RunStatus, succeeded: Bool, report: ScanReport, at date: Date = Date())
+        throws(JournalError)
+    {
         try write { db in
-            try db.execute(sql: "UPDATE run SET status = ?, ok = ?, finished = ? WHERE id = ?",
-                           arguments: [status.rawValue, succeeded, date.timeIntervalSince1970, run])
-            let update = try db.makeStatement(sql: """
-                UPDATE pair SET outcome = ?, output = ?, outputFrames = ?, checksum = ?, attempts = ?, worker = ?,
-                processingSeconds = ?, error = ?, measuredBy = ?, content = ?, sync = ?,
-                executed = CASE WHEN ? = operations THEN '=' ELSE ? END, contentNote = ?
-                WHERE run = ? AND recording = ?
-                """)
+            try db.execute(
+                sql: "UPDATE run SET status = ?, ok = ?, finished = ? WHERE id = ?",
+                arguments: [status.rawValue, succeeded, date.timeIntervalSince1970, run])
+            let update = try db.makeStatement(
+                sql: """
+                    UPDATE pair SET outcome = ?, output = ?, outputFrames = ?, checksum = ?, attempts = ?, worker = ?,
+                    processingSeconds = ?, error = ?, measuredBy = ?, content = ?, sync = ?,
+                    executed = CASE WHEN ? = operations THEN '=' ELSE ? END, contentNote = ?
+                    WHERE run = ? AND recording = ?
+                    """)
             // The run's recordings were named when its plan was stored.
             var names: [String: Int64] = [:]
-            for (id, text) in try NameTable.texts(db, idsFrom: "SELECT recording FROM pair WHERE run = ?", arguments: [run]) {
+            for (id, text) in try NameTable.texts(
+                db, idsFrom: "SELECT recording FROM pair WHERE run = ?", arguments: [run])
+            {
                 names[text] = id
             }
             let ids = JournalIds(db, names: names)
             for row in report.pairs {
                 let executed = row.operations.isEmpty ? nil : row.operations.joined(separator: "\n")
                 try update.execute(arguments: [
-                    try ids.term(row.outcome?.rawValue), try ids.name(row.output), row.outputFrames, row.checksum.map(PackedHex.init),
-                    row.attempts, try ids.term(row.worker), row.processingSeconds, row.error, try ids.term(row.measuredBy.rawValue),
-                    JournalJSON.encode(row.content), PairRow.storedSync(row.sync, cause: row.cause, endOffsetMs: row.endOffsetMs),
-                    executed, executed, row.contentNote, run, names[row.recording]])
+                    try ids.term(row.outcome?.rawValue), try ids.name(row.output), row.outputFrames,
+                    row.checksum.map(PackedHex.init),
+                    row.attempts, try ids.term(row.worker), row.processingSeconds, row.error,
+                    try ids.term(row.measuredBy.rawValue),
+                    JournalJSON.encode(row.content),
+                    PairRow.storedSync(row.sync, cause: row.cause, endOffsetMs: row.endOffsetMs),
+                    executed, executed, row.contentNote, run, names[row.recording],
+                ])
             }
 
         }

@@ -5,22 +5,29 @@ internal import GRDB
 extension Journal {
     /// A file's stored print (the `SoundPrint` stored form) and start timecode, when they were made from the file as
     /// it is now (`fingerprint`, `FileFingerprint.of`).
-    public func soundPrint(path: String, fingerprint: String) throws(JournalError) -> (print: Data, timecode: Double?)? {
+    public func soundPrint(path: String, fingerprint: String) throws(JournalError) -> (print: Data, timecode: Double?)?
+    {
         try access { db in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT s.filePrint, s.print, s.timecode FROM soundPrint s JOIN name n ON n.id = s.file WHERE n.text = ?
-                """, arguments: [path]),
-                let stored = PackedPrint.fromDatabaseValue(row[0]), stored.text == fingerprint else { return nil }
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT s.filePrint, s.print, s.timecode FROM soundPrint s JOIN name n ON n.id = s.file WHERE n.text = ?
+                        """, arguments: [path]),
+                let stored = PackedPrint.fromDatabaseValue(row[0]), stored.text == fingerprint
+            else { return nil }
             return (row[1] as Data, row[2] as Double?)
         }
     }
 
     /// Keeps a file's print and start timecode, replacing what was kept for an earlier version of the file.
-    public func storeSoundPrint(path: String, fingerprint: String, print: Data, timecode: Double?) throws(JournalError) {
+    public func storeSoundPrint(path: String, fingerprint: String, print: Data, timecode: Double?) throws(JournalError)
+    {
         try write { db in
             let file = try NameTable.intern(db, [path])[path] ?? 0
-            try db.execute(sql: "INSERT OR REPLACE INTO soundPrint (file, filePrint, print, timecode) VALUES (?, ?, ?, ?)",
-                           arguments: [file, PackedPrint(fingerprint), print, timecode])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO soundPrint (file, filePrint, print, timecode) VALUES (?, ?, ?, ?)",
+                arguments: [file, PackedPrint(fingerprint), print, timecode])
         }
     }
 

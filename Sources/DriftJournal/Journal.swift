@@ -62,8 +62,10 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
             if !readOnly {
                 try Self.migrate(queue, path: path)
             } else if try !queue.read(Self.isCurrent) {
-                throw JournalError(path: path, cause: .other(
-                    "written by an earlier driftfix; the next driftfix repair with this journal upgrades it"))
+                throw JournalError(
+                    path: path,
+                    cause: .other(
+                        "written by an earlier driftfix; the next driftfix repair with this journal upgrades it"))
             }
             database = queue
         } catch {
@@ -82,10 +84,12 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
     public func unfinishedRun(roots: [String], outputRoot: String) throws(JournalError) -> JournalRun? {
         try access { db in
             let statuses = RunStatus.resumable.map { "'\($0.rawValue)'" }.joined(separator: ",")
-            let row = try Row.fetchOne(db, sql: """
-                SELECT id, key, started, status, roots, outputRoot, planned FROM run
-                WHERE status IN (\(statuses)) AND roots = ? AND outputRoot = ? ORDER BY id DESC LIMIT 1
-                """, arguments: [Self.encodeRoots(roots), outputRoot])
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT id, key, started, status, roots, outputRoot, planned FROM run
+                    WHERE status IN (\(statuses)) AND roots = ? AND outputRoot = ? ORDER BY id DESC LIMIT 1
+                    """, arguments: [Self.encodeRoots(roots), outputRoot])
             return row.map(Self.run(from:))
         }
     }
@@ -94,12 +98,16 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
     public func beginRun(roots: [String], outputRoot: String, at date: Date = Date()) throws(JournalError) -> Int64 {
         try write { db in
             let statuses = RunStatus.resumable.map { "'\($0.rawValue)'" }.joined(separator: ",")
-            try db.execute(sql: """
-                UPDATE run SET status = 'abandoned', finished = ? WHERE status IN (\(statuses)) AND roots = ? AND outputRoot = ?
-                """, arguments: [date.timeIntervalSince1970, Self.encodeRoots(roots), outputRoot])
-            try db.execute(sql: "INSERT INTO run (started, status, roots, outputRoot, key) VALUES (?, 'scanning', ?, ?, ?)",
-                           arguments: [date.timeIntervalSince1970, Self.encodeRoots(roots), outputRoot,
-                                       Int64.random(in: 1...Int64.max)])
+            try db.execute(
+                sql: """
+                    UPDATE run SET status = 'abandoned', finished = ? WHERE status IN (\(statuses)) AND roots = ? AND outputRoot = ?
+                    """, arguments: [date.timeIntervalSince1970, Self.encodeRoots(roots), outputRoot])
+            try db.execute(
+                sql: "INSERT INTO run (started, status, roots, outputRoot, key) VALUES (?, 'scanning', ?, ?, ?)",
+                arguments: [
+                    date.timeIntervalSince1970, Self.encodeRoots(roots), outputRoot,
+                    Int64.random(in: 1...Int64.max),
+                ])
             return db.lastInsertedRowID
         }
     }
@@ -119,16 +127,20 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
     /// When a run last ended with every pair repaired, unchanged or skipped.
     public func lastSuccess() throws(JournalError) -> Date? {
         try access { db in
-            try Double.fetchOne(db, sql: "SELECT MAX(finished) FROM run WHERE ok = 1").map(Date.init(timeIntervalSince1970:))
+            try Double.fetchOne(db, sql: "SELECT MAX(finished) FROM run WHERE ok = 1").map(
+                Date.init(timeIntervalSince1970:))
         }
     }
 
     /// The runs, newest first.
     public func runs(limit: Int) throws(JournalError) -> [JournalRun] {
         try access { db in
-            try Row.fetchAll(db, sql: """
-                SELECT id, key, started, status, roots, outputRoot, planned FROM run ORDER BY id DESC LIMIT ?
-                """, arguments: [limit]).map(Self.run(from:))
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, key, started, status, roots, outputRoot, planned FROM run ORDER BY id DESC LIMIT ?
+                    """, arguments: [limit]
+            ).map(Self.run(from:))
         }
     }
 
@@ -165,7 +177,8 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
         let roots = decodeRoots(row["roots"])
         let id: Int64 = row["id"]
         return JournalRun(
-            id: id, key: row["key"] as Int64? ?? id, started: Date(timeIntervalSince1970: row["started"] as Double? ?? 0),
+            id: id, key: row["key"] as Int64? ?? id,
+            started: Date(timeIntervalSince1970: row["started"] as Double? ?? 0),
             status: (row["status"] as String?).flatMap(RunStatus.init(rawValue:)) ?? .abandoned, roots: roots,
             outputRoot: row["outputRoot"] as String? ?? "", planned: row["planned"] as Bool? ?? false)
     }
@@ -196,9 +209,11 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
             let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 255, 0) }
             close(descriptor)
             guard code == EWOULDBLOCK else {
-                throw JournalError(path: path, cause: .notWritable("cannot lock \(lockPath): \(String(cString: strerror(code)))"))
+                throw JournalError(
+                    path: path, cause: .notWritable("cannot lock \(lockPath): \(String(cString: strerror(code)))"))
             }
-            let owner = String(decoding: buffer.prefix(max(0, count)), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let owner = String(decoding: buffer.prefix(max(0, count)), as: UTF8.self).trimmingCharacters(
+                in: .whitespacesAndNewlines)
             throw JournalError(path: path, cause: .inUse(owner.isEmpty ? "holder unknown" : owner))
         }
         let owner = "pid \(getpid()) on \(ProcessInfo.processInfo.hostName)\n"

@@ -28,10 +28,12 @@ public struct JournalError: Error, CustomStringConvertible, Sendable, Equatable 
     public var description: String {
         switch cause {
         case .corrupt(let detail):
-            return "journal \(path) is damaged (\(detail)); nothing was changed. Move it aside to start a fresh journal "
+            return
+                "journal \(path) is damaged (\(detail)); nothing was changed. Move it aside to start a fresh journal "
                 + "(resume state and drift history in it are then not used)"
         case .inUse(let owner):
-            return "journal \(path) is in use by another driftfix repair (\(owner)); wait for it, or give this run another --journal"
+            return
+                "journal \(path) is in use by another driftfix repair (\(owner)); wait for it, or give this run another --journal"
         case .locked:
             return "journal \(path) is locked by another process (SQLite busy for 5 s); try again when it is done"
         case .diskFull:

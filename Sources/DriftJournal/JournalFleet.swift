@@ -29,22 +29,26 @@ enum NameTable {
     }
 
     /// The texts of the names a query lists (`SELECT id ... `), by id.
-    static func texts(_ db: Database, idsFrom query: String, arguments: StatementArguments = []) throws -> [Int64: String] {
+    static func texts(_ db: Database, idsFrom query: String, arguments: StatementArguments = []) throws -> [Int64:
+        String]
+    {
         var texts: [Int64: String] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT id, text FROM name WHERE id IN (\(query))", arguments: arguments)
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT id, text FROM name WHERE id IN (\(query))", arguments: arguments)
         while let row = try rows.next() { texts[row["id"]] = row["text"] }
         return texts
     }
 
     /// Removes names nothing refers to any more (recordings gone from every kept run and sample).
     static func collect(_ db: Database) throws {
-        try db.execute(sql: """
-            DELETE FROM name WHERE id NOT IN (
-                SELECT recording FROM sample UNION SELECT device FROM sample UNION SELECT device FROM device_run
-                UNION SELECT recording FROM pair UNION SELECT reference FROM pair UNION SELECT device FROM pair
-                UNION SELECT output FROM pair UNION SELECT recording FROM job UNION SELECT input FROM job
-                UNION SELECT output FROM job UNION SELECT recording FROM output UNION SELECT output FROM output)
-            """)
+        try db.execute(
+            sql: """
+                DELETE FROM name WHERE id NOT IN (
+                    SELECT recording FROM sample UNION SELECT device FROM sample UNION SELECT device FROM device_run
+                    UNION SELECT recording FROM pair UNION SELECT reference FROM pair UNION SELECT device FROM pair
+                    UNION SELECT output FROM pair UNION SELECT recording FROM job UNION SELECT input FROM job
+                    UNION SELECT output FROM job UNION SELECT recording FROM output UNION SELECT output FROM output)
+                """)
     }
 }
 
@@ -128,18 +132,21 @@ struct DeviceRunRow: Codable, FetchableRecord, PersistableRecord {
         var latest: [Int64: Double] = [:]
         let known = try Row.fetchCursor(db, sql: "SELECT recording, ppm FROM latest")
         while let row = try known.next() { latest[row["recording"]] = row["ppm"] }
-        let sample = try db.makeStatement(sql: "INSERT OR REPLACE INTO sample (device, run, recording, ppm) VALUES (?, ?, ?, ?)")
+        let sample = try db.makeStatement(
+            sql: "INSERT OR REPLACE INTO sample (device, run, recording, ppm) VALUES (?, ?, ?, ?)")
         let remember = try db.makeStatement(sql: "INSERT OR REPLACE INTO latest (recording, ppm, run) VALUES (?, ?, ?)")
         var drifts: [Int64: [Double]] = [:]
         for pair in report.pairs {
             guard let ppm = pair.driftPPM, pair.action != .refuse, let device = ids[pair.device],
-                  let recording = ids[pair.recording], latest[recording] != ppm else { continue }
+                let recording = ids[pair.recording], latest[recording] != ppm
+            else { continue }
             try sample.execute(arguments: [device, run, recording, ppm])
             try remember.execute(arguments: [recording, ppm, run])
             drifts[device, default: []].append(ppm)
         }
         for (device, values) in drifts {
-            try DeviceRunRow(device: device, run: run, statistics: DriftStatistics(values)).insert(db, onConflict: .replace)
+            try DeviceRunRow(device: device, run: run, statistics: DriftStatistics(values)).insert(
+                db, onConflict: .replace)
         }
     }
 
@@ -153,12 +160,14 @@ struct DeviceRunRow: Codable, FetchableRecord, PersistableRecord {
         }
         for (device, runs) in groups {
             for (run, values) in runs {
-                try DeviceRunRow(device: device, run: run, statistics: DriftStatistics(values)).insert(db, onConflict: .ignore)
+                try DeviceRunRow(device: device, run: run, statistics: DriftStatistics(values)).insert(
+                    db, onConflict: .ignore)
             }
         }
-        try db.execute(sql: """
-            INSERT OR REPLACE INTO latest (recording, ppm, run)
-            SELECT recording, ppm, run FROM sample s WHERE run = (SELECT MAX(run) FROM sample t WHERE t.recording = s.recording)
-            """)
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO latest (recording, ppm, run)
+                SELECT recording, ppm, run FROM sample s WHERE run = (SELECT MAX(run) FROM sample t WHERE t.recording = s.recording)
+                """)
     }
 }

@@ -32,9 +32,11 @@ public final class JournalJobStore: JobStore {
 
     public func lease(_ id: Int, to worker: String, at time: Double) -> Int? {
         let attempt = (memory.job(id)?.attempts ?? 0) + 1
-        guard record({ () throws(JournalError) in
-            try journal.recordLease(run: run, job: id, worker: worker, attempt: attempt, at: time)
-        }) else { return nil }
+        guard
+            record({ () throws(JournalError) in
+                try journal.recordLease(run: run, job: id, worker: worker, attempt: attempt, at: time)
+            })
+        else { return nil }
         Failpoint.hit("lease")
         return memory.lease(id, to: worker, at: time)
     }
@@ -45,9 +47,10 @@ public final class JournalJobStore: JobStore {
         let wroteOutput = result.succeeded && (result.content.map { $0.decision == .repaired } ?? true)
         let output = prints[id].flatMap { prints in wroteOutput ? prints : nil }.map { prints in
             let seen = FileStatus.of(job.output)
-            return OutputRecord(recording: job.input, prints: prints, output: job.output,
-                                outputFrames: result.outputFrames ?? job.spec.targetFrames, outputSize: seen?.size,
-                                outputModified: seen?.modified, checksum: result.checksum, worker: result.worker, run: run)
+            return OutputRecord(
+                recording: job.input, prints: prints, output: job.output,
+                outputFrames: result.outputFrames ?? job.spec.targetFrames, outputSize: seen?.size,
+                outputModified: seen?.modified, checksum: result.checksum, worker: result.worker, run: run)
         }
         record { () throws(JournalError) in try journal.recordDone(run: run, job: id, result: result, output: output) }
         Failpoint.hit("result")

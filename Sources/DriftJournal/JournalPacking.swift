@@ -16,7 +16,9 @@ struct PackedHex: Codable, DatabaseValueConvertible, Equatable {
     init(_ text: String) { self.text = text }
 
     var databaseValue: DatabaseValue {
-        if let value = UInt64(text, radix: 16), String(value, radix: 16) == text { return Int64(bitPattern: value).databaseValue }
+        if let value = UInt64(text, radix: 16), String(value, radix: 16) == text {
+            return Int64(bitPattern: value).databaseValue
+        }
         if let value = XXH3.value(text) {
             return Data((0..<8).map { UInt8(truncatingIfNeeded: value >> UInt64(56 - 8 * $0)) }).databaseValue
         }
@@ -48,11 +50,14 @@ struct PackedPrint: Codable, DatabaseValueConvertible, Equatable {
     var databaseValue: DatabaseValue {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         if parts.count == 3, let size = UInt64(parts[0]), let modified = Int64(parts[1]),
-           let hash = UInt64(parts[2], radix: 16), Self.render(size, modified, hash) == text {
+            let hash = UInt64(parts[2], radix: 16), Self.render(size, modified, hash) == text
+        {
             var bytes = [UInt8]()
             bytes.reserveCapacity(24)
             for word in [size, UInt64(bitPattern: modified), hash] {
-                for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+                for shift in stride(from: 56, through: 0, by: -8) {
+                    bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+                }
             }
             return Data(bytes).databaseValue
         }
@@ -101,7 +106,8 @@ enum PackingFunctions {
             String.fromDatabaseValue(values[0]).map { PackedPrint($0).databaseValue } ?? DatabaseValue.null
         },
         DatabaseFunction("driftfix_plan_digest", argumentCount: 1, pure: true) { values in
-            String.fromDatabaseValue(values[0]).map { PackedHex(JobFingerprints.digest($0)).databaseValue } ?? DatabaseValue.null
+            String.fromDatabaseValue(values[0]).map { PackedHex(JobFingerprints.digest($0)).databaseValue }
+                ?? DatabaseValue.null
         },
     ]
 }

@@ -22,7 +22,9 @@ public enum RunStatus: String, Sendable, CaseIterable {
     case abandoned
 
     /// Statuses a later `driftfix repair` resumes.
-    public static let resumable: [RunStatus] = [.scanning, .running, .stopped, .noWorkers, .storeFailed, .workersFailing]
+    public static let resumable: [RunStatus] = [
+        .scanning, .running, .stopped, .noWorkers, .storeFailed, .workersFailing,
+    ]
 }
 
 /// A run as the journal knows it.
@@ -57,8 +59,11 @@ public struct JobFingerprints: Codable, Sendable, Equatable {
     /// output). Nil when an input cannot be read.
     public init?(plan: PairPlan, quality: ResampleQuality, engine: ResampleEngine = .default) {
         guard let recordingPrint = FileFingerprint.of(path: plan.id.recording),
-              let referencePrint = FileFingerprint.of(path: plan.reference) else { return nil }
-        self.init(recording: recordingPrint, reference: referencePrint, plan: Self.plan(of: plan, quality: quality, engine: engine))
+            let referencePrint = FileFingerprint.of(path: plan.reference)
+        else { return nil }
+        self.init(
+            recording: recordingPrint, reference: referencePrint,
+            plan: Self.plan(of: plan, quality: quality, engine: engine))
     }
 
     /// The plan as compared between nights: a change in any part means the output is stale. libsamplerate, the
@@ -70,9 +75,11 @@ public struct JobFingerprints: Codable, Sendable, Equatable {
 
     static func description(of plan: PairPlan, quality: ResampleQuality, engine: ResampleEngine) -> String {
         let converter = quality.rawValue + (engine == .libsamplerate ? "" : " \(engine.rawValue)")
-        let base = "\(plan.targetFrames ?? 0) frames, \(plan.method?.method.rawValue ?? "-"), \(converter), \(plan.output ?? "-")"
+        let base =
+            "\(plan.targetFrames ?? 0) frames, \(plan.method?.method.rawValue ?? "-"), \(converter), \(plan.output ?? "-")"
         guard let content = plan.content else { return base }
-        return base + ", content \(content.mode.rawValue) floor \(content.confidenceFloor) start \(content.start.rawValue) limit \(content.residualLimitMs) ms precision \(content.headerPrecisionMs) ms"
+        return base
+            + ", content \(content.mode.rawValue) floor \(content.confidenceFloor) start \(content.start.rawValue) limit \(content.residualLimitMs) ms precision \(content.headerPrecisionMs) ms"
     }
 }
 
@@ -90,8 +97,10 @@ public struct OutputRecord: Sendable, Equatable {
     public var worker: String?
     public var run: Int64
 
-    public init(recording: String, prints: JobFingerprints, output: String, outputFrames: Int64, outputSize: Int64?,
-                outputModified: Int64?, checksum: String?, worker: String?, run: Int64) {
+    public init(
+        recording: String, prints: JobFingerprints, output: String, outputFrames: Int64, outputSize: Int64?,
+        outputModified: Int64?, checksum: String?, worker: String?, run: Int64
+    ) {
         self.recording = recording
         self.prints = prints
         self.output = output

@@ -1,5 +1,5 @@
-import DriftCore
 import DriftCoordinator
+import DriftCore
 import DriftPlanning
 import DriftSchema
 import DriftWire
@@ -164,8 +164,9 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
     /// The report row as stored (with its outcome, once the run ended).
     func report(_ texts: JournalTexts) -> PairReport {
         let recording = texts.name(recording) ?? ""
-        var row = PairReport(recording: recording, reference: texts.name(reference) ?? "",
-                             folder: (recording as NSString).deletingLastPathComponent, error: error ?? "")
+        var row = PairReport(
+            recording: recording, reference: texts.name(reference) ?? "",
+            folder: (recording as NSString).deletingLastPathComponent, error: error ?? "")
         row.device = texts.name(device) ?? row.device
         row.deviceSource = texts.term(deviceSource) ?? row.deviceSource
         row.error = error
@@ -182,7 +183,8 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
         row.endOffsetMs = endOffsetMs
         row.flags = flags.split(separator: ";").compactMap { SyncFlag(rawValue: String($0)) }
         row.cause = texts.term(cause).flatMap(DriftCause.init(rawValue:))
-        row.sync = sync.map { $0.isEmpty ? nil : $0 } ?? PairReport.syncPhrase(cause: row.cause, endOffsetMs: endOffsetMs)
+        row.sync =
+            sync.map { $0.isEmpty ? nil : $0 } ?? PairReport.syncPhrase(cause: row.cause, endOffsetMs: endOffsetMs)
         row.causeDetail = causeDetail
         row.action = texts.term(action).flatMap(PlanAction.init(rawValue:)) ?? .refuse
         row.method = texts.term(method).flatMap(RepairMethod.init(rawValue:))
@@ -219,14 +221,17 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
         case "repair": decision = .repair
         case "unchanged":
             guard let output, let outputFrames else { return nil }
-            decision = .unchanged(PreviousOutput(output: output, outputFrames: outputFrames, checksum: checksum?.text,
-                                                 worker: texts.term(worker)))
+            decision = .unchanged(
+                PreviousOutput(
+                    output: output, outputFrames: outputFrames, checksum: checksum?.text,
+                    worker: texts.term(worker)))
         default: return nil
         }
-        return PairPlan(id: PairID(recording: recording), reference: reference, decision: decision, operations: operations,
-                        targetFrames: targetFrames, method: choice,
-                        measuredBy: texts.term(measuredBy).flatMap(PairPlan.Measurement.init(rawValue:)) ?? .headers,
-                        output: decision == .repair ? output : nil, audioSeconds: recordingSeconds ?? 0)
+        return PairPlan(
+            id: PairID(recording: recording), reference: reference, decision: decision, operations: operations,
+            targetFrames: targetFrames, method: choice,
+            measuredBy: texts.term(measuredBy).flatMap(PairPlan.Measurement.init(rawValue:)) ?? .headers,
+            output: decision == .repair ? output : nil, audioSeconds: recordingSeconds ?? 0)
     }
 }
 
@@ -333,16 +338,20 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
     /// The job as the coordinator resumes it; nil when a stored value is not one driftfix knows.
     func record(_ texts: JournalTexts, context: RunContext) -> JobRecord? {
         guard let method = texts.term(method).flatMap(RepairMethod.init(rawValue:)),
-              let quality = texts.term(quality).flatMap(ResampleQuality.init(rawValue:)),
-              let recording = texts.name(recording), let output = texts.name(output) else { return nil }
-        var spec = JobSpec(id: id, attempt: 0, input: input.flatMap(texts.name) ?? recording, output: output,
-                           outputRoot: outputRoot ?? context.outputRoot, targetFrames: targetFrames,
-                           method: method, methodReason: texts.term(methodReason) ?? "", quality: quality, noop: noop)
+            let quality = texts.term(quality).flatMap(ResampleQuality.init(rawValue:)),
+            let recording = texts.name(recording), let output = texts.name(output)
+        else { return nil }
+        var spec = JobSpec(
+            id: id, attempt: 0, input: input.flatMap(texts.name) ?? recording, output: output,
+            outputRoot: outputRoot ?? context.outputRoot, targetFrames: targetFrames,
+            method: method, methodReason: texts.term(methodReason) ?? "", quality: quality, noop: noop)
         if let engine {
             guard let known = texts.term(engine).flatMap(ResampleEngine.init(rawValue:)) else { return nil }
             spec.engine = known
         }
-        spec.inputRoots = inputRoots.map { $0 == "=" ? context.roots : $0.isEmpty ? [] : $0.components(separatedBy: "\n") }
+        spec.inputRoots = inputRoots.map {
+            $0 == "=" ? context.roots : $0.isEmpty ? [] : $0.components(separatedBy: "\n")
+        }
         spec.run = wireRun
         if content != nil {
             guard let decoded = JournalJSON.decode(ContentJob.self, content) else { return nil }
@@ -352,9 +361,10 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
         switch state {
         case "done":
             guard let resultWorker = texts.term(resultWorker), let seconds else { return nil }
-            var result = JobResult(id: id, attempt: resultAttempt ?? attempts, worker: resultWorker,
-                                   succeeded: resultSucceeded ?? true, outputFrames: outputFrames, checksum: checksum?.text,
-                                   seconds: seconds, error: resultError)
+            var result = JobResult(
+                id: id, attempt: resultAttempt ?? attempts, worker: resultWorker,
+                succeeded: resultSucceeded ?? true, outputFrames: outputFrames, checksum: checksum?.text,
+                seconds: seconds, error: resultError)
             result.run = wireRun
             result.content = JournalJSON.decode(ContentResult.self, resultContent)
             jobState = .done(result)
@@ -362,8 +372,9 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
         case "queued", "leased": jobState = .queued
         default: return nil
         }
-        return JobRecord(pair: PairID(recording: recording), spec: spec, audioSeconds: audioSeconds, state: jobState,
-                         attempts: attempts, lastError: error)
+        return JobRecord(
+            pair: PairID(recording: recording), spec: spec, audioSeconds: audioSeconds, state: jobState,
+            attempts: attempts, lastError: error)
     }
 }
 
@@ -399,10 +410,13 @@ struct OutputRow: Codable, FetchableRecord, PersistableRecord {
 
     func record(_ texts: JournalTexts) -> OutputRecord? {
         guard let recording = texts.name(recording), let output = texts.name(output) else { return nil }
-        return OutputRecord(recording: recording, prints: JobFingerprints(recording: recordingPrint.text, reference: referencePrint.text,
-                                                                          plan: planPrint.text),
-                            output: output, outputFrames: outputFrames, outputSize: outputSize, outputModified: outputModified,
-                            checksum: checksum?.text, worker: texts.term(worker), run: run)
+        return OutputRecord(
+            recording: recording,
+            prints: JobFingerprints(
+                recording: recordingPrint.text, reference: referencePrint.text,
+                plan: planPrint.text),
+            output: output, outputFrames: outputFrames, outputSize: outputSize, outputModified: outputModified,
+            checksum: checksum?.text, worker: texts.term(worker), run: run)
     }
 }
 

@@ -87,25 +87,32 @@ enum LegacyJournal {
         let decoder = JSONDecoder()
         for run in try Row.fetchAll(db, sql: "SELECT id, report FROM run") {
             let id: Int64 = run["id"]
-            guard let data = run["report"] as Data?, let report = try? decoder.decode(Report.self, from: data) else { continue }
-            try db.execute(sql: "UPDATE run SET planned = 1, generated = ? WHERE id = ?", arguments: [report.generated, id])
+            guard let data = run["report"] as Data?, let report = try? decoder.decode(Report.self, from: data) else {
+                continue
+            }
+            try db.execute(
+                sql: "UPDATE run SET planned = 1, generated = ? WHERE id = ?", arguments: [report.generated, id])
             // Each job's output, by its report row: a pair still to repair has no output in the stored report.
             var outputs: [Int: String] = [:]
             for job in try Row.fetchAll(db, sql: "SELECT row, spec FROM job WHERE run = ?", arguments: [id]) {
-                if let spec = try? decoder.decode(Spec.self, from: job["spec"] as Data) { outputs[job["row"]] = spec.output }
+                if let spec = try? decoder.decode(Spec.self, from: job["spec"] as Data) {
+                    outputs[job["row"]] = spec.output
+                }
             }
             for (position, pair) in report.pairs.enumerated() {
                 try insert(pair, position: position, run: id, output: pair.output ?? outputs[position], db: db)
             }
             var position = 0
             for file in report.unpaired {
-                try db.execute(sql: "INSERT INTO entry (run, position, kind, path, reason) VALUES (?, ?, ?, ?, ?)",
-                               arguments: [id, position, "unpaired-" + file.kind, file.path, file.reason])
+                try db.execute(
+                    sql: "INSERT INTO entry (run, position, kind, path, reason) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [id, position, "unpaired-" + file.kind, file.path, file.reason])
                 position += 1
             }
             for issue in report.errors {
-                try db.execute(sql: "INSERT INTO entry (run, position, kind, path, reason) VALUES (?, ?, 'error', ?, ?)",
-                               arguments: [id, position, issue.path, issue.error])
+                try db.execute(
+                    sql: "INSERT INTO entry (run, position, kind, path, reason) VALUES (?, ?, 'error', ?, ?)",
+                    arguments: [id, position, issue.path, issue.error])
                 position += 1
             }
             for job in try Row.fetchAll(db, sql: "SELECT * FROM job WHERE run = ?", arguments: [id]) {
@@ -114,28 +121,35 @@ enum LegacyJournal {
                 let recording = report.pairs.indices.contains(row) ? report.pairs[row].recording : spec.input
                 let result = (job["result"] as Data?).flatMap { try? decoder.decode(Result.self, from: $0) }
                 let prints = (job["prints"] as Data?).flatMap { try? decoder.decode(Prints.self, from: $0) }
-                try db.execute(sql: """
-                    INSERT INTO job3 (run, id, recording, input, output, outputRoot, inputRoots, targetFrames, method,
-                        methodReason, quality, noop, wireRun, audioSeconds, state, worker, attempts, leasedAt, error,
-                        resultAttempt, resultWorker, outputFrames, checksum, seconds, recordingPrint, referencePrint, planPrint)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [
+                try db.execute(
+                    sql: """
+                        INSERT INTO job3 (run, id, recording, input, output, outputRoot, inputRoots, targetFrames, method,
+                            methodReason, quality, noop, wireRun, audioSeconds, state, worker, attempts, leasedAt, error,
+                            resultAttempt, resultWorker, outputFrames, checksum, seconds, recordingPrint, referencePrint, planPrint)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
                         id, spec.id, recording, spec.input, spec.output, spec.outputRoot,
                         spec.inputRoots?.joined(separator: "\n"), spec.targetFrames, spec.method, spec.methodReason,
                         spec.quality, spec.noop, spec.run, job["audioSeconds"] as Double, job["state"] as String,
-                        job["worker"] as String?, job["attempts"] as Int, job["leasedAt"] as Double?, job["error"] as String?,
+                        job["worker"] as String?, job["attempts"] as Int, job["leasedAt"] as Double?,
+                        job["error"] as String?,
                         result?.attempt, result?.worker, result?.outputFrames, result?.checksum, result?.seconds,
                         prints?.recording, prints?.reference, prints?.plan,
                     ])
             }
         }
         for output in try Row.fetchAll(db, sql: "SELECT * FROM output") {
-            guard let prints = (output["prints"] as Data?).flatMap({ try? decoder.decode(Prints.self, from: $0) }) else { continue }
-            try db.execute(sql: """
-                INSERT INTO output3 (recording, recordingPrint, referencePrint, planPrint, output, outputFrames, outputSize,
-                    outputModified, checksum, worker, run) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [
-                    output["recording"] as String, prints.recording, prints.reference, prints.plan, output["output"] as String,
+            guard let prints = (output["prints"] as Data?).flatMap({ try? decoder.decode(Prints.self, from: $0) })
+            else { continue }
+            try db.execute(
+                sql: """
+                    INSERT INTO output3 (recording, recordingPrint, referencePrint, planPrint, output, outputFrames, outputSize,
+                        outputModified, checksum, worker, run) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    output["recording"] as String, prints.recording, prints.reference, prints.plan,
+                    output["output"] as String,
                     output["outputFrames"] as Int64, output["outputSize"] as Int64?, output["outputModified"] as Int64?,
                     output["checksum"] as String?, output["worker"] as String?, output["run"] as Int64,
                 ])
@@ -150,21 +164,27 @@ enum LegacyJournal {
         case "refuse": decision = "refuse"
         default:
             decision = pair.outcome == "unchanged" ? "unchanged" : "repair"
-            if let target = pair.targetFrames { operations = "\(pair.action == "stretch" ? "stretch" : "resample") \(target)" }
+            if let target = pair.targetFrames {
+                operations = "\(pair.action == "stretch" ? "stretch" : "resample") \(target)"
+            }
         }
-        try db.execute(sql: """
-            INSERT INTO pair (run, position, recording, reference, folder, sampleRate, channels, format, recordingFrames,
-                recordingSeconds, referenceSeconds, referenceDuration, referenceSource, driftSeconds, driftPPM, endOffsetMs,
-                sync, flags, cause, causeDetail, action, method, methodReason, targetFrames, error, warnings, decision,
-                operations, measuredBy, output, outcome, outputFrames, checksum, attempts, worker, processingSeconds)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, 'headers', ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: StatementArguments([
-                run, position, pair.recording, pair.reference, pair.folder, pair.sampleRate, pair.channels, pair.format,
-                pair.recordingFrames, pair.recordingSeconds, pair.referenceSeconds, pair.referenceDuration,
-                pair.referenceSource, pair.driftSeconds, pair.driftPPM, pair.endOffsetMs, pair.sync,
-                (pair.flags ?? []).joined(separator: ";"), pair.cause, pair.causeDetail, pair.action, pair.method,
-                pair.methodReason, pair.targetFrames, pair.error, decision, operations, output, pair.outcome,
-                pair.outputFrames, pair.checksum, pair.attempts, pair.worker, pair.processingSeconds,
-            ] as [(any DatabaseValueConvertible)?]))
+        try db.execute(
+            sql: """
+                INSERT INTO pair (run, position, recording, reference, folder, sampleRate, channels, format, recordingFrames,
+                    recordingSeconds, referenceSeconds, referenceDuration, referenceSource, driftSeconds, driftPPM, endOffsetMs,
+                    sync, flags, cause, causeDetail, action, method, methodReason, targetFrames, error, warnings, decision,
+                    operations, measuredBy, output, outcome, outputFrames, checksum, attempts, worker, processingSeconds)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, 'headers', ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: StatementArguments(
+                [
+                    run, position, pair.recording, pair.reference, pair.folder, pair.sampleRate, pair.channels,
+                    pair.format,
+                    pair.recordingFrames, pair.recordingSeconds, pair.referenceSeconds, pair.referenceDuration,
+                    pair.referenceSource, pair.driftSeconds, pair.driftPPM, pair.endOffsetMs, pair.sync,
+                    (pair.flags ?? []).joined(separator: ";"), pair.cause, pair.causeDetail, pair.action, pair.method,
+                    pair.methodReason, pair.targetFrames, pair.error, decision, operations, output, pair.outcome,
+                    pair.outputFrames, pair.checksum, pair.attempts, pair.worker, pair.processingSeconds,
+                ] as [(any DatabaseValueConvertible)?]))
     }
 }

@@ -25,8 +25,10 @@ public enum DeviceSource: Sendable, Equatable {
         }
         for placeholder in placeholders where placeholder != "stem" {
             guard let index = Int(placeholder), index != 0 else {
-                throw DevicePatternError(expression: template, reason: "{\(placeholder)} is not a folder number: {1} is the "
-                                         + "first folder under the root, {-1} the recording's own folder, {stem} its file name")
+                throw DevicePatternError(
+                    expression: template,
+                    reason: "{\(placeholder)} is not a folder number: {1} is the "
+                        + "first folder under the root, {-1} the recording's own folder, {stem} its file name")
             }
         }
         return .path(template)
@@ -68,9 +70,11 @@ public final class DevicePattern: Sendable, Equatable {
             throw DevicePatternError(expression: expression, reason: "the name '\(template)' uses no capture")
         }
         for placeholder in used where !captureNames.contains(placeholder) {
-            throw DevicePatternError(expression: expression,
-                                     reason: name == nil ? "no capture named 'device' (write (?<device>...), or give a name template)"
-                                         : "the name uses {\(placeholder)}, which the expression does not capture")
+            throw DevicePatternError(
+                expression: expression,
+                reason: name == nil
+                    ? "no capture named 'device' (write (?<device>...), or give a name template)"
+                    : "the name uses {\(placeholder)}, which the expression does not capture")
         }
         self.name = template
     }
@@ -88,7 +92,9 @@ public final class DevicePattern: Sendable, Equatable {
         return DeviceRules.fill(name, with: values)
     }
 
-    public static func == (a: DevicePattern, b: DevicePattern) -> Bool { a.expression == b.expression && a.name == b.name }
+    public static func == (a: DevicePattern, b: DevicePattern) -> Bool {
+        a.expression == b.expression && a.name == b.name
+    }
 
     private static func captureNames(in expression: String) -> [String] {
         // (?<name>...) and (?P<name>...); (?<= and (?<! are lookbehinds, not names.
@@ -99,7 +105,9 @@ public final class DevicePattern: Sendable, Equatable {
             if after.hasPrefix("P<") { after = after.dropFirst() }
             if after.hasPrefix("<"), let close = after.firstIndex(of: ">") {
                 let candidate = after[after.index(after: after.startIndex)..<close]
-                if let first = candidate.first, first.isLetter, candidate.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
+                if let first = candidate.first, first.isLetter,
+                    candidate.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+                {
                     names.append(String(candidate))
                 }
             }
@@ -218,7 +226,8 @@ public struct DeviceRules: Sendable, Equatable {
             }
             if let name = found.flatMap(Self.clean) { return DeviceIdentity(name: name, source: source.label) }
         }
-        return DeviceIdentity(name: Self.folder(relativePath: relative, root: root) ?? "/", source: DeviceSource.folder.label)
+        return DeviceIdentity(
+            name: Self.folder(relativePath: relative, root: root) ?? "/", source: DeviceSource.folder.label)
     }
 
     /// `recording` relative to `root` ("devA/night1/take.wav"); the path as given when it is not under the root.
@@ -278,13 +287,16 @@ public struct DeviceRules: Sendable, Equatable {
 
     // Immutable after creation; NSRegularExpression matching is thread-safe. A constant expression (tested).
     private nonisolated(unsafe) static let dateLike = try? NSRegularExpression(
-        pattern: #"^(\d{4}[-_.]?\d{2}[-_.]?\d{2}([T_ -]?\d{2,6})?|\d{2}[-_.]\d{2}[-_.]\d{4}|(night|day|date|run|session|shift|week|batch)[-_ ]?\d+)$"#,
+        pattern:
+            #"^(\d{4}[-_.]?\d{2}[-_.]?\d{2}([T_ -]?\d{2,6})?|\d{2}[-_.]\d{2}[-_.]\d{4}|(night|day|date|run|session|shift|week|batch)[-_ ]?\d+)$"#,
         options: [.caseInsensitive])
 
     /// Trims a found name; control characters become spaces; empty is no name.
     static func clean(_ name: String) -> String? {
-        let cleaned = String(name.unicodeScalars.map { CharacterSet.controlCharacters.contains($0) ? " " : Character($0) })
-            .trimmingCharacters(in: .whitespaces)
+        let cleaned = String(
+            name.unicodeScalars.map { CharacterSet.controlCharacters.contains($0) ? " " : Character($0) }
+        )
+        .trimmingCharacters(in: .whitespaces)
         return cleaned.isEmpty ? nil : cleaned
     }
 }
@@ -315,7 +327,9 @@ extension DeviceMetadataField {
     static func entry(_ key: String, in description: String) -> String? {
         for line in description.split(whereSeparator: { $0.isNewline || $0 == ";" }) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals].trimmingCharacters(in: .whitespaces) == key else { continue }
+            guard let equals = trimmed.firstIndex(of: "="),
+                trimmed[..<equals].trimmingCharacters(in: .whitespaces) == key
+            else { continue }
             return String(trimmed[trimmed.index(after: equals)...])
         }
         return nil

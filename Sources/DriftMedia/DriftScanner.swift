@@ -34,15 +34,19 @@ public enum DriftScanner {
         }
     }
 
-    private static func row(_ pair: PairCandidate, rules: PairingRules, drift: DriftPolicy, repair: RepairPolicy) -> PairReport {
+    private static func row(_ pair: PairCandidate, rules: PairingRules, drift: DriftPolicy, repair: RepairPolicy)
+        -> PairReport
+    {
         var row: PairReport
         if let refusal = pair.refusal {
-            row = PairReport(recording: pair.recording, reference: pair.reference,
-                             folder: (pair.recording as NSString).deletingLastPathComponent, error: refusal)
+            row = PairReport(
+                recording: pair.recording, reference: pair.reference,
+                folder: (pair.recording as NSString).deletingLastPathComponent, error: refusal)
             row.name(rules.device.identify(recording: pair.recording, root: pair.root, metadata: nil))
         } else {
-            row = measure(recording: pair.recording, reference: pair.reference, root: pair.root, rules: rules,
-                          drift: drift, repair: repair)
+            row = measure(
+                recording: pair.recording, reference: pair.reference, root: pair.root, rules: rules,
+                drift: drift, repair: repair)
         }
         row.warnings = pair.warnings
         return row
@@ -61,8 +65,9 @@ public enum DriftScanner {
         }
         let measured: RecordingProbe.Measure
         do {
-            measured = try RecordingProbe.measure(recording, metadata: rules.device.readsMetadata,
-                                                  ixml: rules.device.readsIXML)
+            measured = try RecordingProbe.measure(
+                recording, metadata: rules.device.readsMetadata,
+                ixml: rules.device.readsIXML)
         } catch {
             return failed("recording: \(error.cause)")
         }
@@ -106,18 +111,22 @@ public enum RecordingProbe {
 
     /// The recording's length and format from its headers; with `metadata`, what may name its device too (the
     /// iXML chunk only with `ixml`).
-    public static func measure(_ path: String, metadata: Bool = false, ixml: Bool = false) throws(AudioError) -> Measure {
+    public static func measure(_ path: String, metadata: Bool = false, ixml: Bool = false) throws(AudioError) -> Measure
+    {
         guard LibraryRoute.usesFFmpeg(path) else {
             let reader = try AudioFileReader(path: path)
-            return Measure(frames: reader.frameCount, sampleRate: reader.format.sampleRate,
-                           channelCount: reader.format.channelCount, format: "\(reader.format.container) \(reader.format.encoding)",
-                           metadata: metadata ? RecordingMetadata(reader: reader, ixml: ixml) : nil)
+            return Measure(
+                frames: reader.frameCount, sampleRate: reader.format.sampleRate,
+                channelCount: reader.format.channelCount,
+                format: "\(reader.format.container) \(reader.format.encoding)",
+                metadata: metadata ? RecordingMetadata(reader: reader, ixml: ixml) : nil)
         }
         let (stream, frames) = try MediaProbe.audioFrames(path)
         let info = try MediaProbe.probe(path)
         guard frames > 0, let rate = stream.sampleRate, rate > 0 else { throw AudioError(path: path, cause: .noFrames) }
-        return Measure(frames: frames, sampleRate: rate, channelCount: stream.channelCount ?? 0,
-                       format: "\(info.container) \(stream.codec)", metadata: metadata ? RecordingMetadata(media: info) : nil)
+        return Measure(
+            frames: frames, sampleRate: rate, channelCount: stream.channelCount ?? 0,
+            format: "\(info.container) \(stream.codec)", metadata: metadata ? RecordingMetadata(media: info) : nil)
     }
 }
 

@@ -98,9 +98,12 @@ public enum FolderScanner {
 
         /// The regular files and the sub-folders to walk of `folder`, skipping hidden, temporary and ignored names
         /// and links the rule above leaves out.
-        mutating func list(_ folder: String, into inventory: inout ScanInventory) -> (files: [String], folders: [String])? {
+        mutating func list(_ folder: String, into inventory: inout ScanInventory) -> (
+            files: [String], folders: [String]
+        )? {
             guard let directory = opendir(folder) else {
-                inventory.issues.append(ScanIssue(path: folder, error: "unreadable folder: \(String(cString: strerror(errno)))"))
+                inventory.issues.append(
+                    ScanIssue(path: folder, error: "unreadable folder: \(String(cString: strerror(errno)))"))
                 return nil
             }
             defer { closedir(directory) }
@@ -111,7 +114,9 @@ public enum FolderScanner {
                 let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                     String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
                 }
-                if name.hasPrefix(".") || FolderScanner.temporarySuffixes.contains(where: { name.hasSuffix($0) }) { continue }
+                if name.hasPrefix(".") || FolderScanner.temporarySuffixes.contains(where: { name.hasSuffix($0) }) {
+                    continue
+                }
                 let path = folder == "/" ? "/" + name : folder + "/" + name
                 if rules.ignore.contains(where: { $0.matches(path) }) { continue }
                 var kind = Int32(entry.pointee.d_type)
@@ -122,7 +127,9 @@ public enum FolderScanner {
                         if viaLink { inventory.issues.append(ScanIssue(path: path, error: "broken symbolic link")) }
                         continue
                     }
-                    kind = (info.st_mode & S_IFMT) == S_IFDIR ? Int32(DT_DIR) : (info.st_mode & S_IFMT) == S_IFREG ? Int32(DT_REG) : 0
+                    kind =
+                        (info.st_mode & S_IFMT) == S_IFDIR
+                        ? Int32(DT_DIR) : (info.st_mode & S_IFMT) == S_IFREG ? Int32(DT_REG) : 0
                 }
                 if kind == Int32(DT_DIR) {
                     if viaLink, let target = realPath(path) {
@@ -185,16 +192,20 @@ public enum FolderScanner {
         let recordingExts = Set(rules.recordingExtensions.map { $0.lowercased() })
         let referenceExts = rules.referenceExtensions.map { $0.lowercased() }
         func path(_ name: String) -> String { folder + "/" + name }
-        func rank(_ name: String) -> Int? { referenceExts.firstIndex(of: (name as NSString).pathExtension.lowercased()) }
+        func rank(_ name: String) -> Int? {
+            referenceExts.firstIndex(of: (name as NSString).pathExtension.lowercased())
+        }
 
         for pattern in rules.patterns {
             for name in files where !used.contains(name) {
                 guard let stem = pattern.stem(of: name) else { continue }
                 let reference = pattern.reference(for: stem)
-                let exists = reference.contains("/")
+                let exists =
+                    reference.contains("/")
                     ? FileManager.default.fileExists(atPath: path(reference)) : names.contains(reference)
                 guard exists, reference != name else { continue }
-                inventory.pairs.append(PairCandidate(recording: path(name), reference: (path(reference) as NSString).standardizingPath))
+                inventory.pairs.append(
+                    PairCandidate(recording: path(name), reference: (path(reference) as NSString).standardizingPath))
                 used.insert(name)
                 if !reference.contains("/") { used.insert(reference) }
             }
@@ -210,10 +221,12 @@ public enum FolderScanner {
             referencesByStem[stem]?.sort { (rank($0) ?? 0, $0) < (rank($1) ?? 0, $1) }
         }
         var pairedReferences = Set<String>()
-        for name in files where !used.contains(name) && recordingExts.contains((name as NSString).pathExtension.lowercased()) {
+        for name in files
+        where !used.contains(name) && recordingExts.contains((name as NSString).pathExtension.lowercased()) {
             let stem = (name as NSString).deletingPathExtension
             guard let candidates = referencesByStem[stem], let chosen = candidates.first else {
-                inventory.unpaired.append(UnpairedFile(path: path(name), kind: .recording, reason: "no reference with the same name"))
+                inventory.unpaired.append(
+                    UnpairedFile(path: path(name), kind: .recording, reason: "no reference with the same name"))
                 continue
             }
             var pair = PairCandidate(recording: path(name), reference: path(chosen))
@@ -222,9 +235,12 @@ public enum FolderScanner {
                 let order = referenceExts.joined(separator: ", ")
                 switch rules.ambiguousReferences {
                 case .prefer:
-                    pair.warnings.append("\(candidates.count) references for one recording: \(chosen) chosen over \(others) (scan.references order: \(order))")
+                    pair.warnings.append(
+                        "\(candidates.count) references for one recording: \(chosen) chosen over \(others) (scan.references order: \(order))"
+                    )
                 case .refuse:
-                    pair.refusal = "\(candidates.count) references for one recording (\(candidates.joined(separator: ", "))): refused until the configuration chooses (scan.references order, or scan.ambiguous-references: prefer)"
+                    pair.refusal =
+                        "\(candidates.count) references for one recording (\(candidates.joined(separator: ", "))): refused until the configuration chooses (scan.references order, or scan.ambiguous-references: prefer)"
                 }
             }
             inventory.pairs.append(pair)
@@ -232,14 +248,17 @@ public enum FolderScanner {
             pairedReferences.formUnion(candidates)
         }
         used.formUnion(pairedReferences)
-        for name in files where !used.contains(name) && referenceExts.contains((name as NSString).pathExtension.lowercased()) {
+        for name in files
+        where !used.contains(name) && referenceExts.contains((name as NSString).pathExtension.lowercased()) {
             // A video with its own audio track and no separate recording: the track is measured against its picture.
             if rules.selfPairs, name.lowercased().hasSuffix("." + ReferenceProbe.sidecarExtension) == false,
-               let info = try? MediaProbe.probe(path(name)), !info.videoStreams.isEmpty, !info.audioStreams.isEmpty {
+                let info = try? MediaProbe.probe(path(name)), !info.videoStreams.isEmpty, !info.audioStreams.isEmpty
+            {
                 inventory.pairs.append(PairCandidate(recording: path(name), reference: path(name)))
                 continue
             }
-            inventory.unpaired.append(UnpairedFile(path: path(name), kind: .reference, reason: "no recording with the same name"))
+            inventory.unpaired.append(
+                UnpairedFile(path: path(name), kind: .reference, reason: "no recording with the same name"))
         }
     }
 }

@@ -51,7 +51,9 @@ public struct MovieInfo: Sendable, Equatable {
         }
         if video.mediaDuration > 0 && video.mediaDuration != UInt64(UInt32.max) && video.mediaDuration != UInt64.max {
             let fragmentPart = video.fragmentDuration
-            return ticks(video.mediaDuration + fragmentPart, video.mediaTimescale, fragmentPart > 0 ? "media header + fragments" : "media header")
+            return ticks(
+                video.mediaDuration + fragmentPart, video.mediaTimescale,
+                fragmentPart > 0 ? "media header + fragments" : "media header")
         }
         if fragmented {
             if let fragmentDuration, fragmentDuration > 0 {
@@ -64,7 +66,8 @@ public struct MovieInfo: Sendable, Equatable {
         return .failure(.noDuration)
     }
 
-    private func ticks(_ value: UInt64, _ timescale: UInt32, _ source: String) -> Result<(Rational, String), MovieError> {
+    private func ticks(_ value: UInt64, _ timescale: UInt32, _ source: String) -> Result<(Rational, String), MovieError>
+    {
         guard timescale > 0 else { return .failure(.malformed("timescale 0")) }
         guard let count = Int64(exactly: value) else { return .failure(.malformed("duration out of range")) }
         return .success((Rational(count, Int64(timescale)), source))

@@ -23,7 +23,9 @@ public struct MovieParser {
         var track: MovieInfo.Track? = nil
         var fragmentTrack: UInt32 = 0
         var defaultDuration: UInt32 = 0
-        try parser.walk(from: 0, to: source.size, depth: 0, track: &track, fragmentTrack: &fragmentTrack, defaultDuration: &defaultDuration)
+        try parser.walk(
+            from: 0, to: source.size, depth: 0, track: &track, fragmentTrack: &fragmentTrack,
+            defaultDuration: &defaultDuration)
         guard parser.sawMovie else { throw .noMovieBox }
         return parser.info
     }
@@ -49,7 +51,9 @@ public struct MovieParser {
         from start: Int64, to end: Int64, depth: Int, track: inout MovieInfo.Track?, fragmentTrack: inout UInt32,
         defaultDuration: inout UInt32
     ) throws(MovieError) {
-        guard depth <= MovieParser.maxDepth else { throw .malformed("boxes nested deeper than \(MovieParser.maxDepth)") }
+        guard depth <= MovieParser.maxDepth else {
+            throw .malformed("boxes nested deeper than \(MovieParser.maxDepth)")
+        }
         var position = start
         while position < end {
             boxes += 1
@@ -63,7 +67,9 @@ public struct MovieParser {
             let type = String(decoding: header[4..<8].map { $0 >= 0x20 && $0 < 0x7F ? $0 : 0x3F }, as: UTF8.self)
             var headerSize: Int64 = 8
             if size == 1 {
-                guard let large = try bytes(at: position + 8, count: 8) else { throw .truncated("64-bit size of '\(type)'") }
+                guard let large = try bytes(at: position + 8, count: 8) else {
+                    throw .truncated("64-bit size of '\(type)'")
+                }
                 let value = BigEndian.u64(large, 0)
                 guard value <= UInt64(Int64.max) else { throw .malformed("'\(type)' size out of range") }
                 size = Int64(value)
@@ -76,22 +82,31 @@ public struct MovieParser {
             guard boxEnd <= end else {
                 // A cut-off mdat at the end of a file still being written is common; the headers may be complete.
                 if depth == 0 && type == "mdat" { return }
-                throw .truncated("'\(type)' box at byte \(position) runs past the end (\(size) bytes, \(end - position) left)")
+                throw .truncated(
+                    "'\(type)' box at byte \(position) runs past the end (\(size) bytes, \(end - position) left)")
             }
             let body = position + headerSize
             switch type {
             case "moov":
                 sawMovie = true
-                try walk(from: body, to: boxEnd, depth: depth + 1, track: &track, fragmentTrack: &fragmentTrack, defaultDuration: &defaultDuration)
+                try walk(
+                    from: body, to: boxEnd, depth: depth + 1, track: &track, fragmentTrack: &fragmentTrack,
+                    defaultDuration: &defaultDuration)
             case "trak":
                 var current: MovieInfo.Track? = MovieInfo.Track()
-                try walk(from: body, to: boxEnd, depth: depth + 1, track: &current, fragmentTrack: &fragmentTrack, defaultDuration: &defaultDuration)
+                try walk(
+                    from: body, to: boxEnd, depth: depth + 1, track: &current, fragmentTrack: &fragmentTrack,
+                    defaultDuration: &defaultDuration)
                 if let current { info.tracks.append(current) }
             case "mdia", "edts", "mvex", "traf":
-                try walk(from: body, to: boxEnd, depth: depth + 1, track: &track, fragmentTrack: &fragmentTrack, defaultDuration: &defaultDuration)
+                try walk(
+                    from: body, to: boxEnd, depth: depth + 1, track: &track, fragmentTrack: &fragmentTrack,
+                    defaultDuration: &defaultDuration)
             case "moof":
                 info.fragmented = true
-                try walk(from: body, to: boxEnd, depth: depth + 1, track: &track, fragmentTrack: &fragmentTrack, defaultDuration: &defaultDuration)
+                try walk(
+                    from: body, to: boxEnd, depth: depth + 1, track: &track, fragmentTrack: &fragmentTrack,
+                    defaultDuration: &defaultDuration)
             case "mvhd":
                 let p = try payload(body, boxEnd, type)
                 let (timescale, duration) = try timescaleAndDuration(p, type)
@@ -128,7 +143,9 @@ public struct MovieParser {
                 guard p.count >= 16 else { throw .truncated("trex") }
                 let id = BigEndian.u32(p, 4)
                 let duration = BigEndian.u32(p, 12)
-                if let index = info.tracks.firstIndex(where: { $0.id == id }) { info.tracks[index].defaultSampleDuration = duration }
+                if let index = info.tracks.firstIndex(where: { $0.id == id }) {
+                    info.tracks[index].defaultSampleDuration = duration
+                }
             case "tfhd":
                 let p = try payload(body, boxEnd, type)
                 guard p.count >= 8 else { throw .truncated("tfhd") }
@@ -158,7 +175,9 @@ public struct MovieParser {
 
     private func payload(_ start: Int64, _ end: Int64, _ type: String) throws(MovieError) -> [UInt8] {
         let count = end - start
-        guard count <= Int64(MovieParser.maxPayload) else { throw .malformed("'\(type)' box of \(count) bytes is implausibly large") }
+        guard count <= Int64(MovieParser.maxPayload) else {
+            throw .malformed("'\(type)' box of \(count) bytes is implausibly large")
+        }
         guard let bytes = try bytes(at: start, count: Int(count)) else { throw .truncated(type) }
         return bytes
     }
@@ -179,11 +198,15 @@ public struct MovieParser {
         let version = p[0]
         let count = Int(BigEndian.u32(p, 4))
         let entrySize = version == 1 ? 20 : 12
-        guard count <= (p.count - 8) / entrySize else { throw .malformed("elst claims \(count) entries in \(p.count) bytes") }
+        guard count <= (p.count - 8) / entrySize else {
+            throw .malformed("elst claims \(count) entries in \(p.count) bytes")
+        }
         return (0..<count).map { i in
             let offset = 8 + i * entrySize
             if version == 1 {
-                return MovieInfo.Edit(segmentDuration: BigEndian.u64(p, offset), mediaTime: Int64(bitPattern: BigEndian.u64(p, offset + 8)))
+                return MovieInfo.Edit(
+                    segmentDuration: BigEndian.u64(p, offset),
+                    mediaTime: Int64(bitPattern: BigEndian.u64(p, offset + 8)))
             }
             return MovieInfo.Edit(
                 segmentDuration: UInt64(BigEndian.u32(p, offset)),
@@ -202,7 +225,9 @@ public struct MovieParser {
         let fields = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count
         guard flags & 0x100 != 0 else { return UInt64(count) * UInt64(defaultDuration) }
         guard p.count >= offset else { throw .truncated("trun") }
-        guard count <= (p.count - offset) / (fields * 4) else { throw .malformed("trun claims \(count) samples in \(p.count) bytes") }
+        guard count <= (p.count - offset) / (fields * 4) else {
+            throw .malformed("trun claims \(count) samples in \(p.count) bytes")
+        }
         var total: UInt64 = 0
         for i in 0..<count { total += UInt64(BigEndian.u32(p, offset + i * fields * 4)) }
         return total

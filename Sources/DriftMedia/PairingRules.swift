@@ -16,7 +16,9 @@ public struct PairPattern: Sendable, Equatable {
         guard let range = recording.range(of: "{stem}") else { return name == recording ? "" : nil }
         let prefix = recording[..<range.lowerBound]
         let suffix = recording[range.upperBound...]
-        guard name.count > prefix.count + suffix.count, name.hasPrefix(prefix), name.hasSuffix(suffix) else { return nil }
+        guard name.count > prefix.count + suffix.count, name.hasPrefix(prefix), name.hasSuffix(suffix) else {
+            return nil
+        }
         return String(name.dropFirst(prefix.count).dropLast(suffix.count))
     }
 
@@ -49,10 +51,14 @@ public struct PairingRules: Sendable, Equatable {
     /// its root, `{stem}` its name without extension, `{recording}` the recording's; the extension picks the format.
     public var soundOutput = "{folder}/{stem}.wav"
     /// Extensions (lower case, no dot) of recordings.
-    public var recordingExtensions = ["wav", "bwf", "rf64", "w64", "aif", "aiff", "caf", "flac", "ogg", "opus", "mp3",
-                                      "m4a", "mka", "aac"]
+    public var recordingExtensions = [
+        "wav", "bwf", "rf64", "w64", "aif", "aiff", "caf", "flac", "ogg", "opus", "mp3",
+        "m4a", "mka", "aac",
+    ]
     /// Extensions of references, most preferred first, for the default same-stem pairing.
-    public var referenceExtensions = ["mov", "mp4", "m4v", "mkv", "webm", "mxf", "avi", "mts", "m2ts", "ts", "duration"]
+    public var referenceExtensions = [
+        "mov", "mp4", "m4v", "mkv", "webm", "mxf", "avi", "mts", "m2ts", "ts", "duration",
+    ]
     /// Extra patterns, tried before the same-stem rule.
     public var patterns: [PairPattern] = []
     /// Paths to leave out.

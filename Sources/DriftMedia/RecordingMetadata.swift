@@ -12,8 +12,10 @@ public struct RecordingMetadata: Sendable, Equatable {
     public var ixml: String?
     public var tags: [String: String]
 
-    public init(originator: String? = nil, originatorReference: String? = nil, bextDescription: String? = nil,
-                ixml: String? = nil, tags: [String: String] = [:]) {
+    public init(
+        originator: String? = nil, originatorReference: String? = nil, bextDescription: String? = nil,
+        ixml: String? = nil, tags: [String: String] = [:]
+    ) {
         self.originator = originator
         self.originatorReference = originatorReference
         self.bextDescription = bextDescription
@@ -31,9 +33,10 @@ public struct RecordingMetadata: Sendable, Equatable {
         let (tags, bext) = reader.descriptiveMetadata()
         var named: [String: String] = [:]
         for (tag, value) in tags { named[String(describing: tag).lowercased()] = value }
-        self.init(originator: bext.map(\.originator), originatorReference: bext.map(\.originatorReference),
-                  bextDescription: bext.map(\.description), ixml: wantIXML ? reader.chunk("iXML").map(IXMLText.decode) : nil,
-                  tags: named)
+        self.init(
+            originator: bext.map(\.originator), originatorReference: bext.map(\.originatorReference),
+            bextDescription: bext.map(\.description), ixml: wantIXML ? reader.chunk("iXML").map(IXMLText.decode) : nil,
+            tags: named)
     }
 
     /// What FFmpeg read of a container: its tags, and its first audio stream's beneath them (Ogg and Matroska keep

@@ -29,15 +29,18 @@ public enum ReferenceProbe {
     public static let sidecarExtension = "duration"
 
     /// The duration of the reference at `path`.
-    public static func duration(of path: String, movieHeaderFallback: Bool = false) -> Result<ReferenceDuration, MediaError> {
+    public static func duration(of path: String, movieHeaderFallback: Bool = false) -> Result<
+        ReferenceDuration, MediaError
+    > {
         let ext = (path as NSString).pathExtension.lowercased()
         if ext == sidecarExtension { return sidecar(path) }
         if movieExtensions.contains(ext) { return movie(path, movieHeaderFallback: movieHeaderFallback) }
         if LibraryRoute.usesFFmpeg(path) { return media(path) }
         do {
             let reader = try AudioFileReader(path: path)
-            return .success(ReferenceDuration(
-                seconds: Rational(reader.frameCount, Int64(reader.format.sampleRate)), source: "audio header"))
+            return .success(
+                ReferenceDuration(
+                    seconds: Rational(reader.frameCount, Int64(reader.format.sampleRate)), source: "audio header"))
         } catch {
             return .failure(MediaError(path: path, reason: "\(error.cause)"))
         }
@@ -53,8 +56,10 @@ public enum ReferenceProbe {
                 let coarse = video.resolution.numerator * 10_000 > video.resolution.denominator
                 // The report row says how precise the reference is: "video timestamps (to 1/1000 s)".
                 let stated = coarse ? " (to \(video.resolution.numerator)/\(video.resolution.denominator) s)" : ""
-                return .success(ReferenceDuration(seconds: video.seconds, source: video.source + stated,
-                                                  resolution: coarse ? video.resolution : nil))
+                return .success(
+                    ReferenceDuration(
+                        seconds: video.seconds, source: video.source + stated,
+                        resolution: coarse ? video.resolution : nil))
             }
             guard !info.audioStreams.isEmpty else {
                 return .failure(MediaError(path: path, reason: "no video or audio stream to take a duration from"))
@@ -63,7 +68,9 @@ public enum ReferenceProbe {
             guard let rate = audio.stream.sampleRate, rate > 0, audio.frames > 0 else {
                 return .failure(MediaError(path: path, reason: "the audio stream has no samples"))
             }
-            return .success(ReferenceDuration(seconds: Rational(audio.frames, Int64(rate)), source: "\(audio.stream.codec) packets"))
+            return .success(
+                ReferenceDuration(seconds: Rational(audio.frames, Int64(rate)), source: "\(audio.stream.codec) packets")
+            )
         } catch {
             return .failure(MediaError(path: path, reason: "\(error.cause)"))
         }
@@ -94,11 +101,16 @@ public enum ReferenceProbe {
     /// frames at a rate (`172800000@48000`). Blank lines and `#` comments are ignored.
     static func sidecar(_ path: String) -> Result<ReferenceDuration, MediaError> {
         guard let data = FileManager.default.contents(atPath: path) else {
-            return .failure(MediaError(path: path, reason: FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"))
+            return .failure(
+                MediaError(
+                    path: path, reason: FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
+                ))
         }
         guard data.count <= 4096 else { return .failure(MediaError(path: path, reason: "sidecar larger than 4 KiB")) }
         let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
-            .map { $0.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "" }
+            .map {
+                $0.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            }
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }
         guard lines.count == 1, let line = lines.first else {
@@ -108,13 +120,16 @@ public enum ReferenceProbe {
             let seconds: Rational
             if let at = line.firstIndex(of: "@") {
                 guard let frames = Int64(line[..<at].trimmingCharacters(in: .whitespaces)),
-                      let rate = Int64(line[line.index(after: at)...].trimmingCharacters(in: .whitespaces)), frames > 0, rate > 0
+                    let rate = Int64(line[line.index(after: at)...].trimmingCharacters(in: .whitespaces)), frames > 0,
+                    rate > 0
                 else { return .failure(MediaError(path: path, reason: "'\(line)' is not FRAMES@RATE")) }
                 seconds = Rational(frames, rate)
             } else {
                 seconds = try Rational(parsing: line)
             }
-            guard seconds.numerator > 0 else { return .failure(MediaError(path: path, reason: "duration must be positive")) }
+            guard seconds.numerator > 0 else {
+                return .failure(MediaError(path: path, reason: "duration must be positive"))
+            }
             return .success(ReferenceDuration(seconds: seconds, source: "sidecar"))
         } catch {
             return .failure(MediaError(path: path, reason: error.description))

@@ -51,8 +51,10 @@ public struct SoundGroupRules: Sendable, Equatable {
     /// `creation_time` (or `date`) tag and its modification time.
     public static func day(of path: String) -> String? {
         if !LibraryRoute.usesFFmpeg(path) {
-            if let reader = try? AudioFileReader(path: path), let date = reader.metadata().broadcastInfo?.originationDate,
-               let day = isoDay(date) {
+            if let reader = try? AudioFileReader(path: path),
+                let date = reader.metadata().broadcastInfo?.originationDate,
+                let day = isoDay(date)
+            {
                 return day
             }
         } else if let info = try? MediaProbe.probe(path) {
@@ -74,8 +76,10 @@ public struct SoundGroupRules: Sendable, Equatable {
         let digits = Array(text.trimmingCharacters(in: .whitespaces).prefix(10))
         guard digits.count == 10, [4, 7].allSatisfy({ "-:/.".contains(digits[$0]) }) else { return nil }
         let numbers = [0..<4, 5..<7, 8..<10].map { Int(String(digits[$0])) }
-        guard let year = numbers[0], let month = numbers[1], let day = numbers[2], year > 1900, (1...12).contains(month),
-              (1...31).contains(day) else { return nil }
+        guard let year = numbers[0], let month = numbers[1], let day = numbers[2], year > 1900,
+            (1...12).contains(month),
+            (1...31).contains(day)
+        else { return nil }
         return String(format: "%04d-%02d-%02d", year, month, day)
     }
 }

@@ -24,18 +24,28 @@ public final class LiveRunMetrics: Sendable {
     private let workerSeries = WorkerSeries()
 
     public init(now: Date = Date()) {
-        queued = registry.makeGauge(name: "driftfix_run_jobs", labels: [("state", "queued")],
-                                    help: "Jobs of the run in progress by state: queued, or leased to a worker.")
-        leased = registry.makeGauge(name: "driftfix_run_jobs", labels: [("state", "leased")],
-                                    help: "Jobs of the run in progress by state: queued, or leased to a worker.")
-        done = registry.makeCounter(name: "driftfix_run_jobs_done_total", help: "Jobs of the run in progress that finished with a verified result.")
-        failed = registry.makeCounter(name: "driftfix_run_jobs_failed_total", help: "Jobs of the run in progress that failed for good.")
-        requeued = registry.makeCounter(name: "driftfix_run_jobs_requeued_total", help: "Leases of the run in progress put back in the queue.")
-        audio = registry.makeCounter(name: "driftfix_run_audio_seconds_repaired_total", help: "Seconds of audio the run in progress repaired.")
-        workers = registry.makeGauge(name: "driftfix_run_workers_connected", help: "Workers connected to the coordinator.")
-        started = registry.makeGauge(name: "driftfix_run_start_timestamp_seconds", help: "Unix time the run in progress started.")
-        progress = registry.makeGauge(name: "driftfix_run_last_progress_timestamp_seconds",
-                                      help: "Unix time a job of the run in progress last finished or started.")
+        queued = registry.makeGauge(
+            name: "driftfix_run_jobs", labels: [("state", "queued")],
+            help: "Jobs of the run in progress by state: queued, or leased to a worker.")
+        leased = registry.makeGauge(
+            name: "driftfix_run_jobs", labels: [("state", "leased")],
+            help: "Jobs of the run in progress by state: queued, or leased to a worker.")
+        done = registry.makeCounter(
+            name: "driftfix_run_jobs_done_total",
+            help: "Jobs of the run in progress that finished with a verified result.")
+        failed = registry.makeCounter(
+            name: "driftfix_run_jobs_failed_total", help: "Jobs of the run in progress that failed for good.")
+        requeued = registry.makeCounter(
+            name: "driftfix_run_jobs_requeued_total", help: "Leases of the run in progress put back in the queue.")
+        audio = registry.makeCounter(
+            name: "driftfix_run_audio_seconds_repaired_total", help: "Seconds of audio the run in progress repaired.")
+        workers = registry.makeGauge(
+            name: "driftfix_run_workers_connected", help: "Workers connected to the coordinator.")
+        started = registry.makeGauge(
+            name: "driftfix_run_start_timestamp_seconds", help: "Unix time the run in progress started.")
+        progress = registry.makeGauge(
+            name: "driftfix_run_last_progress_timestamp_seconds",
+            help: "Unix time a job of the run in progress last finished or started.")
         started.set(now.timeIntervalSince1970)
         progress.set(now.timeIntervalSince1970)
     }
@@ -116,15 +126,17 @@ public final class LiveRunMetrics: Sendable {
 
         func connected(_ name: String, _ up: Bool, in registry: PrometheusCollectorRegistry) {
             cached(&connected, name) {
-                registry.makeGauge(name: "driftfix_run_worker_connected", labels: [("worker", name)],
-                                   help: "1 while the worker is connected to the run in progress, 0 once it is gone.")
+                registry.makeGauge(
+                    name: "driftfix_run_worker_connected", labels: [("worker", name)],
+                    help: "1 while the worker is connected to the run in progress, 0 once it is gone.")
             }.set(up ? 1.0 : 0.0)
         }
 
         func done(by name: String, in registry: PrometheusCollectorRegistry) {
             cached(&done, name) {
-                registry.makeCounter(name: "driftfix_run_worker_jobs_done_total", labels: [("worker", name)],
-                                     help: "Jobs of the run in progress each worker finished with a verified result.")
+                registry.makeCounter(
+                    name: "driftfix_run_worker_jobs_done_total", labels: [("worker", name)],
+                    help: "Jobs of the run in progress each worker finished with a verified result.")
             }.increment()
         }
 

@@ -15,8 +15,10 @@ public final class MetricsServer: Service, Sendable {
     private let logger: Logger
 
     /// - Parameter port: 0 picks a free port (logged as the address it listens on).
-    public init(host: String, port: Int, logger: Logger, healthy: @escaping @Sendable () -> Bool = { true },
-                render: @escaping @Sendable () -> [UInt8]) {
+    public init(
+        host: String, port: Int, logger: Logger, healthy: @escaping @Sendable () -> Bool = { true },
+        render: @escaping @Sendable () -> [UInt8]
+    ) {
         self.host = host
         self.port = port
         self.render = render
@@ -111,9 +113,12 @@ private final class MetricsHandler: ChannelInboundHandler {
         headers.add(name: "Content-Type", value: type)
         headers.add(name: "Content-Length", value: "\(body.count)")
         headers.add(name: "Connection", value: "close")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))),
+            promise: nil)
         if head.method != .HEAD {
-            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+            context.write(
+                wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
         }
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }

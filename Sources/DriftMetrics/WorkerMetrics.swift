@@ -11,11 +11,14 @@ public final class WorkerMetrics: Sendable {
     private let connected: Gauge
 
     public init() {
-        done = registry.makeCounter(name: "driftfix_worker_jobs_done_total", help: "Jobs this worker finished with a verified result.")
-        frames = registry.makeCounter(name: "driftfix_worker_output_frames_total", help: "Frames of verified output this worker wrote.")
+        done = registry.makeCounter(
+            name: "driftfix_worker_jobs_done_total", help: "Jobs this worker finished with a verified result.")
+        frames = registry.makeCounter(
+            name: "driftfix_worker_output_frames_total", help: "Frames of verified output this worker wrote.")
         running = registry.makeGauge(name: "driftfix_worker_jobs_running", help: "Jobs this worker is running now.")
-        connected = registry.makeGauge(name: "driftfix_worker_coordinator_connected",
-                                       help: "1 while a coordinator is answering, 0 while the worker waits for one.")
+        connected = registry.makeGauge(
+            name: "driftfix_worker_coordinator_connected",
+            help: "1 while a coordinator is answering, 0 while the worker waits for one.")
     }
 
     public func started() { running.increment() }
@@ -27,8 +30,10 @@ public final class WorkerMetrics: Sendable {
             done.increment()
             frames.increment(by: outputFrames ?? 0)
         } else {
-            registry.makeCounter(name: "driftfix_worker_jobs_failed_total", labels: [("reason", Self.reason(error))],
-                                 help: "Jobs this worker failed, by reason.").increment()
+            registry.makeCounter(
+                name: "driftfix_worker_jobs_failed_total", labels: [("reason", Self.reason(error))],
+                help: "Jobs this worker failed, by reason."
+            ).increment()
         }
     }
 

@@ -60,4 +60,3 @@ final class BlockQueue<Element>: @unchecked Sendable {  // all mutable state is 
         condition.unlock()
     }
 }
-

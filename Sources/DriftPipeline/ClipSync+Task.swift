@@ -17,7 +17,9 @@ extension ClipSync {
         }
         let sure = rows.indices.filter { rows[$0].status != .uncertain }
         // The recording that heard more of the clip, then the more confident one.
-        func rank(_ i: Int) -> (Double, Double) { ((rows[i].coverage * 100).rounded(), rows[i].content?.confidence ?? 0) }
+        func rank(_ i: Int) -> (Double, Double) {
+            ((rows[i].coverage * 100).rounded(), rows[i].content?.confidence ?? 0)
+        }
         guard let best = sure.max(by: { rank($0) < rank($1) }) else { return rows }
         for i in sure { rows[i].status = i == best ? .used : .alternative }
         let place = task.places[best]
@@ -36,10 +38,12 @@ extension ClipSync {
         var row: SoundPairingReport.Match
         var placement: Placement?
         do {
-            let length = try place.recordingFrames.flatMap { frames in place.sampleRate.map { (frames, $0) } }
+            let length =
+                try place.recordingFrames.flatMap { frames in place.sampleRate.map { (frames, $0) } }
                 ?? MediaRoute.frames(of: place.recording)
-            let measured = try ClipSync.measure(recording: place.recording, clip: task.clip, candidate: candidate,
-                                                clipSeconds: task.clipSeconds, recordingLength: length)
+            let measured = try ClipSync.measure(
+                recording: place.recording, clip: task.clip, candidate: candidate,
+                clipSeconds: task.clipSeconds, recordingLength: length)
             placement = measured
             let sure = measured.isConfirmed(minimumConfidence: task.minimumConfidence)
             let confidence = String(format: "%.2f", measured.content.confidence)
@@ -47,7 +51,10 @@ extension ClipSync {
                 reference: task.clip, recording: place.recording, recordingStartSeconds: measured.recordingStartSeconds,
                 recordingEndSeconds: measured.recordingEndSeconds, coverage: coverage(measured) ?? candidate.coverage,
                 clarity: candidate.clarity, content: measured.content, status: sure ? .alternative : .uncertain,
-                note: sure ? nil : "not confirmed by the measurement: \(measured.content.reason ?? "confidence \(confidence) under \(task.minimumConfidence)")")
+                note: sure
+                    ? nil
+                    : "not confirmed by the measurement: \(measured.content.reason ?? "confidence \(confidence) under \(task.minimumConfidence)")"
+            )
         } catch {
             row = SoundPairingReport.Match(
                 reference: task.clip, recording: place.recording, recordingStartSeconds: candidate.startSeconds,
@@ -60,7 +67,9 @@ extension ClipSync {
                 let agrees = abs(start - predicted) <= 0.1 + 1e-3 * abs(start)
                 row.timecodeAgrees = agrees
                 if !agrees {
-                    let note = String(format: "timecode disagrees: it puts the clip %+.3f s from where its sound is", predicted - start)
+                    let note = String(
+                        format: "timecode disagrees: it puts the clip %+.3f s from where its sound is",
+                        predicted - start)
                     row.note = row.note.map { $0 + "; " + note } ?? note
                 }
             }
@@ -70,15 +79,18 @@ extension ClipSync {
 
     /// The share of the clip inside the recording, from the measured place.
     public static func coverage(_ placement: Placement) -> Double? {
-        guard let start = placement.recordingStartSeconds, let end = placement.recordingEndSeconds, end > start else { return nil }
+        guard let start = placement.recordingStartSeconds, let end = placement.recordingEndSeconds, end > start else {
+            return nil
+        }
         let length = Double(placement.recordingFrames) / Double(placement.sampleRate)
         return max(0, min(end, length) - max(start, 0)) / (end - start)
     }
 
     /// The chosen row with the clip's audio written to `output`, or failed with the reason.
-    private static func cut(_ match: SoundPairingReport.Match, _ placement: Placement?, output: String,
-                            engine: ResampleEngine, task: ClipTask) -> SoundPairingReport.Match
-    {
+    private static func cut(
+        _ match: SoundPairingReport.Match, _ placement: Placement?, output: String,
+        engine: ResampleEngine, task: ClipTask
+    ) -> SoundPairingReport.Match {
         var row = match
         do {
             guard let placement else { throw ContentRefusal("not measured") }
@@ -86,16 +98,19 @@ extension ClipSync {
             // The clip's length at the recording's rate, in integers.
             let rate = Int128(placement.sampleRate)
             let frames = Int64((Int128(clipFrames) * rate * 2 + Int128(clipRate)) / (2 * Int128(clipRate)))
-            try FileManager.default.createDirectory(atPath: (output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            let repair = try ClipSync.repair(placement, clipFrames: frames, output: output, quality: task.quality,
-                                             engine: engine, limitMs: task.residualLimitMs, mux: task.mux)
+            try FileManager.default.createDirectory(
+                atPath: (output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            let repair = try ClipSync.repair(
+                placement, clipFrames: frames, output: output, quality: task.quality,
+                engine: engine, limitMs: task.residualLimitMs, mux: task.mux)
             row.output = output
             row.outputFrames = repair.result.outputFrames
             row.operations = repair.operations.map(\.description)
             row.content?.residualMs = repair.verification.residualMs
             row.content?.residualLimitMs = repair.verification.limitMs
             if match.coverage < 0.999 {
-                row.note = "the recording heard \(Int((match.coverage * 100).rounded())) % of the clip; the rest is silence"
+                row.note =
+                    "the recording heard \(Int((match.coverage * 100).rounded())) % of the clip; the rest is silence"
             }
         } catch {
             row.status = .failed

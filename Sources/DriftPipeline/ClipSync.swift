@@ -56,8 +56,10 @@ public enum ClipSync {
             return start + (clipSeconds - lost) * (1 + drift * 1e-6)
         }
 
-        public init(recording: String, clip: String, candidate: SoundCandidate, content: ContentMeasurement,
-                    recordingFrames: Int64, sampleRate: Int, clipSeconds: Double) {
+        public init(
+            recording: String, clip: String, candidate: SoundCandidate, content: ContentMeasurement,
+            recordingFrames: Int64, sampleRate: Int, clipSeconds: Double
+        ) {
             self.recording = recording
             self.clip = clip
             self.candidate = candidate
@@ -74,7 +76,8 @@ public enum ClipSync {
         public func isConfirmed(minimumConfidence: Double) -> Bool {
             guard content.isMeasured else { return false }
             if content.confidence >= minimumConfidence { return true }
-            guard content.confidence >= minimumConfidence / 2, candidate.isClear, let start = recordingStartSeconds else { return false }
+            guard content.confidence >= minimumConfidence / 2, candidate.isClear, let start = recordingStartSeconds
+            else { return false }
             return abs(start - candidate.startSeconds) <= 0.025
         }
     }
@@ -84,26 +87,35 @@ public enum ClipSync {
     /// - Throws: `AudioError` naming the file that cannot be read.
     /// - Parameter recordingLength: the recording's frames and rate where the caller counted them already (a compressed
     ///   file is counted by decoding it whole).
-    public static func measure(recording: String, clip: String, candidate: SoundCandidate, clipSeconds: Double,
-                               recordingLength: (frames: Int64, sampleRate: Int)? = nil) throws -> Placement {
+    public static func measure(
+        recording: String, clip: String, candidate: SoundCandidate, clipSeconds: Double,
+        recordingLength: (frames: Int64, sampleRate: Int)? = nil
+    ) throws -> Placement {
         let whole = try ContentProbe.input(recording)
         let (frames, rate) = try recordingLength ?? MediaRoute.frames(of: recording)
         guard let clipSound = try ContentProbe.sound(of: clip) else {
-            throw AudioError(path: clip, cause: .unsupported("the clip has no sound of its own (no audio stream) to find"))
+            throw AudioError(
+                path: clip, cause: .unsupported("the clip has no sound of its own (no audio stream) to find"))
         }
         let first = max(0, Int64(((candidate.startSeconds - margin) * Double(rate)).rounded(.down)))
-        let last = min(frames, Int64(((candidate.startSeconds + clipSeconds * 1.003 + margin) * Double(rate)).rounded(.up)))
+        let last = min(
+            frames, Int64(((candidate.startSeconds + clipSeconds * 1.003 + margin) * Double(rate)).rounded(.up)))
         guard last > first else {
-            let unmeasured = ContentMeasurement(offsetMs: nil, driftPPM: nil, driftPPMError: nil, model: .unmeasurable, confidence: 0,
-                                                reason: "the recording does not reach the place its sound was found", unmeasurable: .noCommonSound)
-            return Placement(recording: recording, clip: clip, candidate: candidate, content: unmeasured,
-                             recordingFrames: frames, sampleRate: rate, clipSeconds: clipSeconds)
+            let unmeasured = ContentMeasurement(
+                offsetMs: nil, driftPPM: nil, driftPPMError: nil, model: .unmeasurable, confidence: 0,
+                reason: "the recording does not reach the place its sound was found", unmeasurable: .noCommonSound)
+            return Placement(
+                recording: recording, clip: clip, candidate: candidate, content: unmeasured,
+                recordingFrames: frames, sampleRate: rate, clipSeconds: clipSeconds)
         }
-        let span = MeasuredInput(path: recording, sampleRate: rate) { SpanSource(try whole.open(), range: first..<last) }
+        let span = MeasuredInput(path: recording, sampleRate: rate) {
+            SpanSource(try whole.open(), range: first..<last)
+        }
         let measured = try ContentMeasurer().measure(recording: span, reference: clipSound)
-        return Placement(recording: recording, clip: clip, candidate: candidate,
-                         content: measured.shifted(bySeconds: Double(first) / Double(rate)),
-                         recordingFrames: frames, sampleRate: rate, clipSeconds: clipSeconds)
+        return Placement(
+            recording: recording, clip: clip, candidate: candidate,
+            content: measured.shifted(bySeconds: Double(first) / Double(rate)),
+            recordingFrames: frames, sampleRate: rate, clipSeconds: clipSeconds)
     }
 
     /// What a clip's repair did.
@@ -121,20 +133,26 @@ public enum ClipSync {
     ///   file does not prove in sync (it is discarded), or what reading and writing throw.
     /// - Parameter mux: write a copy of the clip with this audio in place of its own (video and other streams copied
     ///   packet for packet) rather than an audio file.
-    public static func repair(_ placement: Placement, clipFrames: Int64, output: String, quality: ResampleQuality = .default,
-                              engine: ResampleEngine = .default, limitMs: Double = 1, mux: Bool = false) throws -> Repair {
+    public static func repair(
+        _ placement: Placement, clipFrames: Int64, output: String, quality: ResampleQuality = .default,
+        engine: ResampleEngine = .default, limitMs: Double = 1, mux: Bool = false
+    ) throws -> Repair {
         let operations = try ContentRepairPlan.clipOperations(
-            for: placement.content, frames: placement.recordingFrames, sampleRate: placement.sampleRate, clipFrames: clipFrames).get()
+            for: placement.content, frames: placement.recordingFrames, sampleRate: placement.sampleRate,
+            clipFrames: clipFrames
+        ).get()
         // The format follows the output's extension (a WAV recording may be cut into FLAC).
-        var request = ProcessRequest(input: placement.recording, output: output, target: nil, quality: quality,
-                                     outputType: mux ? nil : FileType(extension: (output as NSString).pathExtension))
+        var request = ProcessRequest(
+            input: placement.recording, output: output, target: nil, quality: quality,
+            outputType: mux ? nil : FileType(extension: (output as NSString).pathExtension))
         request.engine = engine
         if mux { request.muxInto = MuxTarget(media: placement.clip) }
         request.operations = operations
         let verified = Mutex<SyncVerification?>(nil)
         let clip = placement.clip
         request.beforeCommit = { temporary in
-            let verification = try ContentProbe.verify(output: temporary, reference: clip, expectedOffsetMs: 0, limitMs: limitMs)
+            let verification = try ContentProbe.verify(
+                output: temporary, reference: clip, expectedOffsetMs: 0, limitMs: limitMs)
             verified.withLock { $0 = verification }
             if !verification.passed { throw Rejected() }
         }
@@ -147,9 +165,10 @@ public enum ClipSync {
             var content = placement.content
             content.residualMs = verification?.residualMs
             content.residualLimitMs = verification?.limitMs
-            throw ContentRepair.SyncFailure(path: output, content: content,
-                                            decision: ContentDecision(action: .repair(operations), measuredBy: .content),
-                                            reason: verification?.reason ?? "the output could not be measured")
+            throw ContentRepair.SyncFailure(
+                path: output, content: content,
+                decision: ContentDecision(action: .repair(operations), measuredBy: .content),
+                reason: verification?.reason ?? "the output could not be measured")
         }
     }
 

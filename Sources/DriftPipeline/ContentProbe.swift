@@ -1,5 +1,5 @@
-import DriftAudio
 import DriftAV
+import DriftAudio
 import DriftCore
 import DriftSync
 import Foundation
@@ -12,7 +12,9 @@ public enum ContentProbe {
         if MediaRoute.decodesWithFFmpeg(path) {
             // Decoded once, without the counting pass an exact length needs: measurement reads to the end.
             let probe = try DecodedAudioStream(path: path, stream: stream)
-            return MeasuredInput(path: path, sampleRate: probe.sampleRate) { try DecodedAudioStream(path: path, stream: stream) }
+            return MeasuredInput(path: path, sampleRate: probe.sampleRate) {
+                try DecodedAudioStream(path: path, stream: stream)
+            }
         }
         let probe = try AudioFileReader(path: path)
         return MeasuredInput(path: path, sampleRate: probe.format.sampleRate) { try AudioFileReader(path: path) }
@@ -35,15 +37,19 @@ public enum ContentProbe {
     /// Measures `recording` against `reference`'s sound.
     ///
     /// - Throws: `AudioError` naming the file that cannot be read; a reference without sound says so.
-    public static func measure(recording: String, reference: String, driftHints: [Double] = [],
-                               settings: ContentMeasurer.Settings = .init()) throws -> ContentMeasurement
-    {
+    public static func measure(
+        recording: String, reference: String, driftHints: [Double] = [],
+        settings: ContentMeasurer.Settings = .init()
+    ) throws -> ContentMeasurement {
         let recordingInput = try input(recording)
         guard let referenceInput = try sound(of: reference) else {
-            throw AudioError(path: reference, cause: .unsupported("the reference has no sound of its own (no audio stream) to measure against"))
+            throw AudioError(
+                path: reference,
+                cause: .unsupported("the reference has no sound of its own (no audio stream) to measure against"))
         }
-        return try ContentMeasurer(settings: settings).measure(recording: recordingInput, reference: referenceInput,
-                                                               driftHints: driftHints)
+        return try ContentMeasurer(settings: settings).measure(
+            recording: recordingInput, reference: referenceInput,
+            driftHints: driftHints)
     }
 
     /// Proves `output` in sync with `reference`: the lag left across it, against `expectedOffsetMs`.
@@ -52,9 +58,12 @@ public enum ContentProbe {
     {
         let outputInput = try input(output)
         guard let referenceInput = try sound(of: reference) else {
-            throw AudioError(path: reference, cause: .unsupported("the reference has no sound of its own (no audio stream) to verify against"))
+            throw AudioError(
+                path: reference,
+                cause: .unsupported("the reference has no sound of its own (no audio stream) to verify against"))
         }
-        return try ContentMeasurer().verify(output: outputInput, reference: referenceInput,
-                                            expectedOffsetMs: expectedOffsetMs, limitMs: limitMs)
+        return try ContentMeasurer().verify(
+            output: outputInput, reference: referenceInput,
+            expectedOffsetMs: expectedOffsetMs, limitMs: limitMs)
     }
 }

@@ -23,8 +23,10 @@ public enum ContentRepair {
         public var engine: ResampleEngine = .default
         public var replacing: StagedOutput.Replacement
 
-        public init(recording: String, reference: String, output: String?, policy: ContentPolicy, headers: HeaderPlan,
-                    quality: ResampleQuality = .default, replacing: StagedOutput.Replacement = .regularFile) {
+        public init(
+            recording: String, reference: String, output: String?, policy: ContentPolicy, headers: HeaderPlan,
+            quality: ResampleQuality = .default, replacing: StagedOutput.Replacement = .regularFile
+        ) {
             self.recording = recording
             self.reference = reference
             self.output = output
@@ -63,23 +65,27 @@ public enum ContentRepair {
         let (frames, rate) = try MediaRoute.frames(of: request.recording)
         var measurement: ContentMeasurement?
         if request.policy.measuresContent, let sound = try ContentProbe.sound(of: request.reference) {
-            var measured = try ContentMeasurer().measure(recording: try ContentProbe.input(request.recording), reference: sound,
-                                                         driftHints: request.headers.driftPPM.map { [$0] } ?? [])
-            measured.compare(headerDriftPPM: request.headers.driftPPM, recordingSeconds: Double(frames) / Double(rate),
-                             referenceSeconds: request.headers.referenceSeconds, headerPrecisionMs: request.policy.headerPrecisionMs)
+            var measured = try ContentMeasurer().measure(
+                recording: try ContentProbe.input(request.recording), reference: sound,
+                driftHints: request.headers.driftPPM.map { [$0] } ?? [])
+            measured.compare(
+                headerDriftPPM: request.headers.driftPPM, recordingSeconds: Double(frames) / Double(rate),
+                referenceSeconds: request.headers.referenceSeconds, headerPrecisionMs: request.policy.headerPrecisionMs)
             measurement = measured
         }
         var headers = request.headers
         if headers.referenceFrames == nil, let seconds = headers.referenceSeconds {
             headers.referenceFrames = Int64((seconds * Double(rate)).rounded())
         }
-        let decision = ContentDecision.decide(policy: request.policy, measurement: measurement, headers: headers,
-                                              recordingFrames: frames, sampleRate: rate)
+        let decision = ContentDecision.decide(
+            policy: request.policy, measurement: measurement, headers: headers,
+            recordingFrames: frames, sampleRate: rate)
         guard let output = request.output, case .repair(let operations) = decision.action else {
             return Outcome(content: measurement, decision: decision, result: nil)
         }
-        var process = ProcessRequest(input: request.recording, output: output, target: nil, quality: request.quality,
-                                     replacing: request.replacing)
+        var process = ProcessRequest(
+            input: request.recording, output: output, target: nil, quality: request.quality,
+            replacing: request.replacing)
         process.engine = request.engine
         process.operations = operations
         // The sync proof, for a repair the sound planned: the written file against the reference, before it counts.
@@ -89,21 +95,27 @@ public enum ContentRepair {
             let limit = request.policy.residualLimitMs
             let reference = request.reference
             process.beforeCommit = { temporary in
-                let verification = try ContentProbe.verify(output: temporary, reference: reference,
-                                                           expectedOffsetMs: expected, limitMs: limit)
+                let verification = try ContentProbe.verify(
+                    output: temporary, reference: reference,
+                    expectedOffsetMs: expected, limitMs: limit)
                 verified.withLock { $0 = verification }
                 if !verification.passed { throw SyncRejected() }
             }
         }
         do {
             let result = try FileProcessor.run(process, progress: progress)
-            return Outcome(content: measurement.map { with($0, verified.withLock { $0 }) }, decision: decision, result: result)
+            return Outcome(
+                content: measurement.map { with($0, verified.withLock { $0 }) }, decision: decision, result: result)
         } catch is SyncRejected {
             let verification = verified.withLock { $0 }
-            let content = with(measurement ?? ContentMeasurement(offsetMs: nil, driftPPM: nil, driftPPMError: nil,
-                                                                 model: .unmeasurable, confidence: 0), verification)
-            throw SyncFailure(path: output, content: content, decision: decision,
-                              reason: verification?.reason ?? "the output could not be measured")
+            let content = with(
+                measurement
+                    ?? ContentMeasurement(
+                        offsetMs: nil, driftPPM: nil, driftPPMError: nil,
+                        model: .unmeasurable, confidence: 0), verification)
+            throw SyncFailure(
+                path: output, content: content, decision: decision,
+                reason: verification?.reason ?? "the output could not be measured")
         }
     }
 

@@ -155,19 +155,22 @@ public enum FileProcessor {
         let reader = try AudioFileReader(path: request.input)
         let plan: ProcessingPlan
         do {
-            plan = try ProcessingPlan(request: request, inputFrames: reader.frameCount, sampleRate: reader.format.sampleRate)
+            plan = try ProcessingPlan(
+                request: request, inputFrames: reader.frameCount, sampleRate: reader.format.sampleRate)
         } catch {
             throw ProcessError(path: request.input, plan: error)
         }
         if let target = request.muxInto {
             let method = plan.summary + (plan.length == .none ? "" : qualityNote(plan, request))
-            return try MediaMux.write(try chain(plan, reader: reader, request: request, segmenting: false), plan: plan,
-                                      request: request, into: target, input: (FormatSummary(reader.format), reader.frameCount),
-                                      method: method, started: clock, bitsPerSample: MediaMux.bits(of: reader.format.encoding))
+            return try MediaMux.write(
+                try chain(plan, reader: reader, request: request, segmenting: false), plan: plan,
+                request: request, into: target, input: (FormatSummary(reader.format), reader.frameCount),
+                method: method, started: clock, bitsPerSample: MediaMux.bits(of: reader.format.encoding))
         }
         let choice = try OutputFormatChoice(
             input: reader.format, type: request.outputType, encoding: request.outputEncoding, path: request.output)
-        let staged = try StagedOutput(destination: request.output, protecting: request.input, replacing: request.replacing)
+        let staged = try StagedOutput(
+            destination: request.output, protecting: request.input, replacing: request.replacing)
         var outputFormat = choice.format
         outputFormat.sampleRate = plan.outputRate
         outputFormat = outputFormat.forWriting(frames: plan.targetFrames)
@@ -180,10 +183,12 @@ public enum FileProcessor {
         }
         metadata = metadata.adapted(
             inputRate: plan.inputRate, outputRate: plan.outputRate,
-            history: codingHistory(format: outputFormat, method: method, from: reader.frameCount, to: plan.targetFrames))
+            history: codingHistory(format: outputFormat, method: method, from: reader.frameCount, to: plan.targetFrames)
+        )
 
         let segments = segmented(plan, reader: reader, request: request)
-        let source = try segments.map { faded($0, plan) } ?? chain(plan, reader: reader, request: request, segmenting: false)
+        let source =
+            try segments.map { faded($0, plan) } ?? chain(plan, reader: reader, request: request, segmenting: false)
         let writer = try AudioFileWriter(staged: staged, format: outputFormat, metadata: metadata)
         try pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
         try writer.close()
@@ -207,9 +212,13 @@ public enum FileProcessor {
     }
 
     /// Builds the stages in their fixed order: trim/reverse → read-ahead → length → rate → fades.
-    static func chain(_ plan: ProcessingPlan, reader: SeekableAudioSource, request: ProcessRequest,
-                      segmenting: Bool = true) throws -> AudioSource {
-        if segmenting, let segmented = segmented(plan, reader: reader, request: request) { return faded(segmented, plan) }
+    static func chain(
+        _ plan: ProcessingPlan, reader: SeekableAudioSource, request: ProcessRequest,
+        segmenting: Bool = true
+    ) throws -> AudioSource {
+        if segmenting, let segmented = segmented(plan, reader: reader, request: request) {
+            return faded(segmented, plan)
+        }
         var source: AudioSource = reader
         if plan.reverse {
             source = ReversedSource(reader, range: plan.range)
@@ -245,26 +254,32 @@ public enum FileProcessor {
     }
 
     private static func faded(_ source: AudioSource, _ plan: ProcessingPlan) -> AudioSource {
-        plan.fadeIn != nil || plan.fadeOut != nil ? FadeStage(source, fadeIn: plan.fadeIn, fadeOut: plan.fadeOut) : source
+        plan.fadeIn != nil || plan.fadeOut != nil
+            ? FadeStage(source, fadeIn: plan.fadeIn, fadeOut: plan.fadeOut) : source
     }
 
     /// A long plain resample (a trim at most: no reversal, silence or gaps around it) on `request.threads` threads,
     /// each reading the input through its own reader; nil where one pass is the way (one thread, a short file, or a
     /// ratio whose chunks could not start at the one-pass phase).
-    static func segmented(_ plan: ProcessingPlan, reader: SeekableAudioSource, request: ProcessRequest) -> SegmentedResampler? {
+    static func segmented(_ plan: ProcessingPlan, reader: SeekableAudioSource, request: ProcessRequest)
+        -> SegmentedResampler?
+    {
         guard request.threads > 1, case .resample(let frames) = plan.length, !plan.reverse, plan.leadingSilence == 0,
-              plan.trailingSilence == 0, plan.gaps.isEmpty else { return nil }
+            plan.trailingSilence == 0, plan.gaps.isEmpty
+        else { return nil }
         let path = request.input
-        return SegmentedResampler.make(open: { try AudioFileReader(path: path) }, range: plan.range,
-                                       channelCount: reader.channelCount, targetFrames: frames, quality: request.quality,
-                                       engine: request.engine, threads: request.threads, admission: request.borrowCore)
+        return SegmentedResampler.make(
+            open: { try AudioFileReader(path: path) }, range: plan.range,
+            channelCount: reader.channelCount, targetFrames: frames, quality: request.quality,
+            engine: request.engine, threads: request.threads, admission: request.borrowCore)
     }
 
     /// ", medium quality" (libsamplerate) or ", medium quality (soxr)" where a resampler ran.
     static func qualityNote(_ plan: ProcessingPlan, _ request: ProcessRequest) -> String {
         switch plan.length {
         case .resample, .stretch(_, .some):
-            return ", \(request.quality.rawValue) quality" + (request.engine == .libsamplerate ? "" : " (\(request.engine.rawValue))")
+            return ", \(request.quality.rawValue) quality"
+                + (request.engine == .libsamplerate ? "" : " (\(request.engine.rawValue))")
         default: return ""
         }
     }

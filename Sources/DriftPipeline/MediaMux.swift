@@ -23,35 +23,47 @@ public struct MuxTarget: Sendable, Equatable {
 enum MediaMux {
     // The commit sequence (stage, pump, close, verify, before-commit, commit) of the other two writers, for a third
     // kind of sink.
-    static func write(_ source: AudioSource, plan: ProcessingPlan, request: ProcessRequest, into target: MuxTarget,
-                      input: (summary: FormatSummary, frames: Int64), method: String, started: ContinuousClock.Instant,
-                      bitsPerSample: Int?) throws -> ProcessResult {
+    static func write(
+        _ source: AudioSource, plan: ProcessingPlan, request: ProcessRequest, into target: MuxTarget,
+        input: (summary: FormatSummary, frames: Int64), method: String, started: ContinuousClock.Instant,
+        bitsPerSample: Int?
+    ) throws -> ProcessResult {
         let media = try MediaProbe.probe(target.media)
-        guard let stream = target.stream.flatMap({ index in media.audioStreams.first { $0.index == index } }) ?? media.audioStreams.first else {
-            throw AudioError(path: target.media, cause: .unsupported("no audio stream to put the repaired audio in place of"))
+        guard
+            let stream = target.stream.flatMap({ index in media.audioStreams.first { $0.index == index } })
+                ?? media.audioStreams.first
+        else {
+            throw AudioError(
+                path: target.media, cause: .unsupported("no audio stream to put the repaired audio in place of"))
         }
         if let real = realpath(request.output, nil) {
             defer { free(real) }
             if let clip = realpath(target.media, nil) {
                 defer { free(clip) }
                 guard strcmp(real, clip) != 0 else {
-                    throw ProcessError(path: request.output, cause: "is the media file it would copy; write the copy elsewhere")
+                    throw ProcessError(
+                        path: request.output, cause: "is the media file it would copy; write the copy elsewhere")
                 }
             }
         }
-        let staged = try StagedOutput(destination: request.output, protecting: request.input, replacing: request.replacing)
-        var replacement = MediaRewriter.Replacement(stream: stream.index, sampleRate: plan.outputRate, targetFrames: plan.targetFrames)
+        let staged = try StagedOutput(
+            destination: request.output, protecting: request.input, replacing: request.replacing)
+        var replacement = MediaRewriter.Replacement(
+            stream: stream.index, sampleRate: plan.outputRate, targetFrames: plan.targetFrames)
         replacement.channelCount = source.channelCount
         replacement.bitsPerSample = bitsPerSample
-        let writer = try MediaRewriter(input: target.media, replacing: [replacement], staged: staged,
-                                       encoderName: MediaRewriter.losslessEncoder(for: request.output))
+        let writer = try MediaRewriter(
+            input: target.media, replacing: [replacement], staged: staged,
+            encoderName: MediaRewriter.losslessEncoder(for: request.output))
         try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: nil)
         try writer.close()
         let outcome = try MediaVerifier.verify(
             output: staged.temporaryPath, displayPath: request.output, audioStream: writer.audioStreamIndex,
-            expectedFrames: plan.targetFrames, expectedRate: plan.outputRate, input: target.media, copied: writer.copiedStreams)
+            expectedFrames: plan.targetFrames, expectedRate: plan.outputRate, input: target.media,
+            copied: writer.copiedStreams)
         guard outcome.passed else {
-            throw ProcessError(path: request.output, cause: "verification failed: " + outcome.mismatches.joined(separator: "; "))
+            throw ProcessError(
+                path: request.output, cause: "verification failed: " + outcome.mismatches.joined(separator: "; "))
         }
         try FileProcessor.commit(staged, request)
         var notes = writer.plan.lossy ? ["\(writer.plan.codec) re-encoded: one more generation of lossy coding"] : []
@@ -62,8 +74,10 @@ enum MediaMux {
             input: request.input, output: request.output, inputFormat: input.summary,
             outputFormat: MediaRepair.summary(written, outputStream), inputFrames: input.frames,
             usedInputFrames: Int64(plan.range.count), outputFrames: outcome.foundFrames,
-            method: method + ", into a copy of \((target.media as NSString).lastPathComponent) (\(outcome.copiedPackets) packets of its other streams copied)",
-            methodChoice: plan.method, droppedMetadata: [], formatNotes: notes, seconds: (ContinuousClock.now - started).seconds)
+            method: method
+                + ", into a copy of \((target.media as NSString).lastPathComponent) (\(outcome.copiedPackets) packets of its other streams copied)",
+            methodChoice: plan.method, droppedMetadata: [], formatNotes: notes,
+            seconds: (ContinuousClock.now - started).seconds)
     }
 
     /// The precision a lossless copy of `encoding` needs: 16 bits for 8- and 16-bit and companded PCM, 24 for

@@ -1,5 +1,5 @@
-import DriftAudio
 import DriftAV
+import DriftAudio
 import DriftCore
 import DriftDSP
 import Foundation
@@ -41,75 +41,102 @@ enum MediaRepair {
         }
         if plan.reverse {
             // Backwards through a compressed stream would decode it again from the start for every block.
-            throw ProcessError(path: request.input, cause: "--reverse reads compressed audio backwards, which driftfix does not do; convert it to WAV or FLAC first")
+            throw ProcessError(
+                path: request.input,
+                cause:
+                    "--reverse reads compressed audio backwards, which driftfix does not do; convert it to WAV or FLAC first"
+            )
         }
         let inputSummary = summary(reader.info, reader.stream)
         let method = plan.summary + (plan.length == .none ? "" : FileProcessor.qualityNote(plan, request))
         if let target = request.muxInto {
-            return try MediaMux.write(try FileProcessor.chain(plan, reader: reader, request: request, segmenting: false),
-                                      plan: plan, request: request, into: target, input: (inputSummary, reader.frameCount),
-                                      method: method, started: clock, bitsPerSample: reader.stream.bitsPerSample)
+            return try MediaMux.write(
+                try FileProcessor.chain(plan, reader: reader, request: request, segmenting: false),
+                plan: plan, request: request, into: target, input: (inputSummary, reader.frameCount),
+                method: method, started: clock, bitsPerSample: reader.stream.bitsPerSample)
         }
         let outputExtension = (request.output as NSString).pathExtension
         let type = request.outputType ?? FileType(extension: outputExtension)
-        let staged = try StagedOutput(destination: request.output, protecting: request.input, replacing: request.replacing)
+        let staged = try StagedOutput(
+            destination: request.output, protecting: request.input, replacing: request.replacing)
         let source = try FileProcessor.chain(plan, reader: reader, request: request, segmenting: false)
 
         if let type {
             // A file libsndfile writes: the decoded samples as PCM, FLAC...
-            let decoded = AudioFormat(container: .wav, encoding: pcmEncoding(for: reader.stream),
-                                      sampleRate: reader.sampleRate, channelCount: reader.channelCount)
-            let choice = try OutputFormatChoice(input: decoded, type: type, encoding: request.outputEncoding, path: request.output)
+            let decoded = AudioFormat(
+                container: .wav, encoding: pcmEncoding(for: reader.stream),
+                sampleRate: reader.sampleRate, channelCount: reader.channelCount)
+            let choice = try OutputFormatChoice(
+                input: decoded, type: type, encoding: request.outputEncoding, path: request.output)
             var format = choice.format
             format.sampleRate = plan.outputRate
             format = format.forWriting(frames: plan.targetFrames)
             let writer = try AudioFileWriter(staged: staged, format: format, metadata: metadata(from: reader.info))
             try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
             try writer.close()
-            let verification = try AudioFileVerifier.verify(path: staged.temporaryPath, expectedFrames: plan.targetFrames,
-                                                            expectedFormat: format)
+            let verification = try AudioFileVerifier.verify(
+                path: staged.temporaryPath, expectedFrames: plan.targetFrames,
+                expectedFormat: format)
             guard verification.passed else {
-                throw ProcessError(path: request.output, cause: "verification failed: " + verification.mismatches.joined(separator: "; "))
+                throw ProcessError(
+                    path: request.output,
+                    cause: "verification failed: " + verification.mismatches.joined(separator: "; "))
             }
             try FileProcessor.commit(staged, request)
             return ProcessResult(
-                input: request.input, output: request.output, inputFormat: inputSummary, outputFormat: FormatSummary(format),
-                inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count), outputFrames: verification.foundFrames,
-                method: method, methodChoice: plan.method, droppedMetadata: writer.droppedMetadata, formatNotes: choice.notes,
+                input: request.input, output: request.output, inputFormat: inputSummary,
+                outputFormat: FormatSummary(format),
+                inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count),
+                outputFrames: verification.foundFrames,
+                method: method, methodChoice: plan.method, droppedMetadata: writer.droppedMetadata,
+                formatNotes: choice.notes,
                 seconds: (ContinuousClock.now - clock).seconds)
         }
 
         // A multi-track recording: every audio stream by the same plan, unless one stream was asked for (the others
         // are then copied as they are).
-        var replacements = [MediaRewriter.Replacement(stream: reader.stream.index, sampleRate: plan.outputRate,
-                                                      targetFrames: plan.targetFrames)]
+        var replacements = [
+            MediaRewriter.Replacement(
+                stream: reader.stream.index, sampleRate: plan.outputRate,
+                targetFrames: plan.targetFrames)
+        ]
         var further: [(stream: Int, source: AudioSource)] = []
         if request.audioStream == nil {
             for other in reader.info.audioStreams where other.index != reader.stream.index {
                 let otherReader = try EncodedAudioReader(path: request.input, stream: other.index)
                 let otherPlan: ProcessingPlan
                 do {
-                    otherPlan = try ProcessingPlan(request: request, inputFrames: otherReader.frameCount,
-                                                   sampleRate: otherReader.sampleRate)
+                    otherPlan = try ProcessingPlan(
+                        request: request, inputFrames: otherReader.frameCount,
+                        sampleRate: otherReader.sampleRate)
                 } catch {
                     throw ProcessError(path: "\(request.input) (stream \(other.index))", plan: error)
                 }
-                replacements.append(.init(stream: other.index, sampleRate: otherPlan.outputRate, targetFrames: otherPlan.targetFrames))
-                further.append((other.index, try FileProcessor.chain(otherPlan, reader: otherReader, request: request, segmenting: false)))
+                replacements.append(
+                    .init(stream: other.index, sampleRate: otherPlan.outputRate, targetFrames: otherPlan.targetFrames))
+                further.append(
+                    (
+                        other.index,
+                        try FileProcessor.chain(otherPlan, reader: otherReader, request: request, segmenting: false)
+                    ))
             }
         }
-        let writer = try MediaRewriter(input: request.input, replacing: replacements, staged: staged,
-                                       threads: request.parallelEncode ? request.threads : 1)
+        let writer = try MediaRewriter(
+            input: request.input, replacing: replacements, staged: staged,
+            threads: request.parallelEncode ? request.threads : 1)
         for (stream, chain) in further { writer.attach(chain, toStream: stream) }
         try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
         try writer.close()
         let outputIndex = writer.replacedStreams
         let outcome = try MediaVerifier.verify(
             output: staged.temporaryPath, displayPath: request.output,
-            expected: replacements.map { .init(stream: outputIndex[$0.stream] ?? $0.stream, frames: $0.targetFrames, sampleRate: $0.sampleRate) },
+            expected: replacements.map {
+                .init(stream: outputIndex[$0.stream] ?? $0.stream, frames: $0.targetFrames, sampleRate: $0.sampleRate)
+            },
             input: request.input, copied: writer.copiedStreams)
         guard outcome.passed else {
-            throw ProcessError(path: request.output, cause: "verification failed: " + outcome.mismatches.joined(separator: "; "))
+            throw ProcessError(
+                path: request.output, cause: "verification failed: " + outcome.mismatches.joined(separator: "; "))
         }
         try FileProcessor.commit(staged, request)
         var notes: [String] = []
@@ -126,7 +153,8 @@ enum MediaRepair {
             inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count), outputFrames: outcome.foundFrames,
             method: method + (replacements.count > 1 ? ", \(replacements.count) audio streams" : "")
                 + (writer.encodedSegments > 1
-                    ? ", \(writer.plan.codec) encoded in \(writer.encodedSegments) segments on \(request.threads) threads" : "")
+                    ? ", \(writer.plan.codec) encoded in \(writer.encodedSegments) segments on \(request.threads) threads"
+                    : "")
                 + (outcome.copiedPackets > 0 ? ", \(outcome.copiedPackets) packets of other streams copied" : ""),
             methodChoice: plan.method, droppedMetadata: [], formatNotes: notes,
             seconds: (ContinuousClock.now - clock).seconds)
@@ -157,7 +185,8 @@ enum MediaRepair {
         if stream.isLossless, let bits = stream.bitsPerSample { words.append("\(bits)-bit") }
         words.append("\(stream.sampleRate ?? 0) Hz")
         words.append(stream.channelLayout ?? "\(stream.channelCount ?? 0) channels")
-        return FormatSummary(container: "\(info.container)", sampleRate: stream.sampleRate ?? 0,
-                             description: words.joined(separator: " "))
+        return FormatSummary(
+            container: "\(info.container)", sampleRate: stream.sampleRate ?? 0,
+            description: words.joined(separator: " "))
     }
 }

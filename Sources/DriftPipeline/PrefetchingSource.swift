@@ -72,7 +72,8 @@ final class PrefetchingSource: AudioSource {
             }
             guard let block = current else { break }
             let count = min(frames - written, block.frames - offset)
-            (buffer + written * channelCount).update(from: block.samples + offset * channelCount, count: count * channelCount)
+            (buffer + written * channelCount).update(
+                from: block.samples + offset * channelCount, count: count * channelCount)
             written += count
             offset += count
             if offset == block.frames {

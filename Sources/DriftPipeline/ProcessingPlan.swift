@@ -61,7 +61,9 @@ public struct ProcessingPlan: Sendable, Equatable {
         let wanted: TargetLength
         var method = request.method
         if let tempo = request.tempo {
-            guard let inverse = Rational(1, 1).dividedExactly(by: tempo) else { throw PlanError(.tempo, "out of range") }
+            guard let inverse = Rational(1, 1).dividedExactly(by: tempo) else {
+                throw PlanError(.tempo, "out of range")
+            }
             wanted = .ratio(inverse)
             method = MethodChoice(method: .stretch, reason: "--tempo")
         } else {
@@ -74,8 +76,11 @@ public struct ProcessingPlan: Sendable, Equatable {
             // Only an overflow gets here with a positive request: far beyond what any method can make.
             if case .invalid(let why) = error, why.contains("overflows") {
                 let stretch = method.method == .stretch
-                throw PlanError(stretch ? (request.tempo != nil ? .tempo : .stretch) : .target, ProcessingPlan.outOfRange(
-                    wanted: wanted, frames: nil, used: used, inputRate: sampleRate, outputRate: outputRate, stretch: stretch))
+                throw PlanError(
+                    stretch ? (request.tempo != nil ? .tempo : .stretch) : .target,
+                    ProcessingPlan.outOfRange(
+                        wanted: wanted, frames: nil, used: used, inputRate: sampleRate, outputRate: outputRate,
+                        stretch: stretch))
             }
             throw PlanError(.target, error.description)
         }
@@ -88,11 +93,15 @@ public struct ProcessingPlan: Sendable, Equatable {
             self.method = nil
         } else if method.method == .stretch && durationChanges {
             // Stretch the duration at the input rate, then convert the rate exactly.
-            let atInputRate = Rational(targetFrames, 1).multipliedRounded(by: Int64(sampleRate), dividedBy: Int64(outputRate)) ?? 0
-            guard atInputRate > 0, Int128(atInputRate) * 2 >= Int128(used), Int128(atInputRate) <= 2 * Int128(used) else {
-                throw PlanError(request.tempo != nil ? .tempo : .stretch, ProcessingPlan.outOfRange(
-                    wanted: wanted, frames: targetFrames, used: used, inputRate: sampleRate, outputRate: outputRate,
-                    stretch: true))
+            let atInputRate =
+                Rational(targetFrames, 1).multipliedRounded(by: Int64(sampleRate), dividedBy: Int64(outputRate)) ?? 0
+            guard atInputRate > 0, Int128(atInputRate) * 2 >= Int128(used), Int128(atInputRate) <= 2 * Int128(used)
+            else {
+                throw PlanError(
+                    request.tempo != nil ? .tempo : .stretch,
+                    ProcessingPlan.outOfRange(
+                        wanted: wanted, frames: targetFrames, used: used, inputRate: sampleRate, outputRate: outputRate,
+                        stretch: true))
             }
             guard Resampling.accepts(input: Int64(sampleRate), output: Int64(outputRate)) else {
                 throw PlanError(.rate, ProcessingPlan.rateOutOfRange(from: sampleRate, to: outputRate))
@@ -102,8 +111,11 @@ public struct ProcessingPlan: Sendable, Equatable {
         } else {
             guard Resampling.accepts(input: used, output: targetFrames) else {
                 throw durationChanges
-                    ? PlanError(.target, ProcessingPlan.outOfRange(wanted: wanted, frames: targetFrames, used: used,
-                                                                   inputRate: sampleRate, outputRate: outputRate, stretch: false))
+                    ? PlanError(
+                        .target,
+                        ProcessingPlan.outOfRange(
+                            wanted: wanted, frames: targetFrames, used: used,
+                            inputRate: sampleRate, outputRate: outputRate, stretch: false))
                     : PlanError(.rate, ProcessingPlan.rateOutOfRange(from: sampleRate, to: outputRate))
             }
             length = .resample(frames: targetFrames)
@@ -111,7 +123,8 @@ public struct ProcessingPlan: Sendable, Equatable {
         }
 
         fadeIn = try ProcessingPlan.fade(request.edits.fadeIn, field: .fadeIn, rate: outputRate, within: targetFrames)
-        fadeOut = try ProcessingPlan.fade(request.edits.fadeOut, field: .fadeOut, rate: outputRate, within: targetFrames)
+        fadeOut = try ProcessingPlan.fade(
+            request.edits.fadeOut, field: .fadeOut, rate: outputRate, within: targetFrames)
     }
 
     /// Plans a content repair: the start trimmed or padded, the end trimmed or padded, dropouts re-filled, then one
@@ -124,7 +137,10 @@ public struct ProcessingPlan: Sendable, Equatable {
         reverse = false
         fadeIn = nil
         fadeOut = nil
-        var trim: Int64 = 0, pad: Int64 = 0, end = frames, trailing: Int64 = 0
+        var trim: Int64 = 0
+        var pad: Int64 = 0
+        var end = frames
+        var trailing: Int64 = 0
         var gaps: [GapFiller.Gap] = []
         var length: LengthStage = .none
         var stage = 0  // 0: start, 1: end, 2: inserts, 3: length; operations must come in this order
@@ -134,18 +150,23 @@ public struct ProcessingPlan: Sendable, Equatable {
                 guard stage == 0 else { throw PlanError(.operations, "\(operation) after another operation") }
                 guard n >= 0 else { throw PlanError(.operations, "\(operation): negative") }
                 if case .trimStart = operation {
-                    guard n < frames else { throw PlanError(.operations, "\(operation): the recording has only \(frames) frames") }
+                    guard n < frames else {
+                        throw PlanError(.operations, "\(operation): the recording has only \(frames) frames")
+                    }
                     trim = n
                 } else {
                     pad = n
                 }
                 stage = 1
             case .trimEnd(let n), .padEnd(let n):
-                guard stage <= 1 else { throw PlanError(.operations, "\(operation) after a re-insertion or the length change") }
+                guard stage <= 1 else {
+                    throw PlanError(.operations, "\(operation) after a re-insertion or the length change")
+                }
                 guard n >= 0 else { throw PlanError(.operations, "\(operation): negative") }
                 if case .trimEnd = operation {
                     guard n < frames - trim else {
-                        throw PlanError(.operations, "\(operation): only \(frames - trim) frames are left after the start")
+                        throw PlanError(
+                            .operations, "\(operation): only \(frames - trim) frames are left after the start")
                     }
                     end = frames - n
                 } else {
@@ -154,13 +175,19 @@ public struct ProcessingPlan: Sendable, Equatable {
                 stage = 2
             case .insert(let at, let n):
                 guard stage <= 2 else { throw PlanError(.operations, "\(operation) after the length change") }
-                guard at > 0, at <= frames, n > 0 else { throw PlanError(.operations, "\(operation): outside the recording's \(frames) frames") }
+                guard at > 0, at <= frames, n > 0 else {
+                    throw PlanError(.operations, "\(operation): outside the recording's \(frames) frames")
+                }
                 guard n <= Int64(GapFiller.maximumGapSeconds * sampleRate) else {
-                    throw PlanError(.operations, "\(operation): a gap longer than \(GapFiller.maximumGapSeconds) s is not a dropout")
+                    throw PlanError(
+                        .operations, "\(operation): a gap longer than \(GapFiller.maximumGapSeconds) s is not a dropout"
+                    )
                 }
                 guard at > trim, at < end else { continue }
                 let position = at - trim + pad
-                guard gaps.last.map({ $0.at <= position }) ?? true else { throw PlanError(.operations, "\(operation): gaps out of order") }
+                guard gaps.last.map({ $0.at <= position }) ?? true else {
+                    throw PlanError(.operations, "\(operation): gaps out of order")
+                }
                 gaps.append(GapFiller.Gap(at: position, frames: n))
                 stage = 2
             case .resample(let n), .stretch(let n):
@@ -177,15 +204,21 @@ public struct ProcessingPlan: Sendable, Equatable {
         switch length {
         case .resample(let n):
             guard Resampling.accepts(input: used, output: n) else {
-                throw PlanError(.operations, ProcessingPlan.outOfRange(wanted: .frames(n), frames: n, used: used, inputRate: sampleRate,
-                                                                      outputRate: sampleRate, stretch: false))
+                throw PlanError(
+                    .operations,
+                    ProcessingPlan.outOfRange(
+                        wanted: .frames(n), frames: n, used: used, inputRate: sampleRate,
+                        outputRate: sampleRate, stretch: false))
             }
             targetFrames = n
             method = MethodChoice(method: .resample, reason: "content: clock rate")
         case .stretch(let n, _):
             guard Int128(n) * 2 >= Int128(used), Int128(n) <= 2 * Int128(used) else {
-                throw PlanError(.operations, ProcessingPlan.outOfRange(wanted: .frames(n), frames: n, used: used, inputRate: sampleRate,
-                                                                      outputRate: sampleRate, stretch: true))
+                throw PlanError(
+                    .operations,
+                    ProcessingPlan.outOfRange(
+                        wanted: .frames(n), frames: n, used: used, inputRate: sampleRate,
+                        outputRate: sampleRate, stretch: true))
             }
             targetFrames = n
             method = MethodChoice(method: .stretch, reason: "content")
@@ -198,11 +231,14 @@ public struct ProcessingPlan: Sendable, Equatable {
 
     /// Explains a length no method can make from this input: what was asked, and the shortest and longest lengths
     /// that are possible.
-    static func outOfRange(wanted: TargetLength, frames: Int64?, used: Int64, inputRate: Int, outputRate: Int,
-                           stretch: Bool) -> String {
+    static func outOfRange(
+        wanted: TargetLength, frames: Int64?, used: Int64, inputRate: Int, outputRate: Int,
+        stretch: Bool
+    ) -> String {
         // Resampling makes 1/256...256 times the input in output frames (libsamplerate's range); a stretch makes
         // 0.5...2x at the input rate, then converts the rate exactly.
-        let shortest, longest: Int128
+        let shortest: Int128
+        let longest: Int128
         if stretch {
             shortest = (Int128(used) * Int128(outputRate) + Int128(2 * inputRate) - 1) / Int128(2 * inputRate)
             longest = Int128(used) * 2 * Int128(outputRate) / Int128(inputRate)
@@ -219,7 +255,9 @@ public struct ProcessingPlan: Sendable, Equatable {
         case (.frames, let frames?): asked = "the requested length, \(length(Int128(frames), outputRate)),"
         case (_, let frames?): asked = "the requested length, \(wanted) = \(length(Int128(frames), outputRate)),"
         }
-        let how = stretch ? "\(asked) is beyond a stretch, which makes 0.5x to 2x"
+        let how =
+            stretch
+            ? "\(asked) is beyond a stretch, which makes 0.5x to 2x"
             : "\(asked) is beyond resampling, which makes 1/256 to 256 times"
         return "\(how) the input of \(length(Int128(used), inputRate)): "
             + "the shortest possible is \(length(shortest, outputRate)), the longest \(length(longest, outputRate))"
@@ -256,7 +294,9 @@ public struct ProcessingPlan: Sendable, Equatable {
         if leadingSilence > 0 { steps.append("pad-start \(leadingSilence)") }
         if trailingSilence > 0 { steps.append("pad-end \(trailingSilence)") }
         if !gaps.isEmpty {
-            steps.append("re-insert \(gaps.count) dropout\(gaps.count == 1 ? "" : "s") (\(gaps.reduce(0) { $0 + $1.frames }) frames)")
+            steps.append(
+                "re-insert \(gaps.count) dropout\(gaps.count == 1 ? "" : "s") (\(gaps.reduce(0) { $0 + $1.frames }) frames)"
+            )
         }
         switch length {
         case .none: break

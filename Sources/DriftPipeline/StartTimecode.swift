@@ -22,12 +22,15 @@ public enum StartTimecode {
             tags[name] ?? tags.first { $0.key.lowercased() == name }?.value
         }
         if let text = tag(info.tags, "time_reference"), let samples = UInt64(text), samples > 0,
-           let rate = info.audioStreams.first?.sampleRate {
+            let rate = info.audioStreams.first?.sampleRate
+        {
             return Double(samples) / Double(rate)
         }
         let rate = info.videoStreams.first?.frameRate
         for stream in info.streams {
-            if let text = tag(stream.tags, "timecode"), let seconds = parse(text, frameRate: stream.frameRate ?? rate) { return seconds }
+            if let text = tag(stream.tags, "timecode"), let seconds = parse(text, frameRate: stream.frameRate ?? rate) {
+                return seconds
+            }
         }
         if let text = tag(info.tags, "timecode"), let seconds = parse(text, frameRate: rate) { return seconds }
         return nil
@@ -38,12 +41,15 @@ public enum StartTimecode {
     /// rate; each a 64-bit count in two 32-bit halves.
     static func ixml(_ xml: String, fileRate: Int) -> Double? {
         func count(_ parent: String, _ low: String, _ high: String) -> UInt64? {
-            guard let lo = IXMLText.element([parent, low], in: xml).flatMap({ UInt64($0) }), lo <= UInt64(UInt32.max) else { return nil }
+            guard let lo = IXMLText.element([parent, low], in: xml).flatMap({ UInt64($0) }), lo <= UInt64(UInt32.max)
+            else { return nil }
             let hi = IXMLText.element([parent, high], in: xml).flatMap { UInt64($0) } ?? 0
             guard hi <= UInt64(UInt32.max) else { return nil }
             return hi << 32 | lo
         }
-        if let samples = count("SPEED", "TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_LO", "TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_HI"), samples > 0 {
+        if let samples = count("SPEED", "TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_LO", "TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_HI"),
+            samples > 0
+        {
             let rate = IXMLText.element(["SPEED", "TIMESTAMP_SAMPLE_RATE"], in: xml).flatMap { Int($0) } ?? fileRate
             guard rate > 0 else { return nil }
             return Double(samples) / Double(rate)

@@ -40,9 +40,11 @@ public struct PairPlan: Sendable, Equatable {
     /// The content policy a worker applies (`measuredBy == .content`); nil for header plans.
     public var content: ContentPolicy?
 
-    public init(id: PairID, reference: String, decision: Decision, operations: [RepairOperation] = [],
-                targetFrames: Int64? = nil, method: MethodChoice? = nil, measuredBy: Measurement = .headers,
-                output: String? = nil, audioSeconds: Double = 0) {
+    public init(
+        id: PairID, reference: String, decision: Decision, operations: [RepairOperation] = [],
+        targetFrames: Int64? = nil, method: MethodChoice? = nil, measuredBy: Measurement = .headers,
+        output: String? = nil, audioSeconds: Double = 0
+    ) {
         self.id = id
         self.reference = reference
         self.decision = decision

@@ -21,7 +21,9 @@ public struct RunPlan: Sendable, Equatable {
     public var toRepair: [PairPlan] { pairs.filter(\.needsRepair) }
 
     /// Pairs whose earlier output is still current.
-    public var unchanged: Int { pairs.filter { if case .unchanged = $0.decision { return true } else { return false } }.count }
+    public var unchanged: Int {
+        pairs.filter { if case .unchanged = $0.decision { return true } else { return false } }.count
+    }
 
     /// The report with each pair's outcome filled in: `skipped` and `refused` by decision, `unchanged` with its earlier
     /// output, and the repaired pairs from `outcomes` (`unfinished` where there is none).

@@ -25,12 +25,15 @@ public enum RunPlanner {
     ///     own (not a sidecar, not the recording's own file) goes to a worker that measures it and decides there,
     ///     the in-sync ones included (a late start leaves the lengths equal).
     ///   - verdict: whether an earlier output of a pair to repair is still current; nil decides none is (a full run).
-    public static func plan(_ report: ScanReport, layout: Layout, content: ContentPolicy = ContentPolicy(),
-                            verdict: ((PairPlan) -> IncrementalVerdict)? = nil) -> RunPlan {
+    public static func plan(
+        _ report: ScanReport, layout: Layout, content: ContentPolicy = ContentPolicy(),
+        verdict: ((PairPlan) -> IncrementalVerdict)? = nil
+    ) -> RunPlan {
         var pairs: [PairPlan] = []
         for row in report.pairs {
-            var plan = PairPlan(id: PairID(recording: row.recording), reference: row.reference, decision: .skip,
-                                audioSeconds: row.recordingSeconds ?? 0)
+            var plan = PairPlan(
+                id: PairID(recording: row.recording), reference: row.reference, decision: .skip,
+                audioSeconds: row.recordingSeconds ?? 0)
             plan.targetFrames = row.targetFrames
             let byContent = content.measuresContent && hasOwnSound(row)
             switch row.action {
@@ -51,7 +54,8 @@ public enum RunPlanner {
                 plan.decision = .refuse(row.error ?? "refused")
             case .resample, .stretch:
                 guard let target = row.targetFrames, let method = row.method,
-                      let output = outputPath(for: row.recording, layout: layout) else {
+                    let output = outputPath(for: row.recording, layout: layout)
+                else {
                     plan.decision = .refuse(row.error ?? "no output path below the output root")
                     break
                 }

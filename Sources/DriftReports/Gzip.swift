@@ -7,8 +7,11 @@ enum Gzip {
     static func compress(_ bytes: [UInt8]) -> [UInt8]? {
         var stream = z_stream()
         // windowBits 15 + 16: a gzip wrapper instead of zlib's.
-        guard deflateInit2_(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY,
-                            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+        guard
+            deflateInit2_(
+                &stream, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY,
+                ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        else { return nil }
         defer { deflateEnd(&stream) }
         var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(bytes.count))) + 32)
         let status = bytes.withUnsafeBufferPointer { input -> Int32 in

@@ -14,7 +14,9 @@ extension HTMLReport {
         var counts = Array(repeating: 0, count: 2 * edges.count + 1)
         // Negative bins from the largest magnitude down, the in-sync centre, then positive bins.
         labels.append("< −\(Int(edges[edges.count - 1]))")
-        for i in stride(from: edges.count - 1, to: 0, by: -1) { labels.append("−\(Int(edges[i]))…−\(Int(edges[i - 1]))") }
+        for i in stride(from: edges.count - 1, to: 0, by: -1) {
+            labels.append("−\(Int(edges[i]))…−\(Int(edges[i - 1]))")
+        }
         labels.append("±1")
         for i in 1..<edges.count { labels.append("+\(Int(edges[i - 1]))…\(Int(edges[i]))") }
         labels.append("> +\(Int(edges[edges.count - 1]))")
@@ -33,7 +35,8 @@ extension HTMLReport {
         let ranked = devices.filter { $0.medianPPM != nil }
             .sorted { abs($0.worstPPM ?? 0) > abs($1.worstPPM ?? 0) }
         let stats = ranked.prefix(deviceChartLimit)
-        let caption = ranked.count > stats.count
+        let caption =
+            ranked.count > stats.count
             ? "Drift by device: top \(stats.count) of \(ranked.count) (median and worst |ppm|)"
             : "Drift by device (median and worst |ppm|)"
         let width = 520.0
@@ -50,7 +53,8 @@ extension HTMLReport {
             svg += "<text x=\"0\" y=\"\(y + 14)\" class=\"axis\">\(escape(middle(item.device, 28)))</text>"
             svg += "<rect x=\"180\" y=\"\(y)\" width=\"\(worst)\" height=\"16\" class=\"worst\"/>"
             svg += "<rect x=\"180\" y=\"\(y + 4)\" width=\"\(median)\" height=\"8\" class=\"mean\"/>"
-            svg += "<text x=\"\(185 + worst)\" y=\"\(y + 13)\" class=\"axis\">\(String(format: "%.0f", abs(item.worstPPM ?? 0)))</text></g>"
+            svg +=
+                "<text x=\"\(185 + worst)\" y=\"\(y + 13)\" class=\"axis\">\(String(format: "%.0f", abs(item.worstPPM ?? 0)))</text></g>"
         }
         return "<figure><figcaption>\(caption)</figcaption>\(svg)</svg></figure>"
     }
@@ -77,11 +81,13 @@ extension HTMLReport {
             svg += "<line x1=\"\(left)\" y1=\"\(y(value))\" x2=\"\(width)\" y2=\"\(y(value))\" class=\"limit\"/>"
             svg += "<text x=\"2\" y=\"\(y(value) + 4)\" class=\"axis\">\(label)</text>"
         }
-        svg += "<text x=\"\(width - 150)\" y=\"\(height - 8)\" class=\"axis\">duration → \(ReportTable.formatDuration(maxX))</text>"
+        svg +=
+            "<text x=\"\(width - 150)\" y=\"\(height - 8)\" class=\"axis\">duration → \(ReportTable.formatDuration(maxX))</text>"
         if points.count <= scatterPointLimit {
             for (seconds, offset) in points {
                 let bad = offset > 125 || offset < -45
-                svg += "<circle cx=\"\(x(seconds))\" cy=\"\(y(offset))\" r=\"3.5\" class=\"\(bad ? "dot bad" : "dot")\"/>"
+                svg +=
+                    "<circle cx=\"\(x(seconds))\" cy=\"\(y(offset))\" r=\"3.5\" class=\"\(bad ? "dot bad" : "dot")\"/>"
             }
             return svg + "</svg>"
         }
@@ -98,7 +104,8 @@ extension HTMLReport {
         let (cellWidth, cellHeight) = ((width - left - 10) / Double(columns), (height - bottom) / Double(rows))
         for (key, cell) in cells.sorted(by: { $0.key < $1.key }) {
             let opacity = 0.2 + 0.8 * log(Double(cell.count) + 1) / log(most + 1)
-            svg += "<rect x=\"\(String(format: "%.1f", left + Double(key % columns) * cellWidth))\" y=\"\(String(format: "%.1f", Double(key / columns) * cellHeight))\" "
+            svg +=
+                "<rect x=\"\(String(format: "%.1f", left + Double(key % columns) * cellWidth))\" y=\"\(String(format: "%.1f", Double(key / columns) * cellHeight))\" "
                 + "width=\"\(String(format: "%.1f", cellWidth))\" height=\"\(String(format: "%.1f", cellHeight))\" "
                 + "class=\"\(cell.bad ? "dot bad" : "dot")\" style=\"opacity:\(String(format: "%.2f", opacity))\"><title>\(cell.count)</title></rect>"
         }
@@ -113,11 +120,14 @@ extension HTMLReport {
         for (i, value) in values.enumerated() {
             let h = value / top * (height - bottom - 20)
             let x = Double(i) * slot + 3
-            svg += "<rect x=\"\(x)\" y=\"\(height - bottom - h)\" width=\"\(slot - 6)\" height=\"\(h)\" class=\"bar\" data-count=\"\(Int(value))\"/>"
+            svg +=
+                "<rect x=\"\(x)\" y=\"\(height - bottom - h)\" width=\"\(slot - 6)\" height=\"\(h)\" class=\"bar\" data-count=\"\(Int(value))\"/>"
             if value > 0 {
-                svg += "<text x=\"\(x + slot / 2 - 6)\" y=\"\(height - bottom - h - 4)\" class=\"axis\">\(String(format: format, value))</text>"
+                svg +=
+                    "<text x=\"\(x + slot / 2 - 6)\" y=\"\(height - bottom - h - 4)\" class=\"axis\">\(String(format: format, value))</text>"
             }
-            svg += "<text x=\"\(x)\" y=\"\(height - bottom + 14 + Double(i % 2) * 14)\" class=\"axis small\">\(escape(labels[i]))</text>"
+            svg +=
+                "<text x=\"\(x)\" y=\"\(height - bottom + 14 + Double(i % 2) * 14)\" class=\"axis small\">\(escape(labels[i]))</text>"
         }
         return svg + "</svg>"
     }

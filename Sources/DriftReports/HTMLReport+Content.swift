@@ -22,10 +22,12 @@ extension HTMLReport {
         }
         let shown = measured.sorted { concern($0) > concern($1) }.prefix(contentFigureLimit)
         var html = "<section id=\"content\"><h2>Sync by sound</h2><p class=\"hint\">"
-        html += "Each recording correlated with its reference's own sound. Left: the lag (reference time − recording "
+        html +=
+            "Each recording correlated with its reference's own sound. Left: the lag (reference time − recording "
             + "time) across the recording as the headers' plan assumes it (dashed) and as the sound measured it (solid). "
             + "Right: the lag left after the repair, against the limit. "
-        html += shown.count < measured.count
+        html +=
+            shown.count < measured.count
             ? "The \(shown.count) most notable of \(measured.count) pairs measured; all are in report.json.</p>"
             : "\(measured.count) pair\(measured.count == 1 ? "" : "s") measured.</p>"
         html += "<div class=\"content-grid\">"
@@ -64,20 +66,23 @@ extension HTMLReport {
             series.append([])
         }
         series.append(thin(content.curve.map { ($0.atSeconds, $0.lagMs) }))
-        return lineChart(series: series, classes: ["header", "sound"], duration: duration, title: "lag before, ms",
-                         marks: content.dropouts.map(\.atSeconds), band: nil)
+        return lineChart(
+            series: series, classes: ["header", "sound"], duration: duration, title: "lag before, ms",
+            marks: content.dropouts.map(\.atSeconds), band: nil)
     }
 
     /// The lag left after the repair, with the limit as a band.
     static func afterChart(_ content: ContentMeasurement) -> String {
         guard let curve = content.residualCurve, !curve.isEmpty else {
-            return "<svg class=\"lag\" viewBox=\"0 0 300 150\" role=\"img\"><text x=\"10\" y=\"75\" class=\"axis\">not repaired by its sound</text></svg>"
+            return
+                "<svg class=\"lag\" viewBox=\"0 0 300 150\" role=\"img\"><text x=\"10\" y=\"75\" class=\"axis\">not repaired by its sound</text></svg>"
         }
         let duration = curve.last?.atSeconds ?? 1
         let limit = content.residualLimitMs ?? 1
-        return lineChart(series: [thin(curve.map { ($0.atSeconds, $0.lagMs) })], classes: ["after"], duration: duration,
-                         title: "lag after, ms (residual \(String(content.residualMs ?? 0, decimals: 3)))", marks: [],
-                         band: limit)
+        return lineChart(
+            series: [thin(curve.map { ($0.atSeconds, $0.lagMs) })], classes: ["after"], duration: duration,
+            title: "lag after, ms (residual \(String(content.residualMs ?? 0, decimals: 3)))", marks: [],
+            band: limit)
     }
 
     static func thin(_ points: [(Double, Double)]) -> [(Double, Double)] {
@@ -86,30 +91,42 @@ extension HTMLReport {
         return (0..<contentCurvePoints).map { points[Int((Double($0) * step).rounded())] }
     }
 
-    static func lineChart(series: [[(Double, Double)]], classes: [String], duration: Double, title: String,
-                          marks: [Double], band: Double?) -> String {
+    static func lineChart(
+        series: [[(Double, Double)]], classes: [String], duration: Double, title: String,
+        marks: [Double], band: Double?
+    ) -> String {
         let (width, height, left, bottom) = (300.0, 150.0, 44.0, 18.0)
         let values = series.flatMap { $0.map(\.1) } + (band.map { [$0, -$0] } ?? [])
-        var low = values.min() ?? -1, high = values.max() ?? 1
+        var low = values.min() ?? -1
+        var high = values.max() ?? 1
         if high - low < 1e-6 { (low, high) = (low - 1, high + 1) }
         let pad = (high - low) * 0.08
         (low, high) = (low - pad, high + pad)
         func x(_ t: Double) -> Double { left + t / max(duration, 1e-9) * (width - left - 6) }
         func y(_ v: Double) -> Double { 6 + (high - v) / (high - low) * (height - bottom - 12) }
-        func label(_ v: Double) -> String { abs(v) >= 100 ? String(v, decimals: 0) : abs(v) >= 1 ? String(v, decimals: 1) : String(v, decimals: 3) }
+        func label(_ v: Double) -> String {
+            abs(v) >= 100 ? String(v, decimals: 0) : abs(v) >= 1 ? String(v, decimals: 1) : String(v, decimals: 3)
+        }
         var svg = "<svg class=\"lag\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\">"
         if let band {
-            svg += "<rect x=\"\(left)\" y=\(quote(y(band))) width=\"\(width - left - 6)\" height=\(quote(y(-band) - y(band))) class=\"band\"/>"
+            svg +=
+                "<rect x=\"\(left)\" y=\(quote(y(band))) width=\"\(width - left - 6)\" height=\(quote(y(-band) - y(band))) class=\"band\"/>"
         }
-        if low < 0 && high > 0 { svg += "<line x1=\"\(left)\" y1=\(quote(y(0))) x2=\"\(width - 6)\" y2=\(quote(y(0))) class=\"zero\"/>" }
-        for mark in marks { svg += "<line x1=\(quote(x(mark))) y1=\"6\" x2=\(quote(x(mark))) y2=\"\(height - bottom - 6)\" class=\"mark\"/>" }
+        if low < 0 && high > 0 {
+            svg += "<line x1=\"\(left)\" y1=\(quote(y(0))) x2=\"\(width - 6)\" y2=\(quote(y(0))) class=\"zero\"/>"
+        }
+        for mark in marks {
+            svg +=
+                "<line x1=\(quote(x(mark))) y1=\"6\" x2=\(quote(x(mark))) y2=\"\(height - bottom - 6)\" class=\"mark\"/>"
+        }
         for (points, kind) in zip(series, classes) where !points.isEmpty {
             let path = points.map { "\(format(x($0.0))),\(format(y($0.1)))" }.joined(separator: " ")
             svg += "<polyline points=\"\(path)\" class=\"curve \(kind)\"/>"
         }
         svg += "<text x=\"2\" y=\"12\" class=\"axis\">\(label(high - pad))</text>"
         svg += "<text x=\"2\" y=\"\(height - bottom - 4)\" class=\"axis\">\(label(low + pad))</text>"
-        svg += "<text x=\"\(left)\" y=\"\(height - 4)\" class=\"axis\">\(escape(title)) · \(ReportTable.formatDuration(duration))</text>"
+        svg +=
+            "<text x=\"\(left)\" y=\"\(height - 4)\" class=\"axis\">\(escape(title)) · \(ReportTable.formatDuration(duration))</text>"
         return svg + "</svg>"
     }
 

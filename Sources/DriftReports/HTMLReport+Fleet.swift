@@ -10,19 +10,26 @@ extension HTMLReport {
         guard !devices.isEmpty else { return "" }
         let shown = devices.prefix(deviceRowLimit)
         var html = "<section id=\"fleet\"><h2>Devices</h2><p class=\"hint\">"
-        html += shown.count < devices.count
+        html +=
+            shown.count < devices.count
             ? "The first \(shown.count) of \(devices.count) devices, alerting and troubled first; every device is in report.json and devices.csv. "
             : "\(devices.count) device\(devices.count == 1 ? "" : "s"), alerting and troubled first. "
         html += "Median, worst and spread (interquartile range) of each device's recordings in this run"
         html += runs >= 2 ? "; the trend is its median drift over the last \(runs) runs.</p>" : ".</p>"
-        html += "<div class=\"scroll tall\"><table id=\"devices\" data-total=\"\(devices.count)\" data-shown=\"\(shown.count)\"><thead><tr>"
-        for title in ["Device", "Recordings", "Audio h", "Median ppm", "Worst ppm", "Spread ppm", "Past limit", "Refused", "Failed",
-                      "Trend", "Alert"] {
+        html +=
+            "<div class=\"scroll tall\"><table id=\"devices\" data-total=\"\(devices.count)\" data-shown=\"\(shown.count)\"><thead><tr>"
+        for title in [
+            "Device", "Recordings", "Audio h", "Median ppm", "Worst ppm", "Spread ppm", "Past limit", "Refused",
+            "Failed",
+            "Trend", "Alert",
+        ] {
             html += "<th>\(title)</th>"
         }
         html += "</tr></thead><tbody>\n"
         for device in shown {
-            let tone = device.alert != nil || device.failed > 0 || device.refused > 0 ? "bad" : device.hasProblems ? "warn" : ""
+            let tone =
+                device.alert != nil || device.failed > 0 || device.refused > 0
+                ? "bad" : device.hasProblems ? "warn" : ""
             html += "<tr class=\"\(tone)\" data-device=\"\(escape(device.device))\">"
             html += cell(middle(device.device), title: device.device)
             html += countCell(device.recordings)
@@ -34,7 +41,8 @@ extension HTMLReport {
             html += countCell(device.refused)
             html += countCell(device.failed)
             html += "<td>\(sparkline(device.trend))</td>"
-            html += "<td class=\"wrap\" data-value=\"\(escape(device.alert ?? ""))\">\(escape(device.alert ?? ""))</td></tr>\n"
+            html +=
+                "<td class=\"wrap\" data-value=\"\(escape(device.alert ?? ""))\">\(escape(device.alert ?? ""))</td></tr>\n"
         }
         return html + "</tbody></table></div></section>\n"
     }
@@ -52,10 +60,12 @@ extension HTMLReport {
         let span = max(high - low, 1)
         let (width, height) = (90.0, 22.0)
         let path = points.map { index, value in
-            String(format: "%.1f,%.1f", 2 + Double(index) / Double(values.count - 1) * (width - 4),
-                   2 + (high - value) / span * (height - 4))
+            String(
+                format: "%.1f,%.1f", 2 + Double(index) / Double(values.count - 1) * (width - 4),
+                2 + (high - value) / span * (height - 4))
         }.joined(separator: " ")
         let text = values.map { $0.map { String(format: "%+.1f", $0) } ?? "–" }.joined(separator: " → ")
-        return "<svg class=\"spark\" viewBox=\"0 0 90 22\"><title>\(text) ppm</title><polyline points=\"\(path)\"/></svg>"
+        return
+            "<svg class=\"spark\" viewBox=\"0 0 90 22\"><title>\(text) ppm</title><polyline points=\"\(path)\"/></svg>"
     }
 }

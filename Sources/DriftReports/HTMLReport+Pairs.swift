@@ -21,11 +21,15 @@ extension HTMLReport {
         guard !problems.isEmpty else { return "" }
         let shown = problems.prefix(problemRowLimit)
         var html = "<section id=\"problems-section\"><h2>Problems (\(problems.count))</h2><p class=\"hint\">"
-        html += shown.count < problems.count
+        html +=
+            shown.count < problems.count
             ? "The first \(shown.count) of \(problems.count), worst first; all are in the table below, report.json and report.csv.</p>"
             : "Failed, refused, unreadable, past a lip-sync limit or with a warning, worst first.</p>"
         html += "<div class=\"scroll\"><table id=\"problems\" data-total=\"\(problems.count)\"><thead><tr>"
-        for title in ["Recording", "Reference", "Device", "Drift ms", "ppm", "At the end", "Flags", "Cause", "Plan", "Outcome", "Note"] {
+        for title in [
+            "Recording", "Reference", "Device", "Drift ms", "ppm", "At the end", "Flags", "Cause", "Plan", "Outcome",
+            "Note",
+        ] {
             html += "<th>\(title)</th>"
         }
         html += "</tr></thead><tbody>\n"
@@ -52,7 +56,8 @@ extension HTMLReport {
 
     /// What a row says beyond its numbers: its error, warnings and what the sound said.
     static func note(_ row: PairReport) -> String {
-        ([row.error].compactMap { $0 } + row.warnings.map { "⚠ " + $0 } + [ReportTable.contentNote(row)].compactMap { $0 })
+        ([row.error].compactMap { $0 } + row.warnings.map { "⚠ " + $0 }
+            + [ReportTable.contentNote(row)].compactMap { $0 })
             .joined(separator: "; ")
     }
 
@@ -64,14 +69,18 @@ extension HTMLReport {
         var html = "<section id=\"all-pairs\"><h2>All pairs (\(report.pairs.count))</h2>"
         guard let packed = Gzip.compress(json) else {
             // zlib failed (out of memory): say where the pairs are rather than leave the section out unexplained.
-            return html + "<p class=\"hint\">The pair table could not be compressed into this page; every pair is in report.json and report.csv.</p></section>\n"
+            return html
+                + "<p class=\"hint\">The pair table could not be compressed into this page; every pair is in report.json and report.csv.</p></section>\n"
         }
-        html += "<div class=\"pager\"><input id=\"pairs-filter\" type=\"search\" placeholder=\"Filter: path, device, cause, note…\">"
-        html += "<button id=\"pairs-prev\">‹</button><span id=\"pairs-info\" class=\"hint\">unpacking…</span><button id=\"pairs-next\">›</button></div>"
+        html +=
+            "<div class=\"pager\"><input id=\"pairs-filter\" type=\"search\" placeholder=\"Filter: path, device, cause, note…\">"
+        html +=
+            "<button id=\"pairs-prev\">‹</button><span id=\"pairs-info\" class=\"hint\">unpacking…</span><button id=\"pairs-next\">›</button></div>"
         html += "<div class=\"scroll\"><table id=\"pairs\" data-total=\"\(report.pairs.count)\"><thead><tr>"
         for (index, title) in PairTableData.titles.enumerated() { html += "<th data-col=\"\(index)\">\(title)</th>" }
         html += "</tr></thead><tbody></tbody></table></div>"
-        html += "<script type=\"application/gzip+base64\" id=\"pair-data\">\(Data(packed).base64EncodedString())</script></section>\n"
+        html +=
+            "<script type=\"application/gzip+base64\" id=\"pair-data\">\(Data(packed).base64EncodedString())</script></section>\n"
         return html
     }
 
@@ -151,8 +160,10 @@ extension HTMLReport {
 
 /// The pair table as the page carries it: columns of small values, folders, devices and words stored once.
 struct PairTableData {
-    static let titles = ["Recording", "Device", "Duration s", "Drift ms", "ppm", "At the end", "Flags", "Cause", "Plan",
-                         "Target frames", "Outcome", "Note"]
+    static let titles = [
+        "Recording", "Device", "Duration s", "Drift ms", "ppm", "At the end", "Flags", "Cause", "Plan",
+        "Target frames", "Outcome", "Note",
+    ]
     private var folders: [String] = []
     private var devices: [String] = []
     private var causes: [String] = [""]
@@ -178,18 +189,28 @@ struct PairTableData {
             let stem = (name as NSString).deletingPathExtension
             // A reference beside the recording with the same stem is stored as its extension alone.
             let referenceExtension = "." + (pair.reference as NSString).pathExtension
-            let reference = pair.reference == folder + "/" + stem + referenceExtension && referenceExtension != "." ? referenceExtension : pair.reference
+            let reference =
+                pair.reference == folder + "/" + stem + referenceExtension && referenceExtension != "."
+                ? referenceExtension : pair.reference
             var mask = 0
             if pair.flags.contains(.ituBT1359) { mask |= 1 }
             if pair.flags.contains(.ebuR37) { mask |= 2 }
-            let plan = pair.action.rawValue + (pair.method.map { $0.rawValue == pair.action.rawValue ? "" : " (\($0.rawValue))" } ?? "")
+            let plan =
+                pair.action.rawValue
+                + (pair.method.map { $0.rawValue == pair.action.rawValue ? "" : " (\($0.rawValue))" } ?? "")
             let values: [String] = [
                 "\(index(folder, &folderIndex, &folders))", Self.quote(name), Self.quote(reference),
                 "\(index(pair.device, &deviceIndex, &devices))", Self.number(pair.recordingSeconds, 3),
-                Self.number(pair.driftSeconds.map { $0 * 1000 }, 2), Self.number(pair.driftPPM, 1), Self.number(pair.endOffsetMs, 2),
-                "\(mask)", "\(index(pair.cause?.rawValue ?? "", &causeIndex, &causes))", "\(index(plan, &planIndex, &plans))",
-                pair.targetFrames.map(String.init) ?? "null", "\(index(pair.outcome?.rawValue ?? "", &outcomeIndex, &outcomes))",
-                { let text = HTMLReport.note(pair); return text.isEmpty ? "0" : Self.quote(text) }(),
+                Self.number(pair.driftSeconds.map { $0 * 1000 }, 2), Self.number(pair.driftPPM, 1),
+                Self.number(pair.endOffsetMs, 2),
+                "\(mask)", "\(index(pair.cause?.rawValue ?? "", &causeIndex, &causes))",
+                "\(index(plan, &planIndex, &plans))",
+                pair.targetFrames.map(String.init) ?? "null",
+                "\(index(pair.outcome?.rawValue ?? "", &outcomeIndex, &outcomes))",
+                {
+                    let text = HTMLReport.note(pair)
+                    return text.isEmpty ? "0" : Self.quote(text)
+                }(),
                 "\(HTMLReport.concern(pair))",
             ]
             rows.append("[" + values.joined(separator: ",") + "]")
@@ -199,7 +220,8 @@ struct PairTableData {
     /// `{"folders":[...],"devices":[...],"causes":[...],"plans":[...],"outcomes":[...],"rows":[[...],...]}`.
     func json() -> [UInt8] {
         func list(_ values: [String]) -> String { "[" + values.map(Self.quote).joined(separator: ",") + "]" }
-        let text = "{\"folders\":\(list(folders)),\"devices\":\(list(devices)),\"causes\":\(list(causes)),\"plans\":\(list(plans)),"
+        let text =
+            "{\"folders\":\(list(folders)),\"devices\":\(list(devices)),\"causes\":\(list(causes)),\"plans\":\(list(plans)),"
             + "\"outcomes\":\(list(outcomes)),\"rows\":[\(rows.joined(separator: ",\n"))]}"
         return Array(text.utf8)
     }
@@ -228,7 +250,11 @@ struct PairTableData {
             case "\u{2028}": out += "\\u2028"
             case "\u{2029}": out += "\\u2029"
             default:
-                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
+                if scalar.value < 0x20 {
+                    out += String(format: "\\u%04x", scalar.value)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
             }
         }
         return out + "\""

@@ -28,7 +28,8 @@ extension HTMLReport {
             svg += "<text x=\"2\" y=\"\(y(value) + 4)\" class=\"axis\">\(String(format: "%+.0f ppm", value))</text>"
         }
         for (index, run) in history.runs.enumerated() {
-            svg += "<text x=\"\(x(index) - 20)\" y=\"\(height - 8)\" class=\"axis small\">#\(run.id) \(escape(String(run.started.dropFirst(5).prefix(5))))</text>"
+            svg +=
+                "<text x=\"\(x(index) - 20)\" y=\"\(height - 8)\" class=\"axis small\">#\(run.id) \(escape(String(run.started.dropFirst(5).prefix(5))))</text>"
         }
         // Labels at the right end, nudged apart so that none covers another.
         var labels: [(y: Double, text: String, name: String)] = []
@@ -36,8 +37,12 @@ extension HTMLReport {
             let flagged = series.alert != nil
             let points = series.ppm.enumerated().compactMap { index, value in value.map { (x(index), y($0)) } }
             let path = points.map { "\($0.0),\($0.1)" }.joined(separator: " ")
-            svg += "<polyline points=\"\(path)\" class=\"\(flagged ? "series alert" : "series")\" data-device=\"\(escape(series.name))\"><title>\(escape(series.name))</title></polyline>"
-            for point in points { svg += "<circle cx=\"\(point.0)\" cy=\"\(point.1)\" r=\"2.5\" class=\"\(flagged ? "dot bad" : "dot")\"/>" }
+            svg +=
+                "<polyline points=\"\(path)\" class=\"\(flagged ? "series alert" : "series")\" data-device=\"\(escape(series.name))\"><title>\(escape(series.name))</title></polyline>"
+            for point in points {
+                svg +=
+                    "<circle cx=\"\(point.0)\" cy=\"\(point.1)\" r=\"2.5\" class=\"\(flagged ? "dot bad" : "dot")\"/>"
+            }
             if let last = points.last { labels.append((last.1, series.name, series.name)) }
         }
         labels.sort { $0.y < $1.y }
@@ -45,16 +50,20 @@ extension HTMLReport {
         for label in labels {
             let at = max(label.y + 4, previous + 12)
             previous = at
-            svg += "<text x=\"\(width - right + 6)\" y=\"\(at)\" class=\"axis\"><title>\(escape(label.name))</title>\(escape(middle(label.text, 30)))</text>"
+            svg +=
+                "<text x=\"\(width - right + 6)\" y=\"\(at)\" class=\"axis\"><title>\(escape(label.name))</title>\(escape(middle(label.text, 30)))</text>"
         }
         svg += "</svg>"
-        let caption = history.devicesTotal > shown.count
+        let caption =
+            history.devicesTotal > shown.count
             ? "Median drift by device over the last \(runs) runs (ppm): top \(shown.count) of \(history.devicesTotal), alerting first"
             : "Median drift by device over the last \(runs) runs (ppm)"
-        var html = "<section><h2>Drift history</h2><figure class=\"wide\"><figcaption>\(caption)</figcaption>\(svg)</figure>"
+        var html =
+            "<section><h2>Drift history</h2><figure class=\"wide\"><figcaption>\(caption)</figcaption>\(svg)</figure>"
         let alerts = history.devices.filter { $0.alert != nil }
         html += "<ul id=\"alerts\" data-count=\"\(alerts.count)\">"
-        html += alerts.isEmpty
+        html +=
+            alerts.isEmpty
             ? "<li>No device moved more than \(String(format: "%.0f", history.alertPPM)) ppm from its earlier runs, and none turned erratic.</li>"
             : alerts.map { "<li class=\"alert\">\(escape($0.name)): \(escape($0.alert ?? ""))</li>" }.joined()
         return html + "</ul></section>\n"

@@ -53,16 +53,20 @@ public enum HTMLReport {
             \(problemSection(report))
             \(pairSection(report))
             """
-        html += listSection("unpaired", "Unpaired files", report.unpaired.map { "\($0.kind.rawValue): \($0.path) — \($0.reason)" })
+        html += listSection(
+            "unpaired", "Unpaired files", report.unpaired.map { "\($0.kind.rawValue): \($0.path) — \($0.reason)" })
         html += listSection("scan-errors", "Scan errors", report.errors.map { "\($0.path): \($0.error)" })
         html += listSection("skipped", "Skipped paths", report.skipped.map { "\($0.path) — \($0.reason)" })
-        html += "<footer>driftfix · every number here is also in report.json</footer>\n<script>\(script)</script></body></html>\n"
+        html +=
+            "<footer>driftfix · every number here is also in report.json</footer>\n<script>\(script)</script></body></html>\n"
         return html
     }
 
     // MARK: pieces
 
-    static func card(_ id: String, _ label: String, _ text: String, _ value: Any, tone: String = "", note: String? = nil) -> String {
+    static func card(
+        _ id: String, _ label: String, _ text: String, _ value: Any, tone: String = "", note: String? = nil
+    ) -> String {
         "<div class=\"card \(tone)\"><div class=\"label\">\(label)</div>"
             + "<div class=\"value\" id=\"summary-\(id)\" data-value=\"\(value)\">\(escape(text))</div>"
             + (note.map { "<div class=\"note\">\(escape($0))</div>" } ?? "") + "</div>"

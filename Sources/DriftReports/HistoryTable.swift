@@ -9,18 +9,24 @@ public enum HistoryTable {
     public static func render(_ history: DriftHistory) -> String {
         guard !history.runs.isEmpty else { return "no runs with measurements in this journal yet" }
         // "#12 11-22 03:14": run id, month-day and UTC time of its start.
-        let runHeaders = history.runs.map { "#\($0.id) " + $0.started.dropFirst(5).prefix(11).replacingOccurrences(of: "T", with: " ") }
+        let runHeaders = history.runs.map {
+            "#\($0.id) " + $0.started.dropFirst(5).prefix(11).replacingOccurrences(of: "T", with: " ")
+        }
         func signed(_ value: Double?) -> String { value.map { String(format: "%+.1f", $0) } ?? "-" }
         var lines: [String] = []
         if !history.devices.isEmpty {
             let alerting = history.devices.filter { $0.alert != nil }.count
-            lines.append("devices: \(alerting) alerting of \(history.devicesTotal); median drift of their recordings per run (ppm),"
-                         + " spread (interquartile range) and recordings in the latest run")
+            lines.append(
+                "devices: \(alerting) alerting of \(history.devicesTotal); median drift of their recordings per run (ppm),"
+                    + " spread (interquartile range) and recordings in the latest run")
             var rows = [["DEVICE"] + runHeaders + ["SPREAD", "FILES"]]
             for series in history.devices {
-                rows.append([(series.alert == nil ? "  " : "! ") + series.name.escapedForTerminal] + series.ppm.map(signed)
-                            + [series.spreadPPM?.last.flatMap { $0 }.map { String(format: "%.1f", $0) } ?? "-",
-                               "\(series.files.last ?? 0)"])
+                rows.append(
+                    [(series.alert == nil ? "  " : "! ") + series.name.escapedForTerminal] + series.ppm.map(signed)
+                        + [
+                            series.spreadPPM?.last.flatMap { $0 }.map { String(format: "%.1f", $0) } ?? "-",
+                            "\(series.files.last ?? 0)",
+                        ])
             }
             lines += align(rows)
             if history.devicesTotal > history.devices.count {
@@ -30,15 +36,20 @@ public enum HistoryTable {
         }
         if !history.files.isEmpty {
             lines.append("files (ppm):")
-            lines += align([["FILE"] + runHeaders] + history.files.map { series in
-                [(series.alert == nil ? "  " : "! ") + series.name.escapedForTerminal] + series.ppm.map(signed)
-            })
+            lines += align(
+                [["FILE"] + runHeaders]
+                    + history.files.map { series in
+                        [(series.alert == nil ? "  " : "! ") + series.name.escapedForTerminal] + series.ppm.map(signed)
+                    })
             lines.append("")
         }
         let alerts = history.alerts
-        let thresholds = "\(String(format: "%.0f", history.alertPPM)) ppm drift, \(String(format: "%.0f", history.alertSpreadPPM)) ppm spread"
-        lines.append(alerts.isEmpty ? "no alerts (thresholds: \(thresholds))"
-                     : alerts.map { "! \($0.name.escapedForTerminal): \($0.alert ?? "")" }.joined(separator: "\n"))
+        let thresholds =
+            "\(String(format: "%.0f", history.alertPPM)) ppm drift, \(String(format: "%.0f", history.alertSpreadPPM)) ppm spread"
+        lines.append(
+            alerts.isEmpty
+                ? "no alerts (thresholds: \(thresholds))"
+                : alerts.map { "! \($0.name.escapedForTerminal): \($0.alert ?? "")" }.joined(separator: "\n"))
         return lines.joined(separator: "\n")
     }
 
@@ -47,7 +58,8 @@ public enum HistoryTable {
         let widths = rows[0].indices.map { column in rows.map { $0[column].terminalWidth }.max() ?? 0 }
         return rows.map { row in
             row.enumerated().map { index, text in
-                index == 0 ? text.padded(toColumns: widths[index])
+                index == 0
+                    ? text.padded(toColumns: widths[index])
                     : String(repeating: " ", count: widths[index] - text.terminalWidth) + text
             }.joined(separator: "  ").trimmingTrailingSpaces()
         }

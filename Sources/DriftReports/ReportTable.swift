@@ -13,8 +13,10 @@ public enum ReportTable {
             return String(path.dropFirst(base.count + 1)).escapedForTerminal
         }
         let withOutcome = report.pairs.contains { $0.outcome != nil }
-        var rows: [[String]] = [["RECORDING", "DRIFT ms", "PPM", "AT THE END", "CAUSE", "PLAN", "TARGET"]
-            + (withOutcome ? ["OUTCOME"] : []) + ["NOTE"]]
+        var rows: [[String]] = [
+            ["RECORDING", "DRIFT ms", "PPM", "AT THE END", "CAUSE", "PLAN", "TARGET"]
+                + (withOutcome ? ["OUTCOME"] : []) + ["NOTE"]
+        ]
         for pair in report.pairs {
             let measured = pair.driftPPM != nil
             var notes: [String] = []
@@ -26,7 +28,9 @@ public enum ReportTable {
             let flag = pair.flags.contains(.ituBT1359) ? " [BT.1359]" : pair.flags.contains(.ebuR37) ? " [R37]" : ""
             let atEnd: String = measured ? (pair.sync ?? "") + flag : "-"
             let target: String = pair.action == .refuse ? "-" : pair.targetFrames.map { "\($0) frames" } ?? "-"
-            var row: [String] = [short(pair.recording), drift, ppm, atEnd, pair.cause?.rawValue ?? "-", pair.action.rawValue, target]
+            var row: [String] = [
+                short(pair.recording), drift, ppm, atEnd, pair.cause?.rawValue ?? "-", pair.action.rawValue, target,
+            ]
             if withOutcome { row.append(pair.outcome?.rawValue ?? "-") }
             row.append(notes.joined(separator: "; ").escapedForTerminal)
             rows.append(row)
@@ -38,16 +42,21 @@ public enum ReportTable {
                 index == row.count - 1 ? text : text.fitted(toColumns: widths[index]).padded(toColumns: widths[index])
             }.joined(separator: "  ").trimmingTrailingSpaces()
         }
-        for file in report.unpaired { out.append("unpaired \(file.kind.rawValue): \(short(file.path)) (\(file.reason.escapedForTerminal))") }
+        for file in report.unpaired {
+            out.append("unpaired \(file.kind.rawValue): \(short(file.path)) (\(file.reason.escapedForTerminal))")
+        }
         for issue in report.errors { out.append("error: \(short(issue.path)): \(issue.error.escapedForTerminal)") }
-        for skipped in report.skipped { out.append("skipped: \(short(skipped.path)): \(skipped.reason.escapedForTerminal)") }
+        for skipped in report.skipped {
+            out.append("skipped: \(short(skipped.path)): \(skipped.reason.escapedForTerminal)")
+        }
         let s = report.summary
         out.append("")
-        out.append("\(s.pairs) pairs, \(formatDuration(s.totalAudioSeconds)) of audio: \(s.needRepair) to repair, "
-            + "\(s.inSync) in sync, \(s.refused) refused, \(s.errors) errors, \(s.unpaired) unpaired"
-            + (s.skipped > 0 ? ", \(s.skipped) skipped" : "") + (s.warned > 0 ? ", \(s.warned) with warnings" : "")
-            + "; \(s.flagged) past a lip-sync limit"
-            + (s.worstDriftPPM.map { String(format: "; worst %+.1f ppm", $0) } ?? ""))
+        out.append(
+            "\(s.pairs) pairs, \(formatDuration(s.totalAudioSeconds)) of audio: \(s.needRepair) to repair, "
+                + "\(s.inSync) in sync, \(s.refused) refused, \(s.errors) errors, \(s.unpaired) unpaired"
+                + (s.skipped > 0 ? ", \(s.skipped) skipped" : "") + (s.warned > 0 ? ", \(s.warned) with warnings" : "")
+                + "; \(s.flagged) past a lip-sync limit"
+                + (s.worstDriftPPM.map { String(format: "; worst %+.1f ppm", $0) } ?? ""))
         return out.joined(separator: "\n")
     }
 
@@ -63,8 +72,9 @@ public enum ReportTable {
             if let residual = content.residualMs { parts.append("residual \(String(residual, decimals: 3)) ms") }
         }
         if pair.measuredBy == .content, !pair.operations.isEmpty {
-            parts.append(pair.operations.map { $0.split(separator: " ").first.map(String.init) ?? $0 }
-                .reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }.joined(separator: ", "))
+            parts.append(
+                pair.operations.map { $0.split(separator: " ").first.map(String.init) ?? $0 }
+                    .reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }.joined(separator: ", "))
         }
         if let note = pair.contentNote, pair.outcome != .refused || pair.error != note { parts.append(note) }
         return parts.joined(separator: "; ")

@@ -77,8 +77,10 @@ public enum ReportWriter {
     }
 
     /// The columns of devices.csv, in order.
-    public static let deviceColumns = ["device", "recordings", "measured", "audioSeconds", "medianPPM", "worstPPM", "spreadPPM",
-                                       "pastLimit", "refused", "failed", "trend", "alert"]
+    public static let deviceColumns = [
+        "device", "recordings", "measured", "audioSeconds", "medianPPM", "worstPPM", "spreadPPM",
+        "pastLimit", "refused", "failed", "trend", "alert",
+    ]
 
     /// One line per device, worst first; `trend` is the median drift per run, oldest first, joined with `;`.
     public static func deviceCSV(_ devices: [DeviceSummary]) -> String {
@@ -97,10 +99,11 @@ public enum ReportWriter {
 
     /// The CSV columns, in order: the JSON row keys (the `content` object flattened into `content*` columns, its
     /// curves left to the JSON), the columns added since (so positional readers keep theirs), then `kind`.
-    public static let csvColumns = PairReport.columnNames.filter { $0 != "content" && !addedColumns.contains($0) } + [
-        "contentModel", "contentOffsetMs", "contentOffsetMsError", "contentDriftPPM", "contentDriftPPMError",
-        "contentConfidence", "contentDropouts", "contentMissingMs", "headersAgree", "disagreement", "residualMs",
-    ] + addedColumns + ["kind"]
+    public static let csvColumns =
+        PairReport.columnNames.filter { $0 != "content" && !addedColumns.contains($0) } + [
+            "contentModel", "contentOffsetMs", "contentOffsetMsError", "contentDriftPPM", "contentDriftPPMError",
+            "contentConfidence", "contentDropouts", "contentMissingMs", "headersAgree", "disagreement", "residualMs",
+        ] + addedColumns + ["kind"]
     static let addedColumns = ["pairedBy", "recordingStartSeconds", "recordingEndSeconds"]
 
     /// One header line, then one line per pair (`kind` = `pair`), then one per unpaired file (`unpaired`: its path
@@ -123,18 +126,22 @@ public enum ReportWriter {
         }
         for row in report.pairs {
             let values: [String?] = [
-                row.recording, row.reference, row.folder, row.sampleRate.map(String.init), row.channels.map(String.init),
+                row.recording, row.reference, row.folder, row.sampleRate.map(String.init),
+                row.channels.map(String.init),
                 row.format, row.recordingFrames.map(String.init), row.recordingSeconds.map(number),
-                row.referenceSeconds.map(number), row.referenceDuration, row.referenceSource, row.driftSeconds.map(number),
+                row.referenceSeconds.map(number), row.referenceDuration, row.referenceSource,
+                row.driftSeconds.map(number),
                 row.driftPPM.map(number), row.endOffsetMs.map(number), row.sync,
-                row.flags.map(\.rawValue).joined(separator: ";"), row.cause?.rawValue, row.causeDetail, row.action.rawValue,
+                row.flags.map(\.rawValue).joined(separator: ";"), row.cause?.rawValue, row.causeDetail,
+                row.action.rawValue,
                 row.method?.rawValue, row.methodReason, row.targetFrames.map(String.init), row.error,
                 row.outcome?.rawValue, row.output, row.outputFrames.map(String.init), row.checksum,
                 row.attempts.map(String.init), row.worker, row.processingSeconds.map(number),
                 row.warnings.joined(separator: ";"), row.measuredBy.rawValue, row.operations.joined(separator: ";"),
                 row.contentNote, row.device, row.deviceSource,
                 row.content?.model.rawValue, row.content?.offsetMs.map(number), row.content?.offsetMsError.map(number),
-                row.content?.driftPPM.map(number), row.content?.driftPPMError.map(number), row.content.map { number($0.confidence) },
+                row.content?.driftPPM.map(number), row.content?.driftPPMError.map(number),
+                row.content.map { number($0.confidence) },
                 row.content.map { String($0.dropouts.count) },
                 row.content.map { number($0.dropouts.reduce(0) { $0 + $1.missingMs }) },
                 row.content?.headersAgree.map { $0 ? "true" : "false" }, row.content?.disagreement,
@@ -149,11 +156,18 @@ public enum ReportWriter {
         }
         for file in report.unpaired {
             let key = file.kind == .recording ? "recording" : "reference"
-            lines.append(line([key: file.path, "folder": (file.path as NSString).deletingLastPathComponent,
-                               "error": file.reason, "kind": "unpaired"]))
+            lines.append(
+                line([
+                    key: file.path, "folder": (file.path as NSString).deletingLastPathComponent,
+                    "error": file.reason, "kind": "unpaired",
+                ]))
         }
-        for issue in report.errors { lines.append(line(["folder": issue.path, "error": issue.error, "kind": "error"])) }
-        for skipped in report.skipped { lines.append(line(["folder": skipped.path, "error": skipped.reason, "kind": "skipped"])) }
+        for issue in report.errors {
+            lines.append(line(["folder": issue.path, "error": issue.error, "kind": "error"]))
+        }
+        for skipped in report.skipped {
+            lines.append(line(["folder": skipped.path, "error": skipped.reason, "kind": "skipped"]))
+        }
         if !lines.isEmpty { try flush(true) }
     }
 
@@ -164,8 +178,10 @@ public enum ReportWriter {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try ReportFile.write(folder + "/report.json") { file in try writeJSON(report) { try file.write($0) } }
         try ReportFile.write(folder + "/report.csv") { file in try writeCSV(report) { try file.write(Data($0.utf8)) } }
-        try Data(deviceCSV(report.devices ?? []).utf8).write(to: URL(fileURLWithPath: folder + "/devices.csv"), options: .atomic)
-        try Data(HTMLReport.render(report).utf8).write(to: URL(fileURLWithPath: folder + "/report.html"), options: .atomic)
+        try Data(deviceCSV(report.devices ?? []).utf8).write(
+            to: URL(fileURLWithPath: folder + "/devices.csv"), options: .atomic)
+        try Data(HTMLReport.render(report).utf8).write(
+            to: URL(fileURLWithPath: folder + "/report.html"), options: .atomic)
     }
 
     static func number(_ value: Double) -> String {
@@ -188,9 +204,12 @@ final class ReportFile {
     func write(_ data: Data) throws { try handle.write(contentsOf: data) }
 
     static func write(_ path: String, _ body: (ReportFile) throws -> Void) throws {
-        let temporary = (path as NSString).deletingLastPathComponent + "/." + (path as NSString).lastPathComponent + ".\(getpid()).tmp"
+        let temporary =
+            (path as NSString).deletingLastPathComponent + "/." + (path as NSString).lastPathComponent
+            + ".\(getpid()).tmp"
         guard FileManager.default.createFile(atPath: temporary, contents: nil),
-              let handle = FileHandle(forWritingAtPath: temporary) else {
+            let handle = FileHandle(forWritingAtPath: temporary)
+        else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary])
         }
         do {

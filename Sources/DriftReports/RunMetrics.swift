@@ -21,8 +21,10 @@ public struct RunMetrics: Sendable, Equatable {
     /// Devices with series of their own at most; the rest are counted in `driftfix_device_series_omitted`.
     public var deviceLimit = 100
 
-    public init(lastSuccess: Date?, started: Date, finished: Date, succeeded: Bool, outcomes: [RepairOutcome: Int],
-                audioSecondsProcessed: Double) {
+    public init(
+        lastSuccess: Date?, started: Date, finished: Date, succeeded: Bool, outcomes: [RepairOutcome: Int],
+        audioSecondsProcessed: Double
+    ) {
         self.lastSuccess = lastSuccess
         self.started = started
         self.finished = finished
@@ -36,9 +38,11 @@ public struct RunMetrics: Sendable, Equatable {
         var outcomes: [RepairOutcome: Int] = [:]
         for pair in report.pairs { if let outcome = pair.outcome { outcomes[outcome, default: 0] += 1 } }
         let succeeded = report.isGoodRun
-        self.init(lastSuccess: succeeded ? finished : lastSuccess, started: started, finished: finished,
-                  succeeded: succeeded, outcomes: outcomes,
-                  audioSecondsProcessed: report.pairs.filter { $0.outcome == .repaired }.compactMap(\.recordingSeconds).reduce(0, +))
+        self.init(
+            lastSuccess: succeeded ? finished : lastSuccess, started: started, finished: finished,
+            succeeded: succeeded, outcomes: outcomes,
+            audioSecondsProcessed: report.pairs.filter { $0.outcome == .repaired }.compactMap(\.recordingSeconds)
+                .reduce(0, +))
         disruptions = report.disruptions ?? RunDisruptions()
         devices = report.deviceSummaries()
     }
@@ -46,8 +50,9 @@ public struct RunMetrics: Sendable, Equatable {
     /// A run that failed before it could start (its journal unusable): no pairs, not a success, and the last
     /// success time carried over from the metrics file it replaces.
     public static func failedBeforeStart(started: Date, previous path: String) -> RunMetrics {
-        RunMetrics(lastSuccess: lastSuccess(inFile: path), started: started, finished: Date(), succeeded: false, outcomes: [:],
-                   audioSecondsProcessed: 0)
+        RunMetrics(
+            lastSuccess: lastSuccess(inFile: path), started: started, finished: Date(), succeeded: false, outcomes: [:],
+            audioSecondsProcessed: 0)
     }
 
     /// `driftfix_last_success_timestamp_seconds` from an existing metrics file (nil when absent or 0).
@@ -68,30 +73,45 @@ public struct RunMetrics: Sendable, Equatable {
             lines.append("# TYPE \(name) \(type)")
             for sample in samples { lines.append("\(name)\(sample.labels) \(Self.format(sample.value))") }
         }
-        metric("driftfix_last_success_timestamp_seconds", "Unix time a repair run last ended with every pair good (0: never).",
-               "gauge", [("", lastSuccess?.timeIntervalSince1970 ?? 0)])
-        metric("driftfix_last_run_timestamp_seconds", "Unix time the last repair run ended.", "gauge",
-               [("", finished.timeIntervalSince1970)])
-        metric("driftfix_last_run_success", "1 if the last run ended with every pair good, else 0.", "gauge",
-               [("", succeeded ? 1 : 0)])
-        metric("driftfix_last_run_duration_seconds", "Wall-clock seconds of the last run.", "gauge",
-               [("", finished.timeIntervalSince(started))])
-        metric("driftfix_last_run_files", "Pairs of the last run by outcome.", "gauge",
-               RepairOutcome.allCases.map { ("{outcome=\"\($0.rawValue)\"}", Double(outcomes[$0] ?? 0)) })
-        metric("driftfix_last_run_audio_seconds_processed", "Seconds of audio the last run repaired.", "gauge",
-               [("", audioSecondsProcessed)])
-        metric("driftfix_last_run_workers_lost", "Workers that died, went silent or were cut off during the last run.", "gauge",
-               [("", Double(disruptions.workersLost))])
-        metric("driftfix_last_run_workers_restarted", "Workers the run started to replace dead ones (local processes or Slurm tasks) during the last run.", "gauge",
-               [("", Double(disruptions.workersRestarted))])
-        metric("driftfix_last_run_jobs_requeued", "Jobs put back in the queue during the last run.", "gauge",
-               [("", Double(disruptions.jobsRequeued))])
+        metric(
+            "driftfix_last_success_timestamp_seconds",
+            "Unix time a repair run last ended with every pair good (0: never).",
+            "gauge", [("", lastSuccess?.timeIntervalSince1970 ?? 0)])
+        metric(
+            "driftfix_last_run_timestamp_seconds", "Unix time the last repair run ended.", "gauge",
+            [("", finished.timeIntervalSince1970)])
+        metric(
+            "driftfix_last_run_success", "1 if the last run ended with every pair good, else 0.", "gauge",
+            [("", succeeded ? 1 : 0)])
+        metric(
+            "driftfix_last_run_duration_seconds", "Wall-clock seconds of the last run.", "gauge",
+            [("", finished.timeIntervalSince(started))])
+        metric(
+            "driftfix_last_run_files", "Pairs of the last run by outcome.", "gauge",
+            RepairOutcome.allCases.map { ("{outcome=\"\($0.rawValue)\"}", Double(outcomes[$0] ?? 0)) })
+        metric(
+            "driftfix_last_run_audio_seconds_processed", "Seconds of audio the last run repaired.", "gauge",
+            [("", audioSecondsProcessed)])
+        metric(
+            "driftfix_last_run_workers_lost", "Workers that died, went silent or were cut off during the last run.",
+            "gauge",
+            [("", Double(disruptions.workersLost))])
+        metric(
+            "driftfix_last_run_workers_restarted",
+            "Workers the run started to replace dead ones (local processes or Slurm tasks) during the last run.",
+            "gauge",
+            [("", Double(disruptions.workersRestarted))])
+        metric(
+            "driftfix_last_run_jobs_requeued", "Jobs put back in the queue during the last run.", "gauge",
+            [("", Double(disruptions.jobsRequeued))])
         // Per device: the alerting and worst first, at most `deviceLimit` of them (label cardinality).
         for family in DeviceSeries.families(devices, limit: deviceLimit) {
-            metric(family.name, family.help, "gauge", family.samples.map { sample in
-                let labels = sample.labels.map { "\($0.0)=\"\(Self.label($0.1))\"" }.joined(separator: ",")
-                return (labels.isEmpty ? "" : "{\(labels)}", sample.value)
-            })
+            metric(
+                family.name, family.help, "gauge",
+                family.samples.map { sample in
+                    let labels = sample.labels.map { "\($0.0)=\"\(Self.label($0.1))\"" }.joined(separator: ",")
+                    return (labels.isEmpty ? "" : "{\(labels)}", sample.value)
+                })
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -99,7 +119,8 @@ public struct RunMetrics: Sendable, Equatable {
     /// Writes `render()` to `path` atomically (readable by the collector: mode 0644).
     public func write(to path: String) throws {
         let folder = (path as NSString).deletingLastPathComponent
-        let temporary = (folder.isEmpty ? "." : folder) + "/." + (path as NSString).lastPathComponent + ".\(getpid()).tmp"
+        let temporary =
+            (folder.isEmpty ? "." : folder) + "/." + (path as NSString).lastPathComponent + ".\(getpid()).tmp"
         let text = render()
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw MetricsError(path: path, reason: String(cString: strerror(errno))) }

@@ -72,7 +72,8 @@ extension Character {
         let scalars = unicodeScalars
         guard let first = scalars.first else { return 0 }
         if scalars.contains(where: { $0.properties.isEmojiPresentation })
-            || (scalars.contains("\u{FE0F}") && first.properties.isEmoji) {
+            || (scalars.contains("\u{FE0F}") && first.properties.isEmoji)
+        {
             return 2
         }
         if scalars.allSatisfy(Character.isZeroWidth) { return 0 }

@@ -62,8 +62,10 @@ public struct CoordinatorRuntime {
     /// - Parameters:
     ///   - ready: called with the bound endpoint once workers can connect.
     ///   - onEvent: every dispatch event, on the socket loop's thread.
-    public func run(store: JobStore, ready: (String) -> Void = { _ in },
-                    onEvent: @escaping @Sendable (DispatchEvent) -> Void = { _ in }) async throws -> Result {
+    public func run(
+        store: JobStore, ready: (String) -> Void = { _ in },
+        onEvent: @escaping @Sendable (DispatchEvent) -> Void = { _ in }
+    ) async throws -> Result {
         guard store.unfinishedCount > 0 else { return Result(outcome: .complete, handshakeFailures: 0) }
         let context = try MessageContext()
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
@@ -73,9 +75,10 @@ public struct CoordinatorRuntime {
             services.append(.init(service: zap, successTerminationBehavior: .ignore, serviceName: "zap"))
         }
         let dispatcher = Dispatcher(store: store, settings: settings.dispatch)
-        let server = try CoordinatorServer(context: context, endpoint: settings.endpoint, dispatcher: dispatcher,
-                                           limits: settings.limits, security: settings.security,
-                                           admission: settings.admission, logger: logger)
+        let server = try CoordinatorServer(
+            context: context, endpoint: settings.endpoint, dispatcher: dispatcher,
+            limits: settings.limits, security: settings.security,
+            admission: settings.admission, logger: logger)
         ready(server.endpoint)
         let cleaner = LeftoverCleaner(logger: logger)
         var pool: (any WorkerPool)?
@@ -105,16 +108,21 @@ public struct CoordinatorRuntime {
             }
             onEvent(event)
         }
-        services.append(.init(service: coordinator, successTerminationBehavior: .gracefullyShutdownGroup,
-                              failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "coordinator"))
-        var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: settings.shutdownSignals,
-                                                      logger: logger)
+        services.append(
+            .init(
+                service: coordinator, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "coordinator"))
+        var configuration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: settings.shutdownSignals,
+            logger: logger)
         configuration.logging.keys.serviceKey = "service"
         configuration.maximumGracefulShutdownDuration = .seconds(settings.limits.drainTimeout + 30)
         try await ServiceGroup(configuration: configuration).run()
-        return Result(outcome: coordinator.outcome ?? .stopped, handshakeFailures: server.handshakeFailures,
-                      disruptions: RunDisruptions(workersLost: dispatcher.workersLost, workersRestarted: pool?.restarts ?? 0,
-                                                  jobsRequeued: dispatcher.jobsRequeued))
+        return Result(
+            outcome: coordinator.outcome ?? .stopped, handshakeFailures: server.handshakeFailures,
+            disruptions: RunDisruptions(
+                workersLost: dispatcher.workersLost, workersRestarted: pool?.restarts ?? 0,
+                jobsRequeued: dispatcher.jobsRequeued))
     }
 
     /// The bound endpoint as other machines reach it: a wildcard address (`tcp://0.0.0.0:5555`, what ZeroMQ reports

@@ -47,7 +47,9 @@ public struct DispatchSettings: Sendable {
     }
 
     /// The private ipc:// endpoint of this process.
-    static var privateEndpointPath: String { "\(FileManager.default.temporaryDirectory.path)/driftfix-\(getpid()).sock" }
+    static var privateEndpointPath: String {
+        "\(FileManager.default.temporaryDirectory.path)/driftfix-\(getpid()).sock"
+    }
 
     /// The coordinator's endpoint, security and local workers for a run over `roots` writing below `outputRoot` (nil
     /// for measure-only runs, whose workers write nothing).
@@ -88,13 +90,15 @@ public struct DispatchSettings: Sendable {
         guard localWorkers > 0 else { return runtime }
         switch launcher {
         case .local:
-            var pool = LocalWorkerPool.Settings(count: localWorkers, endpoint: endpoint, executable: workerExecutable,
-                                                extraArguments: passThrough)
+            var pool = LocalWorkerPool.Settings(
+                count: localWorkers, endpoint: endpoint, executable: workerExecutable,
+                extraArguments: passThrough)
             pool.idleCores = localIdleCores
             runtime.pool = .local(pool)
         case .slurm:
-            var pool = SlurmWorkerPool.Settings(count: localWorkers, endpoint: endpoint, executable: workerExecutable,
-                                                extraArguments: passThrough)
+            var pool = SlurmWorkerPool.Settings(
+                count: localWorkers, endpoint: endpoint, executable: workerExecutable,
+                extraArguments: passThrough)
             pool.sbatchArguments = slurm.sbatchArguments
             pool.logFolder = slurm.logFolder
             pool.maxResubmits = slurm.maxResubmits

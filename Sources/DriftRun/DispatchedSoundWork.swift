@@ -42,9 +42,12 @@ public final class DispatchedSoundWork: SoundWork, @unchecked Sendable {
         let (store, logger, idle) = (store, logger, dispatch.idleTimeout)
         runtime = Task { [self] in
             do {
-                let result = try await CoordinatorRuntime(settings: settings, logger: logger).run(store: store, onEvent: { _ in })
+                let result = try await CoordinatorRuntime(settings: settings, logger: logger).run(
+                    store: store, onEvent: { _ in })
                 if case .noWorkers = result.outcome {
-                    logger.error("no worker alive for \(Int(idle)) s with \(max(0, store.unfinishedCount - 1)) sound jobs unfinished")
+                    logger.error(
+                        "no worker alive for \(Int(idle)) s with \(max(0, store.unfinishedCount - 1)) sound jobs unfinished"
+                    )
                 }
             } catch {
                 logger.error("\(error)")
@@ -66,7 +69,9 @@ public final class DispatchedSoundWork: SoundWork, @unchecked Sendable {
             switch outcome {
             case .success(let result):
                 guard let bytes = result?.print else { return PrintedFile(timecode: result?.timecode) }
-                guard let print = SoundPrint(bytes: bytes) else { return PrintedFile(error: "the worker's print is not one this version reads") }
+                guard let print = SoundPrint(bytes: bytes) else {
+                    return PrintedFile(error: "the worker's print is not one this version reads")
+                }
                 return PrintedFile(print: print, timecode: result?.timecode)
             case .failure(let error):
                 return PrintedFile(error: error.message)
@@ -83,7 +88,8 @@ public final class DispatchedSoundWork: SoundWork, @unchecked Sendable {
                 // The job never ran to its end: every place it had fails with the cause (the clip is not unheard).
                 return task.places.map { place in
                     SoundPairingReport.Match(
-                        reference: task.clip, recording: place.recording, recordingStartSeconds: place.candidate.startSeconds,
+                        reference: task.clip, recording: place.recording,
+                        recordingStartSeconds: place.candidate.startSeconds,
                         recordingEndSeconds: nil, coverage: place.candidate.coverage, clarity: place.candidate.clarity,
                         content: nil, status: .failed, note: error.message)
                 }
@@ -93,10 +99,11 @@ public final class DispatchedSoundWork: SoundWork, @unchecked Sendable {
 
     private func job(input: String, sound: SoundJob, audioSeconds: Double) -> JobRecord {
         let output = sound.clip?.places.compactMap(\.output).first ?? ""
-        var job = JobRecord(id: nextID.add(1, ordering: .relaxed).oldValue, input: input, output: output,
-                            outputRoot: outputRoot ?? "", targetFrames: 0, method: .resample,
-                            methodReason: sound.clip == nil ? "sound print" : "clip sync",
-                            quality: sound.clip?.quality ?? .default, audioSeconds: audioSeconds, run: Int64.random(in: 1...Int64.max))
+        var job = JobRecord(
+            id: nextID.add(1, ordering: .relaxed).oldValue, input: input, output: output,
+            outputRoot: outputRoot ?? "", targetFrames: 0, method: .resample,
+            methodReason: sound.clip == nil ? "sound print" : "clip sync",
+            quality: sound.clip?.quality ?? .default, audioSeconds: audioSeconds, run: Int64.random(in: 1...Int64.max))
         job.spec.inputRoots = roots
         job.spec.sound = sound
         return job
@@ -126,7 +133,9 @@ public final class DispatchedSoundWork: SoundWork, @unchecked Sendable {
             case .done(let result)?: return .failure(JobFailure(message: result.error ?? "failed"))
             case .failed(let error)?: return .failure(JobFailure(message: error))
             case .queued?, .leased?, nil:
-                return .failure(JobFailure(message: "\(job.spec.input): not done: the run ended first (no worker alive, or a stop)"))
+                return .failure(
+                    JobFailure(message: "\(job.spec.input): not done: the run ended first (no worker alive, or a stop)")
+                )
             }
         }
     }

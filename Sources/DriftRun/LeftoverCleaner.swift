@@ -35,7 +35,9 @@ final class LeftoverCleaner: Sendable {
         guard let host = lease.host, let pid = lease.pid else { return false }
         let swept = StaleTemporaryFiles.removeLeftovers(beside: lease.output, writerHost: host, writerPID: pid)
         for path in swept.removed { logger.notice("removed \(path), left by worker \(lease.worker) (\(lease.how))") }
-        for (path, reason) in swept.failed { logger.warning("\(path): cannot remove this leftover temporary file (\(reason))") }
+        for (path, reason) in swept.failed {
+            logger.warning("\(path): cannot remove this leftover temporary file (\(reason))")
+        }
         return !swept.kept.isEmpty
     }
 }

@@ -37,14 +37,16 @@ public struct MeasureRun {
         var jobs: [JobRecord] = []
         var rowOfJob: [Int: Int] = [:]
         for (index, row) in report.pairs.enumerated() where row.driftPPM != nil && RunPlanner.hasOwnSound(row) {
-            var job = JobRecord(id: jobs.count + 1, input: row.recording, output: "", outputRoot: "",
-                                targetFrames: row.targetFrames ?? row.recordingFrames ?? 0, method: row.method ?? .resample,
-                                methodReason: row.methodReason ?? "in sync by the headers", quality: configuration.repair.quality,
-                                audioSeconds: row.recordingSeconds ?? 0, run: Int64.random(in: 1...Int64.max))
+            var job = JobRecord(
+                id: jobs.count + 1, input: row.recording, output: "", outputRoot: "",
+                targetFrames: row.targetFrames ?? row.recordingFrames ?? 0, method: row.method ?? .resample,
+                methodReason: row.methodReason ?? "in sync by the headers", quality: configuration.repair.quality,
+                audioSeconds: row.recordingSeconds ?? 0, run: Int64.random(in: 1...Int64.max))
             job.spec.inputRoots = report.roots
-            var content = ContentJob(reference: row.reference, measureOnly: true, policy: policy,
-                                     headersInSync: row.action == .skip, headerDriftPPM: row.driftPPM,
-                                     recordingSeconds: row.recordingSeconds ?? 0, referenceSeconds: row.referenceSeconds)
+            var content = ContentJob(
+                reference: row.reference, measureOnly: true, policy: policy,
+                headersInSync: row.action == .skip, headerDriftPPM: row.driftPPM,
+                recordingSeconds: row.recordingSeconds ?? 0, referenceSeconds: row.referenceSeconds)
             content.headersRefusal = row.action == .refuse ? row.error : nil
             job.spec.content = content
             rowOfJob[job.id] = index
@@ -56,9 +58,11 @@ public struct MeasureRun {
         logger.notice("measuring \(jobs.count) of \(report.pairs.count) pairs by their sound")
         let runtime: CoordinatorRuntime.Result
         do {
-            runtime = try await CoordinatorRuntime(settings: try dispatch.runtime(roots: report.roots, outputRoot: nil, logger: logger),
-                                                   logger: logger)
-                .run(store: store, onEvent: { [observer] event in observer?.event(event) })
+            runtime = try await CoordinatorRuntime(
+                settings: try dispatch.runtime(roots: report.roots, outputRoot: nil, logger: logger),
+                logger: logger
+            )
+            .run(store: store, onEvent: { [observer] event in observer?.event(event) })
         } catch let error as RunError {
             throw error
         } catch {
@@ -67,7 +71,9 @@ public struct MeasureRun {
         observer?.finished()
         if dispatch.bind == nil { unlink(DispatchSettings.privateEndpointPath) }
         if case .noWorkers = runtime.outcome {
-            logger.error("no worker alive for \(Int(dispatch.idleTimeout)) s with \(store.unfinishedCount) measurements unfinished")
+            logger.error(
+                "no worker alive for \(Int(dispatch.idleTimeout)) s with \(store.unfinishedCount) measurements unfinished"
+            )
         }
 
         var measured = report
@@ -98,9 +104,12 @@ public struct MeasureRun {
     /// What the content policy would do with the pair, in words.
     static func implication(_ result: ContentResult, policy: ContentPolicy) -> String {
         let under = "under content.measure \(policy.mode.rawValue)"
-        if result.measuredBy == .headers { return "the headers would plan it (\(result.reason ?? "the sound cannot tell")), \(under)" }
+        if result.measuredBy == .headers {
+            return "the headers would plan it (\(result.reason ?? "the sound cannot tell")), \(under)"
+        }
         if result.operations.isEmpty {
-            return result.reason.map { "would \($0.hasPrefix("in sync") ? "skip: " : "refuse: ")\($0), \(under)" } ?? "would skip, \(under)"
+            return result.reason.map { "would \($0.hasPrefix("in sync") ? "skip: " : "refuse: ")\($0), \(under)" }
+                ?? "would skip, \(under)"
         }
         var steps: [String] = []
         for operation in result.operations {

@@ -40,7 +40,9 @@ public final class RepairRun {
         /// Where to serve live metrics (`/metrics`, `/healthz`) while the run goes on; nil: nowhere.
         public var metricsAddress: MetricsAddress?
 
-        public init(roots: [String], outputRoot: String, configuration: Configuration, localWorkers: Int, journalPath: String) {
+        public init(
+            roots: [String], outputRoot: String, configuration: Configuration, localWorkers: Int, journalPath: String
+        ) {
             self.roots = roots
             self.outputRoot = outputRoot
             self.configuration = configuration
@@ -53,12 +55,18 @@ public final class RepairRun {
         public func validate() throws(SettingsError) {
             let realOut = PathResolution.resolved(outputRoot)
             if let inside = roots.first(where: { PathResolution.isInside(realOut, PathResolution.resolved($0)) }) {
-                throw SettingsError("the output root \(outputRoot) lies inside the root \(inside): repaired files would be scanned as recordings")
+                throw SettingsError(
+                    "the output root \(outputRoot) lies inside the root \(inside): repaired files would be scanned as recordings"
+                )
             }
             if let root = roots.first(where: { PathResolution.isInside(PathResolution.resolved($0), realOut) }) {
-                throw SettingsError("the root \(root) lies inside the output root \(outputRoot): repaired files could land on recordings")
+                throw SettingsError(
+                    "the root \(root) lies inside the output root \(outputRoot): repaired files could land on recordings"
+                )
             }
-            if resume == true && full { throw SettingsError("resuming keeps the stored plan and a full run makes a fresh one: choose one") }
+            if resume == true && full {
+                throw SettingsError("resuming keeps the stored plan and a full run makes a fresh one: choose one")
+            }
         }
     }
 
@@ -83,7 +91,10 @@ public final class RepairRun {
         public var metricsFailure: String?
 
         /// Every pair repaired, unchanged or skipped, and everything recorded.
-        public var succeeded: Bool { storeFailure == nil && workersFailure == nil && journalFailure == nil && metricsFailure == nil && report.isGoodRun }
+        public var succeeded: Bool {
+            storeFailure == nil && workersFailure == nil && journalFailure == nil && metricsFailure == nil
+                && report.isGoodRun
+        }
     }
 
     /// Sees the run as it goes (progress bars, logs).
@@ -138,10 +149,12 @@ public final class RepairRun {
         do {
             journal = try Journal(path: settings.journalPath)
             sweep(journal, closing: false)
-            prepared = try RunPreparation.prepare(journal: journal, options: RunPreparation.Options(
-                layout: RunPlanner.Layout(roots: settings.roots, outputRoot: settings.outputRoot),
-                configuration: configuration, quality: settings.quality ?? configuration.repair.quality,
-                resume: settings.resume, full: settings.full, engine: settings.engine), logger: logger)
+            prepared = try RunPreparation.prepare(
+                journal: journal,
+                options: RunPreparation.Options(
+                    layout: RunPlanner.Layout(roots: settings.roots, outputRoot: settings.outputRoot),
+                    configuration: configuration, quality: settings.quality ?? configuration.repair.quality,
+                    resume: settings.resume, full: settings.full, engine: settings.engine), logger: logger)
         } catch {
             let failure: RunError
             switch error {
@@ -191,15 +204,19 @@ public final class RepairRun {
     /// Deletes what writers that are gone left under the output root: at the start, those of earlier runs; at the
     /// close, those that died during this one.
     private func sweep(_ journal: Journal, closing: Bool) {
-        let swept = StaleTemporaryFiles.sweep(root: settings.outputRoot, otherHostsBefore: try? journal.oldestOpenLease())
+        let swept = StaleTemporaryFiles.sweep(
+            root: settings.outputRoot, otherHostsBefore: try? journal.oldestOpenLease())
         if !swept.removed.isEmpty {
             let files = "\(swept.removed.count) temporary file\(swept.removed.count == 1 ? "" : "s")"
-            logger.notice(closing
-                ? "removed \(files) left under \(settings.outputRoot) by writers that died during this run"
-                : "removed \(files) left under \(settings.outputRoot) by driftfix processes that no longer run")
+            logger.notice(
+                closing
+                    ? "removed \(files) left under \(settings.outputRoot) by writers that died during this run"
+                    : "removed \(files) left under \(settings.outputRoot) by driftfix processes that no longer run")
         }
         for path in swept.kept { logger.info("\(path): kept: its writer may still be running") }
-        for (path, reason) in swept.failed { logger.warning("\(path): cannot remove this leftover temporary file (\(reason))") }
+        for (path, reason) in swept.failed {
+            logger.warning("\(path): cannot remove this leftover temporary file (\(reason))")
+        }
     }
 
     /// The coordinator's endpoint, security and local workers.
@@ -210,8 +227,10 @@ public final class RepairRun {
     }
 
     /// Records the run's end in the journal, prunes old runs, adds the drift history, writes the metrics.
-    private func finish(prepared: PreparedRun, store: JournalJobStore, result runtime: CoordinatorRuntime.Result, journal: Journal,
-                        started: Date) -> Outcome {
+    private func finish(
+        prepared: PreparedRun, store: JournalJobStore, result runtime: CoordinatorRuntime.Result, journal: Journal,
+        started: Date
+    ) -> Outcome {
         let configuration = settings.configuration
         let status: RunStatus
         var storeFailure: String?
@@ -223,7 +242,9 @@ public final class RepairRun {
             logger.warning("stopped before every job finished; the next run over these roots resumes")
         case .noWorkers:
             status = .noWorkers
-            logger.error("no worker alive for \(Int(settings.dispatch.idleTimeout)) s with \(store.unfinishedCount) jobs unfinished; giving up (the next run resumes)")
+            logger.error(
+                "no worker alive for \(Int(settings.dispatch.idleTimeout)) s with \(store.unfinishedCount) jobs unfinished; giving up (the next run resumes)"
+            )
         case .storeFailed(let reason):
             status = .storeFailed
             storeFailure = reason
@@ -236,7 +257,9 @@ public final class RepairRun {
         if !runtime.disruptions.isEmpty {
             let lost = runtime.disruptions
             func count(_ n: Int, _ thing: String) -> String { "\(n) \(thing)\(n == 1 ? "" : "s")" }
-            logger.warning("disruptions: \(count(lost.workersLost, "worker")) lost, \(count(lost.workersRestarted, "worker")) replaced, \(count(lost.jobsRequeued, "job")) requeued")
+            logger.warning(
+                "disruptions: \(count(lost.workersLost, "worker")) lost, \(count(lost.workersRestarted, "worker")) replaced, \(count(lost.jobsRequeued, "job")) requeued"
+            )
         }
         var journalFailure: String?
         do {
@@ -246,16 +269,19 @@ public final class RepairRun {
             } catch {
                 logger.warning("\(error) (pruning old runs; the run itself is recorded)")
             }
-            report.history = try journal.history(HistoryQuery(runs: configuration.journal.historyRuns,
-                                                              rule: configuration.journal.alertRule))
+            report.history = try journal.history(
+                HistoryQuery(
+                    runs: configuration.journal.historyRuns,
+                    rule: configuration.journal.alertRule))
         } catch {
             // The outputs are fine, but the next run would resume this one: the exit code must not say all is well.
             journalFailure = error.description
             logger.error("\(error)")
         }
         for alert in report.history?.alerts ?? [] { logger.warning("\(alert.name): \(alert.alert ?? "")") }
-        var result = Outcome(report: report, status: status, storeFailure: storeFailure, workersFailure: workersFailure,
-                             journalFailure: journalFailure)
+        var result = Outcome(
+            report: report, status: status, storeFailure: storeFailure, workersFailure: workersFailure,
+            journalFailure: journalFailure)
         if let file = settings.metricsFile {
             let lastSuccess = (try? journal.lastSuccess()) ?? nil
             var numbers = RunMetrics(report: report, started: started, finished: Date(), lastSuccess: lastSuccess)
@@ -286,7 +312,8 @@ public enum PathResolution {
         while !existing.isEmpty && existing != "/" {
             if let real = realpath(existing, nil) {
                 defer { free(real) }
-                return ([String(cString: real)] + rest.reversed()).joined(separator: "/").replacingOccurrences(of: "//", with: "/")
+                return ([String(cString: real)] + rest.reversed()).joined(separator: "/").replacingOccurrences(
+                    of: "//", with: "/")
             }
             rest.append((existing as NSString).lastPathComponent)
             existing = (existing as NSString).deletingLastPathComponent

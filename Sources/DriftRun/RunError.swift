@@ -15,8 +15,10 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
 
     public var description: String {
         switch self {
-        case .nothingToResume(let journal): return "nothing to resume: journal \(journal) has no unfinished run over these roots"
-        case .resumeContradictsFull: return "resuming keeps the stored plan and a full run makes a fresh one: choose one"
+        case .nothingToResume(let journal):
+            return "nothing to resume: journal \(journal) has no unfinished run over these roots"
+        case .resumeContradictsFull:
+            return "resuming keeps the stored plan and a full run makes a fresh one: choose one"
         case .journal(let error): return error.description
         case .security(let reason): return reason
         case .outputRoot(let path, let reason): return "\(path): cannot create the output root (\(reason))"

@@ -36,8 +36,11 @@ public enum RunPreparation {
         /// Ignore earlier outputs: redo every pair that needs repair (and never resume).
         public var full: Bool
 
-        public init(layout: RunPlanner.Layout, configuration: Configuration, quality: ResampleQuality, resume: Bool?, full: Bool,
-                    engine: EngineChoice? = nil) {
+        public init(
+            layout: RunPlanner.Layout, configuration: Configuration, quality: ResampleQuality, resume: Bool?,
+            full: Bool,
+            engine: EngineChoice? = nil
+        ) {
             self.layout = layout
             self.configuration = configuration
             self.quality = quality
@@ -70,22 +73,28 @@ public enum RunPreparation {
         if options.resume == true && options.full { throw RunError.resumeContradictsFull }
         let run: Int64
         if options.resume != false && !options.full,
-           let unfinished = try journal.unfinishedRun(roots: roots, outputRoot: outputRoot) {
+            let unfinished = try journal.unfinishedRun(roots: roots, outputRoot: outputRoot)
+        {
             let started = ISO8601DateFormatter().string(from: unfinished.started)
             if unfinished.planned {
                 let stored = try journal.loadPlan(run: unfinished.id)
                 let done = stored.jobs.filter(\.isFinished).count
                 if done < stored.jobs.count || options.resume == true {
-                    logger.notice("resuming run \(unfinished.id) (started \(started), \(unfinished.status.rawValue)): \(done) of \(stored.jobs.count) jobs already finished; its stored plan is kept")
-                    return PreparedRun(run: unfinished.id, plan: stored.plan, jobs: stored.jobs, prints: stored.prints, resumed: true)
+                    logger.notice(
+                        "resuming run \(unfinished.id) (started \(started), \(unfinished.status.rawValue)): \(done) of \(stored.jobs.count) jobs already finished; its stored plan is kept"
+                    )
+                    return PreparedRun(
+                        run: unfinished.id, plan: stored.plan, jobs: stored.jobs, prints: stored.prints, resumed: true)
                 }
                 // Every job finished but the run was not closed (the coordinator died after the last result): close it
                 // as it stands, and plan tonight's run afresh.
                 try close(unfinished.id, stored: stored, journal: journal)
-                logger.notice("run \(unfinished.id) had finished every job before it stopped; closed it, starting a new run")
+                logger.notice(
+                    "run \(unfinished.id) had finished every job before it stopped; closed it, starting a new run")
                 run = try journal.beginRun(roots: roots, outputRoot: outputRoot)
             } else {
-                logger.notice("resuming run \(unfinished.id) (started \(started)): it stopped during its scan; scanning again")
+                logger.notice(
+                    "resuming run \(unfinished.id) (started \(started)): it stopped during its scan; scanning again")
                 run = unfinished.id
             }
         } else {
@@ -95,16 +104,19 @@ public enum RunPreparation {
         Failpoint.hit("scan")
 
         let configuration = options.configuration
-        let report = DriftScanner.scan(roots: roots, rules: configuration.pairing, drift: configuration.drift,
-                                       repair: configuration.repair)
+        let report = DriftScanner.scan(
+            roots: roots, rules: configuration.pairing, drift: configuration.drift,
+            repair: configuration.repair)
         // With --full no earlier output is looked at: every pair to repair is repaired.
         let previous = options.full ? [:] : try journal.outputs()
         var prints: [PairID: JobFingerprints] = [:]
         let plan = RunPlanner.plan(report, layout: options.layout, content: configuration.content) { pair in
-            let fingerprints = JobFingerprints(plan: pair, quality: options.quality,
-                                               engine: options.engine(for: pair.id.recording).namedInPlan)
+            let fingerprints = JobFingerprints(
+                plan: pair, quality: options.quality,
+                engine: options.engine(for: pair.id.recording).namedInPlan)
             prints[pair.id] = fingerprints
-            let verdict = IncrementalCheck.verdict(for: pair, prints: fingerprints, previous: previous[pair.id.recording])
+            let verdict = IncrementalCheck.verdict(
+                for: pair, prints: fingerprints, previous: previous[pair.id.recording])
             if case .stale(let reason) = verdict, previous[pair.id.recording] != nil {
                 logger.info("\(pair.id.recording): repairing again: \(reason)")
             }
@@ -118,8 +130,11 @@ public enum RunPreparation {
             let content = pair.content.flatMap { policy in
                 rows[pair.id.recording].map { ContentJob(pair: pair, row: $0, policy: policy, measureOnly: false) }
             }
-            guard var job = JobRecord(id: jobs.count + 1, plan: pair, quality: options.quality, outputRoot: outputRoot,
-                                      inputRoots: roots, run: key, content: content) else { continue }
+            guard
+                var job = JobRecord(
+                    id: jobs.count + 1, plan: pair, quality: options.quality, outputRoot: outputRoot,
+                    inputRoots: roots, run: key, content: content)
+            else { continue }
             // The job names the engine that actually runs (its coding history and the journal say which).
             let engine = options.engine(for: pair.id.recording).engine(for: options.quality)
             job.spec.engine = engine == .default ? nil : engine
@@ -128,7 +143,9 @@ public enum RunPreparation {
         }
         try journal.storePlan(run: run, plan: plan, jobs: jobs, prints: jobPrints)
         Failpoint.hit("planned")
-        logger.notice("run \(run): \(report.pairs.count) pairs: \(jobs.count) to repair, \(plan.unchanged) unchanged since an earlier run, \(report.summary.inSync) in sync, \(report.summary.refused) refused or unreadable")
+        logger.notice(
+            "run \(run): \(report.pairs.count) pairs: \(jobs.count) to repair, \(plan.unchanged) unchanged since an earlier run, \(report.summary.inSync) in sync, \(report.summary.refused) refused or unreadable"
+        )
         return PreparedRun(run: run, plan: plan, jobs: jobs, prints: jobPrints, resumed: false)
     }
 

@@ -8,11 +8,14 @@ extension SoundPairing {
     /// same folder, a varispeed take) is left out and said. Rows are returned in order.
     ///
     /// - Parameter camera: the camera (device) of a clip.
-    static func pooledDrift(_ rows: [SoundPairingReport.Match], camera: (String) -> String) -> [SoundPairingReport.Match] {
+    static func pooledDrift(_ rows: [SoundPairingReport.Match], camera: (String) -> String) -> [SoundPairingReport
+        .Match]
+    {
         var rows = rows
         var sets: [String: [Int]] = [:]
         for (index, row) in rows.enumerated() where row.status != .uncertain {
-            guard let drift = row.content?.driftPPM, drift.isFinite, let error = row.content?.driftPPMError, error > 0 else { continue }
+            guard let drift = row.content?.driftPPM, drift.isFinite, let error = row.content?.driftPPMError, error > 0
+            else { continue }
             sets[row.recording + "\u{0}" + camera(row.reference), default: []].append(index)
         }
         for members in sets.values where members.count >= 2 {
@@ -29,9 +32,11 @@ extension SoundPairing {
             while kept.count >= 2 {
                 let distances = kept.map { i in
                     let others = mean(kept.filter { $0 != i })
-                    return abs(drift(i) - others.value) / (sigma(i) * sigma(i) + others.error * others.error).squareRoot()
+                    return abs(drift(i) - others.value)
+                        / (sigma(i) * sigma(i) + others.error * others.error).squareRoot()
                 }
-                guard let worst = distances.indices.max(by: { distances[$0] < distances[$1] }), distances[worst] > 3 else { break }
+                guard let worst = distances.indices.max(by: { distances[$0] < distances[$1] }), distances[worst] > 3
+                else { break }
                 kept.remove(at: worst)
             }
             guard kept.count >= 2 else { continue }
@@ -42,8 +47,10 @@ extension SoundPairing {
                     rows[i].recordingDriftPPMError = pooled.error
                     rows[i].recordingDriftClips = kept.count
                 } else {
-                    let note = String(format: "its drift (%+.2f ppm) disagrees with this recorder's other clips from the same camera (%+.2f ± %.2f ppm)",
-                                      drift(i), pooled.value, pooled.error)
+                    let note = String(
+                        format:
+                            "its drift (%+.2f ppm) disagrees with this recorder's other clips from the same camera (%+.2f ± %.2f ppm)",
+                        drift(i), pooled.value, pooled.error)
                     rows[i].note = rows[i].note.map { $0 + "; " + note } ?? note
                 }
             }

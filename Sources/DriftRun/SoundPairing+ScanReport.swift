@@ -7,14 +7,17 @@ extension SoundPairing {
     /// (`pairedBy: sound`, its `content` measurement and its span in the recording), clips no recording heard and
     /// recordings that heard no clip as unpaired files, unreadable files as errors. With `repaired`, rows carry what
     /// the night did: the chosen recording's clip `repaired` (or `failed`), the others `skipped` with the reason.
-    public static func scanReport(_ report: SoundPairingReport, roots: [String], repaired: Bool, generated: Date = Date()) -> ScanReport {
+    public static func scanReport(
+        _ report: SoundPairingReport, roots: [String], repaired: Bool, generated: Date = Date()
+    ) -> ScanReport {
         var pairs: [PairReport] = []
         var unpaired: [UnpairedFile] = []
         var errors: [ScanIssue] = []
         for group in report.groups {
             for m in group.matches {
-                var row = PairReport(recording: m.recording, reference: m.reference,
-                                     folder: (m.recording as NSString).deletingLastPathComponent, error: "")
+                var row = PairReport(
+                    recording: m.recording, reference: m.reference,
+                    folder: (m.recording as NSString).deletingLastPathComponent, error: "")
                 row.error = nil
                 row.pairedBy = "sound"
                 row.recordingStartSeconds = m.recordingStartSeconds
@@ -27,8 +30,12 @@ extension SoundPairing {
                 row.output = m.output
                 row.outputFrames = m.outputFrames
                 // The table shows recordings; the note says which clip, and where.
-                var notes = ["clip \((m.reference as NSString).lastPathComponent) at \(SoundPairingReport.clock(m.recordingStartSeconds))"]
-                if let start = m.recordingStartSeconds, let end = m.recordingEndSeconds { row.recordingSeconds = end - start }
+                var notes = [
+                    "clip \((m.reference as NSString).lastPathComponent) at \(SoundPairingReport.clock(m.recordingStartSeconds))"
+                ]
+                if let start = m.recordingStartSeconds, let end = m.recordingEndSeconds {
+                    row.recordingSeconds = end - start
+                }
                 switch m.status {
                 case .used:
                     row.action = .resample
@@ -49,17 +56,24 @@ extension SoundPairing {
                     if repaired { row.outcome = .failed }
                 }
                 if let note = m.note, m.status != .failed { notes.append(note) }
-                if m.coverage < 0.999 { row.warnings.append("the recording heard \(Int((m.coverage * 100).rounded())) % of the clip") }
+                if m.coverage < 0.999 {
+                    row.warnings.append("the recording heard \(Int((m.coverage * 100).rounded())) % of the clip")
+                }
                 if m.timecodeAgrees == false { row.warnings.append("timecode disagrees with the sound") }
                 row.contentNote = notes.joined(separator: "; ")
                 pairs.append(row)
             }
-            unpaired += group.unmatchedClips.map { UnpairedFile(path: $0, kind: .reference, reason: "no recording heard its sound") }
-            unpaired += group.unmatchedRecordings.map { UnpairedFile(path: $0, kind: .recording, reason: "heard none of the clips") }
+            unpaired += group.unmatchedClips.map {
+                UnpairedFile(path: $0, kind: .reference, reason: "no recording heard its sound")
+            }
+            unpaired += group.unmatchedRecordings.map {
+                UnpairedFile(path: $0, kind: .recording, reason: "heard none of the clips")
+            }
             errors += group.errors.map { ScanIssue(path: $0.path, error: $0.error) }
         }
-        return ScanReport(generated: ISO8601DateFormatter().string(from: generated), roots: roots, pairs: pairs, unpaired: unpaired,
-                          errors: errors)
+        return ScanReport(
+            generated: ISO8601DateFormatter().string(from: generated), roots: roots, pairs: pairs, unpaired: unpaired,
+            errors: errors)
     }
 
     /// A report of the pairs names made and the one of what sound paired among the files names left: both pairs'

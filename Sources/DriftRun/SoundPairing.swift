@@ -79,9 +79,13 @@ public struct SoundPairing: Sendable {
         // A video with its own audio is a pair by itself by name; here it is a clip to find.
         let selfPaired = inventory.pairs.filter { $0.recording == $0.reference }.map(\.reference)
         let named = settings.mode == .sound ? inventory.pairs.filter { $0.recording != $0.reference } : []
-        let recordings = Array(Set(named.map(\.recording) + inventory.unpaired.filter { $0.kind == .recording }.map(\.path))).sorted()
-        let clips = Array(Set(named.map(\.reference) + selfPaired + inventory.unpaired.filter { $0.kind == .reference }.map(\.path)))
-            .filter { !$0.hasSuffix(".duration") }.sorted()
+        let recordings = Array(
+            Set(named.map(\.recording) + inventory.unpaired.filter { $0.kind == .recording }.map(\.path))
+        ).sorted()
+        let clips = Array(
+            Set(named.map(\.reference) + selfPaired + inventory.unpaired.filter { $0.kind == .reference }.map(\.path))
+        )
+        .filter { !$0.hasSuffix(".duration") }.sorted()
 
         // 1. Every file's print, once.
         let prints = await printsOf(recordings + clips)
@@ -102,13 +106,16 @@ public struct SoundPairing: Sendable {
                 silentClips.append(path)
             }
         }
-        logger.info("\(root): \(recordingPrints.count) recordings and \(clipPrints.count) clips printed (\(prints.filter(\.kept).count) prints kept from an earlier run)")
+        logger.info(
+            "\(root): \(recordingPrints.count) recordings and \(clipPrints.count) clips printed (\(prints.filter(\.kept).count) prints kept from an earlier run)"
+        )
 
         // 2. Each group searched apart: each clip in every recording of its group; each clear place becomes part of
         // the clip's task.
         let grouping = rules.soundGroup
         let everyFile = recordingPrints.map(\.path) + clipPrints.map(\.path) + silentClips
-        let names = Dictionary(uniqueKeysWithValues: zip(everyFile, parallel(everyFile) { grouping.group(of: $0, root: root) }))
+        let names = Dictionary(
+            uniqueKeysWithValues: zip(everyFile, parallel(everyFile) { grouping.group(of: $0, root: root) }))
         var groups: [SoundPairingReport.Group] = []
         var tasks: [(group: Int, task: ClipTask)] = []
         var groupRecordings: [[String]] = []
@@ -117,8 +124,9 @@ public struct SoundPairing: Sendable {
             group.name = grouping.parts.isEmpty ? nil : name
             group.unmatchedClips = silentClips.filter { names[$0] == name }
             let inGroup = recordingPrints.filter { names[$0.path] == name }
-            let (planned, unheard) = search(clipPrints.filter { names[$0.path] == name }, in: inGroup, root: root,
-                                            lengths: &lengths, claimed: &claimed)
+            let (planned, unheard) = search(
+                clipPrints.filter { names[$0.path] == name }, in: inGroup, root: root,
+                lengths: &lengths, claimed: &claimed)
             group.unmatchedClips += unheard
             tasks += planned.map { (groups.count, $0) }
             groupRecordings.append(inGroup.map(\.path))
@@ -134,7 +142,9 @@ public struct SoundPairing: Sendable {
                 switch row.status {
                 case .failed: logger.error("\(row.reference): \(row.note ?? "failed")")
                 case .used where row.output != nil:
-                    logger.notice("\(row.reference): \(row.output ?? "") from \(row.recording), \(row.outputFrames ?? 0) frames, residual \(row.content?.residualMs.map { "\($0) ms" } ?? "n/a")")
+                    logger.notice(
+                        "\(row.reference): \(row.output ?? "") from \(row.recording), \(row.outputFrames ?? 0) frames, residual \(row.content?.residualMs.map { "\($0) ms" } ?? "n/a")"
+                    )
                 default: break
                 }
             }
@@ -143,17 +153,22 @@ public struct SoundPairing: Sendable {
         }
         let devices = rules.device
         for g in groups.indices {
-            groups[g].matches = Self.pooledDrift(groups[g].matches) { devices.identify(recording: $0, root: root, metadata: nil).name }
+            groups[g].matches = Self.pooledDrift(groups[g].matches) {
+                devices.identify(recording: $0, root: root, metadata: nil).name
+            }
             let heard = Set(groups[g].matches.filter { $0.status != .uncertain }.map(\.recording))
-            groups[g].unmatchedRecordings = g < groupRecordings.count ? groupRecordings[g].filter { !heard.contains($0) } : []
+            groups[g].unmatchedRecordings =
+                g < groupRecordings.count ? groupRecordings[g].filter { !heard.contains($0) } : []
             groups[g].unmatchedClips.sort()
         }
         return groups
     }
 
     /// Each clip searched for in `recordings`: a task per clip heard clearly somewhere, and the clips heard nowhere.
-    private func search(_ clipPrints: [Printed], in recordingPrints: [Printed], root: String,
-                        lengths: inout [String: (frames: Int64, sampleRate: Int)], claimed: inout [String: String])
+    private func search(
+        _ clipPrints: [Printed], in recordingPrints: [Printed], root: String,
+        lengths: inout [String: (frames: Int64, sampleRate: Int)], claimed: inout [String: String]
+    )
         -> (tasks: [ClipTask], unheard: [String])
     {
         let matcher = SoundMatcher(recordings: recordingPrints.map(\.print))
@@ -161,16 +176,22 @@ public struct SoundPairing: Sendable {
         let recordingTimecodes = recordingPrints.map { ($0.timecode, $0.print.seconds) }
         let logger = logger
         let searched = parallel(clipPrints) { clip -> [SoundCandidate] in
-            let candidates = matcher.candidates(for: clip.print, hints: Self.hints(clip.timecode, clip.print.seconds, recordingTimecodes))
+            let candidates = matcher.candidates(
+                for: clip.print, hints: Self.hints(clip.timecode, clip.print.seconds, recordingTimecodes))
             for c in candidates {
-                logger.debug("\(clip.path) in \(recordingPaths[c.recording]): \(String(format: "%.3f s, clarity %.1f, ambiguity %.2f, coverage %.2f, sharp %.1f/%.2f", c.startSeconds, c.clarity, c.ambiguity, c.coverage, c.sharpClarity ?? -1, c.sharpAmbiguity ?? -1))")
+                logger.debug(
+                    "\(clip.path) in \(recordingPaths[c.recording]): \(String(format: "%.3f s, clarity %.1f, ambiguity %.2f, coverage %.2f, sharp %.1f/%.2f", c.startSeconds, c.clarity, c.ambiguity, c.coverage, c.sharpClarity ?? -1, c.sharpAmbiguity ?? -1))"
+                )
             }
             return candidates.filter(\.isClear)
         }
         // A recording's length is counted once however many clips it heard (a cached print carries none).
         let known = lengths
-        let uncounted = Set(searched.flatMap { $0.map { recordingPaths[$0.recording] } }).filter { known[$0] == nil }.sorted()
-        for (path, length) in zip(uncounted, parallel(uncounted) { try? MediaRoute.frames(of: $0) }) { lengths[path] = length }
+        let uncounted = Set(searched.flatMap { $0.map { recordingPaths[$0.recording] } }).filter { known[$0] == nil }
+            .sorted()
+        for (path, length) in zip(uncounted, parallel(uncounted) { try? MediaRoute.frames(of: $0) }) {
+            lengths[path] = length
+        }
 
         var tasks: [ClipTask] = []
         var unheard: [String] = []
@@ -189,16 +210,19 @@ public struct SoundPairing: Sendable {
                 place.sampleRate = lengths[recording.path]?.sampleRate
                 place.engine = settings.engines.engine(for: recording.path).engine(for: settings.quality)
                 if let output = settings.output {
-                    var target = Self.outputPath(clip: clip.path, recording: recording.path, root: root, output: output,
-                                                 template: rules.soundOutput)
+                    var target = Self.outputPath(
+                        clip: clip.path, recording: recording.path, root: root, output: output,
+                        template: rules.soundOutput)
                     if settings.mux {
-                        target = ((target as NSString).deletingPathExtension as NSString)
+                        target =
+                            ((target as NSString).deletingPathExtension as NSString)
                             .appendingPathExtension((clip.path as NSString).pathExtension) ?? target
                     }
                     // Two clips named alike (C0001.MP4 in two folders under a template without {folder}, or in two
                     // roots) would write one file: the first keeps it, the others fail by name.
                     if let other = claimed[target], other != clip.path {
-                        place.outputConflict = "\(target) is also \(other)'s output: scan.sound-output must tell them apart ({folder}, {recording})"
+                        place.outputConflict =
+                            "\(target) is also \(other)'s output: scan.sound-output must tell them apart ({folder}, {recording})"
                     } else {
                         claimed[target] = clip.path
                         place.output = target
@@ -206,15 +230,19 @@ public struct SoundPairing: Sendable {
                 }
                 places.append(place)
             }
-            tasks.append(ClipTask(clip: clip.path, clipSeconds: clip.print.seconds, places: places,
-                                  minimumConfidence: settings.minimumConfidence, residualLimitMs: settings.residualLimitMs,
-                                  quality: settings.quality, mux: settings.mux))
+            tasks.append(
+                ClipTask(
+                    clip: clip.path, clipSeconds: clip.print.seconds, places: places,
+                    minimumConfidence: settings.minimumConfidence, residualLimitMs: settings.residualLimitMs,
+                    quality: settings.quality, mux: settings.mux))
         }
         return (tasks, unheard)
     }
 
     /// Where the timecodes put a clip in each recording that carries one (and reaches it), by the recording's index.
-    private static func hints(_ clipTimecode: Double?, _ clipSeconds: Double, _ recordings: [(Double?, Double)]) -> [Int: Double] {
+    private static func hints(_ clipTimecode: Double?, _ clipSeconds: Double, _ recordings: [(Double?, Double)])
+        -> [Int: Double]
+    {
         guard let clipTimecode else { return [:] }
         var hints: [Int: Double] = [:]
         for (r, (timecode, seconds)) in recordings.enumerated() {
@@ -234,7 +262,9 @@ public struct SoundPairing: Sendable {
                 guard let fingerprint = FileFingerprint.of(path: path) else { continue }
                 fingerprints[path] = fingerprint
                 do {
-                    if let stored = try journal.soundPrint(path: path, fingerprint: fingerprint), let print = SoundPrint(bytes: stored.print) {
+                    if let stored = try journal.soundPrint(path: path, fingerprint: fingerprint),
+                        let print = SoundPrint(bytes: stored.print)
+                    {
                         printed[index] = PrintedFile(print: print, timecode: stored.timecode, kept: true)
                     }
                 } catch {
@@ -248,7 +278,8 @@ public struct SoundPairing: Sendable {
             printed[index] = file
             if let journal = settings.journal, let fingerprint = fingerprints[paths[index]], let print = file.print {
                 do {
-                    try journal.storeSoundPrint(path: paths[index], fingerprint: fingerprint, print: print.bytes, timecode: file.timecode)
+                    try journal.storeSoundPrint(
+                        path: paths[index], fingerprint: fingerprint, print: print.bytes, timecode: file.timecode)
                 } catch {
                     logger.warning("\(error)")
                 }
@@ -278,10 +309,14 @@ public struct SoundPairing: Sendable {
         let base = root.hasSuffix("/") ? root : root + "/"
         let relative = clip.hasPrefix(base) ? String(clip.dropFirst(base.count)) : (clip as NSString).lastPathComponent
         let folder = (relative as NSString).deletingLastPathComponent
-        let name = template
+        let name =
+            template
             .replacingOccurrences(of: "{folder}", with: folder)
-            .replacingOccurrences(of: "{stem}", with: ((clip as NSString).lastPathComponent as NSString).deletingPathExtension)
-            .replacingOccurrences(of: "{recording}", with: ((recording as NSString).lastPathComponent as NSString).deletingPathExtension)
+            .replacingOccurrences(
+                of: "{stem}", with: ((clip as NSString).lastPathComponent as NSString).deletingPathExtension
+            )
+            .replacingOccurrences(
+                of: "{recording}", with: ((recording as NSString).lastPathComponent as NSString).deletingPathExtension)
         let parts = name.split(separator: "/").filter { !$0.isEmpty && $0 != "." }
         return (output as NSString).appendingPathComponent(parts.joined(separator: "/"))
     }

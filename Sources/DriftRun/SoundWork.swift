@@ -19,8 +19,10 @@ public struct PrintedFile: Sendable {
     /// Kept from an earlier run.
     public var kept = false
 
-    public init(print: SoundPrint? = nil, timecode: Double? = nil, frames: Int64? = nil, sampleRate: Int? = nil,
-                error: String? = nil, kept: Bool = false) {
+    public init(
+        print: SoundPrint? = nil, timecode: Double? = nil, frames: Int64? = nil, sampleRate: Int? = nil,
+        error: String? = nil, kept: Bool = false
+    ) {
         self.print = print
         self.timecode = timecode
         self.frames = frames

@@ -45,17 +45,25 @@ public struct WorkerRun {
             let metrics = WorkerMetrics()
             nodeSettings.observer = MetricsObserver(metrics: metrics)
             let server = MetricsServer(host: address.host, port: address.port, logger: logger) { metrics.render() }
-            services.append(.init(service: server, successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup,
-                                  serviceName: "metrics"))
+            services.append(
+                .init(
+                    service: server, successTerminationBehavior: .ignore,
+                    failureTerminationBehavior: .gracefullyShutdownGroup,
+                    serviceName: "metrics"))
         }
         let node = try WorkerNode(context: context, settings: nodeSettings, logger: logger)
         let service = try WorkerService(node: node, parent: settings.parent)
-        services.append(.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup,
-                              failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "worker"))
-        var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: settings.shutdownSignals,
-                                                      logger: logger)
+        services.append(
+            .init(
+                service: service, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "worker"))
+        var configuration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: settings.shutdownSignals,
+            logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(settings.drainTimeout)
-        logger.info("worker \(settings.node.identity) connecting to \(settings.node.endpoint) with capacity \(settings.node.capacity)")
+        logger.info(
+            "worker \(settings.node.identity) connecting to \(settings.node.endpoint) with capacity \(settings.node.capacity)"
+        )
         defer {
             // Jobs abandoned by a cancellation must not leave their temporary files behind.
             StagedOutput.removeAllPending()

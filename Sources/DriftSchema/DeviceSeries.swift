@@ -22,25 +22,37 @@ public struct DeviceSeries: Sendable {
             [("device", summary.device)] + more
         }
         return [
-            Family(name: "driftfix_devices", help: "Devices (recorders) in the last run.",
-                   samples: [Sample(labels: [], value: Double(devices.count))]),
-            Family(name: "driftfix_devices_alerting", help: "Devices alerting in the last run (drift moved, or turned erratic).",
-                   samples: [Sample(labels: [], value: Double(devices.filter { $0.alert != nil }.count))]),
-            Family(name: "driftfix_device_series_omitted", help: "Devices left without series of their own (metrics.device-limit).",
-                   samples: [Sample(labels: [], value: Double(devices.count - shown.count))]),
-            Family(name: "driftfix_device_drift_ppm",
-                   help: "A device's drift in the last run: the median and the worst of its recordings (ppm).",
-                   samples: shown.flatMap { summary -> [Sample] in
-                       guard let median = summary.medianPPM, let worst = summary.worstPPM else { return [] }
-                       return [Sample(labels: device(summary, [("stat", "median")]), value: median),
-                               Sample(labels: device(summary, [("stat", "worst")]), value: worst)]
-                   }),
-            Family(name: "driftfix_device_spread_ppm",
-                   help: "The spread between a device's recordings in the last run (interquartile range, ppm).",
-                   samples: shown.compactMap { summary in summary.spreadPPM.map { Sample(labels: device(summary), value: $0) } }),
-            Family(name: "driftfix_device_alert",
-                   help: "1 if the device alerts (its drift moved from its own past, or it turned erratic), else 0.",
-                   samples: shown.map { Sample(labels: device($0), value: $0.alert == nil ? 0 : 1) }),
+            Family(
+                name: "driftfix_devices", help: "Devices (recorders) in the last run.",
+                samples: [Sample(labels: [], value: Double(devices.count))]),
+            Family(
+                name: "driftfix_devices_alerting",
+                help: "Devices alerting in the last run (drift moved, or turned erratic).",
+                samples: [Sample(labels: [], value: Double(devices.filter { $0.alert != nil }.count))]),
+            Family(
+                name: "driftfix_device_series_omitted",
+                help: "Devices left without series of their own (metrics.device-limit).",
+                samples: [Sample(labels: [], value: Double(devices.count - shown.count))]),
+            Family(
+                name: "driftfix_device_drift_ppm",
+                help: "A device's drift in the last run: the median and the worst of its recordings (ppm).",
+                samples: shown.flatMap { summary -> [Sample] in
+                    guard let median = summary.medianPPM, let worst = summary.worstPPM else { return [] }
+                    return [
+                        Sample(labels: device(summary, [("stat", "median")]), value: median),
+                        Sample(labels: device(summary, [("stat", "worst")]), value: worst),
+                    ]
+                }),
+            Family(
+                name: "driftfix_device_spread_ppm",
+                help: "The spread between a device's recordings in the last run (interquartile range, ppm).",
+                samples: shown.compactMap { summary in
+                    summary.spreadPPM.map { Sample(labels: device(summary), value: $0) }
+                }),
+            Family(
+                name: "driftfix_device_alert",
+                help: "1 if the device alerts (its drift moved from its own past, or it turned erratic), else 0.",
+                samples: shown.map { Sample(labels: device($0), value: $0.alert == nil ? 0 : 1) }),
         ]
     }
 }

@@ -27,8 +27,10 @@ public struct DeviceSummary: Codable, Sendable, Equatable {
     /// The history's alert for this device ("started drifting: ...", "erratic: ..."); null when it is steady.
     public var alert: String?
 
-    public init(device: String, recordings: Int, measured: Int, audioSeconds: Double, medianPPM: Double?, worstPPM: Double?,
-                spreadPPM: Double?, pastLimit: Int, refused: Int, failed: Int, trend: [Double?], alert: String?) {
+    public init(
+        device: String, recordings: Int, measured: Int, audioSeconds: Double, medianPPM: Double?, worstPPM: Double?,
+        spreadPPM: Double?, pastLimit: Int, refused: Int, failed: Int, trend: [Double?], alert: String?
+    ) {
         self.device = device
         self.recordings = recordings
         self.measured = measured

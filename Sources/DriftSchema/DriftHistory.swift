@@ -32,8 +32,10 @@ public struct DriftHistory: Codable, Sendable, Equatable {
         /// Why this series is flagged ("started drifting: ...", "erratic: ..."); null when it is steady.
         public var alert: String?
 
-        public init(name: String, ppm: [Double?], files: [Int], spreadPPM: [Double?]? = nil, worstPPM: [Double?]? = nil,
-                    rule: AlertRule) {
+        public init(
+            name: String, ppm: [Double?], files: [Int], spreadPPM: [Double?]? = nil, worstPPM: [Double?]? = nil,
+            rule: AlertRule
+        ) {
             self.name = name
             self.ppm = ppm
             self.files = files
@@ -92,7 +94,9 @@ public struct AlertRule: Sendable, Equatable {
     public func alert(ppm: [Double?], spread: [Double?]?, counts: [Int]) -> String? {
         var reasons: [String] = []
         if let moved = DriftTrend.alert(ppm, thresholdPPM: driftPPM) { reasons.append(moved) }
-        if let spread, let grew = DriftTrend.spreadAlert(spread, counts: counts, thresholdPPM: spreadPPM) { reasons.append(grew) }
+        if let spread, let grew = DriftTrend.spreadAlert(spread, counts: counts, thresholdPPM: spreadPPM) {
+            reasons.append(grew)
+        }
         return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
     }
 }

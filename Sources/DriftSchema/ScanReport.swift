@@ -81,8 +81,10 @@ public struct PairReport: Codable, Sendable, Equatable {
     public var recordingEndSeconds: Double?
 
     /// A measured pair.
-    public init(recording: String, reference: String, folder: String, sampleRate: Int, channels: Int, format: String,
-                recordingFrames: Int64, referenceSource: String, analysis: DriftAnalysis) {
+    public init(
+        recording: String, reference: String, folder: String, sampleRate: Int, channels: Int, format: String,
+        recordingFrames: Int64, referenceSource: String, analysis: DriftAnalysis
+    ) {
         self.recording = recording
         self.reference = reference
         self.folder = folder
@@ -115,9 +117,11 @@ public struct PairReport: Codable, Sendable, Equatable {
         guard let cause, let endOffsetMs else { return nil }
         let ms = abs(endOffsetMs)
         let amount = ms >= 10 ? String(format1: ms) : String(format2: ms)
-        return cause == .inSync ? "in sync"
-            : endOffsetMs < 0 ? "sound leads by \(amount) ms at the end"
-            : "sound lags by \(amount) ms at the end"
+        return cause == .inSync
+            ? "in sync"
+            : endOffsetMs < 0
+                ? "sound leads by \(amount) ms at the end"
+                : "sound lags by \(amount) ms at the end"
     }
 
     /// A pair that could not be measured.
@@ -250,8 +254,10 @@ public struct ScanReport: Codable, Sendable, Equatable {
     /// the pairs and the history); absent until then.
     public var devices: [DeviceSummary]?
 
-    public init(generated: String, roots: [String], pairs: [PairReport], unpaired: [UnpairedFile], errors: [ScanIssue],
-                skipped: [SkippedPath] = []) {
+    public init(
+        generated: String, roots: [String], pairs: [PairReport], unpaired: [UnpairedFile], errors: [ScanIssue],
+        skipped: [SkippedPath] = []
+    ) {
         self.generated = generated
         self.roots = roots
         self.pairs = pairs

@@ -24,8 +24,10 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
         /// How reports head the group: the folder, and its name where it has one (`/shoot · 2026-11-24`).
         public var title: String { name.map { "\(folder) · \($0)" } ?? folder }
 
-        public init(folder: String, matches: [Match] = [], unmatchedClips: [String] = [], unmatchedRecordings: [String] = [],
-                    errors: [FileError] = []) {
+        public init(
+            folder: String, matches: [Match] = [], unmatchedClips: [String] = [], unmatchedRecordings: [String] = [],
+            errors: [FileError] = []
+        ) {
             self.folder = folder
             self.matches = matches
             self.unmatchedClips = unmatchedClips
@@ -81,8 +83,10 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
             case failed
         }
 
-        public init(reference: String, recording: String, recordingStartSeconds: Double?, recordingEndSeconds: Double?,
-                    coverage: Double, clarity: Double, content: ContentMeasurement?, status: Status, note: String? = nil) {
+        public init(
+            reference: String, recording: String, recordingStartSeconds: Double?, recordingEndSeconds: Double?,
+            coverage: Double, clarity: Double, content: ContentMeasurement?, status: Status, note: String? = nil
+        ) {
             self.reference = reference
             self.recording = recording
             self.recordingStartSeconds = recordingStartSeconds
@@ -108,8 +112,9 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
     public static func clock(_ seconds: Double?) -> String {
         guard let seconds else { return "?" }
         let millis = Int((abs(seconds) * 1000).rounded())
-        return String(format: "%@%d:%02d:%02d.%03d", seconds < 0 ? "-" : "", millis / 3_600_000, millis / 60_000 % 60,
-                      millis / 1000 % 60, millis % 1000)
+        return String(
+            format: "%@%d:%02d:%02d.%03d", seconds < 0 ? "-" : "", millis / 3_600_000, millis / 60_000 % 60,
+            millis / 1000 % 60, millis % 1000)
     }
 
     /// Whether anything failed or could not be read.

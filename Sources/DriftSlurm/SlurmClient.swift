@@ -27,7 +27,8 @@ public struct SlurmClient: Sendable {
     public func submit(script: String, arguments: [String]) throws(SlurmError) -> Int {
         let output = try run("sbatch", ["--parsable"] + arguments, input: script)
         // --parsable prints "ID" or "ID;CLUSTER".
-        guard let id = Int(output.split(separator: ";").first?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") else {
+        guard let id = Int(output.split(separator: ";").first?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
+        else {
             throw SlurmError(command: "sbatch", reason: "unexpected answer \"\(output.prefix(200))\"")
         }
         return id
@@ -35,8 +36,13 @@ public struct SlurmClient: Sendable {
 
     /// Every task of the jobs named `name`, ended ones included while the controller still knows them.
     public func tasks(named name: String) throws(SlurmError) -> [SlurmTask] {
-        SlurmTask.parse(try run("squeue", ["--noheader", "--array", "--states=all", "--name=\(name)",
-                                           "--format=\(SlurmTask.squeueFormat)"]))
+        SlurmTask.parse(
+            try run(
+                "squeue",
+                [
+                    "--noheader", "--array", "--states=all", "--name=\(name)",
+                    "--format=\(SlurmTask.squeueFormat)",
+                ]))
     }
 
     /// Cancels every job named `name` (queued or running) of this user.
@@ -67,7 +73,8 @@ public struct SlurmClient: Sendable {
         do {
             try process.run()
         } catch {
-            throw SlurmError(command: tool, reason: "cannot run it (\(error.localizedDescription)); is Slurm's client installed?")
+            throw SlurmError(
+                command: tool, reason: "cannot run it (\(error.localizedDescription)); is Slurm's client installed?")
         }
         if let input {
             feed.fileHandleForWriting.write(Data(input.utf8))

@@ -17,7 +17,9 @@ public struct SlurmIdentity: Sendable, Hashable, CustomStringConvertible {
     /// The task this process runs as, from the variables Slurm sets in a job's environment; nil outside Slurm.
     public init?(environment: [String: String]) {
         let node = environment["SLURMD_NODENAME"] ?? environment["SLURM_TOPOLOGY_ADDR"]
-        if let array = environment["SLURM_ARRAY_JOB_ID"].flatMap(Int.init), let task = environment["SLURM_ARRAY_TASK_ID"].flatMap(Int.init) {
+        if let array = environment["SLURM_ARRAY_JOB_ID"].flatMap(Int.init),
+            let task = environment["SLURM_ARRAY_TASK_ID"].flatMap(Int.init)
+        {
             self.init(job: array, task: task, node: node ?? "")
         } else if let job = environment["SLURM_JOB_ID"].flatMap(Int.init) {
             self.init(job: job, task: nil, node: node ?? "")
@@ -30,7 +32,8 @@ public struct SlurmIdentity: Sendable, Hashable, CustomStringConvertible {
     /// Parses `description`; nil for any other name.
     public init?(_ text: String) {
         guard text.hasPrefix("slurm-"), let at = text.firstIndex(of: "@") else { return nil }
-        let ids = text[text.index(text.startIndex, offsetBy: 6)..<at].split(separator: "_", omittingEmptySubsequences: false)
+        let ids = text[text.index(text.startIndex, offsetBy: 6)..<at].split(
+            separator: "_", omittingEmptySubsequences: false)
         let node = String(text[text.index(after: at)...])
         guard !node.isEmpty, let job = ids.first.flatMap({ Int($0) }) else { return nil }
         switch ids.count {

@@ -79,7 +79,9 @@ public struct SlurmTask: Sendable, Equatable {
     /// anything unreadable are skipped.
     public static func parse(_ output: String) -> [SlurmTask] {
         output.split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            let fields = line.split(separator: "|", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
             guard fields.count >= 4, let job = Int(fields[0]), let index = Int(fields[1]) else { return nil }
             return SlurmTask(arrayJob: job, index: index, state: SlurmState(fields[2]), node: fields[3])
         }

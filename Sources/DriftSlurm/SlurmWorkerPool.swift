@@ -38,8 +38,10 @@ public final class SlurmWorkerPool: WorkerPool {
         /// The jobs' name: unique to this run.
         public var jobName: String
 
-        public init(count: Int, endpoint: String, executable: String, extraArguments: [String] = [],
-                    jobName: String = SlurmWorkerPool.uniqueJobName()) {
+        public init(
+            count: Int, endpoint: String, executable: String, extraArguments: [String] = [],
+            jobName: String = SlurmWorkerPool.uniqueJobName()
+        ) {
             self.count = count
             self.endpoint = endpoint
             self.executable = executable
@@ -74,8 +76,10 @@ public final class SlurmWorkerPool: WorkerPool {
     private let state: Mutex<State>
     private let wake: StopEvent
 
-    public init(settings: Settings, client: SlurmClient = SlurmClient(), inbox: CoordinatorInbox? = nil,
-                logger: Logger) throws(TransportError) {
+    public init(
+        settings: Settings, client: SlurmClient = SlurmClient(), inbox: CoordinatorInbox? = nil,
+        logger: Logger
+    ) throws(TransportError) {
         self.settings = settings
         self.client = client
         self.logger = logger
@@ -103,7 +107,9 @@ public final class SlurmWorkerPool: WorkerPool {
         do {
             let job = try submit(Array(0..<settings.count))
             state.withLock { state in for index in state.slots.indices { state.slots[index].job = job } }
-            logger.notice("submitted \(settings.count) worker task\(settings.count == 1 ? "" : "s") to Slurm as job \(job) (\(settings.jobName)); they connect to \(settings.endpoint)")
+            logger.notice(
+                "submitted \(settings.count) worker task\(settings.count == 1 ? "" : "s") to Slurm as job \(job) (\(settings.jobName)); they connect to \(settings.endpoint)"
+            )
         } catch {
             fail("cannot submit the workers to Slurm: \(error)")
         }
@@ -171,7 +177,10 @@ public final class SlurmWorkerPool: WorkerPool {
             if first { logger.warning("cannot read the Slurm queue (\(error)); retrying") }
             return
         }
-        if state.withLock({ state in defer { state.queueTrouble = nil }; return state.queueTrouble != nil }) {
+        if state.withLock({ state in
+            defer { state.queueTrouble = nil }
+            return state.queueTrouble != nil
+        }) {
             logger.notice("the Slurm queue answers again")
         }
         var ended: [(index: Int, job: Int, node: String, why: String, joined: Bool)] = []
@@ -201,7 +210,9 @@ public final class SlurmWorkerPool: WorkerPool {
         let waiting = state.withLock { state in
             state.slots.indices.filter { index in
                 guard let job = state.slots[index].job else { return false }
-                return tasks.first { $0.arrayJob == job && $0.index == index }.map { [.pending, .configuring, .requeued].contains($0.state) } ?? true
+                return tasks.first { $0.arrayJob == job && $0.index == index }.map {
+                    [.pending, .configuring, .requeued].contains($0.state)
+                } ?? true
             }.count
         }
         if waiting > 0 { inbox?.post(.workersQueued) }
@@ -210,7 +221,9 @@ public final class SlurmWorkerPool: WorkerPool {
             return state.waitingSaid
         }
         if waiting > 0 && said == 0 {
-            logger.notice("\(waiting) worker task\(waiting == 1 ? "" : "s") waiting in the Slurm queue (squeue --name=\(settings.jobName)); the idle timeout waits too")
+            logger.notice(
+                "\(waiting) worker task\(waiting == 1 ? "" : "s") waiting in the Slurm queue (squeue --name=\(settings.jobName)); the idle timeout waits too"
+            )
         }
     }
 
@@ -218,10 +231,17 @@ public final class SlurmWorkerPool: WorkerPool {
         let name = "\(task.job)_\(task.index)"
         if !task.node.isEmpty {
             // Its worker cannot say goodbye (a failed node, SIGKILL): its leases go back to the queue now.
-            inbox?.post(.workerExited(identity: SlurmIdentity(job: task.job, task: task.index, node: task.node).description,
-                                      how: "Slurm task \(name) \(task.why)"))
+            inbox?.post(
+                .workerExited(
+                    identity: SlurmIdentity(job: task.job, task: task.index, node: task.node).description,
+                    how: "Slurm task \(name) \(task.why)"))
         }
-        enum Next { case resubmit(Int), exhausted, crashLoop(Int), nothing }
+        enum Next {
+            case resubmit(Int)
+            case exhausted
+            case crashLoop(Int)
+            case nothing
+        }
         let next: Next = state.withLock { state in
             if state.stopping || state.failed { return .nothing }
             if !task.joined {
@@ -242,16 +262,22 @@ public final class SlurmWorkerPool: WorkerPool {
         case .nothing:
             break
         case .exhausted:
-            logger.error("Slurm worker task \(name)\(place) \(task.why); not replaced: \(settings.maxResubmits) resubmits used (slurm.max-resubmits)")
+            logger.error(
+                "Slurm worker task \(name)\(place) \(task.why); not replaced: \(settings.maxResubmits) resubmits used (slurm.max-resubmits)"
+            )
         case .crashLoop(let count):
-            fail("Slurm worker tasks keep ending before their worker connects (\(count) in a row, the last \(name)\(place): \(task.why))\(logHint); giving up, the next run resumes")
+            fail(
+                "Slurm worker tasks keep ending before their worker connects (\(count) in a row, the last \(name)\(place): \(task.why))\(logHint); giving up, the next run resumes"
+            )
         case .resubmit(let number):
             do {
                 let job = try submit([task.index])
                 state.withLock { state in
                     state.slots[task.index] = Slot(job: job)
                 }
-                logger.warning("Slurm worker task \(name)\(place) \(task.why); submitted \(job)_\(task.index) in its place (resubmit \(number) of at most \(settings.maxResubmits))")
+                logger.warning(
+                    "Slurm worker task \(name)\(place) \(task.why); submitted \(job)_\(task.index) in its place (resubmit \(number) of at most \(settings.maxResubmits))"
+                )
             } catch {
                 logger.error("Slurm worker task \(name)\(place) \(task.why); cannot submit another: \(error)")
             }
@@ -277,7 +303,9 @@ public final class SlurmWorkerPool: WorkerPool {
             if live.isEmpty { return }
             Thread.sleep(forTimeInterval: 0.25)
         }
-        logger.error("Slurm still lists worker tasks of this run a minute after scancel (scancel --name=\(settings.jobName), squeue --name=\(settings.jobName))")
+        logger.error(
+            "Slurm still lists worker tasks of this run a minute after scancel (scancel --name=\(settings.jobName), squeue --name=\(settings.jobName))"
+        )
     }
 
     /// The run's tasks that are still queued or running.
@@ -287,14 +315,18 @@ public final class SlurmWorkerPool: WorkerPool {
 
     /// Submits the array's `indices` as one job; its id.
     private func submit(_ indices: [Int]) throws(SlurmError) -> Int {
-        var arguments = ["--job-name=\(settings.jobName)", "--array=\(indices.map(String.init).joined(separator: ","))"]
+        var arguments = [
+            "--job-name=\(settings.jobName)", "--array=\(indices.map(String.init).joined(separator: ","))",
+        ]
         if let folder = settings.logFolder {
             arguments += ["--output=\(folder)/\(settings.jobName)-%A_%a.log", "--open-mode=append"]
         } else {
             arguments += ["--output=/dev/null"]
         }
         // Slurm's default (the submitting environment), with the workers' own log level.
-        arguments += ["--export=ALL,DRIFTFIX_LOG_LEVEL=\(ProcessInfo.processInfo.environment["DRIFTFIX_WORKER_LOG_LEVEL"] ?? "notice")"]
+        arguments += [
+            "--export=ALL,DRIFTFIX_LOG_LEVEL=\(ProcessInfo.processInfo.environment["DRIFTFIX_WORKER_LOG_LEVEL"] ?? "notice")"
+        ]
         arguments += settings.sbatchArguments
         return try client.submit(script: script, arguments: arguments)
     }
@@ -312,7 +344,8 @@ public final class SlurmWorkerPool: WorkerPool {
     }
 
     private var logHint: String {
-        settings.logFolder.map { "; see \($0)/\(settings.jobName)-*.log" } ?? "; set slurm.log-folder to keep the tasks' output"
+        settings.logFolder.map { "; see \($0)/\(settings.jobName)-*.log" }
+            ?? "; set slurm.log-folder to keep the tasks' output"
     }
 
     private func fail(_ reason: String) {

@@ -78,7 +78,9 @@ public final class CoreSlots: Sendable {
 
     private func bindFirst(_ kind: String, count: Int, isCore: Bool) -> Hold? {
         for index in 0..<count {
-            if let descriptor = bind("\(namespace)-\(kind)-\(index)") { return Hold(descriptor: descriptor, isCore: isCore) }
+            if let descriptor = bind("\(namespace)-\(kind)-\(index)") {
+                return Hold(descriptor: descriptor, isCore: isCore)
+            }
         }
         return nil
     }

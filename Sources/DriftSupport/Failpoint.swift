@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Crash injection for the crash-and-resume tests: with `DRIFTFIX_FAILPOINT=NAME:N` in the environment, the N-th
 /// time the process passes the point NAME it kills itself with SIGKILL (no clean-up, no flush: a real crash at a

@@ -36,7 +36,9 @@ public enum XXH3 {
     public static func value(_ text: String) -> UInt64? {
         guard text.hasPrefix("xxh3:"), text.utf8.count == 21 else { return nil }
         let digits = text.dropFirst(5)
-        guard digits.allSatisfy({ $0.isHexDigit && !$0.isUppercase }), let value = UInt64(digits, radix: 16) else { return nil }
+        guard digits.allSatisfy({ $0.isHexDigit && !$0.isUppercase }), let value = UInt64(digits, radix: 16) else {
+            return nil
+        }
         return value
     }
 

@@ -68,7 +68,9 @@ final class AnalysisStream: AnalysisSamples {
             for i in 0..<tapCount {
                 let m = Double(i - half)
                 let sinc = m == 0 ? 2 * cutoff : sin(2 * Double.pi * cutoff * m) / (Double.pi * m)
-                let w = 0.42 + 0.5 * cos(Double.pi * m / Double(half + 1)) + 0.08 * cos(2 * Double.pi * m / Double(half + 1))
+                let w =
+                    0.42 + 0.5 * cos(Double.pi * m / Double(half + 1)) + 0.08
+                    * cos(2 * Double.pi * m / Double(half + 1))
                 values[i] = sinc * w
             }
             let sum = values.reduce(0, +)
@@ -94,7 +96,9 @@ final class AnalysisStream: AnalysisSamples {
     /// Fills up to `count` analysis samples; returns how many (0 only at the end).
     func read(into out: UnsafeMutablePointer<Float>, count: Int) throws -> Int {
         if let converter {
-            return try converter.read(into: out, count: count) { buffer, n in try self.readNative(into: buffer, count: n) }
+            return try converter.read(into: out, count: count) { buffer, n in
+                try self.readNative(into: buffer, count: n)
+            }
         }
         return try readNative(into: out, count: count)
     }
@@ -176,7 +180,8 @@ func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> Floa
     var lanes = SIMD8<Float>()
     var i = 0
     while i + 8 <= n {
-        lanes += UnsafeRawPointer(a + i).loadUnaligned(as: SIMD8<Float>.self)
+        lanes +=
+            UnsafeRawPointer(a + i).loadUnaligned(as: SIMD8<Float>.self)
             * UnsafeRawPointer(b + i).loadUnaligned(as: SIMD8<Float>.self)
         i += 8
     }
@@ -209,8 +214,10 @@ final class RateConverter {
 
     deinit { history.deallocate() }
 
-    func read(into out: UnsafeMutablePointer<Float>, count wanted: Int,
-              upstream: (UnsafeMutablePointer<Float>, Int) throws -> Int) throws -> Int {
+    func read(
+        into out: UnsafeMutablePointer<Float>, count wanted: Int,
+        upstream: (UnsafeMutablePointer<Float>, Int) throws -> Int
+    ) throws -> Int {
         var produced = 0
         while produced < wanted {
             let x = Double(position) * step
@@ -241,7 +248,8 @@ final class RateConverter {
             let p = history + (i - base)
             let f = Float(x - Double(i))
             let (p0, p1, p2, p3) = (p[-1], p[0], p[1], p[2])
-            out[produced] = p1 + 0.5 * f * (p2 - p0 + f * (2 * p0 - 5 * p1 + 4 * p2 - p3 + f * (3 * (p1 - p2) + p3 - p0)))
+            out[produced] =
+                p1 + 0.5 * f * (p2 - p0 + f * (2 * p0 - 5 * p1 + 4 * p2 - p3 + f * (3 * (p1 - p2) + p3 - p0)))
             produced += 1
             position += 1
         }

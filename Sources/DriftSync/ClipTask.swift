@@ -39,8 +39,10 @@ public struct ClipTask: Codable, Sendable, Equatable {
     /// The output is a copy of the clip with this audio in place of its own (`repair.mux`), not an audio file.
     public var mux: Bool
 
-    public init(clip: String, clipSeconds: Double, places: [Place], minimumConfidence: Double, residualLimitMs: Double,
-                quality: ResampleQuality, mux: Bool = false) {
+    public init(
+        clip: String, clipSeconds: Double, places: [Place], minimumConfidence: Double, residualLimitMs: Double,
+        quality: ResampleQuality, mux: Bool = false
+    ) {
         self.clip = clip
         self.clipSeconds = clipSeconds
         self.places = places

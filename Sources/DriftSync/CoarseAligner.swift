@@ -96,7 +96,8 @@ enum CoarseAligner {
 
     static func align(recording: [Float], reference: [Float]) -> CoarseAlignment {
         let blockFrames = Int(blockSeconds * OnsetEnvelope.frameRate)
-        let r = normalised(recording), f = normalised(reference)
+        let r = normalised(recording)
+        let f = normalised(reference)
         guard r.count >= 100, f.count >= 100 else {
             return CoarseAlignment(blocks: [], agreeing: [], intercept: 0, slope: 0)
         }
@@ -109,9 +110,10 @@ enum CoarseAligner {
         }
 
         // 1. A few blocks, spread over the recording, searched over the whole reference.
-        let chosen = Set((0..<min(globalBlocks, starts.count)).map { k in
-            starts.count <= globalBlocks ? k : (k * (starts.count - 1)) / (globalBlocks - 1)
-        })
+        let chosen = Set(
+            (0..<min(globalBlocks, starts.count)).map { k in
+                starts.count <= globalBlocks ? k : (k * (starts.count - 1)) / (globalBlocks - 1)
+            })
         let whole = Correlation(reference: f, segment: 0..<f.count)
         var blocks: [CoarseAlignment.Block] = []
         for index in chosen.sorted() {
@@ -127,8 +129,10 @@ enum CoarseAligner {
         // 2. Every other block, near that line.
         for index in 0..<starts.count where !chosen.contains(index) {
             let part = range(index)
-            let predicted = Int(((first.predictedLag(at: Double(part.lowerBound) / OnsetEnvelope.frameRate + blockSeconds / 2)
-                ?? first.intercept) * OnsetEnvelope.frameRate).rounded()) + part.lowerBound
+            let predicted =
+                Int(
+                    ((first.predictedLag(at: Double(part.lowerBound) / OnsetEnvelope.frameRate + blockSeconds / 2)
+                        ?? first.intercept) * OnsetEnvelope.frameRate).rounded()) + part.lowerBound
             let lowest = max(-part.count / 2, predicted - localReach)
             let highest = min(f.count - part.count / 2, predicted + localReach)
             guard highest > lowest + 10 else { continue }
@@ -154,7 +158,10 @@ enum CoarseAligner {
             var size = 1
             while size < segment.count + CoarseAligner.maximumBlock { size <<= 1 }
             spectrum = SpectrumBuffers(size: size)
-            for i in 0..<size { spectrum.re[i] = i < segment.count ? f[segment.lowerBound + i] : 0; spectrum.im[i] = 0 }
+            for i in 0..<size {
+                spectrum.re[i] = i < segment.count ? f[segment.lowerBound + i] : 0
+                spectrum.im[i] = 0
+            }
             spectrum.transform()
             yRe = Array(UnsafeBufferPointer(start: spectrum.re, count: size))
             yIm = Array(UnsafeBufferPointer(start: spectrum.im, count: size))
@@ -165,8 +172,15 @@ enum CoarseAligner {
             let size = spectrum.fft.size
             let (re, im) = (spectrum.re, spectrum.im)
             var i = 0
-            for v in x { re[i] = v; im[i] = 0; i += 1 }
-            for k in i..<size { re[k] = 0; im[k] = 0 }
+            for v in x {
+                re[i] = v
+                im[i] = 0
+                i += 1
+            }
+            for k in i..<size {
+                re[k] = 0
+                im[k] = 0
+            }
             spectrum.fft.transform(re, im)
             for k in 0..<size {
                 // conj(X)·Y
@@ -221,7 +235,8 @@ enum CoarseAligner {
     /// The recording's drift found by stretching its onsets by each of `sweepPPM` until they find a line, ppm; nil
     /// when none does. Only a hypothesis: the windows then measure the drift properly on a timeline warped by it.
     static func driftBySweeping(recording: [Float], reference: [Float]) -> Double? {
-        let r = normalised(recording), f = normalised(reference)
+        let r = normalised(recording)
+        let f = normalised(reference)
         let block = Int(blockSeconds * OnsetEnvelope.frameRate)
         guard r.count >= 2 * 100, f.count >= 100 else { return nil }
         let whole = Correlation(reference: f, segment: 0..<f.count)
@@ -237,7 +252,8 @@ enum CoarseAligner {
                 warped[k] = i + 1 < r.count ? r[i] * (1 - frac) + r[i + 1] * frac : r[min(i, r.count - 1)]
             }
             let length = min(block, count)
-            let starts = stride(from: 0, to: max(1, count - length + 1), by: max(1, (count - length) / max(1, sweepBlocks - 1)))
+            let starts = stride(
+                from: 0, to: max(1, count - length + 1), by: max(1, (count - length) / max(1, sweepBlocks - 1)))
             var blocks: [CoarseAlignment.Block] = []
             for start in starts.prefix(sweepBlocks) {
                 let part = start..<min(count, start + length)

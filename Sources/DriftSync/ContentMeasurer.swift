@@ -56,7 +56,7 @@ public struct ContentMeasurer {
     {
         let plain = try analyse(recording: recording, reference: reference)
         guard !plain.measurement.isMeasured,
-              plain.measurement.unmeasurable == .noCommonSound || plain.measurement.unmeasurable == .repetitive
+            plain.measurement.unmeasurable == .noCommonSound || plain.measurement.unmeasurable == .repetitive
         else { return plain.measurement }
         // The onsets follow more drift than the windows: when they found the recording's line, its slope is the best
         // hypothesis (and a hypothesis near the truth may bring the onsets within reach of a finer one).
@@ -66,13 +66,13 @@ public struct ContentMeasurer {
             let hint = queue.removeFirst()
             guard abs(hint) < 100_000, tried.allSatisfy({ abs($0 - hint) > 300 }) else { continue }
             tried.append(hint)
-            let warped = try analyse(recording: recording, reference: reference, warp: hint * 1e-6, cached: plain.reference)
+            let warped = try analyse(
+                recording: recording, reference: reference, warp: hint * 1e-6, cached: plain.reference)
             if warped.measurement.isMeasured { return warped.measurement }
             if let refined = warped.coarseDriftPPM { queue.insert(refined, at: 0) }
         }
         return plain.measurement
     }
-
 
     /// Proves a repaired file in sync: measures `output` against `reference` and reports the lag left across it.
     ///
@@ -80,14 +80,17 @@ public struct ContentMeasurer {
     /// reference's start), smoothed by the median of 9 windows (about 7 s: a sync error lasts, one odd window is
     /// noise); `residualMs` is the worst of those over the file. It passes when that stays within `limitMs`, or within
     /// the windows' own scatter where the sound allows no finer precision.
-    public func verify(output: MeasuredInput, reference: MeasuredInput, expectedOffsetMs: Double, limitMs: Double) throws
+    public func verify(output: MeasuredInput, reference: MeasuredInput, expectedOffsetMs: Double, limitMs: Double)
+        throws
         -> SyncVerification
     {
         let analysis = try analyse(recording: output, reference: reference)
         guard let model = analysis.model, analysis.measurement.isMeasured else {
-            return SyncVerification(residualMs: nil, limitMs: limitMs, passed: false, curve: [],
-                                    reason: "the output cannot be measured against the reference: \(analysis.measurement.reason ?? "no clear match")",
-                                    measurement: analysis.measurement)
+            return SyncVerification(
+                residualMs: nil, limitMs: limitMs, passed: false, curve: [],
+                reason:
+                    "the output cannot be measured against the reference: \(analysis.measurement.reason ?? "no clear match")",
+                measurement: analysis.measurement)
         }
         let samples = model.agreeing.sorted { $0.t < $1.t }
         let residuals = samples.map { $0.lag * 1000 - expectedOffsetMs }
@@ -99,17 +102,21 @@ public struct ContentMeasurer {
         }
         let worst = smoothed.map(abs).max() ?? 0
         let limit = max(limitMs, analysis.measurement.scatterMs ?? 0)
-        let points = zip(samples, smoothed).map { LagSample(t: $0.t, lag: $1 / 1000, clarity: $0.clarity, window: $0.window) }
+        let points = zip(samples, smoothed).map {
+            LagSample(t: $0.t, lag: $1 / 1000, clarity: $0.clarity, window: $0.window)
+        }
         let passed = worst <= limit
         return SyncVerification(
             residualMs: (worst * 1000).rounded() / 1000, limitMs: limit, passed: passed, curve: Self.curve(points),
-            reason: passed ? nil : "residual lag \(String(worst, decimals: 3)) ms exceeds \(String(limit, decimals: 3)) ms",
+            reason: passed
+                ? nil : "residual lag \(String(worst, decimals: 3)) ms exceeds \(String(limit, decimals: 3)) ms",
             measurement: analysis.measurement)
     }
 
     /// The measurement, and the fitted lag model when there is one; `warp` reads the recording on a drift hypothesis
     /// (the model is then on that warped timeline; the measurement is converted back to the recording's).
-    func analyse(recording: MeasuredInput, reference: MeasuredInput, warp: Double = 0, cached: ReferenceAnalysis? = nil) throws
+    func analyse(recording: MeasuredInput, reference: MeasuredInput, warp: Double = 0, cached: ReferenceAnalysis? = nil)
+        throws
         -> (measurement: ContentMeasurement, model: LagModel?, coarseDriftPPM: Double?, reference: ReferenceAnalysis)
     {
         // Pass 1: onsets and loudness.
@@ -118,34 +125,51 @@ public struct ContentMeasurer {
         if first.recordingSamples < Int(rate) {
             return (unmeasurable(.tooShort, "the recording is shorter than a second"), nil, nil, first.reference)
         }
-        if first.recordingRMS < settings.silence { return (unmeasurable(.silentRecording, "the recording is silent"), nil, nil, first.reference) }
-        if first.referenceRMS < settings.silence { return (unmeasurable(.silentReference, "the reference is silent"), nil, nil, first.reference) }
+        if first.recordingRMS < settings.silence {
+            return (unmeasurable(.silentRecording, "the recording is silent"), nil, nil, first.reference)
+        }
+        if first.referenceRMS < settings.silence {
+            return (unmeasurable(.silentReference, "the reference is silent"), nil, nil, first.reference)
+        }
         let coarse = CoarseAligner.align(recording: first.recordingOnsets, reference: first.referenceOnsets)
         if coarse.agreeing.isEmpty {
             // Nothing stands out: unrelated sound, or a sound that repeats (a loop), which offers many equal places (a
             // repeating recording resembles itself a period later; speech and unrelated takes do not), or a drift too
             // large for the onsets as they are (stretched by about the right amount, they find their line).
             let periodic = CoarseAligner.repeats(first.recordingOnsets)
-            let swept = periodic ? nil : CoarseAligner.driftBySweeping(recording: first.recordingOnsets, reference: first.referenceOnsets)
-            return (periodic
-                ? unmeasurable(.repetitive, "the sound repeats: several places in the reference match equally well")
-                : unmeasurable(.noCommonSound, "no common sound: no place in the reference matches the recording"), nil,
-                    swept.map { ((1 + warp) * (1 + $0 * 1e-6) - 1) * 1e6 }, first.reference)
+            let swept =
+                periodic
+                ? nil
+                : CoarseAligner.driftBySweeping(recording: first.recordingOnsets, reference: first.referenceOnsets)
+            return (
+                periodic
+                    ? unmeasurable(.repetitive, "the sound repeats: several places in the reference match equally well")
+                    : unmeasurable(.noCommonSound, "no common sound: no place in the reference matches the recording"),
+                nil,
+                swept.map { ((1 + warp) * (1 + $0 * 1e-6) - 1) * 1e6 }, first.reference
+            )
         }
         // The onsets' line as a drift on the recording's own timeline.
         let coarseDrift = ((1 + warp) / (1 + coarse.slope) - 1) * 1e6
 
         // Pass 2: windows.
-        let fine = try WindowPass(sources: first.sources, rate: rate, coarse: coarse,
-                                  silence: settings.silence, recordingSamples: first.recordingSamples)
+        let fine = try WindowPass(
+            sources: first.sources, rate: rate, coarse: coarse,
+            silence: settings.silence, recordingSamples: first.recordingSamples)
         let clear = fine.samples
         let minimumAgreeing = max(5, Int((Double(fine.soundWindows) * 0.25).rounded(.up)))
-        guard clear.count >= minimumAgreeing, let model = LagModel.fit(clear), model.agreeing.count >= minimumAgreeing else {
+        guard clear.count >= minimumAgreeing, let model = LagModel.fit(clear), model.agreeing.count >= minimumAgreeing
+        else {
             let ambiguous = fine.ambiguousWindows > fine.soundWindows / 2
-            var result = fine.soundWindows == 0
+            var result =
+                fine.soundWindows == 0
                 ? unmeasurable(.noCommonSound, "no window has sound in both files")
-                : ambiguous ? unmeasurable(.repetitive, "the sound repeats: several places in the reference match equally well")
-                : unmeasurable(.noCommonSound, "no common sound: \(clear.count) of \(fine.soundWindows) windows with sound found a clear match")
+                : ambiguous
+                    ? unmeasurable(.repetitive, "the sound repeats: several places in the reference match equally well")
+                    : unmeasurable(
+                        .noCommonSound,
+                        "no common sound: \(clear.count) of \(fine.soundWindows) windows with sound found a clear match"
+                    )
             result.windows = fine.soundWindows
             result.agreeingWindows = clear.count
             return (result, nil, coarseDrift, first.reference)
@@ -160,9 +184,10 @@ public struct ContentMeasurer {
             let located = try DropoutLocator.locate(
                 model: model, windowLength: fine.windowLength, rate: rate, sources: first.sources)
             for (step, place) in zip(model.steps, located) {
-                dropouts.append(ContentMeasurement.Dropout(
-                    atSeconds: (place.at * stretch * 1e6).rounded() / 1e6, missingMs: step.size * 1000,
-                    uncertaintyMs: (place.uncertainty * stretch * 1e4).rounded() / 10))
+                dropouts.append(
+                    ContentMeasurement.Dropout(
+                        atSeconds: (place.at * stretch * 1e6).rounded() / 1e6, missingMs: step.size * 1000,
+                        uncertaintyMs: (place.uncertainty * stretch * 1e4).rounded() / 10))
             }
         }
 
@@ -173,7 +198,8 @@ public struct ContentMeasurer {
         let drift = (stretch / (1 + b) - 1) * 1e6
         let driftError = 1.96 * model.slopeError * stretch / ((1 + b) * (1 + b)) * 1e6
         let medianClarity = median(model.agreeing.map(\.clarity)) ?? 0
-        let confidence = min(1, Double(model.agreeing.count) / Double(max(1, fine.soundWindows))) * min(1, medianClarity / 15)
+        let confidence =
+            min(1, Double(model.agreeing.count) / Double(max(1, fine.soundWindows))) * min(1, medianClarity / 15)
         let modelName: ContentMeasurement.Model
         if !dropouts.isEmpty {
             modelName = .dropouts
@@ -182,7 +208,9 @@ public struct ContentMeasurer {
         } else {
             modelName = .clock
         }
-        let points = model.agreeing.map { LagSample(t: $0.t * stretch, lag: $0.lag - $0.t * warp, clarity: $0.clarity, window: $0.window) }
+        let points = model.agreeing.map {
+            LagSample(t: $0.t * stretch, lag: $0.lag - $0.t * warp, clarity: $0.clarity, window: $0.window)
+        }
         var measurement = ContentMeasurement(
             offsetMs: startLag * 1000, driftPPM: drift, driftPPMError: driftError, model: modelName,
             confidence: confidence, dropouts: dropouts, scatterMs: model.scatter * 1000, windows: fine.soundWindows,
@@ -193,8 +221,9 @@ public struct ContentMeasurer {
     }
 
     private func unmeasurable(_ kind: ContentMeasurement.Unmeasurable, _ reason: String) -> ContentMeasurement {
-        ContentMeasurement(offsetMs: nil, driftPPM: nil, driftPPMError: nil, model: .unmeasurable, confidence: 0, reason: reason,
-                           unmeasurable: kind)
+        ContentMeasurement(
+            offsetMs: nil, driftPPM: nil, driftPPMError: nil, model: .unmeasurable, confidence: 0, reason: reason,
+            unmeasurable: kind)
     }
 
     /// At most 300 points: the median lag of each stretch of windows.
@@ -203,8 +232,9 @@ public struct ContentMeasurer {
         return stride(from: 0, to: samples.count, by: groups).map { start in
             let part = samples[start..<min(samples.count, start + groups)]
             let t = part.reduce(0) { $0 + $1.t } / Double(part.count)
-            return ContentMeasurement.LagPoint(atSeconds: (t * 1000).rounded() / 1000,
-                                               lagMs: ((median(part.map(\.lag)) ?? 0) * 1e6).rounded() / 1000)
+            return ContentMeasurement.LagPoint(
+                atSeconds: (t * 1000).rounded() / 1000,
+                lagMs: ((median(part.map(\.lag)) ?? 0) * 1e6).rounded() / 1000)
         }
     }
 }
@@ -244,7 +274,8 @@ struct OnsetPass {
     let reference: ReferenceAnalysis
 
     /// - Parameter cached: the reference's analysis from an earlier attempt at the same rate.
-    init(recording: MeasuredInput, reference: MeasuredInput, warp: Double = 0, cached: ReferenceAnalysis? = nil) throws {
+    init(recording: MeasuredInput, reference: MeasuredInput, warp: Double = 0, cached: ReferenceAnalysis? = nil) throws
+    {
         let rec = AnalysisStream(try recording.open(), sampleRate: recording.sampleRate, warp: warp)
         let analysisRate = rec.rate
         rate = analysisRate

@@ -33,15 +33,20 @@ enum DropoutLocator {
 
             var recording = [Float](repeating: 0, count: length)
             var reference = [Float](repeating: 0, count: refLength)
-            try recording.withUnsafeMutableBufferPointer { try rec.copy(from: start, count: length, into: $0.baseAddress!) }
-            try reference.withUnsafeMutableBufferPointer { try ref.copy(from: refStart, count: refLength, into: $0.baseAddress!) }
+            try recording.withUnsafeMutableBufferPointer {
+                try rec.copy(from: start, count: length, into: $0.baseAddress!)
+            }
+            try reference.withUnsafeMutableBufferPointer {
+                try ref.copy(from: refStart, count: refLength, into: $0.baseAddress!)
+            }
             rec.drop(before: start)
             ref.drop(before: refStart)
             let x = whitened(recording, rate: rate)
             let y = whitened(reference, rate: rate)
             // c1[i] pairs recording sample i with the reference at the lag before the gap, c2 at the lag after it.
             var total2 = 0.0
-            var c1 = [Double](repeating: 0, count: length), c2 = c1
+            var c1 = [Double](repeating: 0, count: length)
+            var c2 = c1
             for i in 0..<length {
                 let p1 = Double(start + i - refStart) + lagBefore(i)
                 c1[i] = Double(x[i]) * interpolated(y, at: p1)
@@ -49,7 +54,8 @@ enum DropoutLocator {
                 total2 += c2[i]
             }
             var score = [Double](repeating: 0, count: length + 1)
-            var running1 = 0.0, running2 = 0.0
+            var running1 = 0.0
+            var running2 = 0.0
             for a in 0...length {
                 score[a] = running1 + (total2 - running2)
                 if a < length {
@@ -64,7 +70,8 @@ enum DropoutLocator {
             for i in 0..<length { variance += (c1[i] - c2[i]) * (c1[i] - c2[i]) }
             let sigma = (variance / Double(max(length, 1))).squareRoot()
             func within(_ a: Int) -> Bool { score[a] >= score[best] - 2 * sigma * Double(abs(a - best)).squareRoot() }
-            var low = best, high = best
+            var low = best
+            var high = best
             while low > 0 && within(low - 1) { low -= 1 }
             while high < length && within(high + 1) { high += 1 }
             // In a pause every place in it lines up the same: the uncertainty reaches the pause's far edge.
@@ -89,7 +96,8 @@ enum DropoutLocator {
         let spectrum = SpectrumBuffers(size: size)
         for i in 0..<x.count { spectrum.re[i] = x[i] }
         spectrum.transform()
-        let low = max(1, Int(80 / rate * Double(size))), high = min(size / 2 - 1, Int(0.42 * Double(size)))
+        let low = max(1, Int(80 / rate * Double(size)))
+        let high = min(size / 2 - 1, Int(0.42 * Double(size)))
         var mean: Float = 0
         for k in low...high { mean += (spectrum.re[k] * spectrum.re[k] + spectrum.im[k] * spectrum.im[k]).squareRoot() }
         mean /= Float(high - low + 1)

@@ -75,17 +75,22 @@ final class FFT: @unchecked Sendable {  // immutable after init: transforms only
         let sign: Float = inverse ? -1 : 1
         var half = 4
         while half < n {
-            let cosTable = cosines + (half - 1), sinTable = sines + (half - 1)
+            let cosTable = cosines + (half - 1)
+            let sinTable = sines + (half - 1)
             var start = 0
             while start < n {
                 var j = 0
                 while j < half {
-                    let wr = load(cosTable + j), wi = load(sinTable + j) * sign
-                    let p = start + j, q = p + half
-                    let br = load(re + q), bi = load(im + q)
+                    let wr = load(cosTable + j)
+                    let wi = load(sinTable + j) * sign
+                    let p = start + j
+                    let q = p + half
+                    let br = load(re + q)
+                    let bi = load(im + q)
                     let tr = br * wr - bi * wi
                     let ti = br * wi + bi * wr
-                    let ar = load(re + p), ai = load(im + p)
+                    let ar = load(re + p)
+                    let ai = load(im + p)
                     store(ar - tr, re + q)
                     store(ai - ti, im + q)
                     store(ar + tr, re + p)

@@ -72,7 +72,10 @@ struct LagModel {
 
         let steps = findSteps(kept, slope: slope)
         // Least squares with the steps, rejecting windows beyond 4.5 σ (at least 60 µs) twice over.
-        var model = solve(kept, steps: steps) ?? LagModel(intercept: kept[0].lag, slope: slope, slopeError: .infinity, steps: [], agreeing: kept, scatter: 0)
+        var model =
+            solve(kept, steps: steps)
+            ?? LagModel(
+                intercept: kept[0].lag, slope: slope, slopeError: .infinity, steps: [], agreeing: kept, scatter: 0)
         for _ in 0..<3 {
             let residuals = kept.map { $0.lag - model.lag(at: $0.t, window: $0.window) }
             let spread = 1.4826 * (median(residuals.map { abs($0) }) ?? 0)
@@ -100,12 +103,18 @@ struct LagModel {
         // A window straddling a gap may show either level: jumps within three windows are one step.
         var groups: [[Int]] = []
         for c in candidates {
-            if let last = groups.last?.last, c - last <= 3 { groups[groups.count - 1].append(c) } else { groups.append([c]) }
+            if let last = groups.last?.last, c - last <= 3 {
+                groups[groups.count - 1].append(c)
+            } else {
+                groups.append([c])
+            }
         }
         var steps: [Step] = []
         for group in groups {
-            let first = group[0], last = group[group.count - 1]
-            let beforeEnd = first - 1, afterStart = last
+            let first = group[0]
+            let last = group[group.count - 1]
+            let beforeEnd = first - 1
+            let afterStart = last
             let before = Array(level[max(0, beforeEnd - 6)...beforeEnd])
             let after = Array(level[afterStart...min(s.count - 1, afterStart + 6)])
             guard let b = median(before), let a = median(after) else { continue }
@@ -131,7 +140,11 @@ struct LagModel {
         for sample in s {
             var row = [1, sample.t - tMean]
             for step in steps {
-                if sample.window >= step.after { row.append(1) } else if sample.window <= step.before { row.append(0) } else {
+                if sample.window >= step.after {
+                    row.append(1)
+                } else if sample.window <= step.before {
+                    row.append(0)
+                } else {
                     row.append(-1)  // decided below
                 }
             }
@@ -164,7 +177,8 @@ struct LagModel {
         let n = Double(s.count)
         let variance = residuals.reduce(0) { $0 + $1 * $1 } / max(1, n - Double(unknowns))
         // Neighbouring windows share reverberation and noise: count independent windows by the lag-1 correlation.
-        var r1 = 0.0, r0 = 0.0
+        var r1 = 0.0
+        var r0 = 0.0
         for i in residuals.indices {
             r0 += residuals[i] * residuals[i]
             if i > 0 { r1 += residuals[i] * residuals[i - 1] }
@@ -173,9 +187,12 @@ struct LagModel {
         let inflation = (1 + rho) / (1 - rho)
         let slopeError = (variance * result.inverseDiagonal[1] * inflation).squareRoot()
         // The intercept at t = 0 is c0 − c1·t̄ (t is centred, so the two are nearly independent).
-        let interceptError = (variance * inflation * (result.inverseDiagonal[0] + tMean * tMean * result.inverseDiagonal[1])).squareRoot()
-        return LagModel(intercept: c[0] - c[1] * tMean, slope: c[1], slopeError: slopeError, interceptError: interceptError,
-                        steps: fitted, agreeing: s, scatter: (residuals.reduce(0) { $0 + $1 * $1 } / n).squareRoot())
+        let interceptError =
+            (variance * inflation * (result.inverseDiagonal[0] + tMean * tMean * result.inverseDiagonal[1]))
+            .squareRoot()
+        return LagModel(
+            intercept: c[0] - c[1] * tMean, slope: c[1], slopeError: slopeError, interceptError: interceptError,
+            steps: fitted, agreeing: s, scatter: (residuals.reduce(0) { $0 + $1 * $1 } / n).squareRoot())
     }
 
     /// Solves the normal equations; the coefficients and the diagonal of (XᵀX)⁻¹.
@@ -192,7 +209,8 @@ struct LagModel {
         for i in 0..<m { a[i][m + i] = 1 }
         // Gauss–Jordan with partial pivoting on [XᵀX | I].
         for col in 0..<m {
-            guard let pivot = (col..<m).max(by: { abs(a[$0][col]) < abs(a[$1][col]) }), abs(a[pivot][col]) > 1e-12 else { return nil }
+            guard let pivot = (col..<m).max(by: { abs(a[$0][col]) < abs(a[$1][col]) }), abs(a[pivot][col]) > 1e-12
+            else { return nil }
             a.swapAt(col, pivot)
             b.swapAt(col, pivot)
             let d = a[col][col]

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Analysis samples kept on disk between the measurement's passes, so each file is decoded once however many passes
@@ -85,7 +85,9 @@ final class SampleSpill {
         let bytes = encodedCount * SampleSpill.blockBytes
         var done = 0
         while done < bytes {
-            let n = encoded.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, bytes - done, off_t(written) + off_t(done)) }
+            let n = encoded.withUnsafeBytes {
+                pwrite(descriptor, $0.baseAddress! + done, bytes - done, off_t(written) + off_t(done))
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw SpillError(errno: errno)
@@ -127,7 +129,9 @@ final class SampleSpill {
             var produced = 0
             while produced < wanted && delivered < spill.count {
                 if decodedUsed == decodedCount {
-                    let blocks = try raw.withUnsafeMutableBytes { try spill.readBlocks(at: block, into: $0.baseAddress!, blocks: 16) }
+                    let blocks = try raw.withUnsafeMutableBytes {
+                        try spill.readBlocks(at: block, into: $0.baseAddress!, blocks: 16)
+                    }
                     guard blocks > 0 else { break }
                     raw.withUnsafeBytes { bytes in
                         decoded.withUnsafeMutableBufferPointer { d in
@@ -135,7 +139,8 @@ final class SampleSpill {
                                 let base = bytes.baseAddress! + b * SampleSpill.blockBytes
                                 let scale = base.loadUnaligned(as: Float.self)
                                 for k in 0..<SampleSpill.blockSamples {
-                                    d[b * SampleSpill.blockSamples + k] = Float(base.loadUnaligned(fromByteOffset: 4 + 2 * k, as: Int16.self)) * scale
+                                    d[b * SampleSpill.blockSamples + k] =
+                                        Float(base.loadUnaligned(fromByteOffset: 4 + 2 * k, as: Int16.self)) * scale
                                 }
                             }
                         }
@@ -145,7 +150,9 @@ final class SampleSpill {
                     decodedUsed = 0
                 }
                 let take = min(wanted - produced, decodedCount - decodedUsed, spill.count - delivered)
-                decoded.withUnsafeBufferPointer { (out + produced).update(from: $0.baseAddress! + decodedUsed, count: take) }
+                decoded.withUnsafeBufferPointer {
+                    (out + produced).update(from: $0.baseAddress! + decodedUsed, count: take)
+                }
                 produced += take
                 decodedUsed += take
                 delivered += take

@@ -19,8 +19,10 @@ public struct SoundCandidate: Codable, Sendable, Equatable {
     public var sharpClarity: Double?
     public var sharpAmbiguity: Double?
 
-    public init(recording: Int, startSeconds: Double, clarity: Double, ambiguity: Double, coverage: Double,
-                sharpClarity: Double? = nil, sharpAmbiguity: Double? = nil) {
+    public init(
+        recording: Int, startSeconds: Double, clarity: Double, ambiguity: Double, coverage: Double,
+        sharpClarity: Double? = nil, sharpAmbiguity: Double? = nil
+    ) {
         self.recording = recording
         self.startSeconds = startSeconds
         self.clarity = clarity
@@ -34,7 +36,8 @@ public struct SoundCandidate: Codable, Sendable, Equatable {
     /// recording, or, for a short clip, on the full-rate prints around the place.
     public var isClear: Bool {
         (clarity >= SoundMatcher.minimumClarity && ambiguity <= SoundMatcher.maximumAmbiguity)
-            || ((sharpClarity ?? 0) >= SoundMatcher.minimumSharpClarity && (sharpAmbiguity ?? 1) <= SoundMatcher.maximumAmbiguity)
+            || ((sharpClarity ?? 0) >= SoundMatcher.minimumSharpClarity
+                && (sharpAmbiguity ?? 1) <= SoundMatcher.maximumAmbiguity)
     }
 }
 
@@ -90,7 +93,9 @@ public final class SoundMatcher: Sendable {
         var found: [SoundCandidate] = []
         var clipSpectra: [Int: (re: [Float], im: [Float])] = [:]
         for (index, recording) in recordings.enumerated() where recording.coarse.count >= 2 {
-            let minimumOverlap = min(clip.coarse.count, max(2, Int(Self.minimumOverlapSeconds * Double(SoundPrint.frameRate) / Double(Self.pooling))))
+            let minimumOverlap = min(
+                clip.coarse.count,
+                max(2, Int(Self.minimumOverlapSeconds * Double(SoundPrint.frameRate) / Double(Self.pooling))))
             guard recording.coarse.count >= minimumOverlap else { continue }
             var size = 8
             while size < recording.coarse.count + clip.coarse.count { size <<= 1 }
@@ -103,15 +108,20 @@ public final class SoundMatcher: Sendable {
                 clipSpectra[size] = x
             }
             let y = spectrum(recording: index, size: size, fft: fft)
-            var candidate = place(clip, in: recording, index: index, x: x, y: y, fft: fft, minimumOverlap: minimumOverlap)
+            var candidate = place(
+                clip, in: recording, index: index, x: x, y: y, fft: fft, minimumOverlap: minimumOverlap)
             if let hint = hints[index], !(candidate?.isClear ?? false),
-               let sharp = sharpLook(clip, in: recording, around: Int((hint * Double(SoundPrint.frameRate)).rounded())),
-               sharp.clarity >= Self.minimumSharpClarity, sharp.ambiguity <= Self.maximumAmbiguity {
+                let sharp = sharpLook(
+                    clip, in: recording, around: Int((hint * Double(SoundPrint.frameRate)).rounded())),
+                sharp.clarity >= Self.minimumSharpClarity, sharp.ambiguity <= Self.maximumAmbiguity
+            {
                 let m = Int((sharp.seconds * Double(SoundPrint.frameRate)).rounded())
-                let covered = Double(min(clip.fine.count, recording.fine.count - m) - max(0, -m)) / Double(clip.fine.count)
-                candidate = SoundCandidate(recording: index, startSeconds: sharp.seconds, clarity: candidate?.clarity ?? 0,
-                                           ambiguity: candidate?.ambiguity ?? 1, coverage: min(1, max(0, covered)),
-                                           sharpClarity: sharp.clarity, sharpAmbiguity: sharp.ambiguity)
+                let covered =
+                    Double(min(clip.fine.count, recording.fine.count - m) - max(0, -m)) / Double(clip.fine.count)
+                candidate = SoundCandidate(
+                    recording: index, startSeconds: sharp.seconds, clarity: candidate?.clarity ?? 0,
+                    ambiguity: candidate?.ambiguity ?? 1, coverage: min(1, max(0, covered)),
+                    sharpClarity: sharp.clarity, sharpAmbiguity: sharp.ambiguity)
             }
             if let candidate { found.append(candidate) }
         }
@@ -120,12 +130,17 @@ public final class SoundMatcher: Sendable {
 
     // MARK: - The search
 
-    private func place(_ clip: Prepared, in recording: Prepared, index: Int, x: (re: [Float], im: [Float]),
-                       y: (re: [Float], im: [Float]), fft: FFT, minimumOverlap: Int) -> SoundCandidate? {
+    private func place(
+        _ clip: Prepared, in recording: Prepared, index: Int, x: (re: [Float], im: [Float]),
+        y: (re: [Float], im: [Float]), fft: FFT, minimumOverlap: Int
+    ) -> SoundCandidate? {
         let size = fft.size
         let re = UnsafeMutablePointer<Float>.allocate(capacity: size)
         let im = UnsafeMutablePointer<Float>.allocate(capacity: size)
-        defer { re.deallocate(); im.deallocate() }
+        defer {
+            re.deallocate()
+            im.deallocate()
+        }
         for k in 0..<size {
             // conj(X)·Y: r[m] = Σ x[i]·y[i + m].
             let (xr, xi, yr, yi) = (x.re[k], x.im[k], y.re[k], y.im[k])
@@ -134,13 +149,16 @@ public final class SoundMatcher: Sendable {
         }
         fft.transform(re, im, inverse: true)
         let scale = 1 / Float(size)
-        let nc = clip.coarse.count, nr = recording.coarse.count
-        let lowest = -(nc - minimumOverlap), highest = nr - minimumOverlap
+        let nc = clip.coarse.count
+        let nr = recording.coarse.count
+        let lowest = -(nc - minimumOverlap)
+        let highest = nr - minimumOverlap
         guard highest >= lowest else { return nil }
         // Significance of each offset m (clip frame i at recording frame i + m).
         var significance = [Double](repeating: 0, count: highest - lowest + 1)
         for m in lowest...highest {
-            let first = max(0, -m), end = min(nc, nr - m)
+            let first = max(0, -m)
+            let end = min(nc, nr - m)
             let n = end - first
             guard n >= minimumOverlap else { continue }
             let ec = clip.energy[end] - clip.energy[first]
@@ -152,16 +170,23 @@ public final class SoundMatcher: Sendable {
         guard let peak = Self.peak(significance, lobe: 2 * SoundPrint.frameRate / Self.pooling) else { return nil }
         let m = peak.index + lowest
         // Refining costs a clip's length per step: only where the place may be used.
-        var start = peak.clarity >= Self.minimumClarity - 1 ? refine(clip, in: recording, around: m * Self.pooling)
+        var start =
+            peak.clarity >= Self.minimumClarity - 1
+            ? refine(clip, in: recording, around: m * Self.pooling)
             : Double(m * Self.pooling) / Double(SoundPrint.frameRate)
         let covered = Double(min(nc, nr - m) - max(0, -m)) / Double(nc)
-        var candidate = SoundCandidate(recording: index, startSeconds: start, clarity: peak.clarity, ambiguity: peak.ambiguity,
-                                       coverage: min(1, max(0, covered)))
-        if peak.clarity >= Self.sharpFrom, Double(clip.fine.count) <= Self.sharpClipSeconds * Double(SoundPrint.frameRate),
-           let sharp = sharpLook(clip, in: recording, around: m * Self.pooling) {
+        var candidate = SoundCandidate(
+            recording: index, startSeconds: start, clarity: peak.clarity, ambiguity: peak.ambiguity,
+            coverage: min(1, max(0, covered)))
+        if peak.clarity >= Self.sharpFrom,
+            Double(clip.fine.count) <= Self.sharpClipSeconds * Double(SoundPrint.frameRate),
+            let sharp = sharpLook(clip, in: recording, around: m * Self.pooling)
+        {
             candidate.sharpClarity = sharp.clarity
             candidate.sharpAmbiguity = sharp.ambiguity
-            if sharp.clarity >= Self.minimumSharpClarity, sharp.ambiguity <= Self.maximumAmbiguity { start = sharp.seconds }
+            if sharp.clarity >= Self.minimumSharpClarity, sharp.ambiguity <= Self.maximumAmbiguity {
+                start = sharp.seconds
+            }
             candidate.startSeconds = start
         }
         return candidate
@@ -173,7 +198,10 @@ public final class SoundMatcher: Sendable {
         guard !values.isEmpty else { return nil }
         var best = 0
         for i in values.indices where values[i] > values[best] { best = i }
-        var sum = 0.0, squares = 0.0, counted = 0.0, second = -Double.infinity
+        var sum = 0.0
+        var squares = 0.0
+        var counted = 0.0
+        var second = -Double.infinity
         for i in values.indices where abs(i - best) > lobe {
             let v = values[i]
             sum += v
@@ -190,16 +218,27 @@ public final class SoundMatcher: Sendable {
 
     /// The full-rate prints correlated within ±`sharpReach` of `guess` (print frames): the place (seconds), and how
     /// clearly it stands out there.
-    private func sharpLook(_ clip: Prepared, in recording: Prepared, around guess: Int) -> (seconds: Double, clarity: Double, ambiguity: Double)? {
-        let c = clip.fine, r = recording.fine
+    private func sharpLook(_ clip: Prepared, in recording: Prepared, around guess: Int) -> (
+        seconds: Double, clarity: Double, ambiguity: Double
+    )? {
+        let c = clip.fine
+        let r = recording.fine
         let reach = Int(Self.sharpReach * Double(SoundPrint.frameRate))
-        let lowest = guess - reach, span = 2 * reach + 1
+        let lowest = guess - reach
+        let span = 2 * reach + 1
         var size = 8
         while size < span + 2 * c.count { size <<= 1 }
         let fft = transform(size)
-        let re = UnsafeMutablePointer<Float>.allocate(capacity: size), im = UnsafeMutablePointer<Float>.allocate(capacity: size)
-        let xr = UnsafeMutablePointer<Float>.allocate(capacity: size), xi = UnsafeMutablePointer<Float>.allocate(capacity: size)
-        defer { re.deallocate(); im.deallocate(); xr.deallocate(); xi.deallocate() }
+        let re = UnsafeMutablePointer<Float>.allocate(capacity: size)
+        let im = UnsafeMutablePointer<Float>.allocate(capacity: size)
+        let xr = UnsafeMutablePointer<Float>.allocate(capacity: size)
+        let xi = UnsafeMutablePointer<Float>.allocate(capacity: size)
+        defer {
+            re.deallocate()
+            im.deallocate()
+            xr.deallocate()
+            xi.deallocate()
+        }
         // Recording frames lowest ..< lowest + span + clip, zero outside the recording.
         for k in 0..<size {
             let j = lowest + k
@@ -221,7 +260,8 @@ public final class SoundMatcher: Sendable {
         let minimum = min(c.count, max(2, Int(Self.minimumOverlapSeconds * Double(SoundPrint.frameRate))))
         for d in 0..<span {
             let m = lowest + d
-            let first = max(0, -m), end = min(c.count, r.count - m)
+            let first = max(0, -m)
+            let end = min(c.count, r.count - m)
             guard end - first >= minimum else { continue }
             let ec = clip.fineEnergy[end] - clip.fineEnergy[first]
             let er = recording.fineEnergy[end + m] - recording.fineEnergy[first + m]
@@ -238,12 +278,16 @@ public final class SoundMatcher: Sendable {
 
     /// The offset near `guess` (print frames) where the full-rate prints agree best, seconds (parabolic peak).
     private func refine(_ clip: Prepared, in recording: Prepared, around guess: Int) -> Double {
-        let c = clip.fine, r = recording.fine
+        let c = clip.fine
+        let r = recording.fine
         let reach = Self.pooling + 5
         var scores: [Double] = []
         for m in (guess - reach)...(guess + reach) {
-            let first = max(0, -m), end = min(c.count, r.count - m)
-            var dot: Float = 0, ec: Float = 0, er: Float = 0
+            let first = max(0, -m)
+            let end = min(c.count, r.count - m)
+            var dot: Float = 0
+            var ec: Float = 0
+            var er: Float = 0
             if end > first {
                 for i in first..<end {
                     dot += c[i] * r[i + m]
@@ -256,7 +300,9 @@ public final class SoundMatcher: Sendable {
         var best = 0
         for i in scores.indices where scores[i] > scores[best] { best = i }
         var position = Double(best)
-        if best > 0, best < scores.count - 1 { position += parabolicOffset(scores[best - 1], scores[best], scores[best + 1]) }
+        if best > 0, best < scores.count - 1 {
+            position += parabolicOffset(scores[best - 1], scores[best], scores[best + 1])
+        }
         return (Double(guess - reach) + position) / Double(SoundPrint.frameRate)
     }
 
@@ -272,8 +318,9 @@ public final class SoundMatcher: Sendable {
         let fineEnergy: [Double]
 
         init(_ print: SoundPrint) {
-            coarse = Prepared.highPassed(print.pooled(by: SoundMatcher.pooling).map { $0.squareRoot() },
-                                         reach: 2 * SoundPrint.frameRate / SoundMatcher.pooling)
+            coarse = Prepared.highPassed(
+                print.pooled(by: SoundMatcher.pooling).map { $0.squareRoot() },
+                reach: 2 * SoundPrint.frameRate / SoundMatcher.pooling)
             energy = Prepared.prefixSquares(coarse)
             fine = Prepared.highPassed(print.onsets.map { Float($0).squareRoot() }, reach: 2 * SoundPrint.frameRate)
             fineEnergy = Prepared.prefixSquares(fine)
@@ -292,14 +339,21 @@ public final class SoundMatcher: Sendable {
             var prefix = [Double](repeating: 0, count: x.count + 1)
             for (i, v) in x.enumerated() { prefix[i + 1] = prefix[i] + Double(v) }
             return x.indices.map { i in
-                let low = max(0, i - reach), high = min(x.count, i + reach + 1)
+                let low = max(0, i - reach)
+                let high = min(x.count, i + reach + 1)
                 return x[i] - Float((prefix[high] - prefix[low]) / Double(high - low))
             }
         }
     }
 
-    private struct SpectrumKey: Hashable { let recording: Int; let size: Int }
-    private struct Spectrum: Sendable { let re: [Float]; let im: [Float] }
+    private struct SpectrumKey: Hashable {
+        let recording: Int
+        let size: Int
+    }
+    private struct Spectrum: Sendable {
+        let re: [Float]
+        let im: [Float]
+    }
 
     private func transform(_ size: Int) -> FFT {
         transforms.withLock { cache in
@@ -319,7 +373,8 @@ public final class SoundMatcher: Sendable {
     }
 
     static func spectrum(of x: [Float], fft: FFT) -> (re: [Float], im: [Float]) {
-        var re = [Float](repeating: 0, count: fft.size), im = [Float](repeating: 0, count: fft.size)
+        var re = [Float](repeating: 0, count: fft.size)
+        var im = [Float](repeating: 0, count: fft.size)
         for (i, v) in x.enumerated() { re[i] = v }
         re.withUnsafeMutableBufferPointer { r in
             im.withUnsafeMutableBufferPointer { i in fft.transform(r.baseAddress!, i.baseAddress!) }

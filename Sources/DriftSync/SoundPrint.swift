@@ -43,7 +43,9 @@ public struct SoundPrint: Sendable, Equatable {
     /// Reads the stored form; nil for anything else (another version is simply made again).
     public init?(bytes data: Data) {
         let header = 4 + 1 + 8
-        guard data.count >= header, data.prefix(4) == Data("DFSP".utf8), data[data.startIndex + 4] == 1 else { return nil }
+        guard data.count >= header, data.prefix(4) == Data("DFSP".utf8), data[data.startIndex + 4] == 1 else {
+            return nil
+        }
         var micros: UInt64 = 0
         for i in 0..<8 { micros |= UInt64(data[data.startIndex + 5 + i]) << (8 * UInt64(i)) }
         seconds = Double(micros) / 1e6

@@ -47,8 +47,10 @@ final class WindowCorrelator {
     /// Correlates `window` (`windowLength` samples) with `stretch` (`windowLength + searchLength` samples).
     func correlate(window: UnsafePointer<Float>, stretch: UnsafePointer<Float>) -> Peak {
         let n = spectrum.fft.size
-        let w = windowLength, span = windowLength + searchLength
-        let re = spectrum.re, im = spectrum.im
+        let w = windowLength
+        let span = windowLength + searchLength
+        let re = spectrum.re
+        let im = spectrum.im
         // Both real signals in one transform: x in the real part, y in the imaginary part.
         for i in 0..<n {
             re[i] = i < w ? window[i] : 0
@@ -88,7 +90,9 @@ final class WindowCorrelator {
         var best = 0
         for i in 1..<count where r[i] > r[best] { best = i }
         let lobe = 4
-        var sum = 0.0, squares = 0.0, counted = 0
+        var sum = 0.0
+        var squares = 0.0
+        var counted = 0
         var second: Float = -.infinity
         for i in 0..<count where abs(i - best) > lobe {
             let v = Double(r[i])

@@ -32,7 +32,9 @@ final class SlidingSamples {
 
     private func fill(upTo end: Int) throws {
         while !ended && base + samples.count < end {
-            let got = try chunk.withUnsafeMutableBufferPointer { try stream.read(into: $0.baseAddress!, count: $0.count) }
+            let got = try chunk.withUnsafeMutableBufferPointer {
+                try stream.read(into: $0.baseAddress!, count: $0.count)
+            }
             if got == 0 { ended = true } else { samples.append(contentsOf: chunk[0..<got]) }
             // Far ahead of what is asked (a lag of minutes): keep only what can still be asked for.
             if base + samples.count < end - 4 * chunk.count { drop(before: base + samples.count - chunk.count) }
@@ -58,8 +60,10 @@ struct WindowPass {
     /// Window length: three quarters of the transform, the last quarter being the search (±128 ms at 8 kHz).
     static func windowLength(rate: Double) -> Int { transformSize(rate: rate) / 4 * 3 }
 
-    init(sources: AnalysisSources, rate: Double, coarse: CoarseAlignment, silence: Float,
-         recordingSamples: Int) throws {
+    init(
+        sources: AnalysisSources, rate: Double, coarse: CoarseAlignment, silence: Float,
+        recordingSamples: Int
+    ) throws {
         let w = WindowPass.windowLength(rate: rate)
         windowLength = w
         let search = WindowPass.transformSize(rate: rate) - w
@@ -89,7 +93,11 @@ struct WindowPass {
             var predictions = [coarseLag * rate]
             if let tracked, k - tracked.window <= 8 {
                 let carried = tracked.lag + coarse.slope * Double((k - tracked.window) * w)
-                if abs(carried - predictions[0]) > Double(search) / 8 { predictions.insert(carried, at: 0) } else { predictions = [carried] }
+                if abs(carried - predictions[0]) > Double(search) / 8 {
+                    predictions.insert(carried, at: 0)
+                } else {
+                    predictions = [carried]
+                }
             }
             var best: (peak: WindowCorrelator.Peak, first: Int)?
             var heard = false
@@ -100,7 +108,9 @@ struct WindowPass {
                 heard = true
                 let peak = correlator.correlate(window: window, stretch: stretch)
                 if best == nil || peak.clarity > best!.peak.clarity { best = (peak, first) }
-                if peak.clarity >= CoarseAligner.minimumClarity && peak.ambiguity <= CoarseAligner.maximumAmbiguity { break }
+                if peak.clarity >= CoarseAligner.minimumClarity && peak.ambiguity <= CoarseAligner.maximumAmbiguity {
+                    break
+                }
             }
             // The reference is kept from the earliest place still searchable (a lag may fall back by a dropout's
             // worth of search), and dropped before.
@@ -108,7 +118,9 @@ struct WindowPass {
             guard heard, let best else { continue }
             soundWindows += 1
             if best.peak.ambiguity > CoarseAligner.maximumAmbiguity { ambiguousWindows += 1 }
-            guard best.peak.clarity >= CoarseAligner.minimumClarity, best.peak.ambiguity <= CoarseAligner.maximumAmbiguity else { continue }
+            guard best.peak.clarity >= CoarseAligner.minimumClarity,
+                best.peak.ambiguity <= CoarseAligner.maximumAmbiguity
+            else { continue }
             let lagSamples = Double(best.first) + best.peak.position - Double(start)
             samples.append(LagSample(t: t, lag: lagSamples / rate, clarity: best.peak.clarity, window: k))
             tracked = (lagSamples, k)

@@ -65,17 +65,23 @@ public struct KeyFileError: Error, CustomStringConvertible, Equatable, Sendable 
 /// `key = "Z85"` per line, `#` comments.
 public enum CurveKeyFile {
     /// Writes `folder/name.key` (mode 0600, never over an existing file unless `replace`) and `folder/name.pub`.
-    public static func write(_ pair: CurveKeyPair, name: String, folder: String, replace: Bool = false) throws(KeyFileError) {
+    public static func write(_ pair: CurveKeyPair, name: String, folder: String, replace: Bool = false)
+        throws(KeyFileError)
+    {
         let secretPath = folder + "/" + name + ".key"
         let publicPath = folder + "/" + name + ".pub"
         let header = "# driftfix CURVE key pair \"\(name)\", made \(ISO8601DateFormatter().string(from: Date()))\n"
-        try create(secretPath, mode: 0o600, replace: replace, text: header
-            + "# SECRET: keep it on this machine, readable by its owner only.\n"
-            + "public-key = \"\(pair.publicKey)\"\nsecret-key = \"\(pair.secretKey)\"\n")
+        try create(
+            secretPath, mode: 0o600, replace: replace,
+            text: header
+                + "# SECRET: keep it on this machine, readable by its owner only.\n"
+                + "public-key = \"\(pair.publicKey)\"\nsecret-key = \"\(pair.secretKey)\"\n")
         do {
-            try create(publicPath, mode: 0o644, replace: replace, text: header
-            + "# Public: give it to the coordinator's allowlist (a worker) or to workers' --server-key (a coordinator).\n"
-            + "public-key = \"\(pair.publicKey)\"\n")
+            try create(
+                publicPath, mode: 0o644, replace: replace,
+                text: header
+                    + "# Public: give it to the coordinator's allowlist (a worker) or to workers' --server-key (a coordinator).\n"
+                    + "public-key = \"\(pair.publicKey)\"\n")
         } catch {
             unlink(secretPath)  // never half a pair
             throw error
@@ -98,18 +104,23 @@ public enum CurveKeyFile {
         }
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
-            throw KeyFileError(path: path, reason: "secret key file is accessible to others (mode \(String(mode, radix: 8))); "
-                               + "refusing it - run chmod 600 \(path), and make a new key pair if others may have read it")
+            throw KeyFileError(
+                path: path,
+                reason: "secret key file is accessible to others (mode \(String(mode, radix: 8))); "
+                    + "refusing it - run chmod 600 \(path), and make a new key pair if others may have read it")
         }
         guard info.st_uid == geteuid() else {
-            throw KeyFileError(path: path, reason: "secret key file belongs to user \(info.st_uid), not to this user (\(geteuid()))")
+            throw KeyFileError(
+                path: path, reason: "secret key file belongs to user \(info.st_uid), not to this user (\(geteuid()))")
         }
         var data = [UInt8](repeating: 0, count: 4096)
         let count = data.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, 4095) }
         guard count > 0 else { throw KeyFileError(path: path, reason: "cannot be read") }
-        let fields = Dictionary(parse(String(decoding: data.prefix(count), as: UTF8.self)).map { ($0.name, $0.value) }) { first, _ in first }
+        let fields = Dictionary(parse(String(decoding: data.prefix(count), as: UTF8.self)).map { ($0.name, $0.value) })
+        { first, _ in first }
         guard let publicKey = fields["public-key"], let secretKey = fields["secret-key"] else {
-            throw KeyFileError(path: path, reason: "no public-key and secret-key lines (write one with driftfix keygen)")
+            throw KeyFileError(
+                path: path, reason: "no public-key and secret-key lines (write one with driftfix keygen)")
         }
         guard CurveKeyPair.isValidKey(publicKey), CurveKeyPair.isValidKey(secretKey) else {
             throw KeyFileError(path: path, reason: "a key is not 40 characters of Z85")
@@ -124,7 +135,9 @@ public enum CurveKeyFile {
     public static func loadPublic(_ path: String) throws(KeyFileError) -> String {
         let fields = try read(path)
         guard let key = fields["public-key"] else { throw KeyFileError(path: path, reason: "no public-key line") }
-        guard CurveKeyPair.isValidKey(key) else { throw KeyFileError(path: path, reason: "the public key is not 40 characters of Z85") }
+        guard CurveKeyPair.isValidKey(key) else {
+            throw KeyFileError(path: path, reason: "the public key is not 40 characters of Z85")
+        }
         return key
     }
 
@@ -136,7 +149,8 @@ public enum CurveKeyFile {
             let line = raw.trimmingCharacters(in: .whitespaces)
             guard !line.isEmpty, !line.hasPrefix("#") else { continue }
             if let quote = line.firstIndex(of: "\""), let equals = line[..<quote].firstIndex(of: "="),
-               let end = line.lastIndex(of: "\""), end > quote {
+                let end = line.lastIndex(of: "\""), end > quote
+            {
                 let name = line[..<equals].trimmingCharacters(in: .whitespaces)
                 fields.append((name, String(line[line.index(after: quote)..<end])))
             } else {
@@ -148,16 +162,19 @@ public enum CurveKeyFile {
 
     private static func read(_ path: String) throws(KeyFileError) -> [String: String] {
         guard let data = FileManager.default.contents(atPath: path), data.count < 65_536 else {
-            throw KeyFileError(path: path, reason: FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
+            throw KeyFileError(
+                path: path, reason: FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
         }
-        return Dictionary(parse(String(decoding: data, as: UTF8.self)).map { ($0.name, $0.value) }) { first, _ in first }
+        return Dictionary(parse(String(decoding: data, as: UTF8.self)).map { ($0.name, $0.value) }) { first, _ in first
+        }
     }
 
     private static func create(_ path: String, mode: mode_t, replace: Bool, text: String) throws(KeyFileError) {
         if replace { unlink(path) }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else {
-            let reason = errno == EEXIST ? "already exists (use --force to replace it)" : String(cString: strerror(errno))
+            let reason =
+                errno == EEXIST ? "already exists (use --force to replace it)" : String(cString: strerror(errno))
             throw KeyFileError(path: path, reason: reason)
         }
         defer { close(descriptor) }

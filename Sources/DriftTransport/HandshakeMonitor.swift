@@ -22,10 +22,13 @@ public final class HandshakeMonitor {
         while let frames = try? reader.receive() {
             guard frames.count == 2, frames[0].count >= 6 else { continue }
             let event = Int32(UInt16(frames[0][0]) | UInt16(frames[0][1]) << 8)
-            let value = frames[0][2..<6].enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+            let value = frames[0][2..<6].enumerated().reduce(UInt32(0)) {
+                $0 | UInt32($1.element) << (8 * UInt32($1.offset))
+            }
             failures += 1
-            found.append("a peer failed the security handshake on \(String(decoding: frames[1], as: UTF8.self)): "
-                         + Self.describe(event: event, value: Int32(bitPattern: value)))
+            found.append(
+                "a peer failed the security handshake on \(String(decoding: frames[1], as: UTF8.self)): "
+                    + Self.describe(event: event, value: Int32(bitPattern: value)))
         }
         return found
     }
@@ -35,7 +38,8 @@ public final class HandshakeMonitor {
         case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
             switch value {
             case ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH: return "no CURVE (a plaintext client)"
-            case ZMQ_PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC: return "cryptographic error (a client with the wrong server key?)"
+            case ZMQ_PROTOCOL_ERROR_ZMTP_CRYPTOGRAPHIC:
+                return "cryptographic error (a client with the wrong server key?)"
             default: return "protocol error 0x\(String(UInt32(bitPattern: value), radix: 16))"
             }
         default:

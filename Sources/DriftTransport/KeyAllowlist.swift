@@ -48,7 +48,8 @@ public final class KeyAllowlist {
             if (info.st_mode & S_IFMT) == S_IFLNK { return "\(file) is a symbolic link" }
             let mode = info.st_mode & 0o777
             if mode & 0o022 != 0 {
-                return "\(file) is writable by others (mode \(String(mode, radix: 8))): anybody could admit a key; chmod go-w it"
+                return
+                    "\(file) is writable by others (mode \(String(mode, radix: 8))): anybody could admit a key; chmod go-w it"
             }
         }
         return nil
@@ -64,7 +65,9 @@ public final class KeyAllowlist {
 
     private func reloadIfChanged() {
         let clock = ContinuousClock.now
-        if recheckInterval > 0, let checkedAt, clock - checkedAt < .milliseconds(Int64(recheckInterval * 1000)) { return }
+        if recheckInterval > 0, let checkedAt, clock - checkedAt < .milliseconds(Int64(recheckInterval * 1000)) {
+            return
+        }
         checkedAt = clock
         let current = files()
         let now = current.map { file -> String in
@@ -87,7 +90,9 @@ public final class KeyAllowlist {
                 return
             }
             for field in CurveKeyFile.parse(String(decoding: data, as: UTF8.self)) where field.name == "public-key" {
-                if CurveKeyPair.isValidKey(field.value) { found.insert(field.value) } else {
+                if CurveKeyPair.isValidKey(field.value) {
+                    found.insert(field.value)
+                } else {
                     problems.append("\(file): not a Z85 public key: \(field.value.prefix(50))")
                 }
             }

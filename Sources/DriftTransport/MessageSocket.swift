@@ -43,7 +43,9 @@ public final class MessageSocket {
     /// At most this many frames per multipart message are read; the rest is drained and dropped.
     public static let maxFrames = 8
 
-    public init(context: MessageContext, kind: SocketKind, maxMessageBytes: Int, security: SocketSecurity = .none) throws(TransportError) {
+    public init(context: MessageContext, kind: SocketKind, maxMessageBytes: Int, security: SocketSecurity = .none)
+        throws(TransportError)
+    {
         guard let handle = zmq_socket(context.handle, kind.raw) else { throw ZMQ.error("zmq_socket") }
         self.handle = handle
         self.kind = kind
@@ -65,8 +67,9 @@ public final class MessageSocket {
         case .curveServer(let pair):
             // libzmq admits every CURVE client that knows the server key when no ZAP handler answers: fail closed.
             guard context.zapHandlerRunning.withLock({ $0 }) else {
-                throw TransportError(operation: "CURVE server", code: 0,
-                                     text: "no ZAP handler runs on this context, so every client would be admitted")
+                throw TransportError(
+                    operation: "CURVE server", code: 0,
+                    text: "no ZAP handler runs on this context, so every client would be admitted")
             }
             try setOption(ZMQ_CURVE_SERVER, Int32(1), "ZMQ_CURVE_SERVER")
             try setBytes(ZMQ_CURVE_SECRETKEY, Array(pair.secretKey.utf8), "ZMQ_CURVE_SECRETKEY")
@@ -109,7 +112,9 @@ public final class MessageSocket {
     /// events libzmq's monitor publishes on an inproc endpoint.
     public func monitorHandshakes(name: String) throws(TransportError) -> HandshakeMonitor {
         let address = "inproc://driftfix-monitor-\(name)"
-        guard zmq_socket_monitor(handle, address, HandshakeMonitor.events) == 0 else { throw ZMQ.error("zmq_socket_monitor") }
+        guard zmq_socket_monitor(handle, address, HandshakeMonitor.events) == 0 else {
+            throw ZMQ.error("zmq_socket_monitor")
+        }
         let reader = try MessageSocket(context: context, kind: .pair, maxMessageBytes: 4096)
         try reader.connect(address)
         return HandshakeMonitor(reader: reader)
@@ -173,7 +178,9 @@ public final class MessageSocket {
             }
             // A ROUTER's identity frame carries no metadata: take it from the first frame that does.
             if frames.isEmpty { lastUserId = nil }
-            if readsUserId && lastUserId == nil { lastUserId = zmq_msg_gets(message, "User-Id").map { String(cString: $0) } }
+            if readsUserId && lastUserId == nil {
+                lastUserId = zmq_msg_gets(message, "User-Id").map { String(cString: $0) }
+            }
             if frames.count < MessageSocket.maxFrames, let data = zmq_msg_data(message) {
                 frames.append(Array(UnsafeRawBufferPointer(start: data, count: Int(size))))
             }
@@ -193,7 +200,9 @@ public final class MessageSocket {
     /// - Returns: whether the socket is readable, and which descriptors are.
     public func poll(milliseconds: Int, descriptors: [Int32]) throws(TransportError) -> (Bool, [Bool]) {
         var items = [zmq_pollitem_t(socket: handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0)]
-        for descriptor in descriptors { items.append(zmq_pollitem_t(socket: nil, fd: descriptor, events: Int16(ZMQ_POLLIN), revents: 0)) }
+        for descriptor in descriptors {
+            items.append(zmq_pollitem_t(socket: nil, fd: descriptor, events: Int16(ZMQ_POLLIN), revents: 0))
+        }
         while true {
             let status = zmq_poll(&items, Int32(items.count), milliseconds)
             if status >= 0 { break }

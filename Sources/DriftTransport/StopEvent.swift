@@ -9,7 +9,9 @@ public final class StopEvent: Sendable {
 
     public init() throws(TransportError) {
         var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw TransportError(operation: "pipe", code: errno, text: String(cString: strerror(errno))) }
+        guard pipe(&ends) == 0 else {
+            throw TransportError(operation: "pipe", code: errno, text: String(cString: strerror(errno)))
+        }
         for fd in ends {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
@@ -51,7 +53,9 @@ public final class StopEvent: Sendable {
         let deadline = ContinuousClock.now + .milliseconds(Int64(max(0, seconds) * 1000))
         while true {
             let left = deadline - ContinuousClock.now
-            let milliseconds = max(0, Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+            let milliseconds = max(
+                0, Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+            )
             let status = poll(&item, 1, milliseconds)
             if status > 0 { return true }
             if status == 0 { return false }

@@ -82,11 +82,14 @@ public final class ZapHandler: Service, Sendable {
         let start = ContinuousClock.now
         while true {
             // A request (version, request id, domain, address, routing id, mechanism, credentials...), or the stop.
-            guard let (readable, stopping) = try? socket.poll(milliseconds: -1, descriptor: shared.stop.descriptor) else { continue }
+            guard let (readable, stopping) = try? socket.poll(milliseconds: -1, descriptor: shared.stop.descriptor)
+            else { continue }
             if stopping { return }
             guard readable, let received = try? socket.receive() else { continue }
             let frames = received
-            let (admitted, key, reason) = frames.count >= 6 ? decide(frames, policy: policy)
+            let (admitted, key, reason) =
+                frames.count >= 6
+                ? decide(frames, policy: policy)
                 : (false, nil, "malformed ZAP request (\(frames.count) frames)")
             shared.counts.withLock { counts in
                 if admitted { counts.admitted += 1 } else { counts.refused += 1 }
@@ -101,7 +104,8 @@ public final class ZapHandler: Service, Sendable {
             // Always answer: a REP socket that owes a reply never reads again, and every later handshake would hang.
             let status = admitted ? "200" : frames.count >= 6 ? "400" : "500"
             _ = try? socket.send([
-                Array("1.0".utf8), frames.count > 1 ? frames[1] : [], Array(status.utf8), Array((admitted ? "OK" : reason).utf8),
+                Array("1.0".utf8), frames.count > 1 ? frames[1] : [], Array(status.utf8),
+                Array((admitted ? "OK" : reason).utf8),
                 Array((key ?? "").utf8), [],
             ])
         }
@@ -114,7 +118,9 @@ public final class ZapHandler: Service, Sendable {
         let mechanism = String(decoding: frames[5], as: UTF8.self)
         guard mechanism == "CURVE" else { return (false, nil, "mechanism \(mechanism), not CURVE") }
         guard frames.count >= 7, let key = CurveKeyPair.encode(frames[6]) else { return (false, nil, "no CURVE key") }
-        guard policy.admitsHandshake(key) else { return (false, key, "CURVE key \(key) is not in the allowlist \(policy.path)") }
+        guard policy.admitsHandshake(key) else {
+            return (false, key, "CURVE key \(key) is not in the allowlist \(policy.path)")
+        }
         return (true, key, "OK")
     }
 }

@@ -54,9 +54,11 @@ public enum WireCodec {
         switch message {
         case .hello(let hello): data = try? encoder.encode(Envelope(v: wireProtocolVersion, type: "hello", body: hello))
         case .heartbeat(let running):
-            data = try? encoder.encode(Envelope(v: wireProtocolVersion, type: "heartbeat", body: Running(running: running)))
+            data = try? encoder.encode(
+                Envelope(v: wireProtocolVersion, type: "heartbeat", body: Running(running: running)))
         case .job(let job): data = try? encoder.encode(Envelope(v: wireProtocolVersion, type: "job", body: job))
-        case .result(let result): data = try? encoder.encode(Envelope(v: wireProtocolVersion, type: "result", body: result))
+        case .result(let result):
+            data = try? encoder.encode(Envelope(v: wireProtocolVersion, type: "result", body: result))
         case .shutdown: data = try? encoder.encode(Envelope<Empty>(v: wireProtocolVersion, type: "shutdown", body: nil))
         case .goodbye: data = try? encoder.encode(Envelope<Empty>(v: wireProtocolVersion, type: "goodbye", body: nil))
         }
@@ -78,13 +80,16 @@ public enum WireCodec {
             switch header.type {
             case "hello":
                 let hello = try decoder.decode(Body<WorkerHello>.self, from: data).body
-                guard hello.capacity > 0, hello.capacity <= 1024, !hello.worker.isEmpty, hello.worker.utf8.count <= 255 else {
+                guard hello.capacity > 0, hello.capacity <= 1024, !hello.worker.isEmpty, hello.worker.utf8.count <= 255
+                else {
                     throw WireError.malformed("hello with capacity \(hello.capacity)")
                 }
                 return .hello(hello)
             case "heartbeat":
                 let running = try decoder.decode(Body<Running>.self, from: data).body.running
-                guard running.count <= 4096 else { throw WireError.malformed("heartbeat listing \(running.count) jobs") }
+                guard running.count <= 4096 else {
+                    throw WireError.malformed("heartbeat listing \(running.count) jobs")
+                }
                 return .heartbeat(running: running)
             case "job": return .job(try decoder.decode(Body<JobSpec>.self, from: data).body)
             case "result": return .result(try decoder.decode(Body<JobResult>.self, from: data).body)

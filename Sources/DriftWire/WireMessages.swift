@@ -45,8 +45,10 @@ public struct ContentJob: Codable, Sendable, Equatable {
     public var recordingSeconds: Double
     public var referenceSeconds: Double?
 
-    public init(reference: String, measureOnly: Bool, policy: ContentPolicy, headersInSync: Bool, headerDriftPPM: Double?,
-                recordingSeconds: Double, referenceSeconds: Double?) {
+    public init(
+        reference: String, measureOnly: Bool, policy: ContentPolicy, headersInSync: Bool, headerDriftPPM: Double?,
+        recordingSeconds: Double, referenceSeconds: Double?
+    ) {
         self.reference = reference
         self.measureOnly = measureOnly
         self.policy = policy
@@ -104,8 +106,10 @@ public struct ContentResult: Codable, Sendable, Equatable {
     /// The sound's measurement; nil where the reference has none.
     public var measurement: ContentMeasurement?
 
-    public init(decision: Decision, reason: String?, measuredBy: PlanMeasurement, operations: [String],
-                measurement: ContentMeasurement?) {
+    public init(
+        decision: Decision, reason: String?, measuredBy: PlanMeasurement, operations: [String],
+        measurement: ContentMeasurement?
+    ) {
         self.decision = decision
         self.reason = reason
         self.measuredBy = measuredBy
@@ -143,8 +147,10 @@ public struct JobSpec: Codable, Sendable, Equatable {
     /// Pairing by sound (a print or a clip's task); `input` is the file printed, or the clip.
     public var sound: SoundJob?
 
-    public init(id: Int, attempt: Int, input: String, output: String, outputRoot: String, targetFrames: Int64,
-                method: RepairMethod, methodReason: String, quality: ResampleQuality, noop: Bool = false) {
+    public init(
+        id: Int, attempt: Int, input: String, output: String, outputRoot: String, targetFrames: Int64,
+        method: RepairMethod, methodReason: String, quality: ResampleQuality, noop: Bool = false
+    ) {
         self.id = id
         self.attempt = attempt
         self.input = input
@@ -180,8 +186,10 @@ public struct JobResult: Codable, Sendable, Equatable {
     /// A sound job's print or rows.
     public var sound: SoundResult?
 
-    public init(id: Int, attempt: Int, worker: String, succeeded: Bool, outputFrames: Int64? = nil, checksum: String? = nil,
-                seconds: Double, error: String? = nil, retryable: Bool = false) {
+    public init(
+        id: Int, attempt: Int, worker: String, succeeded: Bool, outputFrames: Int64? = nil, checksum: String? = nil,
+        seconds: Double, error: String? = nil, retryable: Bool = false
+    ) {
         self.id = id
         self.attempt = attempt
         self.worker = worker

@@ -9,9 +9,13 @@ public enum Confinement {
         guard output.hasPrefix("/"), !output.split(separator: "/").contains("..") else {
             return .failure(ConfinementError("path must be absolute and free of '..'"))
         }
-        guard let realRoot = realPath(root) else { return .failure(ConfinementError("output root \(root) does not exist")) }
+        guard let realRoot = realPath(root) else {
+            return .failure(ConfinementError("output root \(root) does not exist"))
+        }
         var existing = (output as NSString).deletingLastPathComponent
-        while realPath(existing) == nil && existing != "/" { existing = (existing as NSString).deletingLastPathComponent }
+        while realPath(existing) == nil && existing != "/" {
+            existing = (existing as NSString).deletingLastPathComponent
+        }
         guard let resolved = realPath(existing), inside(resolved, realRoot) else {
             return .failure(ConfinementError("outside the output root \(root)"))
         }
@@ -21,7 +25,9 @@ public enum Confinement {
     /// Resolves links and `..` in the input and checks that it lies inside one of `roots` (resolved too). Returns
     /// the resolved path.
     public static func check(input: String, roots: [String]) -> Result<String, ConfinementError> {
-        guard !roots.isEmpty else { return .failure(ConfinementError("no input roots are configured; nothing may be read")) }
+        guard !roots.isEmpty else {
+            return .failure(ConfinementError("no input roots are configured; nothing may be read"))
+        }
         guard input.hasPrefix("/") else { return .failure(ConfinementError("path must be absolute")) }
         guard let resolved = realPath(input) else {
             return .failure(ConfinementError("cannot be resolved (\(String(cString: strerror(errno))))"))

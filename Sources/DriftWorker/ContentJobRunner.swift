@@ -8,10 +8,14 @@ import Foundation
 /// measured, the repair decided under the job's policy and (unless measuring only) run and proved in sync, all
 /// through the pinned descriptors.
 enum ContentJobRunner {
-    static func run(_ job: JobSpec, content: ContentJob, worker: String,
-                    failure: (String, Bool) -> JobResult, seconds: () -> Double) -> JobResult {
+    static func run(
+        _ job: JobSpec, content: ContentJob, worker: String,
+        failure: (String, Bool) -> JobResult, seconds: () -> Double
+    ) -> JobResult {
         let roots = job.inputRoots ?? []
-        if !content.measureOnly, case .failure(let reason) = Confinement.checkRoots(inputs: roots, output: job.outputRoot) {
+        if !content.measureOnly,
+            case .failure(let reason) = Confinement.checkRoots(inputs: roots, output: job.outputRoot)
+        {
             return failure("\(job.output): refused: \(reason)", false)
         }
         var resolved: [String] = []
@@ -67,17 +71,21 @@ enum ContentJobRunner {
 
         let byLength = !content.headersInSync && content.headersRefusal == nil
         let headers = HeaderPlan(
-            operations: byLength ? [job.method == .stretch ? .stretch(frames: job.targetFrames) : .resample(frames: job.targetFrames)] : [],
+            operations: byLength
+                ? [job.method == .stretch ? .stretch(frames: job.targetFrames) : .resample(frames: job.targetFrames)]
+                : [],
             driftPPM: content.headerDriftPPM, recordingSeconds: content.recordingSeconds,
             referenceSeconds: content.referenceSeconds, referenceFrames: byLength ? job.targetFrames : nil,
             method: job.method, refusal: content.headersRefusal)
-        var request = ContentRepair.Request(recording: recordingPath, reference: referencePath, output: outputPath,
-                                            policy: content.policy, headers: headers, quality: job.quality)
+        var request = ContentRepair.Request(
+            recording: recordingPath, reference: referencePath, output: outputPath,
+            policy: content.policy, headers: headers, quality: job.quality)
         request.engine = job.engine ?? .default
         do {
             let outcome = try ContentRepair.run(request)
             let decision = outcome.decision
-            var result = JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true, seconds: seconds())
+            var result = JobResult(
+                id: job.id, attempt: job.attempt, worker: worker, succeeded: true, seconds: seconds())
             var operations: [String] = []
             let kind: ContentResult.Decision
             var reason = decision.note
@@ -97,14 +105,22 @@ enum ContentJobRunner {
                 kind = content.measureOnly ? .measured : .refused
                 reason = shown(why)
             }
-            result.content = ContentResult(decision: kind, reason: reason.map(shown), measuredBy: decision.measuredBy,
-                                           operations: operations, measurement: outcome.content)
+            result.content = ContentResult(
+                decision: kind, reason: reason.map(shown), measuredBy: decision.measuredBy,
+                operations: operations, measurement: outcome.content)
             return result
         } catch let error as ContentRepair.SyncFailure {
             var result = failure(shown(error.description), false)
-            result.content = ContentResult(decision: .repaired, reason: error.reason, measuredBy: .content,
-                                           operations: { if case .repair(let ops) = error.decision.action { return ops.map(\.description) } else { return [] } }(),
-                                           measurement: error.content)
+            result.content = ContentResult(
+                decision: .repaired, reason: error.reason, measuredBy: .content,
+                operations: {
+                    if case .repair(let ops) = error.decision.action {
+                        return ops.map(\.description)
+                    } else {
+                        return []
+                    }
+                }(),
+                measurement: error.content)
             return result
         } catch let error as AudioError {
             let retryable: Bool

@@ -30,12 +30,14 @@ public enum JobRunner {
             // write elsewhere, so the message says whose disk it was.
             let volume = retryable ? Volume.mountPoint(of: job.output).map { ", volume \($0)" } ?? "" : ""
             let shown = retryable ? "\(message) (worker \(worker) on \(TemporaryName.machineName)\(volume))" : message
-            return JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: false, seconds: seconds(),
-                             error: shown, retryable: retryable)
+            return JobResult(
+                id: job.id, attempt: job.attempt, worker: worker, succeeded: false, seconds: seconds(),
+                error: shown, retryable: retryable)
         }
         if job.noop {
-            return JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true, outputFrames: job.targetFrames,
-                             seconds: 0)
+            return JobResult(
+                id: job.id, attempt: job.attempt, worker: worker, succeeded: true, outputFrames: job.targetFrames,
+                seconds: 0)
         }
         if let content = job.content {
             return ContentJobRunner.run(job, content: content, worker: worker, failure: failure, seconds: seconds)
@@ -59,9 +61,12 @@ public enum JobRunner {
         case .success(let resolved): output = resolved
         }
         let pinned: PinnedPaths
-        switch PinnedPaths.pin(input: input, inputRoots: job.inputRoots ?? [], output: output, outputRoot: job.outputRoot) {
+        switch PinnedPaths.pin(
+            input: input, inputRoots: job.inputRoots ?? [], output: output, outputRoot: job.outputRoot)
+        {
         case .failure(.input(let reason)): return failure("\(job.input): refused: \(reason)", retryable: false)
-        case .failure(.output(let reason, let retryable)): return failure("\(job.output): \(reason)", retryable: retryable)
+        case .failure(.output(let reason, let retryable)):
+            return failure("\(job.output): \(reason)", retryable: retryable)
         case .success(let paths): pinned = paths
         }
         defer { pinned.close() }
@@ -79,8 +84,9 @@ public enum JobRunner {
                 logger.info("job \(job.id): \(split.chunks) chunks, \(split.byHelpers) of them on idle cores")
             }
             let checksum = pinned.outputChecksum()
-            return JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true,
-                             outputFrames: result.outputFrames, checksum: checksum, seconds: seconds())
+            return JobResult(
+                id: job.id, attempt: job.attempt, worker: worker, succeeded: true,
+                outputFrames: result.outputFrames, checksum: checksum, seconds: seconds())
         } catch let error as AudioError {
             // The destination may recover (space freed, another worker's disk); a bad input never will.
             let retryable: Bool

@@ -34,7 +34,9 @@ struct PinnedPaths {
 
     /// Pins `input` (resolved, inside one of `inputRoots`) and the folder of `output` (below `outputRoot`, free of
     /// `..`), creating missing output folders beneath the root.
-    static func pin(input: String, inputRoots: [String], output: String, outputRoot: String) -> Result<PinnedPaths, Failure> {
+    static func pin(input: String, inputRoots: [String], output: String, outputRoot: String) -> Result<
+        PinnedPaths, Failure
+    > {
         let inputDescriptor: Int32
         switch pinInput(input, inputRoots: inputRoots) {
         case .failure(let failure): return .failure(failure)
@@ -45,7 +47,9 @@ struct PinnedPaths {
             Glibc.close(inputDescriptor)
             return .failure(failure)
         case .success(let folderDescriptor):
-            return .success(PinnedPaths(input: inputDescriptor, folder: folderDescriptor, name: (output as NSString).lastPathComponent))
+            return .success(
+                PinnedPaths(
+                    input: inputDescriptor, folder: folderDescriptor, name: (output as NSString).lastPathComponent))
         }
     }
 
@@ -58,8 +62,10 @@ struct PinnedPaths {
         }
         // Non-blocking, no controlling terminal: a FIFO or a device swapped in must not hang or touch anything.
         let inputDescriptor: Int32
-        switch open(String(input.dropFirst(root.count)), beneath: root, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY,
-                    rootName: "the input root") {
+        switch open(
+            String(input.dropFirst(root.count)), beneath: root, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY,
+            rootName: "the input root")
+        {
         case .failure(let reason): return .failure(.input(reason.description))
         case .success(let descriptor): inputDescriptor = descriptor
         }
@@ -79,7 +85,8 @@ struct PinnedPaths {
         let root = outputRoot.hasSuffix("/") ? String(outputRoot.dropLast()) : outputRoot
         let folder = (output as NSString).deletingLastPathComponent
         // The job names the output below its root as text; the kernel then resolves it beneath the real root.
-        guard folder == root || folder.hasPrefix(root + "/") || folder == realRoot || folder.hasPrefix(realRoot + "/") else {
+        guard folder == root || folder.hasPrefix(root + "/") || folder == realRoot || folder.hasPrefix(realRoot + "/")
+        else {
             return .failure(.output("outside the output root \(outputRoot)", retryable: false))
         }
         let relative = String(folder.dropFirst(folder.hasPrefix(realRoot) ? realRoot.count : root.count))
@@ -107,17 +114,25 @@ struct PinnedPaths {
     }
 
     /// Opens `relative` beneath the folder `root` (resolved by the caller).
-    static func open(_ relative: String, beneath root: String, flags: Int32, rootName: String) -> Result<Int32, ConfinementError> {
+    static func open(_ relative: String, beneath root: String, flags: Int32, rootName: String) -> Result<
+        Int32, ConfinementError
+    > {
         let rootDescriptor = Glibc.open(root, pathOnly | O_DIRECTORY | O_CLOEXEC)
-        guard rootDescriptor >= 0 else { return .failure(ConfinementError("cannot open \(root): \(String(cString: strerror(errno)))")) }
+        guard rootDescriptor >= 0 else {
+            return .failure(ConfinementError("cannot open \(root): \(String(cString: strerror(errno)))"))
+        }
         defer { Glibc.close(rootDescriptor) }
         let path = relative.drop { $0 == "/" }
         let descriptor = driftfix_open_beneath(rootDescriptor, path.isEmpty ? "." : String(path), flags | O_CLOEXEC, 0)
         guard descriptor >= 0 else {
             let code = errno
-            return .failure(ConfinementError(code == EXDEV || code == ELOOP ? "leads outside \(rootName) \(root) (a link or '..' on the way)"
-                : code == ENOSYS ? "this kernel has no openat2 (Linux 5.6 or later is needed)"
-                : String(cString: strerror(code))))
+            return .failure(
+                ConfinementError(
+                    code == EXDEV || code == ELOOP
+                        ? "leads outside \(rootName) \(root) (a link or '..' on the way)"
+                        : code == ENOSYS
+                            ? "this kernel has no openat2 (Linux 5.6 or later is needed)"
+                            : String(cString: strerror(code))))
         }
         return .success(descriptor)
     }
@@ -137,7 +152,9 @@ struct PinnedPaths {
     /// Replaces the descriptor paths in a message with the paths the job named, for the report.
     func describe(_ message: String, input original: String, output shown: String) -> String {
         message.replacingOccurrences(of: outputPath, with: shown)
-            .replacingOccurrences(of: "/proc/self/fd/\(folder)/", with: (shown as NSString).deletingLastPathComponent + "/")
+            .replacingOccurrences(
+                of: "/proc/self/fd/\(folder)/", with: (shown as NSString).deletingLastPathComponent + "/"
+            )
             .replacingOccurrences(of: inputPath, with: original)
     }
 

@@ -9,8 +9,10 @@ import Foundation
 /// beneath the output root, as for a repair, and used only through those descriptors; rows and messages name the
 /// job's paths.
 enum SoundJobRunner {
-    static func run(_ job: JobSpec, sound: SoundJob, worker: String,
-                    failure: (String, Bool) -> JobResult, seconds: () -> Double) -> JobResult {
+    static func run(
+        _ job: JobSpec, sound: SoundJob, worker: String,
+        failure: (String, Bool) -> JobResult, seconds: () -> Double
+    ) -> JobResult {
         let roots = job.inputRoots ?? []
         var descriptors: [Int32] = []
         defer { for descriptor in descriptors { close(descriptor) } }
@@ -31,7 +33,9 @@ enum SoundJobRunner {
         }
         func named(_ text: String) -> String {
             // Longest first: /proc/self/fd/1 is a prefix of /proc/self/fd/12.
-            shown.keys.sorted { $0.count > $1.count }.reduce(text) { $0.replacingOccurrences(of: $1, with: shown[$1] ?? $1) }
+            shown.keys.sorted { $0.count > $1.count }.reduce(text) {
+                $0.replacingOccurrences(of: $1, with: shown[$1] ?? $1)
+            }
         }
 
         let input: String
@@ -44,9 +48,12 @@ enum SoundJobRunner {
                 let print = try ClipSync.print(of: input)
                 // base64 in JSON: 4 bytes for 3, and the envelope.
                 if let print, print.bytes.count / 3 * 4 + 4096 > WireCodec.maxMessageBytes {
-                    return failure("\(job.input): \(Int(print.seconds / 3600)) hours of sound make a print larger than one message carries (\(WireCodec.maxMessageBytes >> 20) MiB)", false)
+                    return failure(
+                        "\(job.input): \(Int(print.seconds / 3600)) hours of sound make a print larger than one message carries (\(WireCodec.maxMessageBytes >> 20) MiB)",
+                        false)
                 }
-                var result = JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true, seconds: seconds())
+                var result = JobResult(
+                    id: job.id, attempt: job.attempt, worker: worker, succeeded: true, seconds: seconds())
                 result.sound = SoundResult(print: print?.bytes, timecode: StartTimecode.seconds(of: input))
                 return result
             } catch {
@@ -56,7 +63,8 @@ enum SoundJobRunner {
 
         task.clip = input
         if task.places.contains(where: { $0.output != nil }),
-           case .failure(let reason) = Confinement.checkRoots(inputs: roots, output: job.outputRoot) {
+            case .failure(let reason) = Confinement.checkRoots(inputs: roots, output: job.outputRoot)
+        {
             return failure("\(job.outputRoot): refused: \(reason)", false)
         }
         for p in task.places.indices {
@@ -69,7 +77,8 @@ enum SoundJobRunner {
                 return failure("\(output): refused: \(reason)", false)
             }
             switch PinnedPaths.folder(of: output, beneath: job.outputRoot) {
-            case .failure(.input(let reason)), .failure(.output(let reason, false)): return failure("\(output): \(reason)", false)
+            case .failure(.input(let reason)), .failure(.output(let reason, false)):
+                return failure("\(output): \(reason)", false)
             case .failure(.output(let reason, true)): return failure("\(output): \(reason)", true)
             case .success(let folder):
                 descriptors.append(folder)

@@ -17,7 +17,9 @@ enum Volume {
             if parent == existing { break }
             existing = parent
         }
-        guard let resolved, let table = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return nil }
+        guard let resolved, let table = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else {
+            return nil
+        }
         var best: String?
         for line in table.split(separator: "\n") {
             // Fields: id, parent id, major:minor, root, mount point, ... (the mount point's blanks escaped as \040).
@@ -38,7 +40,8 @@ enum Volume {
         var index = 0
         while index < source.count {
             if source[index] == UInt8(ascii: "\\"), index + 3 < source.count,
-               let value = UInt8(String(decoding: source[(index + 1)...(index + 3)], as: UTF8.self), radix: 8) {
+                let value = UInt8(String(decoding: source[(index + 1)...(index + 3)], as: UTF8.self), radix: 8)
+            {
                 bytes.append(value)
                 index += 4
             } else {

@@ -80,13 +80,17 @@ public final class WorkerNode {
     }
 
     private func connect() throws {
-        let socket = try MessageSocket(context: context, kind: .dealer, maxMessageBytes: WireCodec.maxMessageBytes,
-                                       security: settings.security)
+        let socket = try MessageSocket(
+            context: context, kind: .dealer, maxMessageBytes: WireCodec.maxMessageBytes,
+            security: settings.security)
         try socket.setIdentity(Array(settings.identity.utf8))
         try socket.connect(settings.endpoint)
         self.socket = socket
-        send(.hello(WorkerHello(worker: settings.identity, capacity: settings.capacity, software: "driftfix",
-                                host: TemporaryName.machineName, pid: getpid())))
+        send(
+            .hello(
+                WorkerHello(
+                    worker: settings.identity, capacity: settings.capacity, software: "driftfix",
+                    host: TemporaryName.machineName, pid: getpid())))
     }
 
     private func send(_ message: WireMessage) {
@@ -116,7 +120,8 @@ public final class WorkerNode {
         while true {
             guard let socket else { break }
             if abort?.isFired == true { return }
-            let (readable, fired) = try socket.poll(milliseconds: 100, descriptors: [wake.read] + (stopping ? [] : [stop.descriptor]))
+            let (readable, fired) = try socket.poll(
+                milliseconds: 100, descriptors: [wake.read] + (stopping ? [] : [stop.descriptor]))
             if fired.first == true { drainWakePipe() }
             if readable {
                 while let frames = try socket.receive() {
@@ -195,7 +200,9 @@ public final class WorkerNode {
                 if !away {
                     away = true
                     settings.observer?.coordinator(connected: false)
-                    logger.warning("coordinator at \(settings.endpoint) silent for \(Int(now - lastHeard)) s; reconnecting (back-off up to \(settings.maxBackoff) s)")
+                    logger.warning(
+                        "coordinator at \(settings.endpoint) silent for \(Int(now - lastHeard)) s; reconnecting (back-off up to \(settings.maxBackoff) s)"
+                    )
                 } else {
                     logger.debug("coordinator still away; connecting again, next try in \(backoff) s")
                 }
@@ -246,7 +253,8 @@ public final class WorkerNode {
     }
 
     private func map(_ path: String) -> String {
-        for (from, to) in settings.pathMap where path == from || path.hasPrefix(from.hasSuffix("/") ? from : from + "/") {
+        for (from, to) in settings.pathMap where path == from || path.hasPrefix(from.hasSuffix("/") ? from : from + "/")
+        {
             return to + path.dropFirst(from.count)
         }
         return path
@@ -284,4 +292,3 @@ final class FinishedJobs: Sendable {
         }
     }
 }
-

@@ -11,31 +11,46 @@ enum ContentText {
 
     static func table(_ m: ContentMeasurement, recording: String, reference: String) -> String {
         var lines = ["\(recording.escapedForTerminal) against the sound of \(reference.escapedForTerminal)"]
-        func row(_ name: String, _ value: String) { lines.append("  " + name.padding(toLength: 12, withPad: " ", startingAt: 0) + value) }
+        func row(_ name: String, _ value: String) {
+            lines.append("  " + name.padding(toLength: 12, withPad: " ", startingAt: 0) + value)
+        }
         row("model", m.model.rawValue + (m.reason.map { " (\($0))" } ?? ""))
         if let offset = m.offsetMs {
-            row("offset", "\(offset >= 0 ? "+" : "")\(String(offset, decimals: 3)) ms" + (m.offsetMsError.map { " ± \(String($0, decimals: 3)) ms" } ?? "")
-                + (offset > 0 ? " (the recording started after the reference)" : offset < 0 ? " (the recording started before the reference)" : ""))
+            row(
+                "offset",
+                "\(offset >= 0 ? "+" : "")\(String(offset, decimals: 3)) ms"
+                    + (m.offsetMsError.map { " ± \(String($0, decimals: 3)) ms" } ?? "")
+                    + (offset > 0
+                        ? " (the recording started after the reference)"
+                        : offset < 0 ? " (the recording started before the reference)" : ""))
         }
         if let drift = m.driftPPM {
-            row("drift", "\(String(drift, decimals: 3)) ppm" + (m.driftPPMError.map { " ± \(String($0, decimals: 3)) ppm (95 %)" } ?? ""))
+            row(
+                "drift",
+                "\(String(drift, decimals: 3)) ppm"
+                    + (m.driftPPMError.map { " ± \(String($0, decimals: 3)) ppm (95 %)" } ?? ""))
         }
         for dropout in m.dropouts {
-            row("dropout", "at \(String(dropout.atSeconds, decimals: 3)) s ± \(String(dropout.uncertaintyMs, decimals: 1)) ms: "
-                + "\(String(dropout.missingMs, decimals: 2)) ms missing")
+            row(
+                "dropout",
+                "at \(String(dropout.atSeconds, decimals: 3)) s ± \(String(dropout.uncertaintyMs, decimals: 1)) ms: "
+                    + "\(String(dropout.missingMs, decimals: 2)) ms missing")
         }
         if let agree = m.headersAgree {
             row("headers", agree ? "agree" : "disagree: \(m.disagreement ?? "unexplained")")
         }
-        row("confidence", "\(String(m.confidence, decimals: 2)) (\(m.agreeingWindows) of \(m.windows) windows with sound agree"
-            + (m.scatterMs.map { ", scatter \(String($0, decimals: 3)) ms" } ?? "") + ")")
+        row(
+            "confidence",
+            "\(String(m.confidence, decimals: 2)) (\(m.agreeingWindows) of \(m.windows) windows with sound agree"
+                + (m.scatterMs.map { ", scatter \(String($0, decimals: 3)) ms" } ?? "") + ")")
         return lines.joined(separator: "\n")
     }
 
     static func verification(_ v: SyncVerification, file: String) -> String {
         let residual = v.residualMs.map { "\(String($0, decimals: 3)) ms" } ?? "unknown"
         let verdict = v.passed ? "IN SYNC" : "OUT OF SYNC"
-        var line = "\(file.escapedForTerminal): residual lag \(residual) (limit \(String(v.limitMs, decimals: 3)) ms) across "
+        var line =
+            "\(file.escapedForTerminal): residual lag \(residual) (limit \(String(v.limitMs, decimals: 3)) ms) across "
             + "\(v.measurement.agreeingWindows) windows: \(verdict)"
         if let reason = v.reason, !v.passed { line += " (\(reason))" }
         return line

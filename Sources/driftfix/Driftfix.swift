@@ -15,8 +15,11 @@ struct Driftfix: AsyncParsableCommand {
             Exit codes: 0 all good; 1 a file failed, was refused or did not verify; 2 usage or configuration error.
             """,
         version: "\(version) (revision \(sourceRevision))",
-        subcommands: [ScanCommand.self, MeasureCommand.self, SyncCommand.self, RepairCommand.self, WorkerCommand.self, HistoryCommand.self, KeygenCommand.self,
-                      ProcessCommand.self, VerifyCommand.self]
+        subcommands: [
+            ScanCommand.self, MeasureCommand.self, SyncCommand.self, RepairCommand.self, WorkerCommand.self,
+            HistoryCommand.self, KeygenCommand.self,
+            ProcessCommand.self, VerifyCommand.self,
+        ]
     )
 }
 
@@ -34,7 +37,8 @@ enum DriftfixMain {
     static func main() async {
         LoggingSystem.bootstrap { label in
             var handler = OneLineLogHandler(StreamLogHandler.standardError(label: label))
-            handler.logLevel = ProcessInfo.processInfo.environment["DRIFTFIX_LOG_LEVEL"]
+            handler.logLevel =
+                ProcessInfo.processInfo.environment["DRIFTFIX_LOG_LEVEL"]
                 .flatMap(Logger.Level.init(rawValue:)) ?? .notice
             return handler
         }

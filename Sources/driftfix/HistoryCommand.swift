@@ -39,15 +39,21 @@ struct HistoryCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Runs to show (default: the config's journal.history-runs, else 10).")
     var runs: Int?
 
-    @Option(help: ArgumentHelp("Only this device (a name or a shell pattern such as 'cam*'); repeatable. Lists its files.",
-                               valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "Only this device (a name or a shell pattern such as 'cam*'); repeatable. Lists its files.",
+            valueName: "name"))
     var device: [String] = []
 
-    @Option(help: ArgumentHelp("Only runs started at or after this: a date (2026-11-01), a UTC time (2026-11-01T22:00), or an age (7d, 36h).",
-                               valueName: "when"))
+    @Option(
+        help: ArgumentHelp(
+            "Only runs started at or after this: a date (2026-11-01), a UTC time (2026-11-01T22:00), or an age (7d, 36h).",
+            valueName: "when"))
     var since: String?
 
-    @Option(parsing: .unconditional, help: "Devices to list at most, alerting and worst first (default: 50 in a table, all in JSON).")
+    @Option(
+        parsing: .unconditional,
+        help: "Devices to list at most, alerting and worst first (default: 50 in a table, all in JSON).")
     var limit: Int?
 
     @Flag(help: "List every file too (implied by --device, and when PATH is a file).")
@@ -57,17 +63,21 @@ struct HistoryCommand: ParsableCommand {
     var format: Format = .table
 
     func validate() throws {
-        if out == nil && journal == nil { throw ValidationError("give --out DIR (the repair's output root) or --journal FILE") }
+        if out == nil && journal == nil {
+            throw ValidationError("give --out DIR (the repair's output root) or --journal FILE")
+        }
         if let runs, !(1...1000).contains(runs) { throw ValidationError("--runs must be 1...1000") }
         if let limit, limit < 1 { throw ValidationError("--limit must be 1 or more") }
         if let since, Self.parseSince(since, now: Date()) == nil {
-            throw ValidationError("--since '\(since)': expected a date (2026-11-01), a UTC time (2026-11-01T22:00) or an age (7d, 36h)")
+            throw ValidationError(
+                "--since '\(since)': expected a date (2026-11-01), a UTC time (2026-11-01T22:00) or an age (7d, 36h)")
         }
     }
 
     func run() throws {
         let configuration = try loadConfiguration(config)
-        let journalPath = journal.map(Paths.absolute)
+        let journalPath =
+            journal.map(Paths.absolute)
             ?? configuration.journal.path
             ?? Journal.defaultPath(outputRoot: Paths.absolute(out ?? "."))
         var query = HistoryQuery(runs: runs ?? configuration.journal.historyRuns, rule: configuration.journal.alertRule)
@@ -103,7 +113,9 @@ struct HistoryCommand: ParsableCommand {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
-        for pattern in ["yyyy-MM-dd", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm:ss'Z'", "yyyy-MM-dd HH:mm"] {
+        for pattern in [
+            "yyyy-MM-dd", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm:ss'Z'", "yyyy-MM-dd HH:mm",
+        ] {
             formatter.dateFormat = pattern
             if let date = formatter.date(from: trimmed) { return date }
         }

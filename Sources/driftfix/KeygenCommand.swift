@@ -33,8 +33,9 @@ struct KeygenCommand: ParsableCommand {
         let folder = Paths.absolute(out)
         if !FileManager.default.fileExists(atPath: folder) {
             do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
             } catch {
                 throw failure("\(folder): cannot create the folder (\(error.localizedDescription))")
             }
@@ -46,6 +47,7 @@ struct KeygenCommand: ParsableCommand {
             throw failure(error)
         }
         print("public key \(pair.publicKey)")
-        FileHandle.standardError.write(Data("driftfix: wrote \(folder)/\(name).key (secret, 0600) and \(folder)/\(name).pub\n".utf8))
+        FileHandle.standardError.write(
+            Data("driftfix: wrote \(folder)/\(name).key (secret, 0600) and \(folder)/\(name).pub\n".utf8))
     }
 }

@@ -33,18 +33,21 @@ struct MeasureCommand: ParsableCommand {
         // The headers' view, when both files state a length: compared with the sound, and a hint for large drifts.
         var header: (drift: Double, recording: Double, reference: Double)?
         if let measured = try? RecordingProbe.measure(recording),
-           case .success(let duration) = ReferenceProbe.duration(of: reference, movieHeaderFallback: true) {
+            case .success(let duration) = ReferenceProbe.duration(of: reference, movieHeaderFallback: true)
+        {
             let recordingSeconds = Double(measured.frames) / Double(measured.sampleRate)
             let referenceSeconds = duration.seconds.doubleValue
             header = ((recordingSeconds / referenceSeconds - 1) * 1e6, recordingSeconds, referenceSeconds)
         }
         do {
-            m = try ContentProbe.measure(recording: recording, reference: reference, driftHints: header.map { [$0.drift] } ?? [])
+            m = try ContentProbe.measure(
+                recording: recording, reference: reference, driftHints: header.map { [$0.drift] } ?? [])
         } catch {
             throw failure(error)
         }
         if let header {
-            m.compare(headerDriftPPM: header.drift, recordingSeconds: header.recording, referenceSeconds: header.reference)
+            m.compare(
+                headerDriftPPM: header.drift, recordingSeconds: header.recording, referenceSeconds: header.reference)
         }
         switch format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json) {
         case .json:

@@ -6,6 +6,7 @@ enum Paths {
     static func absolute(_ path: String) -> String {
         let standard = (path as NSString).standardizingPath
         if standard.hasPrefix("/") { return standard }
-        return ((FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(standard) as NSString).standardizingPath
+        return ((FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(standard) as NSString)
+            .standardizingPath
     }
 }

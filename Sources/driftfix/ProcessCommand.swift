@@ -7,8 +7,6 @@ import DriftSupport
 import Foundation
 import Logging
 
-
-
 /// `driftfix process`: repair one file.
 struct ProcessCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -41,10 +39,16 @@ struct ProcessCommand: ParsableCommand {
     @Flag(name: [.customShort("y"), .customLong("overwrite")], help: "Replace OUT if it exists (a regular file only).")
     var overwrite = false
 
-    @Option(help: ArgumentHelp("The file type to write, whatever OUT's extension: \(FileType.allCases.map(\.rawValue).joined(separator: ", ")) (default: OUT's extension; the input's without one).", valueName: "type"))
+    @Option(
+        help: ArgumentHelp(
+            "The file type to write, whatever OUT's extension: \(FileType.allCases.map(\.rawValue).joined(separator: ", ")) (default: OUT's extension; the input's without one).",
+            valueName: "type"))
     var format: FileType?
 
-    @Option(help: ArgumentHelp("The sample encoding to write: \(SampleEncoding.names.keys.sorted().joined(separator: ", ")) (default: the input's where the format holds it).", valueName: "encoding"))
+    @Option(
+        help: ArgumentHelp(
+            "The sample encoding to write: \(SampleEncoding.names.keys.sorted().joined(separator: ", ")) (default: the input's where the format holds it).",
+            valueName: "encoding"))
     var encoding: String?
 
     @OptionGroup(title: "Target length")
@@ -56,17 +60,28 @@ struct ProcessCommand: ParsableCommand {
     @OptionGroup(title: "Editing")
     var edits: EditOptions
 
-    @Option(parsing: .unconditional, help: "Threads for one long resample, cut at exact frame positions and joined as one pass would make it (default: every core).")
+    @Option(
+        parsing: .unconditional,
+        help:
+            "Threads for one long resample, cut at exact frame positions and joined as one pass would make it (default: every core)."
+    )
     var threads: Int?
 
-    @Flag(help: "Encode a long AAC output in segments of about a minute on --threads threads (each heard from 5.5 s earlier, joined between codec frames). Faster; on steady tones about 2 dB lower SNR than one pass at the same bit rate, as FFmpeg's encoder settles its rate over minutes.")
+    @Flag(
+        help:
+            "Encode a long AAC output in segments of about a minute on --threads threads (each heard from 5.5 s earlier, joined between codec frames). Faster; on steady tones about 2 dB lower SNR than one pass at the same bit rate, as FFmpeg's encoder settles its rate over minutes."
+    )
     var parallelEncode = false
 
-    @Option(name: .customLong("block-frames"), parsing: .unconditional,
-            help: ArgumentHelp("Frames per processing block.", visibility: .hidden))
+    @Option(
+        name: .customLong("block-frames"), parsing: .unconditional,
+        help: ArgumentHelp("Frames per processing block.", visibility: .hidden))
     var blockFrames: Int = 8192
 
-    @Option(help: ArgumentHelp("Repair only this audio stream of a media file (its index, as ffprobe numbers streams); the others are copied. Default: every audio stream, by the same plan.", valueName: "index"))
+    @Option(
+        help: ArgumentHelp(
+            "Repair only this audio stream of a media file (its index, as ffprobe numbers streams); the others are copied. Default: every audio stream, by the same plan.",
+            valueName: "index"))
     var stream: Int?
 
     @Flag(name: .shortAndLong, help: "Print nothing on success.")
@@ -74,20 +89,26 @@ struct ProcessCommand: ParsableCommand {
 
     func validate() throws {
         for (name, path) in [("IN", input), ("OUT", output)] where path == "-" {
-            throw ValidationError("""
+            throw ValidationError(
+                """
                 \(name) '-': standard \(name == "IN" ? "input" : "output") is not supported: driftfix \
                 \(name == "IN" ? "reads files it can seek in" : "verifies the output by reopening it before it counts"); \
                 give a file (./- for a file named '-')
                 """)
         }
         if let encoding, SampleEncoding.names[encoding] == nil {
-            throw ValidationError("--encoding: '\(encoding)' is not one of: \(SampleEncoding.names.keys.sorted().joined(separator: ", "))")
+            throw ValidationError(
+                "--encoding: '\(encoding)' is not one of: \(SampleEncoding.names.keys.sorted().joined(separator: ", "))"
+            )
         }
         if method.tempo != nil && target.isGiven {
-            throw ValidationError("--tempo sets the length itself; do not combine it with --to-frames, --to-seconds, --match or --ratio")
+            throw ValidationError(
+                "--tempo sets the length itself; do not combine it with --to-frames, --to-seconds, --match or --ratio")
         }
         if !target.isGiven && method.tempo == nil && edits.operations().isEmpty {
-            throw ValidationError("nothing to do: give a target length (--to-frames, --to-seconds, --match, --ratio), --tempo, or an edit")
+            throw ValidationError(
+                "nothing to do: give a target length (--to-frames, --to-seconds, --match, --ratio), --tempo, or an edit"
+            )
         }
         guard (64...1 << 20).contains(blockFrames) else { throw ValidationError("--block-frames must be 64...1048576") }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be 1...256") }
@@ -102,21 +123,25 @@ struct ProcessCommand: ParsableCommand {
             let policy = configuration.repair
             // --format, then the config's process.format, then OUT's extension; without one, the input's type.
             // A media container (.m4a, .mp4, .mkv...) is written through FFmpeg, in the input's codec.
-            let type = try format ?? configuration.process.format ?? Self.fileExtension(output).flatMap { ext -> FileType? in
-                if let type = FileType(extension: ext) { return type }
-                guard MediaRoute.writesMedia(extension: ext) else {
-                    throw ValidationError("""
-                        OUT \(output): cannot tell the file type from '.\(ext)' (driftfix writes \
-                        \((FileType.knownExtensions + MediaRoute.mediaExtensions).map { "." + $0 }.joined(separator: ", "))); give --format
-                        """)
+            let type =
+                try format ?? configuration.process.format
+                ?? Self.fileExtension(output).flatMap { ext -> FileType? in
+                    if let type = FileType(extension: ext) { return type }
+                    guard MediaRoute.writesMedia(extension: ext) else {
+                        throw ValidationError(
+                            """
+                            OUT \(output): cannot tell the file type from '.\(ext)' (driftfix writes \
+                            \((FileType.knownExtensions + MediaRoute.mediaExtensions).map { "." + $0 }.joined(separator: ", "))); give --format
+                            """)
+                    }
+                    return nil
                 }
-                return nil
-            }
             request = ProcessRequest(
                 input: input, output: output, target: try target.resolve(), tempo: try method.tempoValue(),
                 method: method.choice(for: input, policy: policy), quality: method.quality ?? policy.quality,
                 edits: edits.operations(), blockFrames: blockFrames, replacing: overwrite ? .regularFile : .never,
-                outputType: type, outputEncoding: encoding.flatMap { SampleEncoding.names[$0] } ?? configuration.process.encoding)
+                outputType: type,
+                outputEncoding: encoding.flatMap { SampleEncoding.names[$0] } ?? configuration.process.encoding)
             request.audioStream = stream
             request.threads = threads ?? Cores.available
             request.parallelEncode = parallelEncode
@@ -195,9 +220,11 @@ func parsePositive(_ text: String, option: String) throws -> Rational {
 /// The one-line account of a finished repair.
 enum Summary {
     static func line(for result: ProcessResult) -> String {
-        let ppm = (Double(result.outputFrames) * Double(result.inputFormat.sampleRate)
-            / (Double(result.usedInputFrames) * Double(result.outputFormat.sampleRate)) - 1) * 1e6
-        let speed = result.seconds > 0
+        let ppm =
+            (Double(result.outputFrames) * Double(result.inputFormat.sampleRate)
+                / (Double(result.usedInputFrames) * Double(result.outputFormat.sampleRate)) - 1) * 1e6
+        let speed =
+            result.seconds > 0
             ? Double(result.outputFrames) / Double(result.outputFormat.sampleRate) / result.seconds : 0
         return "\(result.input.escapedForTerminal) -> \(result.output.escapedForTerminal): \(result.outputFormat), "
             + "\(result.inputFrames) -> \(result.outputFrames) frames (duration \(String(format: "%+.2f", ppm)) ppm), "

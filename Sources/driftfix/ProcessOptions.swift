@@ -1,7 +1,7 @@
 import ArgumentParser
+import DriftAudio
 import DriftConfig
 import DriftCore
-import DriftAudio
 import DriftMedia
 import DriftPipeline
 import Foundation
@@ -14,23 +14,32 @@ extension FadeCurve: ExpressibleByArgument {}
 
 /// `--to-frames`, `--to-seconds`, `--match`, `--ratio`: at most one.
 struct TargetOptions: ParsableArguments {
-    @Option(name: .customLong("to-frames"), parsing: .unconditional, help: "Target length in frames (at the output rate).")
+    @Option(
+        name: .customLong("to-frames"), parsing: .unconditional, help: "Target length in frames (at the output rate).")
     var toFrames: Int64?
 
-    @Option(name: .customLong("to-seconds"), parsing: .unconditional, help: "Target length in seconds, exact decimal or fraction (3600.0375, 1001/30).")
+    @Option(
+        name: .customLong("to-seconds"), parsing: .unconditional,
+        help: "Target length in seconds, exact decimal or fraction (3600.0375, 1001/30).")
     var toSeconds: String?
 
-    @Option(name: .customLong("match"), help: ArgumentHelp("Take the target duration from this reference file (audio).", valueName: "ref"))
+    @Option(
+        name: .customLong("match"),
+        help: ArgumentHelp("Take the target duration from this reference file (audio).", valueName: "ref"))
     var match: String?
 
-    @Option(name: .customLong("ratio"), parsing: .unconditional, help: "Output duration / input duration, exact decimal or fraction (1.000131, 1001/1000).")
+    @Option(
+        name: .customLong("ratio"), parsing: .unconditional,
+        help: "Output duration / input duration, exact decimal or fraction (1.000131, 1001/1000).")
     var ratio: String?
 
     var isGiven: Bool { toFrames != nil || toSeconds != nil || match != nil || ratio != nil }
 
     func validate() throws {
         let given = [toFrames != nil, toSeconds != nil, match != nil, ratio != nil].filter { $0 }.count
-        guard given <= 1 else { throw ValidationError("give at most one of --to-frames, --to-seconds, --match, --ratio") }
+        guard given <= 1 else {
+            throw ValidationError("give at most one of --to-frames, --to-seconds, --match, --ratio")
+        }
         if let toFrames, toFrames <= 0 { throw ValidationError("--to-frames must be at least 1, got \(toFrames)") }
         if let toSeconds { _ = try parsePositive(toSeconds, option: "--to-seconds") }
         if let ratio { _ = try parsePositive(ratio, option: "--ratio") }
@@ -63,16 +72,23 @@ struct MethodOptions: ParsableArguments {
     @Option(help: "How to change the length: resample (restores pitch; default) or stretch (keeps pitch).")
     var method: RepairMethod?
 
-    @Option(parsing: .unconditional, help: "Play faster (2) or slower (0.5) keeping the pitch: a stretch to length / T. Range 0.5...2.")
+    @Option(
+        parsing: .unconditional,
+        help: "Play faster (2) or slower (0.5) keeping the pitch: a stretch to length / T. Range 0.5...2.")
     var tempo: String?
 
     @Option(help: "Resampler quality: best, medium or fast (default: medium, or the config's).")
     var quality: ResampleQuality?
 
-    @Option(help: "Resampling library: auto (default: soxr at fast and medium, libsamplerate at best), libsamplerate or soxr.")
+    @Option(
+        help:
+            "Resampling library: auto (default: soxr at fast and medium, libsamplerate at best), libsamplerate or soxr."
+    )
     var engine: EngineChoice?
 
-    @Option(help: ArgumentHelp("Configuration file (method rules, quality); default $DRIFTFIX_CONFIG if set.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Configuration file (method rules, quality); default $DRIFTFIX_CONFIG if set.", valueName: "file"))
     var config: String?
 
     func validate() throws {
@@ -81,7 +97,9 @@ struct MethodOptions: ParsableArguments {
             guard !(value < Rational(1, 2)), !(Rational(2, 1) < value) else {
                 throw ValidationError("--tempo must be within 0.5...2, got \(tempo)")
             }
-            if method == .resample { throw ValidationError("--tempo keeps the pitch, so it always stretches; drop --method resample") }
+            if method == .resample {
+                throw ValidationError("--tempo keeps the pitch, so it always stretches; drop --method resample")
+            }
         }
     }
 
@@ -103,22 +121,31 @@ struct MethodOptions: ParsableArguments {
 
 /// `--trim`, `--reverse`, `--fade-in`, `--fade-out`, `--fade-curve`, `--rate`.
 struct EditOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: ArgumentHelp("Keep only START:END of the input: seconds (12.5) or frames (600000f); either side may be empty.", valueName: "start:end"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Keep only START:END of the input: seconds (12.5) or frames (600000f); either side may be empty.",
+            valueName: "start:end"))
     var trim: String?
 
     @Flag(help: "Reverse the samples (the file is read backwards in blocks).")
     var reverse = false
 
-    @Option(name: .customLong("fade-in"), parsing: .unconditional, help: ArgumentHelp("Fade in over the first S seconds of the output.", valueName: "s"))
+    @Option(
+        name: .customLong("fade-in"), parsing: .unconditional,
+        help: ArgumentHelp("Fade in over the first S seconds of the output.", valueName: "s"))
     var fadeIn: String?
 
-    @Option(name: .customLong("fade-out"), parsing: .unconditional, help: ArgumentHelp("Fade out over the last S seconds of the output.", valueName: "s"))
+    @Option(
+        name: .customLong("fade-out"), parsing: .unconditional,
+        help: ArgumentHelp("Fade out over the last S seconds of the output.", valueName: "s"))
     var fadeOut: String?
 
     @Option(name: .customLong("fade-curve"), help: "Fade shape: linear or equal-power.")
     var fadeCurve: FadeCurve = .linear
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Convert to this sample rate (libsamplerate).", valueName: "hz"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Convert to this sample rate (libsamplerate).", valueName: "hz"))
     var rate: Int?
 
     func validate() throws {

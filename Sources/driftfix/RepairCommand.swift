@@ -49,40 +49,65 @@ struct RepairCommand: AsyncParsableCommand {
     @Option(help: "Resampler quality (default: the config's, else medium).")
     var quality: ResampleQuality?
 
-    @Option(help: "Resampling library for every pair: auto (soxr at fast and medium, libsamplerate at best: the fastest at equal or better quality), libsamplerate or soxr; default: the config's repair.engine and rules.")
+    @Option(
+        help:
+            "Resampling library for every pair: auto (soxr at fast and medium, libsamplerate at best: the fastest at equal or better quality), libsamplerate or soxr; default: the config's repair.engine and rules."
+    )
     var engine: EngineChoice?
 
-    @Option(name: .customLong("max-attempts"), help: ArgumentHelp("Hand a job to workers at most this many times; a worker dying while running it uses one (default: the config's repair.max-attempts, 3).", valueName: "n"))
+    @Option(
+        name: .customLong("max-attempts"),
+        help: ArgumentHelp(
+            "Hand a job to workers at most this many times; a worker dying while running it uses one (default: the config's repair.max-attempts, 3).",
+            valueName: "n"))
     var maxAttempts: Int?
 
-    @Option(help: ArgumentHelp("Run journal (default: the config's journal.path, else OUT/.driftfix/journal.sqlite).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Run journal (default: the config's journal.path, else OUT/.driftfix/journal.sqlite).", valueName: "file"))
     var journal: String?
 
-    @Flag(inversion: .prefixedNo, help: "Resume the unfinished run over these roots (default: resume when there is one; --resume fails when there is none; --no-resume starts afresh).")
+    @Flag(
+        inversion: .prefixedNo,
+        help:
+            "Resume the unfinished run over these roots (default: resume when there is one; --resume fails when there is none; --no-resume starts afresh)."
+    )
     var resume: Bool?
 
     @Flag(help: "Repair every drifted pair, even those whose output from an earlier run is still current.")
     var full = false
 
-    @Option(help: ArgumentHelp("Write Prometheus metrics here after the run (default: the config's metrics.textfile).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Write Prometheus metrics here after the run (default: the config's metrics.textfile).", valueName: "file"))
     var metrics: String?
 
-    @Option(name: .customLong("metrics-address"), help: ArgumentHelp(
-        "Serve live metrics at http://ADDRESS/metrics (and /healthz) while the run goes on: PORT (loopback) or HOST:PORT.",
-        valueName: "address"))
+    @Option(
+        name: .customLong("metrics-address"),
+        help: ArgumentHelp(
+            "Serve live metrics at http://ADDRESS/metrics (and /healthz) while the run goes on: PORT (loopback) or HOST:PORT.",
+            valueName: "address"))
     var metricsAddress: String?
 
-    @Option(help: "name (default), sound or name-then-sound: with sound, clips are found in recordings by what they heard and each clip's audio is cut out of its recording in sync as OUT/{clip folder}/{clip stem}.wav, here, as `driftfix sync` does (default: the configuration's scan.pair-by).")
+    @Option(
+        help:
+            "name (default), sound or name-then-sound: with sound, clips are found in recordings by what they heard and each clip's audio is cut out of its recording in sync as OUT/{clip folder}/{clip stem}.wav, here, as `driftfix sync` does (default: the configuration's scan.pair-by)."
+    )
     var pairBy: PairBy?
 
-    @Flag(help: "With --pair-by sound: write each clip's synced audio into a copy of the clip in place of its own (video copied packet for packet; PCM in MOV, ALAC in MP4, FLAC in Matroska), named as the clip (default: the configuration's repair.mux).")
+    @Flag(
+        help:
+            "With --pair-by sound: write each clip's synced audio into a copy of the clip in place of its own (video copied packet for packet; PCM in MOV, ALAC in MP4, FLAC in Matroska), named as the clip (default: the configuration's repair.mux)."
+    )
     var mux = false
 
     @OptionGroup(title: "Workers")
     var dispatch: DispatchOptions
 
     func validate() throws {
-        if let maxAttempts, !(1...100).contains(maxAttempts) { throw ValidationError("--max-attempts must be from 1 to 100") }
+        if let maxAttempts, !(1...100).contains(maxAttempts) {
+            throw ValidationError("--max-attempts must be from 1 to 100")
+        }
         if let metricsAddress { _ = try MetricsOption.parse(metricsAddress) }
     }
 
@@ -99,7 +124,8 @@ struct RepairCommand: AsyncParsableCommand {
         if mode == .nameThenSound { configuration.pairing.selfPairs = false }
         var settings = RepairRun.Settings(
             roots: roots.map(Paths.absolute), outputRoot: outRoot, configuration: configuration, localWorkers: 0,
-            journalPath: Paths.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot)))
+            journalPath: Paths.absolute(
+                journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot)))
         settings.dispatch = try dispatch.settings(configuration: configuration, configPath: config)
         settings.quality = quality
         settings.engine = engine
@@ -138,7 +164,9 @@ struct RepairCommand: AsyncParsableCommand {
         print(Self.outcomeLine(report))
         fflush(nil)  // the table first, then the notes on stderr
         if let folder = self.report { try writeReportFolder(report, to: folder) }
-        for failure in [outcome.storeFailure, outcome.workersFailure, outcome.journalFailure, outcome.metricsFailure].compactMap({ $0 }) {
+        for failure in [outcome.storeFailure, outcome.workersFailure, outcome.journalFailure, outcome.metricsFailure]
+            .compactMap({ $0 })
+        {
             FileHandle.standardError.write(Data("driftfix: \(failure.escapedForTerminal)\n".utf8))
         }
         if !outcome.succeeded || !soundGood { throw ExitCode(ExitStatus.failure) }
@@ -164,7 +192,8 @@ struct RepairCommand: AsyncParsableCommand {
         if let engine { settings.engines.choose(engine) }
         let logger = Logger(label: "driftfix.repair")
         do {
-            settings.journal = try Journal(path: Paths.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot)))
+            settings.journal = try Journal(
+                path: Paths.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot)))
         } catch {
             // Prints are then made again next time; the night goes on.
             logger.warning("\(error); prints are not kept")
@@ -172,7 +201,8 @@ struct RepairCommand: AsyncParsableCommand {
         let absoluteRoots = roots.map(Paths.absolute)
         try FileManager.default.createDirectory(atPath: outRoot, withIntermediateDirectories: true)
         let dispatchSettings = try dispatch.settings(configuration: configuration, configPath: config)
-        let work = DispatchedSoundWork(dispatch: dispatchSettings, roots: absoluteRoots, outputRoot: outRoot, logger: logger)
+        let work = DispatchedSoundWork(
+            dispatch: dispatchSettings, roots: absoluteRoots, outputRoot: outRoot, logger: logger)
         do {
             try work.start()
         } catch {

@@ -50,15 +50,20 @@ final class RepairProgress: RepairRun.Observer, @unchecked Sendable {
             switch job.state {
             case .done(let result) where result.content != nil:
                 let content = result.content
-                let measured = content?.measurement.map { $0.isMeasured ? $0.summary : $0.reason ?? "unmeasurable" } ?? "no sound to measure"
+                let measured =
+                    content?.measurement.map { $0.isMeasured ? $0.summary : $0.reason ?? "unmeasurable" }
+                    ?? "no sound to measure"
                 let timing = "\(result.worker), \(String(format: "%.2f", result.seconds)) s"
                 switch (result.succeeded, content?.decision) {
                 case (false, _):
                     failed += 1
                     log("FAILED \(job.input): \(result.error ?? "failed") [\(measured)]", level: .error)
                 case (_, .repaired?):
-                    let residual = content?.measurement?.residualMs.map { ", residual \(String(format: "%.3f", $0)) ms" } ?? ""
-                    log("repaired \(job.output) by its \(content?.measuredBy == .content ? "sound" : "headers") (\(result.outputFrames ?? 0) frames; \(measured)\(residual); \(timing))")
+                    let residual =
+                        content?.measurement?.residualMs.map { ", residual \(String(format: "%.3f", $0)) ms" } ?? ""
+                    log(
+                        "repaired \(job.output) by its \(content?.measuredBy == .content ? "sound" : "headers") (\(result.outputFrames ?? 0) frames; \(measured)\(residual); \(timing))"
+                    )
                 case (_, .skipped?):
                     log("in sync: \(job.input) (\(content?.reason ?? measured); \(measured); \(timing))")
                 case (_, .refused?):
@@ -67,7 +72,9 @@ final class RepairProgress: RepairRun.Observer, @unchecked Sendable {
                     log("measured \(job.input): \(measured) (\(timing))")
                 }
             case .done(let result):
-                log("repaired \(job.output) (\(result.outputFrames ?? 0) frames, \(job.method.rawValue), \(result.worker), \(String(format: "%.2f", result.seconds)) s)")
+                log(
+                    "repaired \(job.output) (\(result.outputFrames ?? 0) frames, \(job.method.rawValue), \(result.worker), \(String(format: "%.2f", result.seconds)) s)"
+                )
             case .failed(let error):
                 failed += 1
                 log("FAILED \(job.input): \(error)", level: .error)
@@ -85,7 +92,10 @@ final class RepairProgress: RepairRun.Observer, @unchecked Sendable {
 
     private func log(_ line: String, level: Logger.Level = .notice) {
         if terminal {
-            if level >= .warning { clear(); FileHandle.standardError.write(Data("driftfix: \(line.escapedForTerminal)\n".utf8)) }
+            if level >= .warning {
+                clear()
+                FileHandle.standardError.write(Data("driftfix: \(line.escapedForTerminal)\n".utf8))
+            }
         } else {
             logger.log(level: level, "\(line.escapedForTerminal)")
         }
@@ -100,8 +110,11 @@ final class RepairProgress: RepairRun.Observer, @unchecked Sendable {
         let fraction = total > 0 ? Double(done) / Double(total) : 1
         let filled = Int(fraction * 24)
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: 24 - filled)
-        let line = "[\(bar)] \(done)/\(total) files  "
-            + String(format: "%.2f/%.2f h audio  %.0fx realtime  ETA %.0f s", audioDone / 3600, totalAudio / 3600, speed, eta)
+        let line =
+            "[\(bar)] \(done)/\(total) files  "
+            + String(
+                format: "%.2f/%.2f h audio  %.0fx realtime  ETA %.0f s", audioDone / 3600, totalAudio / 3600, speed, eta
+            )
             + "  workers \(workers)  failed \(failed)"
         FileHandle.standardError.write(Data(style.redraw(line, previousWidth: width).utf8))
         width = line.count

@@ -39,13 +39,17 @@ struct ScanCommand: AsyncParsableCommand {
     @Option(help: "Output on stdout: table (default on a terminal), json or csv (default otherwise: json).")
     var format: Format?
 
-    @Option(help: ArgumentHelp("Also write report.json, report.csv and report.html into this folder.", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp("Also write report.json, report.csv and report.html into this folder.", valueName: "dir"))
     var report: String?
 
     @Flag(help: "Also measure each pair by its sound (on workers); see below.")
     var content = false
 
-    @Option(help: "name (default), sound or name-then-sound: with sound, clips are found in recordings by what they heard and listed as `driftfix sync` lists them (default: the configuration's scan.pair-by).")
+    @Option(
+        help:
+            "name (default), sound or name-then-sound: with sound, clips are found in recordings by what they heard and listed as `driftfix sync` lists them (default: the configuration's scan.pair-by)."
+    )
     var pairBy: PairBy?
 
     @OptionGroup(title: "Workers (with --content)")
@@ -62,7 +66,8 @@ struct ScanCommand: AsyncParsableCommand {
         // Names first; a camera file with its own audio is left to the sound (a clip to find, not a pair by itself).
         if mode == .nameThenSound { configuration.pairing.selfPairs = false }
         var result = DriftScanner.scan(
-            roots: absoluteRoots, rules: configuration.pairing, drift: configuration.drift, repair: configuration.repair)
+            roots: absoluteRoots, rules: configuration.pairing, drift: configuration.drift, repair: configuration.repair
+        )
         var unmeasured = 0
         if content {
             let logger = Logger(label: "driftfix.scan")
@@ -70,8 +75,10 @@ struct ScanCommand: AsyncParsableCommand {
             let progress = RepairProgress(logger: logger)
             do {
                 let outcome = try await MeasureRun(
-                    configuration: configuration, dispatch: try dispatch.settings(configuration: configuration, configPath: config),
-                    logger: logger).run(result, observer: progress)
+                    configuration: configuration,
+                    dispatch: try dispatch.settings(configuration: configuration, configPath: config),
+                    logger: logger
+                ).run(result, observer: progress)
                 result = outcome.report
                 unmeasured = outcome.unmeasured
             } catch {
@@ -82,7 +89,8 @@ struct ScanCommand: AsyncParsableCommand {
         var soundFailures = false
         if mode == .nameThenSound {
             let pairing = await soundPairing(mode, configuration: configuration, roots: absoluteRoots)
-            result = SoundPairing.merged(names: result, sound: SoundPairing.scanReport(pairing, roots: absoluteRoots, repaired: false))
+            result = SoundPairing.merged(
+                names: result, sound: SoundPairing.scanReport(pairing, roots: absoluteRoots, repaired: false))
             soundFailures = pairing.hasFailures
         }
         let chosen = format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json)
@@ -95,7 +103,9 @@ struct ScanCommand: AsyncParsableCommand {
         }
         fflush(nil)  // the table or JSON first, then the note on stderr
         if let report { try writeReportFolder(result, to: report) }
-        if result.summary.errors > 0 || result.summary.refused > 0 || unmeasured > 0 || soundFailures { throw ExitCode(ExitStatus.failure) }
+        if result.summary.errors > 0 || result.summary.refused > 0 || unmeasured > 0 || soundFailures {
+            throw ExitCode(ExitStatus.failure)
+        }
     }
 }
 
@@ -123,7 +133,9 @@ extension ScanCommand {
     /// The clips found in the recordings by their sound, nothing written.
     func soundPairing(_ mode: PairBy, configuration: Configuration, roots: [String]) async -> SoundPairingReport {
         let settings = SoundPairing.Settings(configuration: configuration, mode: mode)
-        return await SoundPairing(rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.scan")).run(roots: roots)
+        return await SoundPairing(
+            rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.scan")
+        ).run(roots: roots)
     }
 }
 

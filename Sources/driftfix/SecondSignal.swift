@@ -31,6 +31,7 @@ final class SecondSignal: @unchecked Sendable {  // `sources` is set once in ini
             exit(128 + number)
         }
         let what = number == SIGINT ? "interrupted" : number == SIGHUP ? "hung up" : "terminated"
-        FileHandle.standardError.write(Data("\ndriftfix: \(what); finishing running jobs (signal again to quit now)\n".utf8))
+        FileHandle.standardError.write(
+            Data("\ndriftfix: \(what); finishing running jobs (signal again to quit now)\n".utf8))
     }
 }

@@ -32,44 +32,68 @@ struct SyncCommand: AsyncParsableCommand {
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case table, json, csv }
 
-    @Argument(help: "Folders: each one group, or split into groups by the configuration's scan.sound-group (a day, a device).") var roots: [String]
+    @Argument(
+        help: "Folders: each one group, or split into groups by the configuration's scan.sound-group (a day, a device)."
+    ) var roots: [String]
     @Option(help: ArgumentHelp("Write each clip's audio into this folder.", valueName: "dir")) var out: String?
-    @Option(help: "Pair every file by its sound (sound, the default), or only those names leave unpaired (name-then-sound); default: the configuration's scan.pair-by where it says one of these.")
+    @Option(
+        help:
+            "Pair every file by its sound (sound, the default), or only those names leave unpaired (name-then-sound); default: the configuration's scan.pair-by where it says one of these."
+    )
     var pairBy: PairBy?
-    @Option(help: ArgumentHelp("Configuration file; default $DRIFTFIX_CONFIG if set.", valueName: "file")) var config: String?
+    @Option(help: ArgumentHelp("Configuration file; default $DRIFTFIX_CONFIG if set.", valueName: "file")) var config:
+        String?
     @Option(help: "table (default on a terminal), json or csv.") var format: Format?
-    @Option(help: ArgumentHelp("Also write report.json, report.csv and report.html (a timeline per recording) into this folder.",
-                               valueName: "dir")) var report: String?
-    @Flag(help: "Write each clip's synced audio into a copy of the clip in place of its own (video copied packet for packet; PCM in MOV, ALAC in MP4, FLAC in Matroska), named as the clip (default: the configuration's repair.mux).")
+    @Option(
+        help: ArgumentHelp(
+            "Also write report.json, report.csv and report.html (a timeline per recording) into this folder.",
+            valueName: "dir")) var report: String?
+    @Flag(
+        help:
+            "Write each clip's synced audio into a copy of the clip in place of its own (video copied packet for packet; PCM in MOV, ALAC in MP4, FLAC in Matroska), named as the clip (default: the configuration's repair.mux)."
+    )
     var mux = false
     @Option(help: "Files printed and clips measured at once (default: every core).") var threads: Int?
-    @Option(help: "Resampler quality for the rate correction: fast, medium or best (default: the config's repair.quality, else medium).")
+    @Option(
+        help:
+            "Resampler quality for the rate correction: fast, medium or best (default: the config's repair.quality, else medium)."
+    )
     var quality: ResampleQuality?
-    @Option(help: ArgumentHelp("Keep each file's print here, by file fingerprint, so the next run prints only new or changed files (default: the configuration's journal.path, else with --out OUT/.driftfix/journal.sqlite; without either, nothing is kept).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Keep each file's print here, by file fingerprint, so the next run prints only new or changed files (default: the configuration's journal.path, else with --out OUT/.driftfix/journal.sqlite; without either, nothing is kept).",
+            valueName: "file"))
     var journal: String?
 
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
-        if pairBy == .name { throw ValidationError("--pair-by name pairs nothing by sound: use driftfix scan or repair") }
+        if pairBy == .name {
+            throw ValidationError("--pair-by name pairs nothing by sound: use driftfix scan or repair")
+        }
     }
 
     func run() async throws {
         let configuration = try loadConfiguration(config)
         var settings = SoundPairing.Settings(
-            configuration: configuration, mode: pairBy ?? (configuration.pairing.pairBy == .nameThenSound ? .nameThenSound : .sound))
+            configuration: configuration,
+            mode: pairBy ?? (configuration.pairing.pairBy == .nameThenSound ? .nameThenSound : .sound))
         settings.output = out.map(Paths.absolute)
         if let quality { settings.quality = quality }
         if let threads { settings.threads = threads }
         if mux { settings.mux = true }
-        if let path = journal.map(Paths.absolute) ?? configuration.journal.path ?? settings.output.map({ Journal.defaultPath(outputRoot: $0) }) {
+        if let path = journal.map(Paths.absolute) ?? configuration.journal.path
+            ?? settings.output.map({ Journal.defaultPath(outputRoot: $0) })
+        {
             do {
                 settings.journal = try Journal(path: path)
             } catch {
                 throw failure(error)
             }
         }
-        let result = await SoundPairing(rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.sync"))
-            .run(roots: roots.map(Paths.absolute))
+        let result = await SoundPairing(
+            rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.sync")
+        )
+        .run(roots: roots.map(Paths.absolute))
         switch format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json) {
         case .table: print(SoundPairingText.table(result))
         case .json: FileHandle.standardOutput.write(try SoundPairingText.json(result) + Data("\n".utf8))

@@ -8,7 +8,8 @@ import Foundation
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Check a file's exact length (--frames, --match) and/or its sync against a reference's sound (--sync).",
+        abstract:
+            "Check a file's exact length (--frames, --match) and/or its sync against a reference's sound (--sync).",
         discussion: """
             With --match, the expected count is the reference's duration at FILE's sample rate, rounded to the nearest \
             frame. Compressed audio (AAC, Opus... in M4A, MP4, MKV, WebM) is decoded and counted, never taken from a header.
@@ -29,16 +30,25 @@ struct VerifyCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "The expected frame count.")
     var frames: Int64?
 
-    @Option(name: .customLong("match"), help: ArgumentHelp("Expect the duration of this reference file (audio, or a video's picture).", valueName: "ref"))
+    @Option(
+        name: .customLong("match"),
+        help: ArgumentHelp(
+            "Expect the duration of this reference file (audio, or a video's picture).", valueName: "ref"))
     var match: String?
 
-    @Option(name: .customLong("sync"), help: ArgumentHelp("Prove FILE in sync with this reference's sound.", valueName: "ref"))
+    @Option(
+        name: .customLong("sync"),
+        help: ArgumentHelp("Prove FILE in sync with this reference's sound.", valueName: "ref"))
     var sync: String?
 
-    @Option(name: .customLong("offset-ms"), parsing: .unconditional, help: "With --sync: the lag FILE should have, ms (default 0).")
+    @Option(
+        name: .customLong("offset-ms"), parsing: .unconditional,
+        help: "With --sync: the lag FILE should have, ms (default 0).")
     var offsetMs: Double = 0
 
-    @Option(name: .customLong("limit-ms"), parsing: .unconditional, help: "With --sync: the largest residual lag allowed, ms (default 1).")
+    @Option(
+        name: .customLong("limit-ms"), parsing: .unconditional,
+        help: "With --sync: the largest residual lag allowed, ms (default 1).")
     var limitMs: Double = 1
 
     @Option(help: "text (default) or json (with --sync: the residual and its curve).")
@@ -46,7 +56,9 @@ struct VerifyCommand: ParsableCommand {
 
     func validate() throws {
         guard frames == nil || match == nil else { throw ValidationError("give at most one of --frames, --match") }
-        guard frames != nil || match != nil || sync != nil else { throw ValidationError("give --frames, --match or --sync") }
+        guard frames != nil || match != nil || sync != nil else {
+            throw ValidationError("give --frames, --match or --sync")
+        }
         if let frames, frames < 0 { throw ValidationError("--frames must not be negative") }
         guard limitMs > 0 else { throw ValidationError("--limit-ms must be positive") }
     }
@@ -67,11 +79,14 @@ struct VerifyCommand: ParsableCommand {
                 let difference = found - expected
                 passed = difference == 0
                 if format == .text {
-                    print("\(file): \(found) frames found, \(expected) expected, difference \(difference): \(passed ? "OK" : "MISMATCH")")
+                    print(
+                        "\(file): \(found) frames found, \(expected) expected, difference \(difference): \(passed ? "OK" : "MISMATCH")"
+                    )
                 }
             }
             if let sync {
-                let verification = try ContentProbe.verify(output: file, reference: sync, expectedOffsetMs: offsetMs, limitMs: limitMs)
+                let verification = try ContentProbe.verify(
+                    output: file, reference: sync, expectedOffsetMs: offsetMs, limitMs: limitMs)
                 passed = passed && verification.passed
                 switch format {
                 case .text: print(ContentText.verification(verification, file: file))

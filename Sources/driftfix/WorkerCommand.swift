@@ -20,15 +20,20 @@ struct WorkerCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .customLong("metrics-address"), help: ArgumentHelp(
-        "Serve live metrics at http://ADDRESS/metrics (and /healthz): PORT (loopback) or HOST:PORT.", valueName: "address"))
+    @Option(
+        name: .customLong("metrics-address"),
+        help: ArgumentHelp(
+            "Serve live metrics at http://ADDRESS/metrics (and /healthz): PORT (loopback) or HOST:PORT.",
+            valueName: "address"))
     var metricsAddress: String?
 
     @Flag(help: "Serve night after night: the end of a run does not end the worker (for systemd, Kubernetes, compose).")
     var persistent = false
 
-    @Option(name: .customLong("drain-timeout"), parsing: .unconditional,
-            help: ArgumentHelp("Seconds running jobs may take to finish after SIGTERM before they are handed back.", valueName: "seconds"))
+    @Option(
+        name: .customLong("drain-timeout"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds running jobs may take to finish after SIGTERM before they are handed back.", valueName: "seconds"))
     var drainTimeout: Double = 25
 
     @Option(help: ArgumentHelp("Coordinator endpoint, e.g. tcp://coordinator:5555.", valueName: "endpoint"))
@@ -37,35 +42,54 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Jobs run at once (default: the number of cores).")
     var concurrency: Int?
 
-    @Option(name: .customLong("idle-cores"), parsing: .unconditional,
-            help: "Cores beyond its own a long resample may borrow while no driftfix job on this host holds them (default: worker.idle-cores, else the concurrency less one).")
+    @Option(
+        name: .customLong("idle-cores"), parsing: .unconditional,
+        help:
+            "Cores beyond its own a long resample may borrow while no driftfix job on this host holds them (default: worker.idle-cores, else the concurrency less one)."
+    )
     var idleCores: Int?
 
     @Option(help: "Name announced to the coordinator (default: host-pid).")
     var identity: String?
 
-    @Option(help: ArgumentHelp("Configuration file (worker path map); default $DRIFTFIX_CONFIG if set.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("Configuration file (worker path map); default $DRIFTFIX_CONFIG if set.", valueName: "file"))
     var config: String?
 
-    @Option(name: .customLong("heartbeat"), parsing: .unconditional, help: ArgumentHelp("Heartbeat interval in seconds.", visibility: .hidden))
+    @Option(
+        name: .customLong("heartbeat"), parsing: .unconditional,
+        help: ArgumentHelp("Heartbeat interval in seconds.", visibility: .hidden))
     var heartbeat: Double = 1
 
-    @Option(name: .customLong("max-backoff"), parsing: .unconditional, help: ArgumentHelp("Longest wait between reconnects, seconds.", visibility: .hidden))
+    @Option(
+        name: .customLong("max-backoff"), parsing: .unconditional,
+        help: ArgumentHelp("Longest wait between reconnects, seconds.", visibility: .hidden))
     var maxBackoff: Double = 32
 
-    @Option(name: .customLong("curve-secret"), help: ArgumentHelp("This worker's secret key file (driftfix keygen).", valueName: "file"))
+    @Option(
+        name: .customLong("curve-secret"),
+        help: ArgumentHelp("This worker's secret key file (driftfix keygen).", valueName: "file"))
     var curveSecret: String?
 
-    @Option(name: .customLong("server-key"), help: ArgumentHelp("The coordinator's public key file (its NAME.pub).", valueName: "file"))
+    @Option(
+        name: .customLong("server-key"),
+        help: ArgumentHelp("The coordinator's public key file (its NAME.pub).", valueName: "file"))
     var serverKey: String?
 
     @Flag(name: .customLong("insecure-plaintext"), help: "Connect to a network endpoint without CURVE.")
     var insecurePlaintext = false
 
-    @Option(name: .customLong("input-root"), help: ArgumentHelp("A folder jobs may read (repeatable; default: the coordinator's roots in each job, after the path map).", valueName: "dir"))
+    @Option(
+        name: .customLong("input-root"),
+        help: ArgumentHelp(
+            "A folder jobs may read (repeatable; default: the coordinator's roots in each job, after the path map).",
+            valueName: "dir"))
     var inputRoots: [String] = []
 
-    @Option(name: .customLong("output-root"), help: ArgumentHelp("The folder jobs may write into (default: the job's, after the path map).", valueName: "dir"))
+    @Option(
+        name: .customLong("output-root"),
+        help: ArgumentHelp("The folder jobs may write into (default: the job's, after the path map).", valueName: "dir")
+    )
     var outputRoot: String?
 
     /// Set by a coordinator's local worker pool: stop (finishing running jobs) when that process is gone, so a
@@ -78,17 +102,22 @@ struct WorkerCommand: AsyncParsableCommand {
         if let idleCores, !(0...1024).contains(idleCores) { throw ValidationError("--idle-cores must be 0...1024") }
         if !(drainTimeout >= 0) { throw ValidationError("--drain-timeout must be 0 or more seconds") }
         if let metricsAddress { _ = try MetricsOption.parse(metricsAddress) }
-        if (curveSecret == nil) != (serverKey == nil) { throw ValidationError("--curve-secret and --server-key go together") }
+        if (curveSecret == nil) != (serverKey == nil) {
+            throw ValidationError("--curve-secret and --server-key go together")
+        }
     }
 
     func run() async throws {
         let logger = Logger(label: "driftfix.worker")
         let configuration = try loadConfiguration(config)
-        let keys = try TransportSecurity.workerKeys(connect: connect, secret: curveSecret, serverKey: serverKey,
-                                                    configuration: configuration.security, insecure: insecurePlaintext)
+        let keys = try TransportSecurity.workerKeys(
+            connect: connect, secret: curveSecret, serverKey: serverKey,
+            configuration: configuration.security, insecure: insecurePlaintext)
         // Under Slurm the task's name (slurm-JOB_TASK@NODE) and its allocation's CPUs, not the whole node's.
         let environment = ProcessInfo.processInfo.environment
-        let name = identity ?? SlurmIdentity(environment: environment)?.description ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
+        let name =
+            identity ?? SlurmIdentity(environment: environment)?.description
+            ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
         let cores = slurmAllocatedCPUs(environment: environment) ?? Cores.available
         var node = WorkerNode.Settings(endpoint: connect, capacity: concurrency ?? cores, identity: name)
         node.heartbeatInterval = heartbeat
@@ -102,7 +131,8 @@ struct WorkerCommand: AsyncParsableCommand {
         node.outputRoot = (outputRoot ?? configuration.workerOutputRoot).map(Paths.absolute)
         // A coordinator on the network is not trusted to say where this machine may read and write.
         if !Endpoint.isLocal(connect) && (node.inputRoots.isEmpty || node.outputRoot == nil) {
-            throw ValidationError("""
+            throw ValidationError(
+                """
                 --connect \(connect) is on the network: give this worker its own --input-root (one per media folder) and \
                 --output-root (or worker.input-roots and worker.output-root in its config); jobs outside them are refused
                 """)
@@ -111,7 +141,8 @@ struct WorkerCommand: AsyncParsableCommand {
             logger.warning("connecting to \(connect) WITHOUT authentication or encryption (--insecure-plaintext)")
         }
         if let keys {
-            node.security = .curveClient(try TransportSecurity.secret(keys.secret), serverKey: try TransportSecurity.publicKey(keys.serverKey))
+            node.security = .curveClient(
+                try TransportSecurity.secret(keys.secret), serverKey: try TransportSecurity.publicKey(keys.serverKey))
         }
         var settings = WorkerRun.Settings(node: node)
         settings.parent = parent

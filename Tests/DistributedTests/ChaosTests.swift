@@ -1,15 +1,19 @@
 import DriftJournal
 import DriftSchema
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("a night that survives anything", .serialized)
 struct ChaosTests {
-    @Test("chaos: a worker SIGKILLed about every second and every few outputs, the coordinator killed once and resumed, a file that kills its workers, an output volume that fills, an input cut mid-read: every other output exact and verified, each failure named by its cause, no junk, no orphan, the journal agrees with the outputs")
+    @Test(
+        "chaos: a worker SIGKILLed about every second and every few outputs, the coordinator killed once and resumed, a file that kills its workers, an output volume that fills, an input cut mid-read: every other output exact and verified, each failure named by its cause, no junk, no orphan, the journal agrees with the outputs"
+    )
     func chaos() throws {
         // A new seed each time (timing is never the same anyway); DRIFTFIX_CHAOS_SEED replays a reported one.
-        let seed = ProcessInfo.processInfo.environment["DRIFTFIX_CHAOS_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
+        let seed =
+            ProcessInfo.processInfo.environment["DRIFTFIX_CHAOS_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 1...UInt64.max)
         // Eight attempts, not the default three: at one kill per second and a half on three workers, a healthy
         // file's job is hit about one time in four, and a night of 60 files with five attempts lost one to bad luck
         // now and then (0.26^5 per file), which is not what this test is about.
@@ -28,7 +32,9 @@ struct ChaosTests {
         let (last, figures) = try night.run()
         let context = "seed \(seed), \(figures)"
         if ProcessInfo.processInfo.environment["DRIFTFIX_CHAOS_LOG"] != nil { print(last.stderr) }
-        print("chaos night: seed \(seed): \(figures.workerKills) workers killed by chaos, \(figures.poisonKills) by the poison, coordinator killed \(figures.coordinatorKills)x; \(String(format: "%.1f", figures.wallSeconds)) s")
+        print(
+            "chaos night: seed \(seed): \(figures.workerKills) workers killed by chaos, \(figures.poisonKills) by the poison, coordinator killed \(figures.coordinatorKills)x; \(String(format: "%.1f", figures.wallSeconds)) s"
+        )
 
         #expect(figures.coordinatorKills == 1 && figures.coordinators.count == 2, "\(context)")
         #expect(figures.workerKills >= 3, "the chaos loop must really have struck: \(context)")
@@ -37,14 +43,21 @@ struct ChaosTests {
 
         let report = try night.finalReport()
         let poisonRow = report.pairs.first { $0.recording == night.poison }
-        #expect(poisonRow?.outcome == .failed && poisonRow?.attempts == settings.maxAttempts,
-                "\(context): \(poisonRow?.outcome?.rawValue ?? "no row"), \(poisonRow?.attempts ?? 0) attempts")
-        #expect(poisonRow?.error?.contains("signal 9") == true, "the reason names how its workers died: \(poisonRow?.error ?? "")")
+        #expect(
+            poisonRow?.outcome == .failed && poisonRow?.attempts == settings.maxAttempts,
+            "\(context): \(poisonRow?.outcome?.rawValue ?? "no row"), \(poisonRow?.attempts ?? 0) attempts")
+        #expect(
+            poisonRow?.error?.contains("signal 9") == true,
+            "the reason names how its workers died: \(poisonRow?.error ?? "")")
         let cutRow = report.pairs.first { $0.recording == night.vanishing }
-        #expect(cutRow?.outcome == .failed && cutRow?.error?.contains("truncated") == true,
-                "\(context): the cut input fails naming it: \(cutRow?.outcome?.rawValue ?? "no row"): \(cutRow?.error ?? "")")
+        #expect(
+            cutRow?.outcome == .failed && cutRow?.error?.contains("truncated") == true,
+            "\(context): the cut input fails naming it: \(cutRow?.outcome?.rawValue ?? "no row"): \(cutRow?.error ?? "")"
+        )
         let disruptions = report.disruptions ?? RunDisruptions()
-        #expect(disruptions.workersLost >= 1 && disruptions.workersRestarted >= 1 && disruptions.jobsRequeued >= 1, "\(context): \(disruptions)")
+        #expect(
+            disruptions.workersLost >= 1 && disruptions.workersRestarted >= 1 && disruptions.jobsRequeued >= 1,
+            "\(context): \(disruptions)")
 
         // Every other output: exact length, the ideal repair, written once (nothing else in the tree) - except the
         // ones the full volume had no room for, which failed saying so.
@@ -58,7 +71,8 @@ struct ChaosTests {
             if night.volume != nil, output.hasPrefix(night.smallVolumeFolder + "/"), row?.outcome == .failed {
                 // Its last attempt may also have been struck by the chaos loop; what failed it is named either way.
                 let error = row?.error?.lowercased() ?? ""
-                #expect(error.contains("no space left") || error.contains("signal 9"), "\(context): \(output): \(error)")
+                #expect(
+                    error.contains("no space left") || error.contains("signal 9"), "\(context): \(output): \(error)")
                 // An earlier attempt may have placed its verified output and been killed before it reported; later
                 // attempts found no room, and the job failed. Such a file is whole (it was verified before its
                 // rename) and the next night redoes it, as the journal has no output for it.
@@ -72,7 +86,9 @@ struct ChaosTests {
             }
             expected.insert(output)
             guard FileManager.default.fileExists(atPath: output) else {
-                Issue.record("\(context): \(output) is missing; its row: \(row?.outcome?.rawValue ?? "none"), \(row?.error ?? "")\n\(last.stdout)")
+                Issue.record(
+                    "\(context): \(output) is missing; its row: \(row?.outcome?.rawValue ?? "none"), \(row?.error ?? "")\n\(last.stdout)"
+                )
                 continue
             }
             let (samples, _, frames) = try readAll(output)
@@ -85,13 +101,19 @@ struct ChaosTests {
         // The poison, the cut input and the outputs without room fail the run (exit 1), nothing else does.
         let repaired = settings.files - noRoom
         #expect(last.status == 1, "\(context)\n\(last.stdout)\n\(last.stderr)")
-        #expect(last.stdout.contains("\(repaired) repaired, 0 unchanged, 0 skipped, 0 refused, \(noRoom + 2) failed"),
-                "\(context)\n\(last.stdout)")
-        #expect(Set(regularFiles(under: night.out.path)) == expected.union(placedBeforeFailing),
-                "\(context): only the verified outputs are in the tree")
-        #expect(hiddenFiles(under: night.out.path).isEmpty, "\(context): temporary files left: \(hiddenFiles(under: night.out.path))")
+        #expect(
+            last.stdout.contains("\(repaired) repaired, 0 unchanged, 0 skipped, 0 refused, \(noRoom + 2) failed"),
+            "\(context)\n\(last.stdout)")
+        #expect(
+            Set(regularFiles(under: night.out.path)) == expected.union(placedBeforeFailing),
+            "\(context): only the verified outputs are in the tree")
+        #expect(
+            hiddenFiles(under: night.out.path).isEmpty,
+            "\(context): temporary files left: \(hiddenFiles(under: night.out.path))")
         for coordinator in figures.coordinators {
-            #expect(waitUntil(seconds: 20) { localWorkers(of: coordinator).isEmpty }, "\(context): workers of \(coordinator) outlived it")
+            #expect(
+                waitUntil(seconds: 20) { localWorkers(of: coordinator).isEmpty },
+                "\(context): workers of \(coordinator) outlived it")
         }
 
         // The journal: one run, resumed to the end; its outputs are the files on disk (size and time to the ns).
@@ -101,15 +123,17 @@ struct ChaosTests {
         let states = try journal.jobStates(run: 1).values
         #expect(states.filter { $0.state == "done" }.count == repaired, "\(context)")
         #expect(states.filter { $0.state == "failed" }.count == noRoom + 2, "\(context)")
-        #expect(states.first { $0.output.hasSuffix("/poison.wav") }.map(\.attempts) == settings.maxAttempts, "\(context)")
+        #expect(
+            states.first { $0.output.hasSuffix("/poison.wav") }.map(\.attempts) == settings.maxAttempts, "\(context)")
         let recorded = try journal.outputs()
         for output in expected {
             let record = recorded.values.first { $0.output == output }
             var info = stat()
             #expect(stat(output, &info) == 0)
             #expect(record?.outputSize == Int64(info.st_size), "\(context): \(output)")
-            #expect(record?.outputModified == Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-                    "\(context): \(output) was written after the journal recorded it")
+            #expect(
+                record?.outputModified == Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+                "\(context): \(output) was written after the journal recorded it")
         }
         #expect(night.tree.fingerprints() == originals && fingerprint(night.poison) == poisonPrint, "inputs unchanged")
     }

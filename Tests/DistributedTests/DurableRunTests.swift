@@ -2,8 +2,8 @@ import DriftAudio
 import DriftCore
 import DriftJournal
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Identity of a file on disk: a rewritten output gets a new inode (written to a temporary file, then renamed).
 func identity(_ path: String) -> String? {
@@ -20,20 +20,25 @@ struct DurableRunTests {
             let output = tree.output(entry, in: out)
             let (samples, _, frames) = try readAll(output)
             #expect(frames == entry.target, "\(context): \(output): \(frames) frames, expected \(entry.target)")
-            let snr = SignalMeasure.snr(actual: samples, ideal: entry.signal.ideal(target: entry.target, start: 0, count: Int(entry.target)))
+            let snr = SignalMeasure.snr(
+                actual: samples, ideal: entry.signal.ideal(target: entry.target, start: 0, count: Int(entry.target)))
             #expect(snr > 100, "\(context): \(output): SNR \(snr) dB")
         }
         #expect(hiddenFiles(under: out).isEmpty, "\(context): no temporary files left: \(hiddenFiles(under: out))")
     }
 
-    @Test("kill -9 of the coordinator during the scan, after planning, mid-dispatch and while results arrive: the next run resumes and every file ends repaired once, verified",
-          arguments: ["scan:1", "planned:1", "lease:3", "result:2"])
+    @Test(
+        "kill -9 of the coordinator during the scan, after planning, mid-dispatch and while results arrive: the next run resumes and every file ends repaired once, verified",
+        arguments: ["scan:1", "planned:1", "lease:3", "result:2"])
     func crashAndResume(failpoint: String) throws {
         let tree = try RepairTree(drifted: 8, frames: 48_000, channels: 2, folders: 2)
         let before = tree.fingerprints()
         let out = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
-        let arguments = ["repair", tree.root.path, "--out", out.path, "--workers", "2", "--heartbeat", "0.5", "--report", report.path]
+        let arguments = [
+            "repair", tree.root.path, "--out", out.path, "--workers", "2", "--heartbeat", "0.5", "--report",
+            report.path,
+        ]
         let crashed = try Background(arguments, environment: ["DRIFTFIX_FAILPOINT": failpoint])
         let crash = crashed.wait(seconds: 120)
         #expect(crash.signaled && crash.status == SIGKILL, "\(failpoint): \(crash.stderr)")
@@ -64,12 +69,15 @@ struct DurableRunTests {
     func externalKill() throws {
         let tree = try RepairTree(drifted: 10, frames: 960_000, channels: 2, folders: 2)
         let out = TemporaryFolder("driftfix-out")
-        let arguments = ["repair", tree.root.path, "--out", out.path, "--workers", "2", "--quality", "best", "--heartbeat", "0.5"]
+        let arguments = [
+            "repair", tree.root.path, "--out", out.path, "--workers", "2", "--quality", "best", "--heartbeat", "0.5",
+        ]
         let coordinator = try Background(arguments)
         let journalPath = Journal.defaultPath(outputRoot: out.path)
         let caught = waitUntil(seconds: 120) {
             guard let journal = try? Journal(path: journalPath, readOnly: true),
-                  let states = try? journal.jobStates(run: 1) else { return false }
+                let states = try? journal.jobStates(run: 1)
+            else { return false }
             return states.values.filter { $0.state == "done" }.count >= 3
         }
         kill(coordinator.pid, SIGKILL)
@@ -83,35 +91,47 @@ struct DurableRunTests {
 
         let resumed = try Background(arguments).wait(seconds: 240)
         #expect(resumed.status == 0, "\(resumed.stdout)\n\(resumed.stderr)")
-        #expect(resumed.stderr.contains("resuming run 1") && resumed.stderr.contains("\(done.count) of 10 jobs already finished"), "\(resumed.stderr)")
+        #expect(
+            resumed.stderr.contains("resuming run 1")
+                && resumed.stderr.contains("\(done.count) of 10 jobs already finished"), "\(resumed.stderr)")
         try expectRepaired(tree, out: out.path, "external kill")
         #expect(done.map(identity) == identities, "verified outputs were not rewritten")
     }
 
-    @Test("incremental runs: an unchanged tree does no work; a touched recording or a lost output is redone alone; --full redoes all")
+    @Test(
+        "incremental runs: an unchanged tree does no work; a touched recording or a lost output is redone alone; --full redoes all"
+    )
     func incremental() throws {
         let tree = try RepairTree(drifted: 6, inSync: 1, folders: 2)
         let out = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
         let arguments = ["repair", tree.root.path, "--out", out.path, "--workers", "2", "--report", report.path]
         let first = try driftfix(arguments)
-        #expect(first.status == 0 && first.stdout.contains("6 repaired, 0 unchanged, 1 skipped"), "\(first.stdout)\n\(first.stderr)")
+        #expect(
+            first.status == 0 && first.stdout.contains("6 repaired, 0 unchanged, 1 skipped"),
+            "\(first.stdout)\n\(first.stderr)")
         let outputs = tree.entries.prefix(6).map { tree.output($0, in: out.path) }
         let identities = outputs.map(identity)
 
         let second = try driftfix(arguments)
-        #expect(second.status == 0 && second.stdout.contains("0 repaired, 6 unchanged, 1 skipped"), "\(second.stdout)\n\(second.stderr)")
+        #expect(
+            second.status == 0 && second.stdout.contains("0 repaired, 6 unchanged, 1 skipped"),
+            "\(second.stdout)\n\(second.stderr)")
         #expect(outputs.map(identity) == identities, "nothing rewritten")
         #expect(try reportRows(report.path).values.filter { $0["outcome"] as? String == "unchanged" }.count == 6)
-        #expect(try reportRows(report.path)[(tree.entries[0].recording as NSString).lastPathComponent]?["outputFrames"] as? Int
+        #expect(
+            try reportRows(report.path)[(tree.entries[0].recording as NSString).lastPathComponent]?["outputFrames"]
+                as? Int
                 == Int(tree.entries[0].target), "an unchanged row still names its verified output")
 
         // touch one recording: only it is redone.
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: tree.entries[2].recording)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: tree.entries[2].recording)
         // lose another's output: only it is redone.
         try FileManager.default.removeItem(atPath: outputs[4])
         let third = try driftfix(arguments)
-        #expect(third.status == 0 && third.stdout.contains("2 repaired, 4 unchanged"), "\(third.stdout)\n\(third.stderr)")
+        #expect(
+            third.status == 0 && third.stdout.contains("2 repaired, 4 unchanged"), "\(third.stdout)\n\(third.stderr)")
         let now = outputs.map(identity)
         for index in outputs.indices {
             #expect((now[index] != identities[index]) == (index == 2 || index == 4), "output \(index)")
@@ -123,7 +143,9 @@ struct DurableRunTests {
         #expect(zip(outputs.map(identity), now).allSatisfy { $0 != $1 }, "--full rewrote every output")
     }
 
-    @Test("--engine soxr: workers repair every pair exactly, against the ideal; a kill -9 mid-dispatch resumes on the same engine; the engine is part of the plan, so switching back redoes the pairs once")
+    @Test(
+        "--engine soxr: workers repair every pair exactly, against the ideal; a kill -9 mid-dispatch resumes on the same engine; the engine is part of the plan, so switching back redoes the pairs once"
+    )
     func soxrEngine() throws {
         let tree = try RepairTree(drifted: 6, frames: 48_000, channels: 2, folders: 2)
         let out = TemporaryFolder("driftfix-out")
@@ -137,7 +159,9 @@ struct DurableRunTests {
         try expectRepaired(tree, out: out.path, "soxr")
         let journal = try Journal(path: Journal.defaultPath(outputRoot: out.path), readOnly: true)
         let engines = try journal.jobEngines(run: 1)
-        #expect(engines.count == 6 && engines.values.allSatisfy { $0 == .soxr }, "every job of the run was a soxr job: \(engines)")
+        #expect(
+            engines.count == 6 && engines.values.allSatisfy { $0 == .soxr },
+            "every job of the run was a soxr job: \(engines)")
         // The next night without --engine (auto): soxr is no longer asked for by name, a change of plan, so every
         // pair is redone once (on the engine auto picks: soxr at medium).
         let switched = try driftfix(arguments)
@@ -147,7 +171,9 @@ struct DurableRunTests {
         try expectRepaired(tree, out: out.path, "auto after soxr")
     }
 
-    @Test("--engine auto, the default: an earlier night's outputs made by the old default (libsamplerate) stay current; its jobs name the engine that runs (soxr at medium, libsamplerate at best); outputs exact against the ideal")
+    @Test(
+        "--engine auto, the default: an earlier night's outputs made by the old default (libsamplerate) stay current; its jobs name the engine that runs (soxr at medium, libsamplerate at best); outputs exact against the ideal"
+    )
     func autoEngine() throws {
         let tree = try RepairTree(drifted: 4, frames: 48_000, channels: 2, folders: 2)
         let out = TemporaryFolder("driftfix-out")
@@ -157,13 +183,17 @@ struct DurableRunTests {
         let outputs = tree.entries.map { tree.output($0, in: out.path) }
         let identities = outputs.map(identity)
         let now = try driftfix(arguments)
-        #expect(now.status == 0 && now.stdout.contains("0 repaired, 4 unchanged"), "a changed default is no change of plan: \(now.stdout)")
+        #expect(
+            now.status == 0 && now.stdout.contains("0 repaired, 4 unchanged"),
+            "a changed default is no change of plan: \(now.stdout)")
         #expect(outputs.map(identity) == identities)
 
         // A fresh tree under the default: medium runs on soxr, best on libsamplerate, each named in the journal.
         for (quality, engine) in [("medium", ResampleEngine.soxr), ("best", .libsamplerate)] {
             let fresh = TemporaryFolder("driftfix-out")
-            let night = try driftfix(["repair", tree.root.path, "--out", fresh.path, "--workers", "2", "--quality", quality])
+            let night = try driftfix([
+                "repair", tree.root.path, "--out", fresh.path, "--workers", "2", "--quality", quality,
+            ])
             #expect(night.status == 0, "\(night.stderr)")
             try expectRepaired(tree, out: fresh.path, "auto at \(quality)")
             let journal = try Journal(path: Journal.defaultPath(outputRoot: fresh.path), readOnly: true)
@@ -177,15 +207,20 @@ struct DurableRunTests {
         let tree = try RepairTree(drifted: 3)
         let out = TemporaryFolder("driftfix-out")
         // In use: a coordinator waiting for workers owns it.
-        let owner = try Background(["repair", tree.root.path, "--out", out.path, "--bind", uniqueEndpoint(), "--workers", "0",
-                                    "--idle-timeout", "30"])
+        let owner = try Background([
+            "repair", tree.root.path, "--out", out.path, "--bind", uniqueEndpoint(), "--workers", "0",
+            "--idle-timeout", "30",
+        ])
         let journalPath = Journal.defaultPath(outputRoot: out.path)
         #expect(waitUntil(seconds: 20) { FileManager.default.fileExists(atPath: journalPath + ".lock") })
         Thread.sleep(forTimeInterval: 0.5)
         let second = try driftfix(["repair", tree.root.path, "--out", out.path, "--workers", "1"])
         #expect(second.status == 1)
-        #expect(second.errorLines.contains { $0.contains("journal \(journalPath) is in use by another driftfix repair (pid \(owner.pid)") },
-                "\(second.stderr)")
+        #expect(
+            second.errorLines.contains {
+                $0.contains("journal \(journalPath) is in use by another driftfix repair (pid \(owner.pid)")
+            },
+            "\(second.stderr)")
         kill(owner.pid, SIGTERM)
         _ = owner.wait(seconds: 30)
 
@@ -196,7 +231,9 @@ struct DurableRunTests {
         try garbage.write(to: URL(fileURLWithPath: Journal.defaultPath(outputRoot: damaged.path)))
         let refused = try driftfix(["repair", tree.root.path, "--out", damaged.path, "--workers", "1"])
         #expect(refused.status == 1)
-        #expect(refused.errorLines.contains { $0.contains("is damaged") && $0.contains("Move it aside") }, "\(refused.stderr)")
+        #expect(
+            refused.errorLines.contains { $0.contains("is damaged") && $0.contains("Move it aside") },
+            "\(refused.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: Journal.defaultPath(outputRoot: damaged.path))) == garbage)
         #expect(damaged.entries() == [".driftfix"], "nothing repaired without a journal")
 
@@ -209,11 +246,17 @@ struct DurableRunTests {
         while (try? handle.write(contentsOf: Data(repeating: 1, count: 4096))) != nil {}
         try handle.close()
         let spaceless = TemporaryFolder("driftfix-out")
-        let full = try driftfix(["repair", tree.root.path, "--out", spaceless.path, "--workers", "1", "--journal", disk.file("j.sqlite")])
+        let full = try driftfix([
+            "repair", tree.root.path, "--out", spaceless.path, "--workers", "1", "--journal", disk.file("j.sqlite"),
+        ])
         #expect(full.status == 1)
-        #expect(full.errorLines.contains { $0.contains(disk.file("j.sqlite")) && $0.contains("no space left") }, "\(full.stderr)")
+        #expect(
+            full.errorLines.contains { $0.contains(disk.file("j.sqlite")) && $0.contains("no space left") },
+            "\(full.stderr)")
         try FileManager.default.removeItem(atPath: filler)
-        let retry = try driftfix(["repair", tree.root.path, "--out", spaceless.path, "--workers", "1", "--journal", disk.file("j.sqlite")])
+        let retry = try driftfix([
+            "repair", tree.root.path, "--out", spaceless.path, "--workers", "1", "--journal", disk.file("j.sqlite"),
+        ])
         #expect(retry.status == 0 && retry.stdout.contains("3 repaired"), "\(retry.stdout)\n\(retry.stderr)")
     }
 
@@ -223,13 +266,18 @@ struct DurableRunTests {
         let out = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
         let metrics = out.file("driftfix.prom")
-        let arguments = ["repair", tree.root.path, "--out", out.path, "--workers", "1", "--report", report.path, "--metrics", metrics]
+        let arguments = [
+            "repair", tree.root.path, "--out", out.path, "--workers", "1", "--report", report.path, "--metrics",
+            metrics,
+        ]
         for night in 1...3 {
             if night == 3 {
                 // device1's recorder goes bad: one take's drift changes by thousands of ppm.
                 let entry = tree.entries[1]
                 try "\(entry.frames + 100)@48000\n"
-                    .write(toFile: (entry.recording as NSString).deletingPathExtension + ".duration", atomically: true, encoding: .utf8)
+                    .write(
+                        toFile: (entry.recording as NSString).deletingPathExtension + ".duration", atomically: true,
+                        encoding: .utf8)
             }
             let result = try driftfix(arguments)
             #expect(result.status == 0, "night \(night): \(result.stderr)")
@@ -249,7 +297,9 @@ struct DurableRunTests {
 
         let html = try String(contentsOfFile: report.path + "/report.html", encoding: .utf8)
         #expect(html.contains("<svg id=\"trend\"") && html.contains("data-device=\"device1\""))
-        let reportObject = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report.path + "/report.json"))) as? [String: Any])
+        let reportObject = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report.path + "/report.json")))
+                as? [String: Any])
         let devices = (reportObject["history"] as? [String: Any])?["devices"] as? [[String: Any]] ?? []
         #expect(devices.filter { $0["alert"] != nil }.map { $0["name"] as? String } == ["device1"])
 
@@ -257,7 +307,9 @@ struct DurableRunTests {
         #expect(text.contains("driftfix_last_run_success 1"))
         #expect(text.contains("driftfix_last_run_files{outcome=\"repaired\"} 1"))
         #expect(text.contains("driftfix_last_run_files{outcome=\"unchanged\"} 3"))
-        #expect(text.contains("driftfix_device_alert{device=\"device1\"} 1") && text.contains("driftfix_device_alert{device=\"device0\"} 0"))
+        #expect(
+            text.contains("driftfix_device_alert{device=\"device1\"} 1")
+                && text.contains("driftfix_device_alert{device=\"device0\"} 0"))
         #expect(text.contains("driftfix_devices 2") && text.contains("driftfix_device_series_omitted 0"))
         let stamp = text.split(separator: "\n").first { $0.hasPrefix("driftfix_last_success_timestamp_seconds ") }
         let seconds = try #require(stamp.flatMap { Double($0.split(separator: " ")[1]) })

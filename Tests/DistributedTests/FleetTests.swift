@@ -1,10 +1,12 @@
 import DriftAudio
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
-private let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+private let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+}
 
 /// A small fleet laid out `ROOT/devN/nightK/takeM.wav` with sidecar references, over two nights: dev2 starts
 /// drifting on the second night (its takes need repair), dev3 turns erratic (its takes scatter, each still in sync).
@@ -22,9 +24,12 @@ private struct SmallFleet {
                 if night == 1 && device == 2 { ppm = 3000 }
                 if night == 1 && device == 3 { ppm = take % 2 == 0 ? -480 : 80 }  // the median stays at -200
                 let path = "\(folder)/take\(take).wav"
-                try writeRecording(TestSignal(channelCount: 1, length: Self.frames, seed: UInt64(device * 10 + take)), to: path, format: format)
+                try writeRecording(
+                    TestSignal(channelCount: 1, length: Self.frames, seed: UInt64(device * 10 + take)), to: path,
+                    format: format)
                 let reference = (Double(Self.frames) / (1 + ppm * 1e-6)).rounded()
-                try "\(Int64(reference))@48000\n".write(toFile: "\(folder)/take\(take).duration", atomically: true, encoding: .utf8)
+                try "\(Int64(reference))@48000\n".write(
+                    toFile: "\(folder)/take\(take).duration", atomically: true, encoding: .utf8)
             }
         }
     }
@@ -32,16 +37,20 @@ private struct SmallFleet {
 
 @Suite("fleet QA: devices, the fleet report, history and metrics (the built binary)", .serialized)
 struct FleetTests {
-    @Test("two nights of a fleet: devices from the path, the alerting ones first in report.json, devices.csv, history and metrics; the HTML device table as Chromium renders it equals the JSON",
-          .enabled(if: chromium != nil, "chromium not installed"))
+    @Test(
+        "two nights of a fleet: devices from the path, the alerting ones first in report.json, devices.csv, history and metrics; the HTML device table as Chromium renders it equals the JSON",
+        .enabled(if: chromium != nil, "chromium not installed"))
     func twoNights() throws {
         let fleet = SmallFleet()
         let out = TemporaryFolder("driftfix-fleet-out")
         let report = TemporaryFolder("driftfix-fleet-report")
         let metrics = out.file("metrics.prom")
         let config = out.file("fleet.yaml")
-        try "scan:\n  device: \"{1}\"\nmetrics:\n  textfile: \(metrics)\n  device-limit: 3\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let arguments = ["repair", fleet.root.path, "--out", out.path, "--workers", "1", "--report", report.path, "--config", config]
+        try "scan:\n  device: \"{1}\"\nmetrics:\n  textfile: \(metrics)\n  device-limit: 3\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
+        let arguments = [
+            "repair", fleet.root.path, "--out", out.path, "--workers", "1", "--report", report.path, "--config", config,
+        ]
         try fleet.night(0)
         let first = try driftfix(arguments)
         #expect(first.status == 0, "\(first.stderr)")
@@ -49,10 +58,14 @@ struct FleetTests {
         let second = try driftfix(arguments)
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stdout.contains("4 repaired"), "dev2's four new takes: \(second.stdout)")
-        #expect(second.stderr.contains("dev2: started drifting") && second.stderr.contains("dev3: erratic"), "\(second.stderr)")
+        #expect(
+            second.stderr.contains("dev2: started drifting") && second.stderr.contains("dev3: erratic"),
+            "\(second.stderr)")
 
         // report.json: every device, the alerting first.
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report.file("report.json")))) as? [String: Any])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report.file("report.json"))))
+                as? [String: Any])
         let devices = try #require(object["devices"] as? [[String: Any]])
         #expect(devices.map { $0["device"] as? String ?? "" } == ["dev2", "dev3", "dev0", "dev1"], "\(devices)")
         #expect(devices.allSatisfy { $0["recordings"] as? Int == 8 })
@@ -61,20 +74,30 @@ struct FleetTests {
         #expect(devices[2]["alert"] == nil || devices[2]["alert"] is NSNull)
         #expect((devices[0]["trend"] as? [Any])?.count == 2)
         let pairs = try #require(object["pairs"] as? [[String: Any]])
-        #expect(pairs.allSatisfy { ($0["device"] as? String)?.hasPrefix("dev") == true && $0["deviceSource"] as? String == "path {1}" })
+        #expect(
+            pairs.allSatisfy {
+                ($0["device"] as? String)?.hasPrefix("dev") == true && $0["deviceSource"] as? String == "path {1}"
+            })
         let csv = try String(contentsOfFile: report.file("devices.csv"), encoding: .utf8).split(separator: "\n")
         #expect(csv.count == 5 && csv[0].hasPrefix("device,recordings,") && csv[1].hasPrefix("dev2,8,"))
 
         // The HTML device table, rendered: each row's numbers are the JSON's.
-        let browser = try Child(try #require(chromium), ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000",
-                                                         "--dump-dom", "file://" + report.file("report.html")], stderr: .discard).wait(seconds: 120)
+        let browser = try Child(
+            try #require(chromium),
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000",
+                "--dump-dom", "file://" + report.file("report.html"),
+            ], stderr: .discard
+        ).wait(seconds: 120)
         #expect(browser.status == 0)
         let dom = browser.stdout
         let table = try #require(dom.range(of: "<table id=\"devices\"")).upperBound
         let body = String(dom[table...]).components(separatedBy: "</table>")[0]
         let rows = body.components(separatedBy: "data-device=\"").dropFirst().map { chunk -> (String, [String]) in
             let name = String(chunk.prefix { $0 != "\"" })
-            let values = chunk.components(separatedBy: "data-value=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+            let values = chunk.components(separatedBy: "data-value=\"").dropFirst().map {
+                String($0.prefix { $0 != "\"" })
+            }
             return (name, values)
         }
         #expect(rows.map(\.0) == devices.map { $0["device"] as? String ?? "" })
@@ -85,9 +108,12 @@ struct FleetTests {
             #expect(Int(values[0]) == device["recordings"] as? Int, "\(name)")
             #expect(abs((Double(values[1]) ?? -1) - (device["audioSeconds"] as? Double ?? 0) / 3600) < 1e-9, "\(name)")
             for (index, key) in [(2, "medianPPM"), (3, "worstPPM"), (4, "spreadPPM")] {
-                #expect(abs((Double(values[index]) ?? .nan) - (device[key] as? Double ?? .infinity)) < 1e-9, "\(name) \(key)")
+                #expect(
+                    abs((Double(values[index]) ?? .nan) - (device[key] as? Double ?? .infinity)) < 1e-9,
+                    "\(name) \(key)")
             }
-            #expect(Int(values[5]) == device["pastLimit"] as? Int && Int(values[6]) == device["refused"] as? Int
+            #expect(
+                Int(values[5]) == device["pastLimit"] as? Int && Int(values[6]) == device["refused"] as? Int
                     && Int(values[7]) == device["failed"] as? Int, "\(name)")
             #expect(values[8] == (device["alert"] as? String ?? ""), "\(name)")
         }
@@ -109,8 +135,12 @@ struct FleetTests {
 
         // metrics: per device, capped at three series, the alerting first.
         let text = try String(contentsOfFile: metrics, encoding: .utf8)
-        #expect(text.contains("driftfix_device_alert{device=\"dev2\"} 1") && text.contains("driftfix_device_alert{device=\"dev3\"} 1"))
-        #expect(text.contains("driftfix_devices 4") && text.contains("driftfix_devices_alerting 2") && text.contains("driftfix_device_series_omitted 1"))
+        #expect(
+            text.contains("driftfix_device_alert{device=\"dev2\"} 1")
+                && text.contains("driftfix_device_alert{device=\"dev3\"} 1"))
+        #expect(
+            text.contains("driftfix_devices 4") && text.contains("driftfix_devices_alerting 2")
+                && text.contains("driftfix_device_series_omitted 1"))
         #expect(text.contains("driftfix_device_drift_ppm{device=\"dev2\",stat=\"median\"}"))
         #expect(!text.contains("device=\"dev1\""), "the fourth device has no series of its own")
     }

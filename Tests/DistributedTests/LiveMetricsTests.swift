@@ -1,7 +1,7 @@
 import DriftAudio
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Scrapes a URL every 30 ms until it stops answering (after answering at least once) or the time is up, parsing each
 /// answer with prometheus_client's own text-format parser; prints one JSON line per scrape with the chosen samples
@@ -32,14 +32,18 @@ private let scraper = """
 private func port() -> Int { freeTCPPort() }
 
 private func scrapes(_ output: String) -> [[String: Any]] {
-    output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    output.split(separator: "\n").compactMap {
+        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
 }
 
 @Suite("live metrics over HTTP", .serialized)
 struct LiveMetricsTests {
-    @Test("a night scraped while it runs: the coordinator's done counter rises, the worker's reaches every job, both parse as Prometheus text, /healthz answers 200",
-          .enabled(if: FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/prometheus_client"),
-                   "python3-prometheus-client not installed (scripts/install-deps.sh installs it)"))
+    @Test(
+        "a night scraped while it runs: the coordinator's done counter rises, the worker's reaches every job, both parse as Prometheus text, /healthz answers 200",
+        .enabled(
+            if: FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/prometheus_client"),
+            "python3-prometheus-client not installed (scripts/install-deps.sh installs it)"))
     func scrapedDuringANight() throws {
         let tree = try RepairTree(drifted: 12, frames: 48_000 * 3, channels: 2, folders: 2)
         let out = TemporaryFolder("driftfix-out")
@@ -47,15 +51,23 @@ struct LiveMetricsTests {
         try scraper.write(toFile: folder.file("scrape.py"), atomically: true, encoding: .utf8)
         let endpoint = uniqueEndpoint()
         let (coordinatorPort, workerPort) = (port(), port())
-        let worker = try Background(["worker", "--connect", endpoint, "--persistent", "--concurrency", "1", "--heartbeat", "0.5",
-                                     "--identity", "persistent-metrics",
-                                     "--metrics-address", "127.0.0.1:\(workerPort)"])
+        let worker = try Background([
+            "worker", "--connect", endpoint, "--persistent", "--concurrency", "1", "--heartbeat", "0.5",
+            "--identity", "persistent-metrics",
+            "--metrics-address", "127.0.0.1:\(workerPort)",
+        ])
         defer { kill(worker.pid, SIGKILL) }
-        let coordinator = try Background(["repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
-                                          "--heartbeat", "0.5", "--quality", "best", "--metrics-address", "\(coordinatorPort)"])
-        let watching = try Child("/usr/bin/python3", [folder.file("scrape.py"), "http://127.0.0.1:\(coordinatorPort)/metrics",
-                                                      "http://127.0.0.1:\(coordinatorPort)/healthz", "120",
-                                                      "driftfix_run_jobs_done_total,driftfix_run_workers_connected,driftfix_devices,driftfix_device_drift_ppm,driftfix_run_worker_jobs_done_total"])
+        let coordinator = try Background([
+            "repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
+            "--heartbeat", "0.5", "--quality", "best", "--metrics-address", "\(coordinatorPort)",
+        ])
+        let watching = try Child(
+            "/usr/bin/python3",
+            [
+                folder.file("scrape.py"), "http://127.0.0.1:\(coordinatorPort)/metrics",
+                "http://127.0.0.1:\(coordinatorPort)/healthz", "120",
+                "driftfix_run_jobs_done_total,driftfix_run_workers_connected,driftfix_devices,driftfix_device_drift_ppm,driftfix_run_worker_jobs_done_total",
+            ])
         let result = coordinator.wait(seconds: 120)
         #expect(result.status == 0, "\(result.stderr)")
         let watched = watching.wait(seconds: 30)
@@ -70,13 +82,19 @@ struct LiveMetricsTests {
         let last = seen.compactMap { $0["values"] as? [String: Double] }.last ?? [:]
         #expect(last["driftfix_run_worker_jobs_done_total{worker=\"persistent-metrics\"}"] == 12, "\(last)")
         // The per-device drift series of the text file, live: each device's worst recording as the tree made it.
-        let during = seen.compactMap { $0["values"] as? [String: Double] }.last { ($0["driftfix_run_jobs_done_total"] ?? 12) < 12 } ?? [:]
+        let during =
+            seen.compactMap { $0["values"] as? [String: Double] }.last {
+                ($0["driftfix_run_jobs_done_total"] ?? 12) < 12
+            } ?? [:]
         #expect(during["driftfix_devices"] == 2, "\(during)")
         for device in 0..<2 {
-            let made = tree.entries.filter { $0.recording.contains("/device\(device)/") }
+            let made =
+                tree.entries.filter { $0.recording.contains("/device\(device)/") }
                 .map { abs(Double($0.target - $0.frames) / Double($0.target) * 1e6) }.max() ?? 0
             let worst = during["driftfix_device_drift_ppm{device=\"device\(device)\",stat=\"worst\"}"]
-            #expect(worst.map { abs(abs($0) - made) < 0.002 * made + 0.1 } == true, "device\(device): made \(made) ppm, served \(String(describing: worst))")
+            #expect(
+                worst.map { abs(abs($0) - made) < 0.002 * made + 0.1 } == true,
+                "device\(device): made \(made) ppm, served \(String(describing: worst))")
         }
         #expect(result.stderr.contains("metrics at http://127.0.0.1:\(coordinatorPort)/metrics"), "\(result.stderr)")
         for entry in tree.entries {
@@ -84,20 +102,28 @@ struct LiveMetricsTests {
         }
 
         // The worker stays up between nights: its own counter holds every job of this one.
-        let final = try runChild("/usr/bin/python3", [folder.file("scrape.py"), "http://127.0.0.1:\(workerPort)/metrics",
-                                                      "http://127.0.0.1:\(workerPort)/healthz", "0.5",
-                                                      "driftfix_worker_jobs_done_total,driftfix_worker_jobs_running,driftfix_worker_coordinator_connected"])
+        let final = try runChild(
+            "/usr/bin/python3",
+            [
+                folder.file("scrape.py"), "http://127.0.0.1:\(workerPort)/metrics",
+                "http://127.0.0.1:\(workerPort)/healthz", "0.5",
+                "driftfix_worker_jobs_done_total,driftfix_worker_jobs_running,driftfix_worker_coordinator_connected",
+            ])
         let values = scrapes(final.stdout).last?["values"] as? [String: Double] ?? [:]
         #expect(values["driftfix_worker_jobs_done_total"] == 12, "\(final.stdout)\(final.stderr)")
-        #expect(values["driftfix_worker_jobs_running"] == 0 && values["driftfix_worker_coordinator_connected"] == 0, "\(values)")
+        #expect(
+            values["driftfix_worker_jobs_running"] == 0 && values["driftfix_worker_coordinator_connected"] == 0,
+            "\(values)")
         #expect(scrapes(final.stdout).last?["health"] as? Int == 200)
     }
 
     @Test("--metrics-address takes a port (loopback) or HOST:PORT, and refuses anything else")
     func addresses() throws {
-        let bad = try runChild(driftfixPath(), ["worker", "--connect", uniqueEndpoint(), "--metrics-address", "localhost"])
+        let bad = try runChild(
+            driftfixPath(), ["worker", "--connect", uniqueEndpoint(), "--metrics-address", "localhost"])
         #expect(bad.status == 2 && bad.stderr.contains("give PORT (loopback) or HOST:PORT"), "\(bad.stderr)")
-        let tooHigh = try runChild(driftfixPath(), ["repair", "/nonexistent", "--out", "/tmp/x", "--metrics-address", "70000"])
+        let tooHigh = try runChild(
+            driftfixPath(), ["repair", "/nonexistent", "--out", "/tmp/x", "--metrics-address", "70000"])
         #expect(tooHigh.status == 2, "\(tooHigh.stderr)")
     }
 }

@@ -3,8 +3,8 @@ import DriftCore
 import DriftTransport
 import DriftWire
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("driftfix repair with worker processes over ZeroMQ", .serialized)
 struct RepairRunTests {
@@ -14,10 +14,14 @@ struct RepairRunTests {
         let before = tree.fingerprints()
         let out = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
-        let run = try Background(["repair", tree.root.path, "--out", out.path, "--workers", "3", "--report", report.path])
+        let run = try Background([
+            "repair", tree.root.path, "--out", out.path, "--workers", "3", "--report", report.path,
+        ])
         let result = run.wait(seconds: 240)
         #expect(result.status == 1, "refused pairs make the exit code 1: \(result.stderr)")
-        #expect(result.stdout.contains("28 repaired, 0 unchanged, 4 skipped, 2 refused, 0 failed, 0 unfinished"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("28 repaired, 0 unchanged, 4 skipped, 2 refused, 0 failed, 0 unfinished"),
+            "\(result.stdout)")
         let rows = try reportRows(report.path)
         for entry in tree.entries {
             let output = tree.output(entry, in: out.path)
@@ -47,17 +51,22 @@ struct RepairRunTests {
         let out = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
         let endpoint = uniqueEndpoint()
-        let coordinator = try Background(["repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
-                                          "--quality", "best", "--heartbeat", "0.5", "--report", report.path])
+        let coordinator = try Background([
+            "repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
+            "--quality", "best", "--heartbeat", "0.5", "--report", report.path,
+        ])
         let workers = try (1...3).map { index in
-            try Background(["worker", "--connect", endpoint, "--concurrency", "1", "--identity", "w\(index)", "--heartbeat", "0.5"])
+            try Background([
+                "worker", "--connect", endpoint, "--concurrency", "1", "--identity", "w\(index)", "--heartbeat", "0.5",
+            ])
         }
         // Find a worker writing a temporary file, and kill it mid-job.
         var victim: Int32?
         waitUntil(seconds: 60) {
             for name in hiddenFiles(under: out.path) {
                 let parts = (name as NSString).lastPathComponent.components(separatedBy: "-")
-                if parts.count >= 4, let pid = Int32(parts[parts.count - 2]), workers.contains(where: { $0.pid == pid }) {
+                if parts.count >= 4, let pid = Int32(parts[parts.count - 2]), workers.contains(where: { $0.pid == pid })
+                {
                     victim = pid
                     return true
                 }
@@ -81,13 +90,16 @@ struct RepairRunTests {
         #expect(hiddenFiles(under: out.path).isEmpty, "the dead worker's temporary file was cleaned up")
     }
 
-    @Test("a worker started late is used; when every worker is gone the coordinator reports unfinished jobs and exits 1")
+    @Test(
+        "a worker started late is used; when every worker is gone the coordinator reports unfinished jobs and exits 1")
     func lateWorkerAndNoWorkers() throws {
         let tree = try RepairTree(drifted: 4)
         let out = TemporaryFolder("driftfix-out")
         let endpoint = uniqueEndpoint()
-        let coordinator = try Background(["repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
-                                          "--heartbeat", "0.5", "--idle-timeout", "20"])
+        let coordinator = try Background([
+            "repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
+            "--heartbeat", "0.5", "--idle-timeout", "20",
+        ])
         Thread.sleep(forTimeInterval: 1.5)
         let worker = try Background(["worker", "--connect", endpoint, "--concurrency", "2", "--heartbeat", "0.5"])
         let result = coordinator.wait(seconds: 120)
@@ -99,11 +111,15 @@ struct RepairRunTests {
         let lonely = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
         let start = Date()
-        let abandoned = try Background(["repair", tree.root.path, "--out", lonely.path, "--bind", uniqueEndpoint(), "--workers", "0",
-                                        "--heartbeat", "0.5", "--idle-timeout", "2", "--report", report.path]).wait(seconds: 60)
+        let abandoned = try Background([
+            "repair", tree.root.path, "--out", lonely.path, "--bind", uniqueEndpoint(), "--workers", "0",
+            "--heartbeat", "0.5", "--idle-timeout", "2", "--report", report.path,
+        ]).wait(seconds: 60)
         #expect(abandoned.status == 1)
         #expect(Date().timeIntervalSince(start) < 30)
-        #expect(abandoned.stdout.contains("0 repaired, 0 unchanged, 0 skipped, 0 refused, 0 failed, 4 unfinished"), "\(abandoned.stdout)")
+        #expect(
+            abandoned.stdout.contains("0 repaired, 0 unchanged, 0 skipped, 0 refused, 0 failed, 4 unfinished"),
+            "\(abandoned.stdout)")
         #expect(try reportRows(report.path).values.allSatisfy { $0["outcome"] as? String == "unfinished" })
     }
 
@@ -112,19 +128,26 @@ struct RepairRunTests {
         let tree = try RepairTree(drifted: 8)
         let out = TemporaryFolder("driftfix-out")
         let endpoint = uniqueEndpoint()
-        let coordinator = try Background(["repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
-                                          "--heartbeat", "0.5", "--idle-timeout", "30"])
+        let coordinator = try Background([
+            "repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
+            "--heartbeat", "0.5", "--idle-timeout", "30",
+        ])
         let context = try MessageContext()
         let rogue = try MessageSocket(context: context, kind: .dealer, maxMessageBytes: 1 << 20)
         try rogue.setIdentity(Array("rogue".utf8))
         try rogue.connect(endpoint)
         let payloads: [[[UInt8]]] = [
             [Array("garbage".utf8)],
-            [[UInt8](repeating: 0x41, count: WireCodec.maxMessageBytes + 1)],  // over the limit: libzmq drops the connection
+            // Over the limit: libzmq drops the connection.
+            [[UInt8](repeating: 0x41, count: WireCodec.maxMessageBytes + 1)],
             [Array(#"{"v":99,"type":"hello"}"#.utf8)],
             [Array(#"{"v":2,"type":"launch"}"#.utf8)],
             [Array("a".utf8), Array("b".utf8), Array("c".utf8)],
-            [WireCodec.encode(.result(JobResult(id: 1, attempt: 1, worker: "rogue", succeeded: true, outputFrames: 1, seconds: 0)))],
+            [
+                WireCodec.encode(
+                    .result(JobResult(id: 1, attempt: 1, worker: "rogue", succeeded: true, outputFrames: 1, seconds: 0))
+                )
+            ],
             [WireCodec.encode(.heartbeat(running: [1, 2, 3]))],
         ]
         for _ in 0..<20 { for frames in payloads { _ = try? rogue.send(frames) } }
@@ -134,7 +157,9 @@ struct RepairRunTests {
         let silent = try MessageSocket(context: context, kind: .dealer, maxMessageBytes: 1 << 20)
         try silent.setIdentity(Array("silent".utf8))
         try silent.connect(endpoint)
-        try silent.send([WireCodec.encode(.hello(WorkerHello(worker: "silent", capacity: 1, software: "x", host: "h", pid: 1)))])
+        try silent.send([
+            WireCodec.encode(.hello(WorkerHello(worker: "silent", capacity: 1, software: "x", host: "h", pid: 1)))
+        ])
         Thread.sleep(forTimeInterval: 0.5)
         let worker = try Background(["worker", "--connect", endpoint, "--concurrency", "2", "--heartbeat", "0.5"])
         let result = coordinator.wait(seconds: 120)
@@ -152,27 +177,32 @@ struct RepairRunTests {
 
 @Suite("driftfix repair: graceful stop", .serialized)
 struct GracefulStopTests {
-    @Test("SIGTERM or SIGINT stops dispatch, lets running jobs finish, writes the report and exits 1 with the rest unfinished; no worker, no temporary file is left",
-          arguments: [SIGTERM, SIGINT])
+    @Test(
+        "SIGTERM or SIGINT stops dispatch, lets running jobs finish, writes the report and exits 1 with the rest unfinished; no worker, no temporary file is left",
+        arguments: [SIGTERM, SIGINT])
     func sigterm(signal: Int32) throws {
         let tree = try RepairTree(drifted: 12, frames: 480_000, channels: 2, folders: 1)
         let out = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
-        let run = try Background(["repair", tree.root.path, "--out", out.path, "--workers", "1", "--quality", "best",
-                                  "--report", report.path])
+        let run = try Background([
+            "repair", tree.root.path, "--out", out.path, "--workers", "1", "--quality", "best",
+            "--report", report.path,
+        ])
         // Wait until the first job is being written, then ask the run to stop.
         try #require(waitUntil(seconds: 60) { !hiddenFiles(under: out.path).isEmpty })
         let workers = localWorkers(of: run.pid)
         kill(run.pid, signal)
         let result = run.wait(seconds: 90)
         #expect(result.status == 1, "\(result.stderr)")
-        #expect(!workers.isEmpty && workers.allSatisfy { kill($0, 0) != 0 }, "no local worker outlives the run: \(workers)")
+        #expect(
+            !workers.isEmpty && workers.allSatisfy { kill($0, 0) != 0 }, "no local worker outlives the run: \(workers)")
         let rows = try reportRows(report.path)
         let outcomes = rows.values.compactMap { $0["outcome"] as? String }
         #expect(outcomes.contains("repaired"), "the running job finished")
         #expect(outcomes.contains("unfinished"), "the rest was not started")
         #expect(hiddenFiles(under: out.path).isEmpty, "no temporary files left")
-        for entry in tree.entries where rows[(entry.recording as NSString).lastPathComponent]?["outcome"] as? String == "repaired" {
+        for entry in tree.entries
+        where rows[(entry.recording as NSString).lastPathComponent]?["outcome"] as? String == "repaired" {
             #expect(try AudioFileReader(path: tree.output(entry, in: out.path)).frameCount == entry.target)
         }
     }
@@ -180,8 +210,9 @@ struct GracefulStopTests {
 
 @Suite("driftfix worker: path map", .serialized)
 struct PathMapTests {
-    @Test("a worker that sees the media under another mount point maps the coordinator's paths",
-          .enabled(if: TmpfsMount.available, "needs root to bind-mount"))
+    @Test(
+        "a worker that sees the media under another mount point maps the coordinator's paths",
+        .enabled(if: TmpfsMount.available, "needs root to bind-mount"))
     func pathMap() throws {
         let tree = try RepairTree(drifted: 3)
         let base = TemporaryFolder("driftfix-mounts")
@@ -201,23 +232,28 @@ struct PathMapTests {
         let endpoint = uniqueEndpoint()
         let report = TemporaryFolder("driftfix-report")
         // The journal lives outside the mount points, or the coordinator's open journal would keep them busy.
-        let coordinator = try Background(["repair", view + "/media", "--out", view + "/out", "--bind", endpoint, "--workers", "0",
-                                          "--heartbeat", "0.5", "--idle-timeout", "20", "--report", report.path,
-                                          "--journal", base.file("journal.sqlite")])
+        let coordinator = try Background([
+            "repair", view + "/media", "--out", view + "/out", "--bind", endpoint, "--workers", "0",
+            "--heartbeat", "0.5", "--idle-timeout", "20", "--report", report.path,
+            "--journal", base.file("journal.sqlite"),
+        ])
         let socket = String(endpoint.dropFirst("ipc://".count))
-        try #require(waitUntil(seconds: 30) { FileManager.default.fileExists(atPath: socket) }, "coordinator did not bind")
+        try #require(
+            waitUntil(seconds: 30) { FileManager.default.fileExists(atPath: socket) }, "coordinator did not bind")
         #expect(run("/bin/umount", [view + "/media"]) == 0)
         #expect(run("/bin/umount", [view + "/out"]) == 0)
         let config = base.file("worker.yaml")
         try """
-            worker:
-              path-map:
-                - from: \(view)/media
-                  to: \(tree.root.path)
-                - from: \(view)/out
-                  to: \(out)
-            """.write(toFile: config, atomically: true, encoding: .utf8)
-        let worker = try Background(["worker", "--connect", endpoint, "--concurrency", "2", "--heartbeat", "0.5", "--config", config])
+        worker:
+          path-map:
+            - from: \(view)/media
+              to: \(tree.root.path)
+            - from: \(view)/out
+              to: \(out)
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let worker = try Background([
+            "worker", "--connect", endpoint, "--concurrency", "2", "--heartbeat", "0.5", "--config", config,
+        ])
         let result = coordinator.wait(seconds: 120)
         _ = worker.wait(seconds: 15)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")

@@ -1,8 +1,8 @@
 import DriftAudio
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A TCP port unlikely to be taken (the tests bind loopback and wildcard addresses on it).
 func freePort() -> Int { freeTCPPort() }
@@ -13,29 +13,41 @@ struct SecurityTests {
     func plaintextGuard() throws {
         let tree = try RepairTree(drifted: 1)
         let out = TemporaryFolder("driftfix-out")
-        let wildcard = try driftfix(["repair", tree.root.path, "--out", out.path, "--bind", "tcp://0.0.0.0:\(freePort())", "--workers", "0"])
+        let wildcard = try driftfix([
+            "repair", tree.root.path, "--out", out.path, "--bind", "tcp://0.0.0.0:\(freePort())", "--workers", "0",
+        ])
         #expect(wildcard.status == 2)
-        #expect(wildcard.stderr.contains("is reachable from the network") && wildcard.stderr.contains("--insecure-plaintext"), "\(wildcard.stderr)")
+        #expect(
+            wildcard.stderr.contains("is reachable from the network")
+                && wildcard.stderr.contains("--insecure-plaintext"), "\(wildcard.stderr)")
         let worker = try driftfix(["worker", "--connect", "tcp://10.11.12.13:5555"])
         #expect(worker.status == 2 && worker.stderr.contains("--server-key"), "\(worker.stderr)")
         // A worker on the network must be told its own roots: the coordinator is not trusted to name them.
         let rootless = try driftfix(["worker", "--connect", "tcp://10.11.12.13:5555", "--insecure-plaintext"])
-        #expect(rootless.status == 2 && rootless.stderr.contains("give this worker its own --input-root"), "\(rootless.stderr)")
-        let halfKeys = try driftfix(["repair", tree.root.path, "--out", out.path, "--bind", "tcp://0.0.0.0:1", "--curve-secret", "x.key"])
+        #expect(
+            rootless.status == 2 && rootless.stderr.contains("give this worker its own --input-root"),
+            "\(rootless.stderr)")
+        let halfKeys = try driftfix([
+            "repair", tree.root.path, "--out", out.path, "--bind", "tcp://0.0.0.0:1", "--curve-secret", "x.key",
+        ])
         #expect(halfKeys.status == 2 && halfKeys.stderr.contains("--curve-secret and --allow go together"))
         #expect(out.entries().isEmpty, "nothing was started")
 
         // Loopback TCP needs no keys.
         let port = freePort()
-        let loopback = try Background(["repair", tree.root.path, "--out", out.path, "--bind", "tcp://127.0.0.1:\(port)", "--workers", "0",
-                                       "--heartbeat", "0.5", "--idle-timeout", "20"])
+        let loopback = try Background([
+            "repair", tree.root.path, "--out", out.path, "--bind", "tcp://127.0.0.1:\(port)", "--workers", "0",
+            "--heartbeat", "0.5", "--idle-timeout", "20",
+        ])
         let local = try Background(["worker", "--connect", "tcp://127.0.0.1:\(port)", "--heartbeat", "0.5"])
         let result = loopback.wait(seconds: 60)
         _ = local.wait(seconds: 10)
         #expect(result.status == 0 && result.stdout.contains("1 repaired"), "\(result.stderr)")
     }
 
-    @Test("keygen: secret 0600 and public 0644, no silent overwrite; a secret others can read is refused by repair and worker")
+    @Test(
+        "keygen: secret 0600 and public 0644, no silent overwrite; a secret others can read is refused by repair and worker"
+    )
     func keygen() throws {
         let keys = TemporaryFolder("driftfix-keys")
         let made = try driftfix(["keygen", "coordinator", "--out", keys.path])
@@ -43,23 +55,33 @@ struct SecurityTests {
         let again = try driftfix(["keygen", "coordinator", "--out", keys.path])
         #expect(again.status == 1 && again.stderr.contains("already exists (use --force to replace it)"))
         #expect(try driftfix(["keygen", "coordinator", "--out", keys.path, "--force"]).status == 0)
-        let permissions = try FileManager.default.attributesOfItem(atPath: keys.file("coordinator.key"))[.posixPermissions] as? Int
+        let permissions =
+            try FileManager.default.attributesOfItem(atPath: keys.file("coordinator.key"))[.posixPermissions] as? Int
         #expect(permissions == 0o600)
 
         chmod(keys.file("coordinator.key"), 0o644)
         let tree = try RepairTree(drifted: 1)
         let out = TemporaryFolder("driftfix-out")
-        let refused = try driftfix(["repair", tree.root.path, "--out", out.path, "--bind", "tcp://0.0.0.0:\(freePort())", "--workers", "0",
-                                    "--curve-secret", keys.file("coordinator.key"), "--allow", keys.path])
+        let refused = try driftfix([
+            "repair", tree.root.path, "--out", out.path, "--bind", "tcp://0.0.0.0:\(freePort())", "--workers", "0",
+            "--curve-secret", keys.file("coordinator.key"), "--allow", keys.path,
+        ])
         #expect(refused.status == 1)
-        #expect(refused.errorLines.contains { $0.contains(keys.file("coordinator.key")) && $0.contains("accessible to others (mode 644)") },
-                "\(refused.stderr)")
-        let worker = try driftfix(["worker", "--connect", "tcp://10.0.0.1:1", "--curve-secret", keys.file("coordinator.key"),
-                                   "--server-key", keys.file("coordinator.pub"), "--input-root", tree.root.path, "--output-root", out.path])
+        #expect(
+            refused.errorLines.contains {
+                $0.contains(keys.file("coordinator.key")) && $0.contains("accessible to others (mode 644)")
+            },
+            "\(refused.stderr)")
+        let worker = try driftfix([
+            "worker", "--connect", "tcp://10.0.0.1:1", "--curve-secret", keys.file("coordinator.key"),
+            "--server-key", keys.file("coordinator.pub"), "--input-root", tree.root.path, "--output-root", out.path,
+        ])
         #expect(worker.status == 1 && worker.stderr.contains("accessible to others"), "\(worker.stderr)")
     }
 
-    @Test("a CURVE run over TCP: an allowed remote worker repairs everything; unknown-key and plaintext workers get nothing; local workers use the coordinator's key")
+    @Test(
+        "a CURVE run over TCP: an allowed remote worker repairs everything; unknown-key and plaintext workers get nothing; local workers use the coordinator's key"
+    )
     func curveRun() throws {
         let tree = try RepairTree(drifted: 8, frames: 96_000, folders: 2)
         let keys = TemporaryFolder("driftfix-keys")
@@ -72,21 +94,30 @@ struct SecurityTests {
         let out = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
         let port = freePort()
-        let coordinator = try Background([
-            "repair", tree.root.path, "--out", out.path, "--bind", "tcp://0.0.0.0:\(port)", "--workers", "0",
-            "--curve-secret", keys.file("coordinator.key"), "--allow", allow, "--heartbeat", "0.5", "--report", report.path,
-        ], environment: ["DRIFTFIX_LOG_LEVEL": "info"])
-        let rogue = try Background(["worker", "--connect", "tcp://127.0.0.1:\(port)", "--identity", "rogue", "--heartbeat", "0.5",
-                                    "--curve-secret", keys.file("rogue.key"), "--server-key", keys.file("coordinator.pub"), "--max-backoff", "1"])
-        let plaintext = try Background(["worker", "--connect", "tcp://127.0.0.1:\(port)", "--identity", "plain", "--heartbeat", "0.5",
-                                        "--max-backoff", "1"])
+        let coordinator = try Background(
+            [
+                "repair", tree.root.path, "--out", out.path, "--bind", "tcp://0.0.0.0:\(port)", "--workers", "0",
+                "--curve-secret", keys.file("coordinator.key"), "--allow", allow, "--heartbeat", "0.5", "--report",
+                report.path,
+            ], environment: ["DRIFTFIX_LOG_LEVEL": "info"])
+        let rogue = try Background([
+            "worker", "--connect", "tcp://127.0.0.1:\(port)", "--identity", "rogue", "--heartbeat", "0.5",
+            "--curve-secret", keys.file("rogue.key"), "--server-key", keys.file("coordinator.pub"), "--max-backoff",
+            "1",
+        ])
+        let plaintext = try Background([
+            "worker", "--connect", "tcp://127.0.0.1:\(port)", "--identity", "plain", "--heartbeat", "0.5",
+            "--max-backoff", "1",
+        ])
         Thread.sleep(forTimeInterval: 2.5)  // both knock (and are refused) before anybody can work
         // The trusted worker takes its keys from its config file (security section) rather than options.
         let config = keys.file("trusted.yaml")
         try "security:\n  secret-key: \(keys.file("trusted.key"))\n  server-key: \(keys.file("coordinator.pub"))\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
-        let trusted = try Background(["worker", "--connect", "tcp://127.0.0.1:\(port)", "--identity", "trusted", "--heartbeat", "0.5",
-                                      "--config", config])
+        let trusted = try Background([
+            "worker", "--connect", "tcp://127.0.0.1:\(port)", "--identity", "trusted", "--heartbeat", "0.5",
+            "--config", config,
+        ])
         let result = coordinator.wait(seconds: 120)
         _ = trusted.wait(seconds: 15)
         for stranger in [rogue, plaintext] { kill(stranger.pid, SIGTERM) }
@@ -94,7 +125,8 @@ struct SecurityTests {
         _ = plaintext.wait(seconds: 10)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("8 repaired"))
-        #expect(result.stderr.contains("is not in the allowlist \(allow)"), "the rogue key was refused by the ZAP handler")
+        #expect(
+            result.stderr.contains("is not in the allowlist \(allow)"), "the rogue key was refused by the ZAP handler")
         // Which side notices the plaintext client's mismatch first is a race in libzmq: the line says either
         // "no CURVE (a plaintext client)" or that the peer hung up during the handshake.
         #expect(result.stderr.contains("a peer failed the security handshake"), "failed handshakes are reported")
@@ -107,35 +139,48 @@ struct SecurityTests {
 
         // Local workers of a CURVE coordinator connect with its own key pair.
         let second = TemporaryFolder("driftfix-out")
-        let local = try driftfix(["repair", tree.root.path, "--out", second.path, "--bind", "tcp://0.0.0.0:\(freePort())",
-                                  "--workers", "2", "--curve-secret", keys.file("coordinator.key"), "--allow", allow])
+        let local = try driftfix([
+            "repair", tree.root.path, "--out", second.path, "--bind", "tcp://0.0.0.0:\(freePort())",
+            "--workers", "2", "--curve-secret", keys.file("coordinator.key"), "--allow", allow,
+        ])
         #expect(local.status == 0 && local.stdout.contains("8 repaired"), "\(local.stderr)")
     }
 
-    @Test("removing a worker's key from the allowlist mid-run cuts it off: its jobs go to another worker, it is told to stop")
+    @Test(
+        "removing a worker's key from the allowlist mid-run cuts it off: its jobs go to another worker, it is told to stop"
+    )
     func revocation() throws {
         let tree = try RepairTree(drifted: 12, frames: 960_000, channels: 2, folders: 2)
         let keys = TemporaryFolder("driftfix-keys")
         let allow = keys.file("allow")
         try FileManager.default.createDirectory(atPath: allow, withIntermediateDirectories: true)
-        for name in ["coordinator", "first", "second"] { #expect(try driftfix(["keygen", name, "--out", keys.path]).status == 0) }
+        for name in ["coordinator", "first", "second"] {
+            #expect(try driftfix(["keygen", name, "--out", keys.path]).status == 0)
+        }
         try FileManager.default.copyItem(atPath: keys.file("first.pub"), toPath: allow + "/first.pub")
         try FileManager.default.copyItem(atPath: keys.file("second.pub"), toPath: allow + "/second.pub")
         let out = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
         let port = freePort()
         let coordinator = try Background([
-            "repair", tree.root.path, "--out", out.path, "--bind", "tcp://0.0.0.0:\(port)", "--workers", "0", "--quality", "best",
-            "--curve-secret", keys.file("coordinator.key"), "--allow", allow, "--heartbeat", "0.5", "--report", report.path,
+            "repair", tree.root.path, "--out", out.path, "--bind", "tcp://0.0.0.0:\(port)", "--workers", "0",
+            "--quality", "best",
+            "--curve-secret", keys.file("coordinator.key"), "--allow", allow, "--heartbeat", "0.5", "--report",
+            report.path,
         ])
         func worker(_ name: String) throws -> Background {
-            try Background(["worker", "--connect", "tcp://127.0.0.1:\(port)", "--identity", name, "--heartbeat", "0.5", "--concurrency", "1",
-                            "--curve-secret", keys.file("\(name).key"), "--server-key", keys.file("coordinator.pub")])
+            try Background([
+                "worker", "--connect", "tcp://127.0.0.1:\(port)", "--identity", name, "--heartbeat", "0.5",
+                "--concurrency", "1",
+                "--curve-secret", keys.file("\(name).key"), "--server-key", keys.file("coordinator.pub"),
+            ])
         }
         let first = try worker("first")
         // Once the first worker has delivered a file, revoke its key; then a second worker joins to finish.
         let outputs = tree.entries.map { tree.output($0, in: out.path) }
-        try #require(waitUntil(seconds: 60) { outputs.contains { FileManager.default.fileExists(atPath: $0) } }, "no output appeared")
+        try #require(
+            waitUntil(seconds: 60) { outputs.contains { FileManager.default.fileExists(atPath: $0) } },
+            "no output appeared")
         try FileManager.default.removeItem(atPath: allow + "/first.pub")
         Thread.sleep(forTimeInterval: 1.5)
         let second = try worker("second")
@@ -146,7 +191,8 @@ struct SecurityTests {
         #expect(result.stderr.contains("worker first: its key"), "\(result.stderr)")
         #expect(firstExit.status == 0, "the revoked worker was told to stop and exited")
         let rows = try reportRows(report.path)
-        let byWorker = Dictionary(grouping: rows.values.compactMap { $0["worker"] as? String }, by: { $0 }).mapValues(\.count)
+        let byWorker = Dictionary(grouping: rows.values.compactMap { $0["worker"] as? String }, by: { $0 }).mapValues(
+            \.count)
         #expect((byWorker["first"] ?? 0) >= 1 && (byWorker["first"] ?? 0) < 12, "\(byWorker)")
         #expect((byWorker["second"] ?? 0) >= 1 && byWorker.values.reduce(0, +) == 12, "\(byWorker)")
         for entry in tree.entries {

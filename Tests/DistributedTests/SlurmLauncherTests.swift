@@ -1,18 +1,23 @@
 import DriftAudio
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
-private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
-private let slurmTools = ["/usr/sbin/munged", "/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/bin/sbatch", "/usr/bin/scancel"]
-    .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
+    .standardized.path
+private let slurmTools = [
+    "/usr/sbin/munged", "/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/bin/sbatch", "/usr/bin/scancel",
+]
+.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
 private let runnable = getuid() == 0 && slurmTools
 
 /// Processes whose command line contains `text`.
 private func processes(containing text: String) -> [Int32] {
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
     return entries.compactMap(Int32.init).filter { pid in
-        guard pid != getpid(), let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+        guard pid != getpid(), let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else {
+            return false
+        }
         return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\u{0}", with: " ").contains(text)
     }
 }
@@ -36,15 +41,20 @@ private func temporaryFiles(under folder: String) -> [String] {
 /// The first capture of `pattern` in `text`.
 private func capture(_ pattern: String, in text: String) -> String? {
     guard let expression = try? NSRegularExpression(pattern: pattern),
-          let match = expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
-          let range = Range(match.range(at: 1), in: text) else { return nil }
+        let match = expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+        let range = Range(match.range(at: 1), in: text)
+    else { return nil }
     return String(text[range])
 }
 
 @Suite("Slurm launcher on a real cluster", .serialized)
 struct SlurmLauncherTests {
-    @Test("a night on Slurm: two worker tasks, one killed like a failed node and one cancelled; every output exact, the killed task's job finished elsewhere, both tasks replaced, nothing left in squeue, no temporary file, no process, daemons stopped",
-          .enabled(if: runnable, "needs root and apt's slurm-wlm and munge (scripts/install-deps.sh installs them): the test runs munged, slurmctld and slurmd"))
+    @Test(
+        "a night on Slurm: two worker tasks, one killed like a failed node and one cancelled; every output exact, the killed task's job finished elsewhere, both tasks replaced, nothing left in squeue, no temporary file, no process, daemons stopped",
+        .enabled(
+            if: runnable,
+            "needs root and apt's slurm-wlm and munge (scripts/install-deps.sh installs them): the test runs munged, slurmctld and slurmd"
+        ))
     func nightOnSlurm() throws {
         let state = TemporaryFolder("driftfix-slurm")
         let cluster = try runChild("/bin/bash", [root + "/scripts/slurm-cluster.sh", "start", state.path])
@@ -59,12 +69,16 @@ struct SlurmLauncherTests {
         let out = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
         let config = state.file("driftfix.yaml")
-        try "slurm:\n  log-folder: \(state.path)/logs\n  max-resubmits: 4\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "slurm:\n  log-folder: \(state.path)/logs\n  max-resubmits: 4\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: state.file("logs"), withIntermediateDirectories: true)
         let endpoint = "tcp://127.0.0.1:\(freeTCPPort())"
-        let coordinator = try Background(["repair", tree.root.path, "--out", out.path, "--launcher", "slurm", "--workers", "2",
-                                          "--bind", endpoint, "--config", config, "--quality", "best", "--heartbeat", "2",
-                                          "--report", report.path, "--slurm-arg=--time=10"], environment: slurm)
+        let coordinator = try Background(
+            [
+                "repair", tree.root.path, "--out", out.path, "--launcher", "slurm", "--workers", "2",
+                "--bind", endpoint, "--config", config, "--quality", "best", "--heartbeat", "2",
+                "--report", report.path, "--slurm-arg=--time=10",
+            ], environment: slurm)
         defer { if coordinator.isRunning { kill(coordinator.pid, SIGKILL) } }
         let log = { coordinator.child.errorsSoFar }
         #expect(waitUntil(seconds: 60) { log().contains("submitted 2 worker tasks to Slurm as job ") }, "\(log())")
@@ -78,7 +92,8 @@ struct SlurmLauncherTests {
         let replaced = waitUntil(seconds: 30) { log().contains("_1 in its place") }
         if !replaced {
             // What the controller said about the job, for the failure's message.
-            let queue = try? runChild("/usr/bin/squeue", ["--noheader", "--array", "--states=all", "--jobs=\(job)"], environment: slurm)
+            let queue = try? runChild(
+                "/usr/bin/squeue", ["--noheader", "--array", "--states=all", "--jobs=\(job)"], environment: slurm)
             Issue.record("task 1 not replaced; squeue: \(queue?.stdout ?? "?") \(queue?.stderr ?? ""); log: \(log())")
         }
 
@@ -89,11 +104,16 @@ struct SlurmLauncherTests {
 
         let result = coordinator.wait(seconds: 180)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("Slurm worker task \(job)_0 on ") && result.stderr.contains("cancelled"), "\(result.stderr)")
-        #expect(capture("submitted ([0-9]+)_0 in its place", in: result.stderr) != nil, "task 0 replaced: \(result.stderr)")
+        #expect(
+            result.stderr.contains("Slurm worker task \(job)_0 on ") && result.stderr.contains("cancelled"),
+            "\(result.stderr)")
+        #expect(
+            capture("submitted ([0-9]+)_0 in its place", in: result.stderr) != nil, "task 0 replaced: \(result.stderr)")
         // The killed worker's lease went back as soon as the pool saw its task end, not after a heartbeat timeout.
-        #expect(result.stderr.contains("requeued: worker slurm-\(job)_1@") && result.stderr.contains("died (Slurm task \(job)_1 failed"),
-                "\(result.stderr)")
+        #expect(
+            result.stderr.contains("requeued: worker slurm-\(job)_1@")
+                && result.stderr.contains("died (Slurm task \(job)_1 failed"),
+            "\(result.stderr)")
 
         // Every output exact; the job the killed task held was finished by another worker.
         let rows = try reportRows(report.path)
@@ -104,15 +124,22 @@ struct SlurmLauncherTests {
             #expect(try AudioFileReader(path: tree.output(entry, in: out.path)).frameCount == entry.target, "\(name)")
         }
         let retried = rows.values.filter { ($0["attempts"] as? Int ?? 1) > 1 }
-        #expect(!retried.isEmpty && retried.allSatisfy { !(($0["worker"] as? String) ?? "").hasPrefix("slurm-\(job)_1@") },
-                "the killed task's job finished elsewhere: \(retried.map { $0["worker"] ?? "" })")
-        #expect(rows.values.allSatisfy { (($0["worker"] as? String) ?? "").hasPrefix("slurm-") }, "every worker named by its Slurm job and node")
+        #expect(
+            !retried.isEmpty && retried.allSatisfy { !(($0["worker"] as? String) ?? "").hasPrefix("slurm-\(job)_1@") },
+            "the killed task's job finished elsewhere: \(retried.map { $0["worker"] ?? "" })")
+        #expect(
+            rows.values.allSatisfy { (($0["worker"] as? String) ?? "").hasPrefix("slurm-") },
+            "every worker named by its Slurm job and node")
 
         // Nothing left: no job queued or running, no temporary file, no worker process.
         let queue = try runChild("/usr/bin/squeue", ["--noheader"], environment: slurm)
-        #expect(queue.status == 0 && queue.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "squeue: \(queue.stdout)")
+        #expect(
+            queue.status == 0 && queue.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty,
+            "squeue: \(queue.stdout)")
         #expect(temporaryFiles(under: out.path).isEmpty, "\(temporaryFiles(under: out.path))")
-        #expect(waitUntil(seconds: 10) { processes(containing: endpoint).isEmpty }, "workers left: \(processes(containing: endpoint))")
+        #expect(
+            waitUntil(seconds: 10) { processes(containing: endpoint).isEmpty },
+            "workers left: \(processes(containing: endpoint))")
         // Every task wrote its output where slurm.log-folder says (the first two and their replacements).
         let logs = (try? FileManager.default.contentsOfDirectory(atPath: state.file("logs"))) ?? []
         #expect(logs.filter { $0.hasSuffix(".log") }.count >= 4, "task logs: \(logs)")
@@ -125,8 +152,12 @@ struct SlurmLauncherTests {
 
 @Suite("Slurm launcher: a busy queue is no idle night", .serialized)
 struct SlurmQueueTests {
-    @Test("worker tasks held in the queue (--begin=now+8) longer than --idle-timeout 3: the night waits for them and completes, nothing left behind",
-          .enabled(if: runnable, "needs root and apt's slurm-wlm and munge (scripts/install-deps.sh installs them): the test runs munged, slurmctld and slurmd"))
+    @Test(
+        "worker tasks held in the queue (--begin=now+8) longer than --idle-timeout 3: the night waits for them and completes, nothing left behind",
+        .enabled(
+            if: runnable,
+            "needs root and apt's slurm-wlm and munge (scripts/install-deps.sh installs them): the test runs munged, slurmctld and slurmd"
+        ))
     func queuedWorkersAreNotIdle() throws {
         let state = TemporaryFolder("driftfix-slurm")
         let cluster = try runChild("/bin/bash", [root + "/scripts/slurm-cluster.sh", "start", state.path])
@@ -137,9 +168,13 @@ struct SlurmQueueTests {
         let out = TemporaryFolder("driftfix-out")
         let endpoint = "tcp://127.0.0.1:\(freeTCPPort())"
         let started = Date()
-        let result = try runChild(driftfixPath(), ["repair", tree.root.path, "--out", out.path, "--launcher", "slurm", "--workers", "2",
-                                                   "--bind", endpoint, "--idle-timeout", "3", "--slurm-arg=--begin=now+8"],
-                                  environment: slurm)
+        let result = try runChild(
+            driftfixPath(),
+            [
+                "repair", tree.root.path, "--out", out.path, "--launcher", "slurm", "--workers", "2",
+                "--bind", endpoint, "--idle-timeout", "3", "--slurm-arg=--begin=now+8",
+            ],
+            environment: slurm)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(Date().timeIntervalSince(started) > 6, "the tasks were held in the queue")
         #expect(result.stderr.contains("waiting in the Slurm queue"), "\(result.stderr)")

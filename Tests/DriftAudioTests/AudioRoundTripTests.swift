@@ -1,8 +1,8 @@
 import CSndFile
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import DriftAudio
 
@@ -30,11 +30,12 @@ struct AudioRoundTripTests {
         #expect(found.sampleRate == rate && found.channelCount == channels)
         #expect(samples.count == Int(frames) * channels)
         guard !encoding.isLossy else { return }
-        let bits: Int = switch encoding {
-        case .pcmU8: 8
-        case .pcm16: 16
-        default: 24
-        }
+        let bits: Int =
+            switch encoding {
+            case .pcmU8: 8
+            case .pcm16: 16
+            default: 24
+            }
         let tolerance = Float(1.0) / Float(1 << (bits - 1))
         let expected = signal.recording(start: 0, count: Int(frames))
         let worst = zip(samples, expected).map { abs($0 - $1) }.max() ?? 0

@@ -1,7 +1,7 @@
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import DriftAudio
 
@@ -24,7 +24,8 @@ struct BadInputTests {
         #expect(openError(folder.path) == .isDirectory)
         #expect(FileManager.default.createFile(atPath: folder.file("empty.wav"), contents: Data()))
         #expect(openError(folder.file("empty.wav")) == .emptyFile)
-        #expect(FileManager.default.createFile(atPath: folder.file("notes.wav"), contents: Data("hello, not audio\n".utf8)))
+        #expect(
+            FileManager.default.createFile(atPath: folder.file("notes.wav"), contents: Data("hello, not audio\n".utf8)))
         if case .notAudio = openError(folder.file("notes.wav")) {} else { Issue.record("text file accepted") }
         var rng = SplitMix64(seed: 9)
         let noise = Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &rng) })
@@ -36,8 +37,9 @@ struct BadInputTests {
     func truncated() throws {
         let folder = TemporaryFolder()
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 2)
-        let path = try writeRecording(TestSignal(channelCount: 2, length: 48_000), to: folder.file("t.wav"),
-                                      format: format)
+        let path = try writeRecording(
+            TestSignal(channelCount: 2, length: 48_000), to: folder.file("t.wav"),
+            format: format)
         let handle = try #require(FileHandle(forUpdatingAtPath: path))
         try handle.truncate(atOffset: 100_000)
         try handle.close()
@@ -53,8 +55,9 @@ struct BadInputTests {
     func cutHeader() throws {
         let folder = TemporaryFolder()
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 2)
-        let path = try writeRecording(TestSignal(channelCount: 2, length: 480), to: folder.file("h.wav"),
-                                      format: format)
+        let path = try writeRecording(
+            TestSignal(channelCount: 2, length: 480), to: folder.file("h.wav"),
+            format: format)
         let handle = try #require(FileHandle(forUpdatingAtPath: path))
         try handle.truncate(atOffset: 30)
         try handle.close()
@@ -74,7 +77,8 @@ struct BadInputTests {
     func permission() throws {
         let folder = TemporaryFolder()
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
-        let path = try writeRecording(TestSignal(channelCount: 1, length: 480), to: folder.file("p.wav"), format: format)
+        let path = try writeRecording(
+            TestSignal(channelCount: 1, length: 480), to: folder.file("p.wav"), format: format)
         chmod(path, 0)
         #expect(openError(path) == .permissionDenied)
     }

@@ -1,7 +1,7 @@
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import DriftAudio
 
@@ -23,14 +23,18 @@ private let audio = [UInt8](repeating: 0x11, count: 4000)  // 1000 stereo 16-bit
 
 @Suite("Chunk layout: audio a header hides")
 struct ContainerLayoutTests {
-    @Test("an honest WAV, with or without trailing chunks and padding, is consistent",
-          arguments: [
-              ("nothing after the data", [UInt8]()),
-              ("LIST/INFO", WaveBytes.chunk("LIST", Array("INFOISFT".utf8) + WaveBytes.le32(6) + Array("rec 1\0".utf8))),
-              ("id3, iXML and axml", WaveBytes.chunk("id3 ", [UInt8](repeating: 7, count: 33))
-                  + WaveBytes.chunk("iXML", Array("<BWFXML/>".utf8)) + WaveBytes.chunk("axml", Array("<x/>".utf8))),
-              ("zero padding to a sector", [UInt8](repeating: 0, count: 3000)),
-          ])
+    @Test(
+        "an honest WAV, with or without trailing chunks and padding, is consistent",
+        arguments: [
+            ("nothing after the data", [UInt8]()),
+            ("LIST/INFO", WaveBytes.chunk("LIST", Array("INFOISFT".utf8) + WaveBytes.le32(6) + Array("rec 1\0".utf8))),
+            (
+                "id3, iXML and axml",
+                WaveBytes.chunk("id3 ", [UInt8](repeating: 7, count: 33))
+                    + WaveBytes.chunk("iXML", Array("<BWFXML/>".utf8)) + WaveBytes.chunk("axml", Array("<x/>".utf8))
+            ),
+            ("zero padding to a sector", [UInt8](repeating: 0, count: 3000)),
+        ])
     func honest(_ name: String, after: [UInt8]) throws {
         let found = try #require(layout(WaveBytes.file(channels: 2, audio: audio, after: after)))
         #expect(found.verdict == .consistent, "\(name)")
@@ -43,7 +47,8 @@ struct ContainerLayoutTests {
         let found = try #require(layout(WaveBytes.file(channels: 2, audio: audio, statedDataBytes: 2400)))
         #expect(found.verdict == .hidden(followingBytes: 1600))
         // Junk that is no chunk after an honest data chunk hides nothing audible but is not accounted for either.
-        let junk = try #require(layout(WaveBytes.file(channels: 2, audio: audio, after: Array("not a chunk at all".utf8))))
+        let junk = try #require(
+            layout(WaveBytes.file(channels: 2, audio: audio, after: Array("not a chunk at all".utf8))))
         #expect(junk.verdict == .hidden(followingBytes: 18))
     }
 
@@ -59,8 +64,10 @@ struct ContainerLayoutTests {
         let plain = try #require(layout(WaveBytes.file(channels: 2, audio: audio, statedDataBytes: 928), modulus: 1024))
         #expect(plain.verdict == .wrapped(trueBytes: 4000) && plain.dataBytes == 4000)
         let list = WaveBytes.chunk("LIST", Array("INFOICMT".utf8) + WaveBytes.le32(4) + Array("abc\0".utf8))
-        let followed = try #require(layout(WaveBytes.file(channels: 2, audio: audio, statedDataBytes: 928, after: list),
-                                           modulus: 1024))
+        let followed = try #require(
+            layout(
+                WaveBytes.file(channels: 2, audio: audio, statedDataBytes: 928, after: list),
+                modulus: 1024))
         #expect(followed.verdict == .wrapped(trueBytes: 4000))
         #expect(followed.trailingChunks == ["LIST"])
         // Bytes that fit no multiple of the modulus are not a wrap: refused as hidden.
@@ -71,8 +78,10 @@ struct ContainerLayoutTests {
     @Test("RF64 reads its 64-bit data size from ds64 and checks it the same way; it cannot wrap")
     func rf64() throws {
         func rf64(stated: UInt64) -> [UInt8] {
-            let ds64 = WaveBytes.chunk("ds64", [UInt8](repeating: 0, count: 8) + (0..<8).map { UInt8((stated >> (8 * $0)) & 0xFF) }
-                                        + [UInt8](repeating: 0, count: 12))
+            let ds64 = WaveBytes.chunk(
+                "ds64",
+                [UInt8](repeating: 0, count: 8) + (0..<8).map { UInt8((stated >> (8 * $0)) & 0xFF) }
+                    + [UInt8](repeating: 0, count: 12))
             var bytes = WaveBytes.file(channels: 2, audio: audio, statedDataBytes: 0xFFFF_FFFF, before: ds64)
             bytes.replaceSubrange(0..<4, with: Array("RF64".utf8))
             return bytes

@@ -1,7 +1,7 @@
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import DriftAudio
 
@@ -19,8 +19,10 @@ struct MetadataTests {
         let folder = TemporaryFolder()
         let signal = TestSignal(channelCount: 2, length: 4800)
         let metadata = AudioMetadata(
-            tags: [.title: "Interview", .artist: "Unit 2", .comment: "boom mic", .date: "2026-11-21",
-                   .software: "recorder fw 5.1"],
+            tags: [
+                .title: "Interview", .artist: "Unit 2", .comment: "boom mic", .date: "2026-11-21",
+                .software: "recorder fw 5.1",
+            ],
             broadcastInfo: MetadataTests.bext)
         let format = AudioFormat(container: .wav, encoding: .pcm24, sampleRate: 48_000, channelCount: 2)
         let path = try writeRecording(signal, to: folder.file("m.wav"), format: format, metadata: metadata)
@@ -36,7 +38,8 @@ struct MetadataTests {
         older.maxTruePeakLevel = 0
         older.maxMomentaryLoudness = 0
         older.maxShortTermLoudness = 0
-        let v1 = try writeRecording(signal, to: folder.file("v1.wav"), format: format, metadata: AudioMetadata(broadcastInfo: older))
+        let v1 = try writeRecording(
+            signal, to: folder.file("v1.wav"), format: format, metadata: AudioMetadata(broadcastInfo: older))
         #expect(try AudioFileReader(path: v1).metadata().broadcastInfo == older, "version 1 stays version 1")
     }
 
@@ -47,21 +50,25 @@ struct MetadataTests {
         for i in 0..<20 { bext.appendCodingHistory("A=PCM,F=48000,W=24,M=stereo,T=step \(i) of a long chain") }
         #expect(bext.codingHistory.utf8.count > 256)
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 2)
-        let path = try writeRecording(TestSignal(channelCount: 2, length: 100), to: folder.file("h.wav"),
-                                      format: format, metadata: AudioMetadata(broadcastInfo: bext))
+        let path = try writeRecording(
+            TestSignal(channelCount: 2, length: 100), to: folder.file("h.wav"),
+            format: format, metadata: AudioMetadata(broadcastInfo: bext))
         let history = try AudioFileReader(path: path).metadata().broadcastInfo?.codingHistory ?? ""
         #expect(history == bext.codingHistory)
     }
 
-    @Test("tags in FLAC, AIFF and Ogg", arguments: [
-        (AudioContainer.flac, SampleEncoding.pcm16), (.aiff, .pcm16), (.ogg, .vorbis),
-    ])
+    @Test(
+        "tags in FLAC, AIFF and Ogg",
+        arguments: [
+            (AudioContainer.flac, SampleEncoding.pcm16), (.aiff, .pcm16), (.ogg, .vorbis),
+        ])
     func tagsInOtherContainers(container: AudioContainer, encoding: SampleEncoding) throws {
         let folder = TemporaryFolder()
         let tags: [AudioTag: String] = [.title: "Take 7", .artist: "Stage B", .comment: "second unit"]
         let format = AudioFormat(container: container, encoding: encoding, sampleRate: 44_100, channelCount: 2)
-        let path = try writeRecording(TestSignal(channelCount: 2, length: 4410), to: folder.file("t"),
-                                      format: format, metadata: AudioMetadata(tags: tags))
+        let path = try writeRecording(
+            TestSignal(channelCount: 2, length: 4410), to: folder.file("t"),
+            format: format, metadata: AudioMetadata(tags: tags))
         let found = try AudioFileReader(path: path).metadata().tags
         for (tag, value) in tags { #expect(found[tag] == value, "\(container) \(tag)") }
     }

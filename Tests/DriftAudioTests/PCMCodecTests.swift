@@ -1,7 +1,7 @@
 import CSndFile
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import DriftAudio
 
@@ -17,10 +17,15 @@ private let codecCases: [(AudioContainer, SampleEncoding, ByteOrder)] = [
 /// halfway cases for round-to-even at 16 and 32 bits, full scale, overs, tiny values, infinities, NaN, and noise.
 private func probes(count: Int, seed: UInt64) -> [Float] {
     let one: Float = 1
-    var edges: [Float] = [0, -0.0, 1, -1, one.nextDown, (-one).nextUp, one.nextUp, (-one).nextDown, 1.5, -1.5,
-                          .infinity, -.infinity, .nan, 32767 / 32768, 32766.5 / 32768, -32767.5 / 32768, 0.5 / 32768,
-                          1.5 / 32768, -0.5 / 32768, 2.5 / 2_147_483_648, 1e-12, -1e-12, 0.999_999_9, -0.999_999_9]
-    for k in 0..<64 { edges.append(Float(k) + 0.5) ; edges.append((Float(k) + 0.5) / 8_388_608) }
+    var edges: [Float] = [
+        0, -0.0, 1, -1, one.nextDown, (-one).nextUp, one.nextUp, (-one).nextDown, 1.5, -1.5,
+        .infinity, -.infinity, .nan, 32767 / 32768, 32766.5 / 32768, -32767.5 / 32768, 0.5 / 32768,
+        1.5 / 32768, -0.5 / 32768, 2.5 / 2_147_483_648, 1e-12, -1e-12, 0.999_999_9, -0.999_999_9,
+    ]
+    for k in 0..<64 {
+        edges.append(Float(k) + 0.5)
+        edges.append((Float(k) + 0.5) / 8_388_608)
+    }
     var state = seed
     while edges.count < count {
         // SplitMix64, scaled to ±1.25 (some overs) or to tiny magnitudes.
@@ -49,15 +54,17 @@ private func dataBytes(_ path: String) throws -> [UInt8] {
 
 @Suite("PCM block codec")
 struct PCMCodecTests {
-    @Test("integer PCM written and read a block at a time is byte for byte and sample for sample what libsndfile's own clipped conversion gives",
-          arguments: codecCases)
+    @Test(
+        "integer PCM written and read a block at a time is byte for byte and sample for sample what libsndfile's own clipped conversion gives",
+        arguments: codecCases)
     func sameAsLibsndfile(container: AudioContainer, encoding: SampleEncoding, order: ByteOrder) throws {
         let folder = TemporaryFolder()
         let channels = 3
         let samples = probes(count: 30_003, seed: UInt64(encoding.code) &* 31 &+ UInt64(container.code))
         let frames = samples.count / channels
-        let format = AudioFormat(container: container, encoding: encoding, byteOrder: order, sampleRate: 48_000,
-                                 channelCount: channels)
+        let format = AudioFormat(
+            container: container, encoding: encoding, byteOrder: order, sampleRate: 48_000,
+            channelCount: channels)
 
         // The reference: libsndfile converting the floats itself, clipping on.
         let reference = folder.file("reference")
@@ -67,7 +74,9 @@ struct PCMCodecTests {
         info.format = format.formatCode
         let handle = try #require(sf_open(reference, Int32(SFM_WRITE), &info), "libsndfile cannot write \(format)")
         _ = sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
-        let written = samples.withUnsafeBufferPointer { sf_writef_float(handle, UnsafeMutablePointer(mutating: $0.baseAddress), sf_count_t(frames)) }
+        let written = samples.withUnsafeBufferPointer {
+            sf_writef_float(handle, UnsafeMutablePointer(mutating: $0.baseAddress), sf_count_t(frames))
+        }
         sf_close(handle)
         #expect(written == frames)
 
@@ -80,14 +89,19 @@ struct PCMCodecTests {
             try samples.withUnsafeBufferPointer { try writer.write($0.baseAddress! + offset * channels, frames: count) }
             offset += count
         }
-        try samples.withUnsafeBufferPointer { try writer.write($0.baseAddress! + offset * channels, frames: frames - offset) }
+        try samples.withUnsafeBufferPointer {
+            try writer.write($0.baseAddress! + offset * channels, frames: frames - offset)
+        }
         try writer.close()
         let expected = try dataBytes(reference)
         let found = try dataBytes(ours)
         #expect(found.count == expected.count)
         let firstDifference = zip(found, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
         let at = (firstDifference ?? 0) / (encoding.bytesPerSample ?? 1) * (encoding.bytesPerSample ?? 1)
-        #expect(firstDifference == nil, "\(format): first differing byte \(firstDifference ?? -1), sample \(samples[at / (encoding.bytesPerSample ?? 1)]): \(found[at..<min(found.count, at + 4)]) vs libsndfile \(expected[at..<min(expected.count, at + 4)])")
+        #expect(
+            firstDifference == nil,
+            "\(format): first differing byte \(firstDifference ?? -1), sample \(samples[at / (encoding.bytesPerSample ?? 1)]): \(found[at..<min(found.count, at + 4)]) vs libsndfile \(expected[at..<min(expected.count, at + 4)])"
+        )
 
         // driftfix's reader against libsndfile's normalised float read of the same file, bit for bit.
         var readInfo = SF_INFO()
@@ -99,29 +113,42 @@ struct PCMCodecTests {
         var mine = [Float](repeating: .nan, count: frames * channels)
         var done = 0
         for block in [5, 1, 8191, 3000] where done < frames {
-            done += try mine.withUnsafeMutableBufferPointer { try reader.read(into: $0.baseAddress! + done * channels, frames: min(block, frames - done)) }
+            done += try mine.withUnsafeMutableBufferPointer {
+                try reader.read(into: $0.baseAddress! + done * channels, frames: min(block, frames - done))
+            }
         }
-        done += try mine.withUnsafeMutableBufferPointer { try reader.read(into: $0.baseAddress! + done * channels, frames: frames - done) }
+        done += try mine.withUnsafeMutableBufferPointer {
+            try reader.read(into: $0.baseAddress! + done * channels, frames: frames - done)
+        }
         #expect(done == frames)
         let mismatch = zip(mine, theirs).enumerated().first { $0.element.0.bitPattern != $0.element.1.bitPattern }
-        #expect(mismatch == nil, "\(format): sample \(mismatch?.offset ?? -1): \(mismatch?.element.0 ?? 0) vs libsndfile \(mismatch?.element.1 ?? 0)")
+        #expect(
+            mismatch == nil,
+            "\(format): sample \(mismatch?.offset ?? -1): \(mismatch?.element.0 ?? 0) vs libsndfile \(mismatch?.element.1 ?? 0)"
+        )
     }
 
     @Test("the codec's own round trip: every 16-bit value, and 24-bit values across the range, come back exactly")
     func roundTrip() {
         let sixteen: [Float] = (-32768...32767).map { Float($0) / 32768 }
         let twentyFour: [Float] = stride(from: -8_388_608, to: 8_388_608, by: 97).map { Float($0) / 8_388_608 }
-        let thirtyTwo: [Float] = stride(from: Int64(-2_147_483_648), to: 2_147_483_520, by: 65_537 * 128).map { Float($0) / 2_147_483_648 }
-        let cases: [(PCMCodec, [Float])] = [(PCMCodec(width: .int16, bigEndian: false), sixteen),
-                                            (PCMCodec(width: .int24, bigEndian: true), twentyFour),
-                                            (PCMCodec(width: .int24, bigEndian: false), twentyFour),
-                                            (PCMCodec(width: .int32, bigEndian: false), thirtyTwo)]
+        let thirtyTwo: [Float] = stride(from: Int64(-2_147_483_648), to: 2_147_483_520, by: 65_537 * 128).map {
+            Float($0) / 2_147_483_648
+        }
+        let cases: [(PCMCodec, [Float])] = [
+            (PCMCodec(width: .int16, bigEndian: false), sixteen),
+            (PCMCodec(width: .int24, bigEndian: true), twentyFour),
+            (PCMCodec(width: .int24, bigEndian: false), twentyFour),
+            (PCMCodec(width: .int32, bigEndian: false), thirtyTwo),
+        ]
         for (codec, values) in cases {
             var bytes = [UInt8](repeating: 0, count: values.count * codec.bytesPerSample + 8)
             var back = [Float](repeating: 0, count: values.count)
             bytes.withUnsafeMutableBytes { raw in
                 codec.encode(values, into: raw.baseAddress!, count: values.count)
-                back.withUnsafeMutableBufferPointer { codec.decode(raw.baseAddress!, into: $0.baseAddress!, count: values.count) }
+                back.withUnsafeMutableBufferPointer {
+                    codec.decode(raw.baseAddress!, into: $0.baseAddress!, count: values.count)
+                }
             }
             #expect(back == values, "\(codec)")
         }

@@ -1,7 +1,7 @@
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import DriftAudio
 
@@ -42,21 +42,29 @@ struct StagedOutputTests {
         try #require(mkfifo(folder.file("fifo"), 0o644) == 0)
         try makeSocket(folder.file("sock"))
         try "precious".write(toFile: folder.file("target.txt"), atomically: true, encoding: .utf8)
-        try FileManager.default.createSymbolicLink(atPath: folder.file("link"), withDestinationPath: folder.file("target.txt"))
-        try FileManager.default.createSymbolicLink(atPath: folder.file("stdout"), withDestinationPath: "/proc/self/fd/1")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.file("link"), withDestinationPath: folder.file("target.txt"))
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.file("stdout"), withDestinationPath: "/proc/self/fd/1")
         try FileManager.default.createDirectory(atPath: folder.file("dir"), withIntermediateDirectories: false)
-        for (name, expected) in [("fifo", FileKind.fifo), ("sock", .socket), ("link", .symbolicLink), ("stdout", .symbolicLink)] {
+        for (name, expected) in [
+            ("fifo", FileKind.fifo), ("sock", .socket), ("link", .symbolicLink), ("stdout", .symbolicLink),
+        ] {
             #expect(throws: AudioError(path: folder.file(name), cause: .destinationNotRegular(expected))) {
                 try stage("new", to: folder.file(name))
             }
             #expect(kind(folder.file(name)) == expected, "\(name) is untouched")
         }
-        #expect(throws: AudioError(path: folder.file("dir"), cause: .isDirectory)) { try stage("new", to: folder.file("dir")) }
+        #expect(throws: AudioError(path: folder.file("dir"), cause: .isDirectory)) {
+            try stage("new", to: folder.file("dir"))
+        }
         #expect(try String(contentsOfFile: folder.file("target.txt"), encoding: .utf8) == "precious")
         #expect(folder.entries() == ["dir", "fifo", "link", "sock", "stdout", "target.txt"], "no temporary file")
     }
 
-    @Test("devices too (as root: a character and a block device made here)", .enabled(if: getuid() == 0, "mknod needs root"))
+    @Test(
+        "devices too (as root: a character and a block device made here)",
+        .enabled(if: getuid() == 0, "mknod needs root"))
     func devices() throws {
         let folder = TemporaryFolder()
         // The numbers of /dev/null (1, 3) and /dev/loop0 (7, 0); the nodes live in the test's folder.
@@ -79,7 +87,9 @@ struct StagedOutputTests {
         let empty = try StagedOutput(destination: folder.file("a.wav"))
         try Data("new".utf8).write(to: URL(fileURLWithPath: empty.temporaryPath))
         try #require(mkfifo(folder.file("a.wav"), 0o644) == 0)
-        #expect(throws: AudioError(path: folder.file("a.wav"), cause: .destinationNotRegular(.fifo))) { try empty.commit() }
+        #expect(throws: AudioError(path: folder.file("a.wav"), cause: .destinationNotRegular(.fifo))) {
+            try empty.commit()
+        }
         #expect(kind(folder.file("a.wav")) == .fifo)
         // A regular file when checked, a link by the time of the rename.
         try "old".write(toFile: folder.file("b.wav"), atomically: true, encoding: .utf8)
@@ -87,7 +97,9 @@ struct StagedOutputTests {
         try Data("new".utf8).write(to: URL(fileURLWithPath: regular.temporaryPath))
         try FileManager.default.removeItem(atPath: folder.file("b.wav"))
         try FileManager.default.createSymbolicLink(atPath: folder.file("b.wav"), withDestinationPath: "/etc/hostname")
-        #expect(throws: AudioError(path: folder.file("b.wav"), cause: .destinationNotRegular(.symbolicLink))) { try regular.commit() }
+        #expect(throws: AudioError(path: folder.file("b.wav"), cause: .destinationNotRegular(.symbolicLink))) {
+            try regular.commit()
+        }
         #expect(kind(folder.file("b.wav")) == .symbolicLink)
         #expect(folder.entries() == ["a.wav", "b.wav"], "temporary files deleted: \(folder.entries())")
     }
@@ -119,13 +131,17 @@ struct StagedOutputTests {
         #expect(TemporaryName(parsing: made) == TemporaryName(parsing: ".take-01.wav.driftfix-studio_3-4242-9f3a.tmp"))
         let parsed = TemporaryName(parsing: made)
         #expect(parsed?.destinationName == "take-01.wav" && parsed?.host == "studio_3" && parsed?.pid == 4242)
-        for other in ["take.wav", ".take.wav.tmp", ".take.wav.driftfix-h-x-1.tmp", ".take.wav.driftfix-h-1-zz.tmp",
-                      ".driftfix-h-1-ab.tmp", ".take.wav.other-h-1-ab.tmp", ".t.driftfix-h-1-ab.tmp~"] {
+        for other in [
+            "take.wav", ".take.wav.tmp", ".take.wav.driftfix-h-x-1.tmp", ".take.wav.driftfix-h-1-zz.tmp",
+            ".driftfix-h-1-ab.tmp", ".take.wav.other-h-1-ab.tmp", ".t.driftfix-h-1-ab.tmp~",
+        ] {
             #expect(TemporaryName(parsing: other) == nil, "\(other)")
         }
     }
 
-    @Test("a sweep deletes the files of writers whose lock is free (dead, or a pid now used by another process) and keeps those of writers holding it; never following links, never the journal's folder")
+    @Test(
+        "a sweep deletes the files of writers whose lock is free (dead, or a pid now used by another process) and keeps those of writers holding it; never following links, never the journal's folder"
+    )
     func sweep() throws {
         let out = TemporaryFolder()
         let elsewhere = TemporaryFolder()
@@ -149,7 +165,9 @@ struct StagedOutputTests {
         for path in files.keys { try "x".write(toFile: out.file(path), atomically: false, encoding: .utf8) }
         let cutoff = Date().timeIntervalSince1970 - 100
         for old in ["a/.old.wav.driftfix-otherhost-17-4d.tmp", "a/.held.wav.driftfix-otherhost-19-6f.tmp"] {
-            var times = [timespec(tv_sec: Int(cutoff) - 3600, tv_nsec: 0), timespec(tv_sec: Int(cutoff) - 3600, tv_nsec: 0)]
+            var times = [
+                timespec(tv_sec: Int(cutoff) - 3600, tv_nsec: 0), timespec(tv_sec: Int(cutoff) - 3600, tv_nsec: 0),
+            ]
             utimensat(AT_FDCWD, out.file(old), &times, 0)
         }
         // As a writer on another machine holds it where the file system shares locks (NFSv4).
@@ -157,14 +175,21 @@ struct StagedOutputTests {
         try #require(remoteWriter >= 0 && flock(remoteWriter, LOCK_EX) == 0)
         defer { close(remoteWriter) }
         // A link out of the tree to a folder holding a dead writer's leftover: not followed.
-        try "x".write(toFile: elsewhere.file(".e.wav.driftfix-\(host)-\(dead)-7a.tmp"), atomically: false, encoding: .utf8)
+        try "x".write(
+            toFile: elsewhere.file(".e.wav.driftfix-\(host)-\(dead)-7a.tmp"), atomically: false, encoding: .utf8)
         try FileManager.default.createSymbolicLink(atPath: out.file("a/link"), withDestinationPath: elsewhere.path)
 
         let result = StaleTemporaryFiles.sweep(root: out.path, otherHostsBefore: cutoff)
         #expect(result.removed == files.filter(\.value).keys.map { out.file($0) }.sorted())
-        for (path, removed) in files { #expect(FileManager.default.fileExists(atPath: out.file(path)) != removed, "\(path)") }
-        #expect(result.kept == [live.temporaryPath, out.file("a/.held.wav.driftfix-otherhost-19-6f.tmp"),
-                                out.file("a/.new.wav.driftfix-otherhost-18-5e.tmp")].sorted(), "\(result.kept)")
+        for (path, removed) in files {
+            #expect(FileManager.default.fileExists(atPath: out.file(path)) != removed, "\(path)")
+        }
+        #expect(
+            result.kept
+                == [
+                    live.temporaryPath, out.file("a/.held.wav.driftfix-otherhost-19-6f.tmp"),
+                    out.file("a/.new.wav.driftfix-otherhost-18-5e.tmp"),
+                ].sorted(), "\(result.kept)")
         #expect(result.failed.isEmpty)
         #expect(FileManager.default.fileExists(atPath: live.temporaryPath), "the live writer's file is untouched")
         #expect(FileManager.default.fileExists(atPath: elsewhere.file(".e.wav.driftfix-\(host)-\(dead)-7a.tmp")))
@@ -176,7 +201,9 @@ struct StagedOutputTests {
         #expect(try String(contentsOfFile: out.file("a/live.wav"), encoding: .utf8) == "half")
     }
 
-    @Test("a staged output's temporary file is locked from creation to commit, and the lock outlives the writer's own descriptor")
+    @Test(
+        "a staged output's temporary file is locked from creation to commit, and the lock outlives the writer's own descriptor"
+    )
     func lockedWhileStaged() throws {
         let out = TemporaryFolder()
         let staged = try StagedOutput(destination: out.file("t.wav"))
@@ -186,7 +213,8 @@ struct StagedOutputTests {
             defer { close(probe) }
             return flock(probe, LOCK_EX | LOCK_NB) == 0
         }
-        #expect(FileManager.default.fileExists(atPath: staged.temporaryPath), "created at once, so no sweep can miss it")
+        #expect(
+            FileManager.default.fileExists(atPath: staged.temporaryPath), "created at once, so no sweep can miss it")
         #expect(!lockIsFree(staged.temporaryPath))
         // The writer writes through its own descriptor and closes it (as libsndfile does); the claim stays.
         let writer = try staged.writableDescriptor()
@@ -204,7 +232,9 @@ struct StagedOutputTests {
         #expect(!FileManager.default.fileExists(atPath: droppedPath) && out.entries() == ["t.wav"])
     }
 
-    @Test("a lost writer's leftovers beside one output go at once: only that writer's, only for that output, never a locked one")
+    @Test(
+        "a lost writer's leftovers beside one output go at once: only that writer's, only for that output, never a locked one"
+    )
     func leftoversOfOneWriter() throws {
         let out = TemporaryFolder()
         let host = TemporaryName.hostTag
@@ -219,18 +249,23 @@ struct StagedOutputTests {
             "take.wav": false,
         ]
         for name in files.keys { try "x".write(toFile: out.file(name), atomically: false, encoding: .utf8) }
-        let result = StaleTemporaryFiles.removeLeftovers(beside: out.file("take.wav"), writerHost: TemporaryName.machineName,
-                                                        writerPID: dead)
+        let result = StaleTemporaryFiles.removeLeftovers(
+            beside: out.file("take.wav"), writerHost: TemporaryName.machineName,
+            writerPID: dead)
         #expect(result.removed.sorted() == files.filter(\.value).keys.map { out.file($0) }.sorted())
-        for (name, removed) in files { #expect(FileManager.default.fileExists(atPath: out.file(name)) != removed, "\(name)") }
+        for (name, removed) in files {
+            #expect(FileManager.default.fileExists(atPath: out.file(name)) != removed, "\(name)")
+        }
         // A writer on this machine that still holds its lock (hung, not dead) keeps its file.
-        let alive = StaleTemporaryFiles.removeLeftovers(beside: out.file("take.wav"), writerHost: TemporaryName.machineName,
-                                                       writerPID: getpid())
+        let alive = StaleTemporaryFiles.removeLeftovers(
+            beside: out.file("take.wav"), writerHost: TemporaryName.machineName,
+            writerPID: getpid())
         #expect(alive.removed.isEmpty && alive.kept == [living.temporaryPath])
         #expect(FileManager.default.fileExists(atPath: out.file(livingName)))
         // Another machine's writer has lost its lease: whatever it left for this output goes.
         try "x".write(toFile: out.file(".take.wav.driftfix-far_away-77-5e.tmp"), atomically: false, encoding: .utf8)
-        let remote = StaleTemporaryFiles.removeLeftovers(beside: out.file("take.wav"), writerHost: "far.away", writerPID: 77)
+        let remote = StaleTemporaryFiles.removeLeftovers(
+            beside: out.file("take.wav"), writerHost: "far.away", writerPID: 77)
         #expect(remote.removed == [out.file(".take.wav.driftfix-far_away-77-5e.tmp")])
     }
 
@@ -241,7 +276,8 @@ struct StagedOutputTests {
         let child = try Child("/bin/sleep", ["30"], stdout: .discard, stderr: .discard, reaping: false)
         defer { _ = child.reap() }
         kill(child.pid, SIGKILL)
-        #expect(waitUntil(seconds: 10) { ProcessLiveness.state(of: child.pid) == "Z" }, "killed and not reaped: a zombie")
+        #expect(
+            waitUntil(seconds: 10) { ProcessLiveness.state(of: child.pid) == "Z" }, "killed and not reaped: a zombie")
         #expect(kill(child.pid, 0) == 0, "kill(pid, 0) still finds the zombie")
         #expect(!ProcessLiveness.isRunning(child.pid))
     }

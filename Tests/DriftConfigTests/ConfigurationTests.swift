@@ -28,9 +28,15 @@ struct ConfigurationTests {
         #expect(configuration.slurm.logFolder == "/shared/driftfix/logs")
         #expect(configuration.slurm.maxResubmits == 3)
         #expect(Configuration().slurm.maxResubmits == 8 && Configuration().slurm.logFolder == nil)
-        #expect(throws: ConfigurationError.self) { try Configuration.parse("slurm:\n  args: [night]\n", path: "c.yaml") }
-        #expect(throws: ConfigurationError.self) { try Configuration.parse("slurm:\n  max-resubmits: -1\n", path: "c.yaml") }
-        #expect(throws: ConfigurationError.self) { try Configuration.parse("slurm:\n  partition: night\n", path: "c.yaml") }
+        #expect(throws: ConfigurationError.self) {
+            try Configuration.parse("slurm:\n  args: [night]\n", path: "c.yaml")
+        }
+        #expect(throws: ConfigurationError.self) {
+            try Configuration.parse("slurm:\n  max-resubmits: -1\n", path: "c.yaml")
+        }
+        #expect(throws: ConfigurationError.self) {
+            try Configuration.parse("slurm:\n  partition: night\n", path: "c.yaml")
+        }
     }
 
     @Test("worker.idle-cores: a count of cores a long job may borrow; unset by default; a negative count is refused")
@@ -38,24 +44,36 @@ struct ConfigurationTests {
         #expect(try Configuration.parse("worker:\n  idle-cores: 3\n", path: "c.yaml").workerIdleCores == 3)
         #expect(try Configuration.parse("worker:\n  idle-cores: 0\n", path: "c.yaml").workerIdleCores == 0)
         #expect(Configuration().workerIdleCores == nil)
-        #expect(throws: ConfigurationError.self) { try Configuration.parse("worker:\n  idle-cores: -1\n", path: "c.yaml") }
+        #expect(throws: ConfigurationError.self) {
+            try Configuration.parse("worker:\n  idle-cores: -1\n", path: "c.yaml")
+        }
     }
 
-    @Test("scan.pair-by and scan.sound-output: name by default; a template below the output root with {stem} and an audio extension")
+    @Test(
+        "scan.pair-by and scan.sound-output: name by default; a template below the output root with {stem} and an audio extension"
+    )
     func pairBySound() throws {
         #expect(Configuration().pairing.pairBy == .name && Configuration().pairing.soundOutput == "{folder}/{stem}.wav")
-        let rules = try Configuration.parse("scan:\n  pair-by: name-then-sound\n  sound-output: \"{stem}-{recording}.flac\"\n", path: "c.yaml").pairing
+        let rules = try Configuration.parse(
+            "scan:\n  pair-by: name-then-sound\n  sound-output: \"{stem}-{recording}.flac\"\n", path: "c.yaml"
+        ).pairing
         #expect(rules.pairBy == .nameThenSound && rules.soundOutput == "{stem}-{recording}.flac")
         #expect(!Configuration().repair.mux)
         #expect(try Configuration.parse("repair:\n  mux: true\n", path: "c.yaml").repair.mux)
         #expect(Configuration().pairing.soundGroup.parts.isEmpty)
-        #expect(try Configuration.parse("scan:\n  sound-group: root\n", path: "c.yaml").pairing.soundGroup.parts.isEmpty)
-        #expect(try Configuration.parse("scan:\n  sound-group: day\n", path: "c.yaml").pairing.soundGroup.parts == [.day])
+        #expect(
+            try Configuration.parse("scan:\n  sound-group: root\n", path: "c.yaml").pairing.soundGroup.parts.isEmpty)
+        #expect(
+            try Configuration.parse("scan:\n  sound-group: day\n", path: "c.yaml").pairing.soundGroup.parts == [.day])
         let both = try Configuration.parse("scan:\n  sound-group: [\"{1}\", day]\n", path: "c.yaml").pairing.soundGroup
         #expect(both.parts == [.device(.path("{1}")), .day])
-        for bad in ["pair-by: names", "sound-output: \"{folder}/clip.wav\"", "sound-output: \"../{stem}.wav\"",
-                    "sound-output: \"/abs/{stem}.wav\"", "sound-output: \"{stem}.mov\"", "sound-group: week", "sound-group: []"] {
-            #expect(throws: ConfigurationError.self, "\(bad)") { try Configuration.parse("scan:\n  \(bad)\n", path: "c.yaml") }
+        for bad in [
+            "pair-by: names", "sound-output: \"{folder}/clip.wav\"", "sound-output: \"../{stem}.wav\"",
+            "sound-output: \"/abs/{stem}.wav\"", "sound-output: \"{stem}.mov\"", "sound-group: week", "sound-group: []",
+        ] {
+            #expect(throws: ConfigurationError.self, "\(bad)") {
+                try Configuration.parse("scan:\n  \(bad)\n", path: "c.yaml")
+            }
         }
     }
 
@@ -78,7 +96,9 @@ struct ConfigurationTests {
         #expect(configuration.maxAttempts == 5)
         #expect(policy.quality == .best)
         #expect(policy.rules.count == 2)
-        #expect(policy.method(for: "/a/recorder-B/t.wav") == MethodChoice(method: .stretch, reason: "config rule \"**/recorder-B/**\": drops buffers"))
+        #expect(
+            policy.method(for: "/a/recorder-B/t.wav")
+                == MethodChoice(method: .stretch, reason: "config rule \"**/recorder-B/**\": drops buffers"))
         #expect(policy.method(for: "/a/x_lecture.wav").method == .stretch)
     }
 
@@ -93,13 +113,18 @@ struct ConfigurationTests {
               header-precision-ms: 20
             """
         let policy = try Configuration.parse(yaml, path: "c.yaml").content
-        #expect(policy == ContentPolicy(mode: .both, confidenceFloor: 0.65, start: .keep, residualLimitMs: 0.5, headerPrecisionMs: 20))
+        #expect(
+            policy
+                == ContentPolicy(
+                    mode: .both, confidenceFloor: 0.65, start: .keep, residualLimitMs: 0.5, headerPrecisionMs: 20))
         #expect(Configuration().content.mode == .headers, "headers stay the default")
-        for (bad, message) in [("content:\n  measure: sound", "c.yaml:2: content.measure: 'sound' is not one of: headers, content, both"),
-                               ("content:\n  confidence-floor: 1.5", "c.yaml:2: content.confidence-floor: must be from 0 to 1"),
-                               ("content:\n  residual-limit-ms: 0", "c.yaml:2: content.residual-limit-ms: must be greater than 0"),
-                               ("content:\n  start: middle", "c.yaml:2: content.start: 'middle' is not one of: reference, keep"),
-                               ("content:\n  mesure: both", "c.yaml:2: content.mesure: unknown key")] {
+        for (bad, message) in [
+            ("content:\n  measure: sound", "c.yaml:2: content.measure: 'sound' is not one of: headers, content, both"),
+            ("content:\n  confidence-floor: 1.5", "c.yaml:2: content.confidence-floor: must be from 0 to 1"),
+            ("content:\n  residual-limit-ms: 0", "c.yaml:2: content.residual-limit-ms: must be greater than 0"),
+            ("content:\n  start: middle", "c.yaml:2: content.start: 'middle' is not one of: reference, keep"),
+            ("content:\n  mesure: both", "c.yaml:2: content.mesure: unknown key"),
+        ] {
             #expect(throws: ConfigurationError.self) { try Configuration.parse(bad, path: "c.yaml") }
             do {
                 _ = try Configuration.parse(bad, path: "c.yaml")
@@ -138,20 +163,25 @@ struct ConfigurationTests {
         #expect(try Configuration.parse("# only comments\n", path: "e.yaml") == Configuration())
     }
 
-    @Test("errors name the line and the key", arguments: [
-        ("repair:\n  metod: stretch\n", 2, "repair.metod", "unknown key"),
-        ("repair:\n  method: strech\n", 2, "repair.method", "'strech' is not one of: resample, stretch"),
-        ("repiar:\n  method: stretch\n", 1, "repiar", "unknown key"),
-        ("repair:\n  quality: ultra\n", 2, "repair.quality", "not one of"),
-        ("repair:\n  rules:\n    - method: stretch\n", 3, "repair.rules[0].match", "missing"),
-        ("repair:\n  rules:\n    - match: x\n      method: stretch\n      colour: red\n", 5, "repair.rules[0].colour", "unknown key"),
-        ("repair:\n  rules: yes\n", 2, "repair.rules", "expected a list"),
-        ("repair:\n  max-attempts: 0\n", 2, "repair.max-attempts", "whole number from 1 to 100"),
-        ("journal:\n  history-runs: 1.5\n", 2, "journal.history-runs", "whole number"),
-        ("journal:\n  alert-ppm: 0\n", 2, "journal.alert-ppm", "greater than 0"),
-        ("metrics:\n  file: x\n", 2, "metrics.file", "unknown key"),
-        ("security:\n  public-key: x\n", 2, "security.public-key", "unknown key"),
-    ])
+    @Test(
+        "errors name the line and the key",
+        arguments: [
+            ("repair:\n  metod: stretch\n", 2, "repair.metod", "unknown key"),
+            ("repair:\n  method: strech\n", 2, "repair.method", "'strech' is not one of: resample, stretch"),
+            ("repiar:\n  method: stretch\n", 1, "repiar", "unknown key"),
+            ("repair:\n  quality: ultra\n", 2, "repair.quality", "not one of"),
+            ("repair:\n  rules:\n    - method: stretch\n", 3, "repair.rules[0].match", "missing"),
+            (
+                "repair:\n  rules:\n    - match: x\n      method: stretch\n      colour: red\n", 5,
+                "repair.rules[0].colour", "unknown key"
+            ),
+            ("repair:\n  rules: yes\n", 2, "repair.rules", "expected a list"),
+            ("repair:\n  max-attempts: 0\n", 2, "repair.max-attempts", "whole number from 1 to 100"),
+            ("journal:\n  history-runs: 1.5\n", 2, "journal.history-runs", "whole number"),
+            ("journal:\n  alert-ppm: 0\n", 2, "journal.alert-ppm", "greater than 0"),
+            ("metrics:\n  file: x\n", 2, "metrics.file", "unknown key"),
+            ("security:\n  public-key: x\n", 2, "security.public-key", "unknown key"),
+        ])
     func errors(yaml: String, line: Int, key: String, message: String) {
         do {
             _ = try Configuration.parse(yaml, path: "bad.yaml")
@@ -236,12 +266,18 @@ struct ScanConfigurationTests {
         let policy = try Configuration.parse(yaml, path: "c.yaml").repair
         #expect(policy.engine == .soxr)
         #expect(policy.engine(for: "/m/archive/t.wav") == .libsamplerate)
-        #expect(policy.engine(for: "/m/handheld/t.wav") == .soxr && policy.method(for: "/m/handheld/t.wav").method == .stretch)
-        #expect(policy.method(for: "/m/archive/t.wav").method == .resample, "a rule naming only an engine leaves the method")
+        #expect(
+            policy.engine(for: "/m/handheld/t.wav") == .soxr
+                && policy.method(for: "/m/handheld/t.wav").method == .stretch)
+        #expect(
+            policy.method(for: "/m/archive/t.wav").method == .resample, "a rule naming only an engine leaves the method"
+        )
         #expect(try Configuration.parse("", path: "c.yaml").repair.engine == .auto)
         #expect(try Configuration.parse("repair:\n  engine: auto\n", path: "c.yaml").repair.engine == .auto)
         #expect(throws: ConfigurationError.self) { try Configuration.parse("repair:\n  engine: sox\n", path: "c.yaml") }
-        #expect(throws: ConfigurationError.self) { try Configuration.parse("repair:\n  rules:\n    - match: x\n", path: "c.yaml") }
+        #expect(throws: ConfigurationError.self) {
+            try Configuration.parse("repair:\n  rules:\n    - match: x\n", path: "c.yaml")
+        }
     }
 
     @Test("scan.device: one source, or a list of path templates, patterns and metadata fields, in order")
@@ -261,24 +297,33 @@ struct ScanConfigurationTests {
                 - folder
             """
         let sources = try Configuration.parse(yaml, path: "c.yaml").pairing.device.sources
-        #expect(sources.map(\.label) == ["bwf-originator-reference", "ixml:USER/SERIAL", "pattern ^(?<site>[^/]+)/[^/]+/(?<unit>[^/]+)/",
-                                         "pattern (?<device>[A-Z]+[0-9]+)_take", "quicktime", "path {2}", "folder"])
-        if case .pattern(let pattern) = sources[2] { #expect(pattern.name == "{site}-{unit}") } else { Issue.record("\(sources[2])") }
+        #expect(
+            sources.map(\.label) == [
+                "bwf-originator-reference", "ixml:USER/SERIAL", "pattern ^(?<site>[^/]+)/[^/]+/(?<unit>[^/]+)/",
+                "pattern (?<device>[A-Z]+[0-9]+)_take", "quicktime", "path {2}", "folder",
+            ])
+        if case .pattern(let pattern) = sources[2] {
+            #expect(pattern.name == "{site}-{unit}")
+        } else {
+            Issue.record("\(sources[2])")
+        }
     }
 
-    @Test("errors in the new sections", arguments: [
-        ("scan:\n  recordings: wav\n", 2, "scan.recordings"),
-        ("scan:\n  patterns:\n    - recording: a.wav\n      reference: b.mp4\n", 3, "scan.patterns[0].recording"),
-        ("drift:\n  tolerance-ms: -1\n", 2, "drift.tolerance-ms"),
-        ("drift:\n  tolerance: 1\n", 2, "drift.tolerance"),
-        ("scan:\n  movie-header-fallback: maybe\n", 2, "scan.movie-header-fallback"),
-        ("scan:\n  device: \"{0}\"\n", 2, "scan.device"),
-        ("scan:\n  device:\n    - folder\n    - \"(?<unit>x)\"\n", 4, "scan.device[1]"),
-        ("scan:\n  device:\n    - metadata: make\n", 3, "scan.device[0].metadata"),
-        ("scan:\n  device:\n    - pattern: \"(?<device>x)\"\n      path: \"{1}\"\n", 3, "scan.device[0]"),
-        ("scan:\n  device: serial-number\n", 2, "scan.device"),
-        ("scan:\n  device: []\n", 2, "scan.device"),
-    ])
+    @Test(
+        "errors in the new sections",
+        arguments: [
+            ("scan:\n  recordings: wav\n", 2, "scan.recordings"),
+            ("scan:\n  patterns:\n    - recording: a.wav\n      reference: b.mp4\n", 3, "scan.patterns[0].recording"),
+            ("drift:\n  tolerance-ms: -1\n", 2, "drift.tolerance-ms"),
+            ("drift:\n  tolerance: 1\n", 2, "drift.tolerance"),
+            ("scan:\n  movie-header-fallback: maybe\n", 2, "scan.movie-header-fallback"),
+            ("scan:\n  device: \"{0}\"\n", 2, "scan.device"),
+            ("scan:\n  device:\n    - folder\n    - \"(?<unit>x)\"\n", 4, "scan.device[1]"),
+            ("scan:\n  device:\n    - metadata: make\n", 3, "scan.device[0].metadata"),
+            ("scan:\n  device:\n    - pattern: \"(?<device>x)\"\n      path: \"{1}\"\n", 3, "scan.device[0]"),
+            ("scan:\n  device: serial-number\n", 2, "scan.device"),
+            ("scan:\n  device: []\n", 2, "scan.device"),
+        ])
     func errors(yaml: String, line: Int, key: String) {
         do {
             _ = try Configuration.parse(yaml, path: "bad.yaml")

@@ -6,8 +6,10 @@ import Testing
 
 private func jobs(_ seconds: [Double]) -> [JobRecord] {
     seconds.enumerated().map { index, length in
-        JobRecord(id: index + 1, input: "/m/\(index + 1).wav", output: "/o/\(index + 1).wav", outputRoot: "/o", targetFrames: 48_000,
-                  method: .resample, methodReason: "default", quality: .medium, audioSeconds: length)
+        JobRecord(
+            id: index + 1, input: "/m/\(index + 1).wav", output: "/o/\(index + 1).wav", outputRoot: "/o",
+            targetFrames: 48_000,
+            method: .resample, methodReason: "default", quality: .medium, audioSeconds: length)
     }
 }
 
@@ -23,7 +25,10 @@ private func jobsSent(_ messages: [(String, WireMessage)]) -> [(String, JobSpec)
 }
 
 private func success(_ spec: JobSpec, _ worker: String) -> WireMessage {
-    .result(JobResult(id: spec.id, attempt: spec.attempt, worker: worker, succeeded: true, outputFrames: spec.targetFrames, seconds: 0.1))
+    .result(
+        JobResult(
+            id: spec.id, attempt: spec.attempt, worker: worker, succeeded: true, outputFrames: spec.targetFrames,
+            seconds: 0.1))
 }
 
 @Suite("Dispatcher")
@@ -68,7 +73,9 @@ struct DispatcherTests {
         #expect(retry.attempt == 2)
         // a was only slow: its result arrives and is accepted.
         _ = d.received(success(original, "a"), from: "a", at: 4)
-        #expect(store.job(1).map { if case .done(let r) = $0.state { return r.worker == "a" } else { return false } } == true)
+        #expect(
+            store.job(1).map { if case .done(let r) = $0.state { return r.worker == "a" } else { return false } }
+                == true)
         _ = d.received(success(retry, "b"), from: "b", at: 5)
         #expect(d.drainEvents().contains(.duplicateResult(id: 1, worker: "b")))
         #expect(d.isComplete && d.leasedJobs == 0)
@@ -81,12 +88,19 @@ struct DispatcherTests {
         let d = Dispatcher(store: store)
         var sent = jobsSent(d.received(hello("a", 1), from: "a", at: 0))
         #expect(sent[0].1.id == 2)
-        sent = jobsSent(d.received(.result(JobResult(id: 2, attempt: 1, worker: "a", succeeded: false, seconds: 0, error: "corrupt")), from: "a", at: 1))
+        sent = jobsSent(
+            d.received(
+                .result(JobResult(id: 2, attempt: 1, worker: "a", succeeded: false, seconds: 0, error: "corrupt")),
+                from: "a", at: 1))
         #expect(store.job(2)?.state == .failed("corrupt"))
         for attempt in 1...3 {
             #expect(sent.count == 1 && sent[0].1.id == 1 && sent[0].1.attempt == attempt)
-            sent = jobsSent(d.received(.result(JobResult(id: 1, attempt: attempt, worker: "a", succeeded: false, seconds: 0,
-                                                         error: "disk full", retryable: true)), from: "a", at: Double(attempt + 1)))
+            sent = jobsSent(
+                d.received(
+                    .result(
+                        JobResult(
+                            id: 1, attempt: attempt, worker: "a", succeeded: false, seconds: 0,
+                            error: "disk full", retryable: true)), from: "a", at: Double(attempt + 1)))
         }
         #expect(store.job(1)?.state == .failed("disk full"))
         #expect(d.isComplete)
@@ -104,7 +118,10 @@ struct DispatcherTests {
         _ = d.received(.goodbye, from: "a", at: 3)
         #expect(d.liveWorkers == 0 && store.nextQueued() != nil)
         _ = d.received(.heartbeat(running: []), from: "stranger", at: 4)
-        #expect(d.drainEvents().contains { if case .dropped(let peer, _) = $0 { return peer == "stranger" } else { return false } })
+        #expect(
+            d.drainEvents().contains {
+                if case .dropped(let peer, _) = $0 { return peer == "stranger" } else { return false }
+            })
     }
 
     @Test("a worker known dead gives its jobs back at once, names where its temporary file may be, and is counted")
@@ -112,7 +129,9 @@ struct DispatcherTests {
         let store = InMemoryJobStore()
         store.add(jobs([10, 20]))
         let d = Dispatcher(store: store)
-        _ = d.received(.hello(WorkerHello(worker: "a", capacity: 2, software: "driftfix", host: "box", pid: 4242)), from: "a", at: 0)
+        _ = d.received(
+            .hello(WorkerHello(worker: "a", capacity: 2, software: "driftfix", host: "box", pid: 4242)), from: "a",
+            at: 0)
         _ = d.received(hello("b", 1), from: "b", at: 0.1)
         _ = d.drainEvents()
         // Well inside the silence deadline: the exit is what requeues.
@@ -144,7 +163,9 @@ struct DispatcherTests {
             #expect(sent.map(\.1.id) == [1] && sent[0].1.attempt == generation + 1)
             _ = d.died(name, how: how, at: Double(generation) + 0.5)
         }
-        #expect(store.job(1)?.state == .failed("worker died 3 times while processing this file: signal 9, signal 9, signal 11"))
+        #expect(
+            store.job(1)?.state
+                == .failed("worker died 3 times while processing this file: signal 9, signal 9, signal 11"))
         // A healthy worker finishes the others.
         var sent = jobsSent(d.received(hello("healthy", 1), from: "healthy", at: 5))
         while let (_, spec) = sent.first {
@@ -157,7 +178,13 @@ struct DispatcherTests {
     func lostWording() {
         let store = InMemoryJobStore()
         store.add(jobs([10]))
-        let d = Dispatcher(store: store, settings: { var s = Dispatcher.Settings(); s.maxAttempts = 2; return s }())
+        let d = Dispatcher(
+            store: store,
+            settings: {
+                var s = Dispatcher.Settings()
+                s.maxAttempts = 2
+                return s
+            }())
         _ = d.received(hello("a", 1), from: "a", at: 0)
         _ = d.died("a", how: "signal 9", at: 0.1)
         _ = d.received(hello("b", 1), from: "b", at: 0.2)
@@ -175,8 +202,12 @@ struct DispatcherTests {
         let toA = jobsSent(d.received(hello("a", 1), from: "a", at: 0))
         let toB = jobsSent(d.received(hello("b", 1), from: "b", at: 0))
         #expect(toA.map(\.1.id) == [3] && toB.map(\.1.id) == [2])
-        let next = jobsSent(d.received(.result(JobResult(id: 3, attempt: 1, worker: "a", succeeded: false, seconds: 0,
-                                                         error: "/o/3.wav: disk full", retryable: true)), from: "a", at: 1))
+        let next = jobsSent(
+            d.received(
+                .result(
+                    JobResult(
+                        id: 3, attempt: 1, worker: "a", succeeded: false, seconds: 0,
+                        error: "/o/3.wav: disk full", retryable: true)), from: "a", at: 1))
         // Job 3 waits for b; a takes job 1.
         #expect(next.map(\.0) == ["a"] && next.map(\.1.id) == [1])
         #expect(d.drainEvents().contains(.jobRequeued(id: 3, reason: "/o/3.wav: disk full; trying another worker")))
@@ -201,7 +232,8 @@ struct DispatcherStrangerTests {
         let store = InMemoryJobStore()
         store.add(jobs([10]))
         let d = Dispatcher(store: store)
-        _ = d.received(.result(JobResult(id: 1, attempt: 1, worker: "x", succeeded: true, seconds: 0)), from: "x", at: 0)
+        _ = d.received(
+            .result(JobResult(id: 1, attempt: 1, worker: "x", succeeded: true, seconds: 0)), from: "x", at: 0)
         #expect(!d.isComplete)
         #expect(store.job(1)?.state == .queued)
     }

@@ -9,7 +9,9 @@ import Testing
 
 /// A stand-in worker: a shell script that ignores the worker arguments it is given (real processes, real signals).
 private func workerScript(_ body: String) throws -> String {
-    let path = FileManager.default.temporaryDirectory.path + "/driftfix-pool-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sh"
+    let path =
+        FileManager.default.temporaryDirectory.path
+        + "/driftfix-pool-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sh"
     // Written through a close-on-exec descriptor: a process another test starts meanwhile must not inherit it open
     // for writing, or executing the script fails with "text file busy".
     let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
@@ -47,8 +49,9 @@ struct LocalWorkerPoolTests {
     /// Runs `pool` as a service around `body`, and shuts it down afterwards even when `body` fails: a stand-in worker
     /// left running would outlive the test process and hold the test runner's output open for good.
     private func supervising(_ pool: LocalWorkerPool, _ body: () async throws -> Void) async throws {
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [.init(service: pool)], gracefulShutdownSignals: [], logger: Logger(label: "test")))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: pool)], gracefulShutdownSignals: [], logger: Logger(label: "test")))
         let task = Task { try await group.run() }
         var failure: (any Error)?
         do { try await body() } catch { failure = error }
@@ -61,7 +64,8 @@ struct LocalWorkerPoolTests {
     @Test("a worker that dies or hangs is reported and replaced under a new identity; shutdown ends the rest")
     func replaces() async throws {
         // Like a real worker it ends when its parent is gone (its parent pid changes), should the test die midway.
-        let script = try workerScript("""
+        let script = try workerScript(
+            """
             parent=$PPID
             while [ "$(cut -d' ' -f4 /proc/$$/stat)" = "$parent" ]; do sleep 0.05; done
             """)
@@ -70,14 +74,16 @@ struct LocalWorkerPoolTests {
         var settings = LocalWorkerPool.Settings(count: 2, endpoint: "ipc:///nowhere", executable: script)
         settings.stopTimeout = 0.5
         let exits = Exits()
-        let pool = try LocalWorkerPool(settings: settings, inbox: inbox, logger: Logger(label: "test")) { identity, how in
+        let pool = try LocalWorkerPool(settings: settings, inbox: inbox, logger: Logger(label: "test")) {
+            identity, how in
             exits.seen.withLock { $0.append("\(identity): \(how)") }
         }
         var first: [Int32] = []
         try await supervising(pool) {
             // A process is in the list from its spawn on; its command line shows the identity once it has executed.
-            try #require(await eventually { pool.pids.count == 2 && pool.pids.allSatisfy { identity(of: $0) != nil } },
-                         "\(pool.pids) \(inbox.take())")
+            try #require(
+                await eventually { pool.pids.count == 2 && pool.pids.allSatisfy { identity(of: $0) != nil } },
+                "\(pool.pids) \(inbox.take())")
             first = pool.pids
             let names = first.compactMap(identity(of:))
             #expect(Set(names) == ["local-\(getpid())-1", "local-\(getpid())-2"])
@@ -105,8 +111,9 @@ struct LocalWorkerPoolTests {
         let script = try workerScript("exit 0")
         defer { unlink(script) }
         let inbox = try CoordinatorInbox()
-        let pool = try LocalWorkerPool(settings: .init(count: 2, endpoint: "ipc:///nowhere", executable: script), inbox: inbox,
-                                       logger: Logger(label: "test"))
+        let pool = try LocalWorkerPool(
+            settings: .init(count: 2, endpoint: "ipc:///nowhere", executable: script), inbox: inbox,
+            logger: Logger(label: "test"))
         try await supervising(pool) {
             #expect(await eventually { pool.launched == 2 && pool.pids.isEmpty })
             _ = await eventually(polls: 25) { false }  // time for a wrong restart to show
@@ -128,10 +135,11 @@ struct LocalWorkerPoolTests {
     // Apart from the test body: the compiler's sendability pass crashes on this closure nested inside another.
     private func expectOneCrashLoopFailure(_ pool: LocalWorkerPool, _ inbox: CoordinatorInbox) async throws {
         var inputs: [CoordinatorInbox.Input] = []
-        #expect(await eventually {
-            inputs += inbox.take()
-            return inputs.contains { if case .poolFailed = $0 { return true } else { return false } }
-        })
+        #expect(
+            await eventually {
+                inputs += inbox.take()
+                return inputs.contains { if case .poolFailed = $0 { return true } else { return false } }
+            })
         _ = await eventually(polls: 15) { false }  // stragglers still exiting
         inputs += inbox.take()
         let failures = inputs.compactMap { input -> String? in
@@ -139,23 +147,26 @@ struct LocalWorkerPoolTests {
         }
         #expect(failures.count == 1)
         #expect(failures.first?.contains("(5 in a row, the last with exit status 127)") == true, "\(failures)")
-        #expect(inputs.filter { $0 != .poolFailed(failures.first ?? "") }.allSatisfy {
-            if case .workerExited(_, "exit status 127") = $0 { return true } else { return false }
-        })
+        #expect(
+            inputs.filter { $0 != .poolFailed(failures.first ?? "") }.allSatisfy {
+                if case .workerExited(_, "exit status 127") = $0 { return true } else { return false }
+            })
         #expect(pool.pids.isEmpty, "nothing restarts after the failure")
     }
 
     @Test("an executable that cannot be started fails the pool at once, naming it")
     func missingExecutable() async throws {
         let inbox = try CoordinatorInbox()
-        let pool = try LocalWorkerPool(settings: .init(count: 2, endpoint: "ipc:///nowhere", executable: "/nonexistent/driftfix"),
-                                       inbox: inbox, logger: Logger(label: "test"))
+        let pool = try LocalWorkerPool(
+            settings: .init(count: 2, endpoint: "ipc:///nowhere", executable: "/nonexistent/driftfix"),
+            inbox: inbox, logger: Logger(label: "test"))
         try await supervising(pool) {
             var inputs: [CoordinatorInbox.Input] = []
-            #expect(await eventually {
-                inputs += inbox.take()
-                return !inputs.isEmpty
-            })
+            #expect(
+                await eventually {
+                    inputs += inbox.take()
+                    return !inputs.isEmpty
+                })
             guard case .poolFailed(let reason)? = inputs.first else {
                 Issue.record("\(inputs)")
                 return

@@ -2,10 +2,13 @@ import Testing
 
 @testable import DriftCore
 
-private func analyze(frames: Int64, rate: Int = 48_000, reference: Rational, path: String = "/m/a.wav",
-                     repair: RepairPolicy = RepairPolicy(), drift: DriftPolicy = DriftPolicy()) -> DriftAnalysis {
-    DriftAnalysis(recordingFrames: frames, sampleRate: rate, referenceSeconds: reference, recordingPath: path,
-                  drift: drift, repair: repair)
+private func analyze(
+    frames: Int64, rate: Int = 48_000, reference: Rational, path: String = "/m/a.wav",
+    repair: RepairPolicy = RepairPolicy(), drift: DriftPolicy = DriftPolicy()
+) -> DriftAnalysis {
+    DriftAnalysis(
+        recordingFrames: frames, sampleRate: rate, referenceSeconds: reference, recordingPath: path,
+        drift: drift, repair: repair)
 }
 
 @Suite("Drift measurement, causes and plans")
@@ -23,9 +26,12 @@ struct DriftAnalysisTests {
         #expect(a.flags == [.ituBT1359, .ebuR37])
     }
 
-    @Test("lip-sync flags: BT.1359 45 ms lead / 125 ms lag, EBU R37 40 / 60 ms", arguments: [
-        (-0.042, [SyncFlag.ebuR37]), (-0.046, [.ituBT1359, .ebuR37]), (0.061, [.ebuR37]), (0.126, [.ituBT1359, .ebuR37]), (0.030, []),
-    ])
+    @Test(
+        "lip-sync flags: BT.1359 45 ms lead / 125 ms lag, EBU R37 40 / 60 ms",
+        arguments: [
+            (-0.042, [SyncFlag.ebuR37]), (-0.046, [.ituBT1359, .ebuR37]), (0.061, [.ebuR37]),
+            (0.126, [.ituBT1359, .ebuR37]), (0.030, []),
+        ])
     func flags(offsetSeconds: Double, expected: [SyncFlag]) {
         let frames = 48_000 * 600 + Int64((offsetSeconds * 48_000).rounded())
         #expect(analyze(frames: frames, reference: Rational(600, 1)).flags == expected)
@@ -65,11 +71,14 @@ struct DriftAnalysisTests {
 
     @Test("config rules pick stretch for recorder faults, never for pitch-shifting causes")
     func rules() {
-        let policy = RepairPolicy(rules: [MethodRule(pattern: GlobPattern("**/dropper/**"), method: .stretch, reason: "drops buffers")])
+        let policy = RepairPolicy(rules: [
+            MethodRule(pattern: GlobPattern("**/dropper/**"), method: .stretch, reason: "drops buffers")
+        ])
         let dropped = analyze(frames: 2_865_600, reference: Rational(60, 1), path: "/m/dropper/t.wav", repair: policy)
         #expect(dropped.action == .stretch)
         #expect(dropped.method?.reason == "config rule \"**/dropper/**\": drops buffers")
-        let pulled = analyze(frames: 1_440_000, reference: Rational(1_441_440, 48_000), path: "/m/dropper/t.wav", repair: policy)
+        let pulled = analyze(
+            frames: 1_440_000, reference: Rational(1_441_440, 48_000), path: "/m/dropper/t.wav", repair: policy)
         #expect(pulled.action == .resample && pulled.method?.reason == "ntsc-pull-down shifts the pitch")
     }
 }

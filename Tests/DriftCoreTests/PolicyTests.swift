@@ -4,18 +4,20 @@ import Testing
 
 @Suite("Paths, times and policy")
 struct PolicyTests {
-    @Test("glob patterns", arguments: [
-        ("*.wav", "/media/cam1/take01.wav", true),
-        ("*.wav", "take01.WAV", false),
-        ("**/recorder-B/**", "/media/day1/recorder-B/t1.wav", true),
-        ("**/recorder-B/**", "/media/day1/recorder-A/t1.wav", false),
-        ("media/*/take??.wav", "media/cam1/take01.wav", true),
-        ("media/*/take??.wav", "media/cam1/sub/take01.wav", false),
-        ("/media/**/t?.wav", "/media/a/b/c/t1.wav", true),
-        ("/media/**/t?.wav", "/media/t1.wav", true),
-        ("**.flac", "/x/y/z.flac", true),
-        ("lecture_*", "/srv/lecture_01.wav", true),
-    ])
+    @Test(
+        "glob patterns",
+        arguments: [
+            ("*.wav", "/media/cam1/take01.wav", true),
+            ("*.wav", "take01.WAV", false),
+            ("**/recorder-B/**", "/media/day1/recorder-B/t1.wav", true),
+            ("**/recorder-B/**", "/media/day1/recorder-A/t1.wav", false),
+            ("media/*/take??.wav", "media/cam1/take01.wav", true),
+            ("media/*/take??.wav", "media/cam1/sub/take01.wav", false),
+            ("/media/**/t?.wav", "/media/a/b/c/t1.wav", true),
+            ("/media/**/t?.wav", "/media/t1.wav", true),
+            ("**.flac", "/x/y/z.flac", true),
+            ("lecture_*", "/srv/lecture_01.wav", true),
+        ])
     func glob(pattern: String, path: String, matches: Bool) {
         #expect(GlobPattern(pattern).matches(path) == matches, "\(pattern) ~ \(path)")
     }
@@ -41,7 +43,9 @@ struct PolicyTests {
             MethodRule(pattern: GlobPattern("**/recorder-B/**"), method: .stretch, reason: "drops buffers"),
             MethodRule(pattern: GlobPattern("**/recorder-*/**"), method: .resample),
         ])
-        #expect(policy.method(for: "/m/recorder-B/a.wav") == MethodChoice(method: .stretch, reason: "config rule \"**/recorder-B/**\": drops buffers"))
+        #expect(
+            policy.method(for: "/m/recorder-B/a.wav")
+                == MethodChoice(method: .stretch, reason: "config rule \"**/recorder-B/**\": drops buffers"))
         #expect(policy.method(for: "/m/recorder-C/a.wav").method == .resample)
         #expect(policy.method(for: "/m/other/a.wav") == MethodChoice(method: .resample, reason: "default"))
     }
@@ -49,8 +53,12 @@ struct PolicyTests {
     @Test("a ratio with a rate change keeps the duration ratio exact")
     func ratioWithRate() throws {
         // 10 s at 44.1 kHz, 1001/1000 longer, at 48 kHz: 480,480 frames.
-        #expect(try TargetLength.ratio(Rational(1001, 1000)).resolve(inputFrames: 441_000, inputRate: 44_100, outputRate: 48_000) == 480_480)
-        #expect(try TargetLength.seconds(Rational(10, 1)).resolve(inputFrames: 1, inputRate: 44_100, outputRate: 48_000) == 480_000)
+        #expect(
+            try TargetLength.ratio(Rational(1001, 1000)).resolve(
+                inputFrames: 441_000, inputRate: 44_100, outputRate: 48_000) == 480_480)
+        #expect(
+            try TargetLength.seconds(Rational(10, 1)).resolve(inputFrames: 1, inputRate: 44_100, outputRate: 48_000)
+                == 480_000)
     }
 
     @Test("fade curves")

@@ -4,22 +4,26 @@ import Testing
 
 @Suite("Rational numbers")
 struct RationalTests {
-    @Test("decimal and fraction text parses exactly", arguments: [
-        ("3600.0375", Rational(36_000_375, 10_000)),
-        ("1001/1000", Rational(1001, 1000)),
-        ("-0.5", Rational(-1, 2)),
-        ("+2", Rational(2, 1)),
-        ("1e-6", Rational(1, 1_000_000)),
-        ("1.000131", Rational(1_000_131, 1_000_000)),
-        (" 48000/44100 ", Rational(160, 147)),
-        ("0.1/0.3", Rational(1, 3)),
-        (".5", Rational(1, 2)),
-    ])
+    @Test(
+        "decimal and fraction text parses exactly",
+        arguments: [
+            ("3600.0375", Rational(36_000_375, 10_000)),
+            ("1001/1000", Rational(1001, 1000)),
+            ("-0.5", Rational(-1, 2)),
+            ("+2", Rational(2, 1)),
+            ("1e-6", Rational(1, 1_000_000)),
+            ("1.000131", Rational(1_000_131, 1_000_000)),
+            (" 48000/44100 ", Rational(160, 147)),
+            ("0.1/0.3", Rational(1, 3)),
+            (".5", Rational(1, 2)),
+        ])
     func parses(text: String, expected: Rational) throws {
         #expect(try Rational(parsing: text) == expected)
     }
 
-    @Test("bad text is refused with a reason", arguments: ["", "abc", "1.2.3", "1/0", "--1", "1e99", "12345678901234567890123", "1,5", "٣"])
+    @Test(
+        "bad text is refused with a reason",
+        arguments: ["", "abc", "1.2.3", "1/0", "--1", "1e99", "12345678901234567890123", "1,5", "٣"])
     func refuses(text: String) {
         #expect(throws: RationalParseError.self) { try Rational(parsing: text) }
     }
@@ -50,8 +54,9 @@ struct TargetLengthTests {
     @Test("seconds become frames in integers: no float error over long files")
     func secondsToFrames() throws {
         // 3 h 0.0375 s at 48 kHz: exactly 518,401,800 frames; a float path gives the same only by luck.
-        #expect(try TargetLength.seconds(Rational(108_000_375, 10_000)).resolve(inputFrames: 1, sampleRate: 48_000)
-            == 518_401_800)
+        #expect(
+            try TargetLength.seconds(Rational(108_000_375, 10_000)).resolve(inputFrames: 1, sampleRate: 48_000)
+                == 518_401_800)
         // Half a frame rounds up: 1/96000 s at 48 kHz is 0.5 frame.
         #expect(try TargetLength.seconds(Rational(3, 96_000)).resolve(inputFrames: 1, sampleRate: 48_000) == 2)
     }
@@ -63,13 +68,16 @@ struct TargetLengthTests {
             .resolve(inputFrames: 28_799_000, sampleRate: 48_000)
         #expect(target == 28_800_000)
         // 1001 frames at 30000 Hz is 0.0333667 s; at 48 kHz 1601.6 frames → 1602.
-        #expect(try TargetLength.duration(frames: 1001, sampleRate: 30_000).resolve(inputFrames: 1, sampleRate: 48_000) == 1602)
+        #expect(
+            try TargetLength.duration(frames: 1001, sampleRate: 30_000).resolve(inputFrames: 1, sampleRate: 48_000)
+                == 1602)
     }
 
     @Test("ratios scale the input length")
     func ratio() throws {
-        #expect(try TargetLength.ratio(Rational(1000, 1001)).resolve(inputFrames: 172_800_000, sampleRate: 48_000)
-            == 172_627_373)
+        #expect(
+            try TargetLength.ratio(Rational(1000, 1001)).resolve(inputFrames: 172_800_000, sampleRate: 48_000)
+                == 172_627_373)
         #expect(try TargetLength.frames(42).resolve(inputFrames: 7, sampleRate: 48_000) == 42)
     }
 

@@ -2,8 +2,8 @@ import CSampleRate
 import CSoxr
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import DriftDSP
 
@@ -13,7 +13,8 @@ private func resample(
     blockFrames: Int = 8192
 ) throws -> [Float] {
     let stage = try ExactLengthResampler(
-        upstream: SignalSource(signal), targetFrames: target, quality: quality, engine: engine, blockFrames: blockFrames)
+        upstream: SignalSource(signal), targetFrames: target, quality: quality, engine: engine, blockFrames: blockFrames
+    )
     return try drain(stage, blockFrames: 3001)
 }
 
@@ -76,8 +77,9 @@ struct ExactLengthResamplerTests {
         #expect(worst < 1e-6, "largest difference between 97-frame and 8192-frame blocks: \(worst)")
     }
 
-    @Test("the extreme ratios the converters round differently still give the exact count",
-          arguments: [Rational(1, 2), Rational(2, 1), Rational(1, 3), Rational(256, 100)], engines)
+    @Test(
+        "the extreme ratios the converters round differently still give the exact count",
+        arguments: [Rational(1, 2), Rational(2, 1), Rational(1, 3), Rational(256, 100)], engines)
     func extremeRatios(ratio: Rational, engine: ResampleEngine) throws {
         for length: Int64 in [1, 2, 3, 999, 1000, 4801] {
             let signal = TestSignal(channelCount: 1, length: length, seed: 3, fadeFrames: 1)
@@ -106,15 +108,18 @@ struct ExactLengthResamplerTests {
         (.medium, 0.45, nil), (.best, 0.3, nil), (.best, 0.4, 115),
     ]
 
-    @Test("each soxr quality against libsamplerate's of the same name, on tones up to 0.3, 0.4 and 0.45 of the rate",
-          arguments: soxrMatches)
+    @Test(
+        "each soxr quality against libsamplerate's of the same name, on tones up to 0.3, 0.4 and 0.45 of the rate",
+        arguments: soxrMatches)
     func soxrMatchesItsName(quality: ResampleQuality, band: Double, floor: Double?) throws {
         let length: Int64 = 96_000
         let signal = TestSignal(channelCount: 2, length: length, seed: 12, maxCyclesPerSample: band)
         let target = length * 999_869 / 1_000_000
         let ideal = signal.ideal(target: target, start: 0, count: Int(target))
-        let reference = SignalMeasure.snr(actual: try resample(signal, to: target, quality: quality, engine: .libsamplerate), ideal: ideal)
-        let soxr = SignalMeasure.snr(actual: try resample(signal, to: target, quality: quality, engine: .soxr), ideal: ideal)
+        let reference = SignalMeasure.snr(
+            actual: try resample(signal, to: target, quality: quality, engine: .libsamplerate), ideal: ideal)
+        let soxr = SignalMeasure.snr(
+            actual: try resample(signal, to: target, quality: quality, engine: .soxr), ideal: ideal)
         let needed = floor ?? reference - 1
         #expect(soxr >= needed, "\(quality) up to \(band): soxr \(soxr) dB, libsamplerate \(reference) dB")
     }
@@ -150,7 +155,7 @@ struct ExactLengthResamplerTests {
             let ideal = signal.ideal(target: target, start: mark, count: window)
             let snr = SignalMeasure.snr(actual: actual, ideal: ideal)
             let lag = SignalMeasure.lag(actual: actual, ideal: ideal, channels: 1)
-    
+
             // Measured: 102 dB (libsamplerate fast), 131 dB (soxr fast), and lags within ±3.3e-5 frames in all three
             // windows on both engines.
             #expect(snr > 95, "\(engine), window at \(mark): SNR \(snr) dB")

@@ -1,8 +1,8 @@
 import DriftCore
 import DriftDSP
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Dropout re-insertion against signals whose missing part is known: the truth is the signal that was never lost.
 @Suite struct GapFillerTests {
@@ -11,7 +11,9 @@ import TestSupport
         var out = [Float](repeating: 0, count: frames * 2)
         for n in 0..<frames {
             var v = 0.0
-            for h in 1...6 { v += 0.3 / Double(h) * sin(2 * .pi * f0 * Double(h) * Double(n) / Double(rate) + Double(h)) }
+            for h in 1...6 {
+                v += 0.3 / Double(h) * sin(2 * .pi * f0 * Double(h) * Double(n) / Double(rate) + Double(h))
+            }
             out[2 * n] = Float(v)
             out[2 * n + 1] = Float(0.5 * v)
         }
@@ -59,8 +61,9 @@ import TestSupport
         let truth = tone(frames: 48000)
         let start = 20011
         let recorded = losing(truth, [(start, gap)])
-        let filler = GapFiller(MemoryAudioSource(recorded, channels: 2),
-                               gaps: [GapFiller.Gap(at: Int64(start), frames: Int64(gap))], sampleRate: 48000)
+        let filler = GapFiller(
+            MemoryAudioSource(recorded, channels: 2),
+            gaps: [GapFiller.Gap(at: Int64(start), frames: Int64(gap))], sampleRate: 48000)
         let out = try drain(filler)
         // The steepest step between neighbouring samples in the original sound, and in and around the fill.
         func steepest(_ range: Range<Int>) -> Float {
@@ -68,10 +71,12 @@ import TestSupport
             for i in range.dropFirst() { worst = max(worst, abs(out[2 * i] - out[2 * (i - 1)])) }
             return worst
         }
-        let around = steepest((start - 4800)..<(start - 1)), inFill = steepest((start - 1)..<(start + gap + 1))
+        let around = steepest((start - 4800)..<(start - 1))
+        let inFill = steepest((start - 1)..<(start + gap + 1))
         #expect(inFill <= around * 1.2, "steepest step \(inFill) in the fill, \(around) in the sound before")
         // A steady tone is repeated in phase: the fill is the lost sound to within a fraction of a sample's timing.
-        var error = 0.0, power = 0.0
+        var error = 0.0
+        var power = 0.0
         for i in start..<(start + gap) {
             error += pow(Double(out[2 * i] - truth[2 * i]), 2)
             power += pow(Double(truth[2 * i]), 2)
@@ -84,8 +89,9 @@ import TestSupport
     func edges() throws {
         let truth = tone(frames: 20000)
         let recorded = losing(truth, [(0, 300), (19500, 500)])
-        let filler = GapFiller(MemoryAudioSource(recorded, channels: 2),
-                               gaps: [GapFiller.Gap(at: 0, frames: 300), GapFiller.Gap(at: 19200, frames: 500)], sampleRate: 48000)
+        let filler = GapFiller(
+            MemoryAudioSource(recorded, channels: 2),
+            gaps: [GapFiller.Gap(at: 0, frames: 300), GapFiller.Gap(at: 19200, frames: 500)], sampleRate: 48000)
         let out = try drain(filler)
         #expect(out.count == 40000)
         #expect(Array(out[600..<(19500 * 2)]) == Array(recorded[0..<(19200 * 2)]))

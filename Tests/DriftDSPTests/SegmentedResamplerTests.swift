@@ -1,7 +1,7 @@
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import DriftDSP
 
@@ -27,14 +27,21 @@ private final class SeekableSignal: SeekableAudioSource {
 }
 
 /// The one-pass output and the segmented one, and the largest difference between them.
-private func compare(_ signal: TestSignal, target: Int64, engine: ResampleEngine, quality: ResampleQuality, threads: Int,
-                     chunkFrames: Int?) throws -> (segmented: [Float], worst: Float, worstFrame: Int)? {
-    guard let segmented = SegmentedResampler.make(open: { SeekableSignal(signal) }, range: 0..<signal.length,
-                                                  channelCount: signal.channelCount, targetFrames: target, quality: quality,
-                                                  engine: engine, threads: threads, chunkFrames: chunkFrames) else { return nil }
+private func compare(
+    _ signal: TestSignal, target: Int64, engine: ResampleEngine, quality: ResampleQuality, threads: Int,
+    chunkFrames: Int?
+) throws -> (segmented: [Float], worst: Float, worstFrame: Int)? {
+    guard
+        let segmented = SegmentedResampler.make(
+            open: { SeekableSignal(signal) }, range: 0..<signal.length,
+            channelCount: signal.channelCount, targetFrames: target, quality: quality,
+            engine: engine, threads: threads, chunkFrames: chunkFrames)
+    else { return nil }
     let split = try drain(segmented, blockFrames: 5003)
-    let onePass = try drain(try ExactLengthResampler(upstream: SeekableSignal(signal), targetFrames: target, quality: quality,
-                                                     engine: engine), blockFrames: 4096)
+    let onePass = try drain(
+        try ExactLengthResampler(
+            upstream: SeekableSignal(signal), targetFrames: target, quality: quality,
+            engine: engine), blockFrames: 4096)
     guard split.count == onePass.count else { return (split, .infinity, -1) }
     var worst: Float = 0
     var frame = 0
@@ -47,34 +54,46 @@ private func compare(_ signal: TestSignal, target: Int64, engine: ResampleEngine
 
 @Suite("Segmented resampling: one file on several threads, joined as one pass makes it")
 struct SegmentedResamplerTests {
-    @Test("ratios that reduce to small fractions, cut at odd positions into chunks of 65537 on 3 threads: the exact length, the one-pass output at every frame (joins included) within float rounding, the ideal's SNR; 1, 2 and 6 channels",
-          arguments: [("pull-up 1001/1000", Int64(400_000), Int64(400_400)), ("+10%", 400_000, 440_000),
-                      ("44.1k to 48k", 441_000, 480_000), ("pull-down 1000/1001", 400_400, 400_000)], ResampleEngine.allCases)
+    @Test(
+        "ratios that reduce to small fractions, cut at odd positions into chunks of 65537 on 3 threads: the exact length, the one-pass output at every frame (joins included) within float rounding, the ideal's SNR; 1, 2 and 6 channels",
+        arguments: [
+            ("pull-up 1001/1000", Int64(400_000), Int64(400_400)), ("+10%", 400_000, 440_000),
+            ("44.1k to 48k", 441_000, 480_000), ("pull-down 1000/1001", 400_400, 400_000),
+        ], ResampleEngine.allCases)
     func exactPhases(ratio: (String, Int64, Int64), engine: ResampleEngine) throws {
         for channels in [1, 2, 6] {
             let signal = TestSignal(channelCount: channels, length: ratio.1, seed: UInt64(channels + 40))
-            let result = try #require(try compare(signal, target: ratio.2, engine: engine, quality: .best, threads: 3,
-                                                  chunkFrames: 65_537), "\(ratio.0): not cut")
+            let result = try #require(
+                try compare(
+                    signal, target: ratio.2, engine: engine, quality: .best, threads: 3,
+                    chunkFrames: 65_537), "\(ratio.0): not cut")
             #expect(result.segmented.count == Int(ratio.2) * channels, "\(ratio.0), \(channels) ch")
-            #expect(result.worst < 1e-6, "\(ratio.0), \(channels) ch, \(engine): \(result.worst) at frame \(result.worstFrame)")
+            #expect(
+                result.worst < 1e-6,
+                "\(ratio.0), \(channels) ch, \(engine): \(result.worst) at frame \(result.worstFrame)")
             let ideal = signal.ideal(target: ratio.2, start: 0, count: Int(ratio.2))
-            #expect(SignalMeasure.snr(actual: result.segmented, ideal: ideal) > 120, "\(ratio.0), \(channels) ch, \(engine)")
+            #expect(
+                SignalMeasure.snr(actual: result.segmented, ideal: ideal) > 120, "\(ratio.0), \(channels) ch, \(engine)"
+            )
         }
     }
 
-    @Test("clock drift of -131 ppm over 2.6 M frames in default chunks on 2 threads: the one-pass output within 10⁻⁵ at every frame, the ideal's SNR around every join",
-          arguments: ResampleEngine.allCases)
+    @Test(
+        "clock drift of -131 ppm over 2.6 M frames in default chunks on 2 threads: the one-pass output within 10⁻⁵ at every frame, the ideal's SNR around every join",
+        arguments: ResampleEngine.allCases)
     func clockDrift(engine: ResampleEngine) throws {
         let length: Int64 = 2_600_017
         let target = length - 341  // -131 ppm
         let signal = TestSignal(channelCount: 2, length: length, seed: 9, tonesPerChannel: 6)
-        let result = try #require(try compare(signal, target: target, engine: engine, quality: .medium, threads: 2, chunkFrames: nil))
+        let result = try #require(
+            try compare(signal, target: target, engine: engine, quality: .medium, threads: 2, chunkFrames: nil))
         #expect(result.segmented.count == Int(target) * 2)
         #expect(result.worst < 1e-5, "\(engine): \(result.worst) at frame \(result.worstFrame)")
         // Around each join (chunks of 2^20 frames for stereo, begun up to three quarters of a chunk earlier): the ideal.
         for cut in [1, 2] {
-            let join = SegmentedResampler.start(before: Int64(cut << 20) - 1, inputFrames: length, targetFrames: target,
-                                                search: 3 << 18)
+            let join = SegmentedResampler.start(
+                before: Int64(cut << 20) - 1, inputFrames: length, targetFrames: target,
+                search: 3 << 18)
             let window = 1 << 18
             let start = Int(join.output + 8192) - window / 2
             let ideal = signal.ideal(target: target, start: Int64(start), count: window)
@@ -83,19 +102,29 @@ struct SegmentedResamplerTests {
         }
     }
 
-    @Test("a ratio whose chunks cannot start near the one-pass phase (1 ppm with default chunks) is not cut: the one pass does it")
+    @Test(
+        "a ratio whose chunks cannot start near the one-pass phase (1 ppm with default chunks) is not cut: the one pass does it"
+    )
     func declines() {
         let signal = TestSignal(channelCount: 2, length: 172_812_345, seed: 1, tonesPerChannel: 1)
-        #expect(SegmentedResampler.make(open: { SeekableSignal(signal) }, range: 0..<signal.length, channelCount: 2,
-                                        targetFrames: 172_812_345 - 173, quality: .medium, engine: .soxr, threads: 2) == nil)
-        #expect(SegmentedResampler.make(open: { SeekableSignal(signal) }, range: 0..<1000, channelCount: 2,
-                                        targetFrames: 1001, quality: .medium, engine: .soxr, threads: 2) == nil, "too short")
+        #expect(
+            SegmentedResampler.make(
+                open: { SeekableSignal(signal) }, range: 0..<signal.length, channelCount: 2,
+                targetFrames: 172_812_345 - 173, quality: .medium, engine: .soxr, threads: 2) == nil)
+        #expect(
+            SegmentedResampler.make(
+                open: { SeekableSignal(signal) }, range: 0..<1000, channelCount: 2,
+                targetFrames: 1001, quality: .medium, engine: .soxr, threads: 2) == nil, "too short")
     }
 
-    @Test("a chunk's start: the output frame whose input position is nearest a whole frame, and its distance, checked in exact decimal arithmetic, for a 10-hour file at 1 ppm and ratios with small and large denominators")
+    @Test(
+        "a chunk's start: the output frame whose input position is nearest a whole frame, and its distance, checked in exact decimal arithmetic, for a 10-hour file at 1 ppm and ratios with small and large denominators"
+    )
     func phaseSearch() {
-        let cases: [(n: Int64, t: Int64)] = [(1_728_000_000, 1_728_001_728), (172_800_000, 172_777_363), (48_000, 48_048),
-                                              (28_800_000, 28_796_227), (1000, 1001)]
+        let cases: [(n: Int64, t: Int64)] = [
+            (1_728_000_000, 1_728_001_728), (172_800_000, 172_777_363), (48_000, 48_048),
+            (28_800_000, 28_796_227), (1000, 1001),
+        ]
         for (n, t) in cases {
             for latest in [t / 3, t / 2 + 17, t - 5] {
                 let start = SegmentedResampler.start(before: latest, inputFrames: n, targetFrames: t, search: 1 << 19)
@@ -103,7 +132,9 @@ struct SegmentedResamplerTests {
                 // |s − m·N/T| in input frames, in 38-digit decimal arithmetic.
                 let exact = Decimal(start.output) * Decimal(n) / Decimal(t)
                 let error = abs(NSDecimalNumber(decimal: Decimal(start.input) - exact).doubleValue)
-                #expect(abs(error - start.error) < 1e-9 && error < 0.5, "N \(n), T \(t): output \(start.output), input \(start.input), off \(error)")
+                #expect(
+                    abs(error - start.error) < 1e-9 && error < 0.5,
+                    "N \(n), T \(t): output \(start.output), input \(start.input), off \(error)")
             }
         }
     }

@@ -1,7 +1,7 @@
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import DriftDSP
 
@@ -21,7 +21,8 @@ func worstTimingError(_ output: [Float], signal: EnvelopeSignal, target: Int64) 
     let alpha = Double(target) / Double(signal.length)
     let step = 24  // 0.5 ms
     let measured = EnvelopeSignal.measuredEnvelope(output, channels: signal.channelCount, window: 240, step: step)
-    let original = EnvelopeSignal.measuredEnvelope(signal.recording(), channels: signal.channelCount, window: 240, step: step)
+    let original = EnvelopeSignal.measuredEnvelope(
+        signal.recording(), channels: signal.channelCount, window: 240, step: step)
     let ideal = (0..<measured.count).map { k -> Double in
         let position = Double(k) / alpha
         let i = Int(position)
@@ -48,7 +49,8 @@ func worstTimingError(_ output: [Float], signal: EnvelopeSignal, target: Int64) 
         }
         let values = (-maxLag...maxLag).map(pearson)
         if let best = values.indices.max(by: { values[$0] < values[$1] }), best > 0, best < values.count - 1,
-           values[best] > 0.5 {
+            values[best] > 0.5
+        {
             let (a, b, c) = (values[best - 1], values[best], values[best + 1])
             let lag = Double(best - maxLag) + 0.5 * (a - c) / (a - 2 * b + c)
             worst = max(worst, abs(lag) * Double(step) / 48.0)
@@ -59,7 +61,8 @@ func worstTimingError(_ output: [Float], signal: EnvelopeSignal, target: Int64) 
 }
 
 let stretchRatios: [Rational] = [
-    Rational(1, 2), Rational(3, 4), Rational(97, 100), Rational(999, 1000), Rational(999_869, 1_000_000), Rational(1_000_131, 1_000_000),
+    Rational(1, 2), Rational(3, 4), Rational(97, 100), Rational(999, 1000), Rational(999_869, 1_000_000),
+    Rational(1_000_131, 1_000_000),
     Rational(103, 100), Rational(5, 4), Rational(3, 2), Rational(2, 1),
 ]
 
@@ -86,7 +89,9 @@ struct TimeStretcherTests {
         #expect(abs(error - 3) < 0.2, "a 3 ms delay reads \(error) ms")
     }
 
-    @Test("a stretched sine keeps its frequency within 0.5%", arguments: [Rational(1, 2), Rational(97, 100), Rational(5, 4), Rational(2, 1)])
+    @Test(
+        "a stretched sine keeps its frequency within 0.5%",
+        arguments: [Rational(1, 2), Rational(97, 100), Rational(5, 4), Rational(2, 1)])
     func pitch(ratio: Rational) throws {
         let signal = TestSignal(channelCount: 1, length: 96_000, seed: 1, tonesPerChannel: 1, maxCyclesPerSample: 0.05)
         let frequency = signal.channels[0][0].cyclesPerSample
@@ -96,15 +101,18 @@ struct TimeStretcherTests {
         #expect(abs(found / frequency - 1) < 0.005, "\(found * 48_000) Hz for \(frequency * 48_000) Hz")
     }
 
-    @Test("a speech-like signal keeps its spectral envelope (third-octave bands within 3 dB)",
-          arguments: [Rational(1, 2), Rational(97, 100), Rational(2, 1)])
+    @Test(
+        "a speech-like signal keeps its spectral envelope (third-octave bands within 3 dB)",
+        arguments: [Rational(1, 2), Rational(97, 100), Rational(2, 1)])
     func spectralEnvelope(ratio: Rational) throws {
         let signal = EnvelopeSignal(length: 144_000, channelCount: 1, seed: 5, harmonicBase: 120.0 / 48_000)
         let input = signal.recording()
         let target = try #require(ratio.multipliedRounded(by: signal.length))
         let output = try stretch(input, channels: 1, to: target)
-        let before = SpectralMeasure.thirdOctaveBands(SpectralMeasure.averageSpectrum(input, channels: 1), sampleRate: 48_000)
-        let after = SpectralMeasure.thirdOctaveBands(SpectralMeasure.averageSpectrum(output, channels: 1), sampleRate: 48_000)
+        let before = SpectralMeasure.thirdOctaveBands(
+            SpectralMeasure.averageSpectrum(input, channels: 1), sampleRate: 48_000)
+        let after = SpectralMeasure.thirdOctaveBands(
+            SpectralMeasure.averageSpectrum(output, channels: 1), sampleRate: 48_000)
         // Compare shapes: remove the overall level, then look at bands that carry the voice (within 30 dB of the top).
         let top = before.max() ?? 0
         let offset = zip(before, after).map { $1 - $0 }.sorted()[before.count / 2]
@@ -128,7 +136,9 @@ struct TimeStretcherTests {
         #expect(worst < 1e-5)
     }
 
-    @Test("no clicks: no step larger than the signal's own", arguments: [Rational(1, 2), Rational(97, 100), Rational(2, 1)])
+    @Test(
+        "no clicks: no step larger than the signal's own",
+        arguments: [Rational(1, 2), Rational(97, 100), Rational(2, 1)])
     func noClicks(ratio: Rational) throws {
         let signal = TestSignal(channelCount: 2, length: 96_000, seed: 12, tonesPerChannel: 3, maxCyclesPerSample: 0.02)
         let input = signal.recording(start: 0, count: 96_000)
@@ -143,8 +153,9 @@ struct TimeStretcherTests {
 
     // Measured: 3.46 dB (0.97), 3.60 dB (1.25), 5.95 dB (2); sox tempo on the same signal: 2.53, 3.51, 4.02
     // (scripts/bench.sh prints both). Limits are the measurements plus 10%, to catch regressions.
-    @Test("round trip r then 1/r stays close to the original (log-spectral distance)",
-          arguments: [(Rational(97, 100), 3.8), (Rational(5, 4), 4.0), (Rational(2, 1), 6.6)])
+    @Test(
+        "round trip r then 1/r stays close to the original (log-spectral distance)",
+        arguments: [(Rational(97, 100), 3.8), (Rational(5, 4), 4.0), (Rational(2, 1), 6.6)])
     func roundTrip(ratio: Rational, limit: Double) throws {
         let signal = EnvelopeSignal(length: 96_000, channelCount: 1, seed: 44, harmonicBase: 150.0 / 48_000)
         let input = signal.recording()
@@ -158,8 +169,12 @@ struct TimeStretcherTests {
     @Test("ratios outside 0.5...2 are refused")
     func range() {
         let source = MemoryAudioSource([Float](repeating: 0, count: 1000), channels: 1)
-        #expect(throws: DSPError.self) { try TimeStretcher(upstream: source, targetFrames: 499, parameters: .default(sampleRate: 48_000)) }
-        #expect(throws: DSPError.self) { try TimeStretcher(upstream: source, targetFrames: 2001, parameters: .default(sampleRate: 48_000)) }
+        #expect(throws: DSPError.self) {
+            try TimeStretcher(upstream: source, targetFrames: 499, parameters: .default(sampleRate: 48_000))
+        }
+        #expect(throws: DSPError.self) {
+            try TimeStretcher(upstream: source, targetFrames: 2001, parameters: .default(sampleRate: 48_000))
+        }
     }
 
     @Test("tiny and odd lengths still come out exact")

@@ -4,16 +4,19 @@ import DriftPlanning
 import DriftReports
 import DriftSchema
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("drift history and metrics")
 struct HistoryTests {
     @Test("the alert rule compares the latest value with the median of the earlier ones")
     func trendRule() {
-        #expect(DriftTrend.alert([2, 3, 2.5, 150], thresholdPPM: 20)?.hasPrefix("started drifting: +150.0 ppm") == true)
+        #expect(
+            DriftTrend.alert([2, 3, 2.5, 150], thresholdPPM: 20)?.hasPrefix("started drifting: +150.0 ppm") == true)
         #expect(DriftTrend.alert([-131, -130, -132, -131], thresholdPPM: 20) == nil, "a steady drift is not news")
-        #expect(DriftTrend.alert([0, 0, 400, 0, 1], thresholdPPM: 20) == nil, "one odd night earlier does not move the median")
+        #expect(
+            DriftTrend.alert([0, 0, 400, 0, 1], thresholdPPM: 20) == nil,
+            "one odd night earlier does not move the median")
         #expect(DriftTrend.alert([5, nil, -30], thresholdPPM: 20) != nil)
         #expect(DriftTrend.alert([5, -30, nil], thresholdPPM: 20) == nil, "not measured in the latest run")
         #expect(DriftTrend.alert([90], thresholdPPM: 20) == nil, "nothing to compare with")
@@ -22,11 +25,19 @@ struct HistoryTests {
 
     @Test("the spread rule: a device whose recordings started to disagree alerts; too few recordings are no spread")
     func spreadRule() {
-        #expect(DriftTrend.spreadAlert([0.8, 1.0, 0.9, 14], counts: [20, 20, 20, 20], thresholdPPM: 10)?.hasPrefix("erratic: its recordings spread over 14.0 ppm") == true)
-        #expect(DriftTrend.spreadAlert([0.8, 1.0, 0.9, 14], counts: [20, 20, 20, 3], thresholdPPM: 10) == nil, "3 recordings have no spread to speak of")
-        #expect(DriftTrend.spreadAlert([8, 9, 8.5, 12], counts: [20, 20, 20, 20], thresholdPPM: 10) == nil, "an always-loose device is not news")
+        #expect(
+            DriftTrend.spreadAlert([0.8, 1.0, 0.9, 14], counts: [20, 20, 20, 20], thresholdPPM: 10)?.hasPrefix(
+                "erratic: its recordings spread over 14.0 ppm") == true)
+        #expect(
+            DriftTrend.spreadAlert([0.8, 1.0, 0.9, 14], counts: [20, 20, 20, 3], thresholdPPM: 10) == nil,
+            "3 recordings have no spread to speak of")
+        #expect(
+            DriftTrend.spreadAlert([8, 9, 8.5, 12], counts: [20, 20, 20, 20], thresholdPPM: 10) == nil,
+            "an always-loose device is not news")
         let stats = DriftStatistics([1, 2, 3, 4, 100])
-        #expect(stats.median == 3 && stats.lowerQuartile == 2 && stats.upperQuartile == 4 && stats.spread == 2 && stats.worst == 100)
+        #expect(
+            stats.median == 3 && stats.lowerQuartile == 2 && stats.upperQuartile == 4 && stats.spread == 2
+                && stats.worst == 100)
         #expect(DriftStatistics([-7, 3]).worst == -7 && DriftStatistics([-7, 3]).median == -2)
     }
 
@@ -38,22 +49,30 @@ struct HistoryTests {
         // night): dev0 steady near -131 ppm; dev1 at +2..+3, then +240 on the last night; dev2's five recordings
         // agree within 1 ppm, then spread over 30 ppm on the last night (median unchanged).
         func night(_ n: Int, _ dev1: Double, _ dev2: [Double], dev0b: Double? = -129) -> [(String, String, Double)] {
-            var rows: [(String, String, Double)] = [("/m/dev0/n\(n)/a.wav", "dev0", -131), ("/m/dev1/n\(n)/c.wav", "dev1", dev1)]
+            var rows: [(String, String, Double)] = [
+                ("/m/dev0/n\(n)/a.wav", "dev0", -131), ("/m/dev1/n\(n)/c.wav", "dev1", dev1),
+            ]
             if let dev0b { rows.append(("/m/dev0/n\(n)/b.wav", "dev0", dev0b)) }
             for (index, ppm) in dev2.enumerated() { rows.append(("/m/dev2/n\(n)/t\(index).wav", "dev2", ppm)) }
             return rows
         }
         let steady = [5, 5.5, 6, 6.5, 7.0]
-        let nights = [night(0, 2, steady), night(1, 3, steady, dev0b: -133), night(2, 2.5, steady),
-                      night(3, 240, [-10, -4, 6, 16, 22], dev0b: nil)]
+        let nights = [
+            night(0, 2, steady), night(1, 3, steady, dev0b: -133), night(2, 2.5, steady),
+            night(3, 240, [-10, -4, 6, 16, 22], dev0b: nil),
+        ]
         var tree: [(String, String, Double)] = []
         for (index, rows) in nights.enumerated() {
             tree += rows
             // The night's run measures the whole tree; a replaced file (dev0/n0/b.wav on night 2) measures anew.
-            if index == 2, let replaced = tree.firstIndex(where: { $0.0 == "/m/dev0/n0/b.wav" }) { tree[replaced].2 = -140 }
+            if index == 2, let replaced = tree.firstIndex(where: { $0.0 == "/m/dev0/n0/b.wav" }) {
+                tree[replaced].2 = -140
+            }
             let run = try journal.beginRun(roots: ["/m"], outputRoot: "/o")
             let pairs = tree.map { recording, device, ppm in
-                var pair = PairReport(recording: recording, reference: recording + ".mov", folder: (recording as NSString).deletingLastPathComponent, error: "")
+                var pair = PairReport(
+                    recording: recording, reference: recording + ".mov",
+                    folder: (recording as NSString).deletingLastPathComponent, error: "")
                 pair.device = device
                 pair.driftPPM = ppm
                 pair.action = .skip
@@ -71,9 +90,13 @@ struct HistoryTests {
         let dev0 = try #require(history.devices.first { $0.name == "dev0" })
         // Night 2: its two new recordings and the replaced one (-131, -129, -140).
         #expect(dev0.ppm == [-130, -132, -131, -131] && dev0.files == [2, 2, 3, 1] && dev0.alert == nil)
-        #expect(history.devices[0].alert?.contains("started drifting: +240.0 ppm in the latest run, +2.5 ppm before") == true)
+        #expect(
+            history.devices[0].alert?.contains("started drifting: +240.0 ppm in the latest run, +2.5 ppm before")
+                == true)
         #expect(history.devices[1].ppm == [6, 6, 6, 6] && history.devices[1].spreadPPM?.last == 20)
-        #expect(history.devices[1].alert?.hasPrefix("erratic: its recordings spread over 20.0 ppm in the latest run, 1.0 ppm before") == true)
+        #expect(
+            history.devices[1].alert?.hasPrefix(
+                "erratic: its recordings spread over 20.0 ppm in the latest run, 1.0 ppm before") == true)
         // A file's drift stands in the run that measured it first, and again when it changed.
         #expect(history.files.first { $0.name == "/m/dev0/n0/b.wav" }?.ppm == [-129, nil, -140, nil])
         #expect(history.files.first { $0.name == "/m/dev0/n1/b.wav" }?.ppm == [nil, -133, nil, nil])
@@ -120,8 +143,9 @@ struct HistoryTests {
         }
         let report = ScanReport(generated: "", roots: ["/m"], pairs: pairs, unpaired: [], errors: [])
         let earlier = Date(timeIntervalSince1970: 1_700_000_000)
-        let metrics = RunMetrics(report: report, started: Date(timeIntervalSince1970: 1_800_000_000),
-                                 finished: Date(timeIntervalSince1970: 1_800_000_042.5), lastSuccess: earlier)
+        let metrics = RunMetrics(
+            report: report, started: Date(timeIntervalSince1970: 1_800_000_000),
+            finished: Date(timeIntervalSince1970: 1_800_000_042.5), lastSuccess: earlier)
         let path = folder.file("driftfix.prom")
         try metrics.write(to: path)
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -136,7 +160,9 @@ struct HistoryTests {
             "driftfix_last_run_files{outcome=\"unfinished\"} 0",
             "driftfix_last_run_audio_seconds_processed 120",
         ]
-        for line in expected { #expect(text.split(separator: "\n").contains(Substring(line)), "missing: \(line)\n\(text)") }
+        for line in expected {
+            #expect(text.split(separator: "\n").contains(Substring(line)), "missing: \(line)\n\(text)")
+        }
         // Every sample has its HELP and TYPE lines; names are valid.
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
             let name = line.prefix { $0 != "{" && $0 != " " }
@@ -147,8 +173,9 @@ struct HistoryTests {
         let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
         #expect(mode == 0o644)
 
-        let good = RunMetrics(report: ScanReport(generated: "", roots: [], pairs: Array(pairs.prefix(3)), unpaired: [], errors: []),
-                              started: Date(timeIntervalSince1970: 10), finished: Date(timeIntervalSince1970: 20), lastSuccess: earlier)
+        let good = RunMetrics(
+            report: ScanReport(generated: "", roots: [], pairs: Array(pairs.prefix(3)), unpaired: [], errors: []),
+            started: Date(timeIntervalSince1970: 10), finished: Date(timeIntervalSince1970: 20), lastSuccess: earlier)
         #expect(good.succeeded && good.lastSuccess == Date(timeIntervalSince1970: 20))
     }
 }
@@ -176,9 +203,13 @@ struct RetentionTests {
         #expect(try journal.prune(keepRuns: 2) == 2, "runs 1 and 3 (run 2 is unfinished)")
         let kept = try journal.runs(limit: 10).filter(\.planned).map(\.id).sorted()
         #expect(kept == [runs[1], runs[3], runs[4]], "\(kept)")
-        #expect(try journal.jobStates(run: runs[0]).isEmpty && journal.jobStates(run: runs[2]).isEmpty && journal.jobStates(run: runs[3]).count == 3)
+        #expect(
+            try journal.jobStates(run: runs[0]).isEmpty && journal.jobStates(run: runs[2]).isEmpty
+                && journal.jobStates(run: runs[3]).count == 3)
         #expect(try journal.unfinishedRun(roots: ["/media-other"], outputRoot: "/out")?.planned == true)
-        #expect(try journal.history(HistoryQuery(runs: 10, rule: AlertRule(driftPPM: 20, spreadPPM: 10))).runs.count == 5, "measurements stay")
+        #expect(
+            try journal.history(HistoryQuery(runs: 10, rule: AlertRule(driftPPM: 20, spreadPPM: 10))).runs.count == 5,
+            "measurements stay")
         #expect(try journal.prune(keepRuns: 2) == 0, "nothing more to prune")
     }
 }

@@ -3,8 +3,8 @@ import DriftCore
 import DriftJournal
 import DriftPlanning
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("fingerprints and incremental decisions")
 struct IncrementalTests {
@@ -51,39 +51,50 @@ struct IncrementalTests {
         try "48000@48000\n".write(toFile: reference, atomically: true, encoding: .utf8)
         // An output of the right length, as a worker would have left it.
         try writeRecording(TestSignal(channelCount: 1, length: 48_000, seed: 2), to: output, format: format)
-        let job = PairPlan(id: PairID(recording: recording), reference: reference, decision: .repair,
-                           operations: [.resample(frames: 48_000)], targetFrames: 48_000,
-                           method: MethodChoice(method: .resample, reason: "default"), output: output, audioSeconds: 1)
+        let job = PairPlan(
+            id: PairID(recording: recording), reference: reference, decision: .repair,
+            operations: [.resample(frames: 48_000)], targetFrames: 48_000,
+            method: MethodChoice(method: .resample, reason: "default"), output: output, audioSeconds: 1)
         let prints = try #require(JobFingerprints(plan: job, quality: .medium))
         func record(frames: Int64 = 48_000) -> OutputRecord {
             var info = stat()
             stat(output, &info)
-            return OutputRecord(recording: recording, prints: prints, output: output, outputFrames: frames,
-                                outputSize: Int64(info.st_size),
-                                outputModified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-                                checksum: nil, worker: "w", run: 1)
+            return OutputRecord(
+                recording: recording, prints: prints, output: output, outputFrames: frames,
+                outputSize: Int64(info.st_size),
+                outputModified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+                checksum: nil, worker: "w", run: 1)
         }
         let previous = record()
-        #expect(IncrementalCheck.verdict(for: job, prints: prints, previous: previous)
+        #expect(
+            IncrementalCheck.verdict(for: job, prints: prints, previous: previous)
                 == .current(PreviousOutput(output: output, outputFrames: 48_000, checksum: nil, worker: "w")))
         #expect(IncrementalCheck.verdict(for: job, prints: prints, previous: nil) == .stale("never repaired"))
-        #expect(IncrementalCheck.verdict(for: job, prints: nil, previous: previous) == .stale("inputs could not be fingerprinted"))
+        #expect(
+            IncrementalCheck.verdict(for: job, prints: nil, previous: previous)
+                == .stale("inputs could not be fingerprinted"))
 
-        #expect(IncrementalCheck.verdict(for: job, prints: JobFingerprints(plan: job, quality: .best), previous: previous)
+        #expect(
+            IncrementalCheck.verdict(for: job, prints: JobFingerprints(plan: job, quality: .best), previous: previous)
                 == .stale("the plan changed"))
 
         try "48001@48000\n".write(toFile: reference, atomically: true, encoding: .utf8)
-        #expect(IncrementalCheck.verdict(for: job, prints: JobFingerprints(plan: job, quality: .medium), previous: previous)
+        #expect(
+            IncrementalCheck.verdict(for: job, prints: JobFingerprints(plan: job, quality: .medium), previous: previous)
                 == .stale("the reference changed"))
 
         // The output replaced by something else of the wrong length (and recorded without stat data).
         try FileManager.default.removeItem(atPath: output)
         try writeRecording(TestSignal(channelCount: 1, length: 47_000, seed: 2), to: output, format: format)
-        #expect(IncrementalCheck.verdict(for: job, prints: prints, previous: previous) == .stale("the output changed since it was verified"))
+        #expect(
+            IncrementalCheck.verdict(for: job, prints: prints, previous: previous)
+                == .stale("the output changed since it was verified"))
         var blind = previous
         blind.outputSize = nil
         blind.outputModified = nil
-        #expect(IncrementalCheck.verdict(for: job, prints: prints, previous: blind) == .stale("the output no longer verifies"))
+        #expect(
+            IncrementalCheck.verdict(for: job, prints: prints, previous: blind)
+                == .stale("the output no longer verifies"))
         try FileManager.default.removeItem(atPath: output)
         #expect(IncrementalCheck.verdict(for: job, prints: prints, previous: previous) == .stale("the output is gone"))
     }

@@ -6,8 +6,8 @@ import DriftPlanning
 import DriftSchema
 import DriftWire
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A plan of `count` jobs on recordings that need not exist (the store never opens them).
 func samplePlan(run: Int64, count: Int) -> (RunPlan, [JobRecord], [Int: JobFingerprints]) {
@@ -16,9 +16,13 @@ func samplePlan(run: Int64, count: Int) -> (RunPlan, [JobRecord], [Int: JobFinge
     var prints: [Int: JobFingerprints] = [:]
     for id in 1...count {
         let recording = "/media/dev\(id % 2)/take\(id).wav"
-        pairs.append(PairReport(recording: recording, reference: recording + ".duration", folder: "/media/dev\(id % 2)", error: "x"))
-        jobs.append(JobRecord(id: id, input: recording, output: "/out/take\(id).wav", outputRoot: "/out", targetFrames: 48_000,
-                              method: .resample, methodReason: "default", quality: .medium, audioSeconds: Double(id), run: run))
+        pairs.append(
+            PairReport(
+                recording: recording, reference: recording + ".duration", folder: "/media/dev\(id % 2)", error: "x"))
+        jobs.append(
+            JobRecord(
+                id: id, input: recording, output: "/out/take\(id).wav", outputRoot: "/out", targetFrames: 48_000,
+                method: .resample, methodReason: "default", quality: .medium, audioSeconds: Double(id), run: run))
         prints[id] = JobFingerprints(recording: "r\(id)", reference: "f\(id)", plan: "p\(id)")
     }
     let report = ScanReport(generated: "now", roots: ["/media"], pairs: pairs, unpaired: [], errors: [])
@@ -26,7 +30,8 @@ func samplePlan(run: Int64, count: Int) -> (RunPlan, [JobRecord], [Int: JobFinge
 }
 
 func result(_ id: Int, run: Int64) -> JobResult {
-    var result = JobResult(id: id, attempt: 1, worker: "w", succeeded: true, outputFrames: 48_000, checksum: "c\(id)", seconds: 1)
+    var result = JobResult(
+        id: id, attempt: 1, worker: "w", succeeded: true, outputFrames: 48_000, checksum: "c\(id)", seconds: 1)
     result.run = run
     return result
 }
@@ -62,7 +67,8 @@ struct JournalTests {
             let (plan, jobs, _) = samplePlan(run: run, count: cases.count)
             var prints: [Int: JobFingerprints] = [:]
             for (index, item) in cases.enumerated() {
-                prints[index + 1] = JobFingerprints(recording: item.print, reference: item.print + "r", plan: item.checksum)
+                prints[index + 1] = JobFingerprints(
+                    recording: item.print, reference: item.print + "r", plan: item.checksum)
             }
             try journal.storePlan(run: run, plan: plan, jobs: jobs, prints: prints)
             let store = JournalJobStore(journal: journal, run: run, jobs: jobs, prints: prints)
@@ -80,7 +86,9 @@ struct JournalTests {
         for (index, item) in cases.enumerated() {
             let id = index + 1
             let output = try #require(outputs["/media/dev\(id % 2)/take\(id).wav"])
-            #expect(output.prints == JobFingerprints(recording: item.print, reference: item.print + "r", plan: item.checksum))
+            #expect(
+                output.prints
+                    == JobFingerprints(recording: item.print, reference: item.print + "r", plan: item.checksum))
             #expect(output.checksum == item.checksum && output.output == "/out/take\(id).wav")
             #expect(stored.prints[id] == output.prints)
             guard case .done(let done) = stored.jobs.first(where: { $0.id == id })?.state else {
@@ -90,13 +98,20 @@ struct JournalTests {
             #expect(done.checksum == item.checksum)
         }
         // The three canonical XXH3 checksums are kept as 8 bytes, in the job rows and in the outputs.
-        let count = try Child("/usr/bin/python3", ["-c", """
-            import sqlite3, sys
-            db = sqlite3.connect(sys.argv[1])
-            q = "SELECT count(*) FROM %s WHERE typeof(checksum) = 'blob' AND length(checksum) = 8"
-            print(db.execute(q % 'job').fetchone()[0], db.execute(q % 'output').fetchone()[0])
-            """, path]).wait(seconds: 30)
-        #expect(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "3 3", "\(count.stdout) \(count.stderr)")
+        let count = try Child(
+            "/usr/bin/python3",
+            [
+                "-c",
+                """
+                import sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                q = "SELECT count(*) FROM %s WHERE typeof(checksum) = 'blob' AND length(checksum) = 8"
+                print(db.execute(q % 'job').fetchone()[0], db.execute(q % 'output').fetchone()[0])
+                """, path,
+            ]
+        ).wait(seconds: 30)
+        #expect(
+            count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "3 3", "\(count.stdout) \(count.stderr)")
     }
 
     @Test("every transition survives closing the journal; leased jobs come back queued; done and failed stay")
@@ -127,47 +142,57 @@ struct JournalTests {
         #expect(states[3] == .failed("x.wav: corrupt"))
         #expect(states[2] == .queued, "a job leased when the coordinator stopped runs again")
         #expect(states[1] == .queued)
-        #expect(loaded.jobs.first { $0.id == 2 }?.attempts == 0, "a lease cut short by the coordinator's stop is not an attempt")
+        #expect(
+            loaded.jobs.first { $0.id == 2 }?.attempts == 0,
+            "a lease cut short by the coordinator's stop is not an attempt")
         #expect(loaded.jobs.first { $0.id == 4 }?.attempts == 1 && loaded.jobs.first { $0.id == 3 }?.attempts == 1)
         #expect(loaded.jobs.map(\.pair.recording) == (1...4).map { "/media/dev\($0 % 2)/take\($0).wav" })
         #expect(loaded.plan.report.pairs.count == 4)
         #expect(try journal.jobStates(run: run)[2]?.state == "queued", "the requeue is recorded too")
     }
 
-    @Test("content jobs keep their spec and their findings: a repair by the sound, and a failed sync proof with its curve")
+    @Test(
+        "content jobs keep their spec and their findings: a repair by the sound, and a failed sync proof with its curve"
+    )
     func contentJobsAreDurable() throws {
         let folder = TemporaryFolder("driftfix-journal")
         let path = folder.file("journal.sqlite")
         let run: Int64
         var (plan, jobs, prints) = samplePlan(run: 1, count: 2)
-        let policy = ContentPolicy(mode: .both, confidenceFloor: 0.6, start: .keep, residualLimitMs: 0.5, headerPrecisionMs: 40)
-        var measurement = ContentMeasurement(offsetMs: 1500.02, driftPPM: -131.02, driftPPMError: 0.09, model: .clock, confidence: 0.73,
-                                             dropouts: [.init(atSeconds: 40.02, missingMs: 30, uncertaintyMs: 0.1)],
-                                             headersAgree: false, disagreement: "late start",
-                                             curve: [.init(atSeconds: 1, lagMs: 1500), .init(atSeconds: 2, lagMs: 1500.1)])
+        let policy = ContentPolicy(
+            mode: .both, confidenceFloor: 0.6, start: .keep, residualLimitMs: 0.5, headerPrecisionMs: 40)
+        var measurement = ContentMeasurement(
+            offsetMs: 1500.02, driftPPM: -131.02, driftPPMError: 0.09, model: .clock, confidence: 0.73,
+            dropouts: [.init(atSeconds: 40.02, missingMs: 30, uncertaintyMs: 0.1)],
+            headersAgree: false, disagreement: "late start",
+            curve: [.init(atSeconds: 1, lagMs: 1500), .init(atSeconds: 2, lagMs: 1500.1)])
         measurement.residualMs = 3.2
         measurement.residualCurve = [.init(atSeconds: 1, lagMs: 3.2)]
         var repaired = result(1, run: 1)
-        var failed = JobResult(id: 2, attempt: 1, worker: "w", succeeded: false, seconds: 2,
-                               error: "/out/take2.wav: sync verification failed: residual lag 3.200 ms exceeds 0.500 ms")
+        var failed = JobResult(
+            id: 2, attempt: 1, worker: "w", succeeded: false, seconds: 2,
+            error: "/out/take2.wav: sync verification failed: residual lag 3.200 ms exceeds 0.500 ms")
         failed.run = 1
         do {
             let journal = try Journal(path: path)
             run = try journal.beginRun(roots: ["/media"], outputRoot: "/out")
             (plan, jobs, prints) = samplePlan(run: run, count: 2)
             for index in jobs.indices {
-                jobs[index].spec.content = ContentJob(reference: "/media/take\(index).mp4", measureOnly: false, policy: policy,
-                                                      headersInSync: index == 0, headerDriftPPM: -20, recordingSeconds: 60,
-                                                      referenceSeconds: 60.0012)
+                jobs[index].spec.content = ContentJob(
+                    reference: "/media/take\(index).mp4", measureOnly: false, policy: policy,
+                    headersInSync: index == 0, headerDriftPPM: -20, recordingSeconds: 60,
+                    referenceSeconds: 60.0012)
             }
             try journal.storePlan(run: run, plan: plan, jobs: jobs, prints: prints)
             let store = JournalJobStore(journal: journal, run: run, jobs: jobs, prints: prints)
             repaired = result(1, run: run)
-            repaired.content = ContentResult(decision: .repaired, reason: nil, measuredBy: .content,
-                                             operations: ["pad-start 71991", "resample 2880377"], measurement: measurement)
+            repaired.content = ContentResult(
+                decision: .repaired, reason: nil, measuredBy: .content,
+                operations: ["pad-start 71991", "resample 2880377"], measurement: measurement)
             failed.run = run
-            failed.content = ContentResult(decision: .repaired, reason: "residual lag 3.200 ms exceeds 0.500 ms", measuredBy: .content,
-                                           operations: ["insert 1920972+1440"], measurement: measurement)
+            failed.content = ContentResult(
+                decision: .repaired, reason: "residual lag 3.200 ms exceeds 0.500 ms", measuredBy: .content,
+                operations: ["insert 1920972+1440"], measurement: measurement)
             _ = store.lease(2, to: "w", at: 1)
             store.complete(2, with: failed)
             _ = store.lease(1, to: "w", at: 2)
@@ -177,9 +202,13 @@ struct JournalTests {
         #expect(loaded.jobs.map(\.spec.content) == jobs.map(\.spec.content), "the content specs, policy included")
         let outcomes = Dictionary(uniqueKeysWithValues: loaded.jobs.map { ($0.id, $0.outcome) })
         #expect(outcomes[1]?.content?.measurement == measurement && outcomes[1]?.content?.operations.count == 2)
-        guard case .repaired = outcomes[1]?.state else { Issue.record("job 1: \(String(describing: outcomes[1]))"); return }
+        guard case .repaired = outcomes[1]?.state else {
+            Issue.record("job 1: \(String(describing: outcomes[1]))")
+            return
+        }
         #expect(outcomes[2]?.state == .failed(failed.error ?? ""), "a failed sync proof stays failed")
-        #expect(outcomes[2]?.content?.measurement?.residualCurve == measurement.residualCurve, "with the curve that failed")
+        #expect(
+            outcomes[2]?.content?.measurement?.residualCurve == measurement.residualCurve, "with the curve that failed")
     }
 
     @Test("a second coordinator on the same journal is refused, naming the owner")
@@ -187,7 +216,9 @@ struct JournalTests {
         let folder = TemporaryFolder("driftfix-journal")
         let path = folder.file("journal.sqlite")
         let owner = try Journal(path: path)
-        #expect(throws: JournalError(path: path, cause: .inUse("pid \(getpid()) on \(ProcessInfo.processInfo.hostName)"))) {
+        #expect(
+            throws: JournalError(path: path, cause: .inUse("pid \(getpid()) on \(ProcessInfo.processInfo.hostName)"))
+        ) {
             try Journal(path: path)
         }
         // Readers need no lock.
@@ -206,7 +237,10 @@ struct JournalTests {
             _ = try Journal(path: garbage)
             Issue.record("opened a garbage journal")
         } catch {
-            guard case .corrupt = error.cause else { Issue.record("wrong cause: \(error)"); return }
+            guard case .corrupt = error.cause else {
+                Issue.record("wrong cause: \(error)")
+                return
+            }
             #expect(error.description.contains(garbage) && error.description.contains("damaged"))
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: garbage)) == bytes, "the damaged file is not touched")
@@ -233,7 +267,10 @@ struct JournalTests {
             _ = try Journal(path: damaged)
             Issue.record("opened a damaged journal")
         } catch {
-            guard case .corrupt = error.cause else { Issue.record("wrong cause: \(error)"); return }
+            guard case .corrupt = error.cause else {
+                Issue.record("wrong cause: \(error)")
+                return
+            }
         }
     }
 
@@ -243,16 +280,24 @@ struct JournalTests {
         let path = folder.file("journal.sqlite")
         do { _ = try Journal(path: path) }  // create it
         // Another program (Python's sqlite3) takes an exclusive lock and keeps it.
-        let holder = try Child("/usr/bin/python3", ["-c", """
-            import sqlite3, sys, time
-            db = sqlite3.connect(sys.argv[1], isolation_level=None)
-            db.execute('PRAGMA locking_mode = EXCLUSIVE')
-            db.execute('BEGIN EXCLUSIVE')
-            db.execute('INSERT INTO run (started, status, roots, outputRoot) VALUES (0, "x", "[]", "/")')
-            print('locked', flush=True)
-            time.sleep(30)
-            """, path])
-        defer { holder.send(SIGKILL); _ = holder.wait(seconds: 30) }
+        let holder = try Child(
+            "/usr/bin/python3",
+            [
+                "-c",
+                """
+                import sqlite3, sys, time
+                db = sqlite3.connect(sys.argv[1], isolation_level=None)
+                db.execute('PRAGMA locking_mode = EXCLUSIVE')
+                db.execute('BEGIN EXCLUSIVE')
+                db.execute('INSERT INTO run (started, status, roots, outputRoot) VALUES (0, "x", "[]", "/")')
+                print('locked', flush=True)
+                time.sleep(30)
+                """, path,
+            ])
+        defer {
+            holder.send(SIGKILL)
+            _ = holder.wait(seconds: 30)
+        }
         try #require(waitUntil(seconds: 60) { holder.outputSoFar.contains("locked") }, "the holder took its lock")
         do {
             _ = try Journal(path: path)
@@ -310,7 +355,10 @@ struct JournalTests {
             _ = try Journal(path: disk.file("sub/journal.sqlite"))
             Issue.record("created a journal on a read-only file system")
         } catch {
-            guard case .notWritable(let detail) = error.cause else { Issue.record("\(error)"); return }
+            guard case .notWritable(let detail) = error.cause else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(detail.contains(disk.path + "/sub") && detail.lowercased().contains("read"), "\(detail)")
         }
     }

@@ -1,13 +1,14 @@
 import DriftAudio
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import DriftMedia
 
 private func touch(_ path: String, _ text: String = "x") throws {
-    try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     try text.write(toFile: path, atomically: false, encoding: .utf8)
 }
 
@@ -16,25 +17,37 @@ struct FolderScannerTests {
     @Test("same folder, same stem; references by preference; unpaired files listed")
     func defaultPairing() throws {
         let root = TemporaryFolder()
-        for name in ["a/take01.wav", "a/take01.mov", "a/take01.duration", "a/take02.flac", "a/take02.mp4", "a/lonely.wav",
-                     "a/orphan.mov", "a/notes.txt", "b/take01.wav", "b/c/take09.WAV", "b/c/take09.MP4"] {
+        for name in [
+            "a/take01.wav", "a/take01.mov", "a/take01.duration", "a/take02.flac", "a/take02.mp4", "a/lonely.wav",
+            "a/orphan.mov", "a/notes.txt", "b/take01.wav", "b/c/take09.WAV", "b/c/take09.MP4",
+        ] {
             try touch(root.file(name))
         }
         let inventory = FolderScanner.scan(roots: [root.path], rules: PairingRules())
-        let pairs = inventory.pairs.map { "\($0.recording.dropFirst(root.path.count)) ~ \($0.reference.dropFirst(root.path.count))" }.sorted()
-        #expect(pairs == ["/a/take01.wav ~ /a/take01.mov", "/a/take02.flac ~ /a/take02.mp4", "/b/c/take09.WAV ~ /b/c/take09.MP4"])
+        let pairs = inventory.pairs.map {
+            "\($0.recording.dropFirst(root.path.count)) ~ \($0.reference.dropFirst(root.path.count))"
+        }.sorted()
+        #expect(
+            pairs == [
+                "/a/take01.wav ~ /a/take01.mov", "/a/take02.flac ~ /a/take02.mp4", "/b/c/take09.WAV ~ /b/c/take09.MP4",
+            ])
         let unpaired = inventory.unpaired.map { "\($0.kind.rawValue) \($0.path.dropFirst(root.path.count))" }.sorted()
         // take01 has two references: the preferred one is used and the pair says so; the other is not "unpaired".
         #expect(unpaired == ["recording /a/lonely.wav", "recording /b/take01.wav", "reference /a/orphan.mov"])
         let take01 = try #require(inventory.pairs.first { $0.recording.hasSuffix("/a/take01.wav") })
-        #expect(take01.warnings == ["2 references for one recording: take01.mov chosen over take01.duration (scan.references order: mov, mp4, m4v, mkv, webm, mxf, avi, mts, m2ts, ts, duration)"])
+        #expect(
+            take01.warnings == [
+                "2 references for one recording: take01.mov chosen over take01.duration (scan.references order: mov, mp4, m4v, mkv, webm, mxf, avi, mts, m2ts, ts, duration)"
+            ])
         #expect(inventory.pairs.filter { !$0.warnings.isEmpty }.count == 1)
     }
 
     @Test("two references for one recording: preferred with a warning in every format, or refused when configured")
     func ambiguousReferences() throws {
         let root = TemporaryFolder()
-        for name in ["take.wav", "take.mp4", "take.mov", "TAKE2.wav", "TAKE2.MOV", "TAKE2.mov"] { try touch(root.file(name)) }
+        for name in ["take.wav", "take.mp4", "take.mov", "TAKE2.wav", "TAKE2.MOV", "TAKE2.mov"] {
+            try touch(root.file(name))
+        }
         var rules = PairingRules()
         let preferred = FolderScanner.scan(roots: [root.path], rules: rules)
         let take = try #require(preferred.pairs.first { $0.recording == root.file("take.wav") })
@@ -51,7 +64,8 @@ struct FolderScannerTests {
         #expect(report.pairs.allSatisfy { $0.action == .refuse && $0.error?.contains("2 references") == true })
     }
 
-    @Test("symbolic links to folders: one rule - a link into the roots is skipped and named, a link out is followed once")
+    @Test(
+        "symbolic links to folders: one rule - a link into the roots is skipped and named, a link out is followed once")
     func symlinkedFolders() throws {
         let root = TemporaryFolder()
         let outside = TemporaryFolder()
@@ -62,12 +76,14 @@ struct FolderScannerTests {
         try FileManager.default.createSymbolicLink(atPath: root.file("real/up"), withDestinationPath: root.path)
         try FileManager.default.createSymbolicLink(atPath: root.file("ext1"), withDestinationPath: outside.path)
         try FileManager.default.createSymbolicLink(atPath: root.file("ext2"), withDestinationPath: outside.path)
-        try FileManager.default.createSymbolicLink(atPath: root.file("toHidden"), withDestinationPath: root.file(".hidden"))
+        try FileManager.default.createSymbolicLink(
+            atPath: root.file("toHidden"), withDestinationPath: root.file(".hidden"))
         let inventory = FolderScanner.scan(roots: [root.path], rules: PairingRules())
         let recordings = inventory.pairs.map { $0.recording.dropFirst(root.path.count) }.sorted()
         #expect(recordings == ["/ext1/o.wav", "/real/t.wav"], "\(recordings)")
         #expect(inventory.issues.isEmpty, "links are not errors: \(inventory.issues)")
-        let skipped = Dictionary(uniqueKeysWithValues: inventory.skipped.map { ($0.path.dropFirst(root.path.count), $0.reason) })
+        let skipped = Dictionary(
+            uniqueKeysWithValues: inventory.skipped.map { ($0.path.dropFirst(root.path.count), $0.reason) })
         let real = FolderScanner.realPath(root.path)!
         #expect(skipped["/alias"] == "symbolic link to \(real)/real, which is scanned under its own path", "\(skipped)")
         #expect(skipped["/real/up"] == "symbolic link loop: points to its own ancestor \(real)")
@@ -84,16 +100,23 @@ struct FolderScannerTests {
     @Test("configured patterns, extensions and ignore globs")
     func patterns() throws {
         let root = TemporaryFolder()
-        for name in ["d/shot_audio.wav", "d/shot.mp4", "d/x_ref.wav", "d/x.wav", "video/y.mp4", "audio/y.wav", "skip/z.wav", "skip/z.mov"] {
+        for name in [
+            "d/shot_audio.wav", "d/shot.mp4", "d/x_ref.wav", "d/x.wav", "video/y.mp4", "audio/y.wav", "skip/z.wav",
+            "skip/z.mov",
+        ] {
             try touch(root.file(name))
         }
         var rules = PairingRules()
-        rules.patterns = [PairPattern(recording: "{stem}_audio.wav", reference: "{stem}.mp4"),
-                          PairPattern(recording: "{stem}.wav", reference: "{stem}_ref.wav"),
-                          PairPattern(recording: "{stem}.wav", reference: "../video/{stem}.mp4")]
+        rules.patterns = [
+            PairPattern(recording: "{stem}_audio.wav", reference: "{stem}.mp4"),
+            PairPattern(recording: "{stem}.wav", reference: "{stem}_ref.wav"),
+            PairPattern(recording: "{stem}.wav", reference: "../video/{stem}.mp4"),
+        ]
         rules.ignore = [GlobPattern("**/skip/**")]
         let inventory = FolderScanner.scan(roots: [root.path], rules: rules)
-        let pairs = inventory.pairs.map { "\($0.recording.dropFirst(root.path.count)) ~ \($0.reference.dropFirst(root.path.count))" }.sorted()
+        let pairs = inventory.pairs.map {
+            "\($0.recording.dropFirst(root.path.count)) ~ \($0.reference.dropFirst(root.path.count))"
+        }.sorted()
         #expect(pairs == ["/audio/y.wav ~ /video/y.mp4", "/d/shot_audio.wav ~ /d/shot.mp4", "/d/x.wav ~ /d/x_ref.wav"])
         #expect(inventory.unpaired.isEmpty, "\(inventory.unpaired)")
     }
@@ -101,19 +124,24 @@ struct FolderScannerTests {
     @Test("hidden and temporary files are skipped; symlink loops are skipped and named; missing roots are issues")
     func hostileTrees() throws {
         let root = TemporaryFolder()
-        for name in ["a/t.wav", "a/t.mov", "a/.t2.wav", "a/.t2.mov", "a/t3.wav~", "a/.t4.wav.driftfix-1-2.tmp", ".hidden/t5.wav"] {
+        for name in [
+            "a/t.wav", "a/t.mov", "a/.t2.wav", "a/.t2.mov", "a/t3.wav~", "a/.t4.wav.driftfix-1-2.tmp", ".hidden/t5.wav",
+        ] {
             try touch(root.file(name))
         }
         try FileManager.default.createSymbolicLink(atPath: root.file("a/loop"), withDestinationPath: root.path)
-        try FileManager.default.createSymbolicLink(atPath: root.file("a/dangling.wav"), withDestinationPath: root.file("nowhere"))
+        try FileManager.default.createSymbolicLink(
+            atPath: root.file("a/dangling.wav"), withDestinationPath: root.file("nowhere"))
         let inventory = FolderScanner.scan(roots: [root.path, root.file("missing")], rules: PairingRules())
         #expect(inventory.pairs.count == 1)
-        #expect(inventory.skipped.contains { $0.path == root.file("a/loop") && $0.reason.contains("symbolic link loop") })
+        #expect(
+            inventory.skipped.contains { $0.path == root.file("a/loop") && $0.reason.contains("symbolic link loop") })
         #expect(inventory.issues.contains { $0.path == root.file("a/dangling.wav") && $0.error.contains("broken") })
         #expect(inventory.issues.contains { $0.path == root.file("missing") })
     }
 
-    @Test("an unreadable folder is an issue and the walk goes on", .enabled(if: getuid() != 0, "root reads every folder"))
+    @Test(
+        "an unreadable folder is an issue and the walk goes on", .enabled(if: getuid() != 0, "root reads every folder"))
     func unreadable() throws {
         let root = TemporaryFolder()
         try touch(root.file("locked/t.wav"))
@@ -136,8 +164,15 @@ struct DriftScannerTests {
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
         // 2 s reference movie at 1000 ticks/s; recording 131 ppm... rather 1000 ppm short: 95,904 frames.
         try writeRecording(TestSignal(channelCount: 1, length: 95_904), to: root.file("cam/a.wav"), format: format)
-        let movie = Boxes.ftyp().bytes + Box("moov", children: [Boxes.mvhd(timescale: 1000, duration: 2000),
-                                                                 Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 50)]).bytes
+        let movie =
+            Boxes.ftyp().bytes
+            + Box(
+                "moov",
+                children: [
+                    Boxes.mvhd(timescale: 1000, duration: 2000),
+                    Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 50),
+                ]
+            ).bytes
         try Data(movie).write(to: URL(fileURLWithPath: root.file("cam/a.mov")))
         try writeRecording(TestSignal(channelCount: 1, length: 48_000), to: root.file("cam/b.wav"), format: format)
         try "1.0\n".write(toFile: root.file("cam/b.duration"), atomically: true, encoding: .utf8)
@@ -147,7 +182,8 @@ struct DriftScannerTests {
         try Data(movie.prefix(40)).write(to: URL(fileURLWithPath: root.file("cam/d.mov")))
 
         let report = DriftScanner.scan(roots: [root.path], rules: PairingRules())
-        let rows = Dictionary(uniqueKeysWithValues: report.pairs.map { (($0.recording as NSString).lastPathComponent, $0) })
+        let rows = Dictionary(
+            uniqueKeysWithValues: report.pairs.map { (($0.recording as NSString).lastPathComponent, $0) })
         #expect(rows.count == 4)
         #expect(rows["a.wav"]?.cause == .pullDown)
         #expect(rows["a.wav"]?.targetFrames == 96_000)

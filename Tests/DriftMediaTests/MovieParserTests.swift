@@ -1,7 +1,7 @@
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import DriftMedia
 
@@ -28,8 +28,12 @@ struct MovieParserTests {
 
     @Test("the media header when there is no edit list")
     func mediaHeader() throws {
-        let moov = Box("moov", children: [Boxes.mvhd(timescale: 1000, duration: movieTicks),
-                                          Boxes.track(id: 1, handler: "vide", timescale: 30_000, duration: mediaTicks)])
+        let moov = Box(
+            "moov",
+            children: [
+                Boxes.mvhd(timescale: 1000, duration: movieTicks),
+                Boxes.track(id: 1, handler: "vide", timescale: 30_000, duration: mediaTicks),
+            ])
         let (seconds, source) = try duration([Boxes.ftyp(), moov, Boxes.mdat(1000)])
         #expect(seconds == Rational(1_801_800, 30_000))
         #expect(source == "media header")
@@ -38,7 +42,8 @@ struct MovieParserTests {
     @Test("the edit list wins, empty edits included, in the movie timescale")
     func editList() throws {
         // A 0.5 s empty edit (the picture starts late), then 60 s of media.
-        let track = Boxes.track(id: 1, handler: "vide", timescale: 30_000, duration: 1_801_800, edits: [(500, -1), (60_000, 0)])
+        let track = Boxes.track(
+            id: 1, handler: "vide", timescale: 30_000, duration: 1_801_800, edits: [(500, -1), (60_000, 0)])
         let moov = Box("moov", children: [Boxes.mvhd(timescale: 1000, duration: 60_500), track])
         let (seconds, source) = try duration([Boxes.ftyp(), moov])
         #expect(seconds == Rational(60_500, 1000))
@@ -48,9 +53,11 @@ struct MovieParserTests {
     @Test("version-1 headers and 64-bit box sizes, moov after mdat")
     func version1AndLargeBoxes() throws {
         let ticks: UInt64 = 5_000_000_000  // beyond 32 bits: 46 h at 30000
-        var trak = Boxes.track(id: 7, handler: "vide", timescale: 30_000, duration: ticks, edits: [(ticks / 30, 0)], version: 1)
+        var trak = Boxes.track(
+            id: 7, handler: "vide", timescale: 30_000, duration: ticks, edits: [(ticks / 30, 0)], version: 1)
         trak.large = true
-        let moov = Box("moov", children: [Boxes.mvhd(timescale: 1000, duration: ticks / 30, version: 1), trak], large: true)
+        let moov = Box(
+            "moov", children: [Boxes.mvhd(timescale: 1000, duration: ticks / 30, version: 1), trak], large: true)
         var mdat = Boxes.mdat(4096)
         mdat.large = true
         let (seconds, _) = try duration([Boxes.ftyp("qt  "), Box("wide"), mdat, moov])
@@ -59,40 +66,52 @@ struct MovieParserTests {
 
     @Test("the first video track, not the sound track before it")
     func firstVideoTrack() throws {
-        let moov = Box("moov", children: [
-            Boxes.mvhd(timescale: 600, duration: 36_000),
-            Boxes.track(id: 1, handler: "soun", timescale: 48_000, duration: 2_880_100),
-            Boxes.track(id: 2, handler: "vide", timescale: 24_000, duration: 1_441_440),
-            Boxes.track(id: 3, handler: "vide", timescale: 25, duration: 1),
-        ])
+        let moov = Box(
+            "moov",
+            children: [
+                Boxes.mvhd(timescale: 600, duration: 36_000),
+                Boxes.track(id: 1, handler: "soun", timescale: 48_000, duration: 2_880_100),
+                Boxes.track(id: 2, handler: "vide", timescale: 24_000, duration: 1_441_440),
+                Boxes.track(id: 3, handler: "vide", timescale: 25, duration: 1),
+            ])
         #expect(try duration([Boxes.ftyp(), moov]).0 == Rational(1_441_440, 24_000))
     }
 
     @Test("fragmented: mehd when present")
     func fragmentedWithMehd() throws {
-        let moov = Box("moov", children: [
-            Boxes.mvhd(timescale: 1000, duration: 0),
-            Boxes.track(id: 1, handler: "vide", timescale: 90_000, duration: 0),
-            Box("mvex", children: [Boxes.mehd(12_345, version: 1), Boxes.trex(track: 1, defaultDuration: 3000)]),
+        let moov = Box(
+            "moov",
+            children: [
+                Boxes.mvhd(timescale: 1000, duration: 0),
+                Boxes.track(id: 1, handler: "vide", timescale: 90_000, duration: 0),
+                Box("mvex", children: [Boxes.mehd(12_345, version: 1), Boxes.trex(track: 1, defaultDuration: 3000)]),
+            ])
+        let (seconds, source) = try duration([
+            Boxes.ftyp("iso6"), moov, Boxes.moof(track: 1, count: 30), Boxes.mdat(100),
         ])
-        let (seconds, source) = try duration([Boxes.ftyp("iso6"), moov, Boxes.moof(track: 1, count: 30), Boxes.mdat(100)])
         #expect(seconds == Rational(12_345, 1000))
         #expect(source == "movie extends header")
     }
 
     @Test("fragmented without mehd: the sum of the video track's sample durations")
     func fragmentedSum() throws {
-        let moov = Box("moov", children: [
-            Boxes.mvhd(timescale: 1000, duration: 0),
-            Boxes.track(id: 1, handler: "vide", timescale: 90_000, duration: 0),
-            Boxes.track(id: 2, handler: "soun", timescale: 48_000, duration: 0),
-            Box("mvex", children: [Boxes.trex(track: 1, defaultDuration: 3003), Boxes.trex(track: 2, defaultDuration: 1024)]),
-        ])
+        let moov = Box(
+            "moov",
+            children: [
+                Boxes.mvhd(timescale: 1000, duration: 0),
+                Boxes.track(id: 1, handler: "vide", timescale: 90_000, duration: 0),
+                Boxes.track(id: 2, handler: "soun", timescale: 48_000, duration: 0),
+                Box(
+                    "mvex",
+                    children: [
+                        Boxes.trex(track: 1, defaultDuration: 3003), Boxes.trex(track: 2, defaultDuration: 1024),
+                    ]),
+            ])
         let fragments = [
-            Boxes.moof(track: 1, count: 60), Boxes.mdat(500),                             // trex default: 60 × 3003
-            Boxes.moof(track: 2, count: 100), Boxes.mdat(500),                            // audio: ignored
+            Boxes.moof(track: 1, count: 60), Boxes.mdat(500),  // trex default: 60 × 3003
+            Boxes.moof(track: 2, count: 100), Boxes.mdat(500),  // audio: ignored
             Boxes.moof(track: 1, sampleDurations: [3003, 3003, 3000]), Boxes.mdat(500),  // explicit
-            Boxes.moof(track: 1, count: 10, defaultDuration: 1500), Boxes.mdat(500),      // tfhd default
+            Boxes.moof(track: 1, count: 10, defaultDuration: 1500), Boxes.mdat(500),  // tfhd default
         ]
         let (seconds, source) = try duration([Boxes.ftyp("iso6"), moov] + fragments)
         #expect(seconds == Rational(60 * 3003 + 9006 + 15_000, 90_000))
@@ -101,17 +120,27 @@ struct MovieParserTests {
 
     @Test("no video track: refused unless the movie-header fallback is on")
     func noVideo() throws {
-        let moov = Box("moov", children: [Boxes.mvhd(timescale: 1000, duration: 9_000),
-                                          Boxes.track(id: 1, handler: "soun", timescale: 48_000, duration: 432_000)])
+        let moov = Box(
+            "moov",
+            children: [
+                Boxes.mvhd(timescale: 1000, duration: 9_000),
+                Boxes.track(id: 1, handler: "soun", timescale: 48_000, duration: 432_000),
+            ])
         #expect(failure((Boxes.ftyp().bytes + moov.bytes)) == .noVideoTrack)
         #expect(try duration([Boxes.ftyp(), moov], fallback: true).0 == Rational(9, 1))
     }
 
     @Test("truncated, empty, garbage and hostile files give a reason, never a crash or a hang")
     func brokenFiles() throws {
-        let good = Boxes.ftyp().bytes + Box("moov", children: [
-            Boxes.mvhd(timescale: 1000, duration: 5000), Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 125),
-        ]).bytes
+        let good =
+            Boxes.ftyp().bytes
+            + Box(
+                "moov",
+                children: [
+                    Boxes.mvhd(timescale: 1000, duration: 5000),
+                    Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 125),
+                ]
+            ).bytes
         #expect(failure([]) == .notMovie)
         #expect(failure(Array("RIFF....WAVEfmt ".utf8)) == .notMovie)
         // Every truncation of a good file is refused or parsed, never trapped.
@@ -122,8 +151,12 @@ struct MovieParserTests {
         #expect(failure(Boxes.ftyp().bytes + be32(4) + Array("moov".utf8)) != nil)
         #expect(failure(Boxes.ftyp().bytes + be32(0x7FFF_FFF0) + Array("moov".utf8) + [0, 0, 0, 0]) != nil)
         // An edit list claiming a billion entries.
-        let lying = Box("moov", children: [Boxes.mvhd(timescale: 1000, duration: 5000),
-                                           Box("trak", children: [Box("edts", children: [Box("elst", [0, 0, 0, 0] + be32(1_000_000_000))])])])
+        let lying = Box(
+            "moov",
+            children: [
+                Boxes.mvhd(timescale: 1000, duration: 5000),
+                Box("trak", children: [Box("edts", children: [Box("elst", [0, 0, 0, 0] + be32(1_000_000_000))])]),
+            ])
         #expect(failure(Boxes.ftyp().bytes + lying.bytes) != nil)
         // Deep nesting.
         var nested = Box("moov")

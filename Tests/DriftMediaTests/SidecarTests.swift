@@ -1,17 +1,19 @@
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import DriftMedia
 
 @Suite("Sidecar references")
 struct SidecarTests {
-    @Test("decimal, fraction and frames@rate, with comments", arguments: [
-        ("3600.0375\n", Rational(36_000_375, 10_000)),
-        ("# camera A, take 3\n108108/30   # 1:00:03.6\n", Rational(108_108, 30)),
-        ("172800000@48000\n", Rational(3600, 1)),
-    ])
+    @Test(
+        "decimal, fraction and frames@rate, with comments",
+        arguments: [
+            ("3600.0375\n", Rational(36_000_375, 10_000)),
+            ("# camera A, take 3\n108108/30   # 1:00:03.6\n", Rational(108_108, 30)),
+            ("172800000@48000\n", Rational(3600, 1)),
+        ])
     func parses(text: String, seconds: Rational) throws {
         let folder = TemporaryFolder()
         let path = folder.file("take.duration")

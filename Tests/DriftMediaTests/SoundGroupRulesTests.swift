@@ -1,11 +1,13 @@
 import DriftAudio
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import DriftMedia
 
-private let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first { FileManager.default.isExecutableFile(atPath: $0) }
+private let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+}
 
 @Suite("Sound groups: which files are searched together when pairing by sound")
 struct SoundGroupRulesTests {
@@ -20,14 +22,17 @@ struct SoundGroupRulesTests {
         }
     }
 
-    @Test("a file's day: the BWF origination date, the container's creation time, else the modification date; parts joined")
+    @Test(
+        "a file's day: the BWF origination date, the container's creation time, else the modification date; parts joined"
+    )
     func days() throws {
         let folder = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.file("camA"), withIntermediateDirectories: true)
         let signal = TestSignal(channelCount: 1, length: 4800)
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
-        try writeRecording(signal, to: folder.file("camA/bwf.wav"), format: format,
-                           metadata: AudioMetadata(broadcastInfo: BroadcastInfo(originationDate: "2026-11-21")))
+        try writeRecording(
+            signal, to: folder.file("camA/bwf.wav"), format: format,
+            metadata: AudioMetadata(broadcastInfo: BroadcastInfo(originationDate: "2026-11-21")))
         try writeRecording(signal, to: folder.file("camA/plain.wav"), format: format)
         // The modification time, at noon here, so the local date is the same whatever the time zone.
         var noon = tm()
@@ -37,8 +42,10 @@ struct SoundGroupRulesTests {
         noon.tm_hour = 12
         noon.tm_isdst = -1
         let stamp = TimeInterval(mktime(&noon))
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: stamp)], ofItemAtPath: folder.file("camA/plain.wav"))
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: stamp)], ofItemAtPath: folder.file("camA/bwf.wav"))
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSince1970: stamp)], ofItemAtPath: folder.file("camA/plain.wav"))
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSince1970: stamp)], ofItemAtPath: folder.file("camA/bwf.wav"))
         #expect(SoundGroupRules.day(of: folder.file("camA/bwf.wav")) == "2026-11-21")
         #expect(SoundGroupRules.day(of: folder.file("camA/plain.wav")) == "2026-11-22")
 
@@ -47,8 +54,12 @@ struct SoundGroupRulesTests {
         #expect(SoundGroupRules().group(of: folder.file("camA/bwf.wav"), root: folder.path) == "")
 
         if let ffmpeg {
-            _ = try runTool(ffmpeg, ["-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "sine=d=0.5", "-c:a", "aac",
-                                     "-metadata", "creation_time=2026-11-23T23:30:00Z", folder.file("camA/clip.mp4")])
+            _ = try runTool(
+                ffmpeg,
+                [
+                    "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "sine=d=0.5", "-c:a", "aac",
+                    "-metadata", "creation_time=2026-11-23T23:30:00Z", folder.file("camA/clip.mp4"),
+                ])
             #expect(SoundGroupRules.day(of: folder.file("camA/clip.mp4")) == "2026-11-23")
         }
     }

@@ -2,8 +2,8 @@ import DriftAudio
 import DriftCore
 import DriftSync
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import DriftPipeline
 
@@ -11,12 +11,17 @@ import TestSupport
 /// the ideal: the recorder's microphone on a perfect clock started with the clip, rendered from the scene's numbers.
 @Suite struct ClipSyncTests {
     /// One recorder on a slow clock with a dropout, and three clips: inside, across the dropout, and past its end.
-    static let shoot = Shoot(sound: .speech, seed: 31, sampleRate: 16000,
-                             recorders: [Shoot.Recorder(start: -4, seconds: 420, driftPPM: -120)],
-                             clips: [Shoot.Clip(start: 40, seconds: 90), Shoot.Clip(start: 170, seconds: 100),
-                                     Shoot.Clip(start: 360, seconds: 80)])
+    static let shoot = Shoot(
+        sound: .speech, seed: 31, sampleRate: 16000,
+        recorders: [Shoot.Recorder(start: -4, seconds: 420, driftPPM: -120)],
+        clips: [
+            Shoot.Clip(start: 40, seconds: 90), Shoot.Clip(start: 170, seconds: 100),
+            Shoot.Clip(start: 360, seconds: 80),
+        ])
 
-    @Test("each clip found, measured and cut out of the recording: exact length, within a millisecond of the ideal across it, the part the recorder missed silent")
+    @Test(
+        "each clip found, measured and cut out of the recording: exact length, within a millisecond of the ideal across it, the part the recorder missed silent"
+    )
     func clipsCutInSync() throws {
         var shoot = Self.shoot
         let recorder = shoot.recorder(0)
@@ -33,8 +38,9 @@ import TestSupport
             let candidate = try #require(matcher.candidates(for: clipPrint).first, "clip \(c)")
             #expect(candidate.isClear, "clip \(c): clarity \(candidate.clarity), ambiguity \(candidate.ambiguity)")
             let clipFrames = try AudioFileReader(path: clipPath).frameCount
-            let placement = try ClipSync.measure(recording: recording, clip: clipPath, candidate: candidate,
-                                                 clipSeconds: Double(clipFrames) / Double(shoot.sampleRate))
+            let placement = try ClipSync.measure(
+                recording: recording, clip: clipPath, candidate: candidate,
+                clipSeconds: Double(clipFrames) / Double(shoot.sampleRate))
             #expect(placement.isConfirmed(minimumConfidence: 0.5), "clip \(c): \(placement.content.summary)")
             let truth = shoot.start(ofClip: c, inRecorder: 0)
             let start = try #require(placement.recordingStartSeconds)
@@ -50,16 +56,23 @@ import TestSupport
 
             // Against the ideal: every second of the part the recorder heard within 1 ms.
             let covered = shoot.coverage(ofClip: c, byRecorder: 0)
-            let lags = Self.lagsAgainstIdeal(written.samples, shoot: shoot, clip: c, seconds: shoot.clips[c].seconds * covered)
+            let lags = Self.lagsAgainstIdeal(
+                written.samples, shoot: shoot, clip: c, seconds: shoot.clips[c].seconds * covered)
             #expect(lags.count >= 10, "clip \(c): \(lags.count) windows with sound")
             #expect(lags.allSatisfy { abs($0) < 1 }, "clip \(c): lags \(lags) ms")
             if covered < 1 {
                 // After the recorder stopped: silence, said as a pad at the end.
-                #expect(repair.operations.contains { if case .padEnd = $0 { return true } else { return false } }, "\(repair.operations)")
+                #expect(
+                    repair.operations.contains { if case .padEnd = $0 { return true } else { return false } },
+                    "\(repair.operations)")
                 let silentFrom = Int((shoot.clips[c].seconds * covered + 0.05) * Double(shoot.sampleRate))
-                #expect(written.samples[silentFrom...].allSatisfy { $0 == 0 }, "clip \(c): sound after the recorder stopped")
+                #expect(
+                    written.samples[silentFrom...].allSatisfy { $0 == 0 }, "clip \(c): sound after the recorder stopped"
+                )
             } else {
-                #expect(repair.operations.contains { if case .trimEnd = $0 { return true } else { return false } }, "\(repair.operations)")
+                #expect(
+                    repair.operations.contains { if case .trimEnd = $0 { return true } else { return false } },
+                    "\(repair.operations)")
             }
         }
     }
@@ -76,7 +89,8 @@ import TestSupport
         #expect(StartTimecode.parse("25:00:00:00", frameRate: Rational(25, 1)) == nil)
         #expect(StartTimecode.parse("10:00:00:00", frameRate: nil) == nil)
         let folder = TemporaryFolder()
-        try TwoMicrophones(sampleRate: 48000, seconds: 2, seed: 1).write(.recording, to: folder.file("bwf.wav"), timeReference: 48000 * 36005)
+        try TwoMicrophones(sampleRate: 48000, seconds: 2, seed: 1).write(
+            .recording, to: folder.file("bwf.wav"), timeReference: 48000 * 36005)
         #expect(StartTimecode.seconds(of: folder.file("bwf.wav")) == 36005)
         try TwoMicrophones(sampleRate: 48000, seconds: 2, seed: 1).write(.recording, to: folder.file("plain.wav"))
         #expect(StartTimecode.seconds(of: folder.file("plain.wav")) == nil)
@@ -86,14 +100,24 @@ import TestSupport
         let signal = TestSignal(channelCount: 1, length: 4800)
         func ixmlFile(_ name: String, _ xml: String, rate: Int = 48000) throws -> String {
             let path = folder.file(name)
-            try Data(WaveBytes.file(channels: 1, rate: rate, audio: WaveBytes.pcm16(signal), after: WaveBytes.chunk("iXML", Array(xml.utf8))))
-                .write(to: URL(fileURLWithPath: path))
+            try Data(
+                WaveBytes.file(
+                    channels: 1, rate: rate, audio: WaveBytes.pcm16(signal),
+                    after: WaveBytes.chunk("iXML", Array(xml.utf8)))
+            )
+            .write(to: URL(fileURLWithPath: path))
             return path
         }
         let day = UInt64(23 * 3600 + 59 * 60 + 58) * 96000 + 48000  // 23:59:58.5 at 96 kHz: past 2^32
-        let speed = try ixmlFile("speed.wav", "<BWFXML><SPEED><TIMESTAMP_SAMPLE_RATE>96000</TIMESTAMP_SAMPLE_RATE><TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_HI>\(day >> 32)</TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_HI><TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_LO>\(day & 0xFFFF_FFFF)</TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_LO></SPEED></BWFXML>")
+        let speed = try ixmlFile(
+            "speed.wav",
+            "<BWFXML><SPEED><TIMESTAMP_SAMPLE_RATE>96000</TIMESTAMP_SAMPLE_RATE><TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_HI>\(day >> 32)</TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_HI><TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_LO>\(day & 0xFFFF_FFFF)</TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_LO></SPEED></BWFXML>"
+        )
         #expect(StartTimecode.seconds(of: speed) == 86_398.5)
-        let bext = try ixmlFile("bext.wav", "<BWFXML><BEXT><BWF_TIME_REFERENCE_HIGH>0</BWF_TIME_REFERENCE_HIGH><BWF_TIME_REFERENCE_LOW>\(44100 * 3600)</BWF_TIME_REFERENCE_LOW></BEXT></BWFXML>", rate: 44100)
+        let bext = try ixmlFile(
+            "bext.wav",
+            "<BWFXML><BEXT><BWF_TIME_REFERENCE_HIGH>0</BWF_TIME_REFERENCE_HIGH><BWF_TIME_REFERENCE_LOW>\(44100 * 3600)</BWF_TIME_REFERENCE_LOW></BEXT></BWFXML>",
+            rate: 44100)
         #expect(StartTimecode.seconds(of: bext) == 3600)
         let empty = try ixmlFile("empty.wav", "<BWFXML><SPEED><TIMECODE_RATE>25/1</TIMECODE_RATE></SPEED></BWFXML>")
         #expect(StartTimecode.seconds(of: empty) == nil)
@@ -101,9 +125,13 @@ import TestSupport
         // Containers through FFmpeg: a QuickTime tmcd track, and Matroska's TIMECODE tag (upper case there).
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") {
             for name in ["tc.mov", "tc.mkv"] {
-                _ = try runTool("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=25",
-                                                    "-f", "lavfi", "-i", "sine=d=1", "-t", "1", "-c:v", "libx264", "-c:a", "aac",
-                                                    "-timecode", "10:00:05:12", folder.file(name)])
+                _ = try runTool(
+                    "/usr/bin/ffmpeg",
+                    [
+                        "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=25",
+                        "-f", "lavfi", "-i", "sine=d=1", "-t", "1", "-c:v", "libx264", "-c:a", "aac",
+                        "-timecode", "10:00:05:12", folder.file(name),
+                    ])
                 #expect(StartTimecode.seconds(of: folder.file(name)) == 36005.48, "\(name)")
             }
         }
@@ -124,7 +152,8 @@ import TestSupport
         var lags: [Double] = []
         var at = rate / 2
         while at + window + rate / 100 < min(truth.count, output.count) {
-            let (lag, correlation) = SignalMeasure.windowLag(actual: output, ideal: truth, at: at, window: window, maxLag: rate / 100)
+            let (lag, correlation) = SignalMeasure.windowLag(
+                actual: output, ideal: truth, at: at, window: window, maxLag: rate / 100)
             if correlation > 0.6 { lags.append(lag / Double(rate) * 1000) }
             at += 4 * rate
         }

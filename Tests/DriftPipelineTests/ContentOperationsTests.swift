@@ -1,14 +1,15 @@
 import DriftAudio
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import DriftPipeline
 
 /// A content repair's operations (start offset, dropouts, rate) through the whole chain, on files.
 @Suite struct ContentOperationsTests {
-    func recording(_ folder: TemporaryFolder, frames: Int64 = 96000, encoding: SampleEncoding = .pcm24) throws -> String {
+    func recording(_ folder: TemporaryFolder, frames: Int64 = 96000, encoding: SampleEncoding = .pcm24) throws -> String
+    {
         let signal = TestSignal(channelCount: 2, length: frames, seed: 11)
         let format = AudioFormat(container: .wav, encoding: encoding, sampleRate: 48000, channelCount: 2)
         return try writeRecording(signal, to: folder.file("in.wav"), format: format)
@@ -24,13 +25,19 @@ import TestSupport
     func padAndInsert(encoding: SampleEncoding) throws {
         let folder = TemporaryFolder()
         let input = try recording(folder, encoding: encoding)
-        let result = try run(input, [.padStart(frames: 4800), .insert(atFrame: 30000, frames: 960), .insert(atFrame: 70000, frames: 17)], folder)
+        let result = try run(
+            input,
+            [.padStart(frames: 4800), .insert(atFrame: 30000, frames: 960), .insert(atFrame: 70000, frames: 17)], folder
+        )
         #expect(result.outputFrames == 96000 + 4800 + 960 + 17)
-        let original = try readAll(input).samples, out = try readAll(folder.file("out.wav")).samples
+        let original = try readAll(input).samples
+        let out = try readAll(folder.file("out.wav")).samples
         #expect(out[0..<(4800 * 2)].allSatisfy { $0 == 0 })
         // Recording frame r lands at r + 4800 before the first gap, + 960 after it, + 17 after the second.
         #expect(Array(out[(4800 * 2)..<((4800 + 30000) * 2)]) == Array(original[0..<(30000 * 2)]))
-        #expect(Array(out[((4800 + 30000 + 960) * 2)..<((4800 + 70000 + 960) * 2)]) == Array(original[(30000 * 2)..<(70000 * 2)]))
+        #expect(
+            Array(out[((4800 + 30000 + 960) * 2)..<((4800 + 70000 + 960) * 2)])
+                == Array(original[(30000 * 2)..<(70000 * 2)]))
         #expect(Array(out[((4800 + 70000 + 977) * 2)...]) == Array(original[(70000 * 2)...]))
     }
 
@@ -38,9 +45,13 @@ import TestSupport
     func trimStart() throws {
         let folder = TemporaryFolder()
         let input = try recording(folder)
-        let result = try run(input, [.trimStart(frames: 12000), .insert(atFrame: 5000, frames: 100), .insert(atFrame: 50000, frames: 48)], folder)
+        let result = try run(
+            input,
+            [.trimStart(frames: 12000), .insert(atFrame: 5000, frames: 100), .insert(atFrame: 50000, frames: 48)],
+            folder)
         #expect(result.outputFrames == 96000 - 12000 + 48)
-        let original = try readAll(input).samples, out = try readAll(folder.file("out.wav")).samples
+        let original = try readAll(input).samples
+        let out = try readAll(folder.file("out.wav")).samples
         #expect(Array(out[0..<(38000 * 2)]) == Array(original[(12000 * 2)..<(50000 * 2)]))
         #expect(Array(out[((38000 + 48) * 2)...]) == Array(original[(50000 * 2)...]))
     }
@@ -54,13 +65,15 @@ import TestSupport
         #expect(try AudioFileReader(path: folder.file("out.wav")).frameCount == 96493)
     }
 
-    @Test("operations out of order or outside the recording are refused before anything is written", arguments: [
-        [RepairOperation.resample(frames: 96000), .insert(atFrame: 10, frames: 10)],
-        [.insert(atFrame: 200_000, frames: 10)],
-        [.insert(atFrame: 100, frames: 48000 * 11)],
-        [.trimStart(frames: 96000)],
-        [.insert(atFrame: 100, frames: 5), .padStart(frames: 10)],
-    ])
+    @Test(
+        "operations out of order or outside the recording are refused before anything is written",
+        arguments: [
+            [RepairOperation.resample(frames: 96000), .insert(atFrame: 10, frames: 10)],
+            [.insert(atFrame: 200_000, frames: 10)],
+            [.insert(atFrame: 100, frames: 48000 * 11)],
+            [.trimStart(frames: 96000)],
+            [.insert(atFrame: 100, frames: 5), .padStart(frames: 10)],
+        ])
     func refused(operations: [RepairOperation]) throws {
         let folder = TemporaryFolder()
         let input = try recording(folder)

@@ -1,8 +1,8 @@
 import DriftAudio
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import DriftPipeline
 
@@ -24,8 +24,12 @@ import TestSupport
             try scene.write(.recording, to: folder.file("recording.wav"))
             try scene.write(.reference, to: reference, encoding: .pcm16)
             if aac {
-                _ = try runTool("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-i", reference, "-c:a", "aac", "-b:a", "96k",
-                                                   folder.file("reference.m4a")])
+                _ = try runTool(
+                    "/usr/bin/ffmpeg",
+                    [
+                        "-nostdin", "-loglevel", "error", "-i", reference, "-c:a", "aac", "-b:a", "96k",
+                        folder.file("reference.m4a"),
+                    ])
                 reference = folder.file("reference.m4a")
             }
         }
@@ -33,15 +37,19 @@ import TestSupport
         var headers: HeaderPlan {
             let recordingSeconds = Double(scene.recordingFrames) / Double(scene.sampleRate)
             let referenceSeconds = Double(scene.referenceFrames) / Double(scene.sampleRate)
-            return HeaderPlan(operations: [.resample(frames: Int64(scene.referenceFrames))],
-                              driftPPM: (recordingSeconds / referenceSeconds - 1) * 1e6, recordingSeconds: recordingSeconds,
-                              referenceSeconds: referenceSeconds, referenceFrames: Int64(scene.referenceFrames))
+            return HeaderPlan(
+                operations: [.resample(frames: Int64(scene.referenceFrames))],
+                driftPPM: (recordingSeconds / referenceSeconds - 1) * 1e6, recordingSeconds: recordingSeconds,
+                referenceSeconds: referenceSeconds, referenceFrames: Int64(scene.referenceFrames))
         }
 
-        func repair(_ mode: ContentPolicy.Mode, start: ContentRepairPlan.Start = .reference) throws -> ContentRepair.Outcome {
-            try ContentRepair.run(ContentRepair.Request(
-                recording: recording, reference: reference, output: folder.file("out.wav"),
-                policy: ContentPolicy(mode: mode, start: start), headers: headers))
+        func repair(_ mode: ContentPolicy.Mode, start: ContentRepairPlan.Start = .reference) throws
+            -> ContentRepair.Outcome
+        {
+            try ContentRepair.run(
+                ContentRepair.Request(
+                    recording: recording, reference: reference, output: folder.file("out.wav"),
+                    policy: ContentPolicy(mode: mode, start: start), headers: headers))
         }
 
         /// The output's lag against the ideal at `points` places (where both have sound), in ms.
@@ -59,7 +67,8 @@ import TestSupport
             let first = Int(seconds * Double(rate)) + rate
             for k in 0..<points {
                 let at = first + k * (out.count - first - 2 * window) / points
-                let (lag, correlation) = SignalMeasure.windowLag(actual: out, ideal: truth, at: at, window: window, maxLag: rate / 100)
+                let (lag, correlation) = SignalMeasure.windowLag(
+                    actual: out, ideal: truth, at: at, window: window, maxLag: rate / 100)
                 if correlation > 0.6 { lags.append(lag / Double(rate) * 1000) }
             }
             return lags
@@ -68,18 +77,26 @@ import TestSupport
 
     @Test("a late start and a slow clock: padded to the reference's start, resampled by the measured rate")
     func lateStartAndClock() throws {
-        let pair = try Pair(TwoMicrophones(sampleRate: 48000, seconds: 180, offset: 1.5, driftPPM: -131, seed: 41), aac: true)
+        let pair = try Pair(
+            TwoMicrophones(sampleRate: 48000, seconds: 180, offset: 1.5, driftPPM: -131, seed: 41), aac: true)
         let outcome = try pair.repair(.content)
         let content = try #require(outcome.content)
         #expect(outcome.decision.measuredBy == .content)
         #expect(content.model == .clock)
         #expect(abs(try #require(content.offsetMs) - 1500) < 0.5, "offset \(content.offsetMs ?? .nan)")
         #expect(abs(try #require(content.driftPPM) - -131) < 1, "drift \(content.driftPPM ?? .nan)")
-        guard case .repair(let operations) = outcome.decision.action else { Issue.record("not repaired"); return }
-        #expect(operations.first == .padStart(frames: Int64((1.5 * 48000 / (1 / (1 - 131e-6))).rounded())) || {
-            if case .padStart(let n) = operations.first { return abs(Double(n) - 1.5 * 48000 * (1 - 131e-6)) < 30 }
-            return false
-        }())
+        guard case .repair(let operations) = outcome.decision.action else {
+            Issue.record("not repaired")
+            return
+        }
+        #expect(
+            operations.first == .padStart(frames: Int64((1.5 * 48000 / (1 / (1 - 131e-6))).rounded()))
+                || {
+                    if case .padStart(let n) = operations.first {
+                        return abs(Double(n) - 1.5 * 48000 * (1 - 131e-6)) < 30
+                    }
+                    return false
+                }())
         // The proof: residual within 1 ms, and the independent check agrees everywhere past the padding.
         #expect(try #require(content.residualMs) < 1)
         let lags = try pair.lagsAgainstIdeal(skipFirst: 1.5)
@@ -95,9 +112,11 @@ import TestSupport
     func dropouts() throws {
         // Gaps where the scene has sound (in a pause any place lines up the same, and the locator says so).
         var scene = TwoMicrophones(sampleRate: 48000, seconds: 180, seed: 43)
-        let truth: [(at: Double, missing: Double)] = [(scene.soundingTime(after: 31.27), 0.0213),
-                                                      (scene.soundingTime(after: 77.5), 0.1),
-                                                      (scene.soundingTime(after: 140.013), 0.004)]
+        let truth: [(at: Double, missing: Double)] = [
+            (scene.soundingTime(after: 31.27), 0.0213),
+            (scene.soundingTime(after: 77.5), 0.1),
+            (scene.soundingTime(after: 140.013), 0.004),
+        ]
         scene.dropouts = truth
         let pair = try Pair(scene)
         let outcome = try pair.repair(.content)
@@ -108,16 +127,24 @@ import TestSupport
             // Within 20 ms, or - a gap of about one pitch period inside a steady vowel leaves the sound as continuous
             // as before, and its place is truly ambiguous - within the uncertainty the measurement states.
             let allowed = max(0.02, found.uncertaintyMs / 1000 + 0.005)
-            #expect(abs(found.atSeconds - expected.at) < allowed, "at \(found.atSeconds) ±\(found.uncertaintyMs) ms, truth \(expected.at)")
-            #expect(abs(found.missingMs - expected.missing * 1000) < 1, "\(found.missingMs) ms, truth \(expected.missing * 1000)")
+            #expect(
+                abs(found.atSeconds - expected.at) < allowed,
+                "at \(found.atSeconds) ±\(found.uncertaintyMs) ms, truth \(expected.at)")
+            #expect(
+                abs(found.missingMs - expected.missing * 1000) < 1,
+                "\(found.missingMs) ms, truth \(expected.missing * 1000)")
         }
-        guard case .repair(let operations) = outcome.decision.action else { Issue.record("not repaired"); return }
+        guard case .repair(let operations) = outcome.decision.action else {
+            Issue.record("not repaired")
+            return
+        }
         #expect(!operations.contains { if case .resample = $0 { return true } else { return false } }, "\(operations)")
         #expect(try #require(content.residualMs) < 1)
         let lags = try pair.lagsAgainstIdeal()
         #expect(lags.allSatisfy { abs($0) < 0.25 }, "lags against the ideal: \(lags) ms")
         // Between the gaps every sample is the recording's own.
-        let input = try readAll(pair.recording).samples, out = try readAll(pair.folder.file("out.wav")).samples
+        let input = try readAll(pair.recording).samples
+        let out = try readAll(pair.folder.file("out.wav")).samples
         var inserted = 0
         var previous = 0
         var differing = 0
@@ -134,7 +161,10 @@ import TestSupport
     func keepTheStart() throws {
         let pair = try Pair(TwoMicrophones(sampleRate: 48000, seconds: 120, offset: 0.75, driftPPM: 80, seed: 45))
         let outcome = try pair.repair(.content, start: .keep)
-        guard case .repair(let operations) = outcome.decision.action else { Issue.record("not repaired"); return }
+        guard case .repair(let operations) = outcome.decision.action else {
+            Issue.record("not repaired")
+            return
+        }
         #expect(operations.count == 1)
         let content = try #require(outcome.content)
         #expect(try #require(content.residualMs) < 1)
@@ -144,7 +174,10 @@ import TestSupport
     func bothRefusesADisagreement() throws {
         let pair = try Pair(TwoMicrophones(sampleRate: 48000, seconds: 120, offset: 2, seed: 47))
         let outcome = try pair.repair(.both)
-        guard case .refuse(let reason) = outcome.decision.action else { Issue.record("not refused: \(outcome.decision)"); return }
+        guard case .refuse(let reason) = outcome.decision.action else {
+            Issue.record("not refused: \(outcome.decision)")
+            return
+        }
         #expect(reason.contains("late start"), "\(reason)")
         #expect(!FileManager.default.fileExists(atPath: pair.folder.file("out.wav")))
     }
@@ -153,10 +186,14 @@ import TestSupport
     func wrongPairing() throws {
         let pair = try Pair(TwoMicrophones(sampleRate: 48000, seconds: 60, seed: 49))
         let other = try Pair(TwoMicrophones(sampleRate: 48000, seconds: 60, seed: 1049))
-        var request = ContentRepair.Request(recording: pair.recording, reference: other.reference, output: pair.folder.file("out.wav"),
-                                            policy: ContentPolicy(mode: .content), headers: pair.headers)
+        var request = ContentRepair.Request(
+            recording: pair.recording, reference: other.reference, output: pair.folder.file("out.wav"),
+            policy: ContentPolicy(mode: .content), headers: pair.headers)
         let refused = try ContentRepair.run(request)
-        guard case .refuse(let reason) = refused.decision.action else { Issue.record("not refused: \(refused.decision)"); return }
+        guard case .refuse(let reason) = refused.decision.action else {
+            Issue.record("not refused: \(refused.decision)")
+            return
+        }
         #expect(reason.contains("wrong pairing"))
         #expect(!FileManager.default.fileExists(atPath: pair.folder.file("out.wav")))
         request.policy.mode = .headers

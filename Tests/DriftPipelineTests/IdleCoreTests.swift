@@ -2,8 +2,8 @@ import DriftAudio
 import DriftCore
 import DriftSupport
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import DriftPipeline
 
@@ -36,17 +36,25 @@ struct IdleCoreTests {
     func acrossProcesses() throws {
         let slots = privateSlots(cores: 2)
         // Python binds the two core names as another driftfix process's jobs would.
-        let holder = try Child("/usr/bin/python3", ["-c", """
-            import socket, sys, time
-            held = []
-            for k in range(2):
-                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                s.bind('\\0' + sys.argv[1] + '-core-' + str(k))
-                held.append(s)
-            print('held', flush=True)
-            time.sleep(60)
-            """, slots.namespace])
-        defer { holder.send(SIGKILL); _ = holder.wait(seconds: 30) }
+        let holder = try Child(
+            "/usr/bin/python3",
+            [
+                "-c",
+                """
+                import socket, sys, time
+                held = []
+                for k in range(2):
+                    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                    s.bind('\\0' + sys.argv[1] + '-core-' + str(k))
+                    held.append(s)
+                print('held', flush=True)
+                time.sleep(60)
+                """, slots.namespace,
+            ])
+        defer {
+            holder.send(SIGKILL)
+            _ = holder.wait(seconds: 30)
+        }
         try #require(waitUntil(seconds: 30) { holder.outputSoFar.contains("held") }, "the holder bound its names")
         #expect(slots.borrowIdle() == nil)
         let job = try #require(slots.takeForJob())
@@ -57,16 +65,20 @@ struct IdleCoreTests {
         #expect(slots.borrowIdle()?.isCore == true, "the dead holder's cores are free, with nothing to clean up")
     }
 
-    @Test("a long resample lends its chunks to an idle core, and not to a busy one; the output is the one-pass output either way")
+    @Test(
+        "a long resample lends its chunks to an idle core, and not to a busy one; the output is the one-pass output either way"
+    )
     func lendsOnlyIdleCores() throws {
         let folder = TemporaryFolder()
         let frames: Int64 = 2_600_017
         let signal = TestSignal(channelCount: 2, length: frames, seed: 9, tonesPerChannel: 4)
-        let input = try writeRecording(signal, to: folder.file("long.wav"),
-                                       format: AudioFormat(container: .wav, encoding: .float32, sampleRate: 48_000, channelCount: 2))
+        let input = try writeRecording(
+            signal, to: folder.file("long.wav"),
+            format: AudioFormat(container: .wav, encoding: .float32, sampleRate: 48_000, channelCount: 2))
         let target = frames - 341
         func repair(_ name: String, threads: Int, slots: CoreSlots?) throws -> ProcessResult {
-            var request = ProcessRequest(input: input, output: folder.file(name), target: .frames(target), quality: .medium)
+            var request = ProcessRequest(
+                input: input, output: folder.file(name), target: .frames(target), quality: .medium)
             request.threads = threads
             if let slots { request.borrowCore = { slots.borrowIdle() } }
             return try FileProcessor.run(request)

@@ -8,13 +8,18 @@ import Testing
 @Suite("Report writers")
 struct ReportWriterTests {
     static let measured = PairReport(
-        recording: "/m/cam,1/take \"01\".wav", reference: "/m/cam,1/take 01.mov", folder: "/m/cam,1", sampleRate: 48_000,
+        recording: "/m/cam,1/take \"01\".wav", reference: "/m/cam,1/take 01.mov", folder: "/m/cam,1",
+        sampleRate: 48_000,
         channels: 2, format: "WAV 24-bit", recordingFrames: 2_879_623, referenceSource: "edit list",
-        analysis: DriftAnalysis(recordingFrames: 2_879_623, sampleRate: 48_000, referenceSeconds: Rational(60, 1), recordingPath: "/m/x.wav"))
-    static let broken = PairReport(recording: "/m/b.wav", reference: "/m/b.mov", folder: "/m", error: "reference: truncated: moov")
-    static let report = ScanReport(generated: "2026-11-22T00:00:00Z", roots: ["/m"], pairs: [measured, broken],
-                                   unpaired: [UnpairedFile(path: "/m/c.wav", kind: .recording, reason: "no reference")],
-                                   errors: [ScanIssue(path: "/m/locked", error: "unreadable folder: Permission denied")])
+        analysis: DriftAnalysis(
+            recordingFrames: 2_879_623, sampleRate: 48_000, referenceSeconds: Rational(60, 1), recordingPath: "/m/x.wav"
+        ))
+    static let broken = PairReport(
+        recording: "/m/b.wav", reference: "/m/b.mov", folder: "/m", error: "reference: truncated: moov")
+    static let report = ScanReport(
+        generated: "2026-11-22T00:00:00Z", roots: ["/m"], pairs: [measured, broken],
+        unpaired: [UnpairedFile(path: "/m/c.wav", kind: .recording, reason: "no reference")],
+        errors: [ScanIssue(path: "/m/locked", error: "unreadable folder: Permission denied")])
 
     @Test("JSON rows carry every column, null where unknown")
     func json() throws {
@@ -34,14 +39,20 @@ struct ReportWriterTests {
         #expect(summary["needRepair"] as? Int == 1 && summary["errors"] as? Int == 2)
     }
 
-    @Test("the JSON streamed pair by pair is byte for byte what encoding the whole report gives", arguments: [true, false])
+    @Test(
+        "the JSON streamed pair by pair is byte for byte what encoding the whole report gives",
+        arguments: [true, false])
     func streamedJSON(withHistory: Bool) throws {
         var report = ReportWriterTests.report
         if withHistory {
-            report.history = DriftHistory(runs: [.init(id: 1, started: "2026-11-22T00:00:00Z", status: "complete")],
-                                          rule: AlertRule(driftPPM: 20, spreadPPM: 10),
-                                          devices: [.init(name: "cam,1", ppm: [-130.9], files: [1], spreadPPM: [0], worstPPM: [-130.9],
-                                                          rule: AlertRule(driftPPM: 20, spreadPPM: 10))], files: [])
+            report.history = DriftHistory(
+                runs: [.init(id: 1, started: "2026-11-22T00:00:00Z", status: "complete")],
+                rule: AlertRule(driftPPM: 20, spreadPPM: 10),
+                devices: [
+                    .init(
+                        name: "cam,1", ppm: [-130.9], files: [1], spreadPPM: [0], worstPPM: [-130.9],
+                        rule: AlertRule(driftPPM: 20, spreadPPM: 10))
+                ], files: [])
             report.disruptions = RunDisruptions(workersLost: 1)
         }
         let streamed = try ReportWriter.json(report)
@@ -49,7 +60,9 @@ struct ReportWriterTests {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let whole = try encoder.encode(report)
-        #expect(streamed == whole, "\(String(decoding: streamed, as: UTF8.self))\n---\n\(String(decoding: whole, as: UTF8.self))")
+        #expect(
+            streamed == whole,
+            "\(String(decoding: streamed, as: UTF8.self))\n---\n\(String(decoding: whole, as: UTF8.self))")
         var empty = ScanReport(generated: "x", roots: [], pairs: [], unpaired: [], errors: [])
         let streamedEmpty = try ReportWriter.json(empty)
         empty.devices = []
@@ -66,30 +79,39 @@ struct ReportWriterTests {
         #expect(lines[1].hasPrefix("\"/m/cam,1/take \"\"01\"\".wav\",\"/m/cam,1/take 01.mov\",\"/m/cam,1\",48000,2,"))
         #expect(lines[1].hasSuffix(",pair") && lines[2].hasSuffix(",pair"))
         let width = ReportWriter.csvColumns.count
-        for line in lines[1...4] { #expect(line.filter { $0 == "," }.count >= width - 1, "every row has every column: \(line)") }
+        for line in lines[1...4] {
+            #expect(line.filter { $0 == "," }.count >= width - 1, "every row has every column: \(line)")
+        }
         // The unpaired recording: its path under `recording`, the reason under `error`.
         let unpaired = lines[3].split(separator: ",", omittingEmptySubsequences: false)
         #expect(unpaired.count == width && unpaired[0] == "/m/c.wav" && unpaired[2] == "/m")
-        #expect(unpaired[ReportWriter.csvColumns.firstIndex(of: "error")!] == "no reference" && unpaired.last == "unpaired")
+        #expect(
+            unpaired[ReportWriter.csvColumns.firstIndex(of: "error")!] == "no reference" && unpaired.last == "unpaired")
         let error = lines[4].split(separator: ",", omittingEmptySubsequences: false)
         #expect(error.count == width && error[2] == "/m/locked" && error.last == "error")
         #expect(error[ReportWriter.csvColumns.firstIndex(of: "error")!] == "unreadable folder: Permission denied")
     }
 
-    @Test("the table: PLAN says refuse where JSON does, errors are never cut, newlines in names are escaped, wide characters align")
+    @Test(
+        "the table: PLAN says refuse where JSON does, errors are never cut, newlines in names are escaped, wide characters align"
+    )
     func table() {
         var odd = ReportWriterTests.measured
         odd.recording = "/m/cam,1/line\nbreak.wav"
         var wide = ReportWriterTests.measured
         wide.recording = "/m/cam,1/録音🎤.wav"
-        let long = PairReport(recording: "/m/b.wav", reference: "/m/b.mov", folder: "/m",
-                              error: "reference: " + String(repeating: "a very long explanation ", count: 8) + "ends here")
-        let report = ScanReport(generated: "", roots: ["/m"], pairs: [odd, wide, long, ReportWriterTests.broken],
-                                unpaired: [], errors: [], skipped: [SkippedPath(path: "/m/alias", reason: "symbolic link to /m/real")])
+        let long = PairReport(
+            recording: "/m/b.wav", reference: "/m/b.mov", folder: "/m",
+            error: "reference: " + String(repeating: "a very long explanation ", count: 8) + "ends here")
+        let report = ScanReport(
+            generated: "", roots: ["/m"], pairs: [odd, wide, long, ReportWriterTests.broken],
+            unpaired: [], errors: [], skipped: [SkippedPath(path: "/m/alias", reason: "symbolic link to /m/real")])
         let lines = ReportTable.render(report, relativeTo: "/m").split(separator: "\n").map(String.init)
-        #expect(lines.count == 5 + 1 + 1, "\(lines)")  // header, 4 rows, skipped, summary (the blank line is split away)
+        // Header, 4 rows, skipped, summary (the blank line is split away).
+        #expect(lines.count == 5 + 1 + 1, "\(lines)")
         #expect(lines[1].hasPrefix("cam,1/line\\nbreak.wav"), "\(lines[1])")
-        #expect(lines[3].hasSuffix("ends here") && lines[3].contains("reference: a very long"), "never cut: \(lines[3])")
+        #expect(
+            lines[3].hasSuffix("ends here") && lines[3].contains("reference: a very long"), "never cut: \(lines[3])")
         for line in lines[3...4] {
             #expect(line.split(separator: " ", omittingEmptySubsequences: true)[1...5].contains("refuse"), "\(line)")
             #expect(!line.contains(" error "), "PLAN is the action: \(line)")

@@ -6,15 +6,21 @@ import Testing
 
 @Suite("A recorder's drift from all the clips it heard")
 struct PooledDriftTests {
-    private func row(_ clip: String, _ recording: String, drift: Double, error: Double,
-                     status: SoundPairingReport.Match.Status = .used) -> SoundPairingReport.Match {
+    private func row(
+        _ clip: String, _ recording: String, drift: Double, error: Double,
+        status: SoundPairingReport.Match.Status = .used
+    ) -> SoundPairingReport.Match {
         SoundPairingReport.Match(
-            reference: clip, recording: recording, recordingStartSeconds: 0, recordingEndSeconds: 30, coverage: 1, clarity: 10,
-            content: ContentMeasurement(offsetMs: 0, driftPPM: drift, driftPPMError: error, model: .clock, confidence: 0.8),
+            reference: clip, recording: recording, recordingStartSeconds: 0, recordingEndSeconds: 30, coverage: 1,
+            clarity: 10,
+            content: ContentMeasurement(
+                offsetMs: 0, driftPPM: drift, driftPPMError: error, model: .clock, confidence: 0.8),
             status: status)
     }
 
-    @Test("weighted by 1/σ² per recorder and camera; a clip 3 σ off left out and said; one clip alone or uncertain ones pool nothing")
+    @Test(
+        "weighted by 1/σ² per recorder and camera; a clip 3 σ off left out and said; one clip alone or uncertain ones pool nothing"
+    )
     func pooled() {
         let rows = [
             row("/s/camA/1.mp4", "/s/rec.wav", drift: -131.2, error: 1.0),
@@ -26,7 +32,9 @@ struct PooledDriftTests {
             row("/s/camA/1.mp4", "/s/lav.wav", drift: 57.3, error: 2.0),
             row("/s/camA/3.mp4", "/s/lav.wav", drift: 56.9, error: 1.0),
         ]
-        let pooled = SoundPairing.pooledDrift(rows) { ($0.split(separator: "/").dropLast().last).map(String.init) ?? "" }
+        let pooled = SoundPairing.pooledDrift(rows) {
+            ($0.split(separator: "/").dropLast().last).map(String.init) ?? ""
+        }
         // Computed here: Σ(d/σ²)/Σ(1/σ²) over the three that agree, ± 1/√Σ(1/σ²).
         let weights = [1 / 1.0, 1 / 1.44, 1 / 0.64]
         let expected = (-131.2 * weights[0] - 130.5 * weights[1] - 131.6 * weights[2]) / weights.reduce(0, +)
@@ -39,6 +47,8 @@ struct PooledDriftTests {
         #expect(pooled[4].recordingDriftPPM == nil && pooled[4].note == nil)
         #expect(pooled[5].recordingDriftPPM == nil)
         let lavalier = (57.3 / 4 + 56.9) / (1.0 / 4 + 1)
-        #expect(abs((pooled[6].recordingDriftPPM ?? 0) - lavalier) < 1e-9 && abs((pooled[7].recordingDriftPPM ?? 0) - lavalier) < 1e-9)
+        #expect(
+            abs((pooled[6].recordingDriftPPM ?? 0) - lavalier) < 1e-9
+                && abs((pooled[7].recordingDriftPPM ?? 0) - lavalier) < 1e-9)
     }
 }

@@ -10,14 +10,16 @@ import DriftWire
 import DriftWorker
 import Foundation
 import Logging
-import Testing
 import TestSupport
+import Testing
 
 private let logger = Logger(label: "test.run")
 
-private func options(_ tree: RepairTree, out: String, resume: Bool? = nil, full: Bool = false) -> RunPreparation.Options {
-    RunPreparation.Options(layout: RunPlanner.Layout(roots: [tree.root.path], outputRoot: out), configuration: Configuration(),
-                           quality: .medium, resume: resume, full: full)
+private func options(_ tree: RepairTree, out: String, resume: Bool? = nil, full: Bool = false) -> RunPreparation.Options
+{
+    RunPreparation.Options(
+        layout: RunPlanner.Layout(roots: [tree.root.path], outputRoot: out), configuration: Configuration(),
+        quality: .medium, resume: resume, full: full)
 }
 
 @Suite("Run preparation: resume policy and planning, in process", .serialized)
@@ -27,7 +29,8 @@ struct RunPreparationTests {
         let tree = try RepairTree(drifted: 3, inSync: 1, refused: 1)
         let out = TemporaryFolder("driftfix-out")
         let journal = try Journal(path: out.file("journal.sqlite"))
-        let prepared = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
+        let prepared = try RunPreparation.prepare(
+            journal: journal, options: options(tree, out: out.path), logger: logger)
         #expect(!prepared.resumed && prepared.run == 1)
         #expect(prepared.plan.pairs.count == 5 && prepared.jobs.count == 3 && prepared.prints.count == 3)
         #expect(prepared.jobs.allSatisfy { $0.spec.inputRoots == [tree.root.path] && $0.spec.run != nil })
@@ -46,13 +49,15 @@ struct RunPreparationTests {
         let first = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
         let store = JournalJobStore(journal: journal, run: first.run, jobs: first.jobs, prints: first.prints)
         _ = store.lease(1, to: "w", at: 0)
-        var result = JobResult(id: 1, attempt: 1, worker: "w", succeeded: true, outputFrames: first.jobs[0].spec.targetFrames, seconds: 1)
+        var result = JobResult(
+            id: 1, attempt: 1, worker: "w", succeeded: true, outputFrames: first.jobs[0].spec.targetFrames, seconds: 1)
         result.run = first.jobs[0].spec.run
         store.complete(1, with: result)
         _ = store.lease(2, to: "w", at: 1)  // out on lease when the coordinator "dies"
         try "1@48000\n".write(toFile: tree.root.file("device0/take0.duration"), atomically: true, encoding: .utf8)
 
-        let resumed = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
+        let resumed = try RunPreparation.prepare(
+            journal: journal, options: options(tree, out: out.path), logger: logger)
         #expect(resumed.resumed && resumed.run == first.run)
         #expect(resumed.plan == first.plan, "the stored plan is kept, not the changed tree's")
         let states = Dictionary(uniqueKeysWithValues: resumed.jobs.map { ($0.id, $0.state) })
@@ -65,17 +70,23 @@ struct RunPreparationTests {
         let tree = try RepairTree(drifted: 2)
         let out = TemporaryFolder("driftfix-out")
         let journal = try Journal(path: out.file("journal.sqlite"))
-        #expect(throws: RunError.self) { try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path, resume: true), logger: logger) }
+        #expect(throws: RunError.self) {
+            try RunPreparation.prepare(
+                journal: journal, options: options(tree, out: out.path, resume: true), logger: logger)
+        }
         do {
-            _ = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path, resume: true, full: true), logger: logger)
+            _ = try RunPreparation.prepare(
+                journal: journal, options: options(tree, out: out.path, resume: true, full: true), logger: logger)
         } catch {
             #expect(error.isUsage, "\(error)")
         }
         let first = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
-        let fresh = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path, resume: false), logger: logger)
+        let fresh = try RunPreparation.prepare(
+            journal: journal, options: options(tree, out: out.path, resume: false), logger: logger)
         #expect(!fresh.resumed && fresh.run == first.run + 1)
         #expect(try journal.runs(limit: 5).first { $0.id == first.run }?.status == .abandoned)
-        let full = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path, full: true), logger: logger)
+        let full = try RunPreparation.prepare(
+            journal: journal, options: options(tree, out: out.path, full: true), logger: logger)
         #expect(!full.resumed && full.run == fresh.run + 1, "--full never resumes")
     }
 
@@ -105,8 +116,9 @@ struct InProcessRunTests {
         let endpoint = "ipc:///tmp/driftfix-inprocess-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         /// A night; `worker`: also run a worker (a night with nothing to repair binds nothing for it to reach).
         func night(worker withWorker: Bool = true) async throws -> RepairRun.Outcome {
-            var settings = RepairRun.Settings(roots: [tree.root.path], outputRoot: out.path, configuration: Configuration(),
-                                              localWorkers: 0, journalPath: out.file(".driftfix/journal.sqlite"))
+            var settings = RepairRun.Settings(
+                roots: [tree.root.path], outputRoot: out.path, configuration: Configuration(),
+                localWorkers: 0, journalPath: out.file(".driftfix/journal.sqlite"))
             settings.dispatch.bind = endpoint
             settings.dispatch.heartbeat = 0.2
             settings.dispatch.shutdownSignals = []
@@ -135,7 +147,8 @@ struct InProcessRunTests {
         for entry in tree.entries where entry.expected == .repaired {
             let (samples, _, frames) = try readAll(tree.output(entry, in: out.path))
             #expect(frames == entry.target)
-            let snr = SignalMeasure.snr(actual: samples, ideal: entry.signal.ideal(target: entry.target, start: 0, count: Int(entry.target)))
+            let snr = SignalMeasure.snr(
+                actual: samples, ideal: entry.signal.ideal(target: entry.target, start: 0, count: Int(entry.target)))
             #expect(snr > 100, "SNR \(snr) dB")
         }
         let second = try await night(worker: false)

@@ -5,12 +5,16 @@ import Testing
 struct SlurmParsingTests {
     @Test("a worker's name under Slurm: from the job's variables, printed and parsed back")
     func identity() throws {
-        let array = try #require(SlurmIdentity(environment: ["SLURM_ARRAY_JOB_ID": "4711", "SLURM_ARRAY_TASK_ID": "3",
-                                                            "SLURM_JOB_ID": "4714", "SLURMD_NODENAME": "node07"]))
+        let array = try #require(
+            SlurmIdentity(environment: [
+                "SLURM_ARRAY_JOB_ID": "4711", "SLURM_ARRAY_TASK_ID": "3",
+                "SLURM_JOB_ID": "4714", "SLURMD_NODENAME": "node07",
+            ]))
         #expect(array.description == "slurm-4711_3@node07")
         #expect(array.jobID == "4711_3")
         #expect(SlurmIdentity("slurm-4711_3@node07") == array)
-        let plain = try #require(SlurmIdentity(environment: ["SLURM_JOB_ID": "99", "SLURMD_NODENAME": "gpu-a.example"]))
+        let plain = try #require(
+            SlurmIdentity(environment: ["SLURM_JOB_ID": "99", "SLURMD_NODENAME": "gpu-a.example"]))
         #expect(plain.description == "slurm-99@gpu-a.example" && SlurmIdentity(plain.description) == plain)
         #expect(SlurmIdentity(environment: ["HOME": "/root"]) == nil, "outside Slurm")
         for name in ["local-12-3", "slurm-@x", "slurm-12_@x", "slurm-1_2_3@x", "slurm-a_1@x", "slurm-4711_3@"] {
@@ -38,14 +42,17 @@ struct SlurmParsingTests {
 
             """
         let tasks = SlurmTask.parse(output)
-        #expect(tasks == [
-            SlurmTask(arrayJob: 4711, index: 0, state: .running, node: "node07"),
-            SlurmTask(arrayJob: 4711, index: 1, state: .pending, node: ""),
-            SlurmTask(arrayJob: 4712, index: 1, state: .nodeFail, node: "node03"),
-            SlurmTask(arrayJob: 4714, index: 2, state: .cancelled, node: "node02"),
-        ])
+        #expect(
+            tasks == [
+                SlurmTask(arrayJob: 4711, index: 0, state: .running, node: "node07"),
+                SlurmTask(arrayJob: 4711, index: 1, state: .pending, node: ""),
+                SlurmTask(arrayJob: 4712, index: 1, state: .nodeFail, node: "node03"),
+                SlurmTask(arrayJob: 4714, index: 2, state: .cancelled, node: "node02"),
+            ])
         #expect(tasks.map(\.state.isFinished) == [false, false, true, true])
-        #expect(SlurmState("PREEMPTED").isFinished && SlurmState("TIMEOUT").isFinished && !SlurmState("REQUEUED").isFinished)
+        #expect(
+            SlurmState("PREEMPTED").isFinished && SlurmState("TIMEOUT").isFinished && !SlurmState("REQUEUED").isFinished
+        )
         #expect(SlurmState("NODE_FAIL").reason == "its node failed")
     }
 }

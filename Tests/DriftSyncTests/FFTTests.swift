@@ -1,6 +1,7 @@
-@testable import DriftSync
 import Foundation
 import Testing
+
+@testable import DriftSync
 
 /// The FFT against a direct DFT computed in double precision, forward and inverse, at every size the measurement uses.
 @Suite struct FFTTests {
@@ -8,7 +9,9 @@ import Testing
     func matchesTheDirectTransform(size: Int) {
         let buffers = SpectrumBuffers(size: size)
         var random = SystemRandomNumberGenerator()
-        let x = (0..<size).map { _ in (Double.random(in: -1...1, using: &random), Double.random(in: -1...1, using: &random)) }
+        let x = (0..<size).map { _ in
+            (Double.random(in: -1...1, using: &random), Double.random(in: -1...1, using: &random))
+        }
         for inverse in [false, true] {
             for i in 0..<size {
                 buffers.re[i] = Float(x[i].0)
@@ -27,7 +30,9 @@ import Testing
                 worst = max(worst, abs(sr - Double(buffers.re[k])), abs(si - Double(buffers.im[k])))
             }
             // Float rounding grows with log2(size); the values themselves reach √size.
-            #expect(worst < 1e-5 * Double(size).squareRoot() * Double(size.trailingZeroBitCount), "size \(size) inverse \(inverse): \(worst)")
+            #expect(
+                worst < 1e-5 * Double(size).squareRoot() * Double(size.trailingZeroBitCount),
+                "size \(size) inverse \(inverse): \(worst)")
         }
     }
 }

@@ -12,21 +12,30 @@ import Testing
 
     /// Two recorders on different clocks (one started with the scene, one joined later), clips of 20 s to 3 min spread
     /// over the morning, one clip nobody recorded, and a recorder from another room.
-    static let shoot = Shoot(sound: .speech, seed: 21, sampleRate: 8000,
-                             recorders: [Shoot.Recorder(start: -12, seconds: 1500, driftPPM: -85),
-                                         Shoot.Recorder(start: 410, seconds: 780, driftPPM: 47)],
-                             clips: [Shoot.Clip(start: 15, seconds: 95), Shoot.Clip(start: 180, seconds: 20),
-                                     Shoot.Clip(start: 300, seconds: 150), Shoot.Clip(start: 470, seconds: 60),
-                                     Shoot.Clip(start: 640, seconds: 180), Shoot.Clip(start: 905, seconds: 45),
-                                     Shoot.Clip(start: 1150, seconds: 75), Shoot.Clip(start: 1180, seconds: 40),
-                                     Shoot.Clip(start: 1400, seconds: 130), Shoot.Clip(start: 1560, seconds: 60)])
+    static let shoot = Shoot(
+        sound: .speech, seed: 21, sampleRate: 8000,
+        recorders: [
+            Shoot.Recorder(start: -12, seconds: 1500, driftPPM: -85),
+            Shoot.Recorder(start: 410, seconds: 780, driftPPM: 47),
+        ],
+        clips: [
+            Shoot.Clip(start: 15, seconds: 95), Shoot.Clip(start: 180, seconds: 20),
+            Shoot.Clip(start: 300, seconds: 150), Shoot.Clip(start: 470, seconds: 60),
+            Shoot.Clip(start: 640, seconds: 180), Shoot.Clip(start: 905, seconds: 45),
+            Shoot.Clip(start: 1150, seconds: 75), Shoot.Clip(start: 1180, seconds: 40),
+            Shoot.Clip(start: 1400, seconds: 130), Shoot.Clip(start: 1560, seconds: 60),
+        ])
 
     @Test("every clip found where the scene put it, in every recorder that heard it, and nowhere else")
     func clipsInRecorders() throws {
         let shoot = Self.shoot
-        var recordings = try (0..<shoot.recorders.count).map { try Self.print(shoot.recorder($0).recording(), rate: shoot.sampleRate) }
+        var recordings = try (0..<shoot.recorders.count).map {
+            try Self.print(shoot.recorder($0).recording(), rate: shoot.sampleRate)
+        }
         // Another room, another day: matches nothing.
-        recordings.append(try Self.print(unrelatedRecording(sampleRate: shoot.sampleRate, seconds: 900, seed: 99), rate: shoot.sampleRate))
+        recordings.append(
+            try Self.print(
+                unrelatedRecording(sampleRate: shoot.sampleRate, seconds: 900, seed: 99), rate: shoot.sampleRate))
         let matcher = SoundMatcher(recordings: recordings)
         for c in shoot.clips.indices {
             let clip = try Self.print(shoot.clip(c).reference(), rate: shoot.sampleRate)
@@ -36,17 +45,27 @@ import Testing
                 let candidate = found.first { $0.recording == r }
                 if coverage >= 0.5 {
                     let place = try #require(candidate, "clip \(c) in recorder \(r): not found")
-                    #expect(place.isClear, "clip \(c) in recorder \(r): clarity \(place.clarity), ambiguity \(place.ambiguity)")
+                    #expect(
+                        place.isClear,
+                        "clip \(c) in recorder \(r): clarity \(place.clarity), ambiguity \(place.ambiguity)")
                     let truth = shoot.start(ofClip: c, inRecorder: r)
-                    #expect(abs(place.startSeconds - truth) < 0.03, "clip \(c) in recorder \(r): \(place.startSeconds) s, truth \(truth) s")
-                    #expect(abs(place.coverage - coverage) < 0.02, "clip \(c) in recorder \(r): coverage \(place.coverage), truth \(coverage)")
+                    #expect(
+                        abs(place.startSeconds - truth) < 0.03,
+                        "clip \(c) in recorder \(r): \(place.startSeconds) s, truth \(truth) s")
+                    #expect(
+                        abs(place.coverage - coverage) < 0.02,
+                        "clip \(c) in recorder \(r): coverage \(place.coverage), truth \(coverage)")
                 } else if coverage == 0 {
-                    #expect(candidate.map { !$0.isClear } ?? true,
-                            "clip \(c) is not in recorder \(r), found at \(candidate?.startSeconds ?? 0) s, clarity \(candidate?.clarity ?? 0)")
+                    #expect(
+                        candidate.map { !$0.isClear } ?? true,
+                        "clip \(c) is not in recorder \(r), found at \(candidate?.startSeconds ?? 0) s, clarity \(candidate?.clarity ?? 0)"
+                    )
                 }
             }
             let unrelated = found.first { $0.recording == shoot.recorders.count }
-            #expect(unrelated.map { !$0.isClear } ?? true, "clip \(c) matched the unrelated recording: clarity \(unrelated?.clarity ?? 0)")
+            #expect(
+                unrelated.map { !$0.isClear } ?? true,
+                "clip \(c) matched the unrelated recording: clarity \(unrelated?.clarity ?? 0)")
         }
     }
 

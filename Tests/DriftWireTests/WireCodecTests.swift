@@ -8,20 +8,30 @@ import Testing
 
 @Suite("Wire codec")
 struct WireCodecTests {
-    static let job = JobSpec(id: 7, attempt: 2, input: "/m/a.wav", output: "/o/a.wav", outputRoot: "/o", targetFrames: 2_880_000,
-                             method: .resample, methodReason: "default", quality: .medium)
+    static let job = JobSpec(
+        id: 7, attempt: 2, input: "/m/a.wav", output: "/o/a.wav", outputRoot: "/o", targetFrames: 2_880_000,
+        method: .resample, methodReason: "default", quality: .medium)
     static let messages: [WireMessage] = [
         .hello(WorkerHello(worker: "w1", capacity: 2, software: "driftfix", host: "h", pid: 42)),
         .heartbeat(running: [1, 2, 3]), .job(job),
-        .result(JobResult(id: 7, attempt: 2, worker: "w1", succeeded: true, outputFrames: 2_880_000, checksum: "abc", seconds: 1.5)),
-        .result(JobResult(id: 8, attempt: 1, worker: "w1", succeeded: false, seconds: 0.1, error: "x: disk full", retryable: true)),
+        .result(
+            JobResult(
+                id: 7, attempt: 2, worker: "w1", succeeded: true, outputFrames: 2_880_000, checksum: "abc", seconds: 1.5
+            )),
+        .result(
+            JobResult(
+                id: 8, attempt: 1, worker: "w1", succeeded: false, seconds: 0.1, error: "x: disk full", retryable: true)
+        ),
         .shutdown, .goodbye, .job(soundJob), .result(soundResult),
     ]
 
     /// A clip's task and its rows: every field survives the trip (the candidate, the outputs, the measurement).
     static var soundJob: JobSpec {
-        var place = ClipTask.Place(recording: "/m/ZOOM0001.WAV", candidate: SoundCandidate(
-            recording: 3, startSeconds: 812.37, clarity: 11.5, ambiguity: 0.31, coverage: 0.98, sharpClarity: 24, sharpAmbiguity: nil))
+        var place = ClipTask.Place(
+            recording: "/m/ZOOM0001.WAV",
+            candidate: SoundCandidate(
+                recording: 3, startSeconds: 812.37, clarity: 11.5, ambiguity: 0.31, coverage: 0.98, sharpClarity: 24,
+                sharpAmbiguity: nil))
         place.timecodeStartSeconds = 812.4
         place.recordingFrames = 172_800_000
         place.sampleRate = 48000
@@ -31,11 +41,14 @@ struct WireCodecTests {
         second.recording = "/m/LAV.WAV"
         second.output = nil
         second.outputConflict = "/o/x.wav is also /m/y.MP4's output"
-        var job = JobSpec(id: 9, attempt: 1, input: "/m/camera/C0001.MP4", output: "/o/camera/C0001.wav", outputRoot: "/o",
-                          targetFrames: 0, method: .resample, methodReason: "clip sync", quality: .best)
+        var job = JobSpec(
+            id: 9, attempt: 1, input: "/m/camera/C0001.MP4", output: "/o/camera/C0001.wav", outputRoot: "/o",
+            targetFrames: 0, method: .resample, methodReason: "clip sync", quality: .best)
         job.inputRoots = ["/m"]
-        job.sound = SoundJob(clip: ClipTask(clip: "/m/camera/C0001.MP4", clipSeconds: 61.25, places: [place, second],
-                                            minimumConfidence: 0.5, residualLimitMs: 1, quality: .best, mux: true))
+        job.sound = SoundJob(
+            clip: ClipTask(
+                clip: "/m/camera/C0001.MP4", clipSeconds: 61.25, places: [place, second],
+                minimumConfidence: 0.5, residualLimitMs: 1, quality: .best, mux: true))
         return job
     }
 
@@ -44,14 +57,16 @@ struct WireCodecTests {
         var match = SoundPairingReport.Match(
             reference: "/m/camera/C0001.MP4", recording: "/m/ZOOM0001.WAV", recordingStartSeconds: 812.371_04,
             recordingEndSeconds: 873.6, coverage: 1, clarity: 11.5,
-            content: ContentMeasurement(offsetMs: -812_371.04, driftPPM: -131.2, driftPPMError: 0.4, model: .clock,
-                                        confidence: 0.93, reason: nil),
+            content: ContentMeasurement(
+                offsetMs: -812_371.04, driftPPM: -131.2, driftPPMError: 0.4, model: .clock,
+                confidence: 0.93, reason: nil),
             status: .used, note: nil)
         match.output = "/o/camera/C0001.wav"
         match.outputFrames = 2_940_000
         match.operations = ["trim-start 38993808", "resample 2940000"]
-        result.sound = SoundResult(print: Data([0x44, 0x46, 0x53, 0x50, 1, 0, 0, 0, 0, 0, 0, 0, 0, 7, 200]), timecode: 36_017.3,
-                                   matches: [match])
+        result.sound = SoundResult(
+            print: Data([0x44, 0x46, 0x53, 0x50, 1, 0, 0, 0, 0, 0, 0, 0, 0, 7, 200]), timecode: 36_017.3,
+            matches: [match])
         return result
     }
 
@@ -66,16 +81,22 @@ struct WireCodecTests {
         #expect(text == #"{"type":"shutdown","v":4}"#)
     }
 
-    @Test("garbage, wrong versions, unknown types and bad fields are refused with a reason", arguments: [
-        (Array("not json".utf8), "malformed"),
-        (Array(#"{"v":1,"type":"hello"}"#.utf8), "protocol version 1, expected 4"),
-        (Array(#"{"v":3,"type":"hello"}"#.utf8), "protocol version 3, expected 4"),
-        (Array(#"{"v":4,"type":"launch-missiles"}"#.utf8), "unknown message type"),
-        (Array(#"{"v":4,"type":"job","body":{"id":"seven"}}"#.utf8), "malformed"),
-        (Array(#"{"v":4,"type":"hello","body":{"worker":"w","capacity":0,"software":"x","host":"h","pid":1}}"#.utf8), "malformed"),
-        ([UInt8](repeating: 0x20, count: WireCodec.maxMessageBytes + 1), "exceeds the limit"),
-        ([], "malformed"),
-    ])
+    @Test(
+        "garbage, wrong versions, unknown types and bad fields are refused with a reason",
+        arguments: [
+            (Array("not json".utf8), "malformed"),
+            (Array(#"{"v":1,"type":"hello"}"#.utf8), "protocol version 1, expected 4"),
+            (Array(#"{"v":3,"type":"hello"}"#.utf8), "protocol version 3, expected 4"),
+            (Array(#"{"v":4,"type":"launch-missiles"}"#.utf8), "unknown message type"),
+            (Array(#"{"v":4,"type":"job","body":{"id":"seven"}}"#.utf8), "malformed"),
+            (
+                Array(
+                    #"{"v":4,"type":"hello","body":{"worker":"w","capacity":0,"software":"x","host":"h","pid":1}}"#.utf8
+                ), "malformed"
+            ),
+            ([UInt8](repeating: 0x20, count: WireCodec.maxMessageBytes + 1), "exceeds the limit"),
+            ([], "malformed"),
+        ])
     func refusals(bytes: [UInt8], reason: String) {
         do {
             _ = try WireCodec.decode(bytes)
@@ -89,11 +110,11 @@ struct WireCodecTests {
     func fuzz() {
         var state: UInt64 = 12345
         for _ in 0..<2000 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let count = Int(state >> 56)
             var bytes: [UInt8] = []
             for _ in 0..<count {
-                state = state &* 6364136223846793005 &+ 1442695040888963407
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 bytes.append(UInt8(state >> 56))
             }
             _ = try? WireCodec.decode(bytes)

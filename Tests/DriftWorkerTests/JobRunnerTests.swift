@@ -2,16 +2,19 @@ import DriftAudio
 import DriftCore
 import DriftWire
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import DriftWorker
 
 @Suite("Job runner")
 struct JobRunnerTests {
-    private func job(input: String, output: String, root: String, target: Int64 = 4801, inputRoots: [String]? = nil) -> JobSpec {
-        var spec = JobSpec(id: 1, attempt: 1, input: input, output: output, outputRoot: root, targetFrames: target, method: .resample,
-                           methodReason: "test", quality: .fast)
+    private func job(input: String, output: String, root: String, target: Int64 = 4801, inputRoots: [String]? = nil)
+        -> JobSpec
+    {
+        var spec = JobSpec(
+            id: 1, attempt: 1, input: input, output: output, outputRoot: root, targetFrames: target, method: .resample,
+            methodReason: "test", quality: .fast)
         spec.inputRoots = inputRoots ?? [(input as NSString).deletingLastPathComponent]
         return spec
     }
@@ -21,9 +24,11 @@ struct JobRunnerTests {
         let folder = TemporaryFolder()
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
         let media = TemporaryFolder()
-        let input = try writeRecording(TestSignal(channelCount: 1, length: 4800), to: media.file("in.wav"), format: format)
+        let input = try writeRecording(
+            TestSignal(channelCount: 1, length: 4800), to: media.file("in.wav"), format: format)
         try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
-        let result = JobRunner.run(job(input: input, output: folder.file("out/a/b/in.wav"), root: folder.file("out")), worker: "w")
+        let result = JobRunner.run(
+            job(input: input, output: folder.file("out/a/b/in.wav"), root: folder.file("out")), worker: "w")
         #expect(result.succeeded, "\(result.error ?? "")")
         #expect(result.outputFrames == 4801)
         #expect(result.checksum != nil && result.checksum == xxhsum(folder.file("out/a/b/in.wav")))
@@ -36,34 +41,44 @@ struct JobRunnerTests {
         let media = TemporaryFolder()
         // 9.2 MB of output: three 4 MiB blocks, the last one partial.
         let length: Int64 = 1_600_000
-        let input = try writeRecording(TestSignal(channelCount: 2, length: length), to: media.file("long.wav"), format: format)
+        let input = try writeRecording(
+            TestSignal(channelCount: 2, length: length), to: media.file("long.wav"), format: format)
         try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
-        let result = JobRunner.run(job(input: input, output: folder.file("out/long.wav"), root: folder.file("out"), target: length + 211),
-                                   worker: "w")
+        let result = JobRunner.run(
+            job(input: input, output: folder.file("out/long.wav"), root: folder.file("out"), target: length + 211),
+            worker: "w")
         #expect(result.succeeded, "\(result.error ?? "")")
         let expected = try #require(xxhsum(folder.file("out/long.wav")))
         #expect(result.checksum == expected)
         #expect(expected.hasPrefix("xxh3:") && expected.count == 21)
     }
 
-    @Test("outputs outside the root are refused, never executed", arguments: ["../escape.wav", "/tmp/elsewhere.wav", "link/x.wav"])
+    @Test(
+        "outputs outside the root are refused, never executed",
+        arguments: ["../escape.wav", "/tmp/elsewhere.wav", "link/x.wav"])
     func confinement(relative: String) throws {
         let folder = TemporaryFolder()
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
         let media = TemporaryFolder()
-        let input = try writeRecording(TestSignal(channelCount: 1, length: 480), to: media.file("in.wav"), format: format)
+        let input = try writeRecording(
+            TestSignal(channelCount: 1, length: 480), to: media.file("in.wav"), format: format)
         try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: folder.file("out/link"), withDestinationPath: folder.path)
         let output = relative.hasPrefix("/") ? relative : folder.file("out/" + relative)
         let result = JobRunner.run(job(input: input, output: output, root: folder.file("out")), worker: "w")
         #expect(!result.succeeded)
         #expect(!result.retryable)
-        #expect(result.error?.contains("output root") == true || result.error?.contains("..") == true, "\(result.error ?? "")")
-        #expect(!FileManager.default.fileExists(atPath: folder.file("x.wav")) && !FileManager.default.fileExists(atPath: output.replacingOccurrences(of: "/out/link", with: "")))
+        #expect(
+            result.error?.contains("output root") == true || result.error?.contains("..") == true,
+            "\(result.error ?? "")")
+        #expect(
+            !FileManager.default.fileExists(atPath: folder.file("x.wav"))
+                && !FileManager.default.fileExists(atPath: output.replacingOccurrences(of: "/out/link", with: "")))
     }
 
-    @Test("inputs outside the input roots are refused before anything is read or written",
-          arguments: ["/etc/hostname", "media/../secret.wav", "media/escape.wav", "media/missing.wav"])
+    @Test(
+        "inputs outside the input roots are refused before anything is read or written",
+        arguments: ["/etc/hostname", "media/../secret.wav", "media/escape.wav", "media/missing.wav"])
     func inputConfinement(relative: String) throws {
         let folder = TemporaryFolder()
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
@@ -71,10 +86,13 @@ struct JobRunnerTests {
         try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
         try writeRecording(TestSignal(channelCount: 1, length: 480), to: folder.file("secret.wav"), format: format)
         // A link inside the root that leads out of it.
-        try FileManager.default.createSymbolicLink(atPath: folder.file("media/escape.wav"), withDestinationPath: folder.file("secret.wav"))
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.file("media/escape.wav"), withDestinationPath: folder.file("secret.wav"))
         let input = relative.hasPrefix("/") ? relative : folder.file(relative)
-        let result = JobRunner.run(job(input: input, output: folder.file("out/x.wav"), root: folder.file("out"),
-                                       inputRoots: [folder.file("media")]), worker: "w")
+        let result = JobRunner.run(
+            job(
+                input: input, output: folder.file("out/x.wav"), root: folder.file("out"),
+                inputRoots: [folder.file("media")]), worker: "w")
         #expect(!result.succeeded && !result.retryable)
         let error = result.error ?? ""
         #expect(error.hasPrefix(input + ": refused: "), "\(error)")
@@ -88,10 +106,15 @@ struct JobRunnerTests {
         let folder = TemporaryFolder()
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
         try FileManager.default.createDirectory(atPath: folder.file("media/out"), withIntermediateDirectories: true)
-        let input = try writeRecording(TestSignal(channelCount: 1, length: 480), to: folder.file("media/a.wav"), format: format)
-        for (root, inputRoots) in [(folder.file("media/out"), [folder.file("media")]), (folder.path, [folder.file("media")])] {
-            let result = JobRunner.run(job(input: input, output: root + "/x.wav", root: root, inputRoots: inputRoots), worker: "w")
-            #expect(!result.succeeded && result.error?.contains("overlaps the input root") == true, "\(result.error ?? "")")
+        let input = try writeRecording(
+            TestSignal(channelCount: 1, length: 480), to: folder.file("media/a.wav"), format: format)
+        for (root, inputRoots) in [
+            (folder.file("media/out"), [folder.file("media")]), (folder.path, [folder.file("media")]),
+        ] {
+            let result = JobRunner.run(
+                job(input: input, output: root + "/x.wav", root: root, inputRoots: inputRoots), worker: "w")
+            #expect(
+                !result.succeeded && result.error?.contains("overlaps the input root") == true, "\(result.error ?? "")")
             #expect(!FileManager.default.fileExists(atPath: root + "/x.wav"))
         }
     }
@@ -102,7 +125,8 @@ struct JobRunnerTests {
         let out = TemporaryFolder()
         #expect(mkfifo(media.file("take.wav"), 0o644) == 0)
         let start = Date()
-        let result = JobRunner.run(job(input: media.file("take.wav"), output: out.file("take.wav"), root: out.path), worker: "w")
+        let result = JobRunner.run(
+            job(input: media.file("take.wav"), output: out.file("take.wav"), root: out.path), worker: "w")
         #expect(Date().timeIntervalSince(start) < 5)
         #expect(!result.succeeded && result.error?.contains("not a regular file") == true, "\(result.error ?? "")")
         #expect(out.entries().isEmpty)
@@ -112,8 +136,10 @@ struct JobRunnerTests {
     func noRoots() throws {
         let folder = TemporaryFolder()
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
-        let input = try writeRecording(TestSignal(channelCount: 1, length: 480), to: folder.file("in.wav"), format: format)
-        let result = JobRunner.run(job(input: input, output: folder.file("o.wav"), root: folder.path, inputRoots: []), worker: "w")
+        let input = try writeRecording(
+            TestSignal(channelCount: 1, length: 480), to: folder.file("in.wav"), format: format)
+        let result = JobRunner.run(
+            job(input: input, output: folder.file("o.wav"), root: folder.path, inputRoots: []), worker: "w")
         #expect(!result.succeeded && result.error?.contains("no input roots") == true)
     }
 
@@ -123,7 +149,9 @@ struct JobRunnerTests {
         try FileManager.default.createDirectory(atPath: folder.file("media"), withIntermediateDirectories: true)
         try "junk".write(toFile: folder.file("media/bad.wav"), atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
-        let corrupt = JobRunner.run(job(input: folder.file("media/bad.wav"), output: folder.file("out/bad.wav"), root: folder.file("out")), worker: "w")
+        let corrupt = JobRunner.run(
+            job(input: folder.file("media/bad.wav"), output: folder.file("out/bad.wav"), root: folder.file("out")),
+            worker: "w")
         #expect(!corrupt.succeeded && !corrupt.retryable)
         #expect(corrupt.error?.contains("bad.wav") == true)
     }
@@ -138,17 +166,21 @@ struct PinnedPathsTests {
         for sub in ["media/day1", "outside", "out/day1", "elsewhere"] {
             try FileManager.default.createDirectory(atPath: folder.file(sub), withIntermediateDirectories: true)
         }
-        try writeRecording(TestSignal(channelCount: 1, length: 480), to: folder.file("media/day1/a.wav"), format: format)
+        try writeRecording(
+            TestSignal(channelCount: 1, length: 480), to: folder.file("media/day1/a.wav"), format: format)
         try writeRecording(TestSignal(channelCount: 1, length: 480), to: folder.file("outside/a.wav"), format: format)
         let (input, inputRoot) = (folder.file("media/day1/a.wav"), folder.file("media"))
         let (output, outputRoot) = (folder.file("out/day1/a.wav"), folder.file("out"))
         guard case .success(let checkedInput) = Confinement.check(input: input, roots: [inputRoot]),
-              case .success(let checkedOutput) = Confinement.check(output: output, root: outputRoot) else {
+            case .success(let checkedOutput) = Confinement.check(output: output, root: outputRoot)
+        else {
             Issue.record("the honest paths were refused")
             return
         }
         // Untouched, both pin.
-        if case .success(let pinned) = PinnedPaths.pin(input: checkedInput, inputRoots: [inputRoot], output: checkedOutput, outputRoot: outputRoot) {
+        if case .success(let pinned) = PinnedPaths.pin(
+            input: checkedInput, inputRoots: [inputRoot], output: checkedOutput, outputRoot: outputRoot)
+        {
             #expect(try readAll(pinned.inputPath).frames == 480)
             pinned.close()
         } else {
@@ -156,9 +188,13 @@ struct PinnedPathsTests {
         }
         // Now the race: after the check, media/day1 becomes a link to ../outside.
         try FileManager.default.moveItem(atPath: folder.file("media/day1"), toPath: folder.file("media/day1-old"))
-        try FileManager.default.createSymbolicLink(atPath: folder.file("media/day1"), withDestinationPath: folder.file("outside"))
-        guard case .failure(let inputError) = PinnedPaths.pin(input: checkedInput, inputRoots: [inputRoot], output: checkedOutput,
-                                                              outputRoot: outputRoot) else {
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.file("media/day1"), withDestinationPath: folder.file("outside"))
+        guard
+            case .failure(let inputError) = PinnedPaths.pin(
+                input: checkedInput, inputRoots: [inputRoot], output: checkedOutput,
+                outputRoot: outputRoot)
+        else {
             Issue.record("an input reached through a swapped link was opened")
             return
         }
@@ -167,9 +203,13 @@ struct PinnedPathsTests {
         try FileManager.default.removeItem(atPath: folder.file("media/day1"))
         try FileManager.default.moveItem(atPath: folder.file("media/day1-old"), toPath: folder.file("media/day1"))
         try FileManager.default.moveItem(atPath: folder.file("out/day1"), toPath: folder.file("out/day1-old"))
-        try FileManager.default.createSymbolicLink(atPath: folder.file("out/day1"), withDestinationPath: folder.file("elsewhere"))
-        guard case .failure(let outputError) = PinnedPaths.pin(input: checkedInput, inputRoots: [inputRoot], output: checkedOutput,
-                                                               outputRoot: outputRoot) else {
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.file("out/day1"), withDestinationPath: folder.file("elsewhere"))
+        guard
+            case .failure(let outputError) = PinnedPaths.pin(
+                input: checkedInput, inputRoots: [inputRoot], output: checkedOutput,
+                outputRoot: outputRoot)
+        else {
             Issue.record("an output folder reached through a swapped link was opened")
             return
         }

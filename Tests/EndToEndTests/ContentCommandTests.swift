@@ -1,10 +1,12 @@
 import DriftAudio
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
-private let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+private let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+}
 private let ffmpeg = "/usr/bin/ffmpeg"
 
 /// A recorder's WAV beside a camera's MP4 (a small picture, and the scene as the camera's microphone heard it, coded
@@ -14,9 +16,13 @@ private func writePair(_ scene: TwoMicrophones, folder: String, name: String) th
     try scene.write(.recording, to: "\(folder)/\(name).wav", channels: 2)
     let sound = "\(folder)/.\(name)-camera.wav"
     try scene.write(.reference, to: sound, encoding: .pcm16)
-    _ = try runTool(ffmpeg, ["-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=25", "-i", sound,
-                             "-t", String(scene.referenceSeconds), "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
-                             "-b:a", "96k", "\(folder)/\(name).mp4"])
+    _ = try runTool(
+        ffmpeg,
+        [
+            "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=25", "-i", sound,
+            "-t", String(scene.referenceSeconds), "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
+            "-b:a", "96k", "\(folder)/\(name).mp4",
+        ])
     unlink(sound)
 }
 
@@ -24,18 +30,23 @@ private func json(_ text: String) throws -> [String: Any] {
     try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
 }
 
-@Suite("Content measurement and repair by the sound (the built binary)",
-       .enabled(if: FileManager.default.isExecutableFile(atPath: ffmpeg), "ffmpeg not installed"))
+@Suite(
+    "Content measurement and repair by the sound (the built binary)",
+    .enabled(if: FileManager.default.isExecutableFile(atPath: ffmpeg), "ffmpeg not installed"))
 struct ContentCommandTests {
     @Test("measure: the JSON object reports carry, near the truth; a wrong pairing is unmeasurable, exit 1")
     func measure() throws {
         let folder = TemporaryFolder()
-        try writePair(TwoMicrophones(sampleRate: 48000, seconds: 90, offset: 1.25, driftPPM: -131, seed: 61), folder: folder.path, name: "late")
+        try writePair(
+            TwoMicrophones(sampleRate: 48000, seconds: 90, offset: 1.25, driftPPM: -131, seed: 61), folder: folder.path,
+            name: "late")
         try writePair(TwoMicrophones(sampleRate: 48000, seconds: 60, seed: 62), folder: folder.path, name: "other")
         let result = try driftfix(["measure", folder.file("late.wav"), folder.file("late.mp4"), "--format", "json"])
         #expect(result.status == 0, "\(result.stderr)")
         let m = try json(result.stdout)
-        for key in ["offsetMs", "driftPPM", "driftPPMError", "model", "confidence", "dropouts", "headersAgree", "residualMs"] {
+        for key in [
+            "offsetMs", "driftPPM", "driftPPMError", "model", "confidence", "dropouts", "headersAgree", "residualMs",
+        ] {
             #expect(m.keys.contains(key), "missing \(key)")
         }
         #expect(m["model"] as? String == "clock")
@@ -56,11 +67,14 @@ struct ContentCommandTests {
     @Test("verify --sync: a late recording fails, passes at its true offset, and the JSON carries the curve")
     func verifySync() throws {
         let folder = TemporaryFolder()
-        try writePair(TwoMicrophones(sampleRate: 48000, seconds: 60, offset: 0.5, seed: 63), folder: folder.path, name: "take")
+        try writePair(
+            TwoMicrophones(sampleRate: 48000, seconds: 60, offset: 0.5, seed: 63), folder: folder.path, name: "take")
         let late = try driftfix(["verify", folder.file("take.wav"), "--sync", folder.file("take.mp4")])
         #expect(late.status == 1 && late.stdout.contains("OUT OF SYNC"), "\(late.stdout)")
-        let atOffset = try driftfix(["verify", folder.file("take.wav"), "--sync", folder.file("take.mp4"), "--offset-ms", "500",
-                                     "--format", "json"])
+        let atOffset = try driftfix([
+            "verify", folder.file("take.wav"), "--sync", folder.file("take.mp4"), "--offset-ms", "500",
+            "--format", "json",
+        ])
         #expect(atOffset.status == 0, "\(atOffset.stdout) \(atOffset.stderr)")
         let v = try json(atOffset.stdout)
         #expect((v["residualMs"] as? Double ?? 99) < 1)
@@ -72,7 +86,9 @@ struct ContentCommandTests {
     @Test("scan --content measures on workers and says what the policy would do; the headers' plan stays")
     func scanContent() throws {
         let root = TemporaryFolder()
-        try writePair(TwoMicrophones(sampleRate: 48000, seconds: 60, offset: 1.5, seed: 64), folder: root.file("camA"), name: "late")
+        try writePair(
+            TwoMicrophones(sampleRate: 48000, seconds: 60, offset: 1.5, seed: 64), folder: root.file("camA"),
+            name: "late")
         try writePair(TwoMicrophones(sampleRate: 48000, seconds: 45, seed: 65), folder: root.file("camB"), name: "sync")
         let result = try driftfix(["scan", root.path, "--content", "--workers", "2", "--format", "json"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -88,18 +104,25 @@ struct ContentCommandTests {
         #expect((inSync["content"] as? [String: Any])?["model"] as? String == "in-sync")
     }
 
-    @Test("repair by content on workers: a late start padded, dropouts re-inserted, each proved in sync against the ideal; the HTML draws them",
-          .enabled(if: chromium != nil, "chromium not installed"))
+    @Test(
+        "repair by content on workers: a late start padded, dropouts re-inserted, each proved in sync against the ideal; the HTML draws them",
+        .enabled(if: chromium != nil, "chromium not installed"))
     func repairByContent() throws {
-        let root = TemporaryFolder(), out = TemporaryFolder("driftfix-out"), reports = TemporaryFolder()
+        let root = TemporaryFolder()
+        let out = TemporaryFolder("driftfix-out")
+        let reports = TemporaryFolder()
         let late = TwoMicrophones(sampleRate: 48000, seconds: 75, offset: 1.5, driftPPM: -131, seed: 66)
         var dropped = TwoMicrophones(sampleRate: 48000, seconds: 75, seed: 67)
         dropped.dropouts = [(dropped.soundingTime(after: 20.1), 0.030), (dropped.soundingTime(after: 51.3), 0.012)]
         try writePair(late, folder: root.file("recorder-A"), name: "late")
         try writePair(dropped, folder: root.file("recorder-B"), name: "dropped")
-        try "content:\n  measure: content\n".write(toFile: root.file(".content.yaml"), atomically: true, encoding: .utf8)
-        let result = try driftfix(["repair", root.path, "--out", out.path, "--workers", "2", "--config", root.file(".content.yaml"),
-                                   "--report", reports.path], seconds: 600)
+        try "content:\n  measure: content\n".write(
+            toFile: root.file(".content.yaml"), atomically: true, encoding: .utf8)
+        let result = try driftfix(
+            [
+                "repair", root.path, "--out", out.path, "--workers", "2", "--config", root.file(".content.yaml"),
+                "--report", reports.path,
+            ], seconds: 600)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let report = try json(try String(contentsOfFile: reports.file("report.json"), encoding: .utf8))
         let pairs = try #require(report["pairs"] as? [[String: Any]])
@@ -107,7 +130,8 @@ struct ContentCommandTests {
             let name = (pair["recording"] as? String ?? "")
             let content = try #require(pair["content"] as? [String: Any], "\(name)")
             #expect(pair["outcome"] as? String == "repaired" && pair["measuredBy"] as? String == "content", "\(name)")
-            #expect((content["residualMs"] as? Double ?? 99) < 1, "\(name): residual \(content["residualMs"] ?? "none")")
+            #expect(
+                (content["residualMs"] as? Double ?? 99) < 1, "\(name): residual \(content["residualMs"] ?? "none")")
             #expect((content["residualCurve"] as? [Any])?.isEmpty == false)
         }
         let latePair = try #require(pairs.first { ($0["recording"] as? String)?.hasSuffix("late.wav") == true })
@@ -128,7 +152,8 @@ struct ContentCommandTests {
             var checked = 0
             for k in 0..<10 {
                 let at = Int((max(0, scene.offset) + 2 + Double(k) * 6.5) * 48000)
-                let (lag, correlation) = SignalMeasure.windowLag(actual: mono, ideal: truth, at: at, window: 24000, maxLag: 96)
+                let (lag, correlation) = SignalMeasure.windowLag(
+                    actual: mono, ideal: truth, at: at, window: 24000, maxLag: 96)
                 guard correlation > 0.6 else { continue }
                 checked += 1
                 #expect(abs(lag) < 0.25 * 48, "\(path) at \(Double(at) / 48000) s: \(lag / 48) ms off the ideal")
@@ -137,14 +162,22 @@ struct ContentCommandTests {
         }
 
         // The page draws each pair's lag curves with the JSON's numbers.
-        let browser = try Child(try #require(chromium), ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
-                                                         "file://" + reports.file("report.html")], stderr: .discard).wait(seconds: 120)
+        let browser = try Child(
+            try #require(chromium),
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+                "file://" + reports.file("report.html"),
+            ], stderr: .discard
+        ).wait(seconds: 120)
         #expect(browser.status == 0)
         let dom = browser.stdout
         #expect(dom.contains("id=\"content\""))
         for pair in pairs {
             let recording = pair["recording"] as? String ?? ""
-            guard let range = dom.range(of: "data-recording=\"\(recording)\"") else { Issue.record("no figure for \(recording)"); continue }
+            guard let range = dom.range(of: "data-recording=\"\(recording)\"") else {
+                Issue.record("no figure for \(recording)")
+                continue
+            }
             let figure = String(dom[range.upperBound...].prefix(600))
             let residual = (pair["content"] as? [String: Any])?["residualMs"] as? Double
             #expect(figure.contains("data-residual-ms=\"\(residual ?? -1)\""), "\(figure)")
@@ -152,20 +185,25 @@ struct ContentCommandTests {
         }
 
         // The next night: outputs current, nothing measured or written again.
-        let again = try driftfix(["repair", root.path, "--out", out.path, "--workers", "1", "--config", root.file(".content.yaml")],
-                                 seconds: 300)
+        let again = try driftfix(
+            ["repair", root.path, "--out", out.path, "--workers", "1", "--config", root.file(".content.yaml")],
+            seconds: 300)
         #expect(again.status == 0 && again.stdout.contains("0 repaired, 2 unchanged"), "\(again.stdout)")
     }
 
-    @Test("content.measure content: a late start the headers refuse (beyond 5 %) is explained by the sound and repaired")
+    @Test(
+        "content.measure content: a late start the headers refuse (beyond 5 %) is explained by the sound and repaired")
     func contentExplainsAHeaderRefusal() throws {
-        let root = TemporaryFolder(), out = TemporaryFolder("driftfix-out")
-        try writePair(TwoMicrophones(sampleRate: 48000, seconds: 30, offset: 2, seed: 69), folder: root.path, name: "short")
+        let root = TemporaryFolder()
+        let out = TemporaryFolder("driftfix-out")
+        try writePair(
+            TwoMicrophones(sampleRate: 48000, seconds: 30, offset: 2, seed: 69), folder: root.path, name: "short")
         try "content:\n  measure: content\n".write(toFile: root.file(".c.yaml"), atomically: true, encoding: .utf8)
         let scan = try driftfix(["scan", root.path, "--format", "json"])
         #expect(scan.stdout.contains("\"action\" : \"refuse\""), "the headers alone refuse it")
-        let result = try driftfix(["repair", root.path, "--out", out.path, "--workers", "1", "--config", root.file(".c.yaml")],
-                                  seconds: 300)
+        let result = try driftfix(
+            ["repair", root.path, "--out", out.path, "--workers", "1", "--config", root.file(".c.yaml")],
+            seconds: 300)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("late start") && result.stdout.contains("1 repaired"), "\(result.stdout)")
         #expect(FileManager.default.fileExists(atPath: out.file("short.wav")))
@@ -173,11 +211,14 @@ struct ContentCommandTests {
 
     @Test("content.measure both: a late start the headers took for drift is refused by name, nothing written, exit 1")
     func bothRefuses() throws {
-        let root = TemporaryFolder(), out = TemporaryFolder("driftfix-out")
-        try writePair(TwoMicrophones(sampleRate: 48000, seconds: 120, offset: 2, seed: 68), folder: root.path, name: "take")
+        let root = TemporaryFolder()
+        let out = TemporaryFolder("driftfix-out")
+        try writePair(
+            TwoMicrophones(sampleRate: 48000, seconds: 120, offset: 2, seed: 68), folder: root.path, name: "take")
         try "content:\n  measure: both\n".write(toFile: root.file(".c.yaml"), atomically: true, encoding: .utf8)
-        let result = try driftfix(["repair", root.path, "--out", out.path, "--workers", "1", "--config", root.file(".c.yaml")],
-                                  seconds: 300)
+        let result = try driftfix(
+            ["repair", root.path, "--out", out.path, "--workers", "1", "--config", root.file(".c.yaml")],
+            seconds: 300)
         #expect(result.status == 1)
         #expect(result.stdout.contains("refused") && result.stdout.contains("late start"), "\(result.stdout)")
         #expect(!FileManager.default.fileExists(atPath: out.file("take.wav")))

@@ -1,28 +1,35 @@
 import DriftAudio
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A WAV past 4 GiB as sox and some field recorders write it: its 32-bit RIFF and data sizes wrapped. Sparse: only
 /// the header and the last `tailSeconds` (a tone) take disk space.
-private func wrappedWAV(_ path: String, tailSeconds: Int) throws -> (trueFrames: Int64, statedFrames: Int64, tail: [Int16]) {
+private func wrappedWAV(_ path: String, tailSeconds: Int) throws -> (
+    trueFrames: Int64, statedFrames: Int64, tail: [Int16]
+) {
     let rate = 48_000
     let frameBytes = 4  // stereo 16-bit
     let trueFrames = Int64((1 << 32) / frameBytes + rate * tailSeconds)
     let dataBytes = trueFrames * Int64(frameBytes)
     let stated = UInt32(truncatingIfNeeded: dataBytes)
     let format = WaveBytes.format(channels: 2, bits: 16, rate: rate)
-    let header = Array("RIFF".utf8) + WaveBytes.le32(UInt32(truncatingIfNeeded: 4 + format.count + 8 + Int(dataBytes)))
+    let header =
+        Array("RIFF".utf8) + WaveBytes.le32(UInt32(truncatingIfNeeded: 4 + format.count + 8 + Int(dataBytes)))
         + Array("WAVE".utf8) + format + Array("data".utf8) + WaveBytes.le32(stated)
-    let tail = (0..<(rate * tailSeconds)).map { Int16((sin(2 * Double.pi * 1000 * Double($0) / Double(rate)) * 16_000).rounded()) }
+    let tail = (0..<(rate * tailSeconds)).map {
+        Int16((sin(2 * Double.pi * 1000 * Double($0) / Double(rate)) * 16_000).rounded())
+    }
     #expect(FileManager.default.createFile(atPath: path, contents: nil))
     let handle = try #require(FileHandle(forWritingAtPath: path))
     try handle.write(contentsOf: Data(header))
     try handle.truncate(atOffset: UInt64(header.count) + UInt64(dataBytes))
     try handle.seek(toOffset: UInt64(header.count) + UInt64(dataBytes) - UInt64(tail.count * frameBytes))
     var bytes: [UInt8] = []
-    for sample in tail { bytes += WaveBytes.le16(UInt16(bitPattern: sample)) + WaveBytes.le16(UInt16(bitPattern: sample)) }
+    for sample in tail {
+        bytes += WaveBytes.le16(UInt16(bitPattern: sample)) + WaveBytes.le16(UInt16(bitPattern: sample))
+    }
     try handle.write(contentsOf: Data(bytes))
     try handle.close()
     return (trueFrames, Int64(stated) / Int64(frameBytes), tail)
@@ -58,7 +65,9 @@ struct HeaderTruthTests {
         #expect(scan.status == 0, "\(scan.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(scan.stdout.utf8)) as? [String: Any]
         let row = try #require((object?["pairs"] as? [[String: Any]])?.first)
-        #expect(row["recordingFrames"] as? Int64 == trueFrames || (row["recordingFrames"] as? Int).map(Int64.init) == trueFrames, "\(row)")
+        #expect(
+            row["recordingFrames"] as? Int64 == trueFrames
+                || (row["recordingFrames"] as? Int).map(Int64.init) == trueFrames, "\(row)")
         #expect(row["action"] as? String == "skip" && row["cause"] as? String == "in-sync")
 
         // The last two seconds, read from beyond the wrapped size: the tone written there, sample for sample.
@@ -78,11 +87,15 @@ struct HeaderTruthTests {
         let folder = TemporaryFolder()
         let input = folder.file("short.wav")
         let audio = WaveBytes.pcm16(TestSignal(channelCount: 2, length: 48_000))
-        try Data(WaveBytes.file(channels: 2, audio: audio, statedDataBytes: 144_000)).write(to: URL(fileURLWithPath: input))
+        try Data(WaveBytes.file(channels: 2, audio: audio, statedDataBytes: 144_000)).write(
+            to: URL(fileURLWithPath: input))
         let result = try driftfix(["process", input, folder.file("out.wav"), "--ratio", "1.001"])
         #expect(result.status == 1)
-        #expect(result.errorLines == ["driftfix: \(input): the header's data size is too small: it states 144000 bytes (36000 frames, 0.8 s), but 48000 bytes (12000 frames, 0.3 s) more follow that no chunk accounts for (audio the header hides); refused rather than repaired short"],
-                "\(result.stderr)")
+        #expect(
+            result.errorLines == [
+                "driftfix: \(input): the header's data size is too small: it states 144000 bytes (36000 frames, 0.8 s), but 48000 bytes (12000 frames, 0.3 s) more follow that no chunk accounts for (audio the header hides); refused rather than repaired short"
+            ],
+            "\(result.stderr)")
         try "1.0\n".write(toFile: folder.file("short.duration"), atomically: true, encoding: .utf8)
         let scan = try driftfix(["scan", folder.path, "--format", "json"])
         #expect(scan.status == 1)

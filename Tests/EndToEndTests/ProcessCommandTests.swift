@@ -1,11 +1,13 @@
 import DriftAudio
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
-private func recording(_ folder: TemporaryFolder, _ name: String = "take.wav", frames: Int64 = 48_000,
-                       rate: Int = 48_000, channels: Int = 2) throws -> String {
+private func recording(
+    _ folder: TemporaryFolder, _ name: String = "take.wav", frames: Int64 = 48_000,
+    rate: Int = 48_000, channels: Int = 2
+) throws -> String {
     let format = AudioFormat(container: .wav, encoding: .pcm24, sampleRate: rate, channelCount: channels)
     return try writeRecording(TestSignal(channelCount: channels, length: frames), to: folder.file(name), format: format)
 }
@@ -54,19 +56,23 @@ struct ProcessCommandTests {
         let input = try recording(folder)
         #expect(try driftfix(["process", input, folder.file("a.wav"), "--to-seconds", "1.0005"]).status == 0)
         #expect(try AudioFileReader(path: folder.file("a.wav")).frameCount == 48_024)
-        #expect(try driftfix(["process", input, folder.file("b.wav"), "--to-frames", "52800", "--quality", "fast"]).status == 0)
+        #expect(
+            try driftfix(["process", input, folder.file("b.wav"), "--to-frames", "52800", "--quality", "fast"]).status
+                == 0)
         #expect(try AudioFileReader(path: folder.file("b.wav")).frameCount == 52_800)
     }
 
-    @Test("usage errors exit 2", arguments: [
-        ["process", "a.wav", "b.wav"],
-        ["process", "a.wav", "b.wav", "--ratio", "1.1", "--to-frames", "10"],
-        ["process", "a.wav", "b.wav", "--ratio", "abc"],
-        ["process", "a.wav", "b.wav", "--to-seconds", "-3"],
-        ["process", "a.wav", "b.wav", "--ratio", "1.1", "--quality", "ultra"],
-        ["verify", "a.wav"],
-        ["nonsense"],
-    ])
+    @Test(
+        "usage errors exit 2",
+        arguments: [
+            ["process", "a.wav", "b.wav"],
+            ["process", "a.wav", "b.wav", "--ratio", "1.1", "--to-frames", "10"],
+            ["process", "a.wav", "b.wav", "--ratio", "abc"],
+            ["process", "a.wav", "b.wav", "--to-seconds", "-3"],
+            ["process", "a.wav", "b.wav", "--ratio", "1.1", "--quality", "ultra"],
+            ["verify", "a.wav"],
+            ["nonsense"],
+        ])
     func usageErrors(arguments: [String]) throws {
         let result = try driftfix(arguments)
         #expect(result.status == 2, "\(arguments): \(result.stderr)")
@@ -77,7 +83,8 @@ struct ProcessCommandTests {
         let folder = TemporaryFolder()
         let good = try recording(folder, "good.wav")
         #expect(FileManager.default.createFile(atPath: folder.file("empty.wav"), contents: Data()))
-        #expect(FileManager.default.createFile(atPath: folder.file("text.wav"), contents: Data("not audio at all\n".utf8)))
+        #expect(
+            FileManager.default.createFile(atPath: folder.file("text.wav"), contents: Data("not audio at all\n".utf8)))
         try FileManager.default.createDirectory(atPath: folder.file("dir.wav"), withIntermediateDirectories: false)
         let truncated = try recording(folder, "truncated.wav")
         let handle = try #require(FileHandle(forUpdatingAtPath: truncated))
@@ -90,7 +97,8 @@ struct ProcessCommandTests {
         // A WAV carrying a codec libsndfile does not decode (WMA, format tag 0x0161).
         var wma = Data("RIFF".utf8)
         let fmt: [UInt8] = [0x61, 0x01, 2, 0, 0x80, 0xBB, 0, 0, 0, 0xEE, 2, 0, 4, 0, 16, 0]
-        let body = Data("WAVEfmt ".utf8) + Data([16, 0, 0, 0] + fmt) + Data("data".utf8) + Data([0, 16, 0, 0])
+        let body =
+            Data("WAVEfmt ".utf8) + Data([16, 0, 0, 0] + fmt) + Data("data".utf8) + Data([0, 16, 0, 0])
             + Data(count: 4096)
         wma += withUnsafeBytes(of: UInt32(body.count).littleEndian) { Data($0) } + body
         #expect(FileManager.default.createFile(atPath: folder.file("wma.wav"), contents: wma))
@@ -137,18 +145,20 @@ struct ProcessCommandTests {
 
 @Suite("driftfix process: stretch and edits (the built binary)")
 struct ProcessEditCommandTests {
-    @Test("bad values are refused before any work, naming the option", arguments: [
-        (["--fade-in", "-1"], "--fade-in", 2),
-        (["--fade-out", "x"], "--fade-out", 2),
-        (["--tempo", "2.5"], "--tempo", 2),
-        (["--tempo", "0.4"], "--tempo", 2),
-        (["--rate", "0"], "--rate", 2),
-        (["--trim", "5"], "--trim", 2),
-        (["--trim", "0.5:9"], "--trim", 1),
-        (["--fade-in", "3"], "--fade-in", 1),
-        (["--ratio", "3", "--method", "stretch"], "--method stretch", 1),
-        (["--tempo", "1.5", "--ratio", "1.1"], "--tempo", 2),
-    ])
+    @Test(
+        "bad values are refused before any work, naming the option",
+        arguments: [
+            (["--fade-in", "-1"], "--fade-in", 2),
+            (["--fade-out", "x"], "--fade-out", 2),
+            (["--tempo", "2.5"], "--tempo", 2),
+            (["--tempo", "0.4"], "--tempo", 2),
+            (["--rate", "0"], "--rate", 2),
+            (["--trim", "5"], "--trim", 2),
+            (["--trim", "0.5:9"], "--trim", 1),
+            (["--fade-in", "3"], "--fade-in", 1),
+            (["--ratio", "3", "--method", "stretch"], "--method stretch", 1),
+            (["--tempo", "1.5", "--ratio", "1.1"], "--tempo", 2),
+        ])
     func refusals(arguments: [String], option: String, status: Int32) throws {
         let folder = TemporaryFolder()
         let input = try recording(folder)
@@ -167,9 +177,11 @@ struct ProcessEditCommandTests {
         #expect(tempo.status == 0, "\(tempo.stderr)")
         #expect(tempo.stdout.contains("stretch (--tempo)"))
         #expect(try AudioFileReader(path: folder.file("t.wav")).frameCount == 76_800)
-        let edit = try driftfix(["process", input, folder.file("e.wav"), "--ratio", "1001/1000", "--method", "stretch",
-                                 "--trim", "0.25:", "--fade-in", "0.1", "--fade-out", "0.1", "--fade-curve", "equal-power",
-                                 "--rate", "44100", "--reverse"])
+        let edit = try driftfix([
+            "process", input, folder.file("e.wav"), "--ratio", "1001/1000", "--method", "stretch",
+            "--trim", "0.25:", "--fade-in", "0.1", "--fade-out", "0.1", "--fade-curve", "equal-power",
+            "--rate", "44100", "--reverse",
+        ])
         #expect(edit.status == 0, "\(edit.stderr)")
         #expect(edit.stdout.contains("stretch (--method)"))
         // 1.75 s used (84,000 frames) × 1.001 at 44.1 kHz = 77,252.175 frames → 77,252.
@@ -187,7 +199,9 @@ struct ProcessEditCommandTests {
         let result = try driftfix(["process", input, folder.file("out.wav"), "--ratio", "1.01", "--config", config])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("stretch (config rule \"**/recorder-B/**\": drops buffers)"), "\(result.stdout)")
-        let override = try driftfix(["process", input, folder.file("out2.wav"), "--ratio", "1.01", "--config", config, "--method", "resample"])
+        let override = try driftfix([
+            "process", input, folder.file("out2.wav"), "--ratio", "1.01", "--config", config, "--method", "resample",
+        ])
         #expect(override.stdout.contains("resample (--method)"))
         try "repair:\n  metod: stretch\n".write(toFile: config, atomically: true, encoding: .utf8)
         let broken = try driftfix(["process", input, folder.file("out3.wav"), "--ratio", "1.01", "--config", config])
@@ -198,17 +212,22 @@ struct ProcessEditCommandTests {
 
 @Suite("driftfix process on every core (the built binary)")
 struct ParallelProcessTests {
-    @Test("a long file at -131 ppm with --threads 2 (cut into chunks, joined as one pass) against --threads 1: the exact length, the same samples within a 24-bit step, and against the ideal")
+    @Test(
+        "a long file at -131 ppm with --threads 2 (cut into chunks, joined as one pass) against --threads 1: the exact length, the same samples within a 24-bit step, and against the ideal"
+    )
     func threadsMatchOnePass() throws {
         let folder = TemporaryFolder()
         let frames: Int64 = 2_600_017
         let signal = TestSignal(channelCount: 2, length: frames, seed: 5, tonesPerChannel: 4)
-        let input = try writeRecording(signal, to: folder.file("long.wav"),
-                                       format: AudioFormat(container: .wav, encoding: .float32, sampleRate: 48_000, channelCount: 2))
+        let input = try writeRecording(
+            signal, to: folder.file("long.wav"),
+            format: AudioFormat(container: .wav, encoding: .float32, sampleRate: 48_000, channelCount: 2))
         let target = frames - 341
         for threads in ["1", "2"] {
-            let result = try driftfix(["process", input, folder.file("out-\(threads).wav"), "--to-frames", "\(target)",
-                                       "--threads", threads, "-q"])
+            let result = try driftfix([
+                "process", input, folder.file("out-\(threads).wav"), "--to-frames", "\(target)",
+                "--threads", threads, "-q",
+            ])
             #expect(result.status == 0, "\(result.stderr)")
         }
         let one = try readAll(folder.file("out-1.wav"))
@@ -221,36 +240,50 @@ struct ParallelProcessTests {
         #expect(SignalMeasure.snr(actual: Array(two.samples[(start * 2)..<((start + 8192) * 2)]), ideal: ideal) > 100)
     }
 
-    @Test("a long compressed input on every core: decoded once, in one pass, exact (split readers would need libsndfile to read AAC)",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "needs ffmpeg to make the AAC"))
+    @Test(
+        "a long compressed input on every core: decoded once, in one pass, exact (split readers would need libsndfile to read AAC)",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "needs ffmpeg to make the AAC"))
     func compressedInputOnEveryCore() throws {
         let folder = TemporaryFolder()
         let frames: Int64 = 1_800_000  // 37.5 s: long enough to be cut into chunks were it a WAV
         let signal = TestSignal(channelCount: 2, length: frames, seed: 7, tonesPerChannel: 3)
-        let wav = try writeRecording(signal, to: folder.file("long.wav"),
-                                     format: AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 2))
-        let encoded = try runChild("/usr/bin/ffmpeg", ["-loglevel", "error", "-i", wav, "-c:a", "aac", "-b:a", "192k", folder.file("long.m4a")])
+        let wav = try writeRecording(
+            signal, to: folder.file("long.wav"),
+            format: AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 2))
+        let encoded = try runChild(
+            "/usr/bin/ffmpeg",
+            ["-loglevel", "error", "-i", wav, "-c:a", "aac", "-b:a", "192k", folder.file("long.m4a")])
         try #require(encoded.status == 0, "\(encoded.stderr)")
         let target = frames - 236
-        let result = try driftfix(["process", folder.file("long.m4a"), folder.file("fixed.wav"), "--to-frames", "\(target)",
-                                   "--threads", "2", "-q"])
+        let result = try driftfix([
+            "process", folder.file("long.m4a"), folder.file("fixed.wav"), "--to-frames", "\(target)",
+            "--threads", "2", "-q",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try AudioFileReader(path: folder.file("fixed.wav")).frameCount == target)
     }
 
-    @Test("pinned to one CPU (taskset): the default is one pass with no read-ahead or writer thread, and the 24-bit output is byte for byte the two-core --threads 1 output",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset"), "needs util-linux's taskset"))
+    @Test(
+        "pinned to one CPU (taskset): the default is one pass with no read-ahead or writer thread, and the 24-bit output is byte for byte the two-core --threads 1 output",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset"), "needs util-linux's taskset"))
     func oneCore() throws {
         let folder = TemporaryFolder()
         let frames: Int64 = 2_600_017
         let signal = TestSignal(channelCount: 2, length: frames, seed: 6, tonesPerChannel: 4)
-        let input = try writeRecording(signal, to: folder.file("long.wav"),
-                                       format: AudioFormat(container: .wav, encoding: .pcm24, sampleRate: 48_000, channelCount: 2))
+        let input = try writeRecording(
+            signal, to: folder.file("long.wav"),
+            format: AudioFormat(container: .wav, encoding: .pcm24, sampleRate: 48_000, channelCount: 2))
         let target = frames - 341
-        let both = try driftfix(["process", input, folder.file("both.wav"), "--to-frames", "\(target)", "--threads", "1", "-q"])
+        let both = try driftfix([
+            "process", input, folder.file("both.wav"), "--to-frames", "\(target)", "--threads", "1", "-q",
+        ])
         #expect(both.status == 0, "\(both.stderr)")
-        let pinned = try runChild("/usr/bin/taskset", ["-c", "0", driftfixPath(), "process", input, folder.file("one.wav"),
-                                                       "--to-frames", "\(target)", "-q"])
+        let pinned = try runChild(
+            "/usr/bin/taskset",
+            [
+                "-c", "0", driftfixPath(), "process", input, folder.file("one.wav"),
+                "--to-frames", "\(target)", "-q",
+            ])
         #expect(pinned.status == 0, "\(pinned.stderr)")
         let one = try #require(FileManager.default.contents(atPath: folder.file("one.wav")))
         let two = try #require(FileManager.default.contents(atPath: folder.file("both.wav")))

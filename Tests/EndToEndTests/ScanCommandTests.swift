@@ -1,23 +1,29 @@
 import DriftAudio
 import DriftCore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A small tree: drifted, in-sync, mislabelled, unexplained, broken and unpaired files.
 private func makeTree(_ root: TemporaryFolder) throws {
     let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
     func movie(_ seconds: UInt64) -> Data {
-        Data(Boxes.ftyp().bytes + Box("moov", children: [
-            Boxes.mvhd(timescale: 1000, duration: seconds * 1000),
-            Boxes.track(id: 1, handler: "vide", timescale: 30_000, duration: seconds * 30_000),
-        ]).bytes + Boxes.mdat(256).bytes)
+        Data(
+            Boxes.ftyp().bytes
+                + Box(
+                    "moov",
+                    children: [
+                        Boxes.mvhd(timescale: 1000, duration: seconds * 1000),
+                        Boxes.track(id: 1, handler: "vide", timescale: 30_000, duration: seconds * 30_000),
+                    ]
+                ).bytes + Boxes.mdat(256).bytes)
     }
     for folder in ["camA", "camB", "stage"] {
         try FileManager.default.createDirectory(atPath: root.file(folder), withIntermediateDirectories: true)
     }
     let files: [(String, Int64, UInt64)] = [
-        ("camA/t1", 95_950, 2), ("camA/t2", 96_000, 2), ("camB/t3", 95_904, 2), ("stage/t4", 88_200, 2), ("stage/t5", 80_000, 2),
+        ("camA/t1", 95_950, 2), ("camA/t2", 96_000, 2), ("camB/t3", 95_904, 2), ("stage/t4", 88_200, 2),
+        ("stage/t5", 80_000, 2),
     ]
     for (name, frames, seconds) in files {
         try writeRecording(TestSignal(channelCount: 1, length: frames), to: root.file(name + ".wav"), format: format)
@@ -28,7 +34,9 @@ private func makeTree(_ root: TemporaryFolder) throws {
     try writeRecording(TestSignal(channelCount: 1, length: 100), to: root.file("stage/lonely.wav"), format: format)
 }
 
-private let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+private let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+}
 
 @Suite("driftfix scan (the built binary)")
 struct ScanCommandTests {
@@ -54,8 +62,10 @@ struct ScanCommandTests {
         #expect(byName["t5.wav"]?["action"] as? String == "refuse")
         #expect(byName["t6.wav"]?["error"] as? String != nil)
         #expect((object["unpaired"] as? [[String: Any]])?.first?["path"] as? String == root.file("stage/lonely.wav"))
-        for key in ["recording", "reference", "sampleRate", "recordingFrames", "recordingSeconds", "referenceSeconds",
-                    "driftSeconds", "driftPPM", "action", "targetFrames", "error"] {
+        for key in [
+            "recording", "reference", "sampleRate", "recordingFrames", "recordingSeconds", "referenceSeconds",
+            "driftSeconds", "driftPPM", "action", "targetFrames", "error",
+        ] {
             #expect(pairs.allSatisfy { $0.keys.contains(key) }, "every row has \(key)")
         }
     }
@@ -68,8 +78,10 @@ struct ScanCommandTests {
         let lines = csv.stdout.split(separator: "\n")
         #expect(lines.count == 8)  // header + 6 pairs + the unpaired recording, as a row of its own kind
         #expect(lines.filter { $0.hasSuffix(",pair") }.count == 6)
-        #expect(lines.last?.hasPrefix(root.file("stage/lonely.wav") + ",,") == true && lines.last?.hasSuffix(",unpaired") == true,
-                "\(lines.last ?? "")")
+        #expect(
+            lines.last?.hasPrefix(root.file("stage/lonely.wav") + ",,") == true
+                && lines.last?.hasSuffix(",unpaired") == true,
+            "\(lines.last ?? "")")
         let table = try driftfix(["scan", root.path, "--format", "table"])
         #expect(table.stdout.contains("camA/t1.wav"))
         #expect(table.stdout.contains("6 pairs"))
@@ -87,22 +99,31 @@ struct ScanCommandTests {
         #expect(result.stderr.contains("c.yaml:2: scan.patterns: expected a list"))
     }
 
-    @Test("the report folder: JSON, CSV and an HTML page that renders in Chromium with the JSON's numbers",
-          .enabled(if: chromium != nil, "chromium not installed"))
+    @Test(
+        "the report folder: JSON, CSV and an HTML page that renders in Chromium with the JSON's numbers",
+        .enabled(if: chromium != nil, "chromium not installed"))
     func reportFolder() throws {
         let root = TemporaryFolder()
         try makeTree(root)
         let out = TemporaryFolder()
         _ = try driftfix(["scan", root.path, "--format", "json", "--report", out.path])
         #expect(out.entries() == ["devices.csv", "report.csv", "report.html", "report.json"])
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out.file("report.json")))) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out.file("report.json"))))
+                as? [String: Any])
         let summary = try #require(json["summary"] as? [String: Any])
         let html = try String(contentsOfFile: out.file("report.html"), encoding: .utf8)
-        #expect(!html.contains("http://") && !html.contains("https://") && !html.contains("<script src"), "self-contained")
+        #expect(
+            !html.contains("http://") && !html.contains("https://") && !html.contains("<script src"), "self-contained")
 
         // The virtual time budget lets the page unpack its pair table before the DOM is dumped.
-        let browser = try Child(try #require(chromium), ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000", "--dump-dom",
-                                                         "file://" + out.file("report.html")], stderr: .discard).wait(seconds: 120)
+        let browser = try Child(
+            try #require(chromium),
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000", "--dump-dom",
+                "file://" + out.file("report.html"),
+            ], stderr: .discard
+        ).wait(seconds: 120)
         let dom = browser.stdout
         #expect(browser.status == 0)
         func rendered(_ id: String) -> String? {
@@ -117,7 +138,10 @@ struct ScanCommandTests {
         #expect(abs(worst - (summary["worstDriftPPM"] as? Double ?? 0)) < 1e-6)
         // Every pair in the paged table (one page holds them all here).
         let table = try #require(dom.range(of: "<table id=\"pairs\"")).upperBound
-        let rows = dom[table...].prefix { _ in true }.components(separatedBy: "</table>")[0].components(separatedBy: "<tr class=").count - 1
+        let rows =
+            dom[table...].prefix { _ in true }.components(separatedBy: "</table>")[0].components(
+                separatedBy: "<tr class="
+            ).count - 1
         #expect(rows == (json["pairs"] as? [Any])?.count)
         #expect(dom.contains("pairs 1–\(rows) of \(rows)"))
         #expect(dom.contains("id=\"histogram\"") && dom.contains("id=\"by-device\"") && dom.contains("id=\"scatter\""))
@@ -133,8 +157,15 @@ struct ScanVisibilityTests {
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
         try writeRecording(TestSignal(channelCount: 1, length: 48_000), to: root.file("take.wav"), format: format)
         for ext in ["mov", "mp4"] {
-            let movie = Boxes.ftyp().bytes + Box("moov", children: [Boxes.mvhd(timescale: 1000, duration: 1000),
-                                                                     Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 25)]).bytes
+            let movie =
+                Boxes.ftyp().bytes
+                + Box(
+                    "moov",
+                    children: [
+                        Boxes.mvhd(timescale: 1000, duration: 1000),
+                        Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 25),
+                    ]
+                ).bytes
             try Data(movie).write(to: URL(fileURLWithPath: root.file("take.\(ext)")))
         }
         let warning = "2 references for one recording: take.mov chosen over take.mp4"
@@ -142,7 +173,9 @@ struct ScanVisibilityTests {
         #expect(table.status == 0, "a warning is not a failure: \(table.stderr)")
         #expect(table.stdout.contains("warning: \(warning)"), "\(table.stdout)")
         #expect(!table.stdout.contains("unpaired reference"), "the other reference is not called unpaired")
-        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report.file("report.json")))) as? [String: Any]
+        let json =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report.file("report.json"))))
+            as? [String: Any]
         let row = try #require((json?["pairs"] as? [[String: Any]])?.first)
         #expect((row["warnings"] as? [String])?.first?.hasPrefix(warning) == true, "\(row)")
         #expect((json?["summary"] as? [String: Any])?["warned"] as? Int == 1)
@@ -151,7 +184,8 @@ struct ScanVisibilityTests {
         let html = try String(contentsOfFile: report.file("report.html"), encoding: .utf8)
         #expect(html.contains(warning))
         // Refused until the configuration chooses, when it says so.
-        try "scan:\n  ambiguous-references: refuse\n".write(toFile: root.file("c.yaml"), atomically: true, encoding: .utf8)
+        try "scan:\n  ambiguous-references: refuse\n".write(
+            toFile: root.file("c.yaml"), atomically: true, encoding: .utf8)
         let refused = try driftfix(["scan", root.path, "--format", "json", "--config", root.file("c.yaml")])
         #expect(refused.status == 1 && refused.stdout.contains("refused until the configuration chooses"))
     }
@@ -160,7 +194,8 @@ struct ScanVisibilityTests {
     func oddNames() throws {
         let root = TemporaryFolder()
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
-        try writeRecording(TestSignal(channelCount: 1, length: 48_000), to: root.file("line\nbreak.wav"), format: format)
+        try writeRecording(
+            TestSignal(channelCount: 1, length: 48_000), to: root.file("line\nbreak.wav"), format: format)
         try "0.5\n".write(toFile: root.file("line\nbreak.duration"), atomically: true, encoding: .utf8)
         try writeRecording(TestSignal(channelCount: 1, length: 4_800), to: root.file("録音.wav"), format: format)
         let table = try driftfix(["scan", root.path, "--format", "table"])

@@ -3,8 +3,8 @@ import DriftConfig
 import DriftMedia
 import DriftWire
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The corpus: seed inputs, and every input that once crashed, hung or misbehaved (kept as regression tests).
 func corpus(_ kind: String) throws -> [(name: String, bytes: [UInt8])] {
@@ -16,27 +16,51 @@ func corpus(_ kind: String) throws -> [(name: String, bytes: [UInt8])] {
 
 /// Built movies covering the parser's paths (edit lists, v1 headers, 64-bit sizes, fragments).
 func builtMovies() -> [[UInt8]] {
-    let plain = Boxes.ftyp().bytes + Box("moov", children: [Boxes.mvhd(timescale: 1000, duration: 2000),
-                                                            Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 50)]).bytes
-    let edited = Boxes.ftyp().bytes + Box("moov", children: [
-        Boxes.mvhd(timescale: 1000, duration: 60_500, version: 1),
-        Boxes.track(id: 1, handler: "vide", timescale: 30_000, duration: 1_801_800, edits: [(500, -1), (60_000, 0)], version: 1),
-        Boxes.track(id: 2, handler: "soun", timescale: 48_000, duration: 96_000),
-    ], large: true).bytes + Boxes.mdat(64).bytes
-    let fragmented = Boxes.ftyp().bytes + Box("moov", children: [
-        Boxes.mvhd(timescale: 1000, duration: 0), Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 0),
-        Box("mvex", children: [Boxes.mehd(0), Boxes.trex(track: 1, defaultDuration: 1)]),
-    ]).bytes + Boxes.moof(track: 1, sampleDurations: [1, 1, 1]).bytes + Boxes.moof(track: 1, count: 10, defaultDuration: 2).bytes
+    let plain =
+        Boxes.ftyp().bytes
+        + Box(
+            "moov",
+            children: [
+                Boxes.mvhd(timescale: 1000, duration: 2000),
+                Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 50),
+            ]
+        ).bytes
+    let edited =
+        Boxes.ftyp().bytes
+        + Box(
+            "moov",
+            children: [
+                Boxes.mvhd(timescale: 1000, duration: 60_500, version: 1),
+                Boxes.track(
+                    id: 1, handler: "vide", timescale: 30_000, duration: 1_801_800, edits: [(500, -1), (60_000, 0)],
+                    version: 1),
+                Boxes.track(id: 2, handler: "soun", timescale: 48_000, duration: 96_000),
+            ], large: true
+        ).bytes + Boxes.mdat(64).bytes
+    let fragmented =
+        Boxes.ftyp().bytes
+        + Box(
+            "moov",
+            children: [
+                Boxes.mvhd(timescale: 1000, duration: 0),
+                Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 0),
+                Box("mvex", children: [Boxes.mehd(0), Boxes.trex(track: 1, defaultDuration: 1)]),
+            ]
+        ).bytes + Boxes.moof(track: 1, sampleDurations: [1, 1, 1]).bytes
+        + Boxes.moof(track: 1, count: 10, defaultDuration: 2).bytes
     return [plain, edited, fragmented]
 }
 
 /// Replaces, removes or adds one value somewhere in a JSON document: edge numbers, wrong types, long strings,
 /// deep nesting - well-formed JSON that the decoder's own checks must refuse or bound.
 func jsonMutation(_ mutator: inout Mutator, _ bytes: [UInt8]) -> [UInt8] {
-    guard var root = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else { return bytes }
+    guard var root = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else {
+        return bytes
+    }
     let values: [Any] = [
         -1, 0, Int64.max, Int64.min, 1e308, -0.0, 4097, 1025, "", String(repeating: "x", count: 70_000),
-        String(repeating: "é", count: 300), NSNull(), [Int](repeating: 7, count: 5000), ["nested": ["deeper": [1, 2]]], true, "../../etc/passwd",
+        String(repeating: "é", count: 300), NSNull(), [Int](repeating: 7, count: 5000), ["nested": ["deeper": [1, 2]]],
+        true, "../../etc/passwd",
         Array(repeating: "/m", count: 2000), 2, "hello", "job", "result",
     ]
     func edit(_ value: Any, depth: Int) -> Any {
@@ -66,11 +90,15 @@ struct FuzzTests {
     /// No crash (a crash ends the test process), no hang, no runaway memory.
     func expectBounded(_ outcome: FuzzRun.Outcome, _ name: String, atLeast minimum: Int = 1000) {
         #expect(outcome.iterations > minimum, "\(name): only \(outcome.iterations) iterations")
-        #expect(outcome.slowest < 0.5, "\(name): one input took \(outcome.slowest) s (\(outcome.slowestInput.count) bytes)")
+        #expect(
+            outcome.slowest < 0.5, "\(name): one input took \(outcome.slowest) s (\(outcome.slowestInput.count) bytes)")
         #expect(outcome.rssGrowthKiB < 256 * 1024, "\(name): peak memory grew by \(outcome.rssGrowthKiB) KiB")
-        #expect(outcome.accepted > outcome.iterations / 100, "\(name): only \(outcome.accepted) inputs got past the first checks")
-        print("\(name): \(outcome.iterations) inputs, \(outcome.accepted) accepted, slowest \(outcome.slowest) s, "
-              + "peak memory +\(outcome.rssGrowthKiB) KiB")
+        #expect(
+            outcome.accepted > outcome.iterations / 100,
+            "\(name): only \(outcome.accepted) inputs got past the first checks")
+        print(
+            "\(name): \(outcome.iterations) inputs, \(outcome.accepted) accepted, slowest \(outcome.slowest) s, "
+                + "peak memory +\(outcome.rssGrowthKiB) KiB")
     }
 
     @Test("MP4/MOV box parser: mutated ffmpeg files and built movies")
@@ -82,7 +110,9 @@ struct FuzzTests {
         expectBounded(outcome, "movie")
     }
 
-    @Test("FFmpeg demux and decode path: mutated M4A (AAC), MKA (Opus) and MOV (ALAC with video), probed, counted and decoded")
+    @Test(
+        "FFmpeg demux and decode path: mutated M4A (AAC), MKA (Opus) and MOV (ALAC with video), probed, counted and decoded"
+    )
     func mediaPath() throws {
         let seeds = try corpus("media").map(\.bytes)
         let path = FileManager.default.temporaryDirectory.path + "/driftfix-fuzz-media-\(getpid())"
@@ -98,7 +128,9 @@ struct FuzzTests {
             guard let reader = try? EncodedAudioReader(path: path) else { return false }
             var block = [Float](repeating: 0, count: 4096 * reader.channelCount)
             var total: Int64 = 0
-            while let n = try? block.withUnsafeMutableBufferPointer({ try reader.read(into: $0.baseAddress!, frames: 4096) }), n > 0 {
+            while let n = try? block.withUnsafeMutableBufferPointer({
+                try reader.read(into: $0.baseAddress!, frames: 4096)
+            }), n > 0 {
                 total += Int64(n)
             }
             return total == reader.frameCount
@@ -109,11 +141,15 @@ struct FuzzTests {
 
     @Test("wire-message decoder: mutated envelopes of every message type")
     func wireDecoder() throws {
-        let spec = JobSpec(id: 1, attempt: 1, input: "/m/a.wav", output: "/o/a.wav", outputRoot: "/o", targetFrames: 48_000,
-                           method: .stretch, methodReason: "rule", quality: .best)
+        let spec = JobSpec(
+            id: 1, attempt: 1, input: "/m/a.wav", output: "/o/a.wav", outputRoot: "/o", targetFrames: 48_000,
+            method: .stretch, methodReason: "rule", quality: .best)
         let messages: [WireMessage] = [
-            .hello(WorkerHello(worker: "w", capacity: 2, software: "driftfix", host: "h", pid: 1)), .heartbeat(running: [1, 2]),
-            .job(spec), .result(JobResult(id: 1, attempt: 1, worker: "w", succeeded: false, seconds: 1, error: "e", retryable: true)),
+            .hello(WorkerHello(worker: "w", capacity: 2, software: "driftfix", host: "h", pid: 1)),
+            .heartbeat(running: [1, 2]),
+            .job(spec),
+            .result(
+                JobResult(id: 1, attempt: 1, worker: "w", succeeded: false, seconds: 1, error: "e", retryable: true)),
             .shutdown, .goodbye,
         ]
         let seeds = try corpus("wire").map(\.bytes) + messages.map(WireCodec.encode)
@@ -140,7 +176,9 @@ struct FuzzTests {
         expectBounded(outcome, "config")
     }
 
-    @Test("regression corpus: every stored input parses or is refused, quickly", arguments: ["movie", "wire", "config", "media"])
+    @Test(
+        "regression corpus: every stored input parses or is refused, quickly",
+        arguments: ["movie", "wire", "config", "media"])
     func regressions(kind: String) throws {
         for (name, bytes) in try corpus(kind) {
             let start = ContinuousClock.now

@@ -18,9 +18,13 @@ struct Mutator {
 
     mutating func below(_ bound: Int) -> Int { bound <= 1 ? 0 : Int(next() % UInt64(bound)) }
 
-    static let interesting32: [UInt32] = [0, 1, 7, 8, 9, 16, 0x7F, 0x80, 0xFF, 0x100, 0xFFFF, 0x1_0000, 0x7FFF_FFFF, 0x8000_0000,
-                                          0xFFFF_FFFE, 0xFFFF_FFFF]
-    static let interesting8: [UInt8] = [0, 1, 0x7F, 0x80, 0xFF, 0x22, 0x5C, 0x7B, 0x7D, 0x5B, 0x5D, 0x3A, 0x2C, 0x0A, 0x23, 0x2D]
+    static let interesting32: [UInt32] = [
+        0, 1, 7, 8, 9, 16, 0x7F, 0x80, 0xFF, 0x100, 0xFFFF, 0x1_0000, 0x7FFF_FFFF, 0x8000_0000,
+        0xFFFF_FFFE, 0xFFFF_FFFF,
+    ]
+    static let interesting8: [UInt8] = [
+        0, 1, 0x7F, 0x80, 0xFF, 0x22, 0x5C, 0x7B, 0x7D, 0x5B, 0x5D, 0x3A, 0x2C, 0x0A, 0x23, 0x2D,
+    ]
 
     /// One to four stacked mutations of `input`.
     mutating func mutate(_ input: [UInt8], seeds: [[UInt8]]) -> [UInt8] {
@@ -35,7 +39,9 @@ struct Mutator {
                 // A 32-bit big-endian field (box size, count, timescale, ...) set to an edge value or near the length.
                 guard bytes.count >= 4 else { continue }
                 let position = below(bytes.count - 3)
-                let value = below(3) == 0 ? UInt32(truncatingIfNeeded: bytes.count - position + below(17) - 8)
+                let value =
+                    below(3) == 0
+                    ? UInt32(truncatingIfNeeded: bytes.count - position + below(17) - 8)
                     : Self.interesting32[below(Self.interesting32.count)]
                 for k in 0..<4 { bytes[position + k] = UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32(k))) }
             case 3: bytes.removeSubrange(at...)  // truncate

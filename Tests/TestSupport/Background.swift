@@ -4,7 +4,8 @@ import Foundation
 public final class Background: Sendable {
     public let child: Child
 
-    public init(_ arguments: [String], environment: [String: String] = [:], executable: String = driftfixPath()) throws {
+    public init(_ arguments: [String], environment: [String: String] = [:], executable: String = driftfixPath()) throws
+    {
         child = try Child(executable, arguments, environment: environment)
     }
 

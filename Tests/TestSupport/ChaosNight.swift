@@ -90,17 +90,22 @@ public final class ChaosNight {
         poisonTarget = longFrames + longFrames * 131 / 1_000_000
         let format = AudioFormat(container: .wav, encoding: .pcm24, sampleRate: 48_000, channelCount: 2)
         for (path, seed) in [(poison, 99)] + (settings.vanishingInput ? [(vanishing, 98)] : []) {
-            try writeRecording(TestSignal(channelCount: 2, length: longFrames, seed: UInt64(seed), tonesPerChannel: 2), to: path, format: format)
-            try "\(poisonTarget)@48000\n".write(toFile: (path as NSString).deletingPathExtension + ".duration", atomically: true, encoding: .utf8)
+            try writeRecording(
+                TestSignal(channelCount: 2, length: longFrames, seed: UInt64(seed), tonesPerChannel: 2), to: path,
+                format: format)
+            try "\(poisonTarget)@48000\n".write(
+                toFile: (path as NSString).deletingPathExtension + ".duration", atomically: true, encoding: .utf8)
         }
         volume = try settings.smallVolumeKiB.map { try TmpfsMount(kibibytes: $0, at: out.file("device2")) }
     }
 
     public var arguments: [String] {
-        ["repair", tree.root.path, "--out", out.path, "--workers", "\(settings.workers)", "--heartbeat", "0.5",
-         "--idle-timeout", "30", "--max-attempts", "\(settings.maxAttempts)", "--report", report.path,
-         // The slowest converter keeps each short file's job long enough to be hit now and then.
-         "--quality", "best"]
+        [
+            "repair", tree.root.path, "--out", out.path, "--workers", "\(settings.workers)", "--heartbeat", "0.5",
+            "--idle-timeout", "30", "--max-attempts", "\(settings.maxAttempts)", "--report", report.path,
+            // The slowest converter keeps each short file's job long enough to be hit now and then.
+            "--quality", "best",
+        ]
     }
 
     deinit {
@@ -150,7 +155,8 @@ public final class ChaosNight {
         watch.coordinator.store(coordinator.pid, ordering: .relaxed)
         figures.coordinators.append(coordinator.pid)
         var coordinatorKilled = !settings.killCoordinator
-        var nextKill = Date().addingTimeInterval(settings.killInterval.map { $0 * (0.5 + random.nextUnit()) } ?? .infinity)
+        var nextKill = Date().addingTimeInterval(
+            settings.killInterval.map { $0 * (0.5 + random.nextUnit()) } ?? .infinity)
         func outputsUntilKill() -> Int {
             guard let every = settings.killEveryOutputs else { return .max }
             return max(1, every / 2 + Int(random.next() % UInt64(max(1, every))))
@@ -204,7 +210,8 @@ public final class ChaosNight {
 
     /// The report the last run wrote.
     public func finalReport() throws -> ScanReport {
-        try JSONDecoder().decode(ScanReport.self, from: Data(contentsOf: URL(fileURLWithPath: report.file("report.json"))))
+        try JSONDecoder().decode(
+            ScanReport.self, from: Data(contentsOf: URL(fileURLWithPath: report.file("report.json"))))
     }
 
     private func outputsDone() -> Int {

@@ -1,7 +1,8 @@
 import CTestSpawn
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How a child process ended.
@@ -46,8 +47,10 @@ public final class Child: @unchecked Sendable {  // mutable state is guarded by 
     ///
     /// - Parameter reaping: false leaves the child unreaped when it ends (a zombie, as under an init that reaps
     ///   late) until `reap()` is called.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], removing: [String] = [],
-                stdout: Stream = .capture, stderr: Stream = .capture, reaping: Bool = true) throws {
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], removing: [String] = [],
+        stdout: Stream = .capture, stderr: Stream = .capture, reaping: Bool = true
+    ) throws {
         command = ([executable] + arguments).joined(separator: " ")
         var env = ProcessInfo.processInfo.environment
         for key in removing { env.removeValue(forKey: key) }
@@ -84,7 +87,8 @@ public final class Child: @unchecked Sendable {  // mutable state is guarded by 
         sigfillset(&allSignals)
         posix_spawnattr_setsigdefault(&attributes, &allSignals)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -148,7 +152,11 @@ public final class Child: @unchecked Sendable {  // mutable state is guarded by 
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return }
             lock.withLock {
-                if intoOutput { output.append(contentsOf: buffer[0..<count]) } else { errors.append(contentsOf: buffer[0..<count]) }
+                if intoOutput {
+                    output.append(contentsOf: buffer[0..<count])
+                } else {
+                    errors.append(contentsOf: buffer[0..<count])
+                }
             }
         }
     }
@@ -193,9 +201,10 @@ public final class Child: @unchecked Sendable {  // mutable state is guarded by 
         readersDone.wait()
         let termination = self.termination ?? .signaled(SIGKILL)
         return lock.withLock {
-            CommandResult(status: termination.status, stdout: String(decoding: output, as: UTF8.self),
-                          stderr: String(decoding: errors, as: UTF8.self) + diagnosis,
-                          signaled: { if case .signaled = termination { true } else { false } }(), timedOut: timedOut)
+            CommandResult(
+                status: termination.status, stdout: String(decoding: output, as: UTF8.self),
+                stderr: String(decoding: errors, as: UTF8.self) + diagnosis,
+                signaled: { if case .signaled = termination { true } else { false } }(), timedOut: timedOut)
         }
     }
 
@@ -204,17 +213,24 @@ public final class Child: @unchecked Sendable {  // mutable state is guarded by 
         var text = "\n=== timed out, killing its process group: \(command)\n"
         let tree = [pid] + Self.descendants(of: pid)
         for member in tree {
-            let line = (try? String(contentsOfFile: "/proc/\(member)/cmdline", encoding: .utf8))?
+            let line =
+                (try? String(contentsOfFile: "/proc/\(member)/cmdline", encoding: .utf8))?
                 .replacingOccurrences(of: "\u{0}", with: " ") ?? "?"
-            let state = (try? String(contentsOfFile: "/proc/\(member)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first ?? "?"
+            let state =
+                (try? String(contentsOfFile: "/proc/\(member)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(
+                    2
+                ).first ?? "?"
             text += "  pid \(member) [\(state)]: \(line)\n"
         }
         let gdb = ["/usr/bin/gdb"].first { FileManager.default.isExecutableFile(atPath: $0) }
         if let gdb {
             for member in tree {
-                let stacks = try? Child(gdb, ["-batch", "-nx", "-p", "\(member)", "-ex", "thread apply all bt 30"], stderr: .discard)
+                let stacks = try? Child(
+                    gdb, ["-batch", "-nx", "-p", "\(member)", "-ex", "thread apply all bt 30"], stderr: .discard)
                 if let result = stacks?.wait(seconds: 60), !result.timedOut {
-                    text += "--- stacks of \(member)\n" + result.stdout.split(separator: "\n")
+                    text +=
+                        "--- stacks of \(member)\n"
+                        + result.stdout.split(separator: "\n")
                         .filter { $0.hasPrefix("#") || $0.hasPrefix("Thread") }.joined(separator: "\n") + "\n"
                 }
             }
@@ -228,8 +244,9 @@ public final class Child: @unchecked Sendable {  // mutable state is guarded by 
         var parents: [pid_t: pid_t] = [:]
         for entry in entries {
             guard let candidate = pid_t(entry),
-                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             if fields.count > 1, let parent = pid_t(fields[1]) { parents[candidate] = parent }
         }
@@ -256,8 +273,10 @@ public enum ChildError: Error, CustomStringConvertible {
 }
 
 /// Runs a program to its end (at most `seconds`) and returns its status and output.
-public func runChild(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                     removing: [String] = [], seconds: Double = 300) throws -> CommandResult {
+public func runChild(
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+    removing: [String] = [], seconds: Double = 300
+) throws -> CommandResult {
     try Child(executable, arguments, environment: environment, removing: removing).wait(seconds: seconds)
 }
 

@@ -23,7 +23,9 @@ public struct CommandResult: Sendable {
 }
 
 /// Runs the `driftfix` executable built beside the test bundle (or `$DRIFTFIX_BIN`), at most `seconds`.
-public func driftfix(_ arguments: [String], environment: [String: String] = [:], seconds: Double = 300) throws -> CommandResult {
+public func driftfix(_ arguments: [String], environment: [String: String] = [:], seconds: Double = 300) throws
+    -> CommandResult
+{
     try runChild(driftfixPath(), arguments, environment: environment, seconds: seconds)
 }
 
@@ -42,7 +44,8 @@ public func driftfixPath() -> String {
 
 /// Runs a program (ffmpeg, ffprobe, ...) and returns its standard output, trimmed of surrounding white space.
 public func runTool(_ path: String, _ arguments: [String], seconds: Double = 300) throws -> String {
-    try Child(path, arguments, stderr: .discard).wait(seconds: seconds).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    try Child(path, arguments, stderr: .discard).wait(seconds: seconds).stdout.trimmingCharacters(
+        in: .whitespacesAndNewlines)
 }
 
 /// The pid of a process that no longer runs: a child that has exited and been reaped (for leftovers of dead writers).

@@ -28,7 +28,8 @@ public struct EnvelopeSignal: Sendable {
         while position < Double(length) - 2000 {
             let bumpLength = 1200 + 6000 * rng.nextUnit()  // 25...150 ms at 48 kHz
             let height = 0.3 + 0.7 * rng.nextUnit()
-            bumps.append(Bump(start: position, length: min(bumpLength, Double(length) - 200 - position), height: height))
+            bumps.append(
+                Bump(start: position, length: min(bumpLength, Double(length) - 200 - position), height: height))
             position += bumpLength * (0.6 + 0.8 * rng.nextUnit())
         }
         self.bumps = bumps

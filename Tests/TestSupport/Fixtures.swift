@@ -62,7 +62,9 @@ public func fingerprint(_ path: String) -> UInt64? {
 /// A file's XXH3-64 as xxHash's own command prints it (`xxhsum -H3`), in driftfix's `xxh3:` form: an independent
 /// check of the checksums driftfix reports. Nil if xxhsum fails.
 public func xxhsum(_ path: String) -> String? {
-    guard let result = try? Child("/usr/bin/xxhsum", ["-H3", path]).wait(seconds: 60), result.status == 0, let hex = result.stdout.split(separator: "=").last?.trimmingCharacters(in: .whitespacesAndNewlines),
-          hex.count == 16 else { return nil }
+    guard let result = try? Child("/usr/bin/xxhsum", ["-H3", path]).wait(seconds: 60), result.status == 0,
+        let hex = result.stdout.split(separator: "=").last?.trimmingCharacters(in: .whitespacesAndNewlines),
+        hex.count == 16
+    else { return nil }
     return "xxh3:" + hex
 }

@@ -14,7 +14,9 @@ public func freeTCPPort() -> Int {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr = in_addr(s_addr: INADDR_ANY)  // 0.0.0.0: taken if anything holds the port on any address
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         if bound == 0 { return port }
     }

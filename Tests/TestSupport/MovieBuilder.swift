@@ -25,7 +25,9 @@ public struct Box {
 }
 
 public func be16(_ v: UInt16) -> [UInt8] { [UInt8(v >> 8), UInt8(v & 0xFF)] }
-public func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+public func be32(_ v: UInt32) -> [UInt8] {
+    [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+}
 public func be64(_ v: UInt64) -> [UInt8] { be32(UInt32(v >> 32)) + be32(UInt32(v & 0xFFFF_FFFF)) }
 
 /// Common boxes.
@@ -77,12 +79,23 @@ public enum Boxes {
         return Box("elst", p)
     }
 
-    public static func track(id: UInt32, handler: String, timescale: UInt32, duration: UInt64, edits: [(UInt64, Int64)]? = nil,
-                             version: UInt8 = 0) -> Box {
+    public static func track(
+        id: UInt32, handler: String, timescale: UInt32, duration: UInt64, edits: [(UInt64, Int64)]? = nil,
+        version: UInt8 = 0
+    ) -> Box {
         var children = [tkhd(id: id, version: version)]
         if let edits { children.append(Box("edts", children: [elst(edits, version: version)])) }
-        children.append(Box("mdia", children: [mdhd(timescale: timescale, duration: duration, version: version), hdlr(handler),
-                                                Box("minf", children: [Box("hdlr", [0, 0, 0, 0] + be32(0) + Array("alis".utf8) + [UInt8](repeating: 0, count: 13))])]))
+        children.append(
+            Box(
+                "mdia",
+                children: [
+                    mdhd(timescale: timescale, duration: duration, version: version), hdlr(handler),
+                    Box(
+                        "minf",
+                        children: [
+                            Box("hdlr", [0, 0, 0, 0] + be32(0) + Array("alis".utf8) + [UInt8](repeating: 0, count: 13))
+                        ]),
+                ]))
         return Box("trak", children: children)
     }
 
@@ -97,7 +110,9 @@ public enum Boxes {
     }
 
     /// A fragment for `track` with explicit per-sample durations (or `count` samples at the default duration).
-    public static func moof(track: UInt32, sampleDurations: [UInt32]? = nil, count: UInt32 = 0, defaultDuration: UInt32? = nil) -> Box {
+    public static func moof(
+        track: UInt32, sampleDurations: [UInt32]? = nil, count: UInt32 = 0, defaultDuration: UInt32? = nil
+    ) -> Box {
         var tfhdFlags: UInt32 = 0x02_0000
         var tfhd = be32(track)
         if let defaultDuration {
@@ -106,11 +121,17 @@ public enum Boxes {
         }
         let trun: Box
         if let durations = sampleDurations {
-            trun = Box("trun", be32(0x000301) + be32(UInt32(durations.count)) + be32(0) + durations.flatMap { be32($0) + be32(100) })
+            trun = Box(
+                "trun",
+                be32(0x000301) + be32(UInt32(durations.count)) + be32(0) + durations.flatMap { be32($0) + be32(100) })
         } else {
             trun = Box("trun", be32(0x000001) + be32(count) + be32(0))
         }
-        return Box("moof", children: [Box("mfhd", [0, 0, 0, 0] + be32(1)),
-                                      Box("traf", children: [Box("tfhd", be32(tfhdFlags) + tfhd), trun])])
+        return Box(
+            "moof",
+            children: [
+                Box("mfhd", [0, 0, 0, 0] + be32(1)),
+                Box("traf", children: [Box("tfhd", be32(tfhdFlags) + tfhd), trun]),
+            ])
     }
 }

@@ -19,8 +19,10 @@ public struct RepairTree {
 
     /// `drifted` pairs at assorted clock drifts, `inSync` within tolerance, `refused` 20% short (unexplained).
     /// `tones` per channel: fewer make big trees quicker to generate and to check.
-    public init(drifted: Int, inSync: Int = 0, refused: Int = 0, frames: Int64 = 12_000, channels: Int = 1, folders: Int = 3,
-                tones: Int = 12) throws {
+    public init(
+        drifted: Int, inSync: Int = 0, refused: Int = 0, frames: Int64 = 12_000, channels: Int = 1, folders: Int = 3,
+        tones: Int = 12
+    ) throws {
         root = TemporaryFolder("driftfix-tree")
         let format = AudioFormat(container: .wav, encoding: .pcm24, sampleRate: 48_000, channelCount: channels)
         let ppms: [Int64] = [-300, -131, -50, 80, 131, 250, -999, 1001]
@@ -28,16 +30,22 @@ public struct RepairTree {
             let folder = root.file("device\(index % folders)")
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let name = "take\(index)"
-            let signal = TestSignal(channelCount: channels, length: frames, seed: UInt64(index + 1), tonesPerChannel: tones,
-                                    maxCyclesPerSample: 0.2)
+            let signal = TestSignal(
+                channelCount: channels, length: frames, seed: UInt64(index + 1), tonesPerChannel: tones,
+                maxCyclesPerSample: 0.2)
             try writeRecording(signal, to: folder + "/\(name).wav", format: format)
             try "\(target)@48000\n".write(toFile: folder + "/\(name).duration", atomically: true, encoding: .utf8)
-            entries.append(Entry(recording: folder + "/\(name).wav", frames: frames, target: target, signal: signal, expected: expected))
+            entries.append(
+                Entry(
+                    recording: folder + "/\(name).wav", frames: frames, target: target, signal: signal,
+                    expected: expected))
         }
         var index = 0
         for i in 0..<drifted {
             let ppm = ppms[i % ppms.count] + Int64(i / ppms.count) * 7
-            try add(index, target: frames + max(1, abs(frames * ppm / 1_000_000) + 49) * (ppm < 0 ? 1 : -1), expected: .repaired)
+            try add(
+                index, target: frames + max(1, abs(frames * ppm / 1_000_000) + 49) * (ppm < 0 ? 1 : -1),
+                expected: .repaired)
             index += 1
         }
         for _ in 0..<inSync {

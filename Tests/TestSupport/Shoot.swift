@@ -43,7 +43,10 @@ public struct Shoot: Sendable {
     /// time, clips as a start timecode; nil: no timecodes.
     public var dayStart: Double?
 
-    public init(sound: TwoMicrophones.Sound = .speech, seed: UInt64 = 7, sampleRate: Int = 16000, recorders: [Recorder], clips: [Clip]) {
+    public init(
+        sound: TwoMicrophones.Sound = .speech, seed: UInt64 = 7, sampleRate: Int = 16000, recorders: [Recorder],
+        clips: [Clip]
+    ) {
         self.sound = sound
         self.seed = seed
         self.sampleRate = sampleRate
@@ -61,8 +64,9 @@ public struct Shoot: Sendable {
     /// Recorder `r` as the recording side of its microphones.
     public func recorder(_ r: Int) -> TwoMicrophones {
         let recorder = recorders[r]
-        var setup = TwoMicrophones(sampleRate: sampleRate, seconds: recorder.seconds, offset: recorder.start,
-                                   driftPPM: recorder.driftPPM, sound: sound, seed: seed)
+        var setup = TwoMicrophones(
+            sampleRate: sampleRate, seconds: recorder.seconds, offset: recorder.start,
+            driftPPM: recorder.driftPPM, sound: sound, seed: seed)
         setup.sceneLength = sceneSeconds
         setup.microphoneSeed = UInt64(r) &* 1009
         if r < recorderDropouts.count { setup.dropouts = recorderDropouts[r] }
@@ -90,7 +94,8 @@ public struct Shoot: Sendable {
 
     /// The share of clip `c` recorder `r` heard.
     public func coverage(ofClip c: Int, byRecorder r: Int) -> Double {
-        let recorder = recorders[r], clip = clips[c]
+        let recorder = recorders[r]
+        let clip = clips[c]
         let end = self.recorder(r).referenceTime(recorder.seconds)
         let overlap = min(end, clip.start + clip.seconds) - max(recorder.start, clip.start)
         return max(0, overlap / clip.seconds)
@@ -99,8 +104,9 @@ public struct Shoot: Sendable {
     /// Writes recorder `r` as a WAV file (with its BWF start time where the shoot has a `dayStart`).
     public func writeRecorder(_ r: Int, to path: String, channels: Int = 1) throws {
         let start = dayStart.map { $0 + recorders[r].start + recorders[r].timecodeError }
-        try recorder(r).write(.recording, to: path, channels: channels,
-                              timeReference: start.map { UInt64(($0 * Double(sampleRate)).rounded()) } ?? 0)
+        try recorder(r).write(
+            .recording, to: path, channels: channels,
+            timeReference: start.map { UInt64(($0 * Double(sampleRate)).rounded()) } ?? 0)
     }
 
     /// Clip `c`'s start timecode at `frameRate` (non-drop), as a camera writes it; nil without a `dayStart`.
@@ -108,7 +114,8 @@ public struct Shoot: Sendable {
         guard let dayStart else { return nil }
         let frames = Int(((dayStart + clips[c].start) * Double(frameRate)).rounded())
         let seconds = frames / frameRate
-        return String(format: "%02d:%02d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60, frames % frameRate)
+        return String(
+            format: "%02d:%02d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60, frames % frameRate)
     }
 
     /// Writes clip `c`'s scratch track as a WAV file.

@@ -54,7 +54,9 @@ public enum SignalMeasure {
     /// The lag of mono `actual` against mono `ideal` over `window` frames from frame `at`, searched within ±`maxLag`
     /// frames (positive: `actual` is late), and the normalised correlation there (near 1 where both carry the same
     /// sound). Direct time-domain correlation with a parabola through the peak: no code of the project's.
-    public static func windowLag(actual: [Float], ideal: [Float], at: Int, window: Int, maxLag: Int) -> (lag: Double, correlation: Double) {
+    public static func windowLag(actual: [Float], ideal: [Float], at: Int, window: Int, maxLag: Int) -> (
+        lag: Double, correlation: Double
+    ) {
         func correlation(_ lag: Int) -> Double {
             var sum = 0.0
             for n in at..<(at + window) where n + lag >= 0 && n + lag < actual.count && n < ideal.count {
@@ -64,8 +66,10 @@ public enum SignalMeasure {
         }
         let values = (-maxLag...maxLag).map(correlation)
         guard let best = values.indices.max(by: { values[$0] < values[$1] }) else { return (.nan, 0) }
-        var energyA = 0.0, energyB = 0.0
-        for n in at..<(at + window) where n + best - maxLag >= 0 && n + best - maxLag < actual.count && n < ideal.count {
+        var energyA = 0.0
+        var energyB = 0.0
+        for n in at..<(at + window) where n + best - maxLag >= 0 && n + best - maxLag < actual.count && n < ideal.count
+        {
             energyA += Double(actual[n + best - maxLag]) * Double(actual[n + best - maxLag])
             energyB += Double(ideal[n]) * Double(ideal[n])
         }

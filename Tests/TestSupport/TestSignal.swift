@@ -32,8 +32,9 @@ public struct TestSignal: Sendable {
             (0..<tonesPerChannel).map { _ in
                 let low = 40.0 / 48_000
                 let cycles = low + (maxCyclesPerSample - low) * rng.nextUnit()
-                return Tone(cyclesPerSample: cycles, amplitude: amplitude * (0.5 + 0.5 * rng.nextUnit()),
-                            phase: rng.nextUnit())
+                return Tone(
+                    cyclesPerSample: cycles, amplitude: amplitude * (0.5 + 0.5 * rng.nextUnit()),
+                    phase: rng.nextUnit())
             }
         }
         self.length = length

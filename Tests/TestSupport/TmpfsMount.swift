@@ -17,7 +17,9 @@ public final class TmpfsMount: @unchecked Sendable {  // immutable after init
 
     /// A tmpfs of `kibibytes` at `folder` (created if needed, kept after unmounting), or at a new temporary folder.
     public init(kibibytes: Int, readOnly: Bool = false, at folder: String? = nil) throws {
-        path = folder ?? FileManager.default.temporaryDirectory.path + "/driftfix-tmpfs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        path =
+            folder ?? FileManager.default.temporaryDirectory.path
+            + "/driftfix-tmpfs-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         ownsFolder = folder == nil
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         let options = "size=\(kibibytes)k" + (readOnly ? ",ro" : "")
@@ -43,6 +45,7 @@ public final class TmpfsMount: @unchecked Sendable {  // immutable after init
 @discardableResult
 public func run(_ program: String, _ arguments: [String]) -> Int32 {
     guard let result = try? Child(program, arguments, stdout: .discard, stderr: .discard).wait(seconds: 60),
-          !result.timedOut, !result.signaled else { return -1 }
+        !result.timedOut, !result.signaled
+    else { return -1 }
     return result.status
 }

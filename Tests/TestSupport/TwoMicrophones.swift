@@ -40,8 +40,10 @@ public struct TwoMicrophones: Sendable {
     /// Seeds the microphones' own noise and colour apart from the scene (another recorder in the same room).
     public var microphoneSeed: UInt64 = 0
 
-    public init(sampleRate: Int = 16000, seconds: Double, offset: Double = 0, driftPPM: Double = 0,
-                dropouts: [(at: Double, missing: Double)] = [], sound: Sound = .speech, seed: UInt64 = 1, noise: Double = 0.003) {
+    public init(
+        sampleRate: Int = 16000, seconds: Double, offset: Double = 0, driftPPM: Double = 0,
+        dropouts: [(at: Double, missing: Double)] = [], sound: Sound = .speech, seed: UInt64 = 1, noise: Double = 0.003
+    ) {
         self.sampleRate = sampleRate
         self.seconds = seconds
         self.offset = offset
@@ -74,7 +76,9 @@ public struct TwoMicrophones: Sendable {
         var candidate = t
         while candidate < seconds {
             let moment = referenceTime(candidate)
-            if scene.events.contains(where: { $0.start + margin <= moment && moment <= $0.start + $0.duration - margin && $0.partials.count > 4 }) {
+            if scene.events.contains(where: {
+                $0.start + margin <= moment && moment <= $0.start + $0.duration - margin && $0.partials.count > 4
+            }) {
                 return candidate
             }
             candidate += 0.005
@@ -87,7 +91,9 @@ public struct TwoMicrophones: Sendable {
     public var referenceSeconds: Double { referenceLength ?? max(1, referenceTime(seconds) + 1) }
 
     /// The scene's length: what both sides hear, and two seconds more.
-    public var sceneSeconds: Double { sceneLength ?? max(referenceStart + referenceSeconds, referenceTime(seconds)) + 2 }
+    public var sceneSeconds: Double {
+        sceneLength ?? max(referenceStart + referenceSeconds, referenceTime(seconds)) + 2
+    }
 
     /// Frames in the recording and in the reference.
     public var recordingFrames: Int { Int(seconds * Double(sampleRate)) }
@@ -96,11 +102,14 @@ public struct TwoMicrophones: Sendable {
     /// Writes one side to `path` through the project's writer, streaming (a one-hour pair needs no memory):
     /// `channels` copies of the microphone, each with noise of its own beyond the first.
     /// `timeReference`: a BWF `bext` start time (samples since midnight), 0 for none.
-    public func write(_ side: MicrophoneStream.Side, to path: String, channels: Int = 1, encoding: SampleEncoding = .pcm24,
-                      timeReference: UInt64 = 0) throws {
+    public func write(
+        _ side: MicrophoneStream.Side, to path: String, channels: Int = 1, encoding: SampleEncoding = .pcm24,
+        timeReference: UInt64 = 0
+    ) throws {
         let stream = MicrophoneStream(self, side: side)
         let format = AudioFormat(container: .wav, encoding: encoding, sampleRate: sampleRate, channelCount: channels)
-        let metadata = AudioMetadata(broadcastInfo: timeReference > 0 ? BroadcastInfo(timeReference: timeReference) : nil)
+        let metadata = AudioMetadata(
+            broadcastInfo: timeReference > 0 ? BroadcastInfo(timeReference: timeReference) : nil)
         let writer = try AudioFileWriter(path: path, format: format, metadata: metadata)
         var mono = [Float](repeating: 0, count: 16384)
         var frames = [Float](repeating: 0, count: 16384 * channels)
@@ -154,8 +163,11 @@ public final class MicrophoneStream {
             taps = [(0, 1)]
             for j in 0..<24 {
                 let delay = 0.004 + 0.076 * random.uniform()
-                taps.append((Int(delay * Double(setup.sampleRate)),
-                             Float(0.5 * exp(-Double(j) / 8) * (random.uniform() < 0.5 ? -1 : 1))))
+                taps.append(
+                    (
+                        Int(delay * Double(setup.sampleRate)),
+                        Float(0.5 * exp(-Double(j) / 8) * (random.uniform() < 0.5 ? -1 : 1))
+                    ))
             }
             maxDelay = taps.map(\.0).max() ?? 0
             history = [Float](repeating: 0, count: maxDelay)
@@ -172,15 +184,21 @@ public final class MicrophoneStream {
         switch side {
         case .recording:
             // Segments between dropouts run at a uniform step through the scene.
-            var cuts = setup.dropouts.map { Int(($0.at * rate).rounded()) }.filter { $0 > position && $0 < position + n }
+            var cuts = setup.dropouts.map { Int(($0.at * rate).rounded()) }.filter {
+                $0 > position && $0 < position + n
+            }
             cuts = [position] + cuts + [position + n]
             for i in 0..<(cuts.count - 1) {
                 let t0 = setup.referenceTime(Double(cuts[i]) / rate)
-                scene.render(into: &dry, at: cuts[i] - position, count: cuts[i + 1] - cuts[i], from: t0, step: setup.speed / rate)
+                scene.render(
+                    into: &dry, at: cuts[i] - position, count: cuts[i + 1] - cuts[i], from: t0, step: setup.speed / rate
+                )
             }
             for i in 0..<n { out[i] = Float(filter.process(Double(dry[i])) + setup.noise * random.gaussian()) }
         case .reference:
-            scene.render(into: &dry, at: maxDelay, count: n, from: setup.referenceStart + Double(position) / rate, step: 1 / rate)
+            scene.render(
+                into: &dry, at: maxDelay, count: n, from: setup.referenceStart + Double(position) / rate, step: 1 / rate
+            )
             for i in 0..<n {
                 var wet: Float = 0
                 for (delay, gain) in taps { wet += gain * dry[maxDelay + i - delay] }
@@ -197,7 +215,9 @@ public final class MicrophoneStream {
         var out = [Float](repeating: 0, count: total)
         var done = 0
         while done < total {
-            let got = out.withUnsafeMutableBufferPointer { read(into: $0.baseAddress! + done, count: min(65536, total - done)) }
+            let got = out.withUnsafeMutableBufferPointer {
+                read(into: $0.baseAddress! + done, count: min(65536, total - done))
+            }
             if got == 0 { break }
             done += got
         }
@@ -233,13 +253,20 @@ struct Scene {
                 var partials: [(Double, Double, Double)] = []
                 for h in 1...12 {
                     let f = f0 * Double(h) * (1 + 0.01 * (random.uniform() - 0.5))
-                    partials.append((f, 0.25 / Double(h).squareRoot() * exp(-pow((f - formant) / 900, 2)) + 0.02, 2 * .pi * random.uniform()))
+                    partials.append(
+                        (
+                            f, 0.25 / Double(h).squareRoot() * exp(-pow((f - formant) / 900, 2)) + 0.02,
+                            2 * .pi * random.uniform()
+                        ))
                 }
                 events.append(Event(start: t, duration: duration, partials: partials, attack: 0.01))
                 if random.uniform() < 0.3 {
                     // Hiss: a fricative of scattered high partials.
                     let hiss = (0..<14).map { _ in (1800 + 2000 * random.uniform(), 0.03, 2 * .pi * random.uniform()) }
-                    events.append(Event(start: t + duration, duration: 0.05 + 0.1 * random.uniform(), partials: hiss, attack: 0.005))
+                    events.append(
+                        Event(
+                            start: t + duration, duration: 0.05 + 0.1 * random.uniform(), partials: hiss, attack: 0.005)
+                    )
                 }
                 t += duration + 0.05 + 0.2 * random.uniform()
                 if random.uniform() < 0.04 { t += 1 + 4 * random.uniform() }  // a pause
@@ -258,12 +285,19 @@ struct Scene {
                 while t < bar {
                     let f = 220 * pow(2, Double(Int(random.uniform() * 12)) / 12)
                     let d = 0.25
-                    loopNotes.append(Event(start: t, duration: d, partials: (1...4).map { (f * Double($0), 0.1 / Double($0), 0) }, attack: 0.02))
+                    loopNotes.append(
+                        Event(
+                            start: t, duration: d, partials: (1...4).map { (f * Double($0), 0.1 / Double($0), 0) },
+                            attack: 0.02))
                     t += d
                 }
                 var start = 0.0
                 while start < length {
-                    for note in loopNotes { var e = note; e.start += start; events.append(e) }
+                    for note in loopNotes {
+                        var e = note
+                        e.start += start
+                        events.append(e)
+                    }
                     start += bar
                 }
             } else {
@@ -271,7 +305,11 @@ struct Scene {
                 while t < length {
                     let f = 220 * pow(2, Double(Int(random.uniform() * 24)) / 12)
                     let d = 0.15 + 0.45 * random.uniform()
-                    events.append(Event(start: t, duration: d, partials: (1...4).map { (f * Double($0), 0.1 / Double($0), 2 * .pi * random.uniform()) }, attack: 0.02))
+                    events.append(
+                        Event(
+                            start: t, duration: d,
+                            partials: (1...4).map { (f * Double($0), 0.1 / Double($0), 2 * .pi * random.uniform()) },
+                            attack: 0.02))
                     t += d
                 }
             }
@@ -283,7 +321,8 @@ struct Scene {
     func render(into out: inout [Float], at index: Int, count: Int, from t0: Double, step: Double) {
         let tEnd = t0 + Double(count) * step
         // Events are sorted by start and last under a second: begin the scan a second before t0.
-        var low = 0, high = events.count
+        var low = 0
+        var high = events.count
         while low < high {
             let mid = (low + high) / 2
             if events[mid].start < t0 - 1 { low = mid + 1 } else { high = mid }
@@ -302,7 +341,8 @@ struct Scene {
                 let (dc, ds) = (cos(w * step), sin(w * step))
                 for i in first...last {
                     let t = t0 + Double(i) * step - event.start
-                    let rise = min(1, t / event.attack), fall = min(1, (event.duration - t) / max(event.attack, 0.02))
+                    let rise = min(1, t / event.attack)
+                    let fall = min(1, (event.duration - t) / max(event.attack, 0.02))
                     out[index + i] += Float(partial.amplitude * max(0, min(rise, fall)) * s)
                     (c, s) = (c * dc - s * ds, s * dc + c * ds)
                 }
@@ -357,7 +397,8 @@ struct Noise {
     mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
 
     mutating func gaussian() -> Double {
-        let u = max(uniform(), 1e-300), v = uniform()
+        let u = max(uniform(), 1e-300)
+        let v = uniform()
         return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
     }
 }

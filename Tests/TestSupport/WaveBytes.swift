@@ -14,11 +14,13 @@ public enum WaveBytes {
     /// A PCM `fmt ` chunk; with `mask`, WAVE_FORMAT_EXTENSIBLE with that speaker mask.
     public static func format(channels: Int, bits: Int, rate: Int, mask: UInt32? = nil) -> [UInt8] {
         let align = channels * bits / 8
-        var body = le16(mask == nil ? 1 : 0xFFFE) + le16(UInt16(channels)) + le32(UInt32(rate))
+        var body =
+            le16(mask == nil ? 1 : 0xFFFE) + le16(UInt16(channels)) + le32(UInt32(rate))
             + le32(UInt32(rate * align)) + le16(UInt16(align)) + le16(UInt16(bits))
         if let mask {
             // cbSize 22, valid bits, mask, KSDATAFORMAT_SUBTYPE_PCM.
-            body += le16(22) + le16(UInt16(bits)) + le32(mask)
+            body +=
+                le16(22) + le16(UInt16(bits)) + le32(mask)
                 + [0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71]
         }
         return chunk("fmt ", body)
@@ -38,11 +40,14 @@ public enum WaveBytes {
 
     /// A whole WAV: RIFF header, `before` chunks, fmt, data with `audio` (its header stating `statedDataBytes`, by
     /// default the true size), then `after` (chunks or raw bytes).
-    public static func file(channels: Int, bits: Int = 16, rate: Int = 48_000, audio: [UInt8], statedDataBytes: UInt32? = nil,
-                            before: [UInt8] = [], after: [UInt8] = [], mask: UInt32? = nil) -> [UInt8] {
+    public static func file(
+        channels: Int, bits: Int = 16, rate: Int = 48_000, audio: [UInt8], statedDataBytes: UInt32? = nil,
+        before: [UInt8] = [], after: [UInt8] = [], mask: UInt32? = nil
+    ) -> [UInt8] {
         let stated = statedDataBytes ?? UInt32(truncatingIfNeeded: audio.count)
         let data = Array("data".utf8) + le32(stated) + audio + (audio.count % 2 == 1 ? [0] : [])
-        let body = Array("WAVE".utf8) + before + format(channels: channels, bits: bits, rate: rate, mask: mask) + data + after
+        let body =
+            Array("WAVE".utf8) + before + format(channels: channels, bits: bits, rate: rate, mask: mask) + data + after
         return Array("RIFF".utf8) + le32(UInt32(truncatingIfNeeded: body.count)) + body
     }
 }
