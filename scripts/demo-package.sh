@@ -13,7 +13,7 @@ driftfix=${DRIFTFIX:-driftfix}
 dir=${1:-driftfix-demo}
 rate=48000
 frames=$((10 * rate))
-rm -rf "$dir/media" "$dir/repaired" "$dir/report"
+rm -rf "${dir:?}/media" "${dir:?}/repaired" "${dir:?}/report"
 
 le32() { printf "\\x$(printf %02x $(($1 & 255)))\\x$(printf %02x $((($1 >> 8) & 255)))\\x$(printf %02x $((($1 >> 16) & 255)))\\x$(printf %02x $((($1 >> 24) & 255)))"; }
 le16() { printf "\\x$(printf %02x $(($1 & 255)))\\x$(printf %02x $((($1 >> 8) & 255)))"; }

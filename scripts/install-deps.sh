@@ -12,9 +12,10 @@ packages=(libzmq3-dev libsndfile1-dev libsamplerate0-dev libsqlite3-dev libavfor
 # multi-host test, python3 for the test that holds an SQLite lock from another program and prometheus_client's
 # text-format parser for the live-metrics test (both run as /usr/bin/python3), gdb for the stacks a
 # timed-out test prints, munge and slurm-wlm for the Slurm launcher's test on a real single-node cluster
-# (scripts/slurm-cluster.sh runs the daemons under a folder of its own), xxhsum to check output checksums.
+# (scripts/slurm-cluster.sh runs the daemons under a folder of its own), xxhsum to check output checksums,
+# and the scripts' lint in the test run (shellcheck).
 if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]]; then
-    packages+=(sox ffmpeg rubberband-cli chromium docker-compose iproute2 util-linux python3 python3-prometheus-client gdb munge slurm-wlm xxhash)
+    packages+=(sox ffmpeg rubberband-cli chromium docker-compose iproute2 util-linux python3 python3-prometheus-client gdb munge slurm-wlm xxhash shellcheck)
 fi
 
 # kubectl renders the Kubernetes manifests in their test (kubectl kustomize); apt's kubernetes-client only where no

@@ -13,6 +13,10 @@ struct Driftfix: AsyncParsableCommand {
         abstract: "Repair audio/video drift: make each recording exactly as long as its reference.",
         discussion: """
             Exit codes: 0 all good; 1 a file failed, was refused or did not verify; 2 usage or configuration error.
+
+            The manual: /usr/share/doc/driftfix/docs/ (docs/ in the source): guide.md (the commands by task), \
+            operations.md (running a fleet), formats.md, measuring-by-sound.md, reports.md, performance.md. The \
+            configuration reference is the commented /etc/driftfix/driftfix.yaml (config/driftfix.yaml).
             """,
         version: "\(version) (revision \(sourceRevision))",
         subcommands: [

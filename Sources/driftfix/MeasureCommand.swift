@@ -18,7 +18,7 @@ struct MeasureCommand: ParsableCommand {
             unmeasurable (no common sound, silence, a repeating sound, a wrong pairing) with the reason.
 
             --format json prints the measurement object that reports carry as `content` (with the lag curve). \
-            Exit code: 0 measured, 1 unmeasurable or a file that cannot be read, 2 usage errors.
+            Method, accuracy and limits: docs/measuring-by-sound.md. Exit code: 0 measured, 1 unmeasurable or a file that cannot be read, 2 usage errors.
             """
     )
 

@@ -30,7 +30,8 @@ struct RepairCommand: AsyncParsableCommand {
             acted upon. If a run did not finish (crash, reboot, SIGTERM, no workers), the next `driftfix repair` over \
             the same roots resumes it: verified work is kept, jobs out on lease run again. A pair whose recording, \
             reference, plan and verified output are unchanged since an earlier run is not repaired again (outcome \
-            `unchanged`); --full redoes everything. See also `driftfix history`.
+            `unchanged`); --full redoes everything. See also `driftfix history`, and docs/operations.md (keys, \
+            workers, metrics, what to do when a night misbehaves).
             """
     )
 

@@ -13,7 +13,8 @@ struct SyncCommand: AsyncParsableCommand {
         commandName: "sync",
         abstract: "Pair clips with recordings by their sound (no names needed) and cut each clip's audio out in sync.",
         discussion: """
-            Each ROOT is a group (a shoot: a folder and its subfolders). Every recording (audio files) and every clip \
+            Each ROOT is a group (a shoot: a folder and its subfolders), or several by the configuration's \
+            scan.sound-group (a day, a device). Every recording (audio files) and every clip \
             (video files, by the configuration's extensions) is summarised once into a print of its onsets (100 bytes \
             per second); each clip is searched for in every recording of its group, and each place found is measured \
             there (offset, drift, dropouts, confidence) as `driftfix measure` does. A recording may cover many clips; a \
@@ -22,11 +23,13 @@ struct SyncCommand: AsyncParsableCommand {
 
             With --out, each clip's audio is cut from its recording: from the clip's first moment to its last, drift \
             corrected, dropouts re-filled, exactly the clip's length at the recording's rate, proved in sync against \
-            the clip before it is placed, written as OUT/{the clip's folder}/{clip stem}.wav. Where the recording \
-            started late or stopped early, that part is silence and the report says so.
+            the clip before it is placed, written as OUT/{the clip's folder}/{clip stem}.wav (scan.sound-output), or \
+            with --mux into a copy of the clip in place of its scratch track. Where the recording started late or \
+            stopped early, that part is silence and the report says so.
 
-            Runs on this machine, on --threads threads. Exit code: 0 when every clip found was written (or listed), \
-            1 when a file could not be read or a clip's audio failed, 2 for usage errors.
+            Runs on this machine, on --threads threads; `driftfix repair --pair-by sound` does the same on workers. \
+            Method, accuracy and limits: docs/measuring-by-sound.md. Exit code: 0 when every clip found was written \
+            (or listed), 1 when a file could not be read or a clip's audio failed, 2 for usage errors.
             """
     )
 
