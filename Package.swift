@@ -163,7 +163,7 @@ let package = Package(
         .executableTarget(
             name: "DriftBench",
             dependencies: [
-                "DriftPlanning", "DriftRun", "DriftSchema", "DriftAV", "DriftPipeline",
+                "DriftPlanning", "DriftRun", "DriftSchema", "DriftAV", "DriftMedia", "DriftPipeline",
                 "DriftCore", "DriftAudio", "DriftDSP", "DriftSync", "TestSupport", "DriftCoordinator", "DriftTransport",
                 "DriftJournal",
                 .product(name: "Logging", package: "swift-log"),

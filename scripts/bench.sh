@@ -4,7 +4,7 @@
 #
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
-#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (engines resample stretch quality aac content sync
+#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (engines resample stretch quality aac content sync movieprobe
 #                                scan fleet journal dispatch repair slurm chaos compare; default: all)
 #   BENCH_JOURNAL_DEVICES=500 BENCH_JOURNAL_NIGHTS=3   the journal section: devices x 40 real repair jobs, then
 #                                unchanged nights
@@ -23,7 +23,7 @@ bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
 mkdir -p "$work"
-sections=" ${BENCH_SECTIONS:-engines resample stretch quality aac content sync scan fleet journal dispatch repair slurm chaos compare} "
+sections=" ${BENCH_SECTIONS:-engines resample stretch quality aac content sync movieprobe scan fleet journal dispatch repair slurm chaos compare} "
 want() { [[ "$sections" == *" $1 "* ]]; }
 input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
@@ -245,6 +245,13 @@ if pooled_errors:
     print("recorder drift from all its clips of a camera: worst error %.2f ppm over %d matches" % (max(pooled_errors), len(pooled_errors)))
 PY
 rm -rf "$work/shoot-out"
+fi
+
+if want movieprobe; then
+echo
+echo "## MP4/MOV reference durations: the own box parser against libavformat (BENCH_MOVIE_FILES files, 3 shapes)"
+# scan reads .mp4/.mov/.m4v references with its own parser and every other container through libavformat.
+"$bin/driftfix-bench" movieprobe "$work/movies-${BENCH_MOVIE_FILES:-20000}" --files "${BENCH_MOVIE_FILES:-20000}"
 fi
 
 if want scan; then

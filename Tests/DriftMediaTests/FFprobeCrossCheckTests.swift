@@ -72,6 +72,33 @@ struct FFprobeCrossCheckTests {
         )
     }
 
+    @Test(
+        "every movie of the fuzz corpus: the own box parser's duration is ffprobe's, to the millisecond ffmpeg states")
+    func corpusAgreesWithFFprobe() throws {
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("FuzzTests/Corpus")
+        let movies = try ["movie", "media"].flatMap { folder in
+            try FileManager.default.contentsOfDirectory(atPath: corpus.appendingPathComponent(folder).path)
+                .filter { ["mp4", "mov", "m4v"].contains(($0 as NSString).pathExtension) }
+                .map { corpus.appendingPathComponent(folder).appendingPathComponent($0).path }
+        }
+        try #require(movies.count >= 4, "\(movies)")
+        for path in movies {
+            let probe = try output(
+                "/usr/bin/ffprobe",
+                [
+                    "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=duration", "-of",
+                    "default=nw=1:nk=1", path,
+                ])
+            let expected = try #require(
+                Double(probe.split(separator: "\n").first ?? ""), "\(path): ffprobe printed \(probe)")
+            let found = try ReferenceProbe.duration(of: path).get()
+            #expect(
+                abs(found.seconds.doubleValue - expected) <= 0.001,
+                "\(path): parser \(found.seconds.doubleValue) s (\(found.source)), ffprobe \(expected) s")
+        }
+    }
+
     @Test("a Matroska reference states its end to the millisecond: a finer drift is not claimed, an MP4's is")
     func matroskaResolution() throws {
         let folder = TemporaryFolder()
