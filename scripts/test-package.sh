@@ -66,7 +66,16 @@ in_root sh -c 'ls /usr/lib/swift 2>/dev/null; ls /usr/lib/*/libswiftCore.so 2>/d
 version=$(in_root driftfix --version) || fail "driftfix --version"
 echo "test-package.sh: driftfix --version: $version"
 [[ "$version" == "$(sed -n 's/^ *static let version = "\(.*\)"$/\1/p' Sources/driftfix/Driftfix.swift) (revision "* ]] || fail "unexpected version: $version"
-in_root man -w driftfix-repair >/dev/null 2>&1 || in_root test -f /usr/share/man/man1/driftfix-repair.1.gz || fail "no man page for driftfix repair"
+# A man page for the command and for every subcommand its --help lists; the manual's pages beside the README.
+in_root test -f /usr/share/man/man1/driftfix.1.gz || fail "no man page for driftfix"
+subcommands=$(in_root driftfix --help | sed -n '/^SUBCOMMANDS:/,$p' | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p')
+[[ $(wc -w <<<"$subcommands") -ge 9 ]] || fail "driftfix --help lists too few subcommands: $subcommands"
+for command in $subcommands; do
+    in_root test -f "/usr/share/man/man1/driftfix-$command.1.gz" || fail "no man page for driftfix $command"
+done
+for page in guide operations formats measuring-by-sound performance reports development architecture protocol clusters; do
+    in_root test -f "/usr/share/doc/driftfix/docs/$page.md" || fail "the manual's $page.md is not installed"
+done
 in_root test -f /usr/share/bash-completion/completions/driftfix || fail "no bash completion"
 in_root test -f /lib/systemd/system/driftfix-worker@.service || fail "no worker unit"
 in_root getent passwd driftfix >/dev/null || fail "no driftfix system user"
