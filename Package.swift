@@ -119,7 +119,7 @@ let package = Package(
         .target(
             name: "DriftMetrics",
             dependencies: [
-                "DriftCoordinator", "DriftSchema",
+                "DriftCoordinator", "DriftCore", "DriftSchema",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -219,7 +219,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "DriftWorkerTests",
-            dependencies: ["DriftWorker", "DriftWire", "DriftAudio", "DriftCore", "TestSupport"]),
+            dependencies: ["DriftWorker", "DriftWire", "DriftAudio", "DriftCore", "DriftPipeline", "TestSupport"]),
         // The end-to-end targets name the `driftfix` executable so that it is built before they run it.
         .testTarget(
             name: "DistributedTests",

@@ -65,6 +65,8 @@ public final class Dispatcher {
     private var deaths: [Int: [String]] = [:]
     /// Per job, workers whose own disk failed it: the retry goes to another worker when there is one.
     private var avoid: [Int: Set<String>] = [:]
+    /// The kind of each job's last retryable failure: what it fails with when its attempts run out.
+    private var lastFailure: [Int: FailureKind] = [:]
     /// Workers that died, went silent or were cut off (not those that said goodbye).
     public private(set) var workersLost = 0
     /// Jobs put back in the queue, for any reason.
@@ -219,18 +221,23 @@ public final class Dispatcher {
             events.append(.duplicateResult(id: result.id, worker: peer))
             return
         }
-        if result.succeeded || result.content != nil && !result.retryable {
+        // The retry rule reads the failure's kind (a worker of this release always names one).
+        let retryable = result.failure?.retryable ?? result.retryable
+        if result.succeeded || result.content != nil && !retryable {
             // A content job's failed verification is done with its measurement, which the report shows.
             store.complete(job.id, with: result)
-        } else if result.retryable && job.attempts < settings.maxAttempts {
+        } else if retryable && job.attempts < settings.maxAttempts {
             // The destination failed on this worker (its disk full or read-only): another worker may reach it.
             avoid[job.id, default: []].insert(peer)
+            lastFailure[job.id] = result.failure ?? .outputUnwritable
             if case .leased = job.state { store.requeue(job.id, reason: result.error ?? "failed") }
             jobsRequeued += 1
             events.append(.jobRequeued(id: job.id, reason: (result.error ?? "failed") + "; trying another worker"))
             return
         } else {
-            store.fail(job.id, error: result.error ?? "failed without a reason")
+            store.fail(
+                job.id, error: result.error ?? "failed without a reason",
+                kind: result.failure ?? (retryable ? .outputUnwritable : .other))
         }
         if let finished = store.job(job.id) { events.append(.jobFinished(finished)) }
     }
@@ -258,7 +265,9 @@ public final class Dispatcher {
                     history.count >= job.attempts
                     ? "worker \(died ? "died" : "lost") \(history.count) times while processing this file: \(history.joined(separator: ", "))"
                     : "failed on \(job.attempts) attempts; last: \(reason)"
-                store.fail(id, error: error)
+                store.fail(
+                    id, error: error, kind: history.count >= job.attempts ? .workerLost : lastFailure[id] ?? .workerLost
+                )
                 if let failed = store.job(id) { events.append(.jobFinished(failed)) }
             } else {
                 store.requeue(id, reason: reason)

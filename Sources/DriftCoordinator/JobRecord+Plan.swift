@@ -39,7 +39,9 @@ extension JobRecord {
                 outputFrames: result.outputFrames, checksum: result.checksum,
                 worker: result.worker, seconds: result.seconds)
             guard result.succeeded else {
-                return PairOutcome(state: .failed(result.error ?? "failed"), attempts: attempts, content: finding)
+                return PairOutcome(
+                    state: .failed(result.error ?? "failed"), attempts: attempts, content: finding, failure: failureKind
+                )
             }
             switch result.content?.decision {
             case .skipped?:
@@ -52,7 +54,7 @@ extension JobRecord {
             case .repaired?, nil: return PairOutcome(state: repaired, attempts: attempts, content: finding)
             }
         case .failed(let error):
-            return PairOutcome(state: .failed(error), attempts: attempts)
+            return PairOutcome(state: .failed(error), attempts: attempts, failure: failureKind ?? .other)
         case .queued, .leased:
             return PairOutcome(state: .unfinished(lastError), attempts: attempts)
         }

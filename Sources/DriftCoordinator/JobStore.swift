@@ -23,6 +23,8 @@ public struct JobRecord: Sendable, Equatable {
     /// Leases handed out so far.
     public var attempts = 0
     public var lastError: String?
+    /// Why it failed, when it did: its worker's kind for a failed result, `workerLost` when its workers died.
+    public var failureKind: FailureKind?
 
     public init(
         id: Int, input: String, output: String, outputRoot: String, targetFrames: Int64, method: RepairMethod,
@@ -70,7 +72,7 @@ public protocol JobStore: AnyObject {
     /// be recorded (the job must then not be sent).
     func lease(_ id: Int, to worker: String, at time: Double) -> Int?
     func complete(_ id: Int, with result: JobResult)
-    func fail(_ id: Int, error: String)
+    func fail(_ id: Int, error: String, kind: FailureKind)
     /// Puts a leased job back in the queue, keeping its attempt count and the reason.
     func requeue(_ id: Int, reason: String)
     var all: [JobRecord] { get }
@@ -131,12 +133,14 @@ public final class InMemoryJobStore: JobStore {
         guard var job = jobs[id], !job.isFinished else { return }
         if job.state == .queued { queue.removeAll { $0 == id } }
         job.state = .done(result)
+        job.failureKind = result.succeeded ? nil : result.failure ?? (result.retryable ? .outputUnwritable : .other)
         jobs[id] = job
         unfinished -= 1
     }
 
-    public func fail(_ id: Int, error: String) {
+    public func fail(_ id: Int, error: String, kind: FailureKind) {
         guard var job = jobs[id], !job.isFinished else { return }
+        job.failureKind = kind
         if job.state == .queued { queue.removeAll { $0 == id } }
         job.state = .failed(error)
         job.lastError = error

@@ -1,3 +1,4 @@
+import DriftCore
 import DriftWire
 import Foundation
 
@@ -31,7 +32,9 @@ public final class OpenJobStore: JobStore, @unchecked Sendable {
         lock.withLock { store.lease(id, to: worker, at: time) }
     }
     public func complete(_ id: Int, with result: JobResult) { lock.withLock { store.complete(id, with: result) } }
-    public func fail(_ id: Int, error: String) { lock.withLock { store.fail(id, error: error) } }
+    public func fail(_ id: Int, error: String, kind: FailureKind) {
+        lock.withLock { store.fail(id, error: error, kind: kind) }
+    }
     public func requeue(_ id: Int, reason: String) { lock.withLock { store.requeue(id, reason: reason) } }
     public var all: [JobRecord] { lock.withLock { store.all } }
     /// One more while open, so that the run waits for the next round rather than ending between two.

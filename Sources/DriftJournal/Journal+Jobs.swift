@@ -33,21 +33,25 @@ extension Journal {
             try db.cachedStatement(
                 sql: """
                     UPDATE job SET state = 'done', error = NULL, resultAttempt = ?, resultWorker = ?, outputFrames = ?,
-                    checksum = ?, seconds = ?, resultContent = ?, resultSucceeded = ?, resultError = ? WHERE run = ? AND id = ?
+                    checksum = ?, seconds = ?, resultContent = ?, resultSucceeded = ?, resultError = ?, failure = ?
+                    WHERE run = ? AND id = ?
                     """
             ).execute(arguments: [
                 result.attempt, try ids.term(result.worker), result.outputFrames,
                 result.checksum.map(PackedHex.init), result.seconds, JournalJSON.encode(result.content),
-                result.succeeded, result.error, run, job,
+                result.succeeded, result.error, try ids.term(result.failure?.rawValue), run, job,
             ])
             if let output { try OutputRow(output, ids: ids).save(db) }
         }
     }
 
-    func recordFailed(run: Int64, job: Int, error: String) throws(JournalError) {
+    func recordFailed(run: Int64, job: Int, error: String, kind: FailureKind) throws(JournalError) {
         try write { db in
-            try db.cachedStatement(sql: "UPDATE job SET state = 'failed', error = ? WHERE run = ? AND id = ?")
-                .execute(arguments: [error, run, job])
+            let ids = JournalIds(db)
+            try db.cachedStatement(
+                sql: "UPDATE job SET state = 'failed', error = ?, failure = ? WHERE run = ? AND id = ?"
+            )
+            .execute(arguments: [error, try ids.term(kind.rawValue), run, job])
         }
     }
 

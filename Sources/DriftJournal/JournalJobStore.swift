@@ -57,9 +57,9 @@ public final class JournalJobStore: JobStore {
         memory.complete(id, with: result)
     }
 
-    public func fail(_ id: Int, error: String) {
-        record { () throws(JournalError) in try journal.recordFailed(run: run, job: id, error: error) }
-        memory.fail(id, error: error)
+    public func fail(_ id: Int, error: String, kind: FailureKind) {
+        record { () throws(JournalError) in try journal.recordFailed(run: run, job: id, error: error, kind: kind) }
+        memory.fail(id, error: error, kind: kind)
     }
 
     public func requeue(_ id: Int, reason: String) {

@@ -305,6 +305,8 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
     var resultContent: String?
     var resultSucceeded: Bool?
     var resultError: String?
+    /// Why it failed (`FailureKind`, a `term` id); NULL when it did not, and for rows before v9.
+    var failure: Int64?
 
     init(run: Int64, job: JobRecord, prints: JobFingerprints?, context: RunContext, ids: JournalIds) throws {
         self.run = run
@@ -367,14 +369,19 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
                 seconds: seconds, error: resultError)
             result.run = wireRun
             result.content = JournalJSON.decode(ContentResult.self, resultContent)
+            result.failure = texts.term(failure).flatMap(FailureKind.init(rawValue:))
             jobState = .done(result)
         case "failed": jobState = .failed(error ?? "failed")
         case "queued", "leased": jobState = .queued
         default: return nil
         }
-        return JobRecord(
+        var job = JobRecord(
             pair: PairID(recording: recording), spec: spec, audioSeconds: audioSeconds, state: jobState,
             attempts: attempts, lastError: error)
+        if state != "queued" && state != "leased" {
+            job.failureKind = texts.term(failure).flatMap(FailureKind.init(rawValue:))
+        }
+        return job
     }
 }
 

@@ -329,6 +329,11 @@ extension Journal {
                     );
                     """)
         }
+        migrator.registerMigration("v9 failure kinds") { db in
+            // Why a job failed, as a word metrics and scripts read (`input-unreadable`, `output-full`, ...): a
+            // `term` id; NULL for jobs that did not fail and for every job before v9.
+            try db.execute(sql: "ALTER TABLE job ADD COLUMN failure INTEGER")
+        }
         return migrator
     }
 }

@@ -1,4 +1,5 @@
 import DriftCoordinator
+import DriftCore
 import DriftSchema
 import Foundation
 import Prometheus
@@ -82,6 +83,12 @@ public final class LiveRunMetrics: Sendable {
                 workerSeries.done(by: result.worker, in: registry)
             } else {
                 failed.increment()
+                // By the kind the retry rule and the report read, never the message (a series per file).
+                registry.makeCounter(
+                    name: "driftfix_run_jobs_failed_by_reason_total",
+                    labels: [("reason", (job.failureKind ?? .other).rawValue)],
+                    help: "Jobs of the run in progress that failed for good, by reason."
+                ).increment()
             }
         case .workerSilent, .leaseLost, .duplicateResult, .dropped: break
         }

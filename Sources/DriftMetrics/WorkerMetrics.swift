@@ -1,3 +1,4 @@
+import DriftCore
 import Foundation
 import Prometheus
 
@@ -24,14 +25,14 @@ public final class WorkerMetrics: Sendable {
     public func started() { running.increment() }
 
     /// A job ended: the frames it wrote when it succeeded, or the reason it failed.
-    public func finished(succeeded: Bool, outputFrames: Int64?, error: String?) {
+    public func finished(succeeded: Bool, outputFrames: Int64?, failure: FailureKind?) {
         running.decrement()
         if succeeded {
             done.increment()
             frames.increment(by: outputFrames ?? 0)
         } else {
             registry.makeCounter(
-                name: "driftfix_worker_jobs_failed_total", labels: [("reason", Self.reason(error))],
+                name: "driftfix_worker_jobs_failed_total", labels: [("reason", (failure ?? .other).rawValue)],
                 help: "Jobs this worker failed, by reason."
             ).increment()
         }
@@ -40,16 +41,4 @@ public final class WorkerMetrics: Sendable {
     public func coordinator(connected isConnected: Bool) { connected.set(isConnected ? 1.0 : 0.0) }
 
     public func render() -> [UInt8] { registry.emitToBuffer() }
-
-    /// A few stable reasons, never the free text (a label per message would be a series per file).
-    static func reason(_ error: String?) -> String {
-        let text = error?.lowercased() ?? ""
-        let known: [(String, String)] = [
-            ("no space left", "disk-full"), ("disk full", "disk-full"), ("truncated", "input-truncated"),
-            ("not writable", "output-not-writable"), ("permission denied", "permission"), ("outside", "confinement"),
-            ("verification failed", "verification"), ("no such file", "missing-input"), ("corrupt", "corrupt-input"),
-            ("unsupported", "unsupported"),
-        ]
-        return known.first { text.contains($0.0) }?.1 ?? "other"
-    }
 }

@@ -135,6 +135,16 @@ public struct ProcessError: Error, CustomStringConvertible {
         self.plan = plan
     }
 
+    /// The written output did not verify: `mismatches` say how.
+    public static func unverified(_ path: String, _ mismatches: [String]) -> ProcessError {
+        var error = ProcessError(path: path, cause: "verification failed: " + mismatches.joined(separator: "; "))
+        error.isVerification = true
+        return error
+    }
+
+    /// Whether the output was written and did not verify (rather than the input or the plan failing).
+    public private(set) var isVerification = false
+
     public var description: String { "\(path): \(cause)" }
 }
 
@@ -196,9 +206,7 @@ public enum FileProcessor {
         let verification = try AudioFileVerifier.verify(
             path: staged.temporaryPath, expectedFrames: plan.targetFrames, expectedFormat: outputFormat)
         guard verification.passed else {
-            throw ProcessError(
-                path: request.output,
-                cause: "verification failed: " + verification.mismatches.joined(separator: "; "))
+            throw ProcessError.unverified(request.output, verification.mismatches)
         }
         try commit(staged, request)
         return ProcessResult(

@@ -62,8 +62,7 @@ enum MediaMux {
             expectedFrames: plan.targetFrames, expectedRate: plan.outputRate, input: target.media,
             copied: writer.copiedStreams)
         guard outcome.passed else {
-            throw ProcessError(
-                path: request.output, cause: "verification failed: " + outcome.mismatches.joined(separator: "; "))
+            throw ProcessError.unverified(request.output, outcome.mismatches)
         }
         try FileProcessor.commit(staged, request)
         var notes = writer.plan.lossy ? ["\(writer.plan.codec) re-encoded: one more generation of lossy coding"] : []

@@ -78,9 +78,7 @@ enum MediaRepair {
                 path: staged.temporaryPath, expectedFrames: plan.targetFrames,
                 expectedFormat: format)
             guard verification.passed else {
-                throw ProcessError(
-                    path: request.output,
-                    cause: "verification failed: " + verification.mismatches.joined(separator: "; "))
+                throw ProcessError.unverified(request.output, verification.mismatches)
             }
             try FileProcessor.commit(staged, request)
             return ProcessResult(
@@ -135,8 +133,7 @@ enum MediaRepair {
             },
             input: request.input, copied: writer.copiedStreams)
         guard outcome.passed else {
-            throw ProcessError(
-                path: request.output, cause: "verification failed: " + outcome.mismatches.joined(separator: "; "))
+            throw ProcessError.unverified(request.output, outcome.mismatches)
         }
         try FileProcessor.commit(staged, request)
         var notes: [String] = []

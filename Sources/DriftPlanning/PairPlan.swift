@@ -103,11 +103,14 @@ public struct PairOutcome: Sendable, Equatable {
     /// What a content job found and decided: the measurement, which measurement planned the repair, the operations
     /// that ran; nil for header jobs.
     public var content: ContentFinding?
+    /// Why it failed, where it did (or the last failure of an unfinished job).
+    public var failure: FailureKind?
 
-    public init(state: State, attempts: Int, content: ContentFinding? = nil) {
+    public init(state: State, attempts: Int, content: ContentFinding? = nil, failure: FailureKind? = nil) {
         self.state = state
         self.attempts = attempts
         self.content = content
+        self.failure = failure
     }
 }
 

@@ -69,6 +69,7 @@ public struct RunPlan: Sendable, Equatable {
                 case .failed(let error):
                     report.pairs[row].outcome = .failed
                     report.pairs[row].error = error
+                    report.pairs[row].failure = outcome.failure
                 case .unfinished(let last):
                     report.pairs[row].outcome = .unfinished
                     report.pairs[row].error = last.map { "unfinished; last: \($0)" } ?? "unfinished"

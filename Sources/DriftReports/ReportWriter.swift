@@ -104,7 +104,7 @@ public enum ReportWriter {
             "contentModel", "contentOffsetMs", "contentOffsetMsError", "contentDriftPPM", "contentDriftPPMError",
             "contentConfidence", "contentDropouts", "contentMissingMs", "headersAgree", "disagreement", "residualMs",
         ] + addedColumns + ["kind"]
-    static let addedColumns = ["pairedBy", "recordingStartSeconds", "recordingEndSeconds"]
+    static let addedColumns = ["pairedBy", "recordingStartSeconds", "recordingEndSeconds", "failure"]
 
     /// One header line, then one line per pair (`kind` = `pair`), then one per unpaired file (`unpaired`: its path
     /// in `recording` or `reference` by its kind, the reason in `error`), per scan error (`error`: the path in
@@ -146,7 +146,8 @@ public enum ReportWriter {
                 row.content.map { number($0.dropouts.reduce(0) { $0 + $1.missingMs }) },
                 row.content?.headersAgree.map { $0 ? "true" : "false" }, row.content?.disagreement,
                 row.content?.residualMs.map(number),
-                row.pairedBy, row.recordingStartSeconds.map(number), row.recordingEndSeconds.map(number), "pair",
+                row.pairedBy, row.recordingStartSeconds.map(number), row.recordingEndSeconds.map(number),
+                row.failure?.rawValue, "pair",
             ]
             lines.append(values.map { quote($0 ?? "") }.joined(separator: ","))
             try flush()

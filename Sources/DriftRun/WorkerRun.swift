@@ -79,7 +79,7 @@ private struct MetricsObserver: WorkerObserver {
 
     func jobStarted(_ job: JobSpec) { metrics.started() }
     func jobFinished(_ result: JobResult) {
-        metrics.finished(succeeded: result.succeeded, outputFrames: result.outputFrames, error: result.error)
+        metrics.finished(succeeded: result.succeeded, outputFrames: result.outputFrames, failure: result.failure)
     }
     func coordinator(connected: Bool) { metrics.coordinator(connected: connected) }
 }

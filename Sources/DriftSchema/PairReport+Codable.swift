@@ -13,6 +13,8 @@ extension PairReport {
         case device, deviceSource
         // Added with pairing by sound.
         case pairedBy, recordingStartSeconds, recordingEndSeconds
+        // Added with failure kinds.
+        case failure
     }
 
     /// The report columns, in order: JSON keys of a row and the CSV header.
@@ -60,6 +62,7 @@ extension PairReport {
         try c.encode(pairedBy, forKey: .pairedBy)
         try c.encode(recordingStartSeconds, forKey: .recordingStartSeconds)
         try c.encode(recordingEndSeconds, forKey: .recordingEndSeconds)
+        try c.encode(failure, forKey: .failure)
     }
 
     // Reports stored in a journal by an earlier release lack the newer keys: they decode with empty values.
@@ -105,6 +108,7 @@ extension PairReport {
         pairedBy = try c.decodeIfPresent(String.self, forKey: .pairedBy)
         recordingStartSeconds = try c.decodeIfPresent(Double.self, forKey: .recordingStartSeconds)
         recordingEndSeconds = try c.decodeIfPresent(Double.self, forKey: .recordingEndSeconds)
+        failure = try c.decodeIfPresent(FailureKind.self, forKey: .failure)
     }
 }
 

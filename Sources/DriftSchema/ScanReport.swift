@@ -46,6 +46,10 @@ public struct PairReport: Codable, Sendable, Equatable {
     /// `repaired`, `unchanged` (repaired by an earlier run; inputs and output unchanged), `skipped`, `refused`,
     /// `failed` or `unfinished`.
     public var outcome: RepairOutcome?
+    /// Why a `failed` pair failed, in a word scripts and metrics read: `input-unreadable`, `refused`,
+    /// `output-full`, `output-unwritable`, `verification`, `out-of-sync`, `worker-lost` or `other` (`error` says it
+    /// in a sentence).
+    public var failure: FailureKind?
     /// The repaired file.
     public var output: String?
     /// Frames in the output, as the worker verified by reopening it.

@@ -177,8 +177,11 @@ public struct JobResult: Codable, Sendable, Equatable {
     public var seconds: Double
     /// One line naming the file and the cause, when the job failed.
     public var error: String?
-    /// Whether another attempt might succeed (a write failure) rather than fail the same way (a corrupt input).
+    /// Whether another attempt might succeed (a write failure) rather than fail the same way (a corrupt input):
+    /// `failure.retryable` where the worker names a kind.
     public var retryable: Bool
+    /// What kind of failure, when the job failed.
+    public var failure: FailureKind?
     /// The job's `run`, echoed.
     public var run: Int64?
     /// A content job's decision and measurement (also on a failed sync verification, with its residual curve).

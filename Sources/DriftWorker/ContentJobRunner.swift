@@ -10,25 +10,25 @@ import Foundation
 enum ContentJobRunner {
     static func run(
         _ job: JobSpec, content: ContentJob, worker: String,
-        failure: (String, Bool) -> JobResult, seconds: () -> Double
+        failure: (String, FailureKind) -> JobResult, seconds: () -> Double
     ) -> JobResult {
         let roots = job.inputRoots ?? []
         if !content.measureOnly,
             case .failure(let reason) = Confinement.checkRoots(inputs: roots, output: job.outputRoot)
         {
-            return failure("\(job.output): refused: \(reason)", false)
+            return failure("\(job.output): refused: \(reason)", .refused)
         }
         var resolved: [String] = []
         for path in [job.input, content.reference] {
             switch Confinement.check(input: path, roots: roots) {
-            case .failure(let reason): return failure("\(path): refused: \(reason)", false)
+            case .failure(let reason): return failure("\(path): refused: \(reason)", .refused)
             case .success(let real): resolved.append(real)
             }
         }
         // The reference first: it is only read, and its descriptor is closed whatever happens next.
         let referenceDescriptor: Int32
         switch PinnedPaths.pinInput(resolved[1], inputRoots: roots) {
-        case .failure(let reason): return failure("\(content.reference): refused: \(reason)", false)
+        case .failure(let reason): return failure("\(content.reference): refused: \(reason)", .refused)
         case .success(let descriptor): referenceDescriptor = descriptor
         }
         defer { close(referenceDescriptor) }
@@ -40,19 +40,20 @@ enum ContentJobRunner {
         var recordingDescriptor: Int32?
         if content.measureOnly {
             switch PinnedPaths.pinInput(resolved[0], inputRoots: roots) {
-            case .failure(let reason): return failure("\(job.input): refused: \(reason)", false)
+            case .failure(let reason): return failure("\(job.input): refused: \(reason)", .refused)
             case .success(let descriptor): recordingDescriptor = descriptor
             }
             recordingPath = "/proc/self/fd/\(recordingDescriptor ?? -1)"
         } else {
             let output: String
             switch Confinement.check(output: job.output, root: job.outputRoot) {
-            case .failure(let reason): return failure("\(job.output): \(reason)", false)
+            case .failure(let reason): return failure("\(job.output): \(reason)", .refused)
             case .success(let real): output = real
             }
             switch PinnedPaths.pin(input: resolved[0], inputRoots: roots, output: output, outputRoot: job.outputRoot) {
-            case .failure(.input(let reason)): return failure("\(job.input): refused: \(reason)", false)
-            case .failure(.output(let reason, let retryable)): return failure("\(job.output): \(reason)", retryable)
+            case .failure(.input(let reason)): return failure("\(job.input): refused: \(reason)", .refused)
+            case .failure(.output(let reason, let retryable)):
+                return failure("\(job.output): \(reason)", retryable ? .outputUnwritable : .refused)
             case .success(let paths): pinned = paths
             }
             recordingPath = pinned?.inputPath ?? job.input
@@ -110,7 +111,7 @@ enum ContentJobRunner {
                 operations: operations, measurement: outcome.content)
             return result
         } catch let error as ContentRepair.SyncFailure {
-            var result = failure(shown(error.description), false)
+            var result = failure(shown(error.description), .outOfSync)
             result.content = ContentResult(
                 decision: .repaired, reason: error.reason, measuredBy: .content,
                 operations: {
@@ -122,15 +123,8 @@ enum ContentJobRunner {
                 }(),
                 measurement: error.content)
             return result
-        } catch let error as AudioError {
-            let retryable: Bool
-            switch error.cause {
-            case .diskFull, .writeFailed, .destinationNotWritable, .destinationMissing: retryable = true
-            default: retryable = false
-            }
-            return failure(shown(error.description), retryable)
         } catch {
-            return failure(shown("\(error)"), false)
+            return failure(shown("\(error)"), FailureKind(of: error))
         }
     }
 }

@@ -25,14 +25,17 @@ public enum JobRunner {
     private static func execute(_ job: JobSpec, worker: String, idleCores: Int, slots: CoreSlots) -> JobResult {
         let clock = ContinuousClock.now
         func seconds() -> Double { (ContinuousClock.now - clock).seconds }
-        func failure(_ message: String, retryable: Bool) -> JobResult {
+        func failure(_ message: String, _ kind: FailureKind) -> JobResult {
+            let retryable = kind.retryable
             // A retryable failure is this worker's destination failing (full, read-only, gone): another worker may
             // write elsewhere, so the message says whose disk it was.
             let volume = retryable ? Volume.mountPoint(of: job.output).map { ", volume \($0)" } ?? "" : ""
             let shown = retryable ? "\(message) (worker \(worker) on \(TemporaryName.machineName)\(volume))" : message
-            return JobResult(
+            var result = JobResult(
                 id: job.id, attempt: job.attempt, worker: worker, succeeded: false, seconds: seconds(),
                 error: shown, retryable: retryable)
+            result.failure = kind
+            return result
         }
         if job.noop {
             return JobResult(
@@ -46,27 +49,27 @@ public enum JobRunner {
             return SoundJobRunner.run(job, sound: sound, worker: worker, failure: failure, seconds: seconds)
         }
         if case .failure(let reason) = Confinement.checkRoots(inputs: job.inputRoots ?? [], output: job.outputRoot) {
-            return failure("\(job.output): refused: \(reason)", retryable: false)
+            return failure("\(job.output): refused: \(reason)", .refused)
         }
         // Resolve and check first (clear reasons), then pin: the input file and the output folder are opened
         // beneath their roots by the kernel (openat2, RESOLVE_BENEATH) and used only through those descriptors.
         let input: String
         switch Confinement.check(input: job.input, roots: job.inputRoots ?? []) {
-        case .failure(let reason): return failure("\(job.input): refused: \(reason)", retryable: false)
+        case .failure(let reason): return failure("\(job.input): refused: \(reason)", .refused)
         case .success(let resolved): input = resolved
         }
         let output: String
         switch Confinement.check(output: job.output, root: job.outputRoot) {
-        case .failure(let reason): return failure("\(job.output): \(reason)", retryable: false)
+        case .failure(let reason): return failure("\(job.output): \(reason)", .refused)
         case .success(let resolved): output = resolved
         }
         let pinned: PinnedPaths
         switch PinnedPaths.pin(
             input: input, inputRoots: job.inputRoots ?? [], output: output, outputRoot: job.outputRoot)
         {
-        case .failure(.input(let reason)): return failure("\(job.input): refused: \(reason)", retryable: false)
+        case .failure(.input(let reason)): return failure("\(job.input): refused: \(reason)", .refused)
         case .failure(.output(let reason, let retryable)):
-            return failure("\(job.output): \(reason)", retryable: retryable)
+            return failure("\(job.output): \(reason)", retryable ? .outputUnwritable : .refused)
         case .success(let paths): pinned = paths
         }
         defer { pinned.close() }
@@ -87,16 +90,9 @@ public enum JobRunner {
             return JobResult(
                 id: job.id, attempt: job.attempt, worker: worker, succeeded: true,
                 outputFrames: result.outputFrames, checksum: checksum, seconds: seconds())
-        } catch let error as AudioError {
-            // The destination may recover (space freed, another worker's disk); a bad input never will.
-            let retryable: Bool
-            switch error.cause {
-            case .diskFull, .writeFailed, .destinationNotWritable, .destinationMissing: retryable = true
-            default: retryable = false
-            }
-            return failure(shown(error.description), retryable: retryable)
         } catch {
-            return failure(shown("\(error)"), retryable: false)
+            // The destination may recover (space freed, another worker's disk); a bad input never will.
+            return failure(shown("\(error)"), FailureKind(of: error))
         }
     }
 }

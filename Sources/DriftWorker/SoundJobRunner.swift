@@ -1,3 +1,4 @@
+import DriftCore
 import DriftPipeline
 import DriftSchema
 import DriftSync
@@ -11,7 +12,7 @@ import Foundation
 enum SoundJobRunner {
     static func run(
         _ job: JobSpec, sound: SoundJob, worker: String,
-        failure: (String, Bool) -> JobResult, seconds: () -> Double
+        failure: (String, FailureKind) -> JobResult, seconds: () -> Double
     ) -> JobResult {
         let roots = job.inputRoots ?? []
         var descriptors: [Int32] = []
@@ -40,7 +41,7 @@ enum SoundJobRunner {
 
         let input: String
         switch pinInput(job.input) {
-        case .failure(let refusal): return failure(refusal.message, false)
+        case .failure(let refusal): return failure(refusal.message, .refused)
         case .success(let path): input = path
         }
         guard var task = sound.clip else {
@@ -50,14 +51,14 @@ enum SoundJobRunner {
                 if let print, print.bytes.count / 3 * 4 + 4096 > WireCodec.maxMessageBytes {
                     return failure(
                         "\(job.input): \(Int(print.seconds / 3600)) hours of sound make a print larger than one message carries (\(WireCodec.maxMessageBytes >> 20) MiB)",
-                        false)
+                        .other)
                 }
                 var result = JobResult(
                     id: job.id, attempt: job.attempt, worker: worker, succeeded: true, seconds: seconds())
                 result.sound = SoundResult(print: print?.bytes, timecode: StartTimecode.seconds(of: input))
                 return result
             } catch {
-                return failure(named("\(error)"), false)
+                return failure(named("\(error)"), FailureKind(of: error))
             }
         }
 
@@ -65,21 +66,21 @@ enum SoundJobRunner {
         if task.places.contains(where: { $0.output != nil }),
             case .failure(let reason) = Confinement.checkRoots(inputs: roots, output: job.outputRoot)
         {
-            return failure("\(job.outputRoot): refused: \(reason)", false)
+            return failure("\(job.outputRoot): refused: \(reason)", .refused)
         }
         for p in task.places.indices {
             switch pinInput(task.places[p].recording) {
-            case .failure(let refusal): return failure(refusal.message, false)
+            case .failure(let refusal): return failure(refusal.message, .refused)
             case .success(let path): task.places[p].recording = path
             }
             guard let output = task.places[p].output else { continue }
             if case .failure(let reason) = Confinement.check(output: output, root: job.outputRoot) {
-                return failure("\(output): refused: \(reason)", false)
+                return failure("\(output): refused: \(reason)", .refused)
             }
             switch PinnedPaths.folder(of: output, beneath: job.outputRoot) {
             case .failure(.input(let reason)), .failure(.output(let reason, false)):
-                return failure("\(output): \(reason)", false)
-            case .failure(.output(let reason, true)): return failure("\(output): \(reason)", true)
+                return failure("\(output): \(reason)", .refused)
+            case .failure(.output(let reason, true)): return failure("\(output): \(reason)", .outputUnwritable)
             case .success(let folder):
                 descriptors.append(folder)
                 let pinned = "/proc/self/fd/\(folder)/\((output as NSString).lastPathComponent)"

@@ -288,6 +288,8 @@ struct LeftoverTests {
         #expect(result.status == 1)
         let rows = try reportRows(report.path)
         #expect(rows["take0.wav"]?["outcome"] as? String == "failed")
+        // The kind the metrics and scripts read beside the sentence.
+        #expect(rows["take0.wav"]?["failure"] as? String == "refused", "\(rows["take0.wav"] ?? [:])")
         #expect(
             (rows["take0.wav"]?["error"] as? String)?.contains("is a FIFO (named pipe), not a regular file") == true,
             "\(rows["take0.wav"] ?? [:])")

@@ -103,7 +103,42 @@ struct DispatcherTests {
                             error: "disk full", retryable: true)), from: "a", at: Double(attempt + 1)))
         }
         #expect(store.job(1)?.state == .failed("disk full"))
+        // Without a kind (a worker that names none), the flag decides and the kind follows it.
+        #expect(store.job(2)?.failureKind == .other && store.job(1)?.failureKind == .outputUnwritable)
         #expect(d.isComplete)
+    }
+
+    @Test("the retry rule reads the failure's kind: only a destination is tried again; the kind reaches the record")
+    func failureKinds() {
+        let store = InMemoryJobStore()
+        store.add(jobs([10, 20, 30]))
+        let d = Dispatcher(store: store)
+        func failed(_ id: Int, _ attempt: Int, _ kind: FailureKind) -> WireMessage {
+            var result = JobResult(
+                id: id, attempt: attempt, worker: "a", succeeded: false, seconds: 0, error: "\(kind)")
+            result.failure = kind
+            // The flag says the opposite: the kind wins.
+            result.retryable = !kind.retryable
+            return .result(result)
+        }
+        var sent = jobsSent(d.received(hello("a", 1), from: "a", at: 0))
+        #expect(sent.map(\.1.id) == [3])
+        sent = jobsSent(d.received(failed(3, 1, .outOfSync), from: "a", at: 1))
+        #expect(store.job(3)?.isFinished == true && store.job(3)?.failureKind == .outOfSync)
+        #expect(sent.map(\.1.id) == [2])
+        // A full destination is tried again (here on the only worker) until the attempts run out.
+        var now = 2.0
+        while let (_, spec) = sent.first {
+            now += 1
+            sent = jobsSent(
+                d.received(spec.id == 2 ? failed(2, spec.attempt, .outputFull) : success(spec, "a"), from: "a", at: now)
+            )
+        }
+        #expect(d.isComplete)
+        #expect(
+            store.job(2)?.failureKind == .outputFull && store.job(2)?.attempts == 3,
+            "\(String(describing: store.job(2)))")
+        #expect(FailureKind.allCases.filter(\.retryable) == [.outputFull, .outputUnwritable])
     }
 
     @Test("a job a worker no longer lists is requeued; goodbye requeues; strangers are dropped")

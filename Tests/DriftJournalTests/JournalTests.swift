@@ -128,7 +128,7 @@ struct JournalTests {
             #expect(store.lease(4, to: "w", at: 1) == 1)  // longest first
             store.complete(4, with: result(4, run: run))
             #expect(store.lease(3, to: "w", at: 2) == 1)
-            store.fail(3, error: "x.wav: corrupt")
+            store.fail(3, error: "x.wav: corrupt", kind: .inputUnreadable)
             #expect(store.lease(2, to: "w", at: 3) == 1)
             #expect(store.failure == nil)
         }
