@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks that every target in Package.swift declares exactly the modules its sources import.
+"""Checks that every target in Package.swift declares exactly the modules its sources import, and that the module
+table of docs/architecture.md names, for each library module, exactly the project modules Package.swift declares.
 
 A module imported but not declared builds only by luck (another target happened to build it first); a module declared
 but never imported is a false claim about the architecture. System modules (Foundation, Glibc, Testing, ...) are
@@ -45,9 +46,51 @@ def main() -> int:
             problems.append(f"{name}: imports {', '.join(missing)} without declaring it")
         if unused:
             problems.append(f"{name}: declares {', '.join(unused)} but never imports it")
+    problems += check_architecture(root, manifest)
     for problem in problems:
         print(f"check-imports: {problem}", file=sys.stderr)
     return 1 if problems else 0
+
+
+def check_architecture(root, manifest):
+    """The "depends on" column of docs/architecture.md's module table against Package.swift: the project's own
+    modules only (short names: `Core` is DriftCore; packages and system libraries are described, not checked)."""
+    targets = {t["name"]: t for t in manifest["targets"]}
+    library = {n for n, t in targets.items() if t["type"] == "regular" and n.startswith("Drift")}
+    documented = {}
+    with open(os.path.join(root, "docs", "architecture.md"), encoding="utf-8") as handle:
+        for line in handle:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) < 3 or not re.fullmatch(r"`Drift[A-Za-z]+`", cells[0]):
+                continue
+            name = cells[0].strip("`")
+            if name not in library:
+                continue
+            names = set()
+            for word in re.split(r",\s*", cells[1]):
+                word = word.split("(")[0].strip()
+                for candidate in (word, "Drift" + word):
+                    if candidate in targets:
+                        names.add(candidate)
+                        break
+            documented[name] = names
+    problems = []
+    for name in sorted(library):
+        declared = set()
+        for dependency in targets[name].get("dependencies", []):
+            for kind in ("byName", "target"):
+                if kind in dependency and dependency[kind][0] in targets:
+                    declared.add(dependency[kind][0])
+        if name == "DriftRun":
+            continue  # "all of the above": the composition root
+        if name not in documented:
+            problems.append(f"docs/architecture.md: no row for {name}")
+        elif documented[name] != declared:
+            extra, missing = sorted(documented[name] - declared), sorted(declared - documented[name])
+            problems.append(f"docs/architecture.md: {name} depends on {', '.join(sorted(declared))} in Package.swift"
+                            + (f"; the page also names {', '.join(extra)}" if extra else "")
+                            + (f"; the page leaves out {', '.join(missing)}" if missing else ""))
+    return problems
 
 
 if __name__ == "__main__":
