@@ -12,119 +12,79 @@ enum ContentJobRunner {
         _ job: JobSpec, content: ContentJob, worker: String,
         failure: (String, FailureKind) -> JobResult, seconds: () -> Double
     ) -> JobResult {
-        let roots = job.inputRoots ?? []
-        if !content.measureOnly,
-            case .failure(let reason) = Confinement.checkRoots(inputs: roots, output: job.outputRoot)
+        // 1. The files: both read beneath the input roots; the output's folder beneath its root unless measuring.
+        let pinned: PinnedJob
+        switch PinnedJob.pin(
+            inputs: [job.input, content.reference], outputs: content.measureOnly ? [] : [job.output],
+            inputRoots: job.inputRoots ?? [], outputRoot: job.outputRoot)
         {
-            return failure("\(job.output): refused: \(reason)", .refused)
+        case .failure(let refusal): return failure(refusal.message, refusal.kind)
+        case .success(let paths): pinned = paths
         }
-        var resolved: [String] = []
-        for path in [job.input, content.reference] {
-            switch Confinement.check(input: path, roots: roots) {
-            case .failure(let reason): return failure("\(path): refused: \(reason)", .refused)
-            case .success(let real): resolved.append(real)
-            }
-        }
-        // The reference first: it is only read, and its descriptor is closed whatever happens next.
-        let referenceDescriptor: Int32
-        switch PinnedPaths.pinInput(resolved[1], inputRoots: roots) {
-        case .failure(let reason): return failure("\(content.reference): refused: \(reason)", .refused)
-        case .success(let descriptor): referenceDescriptor = descriptor
-        }
-        defer { close(referenceDescriptor) }
-        let referencePath = "/proc/self/fd/\(referenceDescriptor)"
+        defer { pinned.close() }
 
-        var recordingPath: String
-        var outputPath: String?
-        var pinned: PinnedPaths?
-        var recordingDescriptor: Int32?
-        if content.measureOnly {
-            switch PinnedPaths.pinInput(resolved[0], inputRoots: roots) {
-            case .failure(let reason): return failure("\(job.input): refused: \(reason)", .refused)
-            case .success(let descriptor): recordingDescriptor = descriptor
-            }
-            recordingPath = "/proc/self/fd/\(recordingDescriptor ?? -1)"
-        } else {
-            let output: String
-            switch Confinement.check(output: job.output, root: job.outputRoot) {
-            case .failure(let reason): return failure("\(job.output): \(reason)", .refused)
-            case .success(let real): output = real
-            }
-            switch PinnedPaths.pin(input: resolved[0], inputRoots: roots, output: output, outputRoot: job.outputRoot) {
-            case .failure(.input(let reason)): return failure("\(job.input): refused: \(reason)", .refused)
-            case .failure(.output(let reason, let retryable)):
-                return failure("\(job.output): \(reason)", retryable ? .outputUnwritable : .refused)
-            case .success(let paths): pinned = paths
-            }
-            recordingPath = pinned?.inputPath ?? job.input
-            outputPath = pinned?.outputPath
-        }
-        defer {
-            pinned?.close()
-            if let recordingDescriptor { close(recordingDescriptor) }
-        }
-        // Messages name the job's paths, not the descriptors.
-        func shown(_ message: String) -> String {
-            let named = pinned?.describe(message, input: job.input, output: job.output) ?? message
-            return named.replacingOccurrences(of: referencePath, with: content.reference)
-                .replacingOccurrences(of: "/proc/self/fd/\(recordingDescriptor ?? -1)", with: job.input)
-        }
-
-        let byLength = !content.headersInSync && content.headersRefusal == nil
-        let headers = HeaderPlan(
-            operations: byLength
-                ? [job.method == .stretch ? .stretch(frames: job.targetFrames) : .resample(frames: job.targetFrames)]
-                : [],
-            driftPPM: content.headerDriftPPM, recordingSeconds: content.recordingSeconds,
-            referenceSeconds: content.referenceSeconds, referenceFrames: byLength ? job.targetFrames : nil,
-            method: job.method, refusal: content.headersRefusal)
+        // 2. Measure, decide, repair and prove.
         var request = ContentRepair.Request(
-            recording: recordingPath, reference: referencePath, output: outputPath,
-            policy: content.policy, headers: headers, quality: job.quality)
+            recording: pinned.inputs[0], reference: pinned.inputs[1], output: pinned.outputs.first,
+            policy: content.policy, headers: headerPlan(job, content), quality: job.quality)
         request.engine = job.engine ?? .default
         do {
             let outcome = try ContentRepair.run(request)
-            let decision = outcome.decision
+            // 3. What it decided and did, naming the job's paths.
             var result = JobResult(
                 id: job.id, attempt: job.attempt, worker: worker, succeeded: true, seconds: seconds())
-            var operations: [String] = []
-            let kind: ContentResult.Decision
-            var reason = decision.note
-            switch decision.action {
-            case .repair(let planned) where !content.measureOnly:
-                kind = .repaired
-                operations = planned.map(\.description)
+            result.content = finding(outcome, content: content, shown: pinned.shown)
+            if case .repaired = result.content?.decision {
                 result.outputFrames = outcome.result?.outputFrames
-                result.checksum = pinned?.outputChecksum()
-            case .repair(let planned):
-                kind = .measured
-                operations = planned.map(\.description)
-            case .skip(let why):
-                kind = content.measureOnly ? .measured : .skipped
-                reason = [why, decision.note].compactMap { $0 }.joined(separator: "; ")
-            case .refuse(let why):
-                kind = content.measureOnly ? .measured : .refused
-                reason = shown(why)
+                result.checksum = pinned.checksum(ofOutput: 0)
             }
-            result.content = ContentResult(
-                decision: kind, reason: reason.map(shown), measuredBy: decision.measuredBy,
-                operations: operations, measurement: outcome.content)
             return result
         } catch let error as ContentRepair.SyncFailure {
-            var result = failure(shown(error.description), .outOfSync)
+            // A written output that did not prove in sync: failed for good, with the curve that failed.
+            var result = failure(pinned.shown(error.description), .outOfSync)
+            let operations =
+                if case .repair(let planned) = error.decision.action { planned.map(\.description) } else { [String]() }
             result.content = ContentResult(
-                decision: .repaired, reason: error.reason, measuredBy: .content,
-                operations: {
-                    if case .repair(let ops) = error.decision.action {
-                        return ops.map(\.description)
-                    } else {
-                        return []
-                    }
-                }(),
+                decision: .repaired, reason: error.reason, measuredBy: .content, operations: operations,
                 measurement: error.content)
             return result
         } catch {
-            return failure(shown("\(error)"), FailureKind(of: error))
+            return failure(pinned.shown("\(error)"), FailureKind(of: error))
         }
+    }
+
+    /// The headers' plan the job carries, for the comparison and for where the sound cannot tell.
+    private static func headerPlan(_ job: JobSpec, _ content: ContentJob) -> HeaderPlan {
+        let byLength = !content.headersInSync && content.headersRefusal == nil
+        let operation: RepairOperation =
+            job.method == .stretch ? .stretch(frames: job.targetFrames) : .resample(frames: job.targetFrames)
+        return HeaderPlan(
+            operations: byLength ? [operation] : [], driftPPM: content.headerDriftPPM,
+            recordingSeconds: content.recordingSeconds, referenceSeconds: content.referenceSeconds,
+            referenceFrames: byLength ? job.targetFrames : nil, method: job.method, refusal: content.headersRefusal)
+    }
+
+    /// The decision in the wire's words: repaired (or measured, when measuring only), skipped or refused, with why.
+    private static func finding(_ outcome: ContentRepair.Outcome, content: ContentJob, shown: (String) -> String)
+        -> ContentResult
+    {
+        let decision = outcome.decision
+        var operations: [String] = []
+        let kind: ContentResult.Decision
+        var reason = decision.note
+        switch decision.action {
+        case .repair(let planned):
+            kind = content.measureOnly ? .measured : .repaired
+            operations = planned.map(\.description)
+        case .skip(let why):
+            kind = content.measureOnly ? .measured : .skipped
+            reason = [why, decision.note].compactMap { $0 }.joined(separator: "; ")
+        case .refuse(let why):
+            kind = content.measureOnly ? .measured : .refused
+            reason = why
+        }
+        return ContentResult(
+            decision: kind, reason: reason.map(shown), measuredBy: decision.measuredBy, operations: operations,
+            measurement: outcome.content)
     }
 }

@@ -48,35 +48,18 @@ public enum JobRunner {
         if let sound = job.sound {
             return SoundJobRunner.run(job, sound: sound, worker: worker, failure: failure, seconds: seconds)
         }
-        if case .failure(let reason) = Confinement.checkRoots(inputs: job.inputRoots ?? [], output: job.outputRoot) {
-            return failure("\(job.output): refused: \(reason)", .refused)
-        }
         // Resolve and check first (clear reasons), then pin: the input file and the output folder are opened
         // beneath their roots by the kernel (openat2, RESOLVE_BENEATH) and used only through those descriptors.
-        let input: String
-        switch Confinement.check(input: job.input, roots: job.inputRoots ?? []) {
-        case .failure(let reason): return failure("\(job.input): refused: \(reason)", .refused)
-        case .success(let resolved): input = resolved
-        }
-        let output: String
-        switch Confinement.check(output: job.output, root: job.outputRoot) {
-        case .failure(let reason): return failure("\(job.output): \(reason)", .refused)
-        case .success(let resolved): output = resolved
-        }
-        let pinned: PinnedPaths
-        switch PinnedPaths.pin(
-            input: input, inputRoots: job.inputRoots ?? [], output: output, outputRoot: job.outputRoot)
+        let pinned: PinnedJob
+        switch PinnedJob.pin(
+            inputs: [job.input], outputs: [job.output], inputRoots: job.inputRoots ?? [], outputRoot: job.outputRoot)
         {
-        case .failure(.input(let reason)): return failure("\(job.input): refused: \(reason)", .refused)
-        case .failure(.output(let reason, let retryable)):
-            return failure("\(job.output): \(reason)", retryable ? .outputUnwritable : .refused)
+        case .failure(let refusal): return failure(refusal.message, refusal.kind)
         case .success(let paths): pinned = paths
         }
         defer { pinned.close() }
-        // Messages name the job's paths, not the descriptors.
-        func shown(_ message: String) -> String { pinned.describe(message, input: job.input, output: job.output) }
         var request = ProcessRequest(
-            input: pinned.inputPath, output: pinned.outputPath, target: .frames(job.targetFrames),
+            input: pinned.inputs[0], output: pinned.outputs[0], target: .frames(job.targetFrames),
             method: MethodChoice(method: job.method, reason: job.methodReason), quality: job.quality)
         request.engine = job.engine ?? .default
         request.threads = 1 + max(0, min(idleCores, slots.cores - 1))
@@ -86,13 +69,14 @@ public enum JobRunner {
             if let split = result.split {
                 logger.info("job \(job.id): \(split.chunks) chunks, \(split.byHelpers) of them on idle cores")
             }
-            let checksum = pinned.outputChecksum()
+            let checksum = pinned.checksum(ofOutput: 0)
             return JobResult(
                 id: job.id, attempt: job.attempt, worker: worker, succeeded: true,
                 outputFrames: result.outputFrames, checksum: checksum, seconds: seconds())
         } catch {
             // The destination may recover (space freed, another worker's disk); a bad input never will.
-            return failure(shown("\(error)"), FailureKind(of: error))
+            // Messages name the job's paths, not the descriptors.
+            return failure(pinned.shown("\(error)"), FailureKind(of: error))
         }
     }
 }

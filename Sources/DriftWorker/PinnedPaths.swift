@@ -138,7 +138,10 @@ struct PinnedPaths {
     }
 
     /// XXH3 of the output as renamed into the pinned folder, opened without following a link at its name.
-    func outputChecksum() -> String? {
+    func outputChecksum() -> String? { Self.checksum(of: name, in: folder) }
+
+    /// XXH3 of the regular file `name` in the pinned `folder`, opened without following a link at its name.
+    static func checksum(of name: String, in folder: Int32) -> String? {
         let descriptor = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         var info = stat()

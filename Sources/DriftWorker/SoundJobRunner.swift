@@ -6,103 +6,62 @@ import DriftWire
 import Foundation
 
 /// Runs a sound job where the files are: a file's print, or one clip's task (its places measured, the recording
-/// chosen, the clip's audio cut). Every input is checked and pinned beneath the input roots and every output folder
-/// beneath the output root, as for a repair, and used only through those descriptors; rows and messages name the
-/// job's paths.
+/// chosen, the clip's audio cut). Every input and every output folder is checked and pinned as for a repair
+/// (`PinnedJob`) and used only through those descriptors; rows and messages name the job's paths.
 enum SoundJobRunner {
     static func run(
         _ job: JobSpec, sound: SoundJob, worker: String,
         failure: (String, FailureKind) -> JobResult, seconds: () -> Double
     ) -> JobResult {
-        let roots = job.inputRoots ?? []
-        var descriptors: [Int32] = []
-        defer { for descriptor in descriptors { close(descriptor) } }
-        /// Pinned path → the job's path, to name files in what goes back.
-        var shown: [String: String] = [:]
-        func pinInput(_ path: String) -> Result<String, Refusal> {
-            switch Confinement.check(input: path, roots: roots) {
-            case .failure(let reason): return .failure(Refusal(message: "\(path): refused: \(reason)"))
-            case .success(let real):
-                switch PinnedPaths.pinInput(real, inputRoots: roots) {
-                case .failure(let reason): return .failure(Refusal(message: "\(path): refused: \(reason)"))
-                case .success(let descriptor):
-                    descriptors.append(descriptor)
-                    shown["/proc/self/fd/\(descriptor)"] = path
-                    return .success("/proc/self/fd/\(descriptor)")
-                }
-            }
+        let task = sound.clip
+        let places = task?.places ?? []
+        let pinned: PinnedJob
+        switch PinnedJob.pin(
+            inputs: [job.input] + places.map(\.recording), outputs: places.compactMap(\.output),
+            inputRoots: job.inputRoots ?? [], outputRoot: job.outputRoot)
+        {
+        case .failure(let refusal): return failure(refusal.message, refusal.kind)
+        case .success(let paths): pinned = paths
         }
-        func named(_ text: String) -> String {
-            // Longest first: /proc/self/fd/1 is a prefix of /proc/self/fd/12.
-            shown.keys.sorted { $0.count > $1.count }.reduce(text) {
-                $0.replacingOccurrences(of: $1, with: shown[$1] ?? $1)
-            }
-        }
+        defer { pinned.close() }
+        var result = JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true, seconds: 0)
 
-        let input: String
-        switch pinInput(job.input) {
-        case .failure(let refusal): return failure(refusal.message, .refused)
-        case .success(let path): input = path
-        }
-        guard var task = sound.clip else {
+        guard var task else {
             do {
-                let print = try ClipSync.print(of: input)
+                let print = try ClipSync.print(of: pinned.inputs[0])
                 // base64 in JSON: 4 bytes for 3, and the envelope.
                 if let print, print.bytes.count / 3 * 4 + 4096 > WireCodec.maxMessageBytes {
+                    let hours = Int(print.seconds / 3600)
                     return failure(
-                        "\(job.input): \(Int(print.seconds / 3600)) hours of sound make a print larger than one message carries (\(WireCodec.maxMessageBytes >> 20) MiB)",
+                        "\(job.input): \(hours) hours of sound make a print larger than one message carries (\(WireCodec.maxMessageBytes >> 20) MiB)",
                         .other)
                 }
-                var result = JobResult(
-                    id: job.id, attempt: job.attempt, worker: worker, succeeded: true, seconds: seconds())
-                result.sound = SoundResult(print: print?.bytes, timecode: StartTimecode.seconds(of: input))
+                result.sound = SoundResult(print: print?.bytes, timecode: StartTimecode.seconds(of: pinned.inputs[0]))
+                result.seconds = seconds()
                 return result
             } catch {
-                return failure(named("\(error)"), FailureKind(of: error))
+                return failure(pinned.shown("\(error)"), FailureKind(of: error))
             }
         }
 
-        task.clip = input
-        if task.places.contains(where: { $0.output != nil }),
-            case .failure(let reason) = Confinement.checkRoots(inputs: roots, output: job.outputRoot)
-        {
-            return failure("\(job.outputRoot): refused: \(reason)", .refused)
-        }
+        // The task through the pinned paths, in the order they were pinned.
+        task.clip = pinned.inputs[0]
+        var outputs = pinned.outputs.makeIterator()
         for p in task.places.indices {
-            switch pinInput(task.places[p].recording) {
-            case .failure(let refusal): return failure(refusal.message, .refused)
-            case .success(let path): task.places[p].recording = path
-            }
-            guard let output = task.places[p].output else { continue }
-            if case .failure(let reason) = Confinement.check(output: output, root: job.outputRoot) {
-                return failure("\(output): refused: \(reason)", .refused)
-            }
-            switch PinnedPaths.folder(of: output, beneath: job.outputRoot) {
-            case .failure(.input(let reason)), .failure(.output(let reason, false)):
-                return failure("\(output): \(reason)", .refused)
-            case .failure(.output(let reason, true)): return failure("\(output): \(reason)", .outputUnwritable)
-            case .success(let folder):
-                descriptors.append(folder)
-                let pinned = "/proc/self/fd/\(folder)/\((output as NSString).lastPathComponent)"
-                shown[pinned] = output
-                task.places[p].output = pinned
-            }
+            task.places[p].recording = pinned.inputs[1 + p]
+            if task.places[p].output != nil { task.places[p].output = outputs.next() }
         }
-        let rows = ClipSync.run(task).map { pinned in
-            var row = pinned
+        let rows = ClipSync.run(task).map { found in
+            var row = found
             row.reference = job.input
-            row.recording = named(row.recording)
-            row.output = row.output.map(named)
-            row.note = row.note.map(named)
-            if let reason = row.content?.reason { row.content?.reason = named(reason) }
+            row.recording = pinned.shown(row.recording)
+            row.output = row.output.map(pinned.shown)
+            row.note = row.note.map(pinned.shown)
+            if let reason = row.content?.reason { row.content?.reason = pinned.shown(reason) }
             return row
         }
-        var result = JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true, seconds: seconds())
         result.sound = SoundResult(matches: rows)
+        result.seconds = seconds()
         return result
-    }
-
-    private struct Refusal: Error {
-        var message: String
     }
 }
