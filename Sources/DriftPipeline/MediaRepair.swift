@@ -33,6 +33,47 @@ enum MediaRepair {
     static func run(_ request: ProcessRequest, progress: ((Int64, Int64) -> Void)?) throws -> ProcessResult {
         let clock = ContinuousClock.now
         let reader = try EncodedAudioReader(path: request.input, stream: request.audioStream)
+        let plan = try Self.plan(request, reader)
+        let method = plan.summary + (plan.length == .none ? "" : FileProcessor.qualityNote(plan, request))
+        let job = Job(
+            request: request, reader: reader, plan: plan, inputSummary: summary(reader.info, reader.stream),
+            method: method, started: clock)
+        if let target = request.muxInto {
+            return try MediaMux.write(
+                try FileProcessor.chain(plan, reader: reader, request: request, segmenting: false),
+                plan: plan, request: request, into: target, input: (job.inputSummary, reader.frameCount),
+                method: method, started: clock, bitsPerSample: reader.stream.bitsPerSample)
+        }
+        if let type = request.outputType ?? FileType(extension: (request.output as NSString).pathExtension) {
+            return try writeAudioFile(job, as: type, progress: progress)
+        }
+        return try rewriteMedia(job, progress: progress)
+    }
+
+    /// One repair's reading side, as its writers need it.
+    private struct Job {
+        let request: ProcessRequest
+        let reader: EncodedAudioReader
+        let plan: ProcessingPlan
+        let inputSummary: FormatSummary
+        let method: String
+        let started: ContinuousClock.Instant
+
+        func result(
+            outputFormat: FormatSummary, outputFrames: Int64, method: String, dropped: [String], notes: [String]
+        )
+            -> ProcessResult
+        {
+            ProcessResult(
+                input: request.input, output: request.output, inputFormat: inputSummary, outputFormat: outputFormat,
+                inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count), outputFrames: outputFrames,
+                method: method, methodChoice: plan.method, droppedMetadata: dropped, formatNotes: notes,
+                seconds: (ContinuousClock.now - started).seconds)
+        }
+    }
+
+    /// The request's plan for the stream, every value checked; backwards is refused.
+    private static func plan(_ request: ProcessRequest, _ reader: EncodedAudioReader) throws -> ProcessingPlan {
         let plan: ProcessingPlan
         do {
             plan = try ProcessingPlan(request: request, inputFrames: reader.frameCount, sampleRate: reader.sampleRate)
@@ -47,56 +88,48 @@ enum MediaRepair {
                     "--reverse reads compressed audio backwards, which driftfix does not do; convert it to WAV or FLAC first"
             )
         }
-        let inputSummary = summary(reader.info, reader.stream)
-        let method = plan.summary + (plan.length == .none ? "" : FileProcessor.qualityNote(plan, request))
-        if let target = request.muxInto {
-            return try MediaMux.write(
-                try FileProcessor.chain(plan, reader: reader, request: request, segmenting: false),
-                plan: plan, request: request, into: target, input: (inputSummary, reader.frameCount),
-                method: method, started: clock, bitsPerSample: reader.stream.bitsPerSample)
-        }
-        let outputExtension = (request.output as NSString).pathExtension
-        let type = request.outputType ?? FileType(extension: outputExtension)
+        return plan
+    }
+
+    /// A file libsndfile writes (`--format`, or an audio extension): the decoded samples as PCM, FLAC...
+    private static func writeAudioFile(_ job: Job, as type: FileType, progress: ((Int64, Int64) -> Void)?) throws
+        -> ProcessResult
+    {
+        let (request, reader, plan) = (job.request, job.reader, job.plan)
+        let decoded = AudioFormat(
+            container: .wav, encoding: pcmEncoding(for: reader.stream), sampleRate: reader.sampleRate,
+            channelCount: reader.channelCount)
+        let choice = try OutputFormatChoice(
+            input: decoded, type: type, encoding: request.outputEncoding, path: request.output)
+        var format = choice.format
+        format.sampleRate = plan.outputRate
+        format = format.forWriting(frames: plan.targetFrames)
         let staged = try StagedOutput(
             destination: request.output, protecting: request.input, replacing: request.replacing)
         let source = try FileProcessor.chain(plan, reader: reader, request: request, segmenting: false)
+        let writer = try AudioFileWriter(staged: staged, format: format, metadata: metadata(from: reader.info))
+        try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
+        try writer.close()
+        let verification = try AudioFileVerifier.verify(
+            path: staged.temporaryPath, expectedFrames: plan.targetFrames, expectedFormat: format)
+        guard verification.passed else { throw ProcessError.unverified(request.output, verification.mismatches) }
+        try FileProcessor.commit(staged, request)
+        return job.result(
+            outputFormat: FormatSummary(format), outputFrames: verification.foundFrames, method: job.method,
+            dropped: writer.droppedMetadata, notes: choice.notes)
+    }
 
-        if let type {
-            // A file libsndfile writes: the decoded samples as PCM, FLAC...
-            let decoded = AudioFormat(
-                container: .wav, encoding: pcmEncoding(for: reader.stream),
-                sampleRate: reader.sampleRate, channelCount: reader.channelCount)
-            let choice = try OutputFormatChoice(
-                input: decoded, type: type, encoding: request.outputEncoding, path: request.output)
-            var format = choice.format
-            format.sampleRate = plan.outputRate
-            format = format.forWriting(frames: plan.targetFrames)
-            let writer = try AudioFileWriter(staged: staged, format: format, metadata: metadata(from: reader.info))
-            try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
-            try writer.close()
-            let verification = try AudioFileVerifier.verify(
-                path: staged.temporaryPath, expectedFrames: plan.targetFrames,
-                expectedFormat: format)
-            guard verification.passed else {
-                throw ProcessError.unverified(request.output, verification.mismatches)
-            }
-            try FileProcessor.commit(staged, request)
-            return ProcessResult(
-                input: request.input, output: request.output, inputFormat: inputSummary,
-                outputFormat: FormatSummary(format),
-                inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count),
-                outputFrames: verification.foundFrames,
-                method: method, methodChoice: plan.method, droppedMetadata: writer.droppedMetadata,
-                formatNotes: choice.notes,
-                seconds: (ContinuousClock.now - clock).seconds)
-        }
-
-        // A multi-track recording: every audio stream by the same plan, unless one stream was asked for (the others
-        // are then copied as they are).
+    /// The same kind of media file: the repaired audio re-encoded, every other stream copied packet for packet. A
+    /// multi-track recording has every audio stream repaired by the same plan, unless one stream was asked for (the
+    /// others are then copied as they are).
+    private static func rewriteMedia(_ job: Job, progress: ((Int64, Int64) -> Void)?) throws -> ProcessResult {
+        let (request, reader, plan) = (job.request, job.reader, job.plan)
+        let staged = try StagedOutput(
+            destination: request.output, protecting: request.input, replacing: request.replacing)
+        let source = try FileProcessor.chain(plan, reader: reader, request: request, segmenting: false)
         var replacements = [
             MediaRewriter.Replacement(
-                stream: reader.stream.index, sampleRate: plan.outputRate,
-                targetFrames: plan.targetFrames)
+                stream: reader.stream.index, sampleRate: plan.outputRate, targetFrames: plan.targetFrames)
         ]
         var further: [(stream: Int, source: AudioSource)] = []
         if request.audioStream == nil {
@@ -105,8 +138,7 @@ enum MediaRepair {
                 let otherPlan: ProcessingPlan
                 do {
                     otherPlan = try ProcessingPlan(
-                        request: request, inputFrames: otherReader.frameCount,
-                        sampleRate: otherReader.sampleRate)
+                        request: request, inputFrames: otherReader.frameCount, sampleRate: otherReader.sampleRate)
                 } catch {
                     throw ProcessError(path: "\(request.input) (stream \(other.index))", plan: error)
                 }
@@ -132,29 +164,22 @@ enum MediaRepair {
                 .init(stream: outputIndex[$0.stream] ?? $0.stream, frames: $0.targetFrames, sampleRate: $0.sampleRate)
             },
             input: request.input, copied: writer.copiedStreams)
-        guard outcome.passed else {
-            throw ProcessError.unverified(request.output, outcome.mismatches)
-        }
+        guard outcome.passed else { throw ProcessError.unverified(request.output, outcome.mismatches) }
         try FileProcessor.commit(staged, request)
-        var notes: [String] = []
-        if writer.plan.lossy {
-            notes.append("\(writer.plan.codec) re-encoded: one more generation of lossy coding")
-        }
-
+        var notes = writer.plan.lossy ? ["\(writer.plan.codec) re-encoded: one more generation of lossy coding"] : []
         notes += writer.droppedStreams.map { "\($0) cannot go into \(writer.plan.muxer); not carried over" }
         let outputInfo = (try? MediaProbe.probe(request.output)) ?? reader.info
         let outputStream = outputInfo.streams.first { $0.index == writer.audioStreamIndex } ?? reader.stream
-        return ProcessResult(
-            input: request.input, output: request.output, inputFormat: inputSummary,
-            outputFormat: summary(outputInfo, outputStream),
-            inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count), outputFrames: outcome.foundFrames,
-            method: method + (replacements.count > 1 ? ", \(replacements.count) audio streams" : "")
-                + (writer.encodedSegments > 1
-                    ? ", \(writer.plan.codec) encoded in \(writer.encodedSegments) segments on \(request.threads) threads"
-                    : "")
-                + (outcome.copiedPackets > 0 ? ", \(outcome.copiedPackets) packets of other streams copied" : ""),
-            methodChoice: plan.method, droppedMetadata: [], formatNotes: notes,
-            seconds: (ContinuousClock.now - clock).seconds)
+        var method = job.method
+        if replacements.count > 1 { method += ", \(replacements.count) audio streams" }
+        if writer.encodedSegments > 1 {
+            method +=
+                ", \(writer.plan.codec) encoded in \(writer.encodedSegments) segments on \(request.threads) threads"
+        }
+        if outcome.copiedPackets > 0 { method += ", \(outcome.copiedPackets) packets of other streams copied" }
+        return job.result(
+            outputFormat: summary(outputInfo, outputStream), outputFrames: outcome.foundFrames, method: method,
+            dropped: [], notes: notes)
     }
 
     /// A media file's tags as the libsndfile writer carries them (FFmpeg's names: `title`, `artist`, `encoder`...).
