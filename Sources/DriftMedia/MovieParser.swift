@@ -107,69 +107,83 @@ public struct MovieParser {
                 try walk(
                     from: body, to: boxEnd, depth: depth + 1, track: &track, fragmentTrack: &fragmentTrack,
                     defaultDuration: &defaultDuration)
-            case "mvhd":
-                let p = try payload(body, boxEnd, type)
-                let (timescale, duration) = try timescaleAndDuration(p, type)
-                info.movieTimescale = timescale
-                info.movieDuration = duration
-            case "tkhd":
-                let p = try payload(body, boxEnd, type)
-                let offset = p.first == 1 ? 20 : 12
-                guard p.count >= offset + 4 else { throw .truncated("tkhd") }
-                track?.id = BigEndian.u32(p, offset)
-            case "mdhd":
-                let p = try payload(body, boxEnd, type)
-                let (timescale, duration) = try timescaleAndDuration(p, type)
-                track?.mediaTimescale = timescale
-                track?.mediaDuration = duration
-            case "hdlr":
-                let p = try payload(body, boxEnd, type)
-                guard p.count >= 12 else { throw .truncated("hdlr") }
-                // The media handler comes first; QuickTime's data handler ('alis') must not replace it.
-                if track?.handler.isEmpty == true { track?.handler = String(decoding: p[8..<12], as: UTF8.self) }
-            case "elst":
-                track?.edits = try edits(try payload(body, boxEnd, type))
-            case "mehd":
-                let p = try payload(body, boxEnd, type)
-                if p.first == 1 {
-                    guard p.count >= 12 else { throw .truncated("mehd") }
-                    info.fragmentDuration = BigEndian.u64(p, 4)
-                } else {
-                    guard p.count >= 8 else { throw .truncated("mehd") }
-                    info.fragmentDuration = UInt64(BigEndian.u32(p, 4))
-                }
-            case "trex":
-                let p = try payload(body, boxEnd, type)
-                guard p.count >= 16 else { throw .truncated("trex") }
-                let id = BigEndian.u32(p, 4)
-                let duration = BigEndian.u32(p, 12)
-                if let index = info.tracks.firstIndex(where: { $0.id == id }) {
-                    info.tracks[index].defaultSampleDuration = duration
-                }
-            case "tfhd":
-                let p = try payload(body, boxEnd, type)
-                guard p.count >= 8 else { throw .truncated("tfhd") }
-                let flags = BigEndian.u32(p, 0) & 0xFF_FFFF
-                fragmentTrack = BigEndian.u32(p, 4)
-                var offset = 8
-                if flags & 0x01 != 0 { offset += 8 }
-                if flags & 0x02 != 0 { offset += 4 }
-                defaultDuration = info.tracks.first(where: { $0.id == fragmentTrack })?.defaultSampleDuration ?? 0
-                if flags & 0x08 != 0 {
-                    guard p.count >= offset + 4 else { throw .truncated("tfhd") }
-                    defaultDuration = BigEndian.u32(p, offset)
-                }
-            case "trun":
-                let duration = try runDuration(try payload(body, boxEnd, type), defaultDuration: defaultDuration)
-                if let index = info.tracks.firstIndex(where: { $0.id == fragmentTrack }) {
-                    let (sum, overflow) = info.tracks[index].fragmentDuration.addingReportingOverflow(duration)
-                    guard !overflow else { throw .malformed("fragment durations overflow") }
-                    info.tracks[index].fragmentDuration = sum
-                }
             default:
-                break  // mdat, free, udta, stbl, ...: skipped without reading
+                try leaf(
+                    type, from: body, to: boxEnd, track: &track, fragmentTrack: &fragmentTrack,
+                    defaultDuration: &defaultDuration)
             }
             position = boxEnd
+        }
+    }
+
+    /// A box that holds values, not boxes: the times, ids, handlers, edit lists and fragment runs the duration is
+    /// made of; any other box (mdat, free, udta, stbl, ...) is skipped without reading.
+    private mutating func leaf(
+        _ type: String, from body: Int64, to boxEnd: Int64, track: inout MovieInfo.Track?, fragmentTrack: inout UInt32,
+        defaultDuration: inout UInt32
+    ) throws(MovieError) {
+        switch type {
+        case "mvhd":
+            let p = try payload(body, boxEnd, type)
+            let (timescale, duration) = try timescaleAndDuration(p, type)
+            info.movieTimescale = timescale
+            info.movieDuration = duration
+        case "tkhd":
+            let p = try payload(body, boxEnd, type)
+            let offset = p.first == 1 ? 20 : 12
+            guard p.count >= offset + 4 else { throw .truncated("tkhd") }
+            track?.id = BigEndian.u32(p, offset)
+        case "mdhd":
+            let p = try payload(body, boxEnd, type)
+            let (timescale, duration) = try timescaleAndDuration(p, type)
+            track?.mediaTimescale = timescale
+            track?.mediaDuration = duration
+        case "hdlr":
+            let p = try payload(body, boxEnd, type)
+            guard p.count >= 12 else { throw .truncated("hdlr") }
+            // The media handler comes first; QuickTime's data handler ('alis') must not replace it.
+            if track?.handler.isEmpty == true { track?.handler = String(decoding: p[8..<12], as: UTF8.self) }
+        case "elst":
+            track?.edits = try edits(try payload(body, boxEnd, type))
+        case "mehd":
+            let p = try payload(body, boxEnd, type)
+            if p.first == 1 {
+                guard p.count >= 12 else { throw .truncated("mehd") }
+                info.fragmentDuration = BigEndian.u64(p, 4)
+            } else {
+                guard p.count >= 8 else { throw .truncated("mehd") }
+                info.fragmentDuration = UInt64(BigEndian.u32(p, 4))
+            }
+        case "trex":
+            let p = try payload(body, boxEnd, type)
+            guard p.count >= 16 else { throw .truncated("trex") }
+            let id = BigEndian.u32(p, 4)
+            let duration = BigEndian.u32(p, 12)
+            if let index = info.tracks.firstIndex(where: { $0.id == id }) {
+                info.tracks[index].defaultSampleDuration = duration
+            }
+        case "tfhd":
+            let p = try payload(body, boxEnd, type)
+            guard p.count >= 8 else { throw .truncated("tfhd") }
+            let flags = BigEndian.u32(p, 0) & 0xFF_FFFF
+            fragmentTrack = BigEndian.u32(p, 4)
+            var offset = 8
+            if flags & 0x01 != 0 { offset += 8 }
+            if flags & 0x02 != 0 { offset += 4 }
+            defaultDuration = info.tracks.first(where: { $0.id == fragmentTrack })?.defaultSampleDuration ?? 0
+            if flags & 0x08 != 0 {
+                guard p.count >= offset + 4 else { throw .truncated("tfhd") }
+                defaultDuration = BigEndian.u32(p, offset)
+            }
+        case "trun":
+            let duration = try runDuration(try payload(body, boxEnd, type), defaultDuration: defaultDuration)
+            if let index = info.tracks.firstIndex(where: { $0.id == fragmentTrack }) {
+                let (sum, overflow) = info.tracks[index].fragmentDuration.addingReportingOverflow(duration)
+                guard !overflow else { throw .malformed("fragment durations overflow") }
+                info.tracks[index].fragmentDuration = sum
+            }
+        default:
+            break
         }
     }
 
