@@ -203,59 +203,88 @@ public final class MediaRewriter: AudioSink {
     /// Adds the streams, writes the header.
     private func build(replacing: [Replacement], plans: [MediaOutputPlan]) throws(AudioError) {
         let iso = ["mp4", "ipod", "mov"].contains(plan.muxer)
-        let globalHeader = (output.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER) != 0
-        var encoders: [Int: (AudioEncoder, Replacement, Int, SegmentedAudioEncoder.Make, Bool)] = [:]
+        var encoders: [Int: OpenedEncoder] = [:]
         for (replacement, plan) in zip(replacing, plans) {
-            let stream = input.stream(replacement.stream)
-            let source = input.describe(stream: replacement.stream)
-            // The new audio starts where the input's did relative to the other streams.
-            var start: Int64 = 0
-            if stream.pointee.start_time != FFmpeg.noTimestamp, stream.pointee.start_time > 0 {
-                start = av_rescale_q(
-                    stream.pointee.start_time, stream.pointee.time_base,
-                    AVRational(num: 1, den: Int32(replacement.sampleRate)))
-            }
-            var layout = stream.pointee.codecpar.pointee.ch_layout
-            if let channels = replacement.channelCount, channels != Int(layout.nb_channels) {
-                // The stream's own layout is left alone (it may own a channel map): a new default one of that width.
-                var fresh = AVChannelLayout()
-                av_channel_layout_default(&fresh, Int32(channels))
-                layout = fresh
-            }
-            // Opened first to learn the codec's frame size; the lead-in only changes the first timestamp.
-            var encoder = try AudioEncoder(
-                codecName: plan.encoder, sampleRate: replacement.sampleRate, layout: &layout,
-                bitRate: source.bitRate, bitsPerSample: replacement.bitsPerSample ?? source.bitsPerSample,
-                globalHeader: globalHeader, firstTimestamp: start, displayPath: displayPath)
-            var lead = 0
-            if iso && encoder.priming > 0 && encoder.frameSize > 0 {
-                let size = Int64(encoder.frameSize)
-                lead = Int((size - replacement.targetFrames % size) % size)
-                if lead > 0 {
-                    encoder = try AudioEncoder(
-                        codecName: plan.encoder, sampleRate: replacement.sampleRate, layout: &layout,
-                        bitRate: source.bitRate, bitsPerSample: replacement.bitsPerSample ?? source.bitsPerSample,
-                        globalHeader: globalHeader, firstTimestamp: start - Int64(lead), displayPath: displayPath)
-                }
-            }
-            encoder.firstSample = start
-            let (name, rate, bitRate, bits, display) = (
-                plan.encoder, replacement.sampleRate, source.bitRate,
-                replacement.bitsPerSample ?? source.bitsPerSample,
-                displayPath
-            )
-            let kept = Owned(layout)  // the input stream's layout, which outlives the encoders
-            let make: SegmentedAudioEncoder.Make = { (timestamp: Int64) throws(AudioError) -> AudioEncoder in
-                var layout = kept.value
-                return try AudioEncoder(
-                    codecName: name, sampleRate: rate, layout: &layout, bitRate: bitRate,
-                    bitsPerSample: bits, globalHeader: globalHeader, firstTimestamp: timestamp,
-                    displayPath: display)
-            }
-            encoders[replacement.stream] = (encoder, replacement, lead, make, plan.encoder == "aac")
+            encoders[replacement.stream] = try openEncoder(for: replacement, plan: plan, iso: iso)
         }
+        let made = try addStreams(encoders)
+        tracks = replacing.compactMap { made[$0.stream] }
+        guard tracks.count == replacing.count else {
+            throw AudioError(path: displayPath, cause: .writeFailed("could not add the audio streams"))
+        }
+        av_dict_copy(&output.pointee.metadata, input.context.pointee.metadata, 0)
+        MediaRewriter.copyChapters(from: input.context, to: output)
+        input.discardAll(except: Set(copied.keys))
+        try writeHeader(iso: iso, sampleRate: replacing[0].sampleRate)
+    }
 
-        // Streams in the input's order: replaced ones encoded, the others copied where the container can hold them.
+    /// A replaced stream's encoder, its silent lead-in (whole codec frames in MP4/MOV) and how to open more of it
+    /// (segments).
+    private struct OpenedEncoder {
+        let encoder: AudioEncoder
+        let replacement: Replacement
+        let lead: Int
+        let make: SegmentedAudioEncoder.Make
+        let aac: Bool
+    }
+
+    private func openEncoder(for replacement: Replacement, plan: MediaOutputPlan, iso: Bool) throws(AudioError)
+        -> OpenedEncoder
+    {
+        let globalHeader = (output.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER) != 0
+        let stream = input.stream(replacement.stream)
+        let source = input.describe(stream: replacement.stream)
+        // The new audio starts where the input's did relative to the other streams.
+        var start: Int64 = 0
+        if stream.pointee.start_time != FFmpeg.noTimestamp, stream.pointee.start_time > 0 {
+            start = av_rescale_q(
+                stream.pointee.start_time, stream.pointee.time_base,
+                AVRational(num: 1, den: Int32(replacement.sampleRate)))
+        }
+        var layout = stream.pointee.codecpar.pointee.ch_layout
+        if let channels = replacement.channelCount, channels != Int(layout.nb_channels) {
+            // The stream's own layout is left alone (it may own a channel map): a new default one of that width.
+            var fresh = AVChannelLayout()
+            av_channel_layout_default(&fresh, Int32(channels))
+            layout = fresh
+        }
+        // Opened first to learn the codec's frame size; the lead-in only changes the first timestamp.
+        var encoder = try AudioEncoder(
+            codecName: plan.encoder, sampleRate: replacement.sampleRate, layout: &layout,
+            bitRate: source.bitRate, bitsPerSample: replacement.bitsPerSample ?? source.bitsPerSample,
+            globalHeader: globalHeader, firstTimestamp: start, displayPath: displayPath)
+        var lead = 0
+        if iso && encoder.priming > 0 && encoder.frameSize > 0 {
+            let size = Int64(encoder.frameSize)
+            lead = Int((size - replacement.targetFrames % size) % size)
+            if lead > 0 {
+                encoder = try AudioEncoder(
+                    codecName: plan.encoder, sampleRate: replacement.sampleRate, layout: &layout,
+                    bitRate: source.bitRate, bitsPerSample: replacement.bitsPerSample ?? source.bitsPerSample,
+                    globalHeader: globalHeader, firstTimestamp: start - Int64(lead), displayPath: displayPath)
+            }
+        }
+        encoder.firstSample = start
+        let (name, rate, bitRate, bits, display) = (
+            plan.encoder, replacement.sampleRate, source.bitRate,
+            replacement.bitsPerSample ?? source.bitsPerSample,
+            displayPath
+        )
+        let kept = Owned(layout)  // the input stream's layout, which outlives the encoders
+        let make: SegmentedAudioEncoder.Make = { (timestamp: Int64) throws(AudioError) -> AudioEncoder in
+            var layout = kept.value
+            return try AudioEncoder(
+                codecName: name, sampleRate: rate, layout: &layout, bitRate: bitRate,
+                bitsPerSample: bits, globalHeader: globalHeader, firstTimestamp: timestamp,
+                displayPath: display)
+        }
+        return OpenedEncoder(
+            encoder: encoder, replacement: replacement, lead: lead, make: make, aac: plan.encoder == "aac")
+    }
+
+    /// The output's streams in the input's order: replaced ones encoded, the others copied where the container can
+    /// hold them (and said where not). Returns the replaced streams' tracks by input index.
+    private func addStreams(_ encoders: [Int: OpenedEncoder]) throws(AudioError) -> [Int: Track] {
         let sameFamily =
             MediaContainer(demuxer: input.demuxerName)
             == MediaContainer(demuxer: plan.muxer == "ipod" ? "mov" : plan.muxer)
@@ -275,16 +304,18 @@ public final class MediaRewriter: AudioSink {
             guard let to = avformat_new_stream(output, nil) else {
                 throw AudioError(path: displayPath, cause: .writeFailed("out of memory"))
             }
-            if let (encoder, replacement, lead, make, aac) = encoders[index] {
+            if let opened = encoders[index] {
+                let (encoder, replacement, lead) = (opened.encoder, opened.replacement, opened.lead)
                 avcodec_parameters_from_context(to.pointee.codecpar, encoder.context)
                 to.pointee.time_base = AVRational(num: 1, den: Int32(replacement.sampleRate))
                 // AAC packets join cleanly (see SegmentedAudioEncoder); other codecs carry state across packets
                 // (MP3's bit reservoir, FLAC's whole-stream MD5, Opus's and Vorbis's prediction): one pass.
-                let segmented = threads > 1 && aac && replacement.targetFrames > 2 * SegmentedAudioEncoder.segmentFrames
+                let segmented =
+                    threads > 1 && opened.aac && replacement.targetFrames > 2 * SegmentedAudioEncoder.segmentFrames
                 let coder: any StreamEncoder =
                     segmented
                     ? SegmentedAudioEncoder(
-                        first: encoder, firstTimestamp: encoder.firstSample - Int64(lead), make: make,
+                        first: encoder, firstTimestamp: encoder.firstSample - Int64(lead), make: opened.make,
                         threads: threads)
                     : encoder
                 made[index] = Track(
@@ -303,19 +334,16 @@ public final class MediaRewriter: AudioSink {
             to.pointee.disposition = from.pointee.disposition
             av_dict_copy(&to.pointee.metadata, from.pointee.metadata, 0)
         }
-        tracks = replacing.compactMap { made[$0.stream] }
-        guard tracks.count == replacing.count else {
-            throw AudioError(path: displayPath, cause: .writeFailed("could not add the audio streams"))
-        }
-        av_dict_copy(&output.pointee.metadata, input.context.pointee.metadata, 0)
-        MediaRewriter.copyChapters(from: input.context, to: output)
-        input.discardAll(except: Set(copied.keys))
+        return made
+    }
 
+    /// Opens the output through its descriptor and writes the header (MP4/MOV: edit lists in the audio's time scale).
+    private func writeHeader(iso: Bool, sampleRate: Int) throws(AudioError) {
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
         if iso {
             // Edit lists in the audio's own time scale: exact to the sample.
-            av_dict_set(&options, "movie_timescale", "\(replacing[0].sampleRate)", 0)
+            av_dict_set(&options, "movie_timescale", "\(sampleRate)", 0)
             if input.indexFirst { av_dict_set(&options, "movflags", "+faststart", 0) }
         }
         var io: UnsafeMutablePointer<AVIOContext>?
