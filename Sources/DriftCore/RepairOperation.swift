@@ -3,7 +3,7 @@
 /// Header measurements know only two lengths, so their plans hold one `resample` or `stretch`. Content measurements
 /// (a start offset, dropouts at known places) add the others: trim or pad the start, trim or pad the end (a clip cut
 /// from a long recording), re-insert missing samples where they went missing, then change the length.
-public enum RepairOperation: Hashable, Sendable, CustomStringConvertible {
+public enum RepairOperation: Hashable, Sendable, CustomStringConvertible, Codable {
     /// Drop this many frames at the start (the recording started before its reference).
     case trimStart(frames: Int64)
     /// Put this many frames of silence before the start (the recording started after its reference).
@@ -73,6 +73,25 @@ public enum RepairOperation: Hashable, Sendable, CustomStringConvertible {
             self = .insert(atFrame: at, frames: n)
         default: return nil
         }
+    }
+
+    /// The operation's name in its text form: `trim-start`, `insert`, `resample`...
+    public var name: String { String(description.prefix { $0 != " " }) }
+
+    /// Coded as its stable text form (`"resample 2880377"`), as reports, the wire and the journal write it.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let operation = RepairOperation(text) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "'\(text)' is not a repair operation")
+        }
+        self = operation
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
     }
 
     /// A list in its stable text form, one operation per line.

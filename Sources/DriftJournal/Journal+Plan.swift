@@ -137,7 +137,7 @@ extension Journal {
             }
             let ids = JournalIds(db, names: names)
             for row in report.pairs {
-                let executed = row.operations.isEmpty ? nil : row.operations.joined(separator: "\n")
+                let executed = row.operations.isEmpty ? nil : RepairOperation.text(row.operations)
                 try update.execute(arguments: [
                     try ids.term(row.outcome?.rawValue), try ids.name(row.output), row.outputFrames,
                     row.checksum.map(PackedHex.init),

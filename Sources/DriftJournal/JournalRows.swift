@@ -155,9 +155,9 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
         return sync == derived ? nil : (sync ?? "")
     }
 
-    static func executed(_ operations: [String], planned: String) -> String? {
+    static func executed(_ operations: [RepairOperation], planned: String) -> String? {
         guard !operations.isEmpty else { return nil }
-        let text = operations.joined(separator: "\n")
+        let text = RepairOperation.text(operations)
         return text == planned ? "=" : text
     }
 
@@ -202,7 +202,11 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
         row.processingSeconds = processingSeconds
         row.measuredBy = texts.term(measuredBy).flatMap(PlanMeasurement.init(rawValue:)) ?? .headers
         row.content = JournalJSON.decode(ContentMeasurement.self, content)
-        row.operations = executed.map { ($0 == "=" ? operations : $0).components(separatedBy: "\n") } ?? []
+        // One text form in every column (`RepairOperation.text`); a line that does not parse is dropped, not fatal.
+        row.operations =
+            executed.map { text in
+                (text == "=" ? operations : text).split(separator: "\n").compactMap { RepairOperation($0) }
+            } ?? []
         row.contentNote = contentNote
         return row
     }

@@ -105,7 +105,7 @@ extension ClipSync {
                 engine: engine, limitMs: task.residualLimitMs, mux: task.mux)
             row.output = output
             row.outputFrames = repair.result.outputFrames
-            row.operations = repair.operations.map(\.description)
+            row.operations = repair.operations
             row.content?.residualMs = repair.verification.residualMs
             row.content?.residualLimitMs = repair.verification.limitMs
             if match.coverage < 0.999 {

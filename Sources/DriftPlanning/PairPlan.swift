@@ -118,11 +118,13 @@ public struct PairOutcome: Sendable, Equatable {
 public struct ContentFinding: Sendable, Equatable {
     public var measurement: ContentMeasurement?
     public var measuredBy: PlanMeasurement
-    public var operations: [String]
+    public var operations: [RepairOperation]
     /// Why content was not used, or what else QA should know.
     public var note: String?
 
-    public init(measurement: ContentMeasurement?, measuredBy: PlanMeasurement, operations: [String], note: String?) {
+    public init(
+        measurement: ContentMeasurement?, measuredBy: PlanMeasurement, operations: [RepairOperation], note: String?
+    ) {
         self.measurement = measurement
         self.measuredBy = measuredBy
         self.operations = operations

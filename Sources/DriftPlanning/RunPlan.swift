@@ -45,7 +45,7 @@ public struct RunPlan: Sendable, Equatable {
                 report.pairs[row].worker = previous.worker
             case .repair:
                 report.pairs[row].output = plan.output
-                report.pairs[row].operations = plan.operations.map(\.description)
+                report.pairs[row].operations = plan.operations
                 guard let outcome = outcomes[id] else {
                     report.pairs[row].outcome = .unfinished
                     report.pairs[row].error = "unfinished"

@@ -49,7 +49,7 @@ extension HTMLReport {
         html += beforeChart(row, content)
         html += afterChart(content)
         html += "</div><div class=\"note\">measured by \(row.measuredBy.rawValue)"
-        if !row.operations.isEmpty { html += " · " + escape(row.operations.joined(separator: "; ")) }
+        if !row.operations.isEmpty { html += " · " + escape(row.operations.map(\.description).joined(separator: "; ")) }
         if let outcome = row.outcome { html += " · \(outcome.rawValue)" }
         if let note = row.contentNote { html += " · " + escape(note) }
         return html + "</div></figure>"

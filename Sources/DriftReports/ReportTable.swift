@@ -73,7 +73,7 @@ public enum ReportTable {
         }
         if pair.measuredBy == .content, !pair.operations.isEmpty {
             parts.append(
-                pair.operations.map { $0.split(separator: " ").first.map(String.init) ?? $0 }
+                pair.operations.map(\.name)
                     .reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }.joined(separator: ", "))
         }
         if let note = pair.contentNote, pair.outcome != .refused || pair.error != note { parts.append(note) }

@@ -113,8 +113,8 @@ public struct MeasureRun {
         }
         var steps: [String] = []
         for operation in result.operations {
-            let name = operation.split(separator: " ").first.map(String.init) ?? operation
-            let count = result.operations.filter { $0.hasPrefix(name + " ") }.count
+            let name = operation.name
+            let count = result.operations.filter { $0.name == name }.count
             let step = name == "insert" ? "re-insert \(count) dropout\(count == 1 ? "" : "s")" : name
             if !steps.contains(step) { steps.append(step) }
         }

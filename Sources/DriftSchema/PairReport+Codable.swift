@@ -102,7 +102,7 @@ extension PairReport {
         processingSeconds = try c.decodeIfPresent(Double.self, forKey: .processingSeconds)
         warnings = try c.decodeIfPresent([String].self, forKey: .warnings) ?? []
         measuredBy = try c.decodeIfPresent(PlanMeasurement.self, forKey: .measuredBy) ?? .headers
-        operations = try c.decodeIfPresent([String].self, forKey: .operations) ?? []
+        operations = try c.decodeIfPresent([RepairOperation].self, forKey: .operations) ?? []
         content = try c.decodeIfPresent(ContentMeasurement.self, forKey: .content)
         contentNote = try c.decodeIfPresent(String.self, forKey: .contentNote)
         pairedBy = try c.decodeIfPresent(String.self, forKey: .pairedBy)
@@ -133,7 +133,7 @@ extension ScanSummary {
         worstDriftPPM = try c.decodeIfPresent(Double.self, forKey: .worstDriftPPM)
         worstDriftRecording = try c.decodeIfPresent(String.self, forKey: .worstDriftRecording)
         flagged = try c.decode(Int.self, forKey: .flagged)
-        outcomes = try c.decodeIfPresent([String: Int].self, forKey: .outcomes) ?? [:]
+        outcomes = try c.decodeIfPresent([RepairOutcome: Int].self, forKey: .outcomes) ?? [:]
     }
 }
 

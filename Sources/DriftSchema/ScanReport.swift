@@ -66,7 +66,7 @@ public struct PairReport: Codable, Sendable, Equatable {
     public var measuredBy: PlanMeasurement = .headers
     /// The operations that ran (or, before a run, that the headers plan): `resample 2880377`, `pad-start 96000`,
     /// `insert 1440000+1022`...; empty when nothing runs.
-    public var operations: [String] = []
+    public var operations: [RepairOperation] = []
     /// The sound's measurement against the reference's own audio (`scan --content`, a content policy); null where
     /// it was not measured.
     public var content: ContentMeasurement? {
@@ -156,7 +156,7 @@ extension PairReport {
 }
 
 /// What `driftfix repair` did with a pair.
-public enum RepairOutcome: String, Codable, Sendable, CaseIterable {
+public enum RepairOutcome: String, Codable, CodingKeyRepresentable, Sendable, CaseIterable {
     case repaired, unchanged, skipped, refused, failed, unfinished
 
     /// Whether the pair ends the run in a good state (the exit code is 0 only when every pair does).
@@ -218,7 +218,7 @@ public struct ScanSummary: Codable, Sendable, Equatable {
     public var worstDriftRecording: String?
     public var flagged: Int
     /// Outcome counts after `driftfix repair`; empty for a scan.
-    public var outcomes: [String: Int]
+    public var outcomes: [RepairOutcome: Int]
 
     public init(pairs: [PairReport], unpaired: Int, issues: Int, skipped: Int = 0) {
         self.pairs = pairs.count
@@ -235,7 +235,7 @@ public struct ScanSummary: Codable, Sendable, Equatable {
         worstDriftPPM = worst?.driftPPM
         worstDriftRecording = worst?.recording
         flagged = pairs.filter { !$0.flags.isEmpty }.count
-        outcomes = Dictionary(grouping: pairs.compactMap(\.outcome), by: \.rawValue).mapValues(\.count)
+        outcomes = Dictionary(grouping: pairs.compactMap(\.outcome), by: { $0 }).mapValues(\.count)
     }
 }
 

@@ -70,7 +70,7 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
         /// After a repair: the clip's audio, its length and the operations that cut it.
         public var output: String?
         public var outputFrames: Int64?
-        public var operations: [String]?
+        public var operations: [RepairOperation]?
 
         public enum Status: String, Codable, Sendable, CaseIterable {
             /// Sure, and the clip's chosen recording.

@@ -102,12 +102,12 @@ public struct ContentResult: Codable, Sendable, Equatable {
     public var reason: String?
     public var measuredBy: PlanMeasurement
     /// The operations that ran (their stable text: `pad-start 96000`, `insert 1440000+1022`, `resample 8640123`).
-    public var operations: [String]
+    public var operations: [RepairOperation]
     /// The sound's measurement; nil where the reference has none.
     public var measurement: ContentMeasurement?
 
     public init(
-        decision: Decision, reason: String?, measuredBy: PlanMeasurement, operations: [String],
+        decision: Decision, reason: String?, measuredBy: PlanMeasurement, operations: [RepairOperation],
         measurement: ContentMeasurement?
     ) {
         self.decision = decision

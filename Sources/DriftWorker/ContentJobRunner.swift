@@ -43,7 +43,7 @@ enum ContentJobRunner {
             // A written output that did not prove in sync: failed for good, with the curve that failed.
             var result = failure(pinned.shown(error.description), .outOfSync)
             let operations =
-                if case .repair(let planned) = error.decision.action { planned.map(\.description) } else { [String]() }
+                if case .repair(let planned) = error.decision.action { planned } else { [RepairOperation]() }
             result.content = ContentResult(
                 decision: .repaired, reason: error.reason, measuredBy: .content, operations: operations,
                 measurement: error.content)
@@ -69,13 +69,13 @@ enum ContentJobRunner {
         -> ContentResult
     {
         let decision = outcome.decision
-        var operations: [String] = []
+        var operations: [RepairOperation] = []
         let kind: ContentResult.Decision
         var reason = decision.note
         switch decision.action {
         case .repair(let planned):
             kind = content.measureOnly ? .measured : .repaired
-            operations = planned.map(\.description)
+            operations = planned
         case .skip(let why):
             kind = content.measureOnly ? .measured : .skipped
             reason = [why, decision.note].compactMap { $0 }.joined(separator: "; ")

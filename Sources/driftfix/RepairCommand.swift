@@ -218,7 +218,7 @@ struct RepairCommand: AsyncParsableCommand {
 
     static func outcomeLine(_ report: ScanReport) -> String {
         let counts = report.summary.outcomes
-        return RepairOutcome.allCases.map { "\(counts[$0.rawValue] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
+        return RepairOutcome.allCases.map { "\(counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
     }
 
 }

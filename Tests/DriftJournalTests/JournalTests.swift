@@ -188,11 +188,11 @@ struct JournalTests {
             repaired = result(1, run: run)
             repaired.content = ContentResult(
                 decision: .repaired, reason: nil, measuredBy: .content,
-                operations: ["pad-start 71991", "resample 2880377"], measurement: measurement)
+                operations: [.padStart(frames: 71991), .resample(frames: 2_880_377)], measurement: measurement)
             failed.run = run
             failed.content = ContentResult(
                 decision: .repaired, reason: "residual lag 3.200 ms exceeds 0.500 ms", measuredBy: .content,
-                operations: ["insert 1920972+1440"], measurement: measurement)
+                operations: [.insert(atFrame: 1_920_972, frames: 1440)], measurement: measurement)
             _ = store.lease(2, to: "w", at: 1)
             store.complete(2, with: failed)
             _ = store.lease(1, to: "w", at: 2)

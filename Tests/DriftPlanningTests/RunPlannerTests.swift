@@ -91,7 +91,7 @@ struct RunPlannerTests {
         #expect(rows["/m/cam/a.wav"]?.outcome == .failed && rows["/m/cam/a.wav"]?.error == "a.wav: corrupt")
         #expect(rows["/m/cam/b.wav"]?.outcome == .unfinished && rows["/m/cam/b.wav"]?.output == "/out/cam/b.wav")
         #expect(rows["/m/cam/d.wav"]?.outcome == .skipped)
-        #expect(folded.summary.outcomes == ["repaired": 1, "failed": 1, "unfinished": 1, "skipped": 1])
+        #expect(folded.summary.outcomes == [.repaired: 1, .failed: 1, .unfinished: 1, .skipped: 1])
         #expect(!folded.isGoodRun)
     }
 

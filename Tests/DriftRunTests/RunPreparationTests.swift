@@ -143,7 +143,7 @@ struct InProcessRunTests {
         }
         let first = try await night()
         #expect(first.succeeded && first.status == .complete)
-        #expect(first.report.summary.outcomes == ["repaired": 4, "skipped": 1])
+        #expect(first.report.summary.outcomes == [.repaired: 4, .skipped: 1])
         for entry in tree.entries where entry.expected == .repaired {
             let (samples, _, frames) = try readAll(tree.output(entry, in: out.path))
             #expect(frames == entry.target)
@@ -152,7 +152,7 @@ struct InProcessRunTests {
             #expect(snr > 100, "SNR \(snr) dB")
         }
         let second = try await night(worker: false)
-        #expect(second.succeeded && second.report.summary.outcomes == ["unchanged": 4, "skipped": 1])
+        #expect(second.succeeded && second.report.summary.outcomes == [.unchanged: 4, .skipped: 1])
         #expect(second.report.history?.runs.count == 2)
     }
 }

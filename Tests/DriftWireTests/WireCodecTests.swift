@@ -63,7 +63,7 @@ struct WireCodecTests {
             status: .used, note: nil)
         match.output = "/o/camera/C0001.wav"
         match.outputFrames = 2_940_000
-        match.operations = ["trim-start 38993808", "resample 2940000"]
+        match.operations = [.trimStart(frames: 38_993_808), .resample(frames: 2_940_000)]
         result.sound = SoundResult(
             print: Data([0x44, 0x46, 0x53, 0x50, 1, 0, 0, 0, 0, 0, 0, 0, 0, 7, 200]), timecode: 36_017.3,
             matches: [match])
