@@ -146,7 +146,7 @@ enum AudioStreamChoice {
             return requested
         }
         guard let first = audio.first else {
-            throw AudioError(path: demuxer.path, cause: .unsupported("no audio stream"))
+            throw AudioError(path: demuxer.path, cause: .noAudioStream)
         }
         return first
     }

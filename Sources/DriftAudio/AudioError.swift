@@ -9,6 +9,8 @@ public struct AudioError: Error, Equatable, CustomStringConvertible {
         case permissionDenied
         case emptyFile
         case noFrames
+        /// A media file with no audio stream (a video without sound): what callers looking for sound test for.
+        case noAudioStream
         case notAudio(String)
         case unsupported(String)
         case corrupt(String)
@@ -34,6 +36,7 @@ public struct AudioError: Error, Equatable, CustomStringConvertible {
             case .permissionDenied: return "permission denied"
             case .emptyFile: return "empty file (0 bytes)"
             case .noFrames: return "contains no audio frames"
+            case .noAudioStream: return "no audio stream"
             case .notAudio(let why): return "not an audio file libsndfile can read (\(why))"
             case .unsupported(let why): return "unsupported audio format (\(why))"
             case .corrupt(let why): return "corrupt or truncated header (\(why))"

@@ -148,9 +148,6 @@ public final class CoordinatorServer {
     /// When a worker pool last said its workers wait in a queue.
     private var queuedAt = -Double.infinity
 
-    /// Workers the dispatcher currently knows.
-    public var knownWorkers: [String] { dispatcher.workerNames }
-
     /// Tells every worker still connected to finish and exit.
     public func sendShutdown(to peers: [String]) {
         send(peers.map { ($0, .shutdown) })

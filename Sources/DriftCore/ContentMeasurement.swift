@@ -183,16 +183,6 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
     /// Whether the numbers can plan a repair.
     public var isMeasured: Bool { model != .unmeasurable && offsetMs != nil && driftPPM != nil }
 
-    /// The lag the model predicts at recording time `t` (seconds), ms.
-    public func modelLagMs(at t: Double) -> Double? {
-        guard let offsetMs, let driftPPM else { return nil }
-        // lag(t) = offset + b·t with 1 + b = 1 / (1 + drift): a slow clock (negative drift) makes the lag grow.
-        let b = 1 / (1 + driftPPM * 1e-6) - 1
-        var lag = offsetMs + b * t * 1000
-        for d in dropouts where d.atSeconds < t { lag += d.missingMs }
-        return lag
-    }
-
     /// Compares the headers' lengths with this measurement and names the disagreement, if any.
     ///
     /// A header plan assumes both files start together and differ only by a constant rate. The content shows the

@@ -28,7 +28,7 @@ public enum ContentProbe {
             return try input(reference)
         } catch {
             switch error.cause {
-            case .unsupported("no audio stream"), .notAudio: return nil
+            case .noAudioStream, .notAudio: return nil
             default: throw error
             }
         }

@@ -66,7 +66,7 @@ public struct MeasureRun {
         } catch let error as RunError {
             throw error
         } catch {
-            throw .security("\(error)")
+            throw .dispatch("\(error)")
         }
         observer?.finished()
         if dispatch.bind == nil { unlink(DispatchSettings.privateEndpointPath) }

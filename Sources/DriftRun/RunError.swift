@@ -12,6 +12,9 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
     case security(String)
     /// The output root cannot be made.
     case outputRoot(path: String, reason: String)
+    /// The night's dispatch could not run: its endpoint (a bind that failed, an address in use), its ZeroMQ context
+    /// or the workers it starts (a local pool, a Slurm array).
+    case dispatch(String)
 
     public var description: String {
         switch self {
@@ -22,6 +25,7 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
         case .journal(let error): return error.description
         case .security(let reason): return reason
         case .outputRoot(let path, let reason): return "\(path): cannot create the output root (\(reason))"
+        case .dispatch(let reason): return reason
         }
     }
 

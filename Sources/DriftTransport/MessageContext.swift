@@ -16,13 +16,6 @@ public final class MessageContext: @unchecked Sendable {  // zmq contexts are th
         // Sockets set a short linger, so termination does not wait for unsent messages forever.
         while zmq_ctx_term(handle) != 0 && zmq_errno() == EINTR {}
     }
-
-    /// The libzmq version, e.g. "4.3.4".
-    public static var libraryVersion: String {
-        var (major, minor, patch): (Int32, Int32, Int32) = (0, 0, 0)
-        zmq_version(&major, &minor, &patch)
-        return "\(major).\(minor).\(patch)"
-    }
 }
 
 // Raw libzmq helpers: errno capture and retries live here.

@@ -20,7 +20,8 @@ extension FailureKind {
         case .diskFull: self = .outputFull
         case .writeFailed, .destinationNotWritable, .destinationMissing: self = .outputUnwritable
         case .wouldOverwriteInput, .destinationExists, .destinationNotRegular: self = .refused
-        case .notFound, .isDirectory, .notRegularFile, .permissionDenied, .emptyFile, .noFrames, .notAudio,
+        case .notFound, .isDirectory, .notRegularFile, .permissionDenied, .emptyFile, .noFrames, .noAudioStream,
+            .notAudio,
             .unsupported,
             .corrupt, .truncated, .hiddenAudio, .readFailed:
             self = .inputUnreadable
