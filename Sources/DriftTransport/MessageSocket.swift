@@ -57,6 +57,10 @@ public final class MessageSocket {
         if kind == .router {
             // Sending to a peer that is gone fails with EHOSTUNREACH instead of vanishing silently.
             try setOption(ZMQ_ROUTER_MANDATORY, Int32(1), "ZMQ_ROUTER_MANDATORY")
+            // A worker that reconnects (a fresh socket after a silence, Paranoid Pirate) keeps its identity: the new
+            // connection takes the identity over from the old one the router may not have seen close yet. Without
+            // this the router refuses the newcomer, and a worker on a loaded host could wait out whole nights.
+            try setOption(ZMQ_ROUTER_HANDOVER, Int32(1), "ZMQ_ROUTER_HANDOVER")
         }
         // A peer must finish its handshake within 5 s: a silent or garbage-speaking connection cannot hold a
         // half-open session for long.
