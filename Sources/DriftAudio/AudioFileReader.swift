@@ -48,14 +48,19 @@ public final class AudioFileReader: SeekableAudioSource {
         var spare: Int32 = -1
         if case .wrapped = layout?.verdict { spare = dup(descriptor) }
         var info = SF_INFO()
-        var opened = sf_open_fd(descriptor, Int32(SFM_READ), &info, Int32(SF_TRUE))
-        if opened == nil, Int(sf_error(nil)) == SF_ERR_UNRECOGNISED_FORMAT, AudioFileReader.guessedByName(path) {
+        var opened = SndFile.open { sf_open_fd(descriptor, Int32(SFM_READ), &info, Int32(SF_TRUE)) }
+        if case .failure(let error) = opened, Int(error.code) == SF_ERR_UNRECOGNISED_FORMAT,
+            AudioFileReader.guessedByName(path)
+        {
             // Headerless formats libsndfile recognises only by extension (MP3 without ID3 tag, .au/.vox/.gsm raw).
-            opened = sf_open(path, Int32(SFM_READ), &info)
+            opened = SndFile.open { sf_open(path, Int32(SFM_READ), &info) }
         }
-        guard let handle = opened else {
+        let handle: OpaquePointer
+        switch opened {
+        case .success(let opened): handle = opened
+        case .failure(let error):
             if spare >= 0 { close(spare) }
-            throw SndFile.openFailure(path: path, systemErrno: errno)
+            throw SndFile.openFailure(path: path, error)
         }
         self.handle = handle
         self.path = path

@@ -70,13 +70,15 @@ public final class AudioFileWriter: AudioSink {
             if removeOnFailure { unlink(path) }
             throw AudioError(path: displayPath, cause: .unsupported("libsndfile cannot write \(format)"))
         }
-        guard let handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) else {
+        let handle: OpaquePointer
+        switch SndFile.open({ sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) }) {
+        case .success(let opened): handle = opened
+        case .failure(let failure):
             // A failed open has closed the descriptor already.
-            let code = errno
-            let failure = SndFile.lastError(nil)
             if removeOnFailure { unlink(path) }
             // Writing the header can be what finds the disk full.
-            throw AudioError(path: displayPath, cause: AudioFileWriter.writeCause(errno: code, text: failure.text))
+            throw AudioError(
+                path: displayPath, cause: AudioFileWriter.writeCause(errno: failure.systemErrno, text: failure.text))
         }
         self.handle = handle
         SndFile.setClipping(handle)
@@ -190,7 +192,8 @@ public final class AudioFileWriter: AudioSink {
         guard copy >= 0 else { return nil }
         lseek(copy, 0, SEEK_SET)
         var info = SF_INFO()
-        guard let reopened = sf_open_fd(copy, Int32(SFM_READ), &info, Int32(SF_TRUE)) else { return nil }
+        guard case .success(let reopened) = SndFile.open({ sf_open_fd(copy, Int32(SFM_READ), &info, Int32(SF_TRUE)) })
+        else { return nil }
         defer { sf_close(reopened) }
         return SndFile.readChannelMap(reopened, channels: format.channelCount)
     }

@@ -38,7 +38,8 @@ final class RawWindow {
             read: { buffer, count, user in RawWindow.from(user).read(into: buffer, count: count) },
             write: { _, _, _ in 0 },
             tell: { user in RawWindow.from(user).position })
-        return sf_open_virtual(&io, Int32(SFM_READ), &info, Unmanaged.passUnretained(self).toOpaque())
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        return try? SndFile.open { sf_open_virtual(&io, Int32(SFM_READ), &info, context) }.get()
     }
 
     private static func from(_ user: UnsafeMutableRawPointer?) -> RawWindow {

@@ -4,6 +4,28 @@ import Glibc
 
 // Raw libsndfile calls and the conversions between C values and Swift types live here, in one place.
 enum SndFile {
+    /// A failed open reports through one process-wide variable (`sf_error(NULL)`), which any other thread's open
+    /// overwrites (a text file called .wav was once "corrupt or truncated header (No Error.)" while other files were
+    /// probed): every open runs under this lock, and a failure's error is read before it is released.
+    private static let openLock = NSLock()
+
+    /// An open failure as libsndfile stated it: its code and text, and `errno` at the time.
+    struct OpenError: Error {
+        let code: Int32
+        let text: String
+        let systemErrno: Int32
+    }
+
+    /// Runs `open` (an `sf_open*` call) under the open lock; on failure, its error as it was right after the call.
+    static func open(_ open: () -> OpaquePointer?) -> Result<OpaquePointer, OpenError> {
+        openLock.lock()
+        defer { openLock.unlock() }
+        if let handle = open() { return .success(handle) }
+        let systemErrno = errno
+        let (code, text) = lastError(nil)
+        return .failure(OpenError(code: code, text: text, systemErrno: systemErrno))
+    }
+
     /// libsndfile's last error for `handle` (or the global open error when nil), as code and text.
     static func lastError(_ handle: OpaquePointer?) -> (code: Int32, text: String) {
         let code = sf_error(handle)
@@ -11,9 +33,9 @@ enum SndFile {
         return (code, text)
     }
 
-    /// Maps a failed `sf_open` to a cause, reading libsndfile's error state right after the call.
-    static func openFailure(path: String, systemErrno: Int32) -> AudioError {
-        let (code, text) = lastError(nil)
+    /// Maps a failed `sf_open` to a cause.
+    static func openFailure(path: String, _ error: OpenError) -> AudioError {
+        let (code, text, systemErrno) = (error.code, error.text, error.systemErrno)
         let cause: AudioError.Cause
         switch Int(code) {
         case SF_ERR_UNRECOGNISED_FORMAT:

@@ -1,5 +1,6 @@
 import DriftCore
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -92,5 +93,35 @@ struct BadInputTests {
             _ = try AudioFileWriter(path: folder.file("x.wav"), format: format, metadata: AudioMetadata())
         }
         #expect(FileManager.default.contents(atPath: folder.file("x.wav")) == Data("keep".utf8))
+    }
+}
+
+@Suite("Open failures named right while other files open on other threads")
+struct ConcurrentOpenTests {
+    @Test("a text file called .wav is 'not an audio file' every time, whatever other threads open at the same moment")
+    func concurrentOpens() throws {
+        let folder = TemporaryFolder()
+        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
+        let good = try writeRecording(
+            TestSignal(channelCount: 1, length: 4800), to: folder.file("good.wav"), format: format)
+        try "not audio".write(toFile: folder.file("text.wav"), atomically: true, encoding: .utf8)
+        let causes = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 400) { i in
+            if i % 2 == 0 {
+                _ = try? AudioFileReader(path: good)
+            } else {
+                do {
+                    _ = try AudioFileReader(path: folder.file("text.wav"))
+                    causes.withLock { $0.append("opened") }
+                } catch let error as AudioError {
+                    causes.withLock { $0.append("\(error.cause)") }
+                } catch {
+                    causes.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        let seen = causes.withLock { $0 }
+        #expect(seen.count == 200)
+        #expect(seen.allSatisfy { $0.hasPrefix("not an audio file") }, "\(Set(seen))")
     }
 }
