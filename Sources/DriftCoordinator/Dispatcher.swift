@@ -222,14 +222,14 @@ public final class Dispatcher {
             return
         }
         // The retry rule reads the failure's kind (a worker of this release always names one).
-        let retryable = result.failure?.retryable ?? result.retryable
+        let retryable = result.failureKind?.retryable ?? false
         if result.succeeded || result.content != nil && !retryable {
             // A content job's failed verification is done with its measurement, which the report shows.
             store.complete(job.id, with: result)
         } else if retryable && job.attempts < settings.maxAttempts {
             // The destination failed on this worker (its disk full or read-only): another worker may reach it.
             avoid[job.id, default: []].insert(peer)
-            lastFailure[job.id] = result.failure ?? .outputUnwritable
+            lastFailure[job.id] = result.failureKind
             if case .leased = job.state { store.requeue(job.id, reason: result.error ?? "failed") }
             jobsRequeued += 1
             events.append(.jobRequeued(id: job.id, reason: (result.error ?? "failed") + "; trying another worker"))
@@ -237,7 +237,7 @@ public final class Dispatcher {
         } else {
             store.fail(
                 job.id, error: result.error ?? "failed without a reason",
-                kind: result.failure ?? (retryable ? .outputUnwritable : .other))
+                kind: result.failureKind ?? .other)
         }
         if let finished = store.job(job.id) { events.append(.jobFinished(finished)) }
     }

@@ -133,7 +133,7 @@ public final class InMemoryJobStore: JobStore {
         guard var job = jobs[id], !job.isFinished else { return }
         if job.state == .queued { queue.removeAll { $0 == id } }
         job.state = .done(result)
-        job.failureKind = result.succeeded ? nil : result.failure ?? (result.retryable ? .outputUnwritable : .other)
+        job.failureKind = result.failureKind
         jobs[id] = job
         unfinished -= 1
     }

@@ -116,6 +116,8 @@ public final class DispatchedSoundWork: SoundWork, @unchecked Sendable {
     /// Adds `jobs` to the run and waits for their end; each job's sound result, or why it has none.
     private func run(_ jobs: [JobRecord], what: String) async -> [Result<SoundResult?, JobFailure>] {
         guard !jobs.isEmpty else { return [] }
+        // Not started (or its runtime already gone): nothing would ever take the jobs.
+        if runtime == nil { ended.store(true, ordering: .releasing) }
         if !ended.load(ordering: .acquiring) {
             store.add(jobs)
             logger.notice("\(jobs.count) \(what) on workers")

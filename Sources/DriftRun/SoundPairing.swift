@@ -101,7 +101,6 @@ public struct SoundPairing: Sendable {
             } else if let print = printed.print {
                 let entry = (path, print, printed.timecode)
                 if index < recordings.count { recordingPrints.append(entry) } else { clipPrints.append(entry) }
-                if let frames = printed.frames, let rate = printed.sampleRate { lengths[path] = (frames, rate) }
             } else if index >= recordings.count {
                 silentClips.append(path)
             }

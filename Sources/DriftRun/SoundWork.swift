@@ -11,22 +11,16 @@ public struct PrintedFile: Sendable {
     public var print: SoundPrint?
     /// Its start timecode (seconds since midnight), where it carries one.
     public var timecode: Double?
-    /// Its frames and rate, where they were counted on the way.
-    public var frames: Int64?
-    public var sampleRate: Int?
     /// Why it could not be printed, naming the file.
     public var error: String?
     /// Kept from an earlier run.
     public var kept = false
 
     public init(
-        print: SoundPrint? = nil, timecode: Double? = nil, frames: Int64? = nil, sampleRate: Int? = nil,
-        error: String? = nil, kept: Bool = false
+        print: SoundPrint? = nil, timecode: Double? = nil, error: String? = nil, kept: Bool = false
     ) {
         self.print = print
         self.timecode = timecode
-        self.frames = frames
-        self.sampleRate = sampleRate
         self.error = error
         self.kept = kept
     }

@@ -182,6 +182,12 @@ public struct JobResult: Codable, Sendable, Equatable {
     public var retryable: Bool
     /// What kind of failure, when the job failed.
     public var failure: FailureKind?
+
+    /// The failure's kind as the coordinator counts and retries it: the worker's, or - from a worker that names none
+    /// - what its `retryable` flag implies; nil when the job succeeded.
+    public var failureKind: FailureKind? {
+        succeeded ? nil : failure ?? (retryable ? .outputUnwritable : .other)
+    }
     /// The job's `run`, echoed.
     public var run: Int64?
     /// A content job's decision and measurement (also on a failed sync verification, with its residual curve).
