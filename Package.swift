@@ -81,12 +81,15 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "CZMQ",
                 "DriftCore", .product(name: "Logging", package: "swift-log"),
             ]),
-        // Job store, leases, heartbeats, retries, dispatch; the coordinator's socket loop; local worker processes.
+        // The job-store vocabulary: a job, where it stands, the store protocol and its in-memory stores. Below both the
+        // dispatcher and the journal that persists it.
+        .target(name: "DriftJobs", dependencies: ["DriftCore", "DriftPlanning", "DriftSchema", "DriftWire"]),
+        // Leases, heartbeats, retries, dispatch; the coordinator's socket loop; local worker processes.
         .target(
             name: "DriftCoordinator",
             dependencies: [
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftPlanning", "DriftSchema",
-                "DriftSupport", "DriftCore", "DriftWire", "DriftTransport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "DriftCore",
+                "DriftWire", "DriftTransport", "DriftJobs",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The worker loop and its job runner.
@@ -102,8 +105,7 @@ let package = Package(
         .target(
             name: "DriftJournal",
             dependencies: [
-                "DriftPlanning", "DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftCoordinator",
-                "DriftAudio", "DriftAV",
+                "DriftPlanning", "DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftJobs",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         // One file's repair (read, convert, write, verify, rename): used by `process` and by workers.
@@ -119,7 +121,7 @@ let package = Package(
         .target(
             name: "DriftMetrics",
             dependencies: [
-                "DriftCoordinator", "DriftCore", "DriftSchema",
+                "DriftCoordinator", "DriftCore", "DriftSchema", "DriftJobs",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -138,7 +140,8 @@ let package = Package(
         .target(
             name: "DriftRun",
             dependencies: [
-                "DriftAudio", "DriftConfig", "DriftCoordinator", "DriftCore", "DriftJournal", "DriftMedia",
+                "DriftAudio", "DriftAV", "DriftConfig", "DriftCoordinator", "DriftCore", "DriftJobs", "DriftJournal",
+                "DriftMedia",
                 "DriftMetrics", "DriftPipeline",
                 "DriftPlanning", "DriftReports", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftSync",
                 "DriftTransport", "DriftWire",
@@ -152,7 +155,7 @@ let package = Package(
             dependencies: [
                 "DriftAudio", "DriftConfig", "DriftCore", "DriftJournal", "DriftMedia", "DriftPipeline", "DriftReports",
                 "DriftMetrics", "DriftRun", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftTransport",
-                "DriftWorker", "DriftCoordinator",
+                "DriftWorker", "DriftCoordinator", "DriftAV", "DriftJobs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -165,7 +168,7 @@ let package = Package(
             dependencies: [
                 "DriftPlanning", "DriftRun", "DriftSchema", "DriftAV", "DriftMedia", "DriftPipeline",
                 "DriftCore", "DriftAudio", "DriftDSP", "DriftSync", "TestSupport", "DriftCoordinator", "DriftTransport",
-                "DriftJournal",
+                "DriftJournal", "DriftJobs",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -200,6 +203,7 @@ let package = Package(
             dependencies: [
                 "DriftTransport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"), "DriftCoordinator", "DriftWire", "DriftCore",
+                "DriftJobs",
             ]),
         .testTarget(
             name: "DriftTransportTests",
@@ -215,7 +219,7 @@ let package = Package(
             name: "DriftJournalTests",
             dependencies: [
                 "DriftPlanning", "DriftSchema", "DriftJournal", "DriftCoordinator", "DriftWire", "DriftAudio",
-                "DriftCore", "DriftReports", "TestSupport",
+                "DriftCore", "DriftReports", "TestSupport", "DriftJobs", "DriftAV",
             ]),
         .testTarget(
             name: "DriftWorkerTests",

@@ -17,10 +17,13 @@ fi
 swift build --build-tests
 # Only Swift Testing is used, so the last summary line counts the tests that ran. The fuzz suite bounds the parsers'
 # peak memory, which only means something in a process of its own: it runs after the others, alone.
+# The output is kept too: a failure is named again at the end, where a log's tail shows it.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 if [[ $# -eq 0 ]]; then
-    swift test --skip-build --disable-xctest --skip FuzzTests &
+    swift test --skip-build --disable-xctest --skip FuzzTests > >(tee "$log") 2>&1 &
 else
-    swift test --skip-build --disable-xctest "$@" &
+    swift test --skip-build --disable-xctest "$@" > >(tee "$log") 2>&1 &
 fi
 tests=$!
 
@@ -72,7 +75,12 @@ status=0
 wait "$tests" || status=$?
 kill "$watchdog" 2>/dev/null || true
 wait "$watchdog" 2>/dev/null || true
-[[ $status -eq 0 ]] || exit "$status"
+if [[ $status -ne 0 ]]; then
+    sleep 1
+    echo "test.sh: the tests failed (exit $status); what failed:" >&2
+    grep -E '✘|recorded an issue|Fatal error|Crash' "$log" | cut -c1-600 | head -60 >&2 || true
+    exit "$status"
+fi
 if [[ $# -eq 0 ]]; then
     timeout 600 swift test --skip-build --disable-xctest --filter FuzzTests
 fi

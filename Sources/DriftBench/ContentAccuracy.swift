@@ -1,4 +1,5 @@
 import ArgumentParser
+import DriftAV
 import DriftAudio
 import DriftCore
 import DriftPipeline
@@ -145,7 +146,7 @@ struct ContentAccuracy: ParsableCommand {
             // Repair by content, proved in sync.
             let output = "\(folder)/case\(index)-out.wav"
             let recordingSeconds = item.scene.seconds
-            let referenceSeconds = try MediaRoute.frames(of: reference)
+            let referenceSeconds = try AudioInput.length(of: reference)
             let headers = HeaderPlan(
                 operations: [], driftPPM: (recordingSeconds / (Double(referenceSeconds.frames) / 48000) - 1) * 1e6,
                 recordingSeconds: recordingSeconds, referenceSeconds: Double(referenceSeconds.frames) / 48000,

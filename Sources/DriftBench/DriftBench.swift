@@ -3,6 +3,7 @@ import DriftAudio
 import DriftCoordinator
 import DriftCore
 import DriftDSP
+import DriftJobs
 import DriftJournal
 import DriftPlanning
 import DriftRun

@@ -1,4 +1,5 @@
 import DriftCore
+import DriftJobs
 import DriftWire
 
 /// A job whose worker was lost while holding it: where that worker may have left a temporary file.

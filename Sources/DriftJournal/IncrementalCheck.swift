@@ -1,5 +1,3 @@
-import DriftAV
-import DriftAudio
 import DriftPlanning
 import Foundation
 
@@ -8,9 +6,13 @@ import Foundation
 /// output is still there, unchanged since it was verified, and still reopens with exactly the target length.
 public enum IncrementalCheck {
     /// The verdict on `pair`'s earlier output `previous`, given the fingerprints of what it would be made from now.
-    public static func verdict(for pair: PairPlan, prints: JobFingerprints?, previous: OutputRecord?)
-        -> IncrementalVerdict
-    {
+    ///
+    /// - Parameter stillHolds: whether a file still holds a number of frames (the media layer's check, given here so
+    ///   that the journal does not link the audio libraries).
+    public static func verdict(
+        for pair: PairPlan, prints: JobFingerprints?, previous: OutputRecord?,
+        stillHolds: (_ path: String, _ frames: Int64) -> Bool
+    ) -> IncrementalVerdict {
         guard let previous else { return .stale("never repaired") }
         guard let prints else { return .stale("inputs could not be fingerprinted") }
         if previous.prints.recording != prints.recording { return .stale("the recording changed") }
@@ -24,20 +26,11 @@ public enum IncrementalCheck {
         }
         // A content repair's length is what the sound planned, as verified then; a header repair's is the target.
         let target = pair.measuredBy == .content ? previous.outputFrames : pair.targetFrames
-        guard let target, previous.outputFrames == target, stillHolds(previous.output, frames: target)
+        guard let target, previous.outputFrames == target, stillHolds(previous.output, target)
         else { return .stale("the output no longer verifies") }
         return .current(
             PreviousOutput(
                 output: previous.output, outputFrames: previous.outputFrames,
                 checksum: previous.checksum, worker: previous.worker))
-    }
-
-    /// Whether `path` still holds `frames` frames: libsndfile's reopened header for what it writes, the packets'
-    /// count for compressed media (unchanged since it was decoded and verified, as size and time show).
-    static func stillHolds(_ path: String, frames: Int64) -> Bool {
-        if !LibraryRoute.usesFFmpeg(path) {
-            return (try? AudioFileVerifier.verify(path: path, expectedFrames: frames))?.passed == true
-        }
-        return (try? MediaProbe.audioFrames(path))?.frames == frames
     }
 }

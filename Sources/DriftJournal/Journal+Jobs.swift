@@ -1,5 +1,5 @@
-import DriftCoordinator
 import DriftCore
+import DriftJobs
 import DriftWire
 import Foundation
 internal import GRDB

@@ -1,5 +1,5 @@
-import DriftCoordinator
 import DriftCore
+import DriftJobs
 import DriftPlanning
 import DriftSchema
 import Foundation

@@ -1,5 +1,5 @@
-import DriftCoordinator
 import DriftCore
+import DriftJobs
 import DriftSupport
 import DriftWire
 import Foundation

@@ -113,7 +113,7 @@ public enum RecordingProbe {
     /// iXML chunk only with `ixml`).
     public static func measure(_ path: String, metadata: Bool = false, ixml: Bool = false) throws(AudioError) -> Measure
     {
-        guard LibraryRoute.usesFFmpeg(path) else {
+        guard AudioInput.library(for: path) == .ffmpeg else {
             let reader = try AudioFileReader(path: path)
             return Measure(
                 frames: reader.frameCount, sampleRate: reader.format.sampleRate,

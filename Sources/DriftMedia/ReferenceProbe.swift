@@ -35,7 +35,7 @@ public enum ReferenceProbe {
         let ext = (path as NSString).pathExtension.lowercased()
         if ext == sidecarExtension { return sidecar(path) }
         if movieExtensions.contains(ext) { return movie(path, movieHeaderFallback: movieHeaderFallback) }
-        if LibraryRoute.usesFFmpeg(path) { return media(path) }
+        if AudioInput.library(for: path) == .ffmpeg { return media(path) }
         do {
             let reader = try AudioFileReader(path: path)
             return .success(

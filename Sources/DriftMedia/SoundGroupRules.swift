@@ -50,7 +50,7 @@ public struct SoundGroupRules: Sendable, Equatable {
     /// The day `path` started, `YYYY-MM-DD`, from the first of its BWF origination date, its container's
     /// `creation_time` (or `date`) tag and its modification time.
     public static func day(of path: String) -> String? {
-        if !LibraryRoute.usesFFmpeg(path) {
+        if AudioInput.library(for: path) == .libsndfile {
             if let reader = try? AudioFileReader(path: path),
                 let date = reader.metadata().broadcastInfo?.originationDate,
                 let day = isoDay(date)

@@ -1,5 +1,6 @@
 import DriftCoordinator
 import DriftCore
+import DriftJobs
 import DriftSchema
 import Foundation
 import Prometheus

@@ -1,3 +1,4 @@
+import DriftAV
 import DriftCore
 import DriftSchema
 import DriftSync
@@ -40,7 +41,7 @@ extension ClipSync {
         do {
             let length =
                 try place.recordingFrames.flatMap { frames in place.sampleRate.map { (frames, $0) } }
-                ?? MediaRoute.frames(of: place.recording)
+                ?? AudioInput.length(of: place.recording)
             let measured = try ClipSync.measure(
                 recording: place.recording, clip: task.clip, candidate: candidate,
                 clipSeconds: task.clipSeconds, recordingLength: length)
@@ -94,7 +95,7 @@ extension ClipSync {
         var row = match
         do {
             guard let placement else { throw ContentRefusal("not measured") }
-            let (clipFrames, clipRate) = try MediaRoute.frames(of: task.clip)
+            let (clipFrames, clipRate) = try AudioInput.length(of: task.clip)
             // The clip's length at the recording's rate, in integers.
             let rate = Int128(placement.sampleRate)
             let frames = Int64((Int128(clipFrames) * rate * 2 + Int128(clipRate)) / (2 * Int128(clipRate)))

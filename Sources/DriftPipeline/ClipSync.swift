@@ -1,3 +1,4 @@
+import DriftAV
 import DriftAudio
 import DriftCore
 import DriftDSP
@@ -92,7 +93,7 @@ public enum ClipSync {
         recordingLength: (frames: Int64, sampleRate: Int)? = nil
     ) throws -> Placement {
         let whole = try ContentProbe.input(recording)
-        let (frames, rate) = try recordingLength ?? MediaRoute.frames(of: recording)
+        let (frames, rate) = try recordingLength ?? AudioInput.length(of: recording)
         guard let clipSound = try ContentProbe.sound(of: clip) else {
             throw AudioError(
                 path: clip, cause: .unsupported("the clip has no sound of its own (no audio stream) to find"))

@@ -9,15 +9,8 @@ import Foundation
 public enum ContentProbe {
     /// `path`'s audio (stream `stream` of a media file, else its first audio stream), ready to be measured.
     public static func input(_ path: String, stream: Int? = nil) throws(AudioError) -> MeasuredInput {
-        if MediaRoute.decodesWithFFmpeg(path) {
-            // Decoded once, without the counting pass an exact length needs: measurement reads to the end.
-            let probe = try DecodedAudioStream(path: path, stream: stream)
-            return MeasuredInput(path: path, sampleRate: probe.sampleRate) {
-                try DecodedAudioStream(path: path, stream: stream)
-            }
-        }
-        let probe = try AudioFileReader(path: path)
-        return MeasuredInput(path: path, sampleRate: probe.format.sampleRate) { try AudioFileReader(path: path) }
+        let audio = try AudioInput.stream(path, stream: stream)
+        return MeasuredInput(path: path, sampleRate: audio.sampleRate, open: audio.open)
     }
 
     /// The reference's own sound, or nil when it has none (a video without an audio track, a sidecar file).

@@ -1,3 +1,4 @@
+import DriftAV
 import DriftAudio
 import DriftCore
 import DriftSync
@@ -62,7 +63,7 @@ public enum ContentRepair {
     ///
     /// - Throws: `AudioError`, `ProcessError`, `DSPError` naming the file and the cause, or `SyncFailure`.
     public static func run(_ request: Request, progress: ((Int64, Int64) -> Void)? = nil) throws -> Outcome {
-        let (frames, rate) = try MediaRoute.frames(of: request.recording)
+        let (frames, rate) = try AudioInput.length(of: request.recording)
         var measurement: ContentMeasurement?
         if request.policy.measuresContent, let sound = try ContentProbe.sound(of: request.reference) {
             var measured = try ContentMeasurer().measure(

@@ -1,3 +1,4 @@
+import DriftAV
 import DriftAudio
 import DriftCore
 import DriftDSP
@@ -160,7 +161,7 @@ public enum FileProcessor {
     public static func run(
         _ request: ProcessRequest, progress: ((Int64, Int64) -> Void)? = nil
     ) throws -> ProcessResult {
-        if MediaRoute.decodesWithFFmpeg(request.input) { return try MediaRepair.run(request, progress: progress) }
+        if AudioInput.library(for: request.input) == .ffmpeg { return try MediaRepair.run(request, progress: progress) }
         let clock = ContinuousClock.now
         let reader = try AudioFileReader(path: request.input)
         let plan: ProcessingPlan
@@ -179,8 +180,6 @@ public enum FileProcessor {
         }
         let choice = try OutputFormatChoice(
             input: reader.format, type: request.outputType, encoding: request.outputEncoding, path: request.output)
-        let staged = try StagedOutput(
-            destination: request.output, protecting: request.input, replacing: request.replacing)
         var outputFormat = choice.format
         outputFormat.sampleRate = plan.outputRate
         outputFormat = outputFormat.forWriting(frames: plan.targetFrames)
@@ -199,16 +198,13 @@ public enum FileProcessor {
         let segments = segmented(plan, reader: reader, request: request)
         let source =
             try segments.map { faded($0, plan) } ?? chain(plan, reader: reader, request: request, segmenting: false)
-        let writer = try AudioFileWriter(staged: staged, format: outputFormat, metadata: metadata)
-        try pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
-        try writer.close()
-
-        let verification = try AudioFileVerifier.verify(
-            path: staged.temporaryPath, expectedFrames: plan.targetFrames, expectedFormat: outputFormat)
-        guard verification.passed else {
-            throw ProcessError.unverified(request.output, verification.mismatches)
-        }
-        try commit(staged, request)
+        let (writer, verification) = try VerifiedOutput.write(
+            source, for: request, progress: progress,
+            open: { staged in try AudioFileWriter(staged: staged, format: outputFormat, metadata: metadata) },
+            check: { _, written in
+                try AudioFileVerifier.verify(
+                    path: written, expectedFrames: plan.targetFrames, expectedFormat: outputFormat)
+            })
         return ProcessResult(
             input: request.input, output: request.output, inputFormat: FormatSummary(reader.format),
             outputFormat: FormatSummary(outputFormat),
@@ -290,14 +286,6 @@ public enum FileProcessor {
                 + (request.engine == .libsamplerate ? "" : " (\(request.engine.rawValue))")
         default: return ""
         }
-    }
-
-    /// Puts a verified output in place: the request's last check, then the rename.
-    static func commit(_ staged: StagedOutput, _ request: ProcessRequest) throws {
-        // Crash and stall injection between a verified temporary file and its rename (the sweep tests).
-        Failpoint.hit("commit")
-        try request.beforeCommit?(staged.temporaryPath)
-        try staged.commit()
     }
 
     /// Whether reading and writing run on threads of their own, beside the conversion: only where this process may

@@ -21,8 +21,6 @@ public struct MuxTarget: Sendable, Equatable {
 /// lossless codec exactly (PCM in MOV and MXF, ALAC in MP4, FLAC in Matroska; else the stream's own codec), verified
 /// by decoding (exact length) and by comparing the copied packets before the rename.
 enum MediaMux {
-    // The commit sequence (stage, pump, close, verify, before-commit, commit) of the other two writers, for a third
-    // kind of sink.
     static func write(
         _ source: AudioSource, plan: ProcessingPlan, request: ProcessRequest, into target: MuxTarget,
         input: (summary: FormatSummary, frames: Int64), method: String, started: ContinuousClock.Instant,
@@ -46,25 +44,23 @@ enum MediaMux {
                 }
             }
         }
-        let staged = try StagedOutput(
-            destination: request.output, protecting: request.input, replacing: request.replacing)
         var replacement = MediaRewriter.Replacement(
             stream: stream.index, sampleRate: plan.outputRate, targetFrames: plan.targetFrames)
         replacement.channelCount = source.channelCount
         replacement.bitsPerSample = bitsPerSample
-        let writer = try MediaRewriter(
-            input: target.media, replacing: [replacement], staged: staged,
-            encoderName: MediaRewriter.losslessEncoder(for: request.output))
-        try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: nil)
-        try writer.close()
-        let outcome = try MediaVerifier.verify(
-            output: staged.temporaryPath, displayPath: request.output, audioStream: writer.audioStreamIndex,
-            expectedFrames: plan.targetFrames, expectedRate: plan.outputRate, input: target.media,
-            copied: writer.copiedStreams)
-        guard outcome.passed else {
-            throw ProcessError.unverified(request.output, outcome.mismatches)
-        }
-        try FileProcessor.commit(staged, request)
+        let (writer, outcome) = try VerifiedOutput.write(
+            source, for: request,
+            open: { staged in
+                try MediaRewriter(
+                    input: target.media, replacing: [replacement], staged: staged,
+                    encoderName: MediaRewriter.losslessEncoder(for: request.output))
+            },
+            check: { writer, written in
+                try MediaVerifier.verify(
+                    output: written, displayPath: request.output, audioStream: writer.audioStreamIndex,
+                    expectedFrames: plan.targetFrames, expectedRate: plan.outputRate, input: target.media,
+                    copied: writer.copiedStreams)
+            })
         var notes = writer.plan.lossy ? ["\(writer.plan.codec) re-encoded: one more generation of lossy coding"] : []
         notes += writer.droppedStreams.map { "\($0) cannot go into \(writer.plan.muxer); not carried over" }
         let written = (try? MediaProbe.probe(request.output)) ?? media

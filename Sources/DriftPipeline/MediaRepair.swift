@@ -4,28 +4,6 @@ import DriftCore
 import DriftDSP
 import Foundation
 
-/// Which library reads and writes a file (see `LibraryRoute`).
-public enum MediaRoute {
-    /// Whether `path` is read through FFmpeg.
-    public static func decodesWithFFmpeg(_ path: String) -> Bool { LibraryRoute.usesFFmpeg(path) }
-
-    /// The frames `path` holds and its sample rate: libsndfile's reopened header, or FFmpeg's decoded count.
-    public static func frames(of path: String) throws(AudioError) -> (frames: Int64, sampleRate: Int) {
-        if decodesWithFFmpeg(path) {
-            let reader = try EncodedAudioReader(path: path)
-            return (reader.frameCount, reader.sampleRate)
-        }
-        let reader = try AudioFileReader(path: path)
-        return (reader.frameCount, reader.format.sampleRate)
-    }
-
-    /// The media containers written through FFmpeg, by extension (`m4a`, `mp4`, `mkv`...).
-    public static var mediaExtensions: [String] { MediaRewriter.extensions }
-
-    /// Whether a file named `*.ext` is written as a media file through FFmpeg.
-    public static func writesMedia(extension ext: String) -> Bool { MediaRewriter.writes(extension: ext) }
-}
-
 /// The repair of an audio stream read through FFmpeg: decoded in blocks, converted by the same chain as any file,
 /// written either into the same kind of media file (other streams copied bit for bit) or, with `--format` or another
 /// extension, into a file libsndfile writes (FLAC/WAV for a lossless archive copy); verified by decoding the result.
@@ -104,16 +82,14 @@ enum MediaRepair {
         var format = choice.format
         format.sampleRate = plan.outputRate
         format = format.forWriting(frames: plan.targetFrames)
-        let staged = try StagedOutput(
-            destination: request.output, protecting: request.input, replacing: request.replacing)
         let source = try FileProcessor.chain(plan, reader: reader, request: request, segmenting: false)
-        let writer = try AudioFileWriter(staged: staged, format: format, metadata: metadata(from: reader.info))
-        try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
-        try writer.close()
-        let verification = try AudioFileVerifier.verify(
-            path: staged.temporaryPath, expectedFrames: plan.targetFrames, expectedFormat: format)
-        guard verification.passed else { throw ProcessError.unverified(request.output, verification.mismatches) }
-        try FileProcessor.commit(staged, request)
+        let (writer, verification) = try VerifiedOutput.write(
+            source, for: request, progress: progress,
+            open: { staged in try AudioFileWriter(staged: staged, format: format, metadata: metadata(from: reader.info))
+            },
+            check: { _, written in
+                try AudioFileVerifier.verify(path: written, expectedFrames: plan.targetFrames, expectedFormat: format)
+            })
         return job.result(
             outputFormat: FormatSummary(format), outputFrames: verification.foundFrames, method: job.method,
             dropped: writer.droppedMetadata, notes: choice.notes)
@@ -124,8 +100,6 @@ enum MediaRepair {
     /// others are then copied as they are).
     private static func rewriteMedia(_ job: Job, progress: ((Int64, Int64) -> Void)?) throws -> ProcessResult {
         let (request, reader, plan) = (job.request, job.reader, job.plan)
-        let staged = try StagedOutput(
-            destination: request.output, protecting: request.input, replacing: request.replacing)
         let source = try FileProcessor.chain(plan, reader: reader, request: request, segmenting: false)
         var replacements = [
             MediaRewriter.Replacement(
@@ -151,21 +125,26 @@ enum MediaRepair {
                     ))
             }
         }
-        let writer = try MediaRewriter(
-            input: request.input, replacing: replacements, staged: staged,
-            threads: request.parallelEncode ? request.threads : 1)
-        for (stream, chain) in further { writer.attach(chain, toStream: stream) }
-        try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
-        try writer.close()
-        let outputIndex = writer.replacedStreams
-        let outcome = try MediaVerifier.verify(
-            output: staged.temporaryPath, displayPath: request.output,
-            expected: replacements.map {
-                .init(stream: outputIndex[$0.stream] ?? $0.stream, frames: $0.targetFrames, sampleRate: $0.sampleRate)
+        let (writer, outcome) = try VerifiedOutput.write(
+            source, for: request, progress: progress,
+            open: { staged in
+                let writer = try MediaRewriter(
+                    input: request.input, replacing: replacements, staged: staged,
+                    threads: request.parallelEncode ? request.threads : 1)
+                for (stream, chain) in further { writer.attach(chain, toStream: stream) }
+                return writer
             },
-            input: request.input, copied: writer.copiedStreams)
-        guard outcome.passed else { throw ProcessError.unverified(request.output, outcome.mismatches) }
-        try FileProcessor.commit(staged, request)
+            check: { writer, written in
+                let outputIndex = writer.replacedStreams
+                return try MediaVerifier.verify(
+                    output: written, displayPath: request.output,
+                    expected: replacements.map {
+                        .init(
+                            stream: outputIndex[$0.stream] ?? $0.stream, frames: $0.targetFrames,
+                            sampleRate: $0.sampleRate)
+                    },
+                    input: request.input, copied: writer.copiedStreams)
+            })
         var notes = writer.plan.lossy ? ["\(writer.plan.codec) re-encoded: one more generation of lossy coding"] : []
         notes += writer.droppedStreams.map { "\($0) cannot go into \(writer.plan.muxer); not carried over" }
         let outputInfo = (try? MediaProbe.probe(request.output)) ?? reader.info

@@ -9,7 +9,7 @@ import Foundation
 public enum StartTimecode {
     /// Seconds since midnight of `path`'s first frame, or nil.
     public static func seconds(of path: String) -> Double? {
-        if !MediaRoute.decodesWithFFmpeg(path) {
+        if AudioInput.library(for: path) == .libsndfile {
             guard let reader = try? AudioFileReader(path: path) else { return nil }
             if let bext = reader.metadata().broadcastInfo, bext.timeReference > 0 {
                 return Double(bext.timeReference) / Double(reader.format.sampleRate)

@@ -1,4 +1,5 @@
 import DriftCoordinator
+import DriftJobs
 import DriftSchema
 import DriftSlurm
 import DriftTransport

@@ -1,6 +1,7 @@
 import DriftConfig
 import DriftCoordinator
 import DriftCore
+import DriftJobs
 import DriftPlanning
 import DriftSchema
 import DriftWire

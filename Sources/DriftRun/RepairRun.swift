@@ -2,6 +2,7 @@ import DriftAudio
 import DriftConfig
 import DriftCoordinator
 import DriftCore
+import DriftJobs
 import DriftJournal
 import DriftMetrics
 import DriftPlanning

@@ -1,6 +1,8 @@
+import DriftAV
 import DriftConfig
 import DriftCoordinator
 import DriftCore
+import DriftJobs
 import DriftJournal
 import DriftMedia
 import DriftPlanning
@@ -116,7 +118,8 @@ public enum RunPreparation {
                 engine: options.engine(for: pair.id.recording).namedInPlan)
             prints[pair.id] = fingerprints
             let verdict = IncrementalCheck.verdict(
-                for: pair, prints: fingerprints, previous: previous[pair.id.recording])
+                for: pair, prints: fingerprints, previous: previous[pair.id.recording],
+                stillHolds: AudioInput.stillHolds)
             if case .stale(let reason) = verdict, previous[pair.id.recording] != nil {
                 logger.info("\(pair.id.recording): repairing again: \(reason)")
             }

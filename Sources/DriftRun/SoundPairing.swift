@@ -1,3 +1,4 @@
+import DriftAV
 import DriftConfig
 import DriftCore
 import DriftJournal
@@ -188,7 +189,7 @@ public struct SoundPairing: Sendable {
         let known = lengths
         let uncounted = Set(searched.flatMap { $0.map { recordingPaths[$0.recording] } }).filter { known[$0] == nil }
             .sorted()
-        for (path, length) in zip(uncounted, parallel(uncounted) { try? MediaRoute.frames(of: $0) }) {
+        for (path, length) in zip(uncounted, parallel(uncounted) { try? AudioInput.length(of: $0) }) {
             lengths[path] = length
         }
 

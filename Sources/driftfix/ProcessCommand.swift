@@ -1,4 +1,5 @@
 import ArgumentParser
+import DriftAV
 import DriftAudio
 import DriftCore
 import DriftPipeline
@@ -127,11 +128,11 @@ struct ProcessCommand: ParsableCommand {
                 try format ?? configuration.process.format
                 ?? Self.fileExtension(output).flatMap { ext -> FileType? in
                     if let type = FileType(extension: ext) { return type }
-                    guard MediaRoute.writesMedia(extension: ext) else {
+                    guard MediaRewriter.writes(extension: ext) else {
                         throw ValidationError(
                             """
                             OUT \(output): cannot tell the file type from '.\(ext)' (driftfix writes \
-                            \((FileType.knownExtensions + MediaRoute.mediaExtensions).map { "." + $0 }.joined(separator: ", "))); give --format
+                            \((FileType.knownExtensions + MediaRewriter.extensions).map { "." + $0 }.joined(separator: ", "))); give --format
                             """)
                     }
                     return nil

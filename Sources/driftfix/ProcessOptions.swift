@@ -1,4 +1,5 @@
 import ArgumentParser
+import DriftAV
 import DriftAudio
 import DriftConfig
 import DriftCore
@@ -57,7 +58,7 @@ struct TargetOptions: ParsableArguments {
     /// The length a reference asks for: an audio file's frames at its rate (libsndfile's header), a movie's video
     /// presentation duration (MP4/MOV boxes), or what FFmpeg reads from any other container.
     static func target(matching match: String) throws -> TargetLength {
-        if !MediaRoute.decodesWithFFmpeg(match), let reference = try? AudioFileReader(path: match) {
+        if AudioInput.library(for: match) == .libsndfile, let reference = try? AudioFileReader(path: match) {
             return .duration(frames: reference.frameCount, sampleRate: reference.format.sampleRate)
         }
         switch ReferenceProbe.duration(of: match) {

@@ -1,5 +1,6 @@
 import DriftCoordinator
 import DriftCore
+import DriftJobs
 import DriftReports
 import DriftRun
 import Foundation

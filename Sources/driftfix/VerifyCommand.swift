@@ -1,4 +1,5 @@
 import ArgumentParser
+import DriftAV
 import DriftAudio
 import DriftCore
 import DriftPipeline
@@ -67,7 +68,7 @@ struct VerifyCommand: ParsableCommand {
         var passed = true
         do {
             if frames != nil || match != nil {
-                let (found, rate) = try MediaRoute.frames(of: file)
+                let (found, rate) = try AudioInput.length(of: file)
                 let expected: Int64
                 if let frames {
                     expected = frames

@@ -1,4 +1,5 @@
 import DriftCore
+import DriftJobs
 import DriftWire
 import Testing
 

@@ -1,3 +1,4 @@
+import DriftAV
 import DriftAudio
 import DriftCore
 import DriftJournal
@@ -67,35 +68,43 @@ struct IncrementalTests {
         }
         let previous = record()
         #expect(
-            IncrementalCheck.verdict(for: job, prints: prints, previous: previous)
+            IncrementalCheck.verdict(for: job, prints: prints, previous: previous, stillHolds: AudioInput.stillHolds)
                 == .current(PreviousOutput(output: output, outputFrames: 48_000, checksum: nil, worker: "w")))
-        #expect(IncrementalCheck.verdict(for: job, prints: prints, previous: nil) == .stale("never repaired"))
         #expect(
-            IncrementalCheck.verdict(for: job, prints: nil, previous: previous)
+            IncrementalCheck.verdict(for: job, prints: prints, previous: nil, stillHolds: AudioInput.stillHolds)
+                == .stale("never repaired"))
+        #expect(
+            IncrementalCheck.verdict(for: job, prints: nil, previous: previous, stillHolds: AudioInput.stillHolds)
                 == .stale("inputs could not be fingerprinted"))
 
         #expect(
-            IncrementalCheck.verdict(for: job, prints: JobFingerprints(plan: job, quality: .best), previous: previous)
+            IncrementalCheck.verdict(
+                for: job, prints: JobFingerprints(plan: job, quality: .best), previous: previous,
+                stillHolds: AudioInput.stillHolds)
                 == .stale("the plan changed"))
 
         try "48001@48000\n".write(toFile: reference, atomically: true, encoding: .utf8)
         #expect(
-            IncrementalCheck.verdict(for: job, prints: JobFingerprints(plan: job, quality: .medium), previous: previous)
+            IncrementalCheck.verdict(
+                for: job, prints: JobFingerprints(plan: job, quality: .medium), previous: previous,
+                stillHolds: AudioInput.stillHolds)
                 == .stale("the reference changed"))
 
         // The output replaced by something else of the wrong length (and recorded without stat data).
         try FileManager.default.removeItem(atPath: output)
         try writeRecording(TestSignal(channelCount: 1, length: 47_000, seed: 2), to: output, format: format)
         #expect(
-            IncrementalCheck.verdict(for: job, prints: prints, previous: previous)
+            IncrementalCheck.verdict(for: job, prints: prints, previous: previous, stillHolds: AudioInput.stillHolds)
                 == .stale("the output changed since it was verified"))
         var blind = previous
         blind.outputSize = nil
         blind.outputModified = nil
         #expect(
-            IncrementalCheck.verdict(for: job, prints: prints, previous: blind)
+            IncrementalCheck.verdict(for: job, prints: prints, previous: blind, stillHolds: AudioInput.stillHolds)
                 == .stale("the output no longer verifies"))
         try FileManager.default.removeItem(atPath: output)
-        #expect(IncrementalCheck.verdict(for: job, prints: prints, previous: previous) == .stale("the output is gone"))
+        #expect(
+            IncrementalCheck.verdict(for: job, prints: prints, previous: previous, stillHolds: AudioInput.stillHolds)
+                == .stale("the output is gone"))
     }
 }

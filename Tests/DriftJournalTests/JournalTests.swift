@@ -1,6 +1,7 @@
 import DriftAudio
 import DriftCoordinator
 import DriftCore
+import DriftJobs
 import DriftJournal
 import DriftPlanning
 import DriftSchema

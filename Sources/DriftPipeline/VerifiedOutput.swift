@@ -1,0 +1,48 @@
+import DriftAV
+import DriftAudio
+import DriftCore
+import DriftSupport
+
+/// A written output's check: what it found, and how it differs from what was planned (nothing when it passed).
+protocol OutputCheck {
+    var foundFrames: Int64 { get }
+    var mismatches: [String] { get }
+}
+
+extension Verification: OutputCheck {}
+extension MediaVerifier.Outcome: OutputCheck {}
+
+/// A writer that finishes its file on `close()`: libsndfile's, or a media container's through FFmpeg.
+protocol ClosingSink: AudioSink {
+    func close() throws
+}
+
+extension AudioFileWriter: ClosingSink {}
+extension MediaRewriter: ClosingSink {}
+
+/// The one way a repair's output reaches its name, whatever writes it: staged beside the destination, filled from the
+/// chain, closed, checked by reopening it (a decode for compressed media), the request's last check, then renamed.
+/// Nothing appears under the output's name unless its check passed.
+enum VerifiedOutput {
+    /// Writes `source` through the writer `open` makes on the staged file, checks it with `check` (given the writer
+    /// and the temporary file's path), and commits it.
+    ///
+    /// - Throws: the writer's or the check's error; `ProcessError.unverified` naming the output and each mismatch.
+    static func write<Writer: ClosingSink, Check: OutputCheck>(
+        _ source: AudioSource, for request: ProcessRequest, progress: ((Int64, Int64) -> Void)? = nil,
+        open: (StagedOutput) throws -> Writer, check: (Writer, String) throws -> Check
+    ) throws -> (writer: Writer, check: Check) {
+        let staged = try StagedOutput(
+            destination: request.output, protecting: request.input, replacing: request.replacing)
+        let writer = try open(staged)
+        try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
+        try writer.close()
+        let found = try check(writer, staged.temporaryPath)
+        guard found.mismatches.isEmpty else { throw ProcessError.unverified(request.output, found.mismatches) }
+        // Crash and stall injection between a verified temporary file and its rename (the sweep tests).
+        Failpoint.hit("commit")
+        try request.beforeCommit?(staged.temporaryPath)
+        try staged.commit()
+        return (writer, found)
+    }
+}
