@@ -59,17 +59,20 @@ let package = Package(
         // Content measurement: the recording correlated with the reference's own sound (offset, rate, dropouts).
         // Pure Swift on `AudioSource` streams; its FFT is its own.
         .target(name: "DriftSync", dependencies: ["DriftCore"], swiftSettings: [.unsafeFlags(["-O"])]),
-        // The YAML configuration file: parsed and validated into DriftCore's policy types.
+        // The scan's rules as values: how recordings pair with references, how a device is named, how pairing by sound
+        // groups files. The configuration builds them; DriftMedia applies them to files.
+        .target(name: "DriftRules", dependencies: ["DriftCore"]),
+        // The YAML configuration file: parsed and validated into DriftCore's policy types and DriftRules' rules.
         .target(
             name: "DriftConfig",
             dependencies: [
-                "DriftCore", "DriftSchema", "DriftAudio", "DriftMedia", .product(name: "Yams", package: "Yams"),
+                "DriftCore", "DriftSchema", "DriftAudio", "DriftRules", .product(name: "Yams", package: "Yams"),
             ]),
         // One plan per pair (decision, operations, output), built once from the scan, the policy and the verdicts on
         // earlier outputs; the run's report with outcomes.
         .target(name: "DriftPlanning", dependencies: ["DriftCore", "DriftSchema"]),
         // Reference probing (MP4/MOV boxes, audio, sidecars), folder scanning and pairing, drift measurement.
-        .target(name: "DriftMedia", dependencies: ["DriftSchema", "DriftCore", "DriftAudio", "DriftAV"]),
+        .target(name: "DriftMedia", dependencies: ["DriftSchema", "DriftCore", "DriftAudio", "DriftAV", "DriftRules"]),
         // Drift reports: table, JSON, CSV, self-contained HTML.
         .target(name: "DriftReports", dependencies: ["DriftSchema", "DriftCore", "CZlib"]),
         // Wire messages and their codec: pure, testable without sockets.
@@ -141,7 +144,7 @@ let package = Package(
             name: "DriftRun",
             dependencies: [
                 "DriftAudio", "DriftAV", "DriftConfig", "DriftCoordinator", "DriftCore", "DriftJobs", "DriftJournal",
-                "DriftMedia",
+                "DriftMedia", "DriftRules",
                 "DriftMetrics", "DriftPipeline",
                 "DriftPlanning", "DriftReports", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftSync",
                 "DriftTransport", "DriftWire",
@@ -155,7 +158,7 @@ let package = Package(
             dependencies: [
                 "DriftAudio", "DriftConfig", "DriftCore", "DriftJournal", "DriftMedia", "DriftPipeline", "DriftReports",
                 "DriftMetrics", "DriftRun", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftTransport",
-                "DriftWorker", "DriftCoordinator", "DriftAV", "DriftJobs",
+                "DriftWorker", "DriftCoordinator", "DriftAV", "DriftJobs", "DriftRules",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -195,7 +198,8 @@ let package = Package(
             ]),
         .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "DriftCore"]),
         .testTarget(
-            name: "DriftMediaTests", dependencies: ["DriftMedia", "DriftAV", "DriftAudio", "DriftCore", "TestSupport"]),
+            name: "DriftMediaTests",
+            dependencies: ["DriftMedia", "DriftAV", "DriftAudio", "DriftCore", "DriftRules", "TestSupport"]),
         .testTarget(name: "DriftReportsTests", dependencies: ["DriftSchema", "DriftReports", "DriftCore"]),
         .testTarget(name: "DriftWireTests", dependencies: ["DriftWire", "DriftCore", "DriftSchema", "DriftSync"]),
         .testTarget(

@@ -1,6 +1,6 @@
 import DriftAudio
 import DriftCore
-import DriftMedia
+import DriftRules
 import DriftSchema
 import Foundation
 import Yams

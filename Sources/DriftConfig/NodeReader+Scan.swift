@@ -1,6 +1,6 @@
 import DriftAudio
 import DriftCore
-import DriftMedia
+import DriftRules
 import Yams
 
 extension NodeReader {

@@ -1,6 +1,7 @@
 import DriftAV
 import DriftAudio
 import DriftCore
+import DriftRules
 import DriftSchema
 import Foundation
 

@@ -4,6 +4,7 @@ import DriftCore
 import DriftJournal
 import DriftMedia
 import DriftPipeline
+import DriftRules
 import DriftSchema
 import DriftSync
 import Foundation

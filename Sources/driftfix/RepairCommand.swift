@@ -5,6 +5,7 @@ import DriftJournal
 import DriftMedia
 import DriftMetrics
 import DriftReports
+import DriftRules
 import DriftRun
 import DriftSchema
 import DriftTransport

@@ -3,6 +3,7 @@ import DriftConfig
 import DriftCore
 import DriftMedia
 import DriftReports
+import DriftRules
 import DriftRun
 import DriftSchema
 import Foundation

@@ -3,6 +3,7 @@ import DriftCore
 import DriftJournal
 import DriftMedia
 import DriftReports
+import DriftRules
 import DriftRun
 import Foundation
 import Logging

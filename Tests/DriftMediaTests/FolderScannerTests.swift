@@ -1,5 +1,6 @@
 import DriftAudio
 import DriftCore
+import DriftRules
 import Foundation
 import TestSupport
 import Testing

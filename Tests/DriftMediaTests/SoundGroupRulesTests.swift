@@ -1,4 +1,5 @@
 import DriftAudio
+import DriftRules
 import Foundation
 import TestSupport
 import Testing

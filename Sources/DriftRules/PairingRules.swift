@@ -12,7 +12,7 @@ public struct PairPattern: Sendable, Equatable {
     }
 
     /// The stem when `name` matches the recording template.
-    func stem(of name: String) -> String? {
+    package func stem(of name: String) -> String? {
         guard let range = recording.range(of: "{stem}") else { return name == recording ? "" : nil }
         let prefix = recording[..<range.lowerBound]
         let suffix = recording[range.upperBound...]
@@ -22,7 +22,7 @@ public struct PairPattern: Sendable, Equatable {
         return String(name.dropFirst(prefix.count).dropLast(suffix.count))
     }
 
-    func reference(for stem: String) -> String { reference.replacingOccurrences(of: "{stem}", with: stem) }
+    package func reference(for stem: String) -> String { reference.replacingOccurrences(of: "{stem}", with: stem) }
 }
 
 /// What to do when a recording has several references of the same name (`take.mov` and `take.mp4`).

@@ -1,4 +1,3 @@
-import DriftAudio
 import DriftCore
 import Foundation
 
@@ -80,7 +79,7 @@ public final class DevicePattern: Sendable, Equatable {
     }
 
     /// The device this pattern finds in `relativePath`, or nil when it does not match (or a capture is empty).
-    func device(in relativePath: String) -> String? {
+    package func device(in relativePath: String) -> String? {
         let whole = NSRange(relativePath.startIndex..., in: relativePath)
         guard let match = regex.firstMatch(in: relativePath, range: whole) else { return nil }
         var values: [String: String] = [:]
@@ -116,7 +115,7 @@ public final class DevicePattern: Sendable, Equatable {
         return names
     }
 
-    static func placeholders(in template: String) -> [String] {
+    package static func placeholders(in template: String) -> [String] {
         var names: [String] = []
         var rest = Substring(template)
         while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
@@ -208,37 +207,19 @@ public struct DeviceRules: Sendable, Equatable {
     }
 
     /// Whether the iXML chunk is needed.
-    var readsIXML: Bool {
+    package var readsIXML: Bool {
         sources.contains { if case .metadata(.ixml) = $0 { return true } else { return false } }
     }
 
-    /// The device of `recording`, found under `root` (nil when not known: the folder alone is used), with its
-    /// metadata when `readsMetadata`.
-    public func identify(recording: String, root: String?, metadata: RecordingMetadata?) -> DeviceIdentity {
-        let relative = Self.relativePath(recording, root: root)
-        for source in sources {
-            let found: String?
-            switch source {
-            case .path(let template): found = Self.path(template, relativePath: relative)
-            case .pattern(let pattern): found = pattern.device(in: relative)
-            case .metadata(let field): found = metadata.flatMap { field.value(in: $0) }
-            case .folder: found = Self.folder(relativePath: relative, root: root)
-            }
-            if let name = found.flatMap(Self.clean) { return DeviceIdentity(name: name, source: source.label) }
-        }
-        return DeviceIdentity(
-            name: Self.folder(relativePath: relative, root: root) ?? "/", source: DeviceSource.folder.label)
-    }
-
     /// `recording` relative to `root` ("devA/night1/take.wav"); the path as given when it is not under the root.
-    static func relativePath(_ recording: String, root: String?) -> String {
+    package static func relativePath(_ recording: String, root: String?) -> String {
         guard let root else { return recording }
         let prefix = root.hasSuffix("/") ? root : root + "/"
         return recording.hasPrefix(prefix) ? String(recording.dropFirst(prefix.count)) : recording
     }
 
     /// A path template filled from the folders of `relativePath` (its last component is the file).
-    static func path(_ template: String, relativePath: String) -> String? {
+    package static func path(_ template: String, relativePath: String) -> String? {
         let components = relativePath.split(separator: "/").map(String.init)
         let folders = components.dropLast()
         let stem = components.last.map { ($0 as NSString).deletingPathExtension } ?? ""
@@ -253,7 +234,7 @@ public struct DeviceRules: Sendable, Equatable {
     }
 
     /// Replaces each `{name}` in `template` by its value; nil when one has no value or the result is empty.
-    static func fill(_ template: String, with values: [String: String]) -> String? {
+    package static func fill(_ template: String, with values: [String: String]) -> String? {
         var result = ""
         var rest = Substring(template)
         while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
@@ -268,7 +249,7 @@ public struct DeviceRules: Sendable, Equatable {
 
     /// The folders of `relativePath` that do not name a date or a night, joined; the root's own name when none
     /// remains; nil when there is nothing to name.
-    static func folder(relativePath: String, root: String?) -> String? {
+    package static func folder(relativePath: String, root: String?) -> String? {
         let folders = relativePath.split(separator: "/").dropLast().map(String.init)
         let kept = folders.filter { !isDateLike($0) }
         if !kept.isEmpty { return kept.joined(separator: "/") }
@@ -281,7 +262,7 @@ public struct DeviceRules: Sendable, Equatable {
 
     /// `2026-11-23`, `2026_11_23`, `20261123`, `23.11.2026`, `2026-11-23T0130`, `night3`, `Day-2`, `run_5`,
     /// `session 4`, `week12`: a folder that says when, not which recorder.
-    static func isDateLike(_ name: String) -> Bool {
+    package static func isDateLike(_ name: String) -> Bool {
         dateLike?.firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil
     }
 
@@ -292,46 +273,11 @@ public struct DeviceRules: Sendable, Equatable {
         options: [.caseInsensitive])
 
     /// Trims a found name; control characters become spaces; empty is no name.
-    static func clean(_ name: String) -> String? {
+    package static func clean(_ name: String) -> String? {
         let cleaned = String(
             name.unicodeScalars.map { CharacterSet.controlCharacters.contains($0) ? " " : Character($0) }
         )
         .trimmingCharacters(in: .whitespaces)
         return cleaned.isEmpty ? nil : cleaned
-    }
-}
-
-extension DeviceMetadataField {
-    /// This field's value in `metadata`, or nil.
-    func value(in metadata: RecordingMetadata) -> String? {
-        switch self {
-        case .bwfOriginator: return metadata.originator
-        case .bwfOriginatorReference: return metadata.originatorReference
-        case .bwfDescription(let key):
-            guard let description = metadata.bextDescription else { return nil }
-            guard let key else { return description }
-            return Self.entry(key, in: description)
-        case .ixml(let path): return metadata.ixml.flatMap { IXMLText.element(path, in: $0) }
-        case .quicktime:
-            let make = metadata.tag("com.apple.quicktime.make") ?? metadata.tag("make")
-            let model = metadata.tag("com.apple.quicktime.model") ?? metadata.tag("model")
-            let parts = [make, model].compactMap { $0 }
-            // A model that already names its make ("Canon EOS R5" by "Canon") is not doubled.
-            if let make, let model, model.lowercased().hasPrefix(make.lowercased()) { return model }
-            return parts.isEmpty ? nil : parts.joined(separator: " ")
-        case .encoder: return metadata.tag("encoder") ?? metadata.tag("software") ?? metadata.tag("encoded_by")
-        }
-    }
-
-    /// The value of `KEY=value` in a bext description (entries end at a line break, `;` or the end).
-    static func entry(_ key: String, in description: String) -> String? {
-        for line in description.split(whereSeparator: { $0.isNewline || $0 == ";" }) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            guard let equals = trimmed.firstIndex(of: "="),
-                trimmed[..<equals].trimmingCharacters(in: .whitespaces) == key
-            else { continue }
-            return String(trimmed[trimmed.index(after: equals)...])
-        }
-        return nil
     }
 }
