@@ -166,40 +166,40 @@ let package = Package(
             plugins: ["SourceRevision"]
         ),
         .plugin(name: "SourceRevision", capability: .buildTool()),
+        // Generated scenes and independent measurements for the tests and the benchmark: ideal signals, recordings with
+        // known offsets, rates and faults, shoots, chaos nights, a process runner. No project DSP inside: what they
+        // compare against is computed on its own.
+        .target(
+            name: "DriftFixtures", dependencies: ["DriftSchema", "DriftCore", "DriftAudio", "CLinux"],
+            // Fixture synthesis runs over millions of samples: optimise it even in debug test builds.
+            swiftSettings: [.unsafeFlags(["-O"])]
+        ),
         .executableTarget(
             name: "DriftBench",
             dependencies: [
                 "DriftPlanning", "DriftRun", "DriftSchema", "DriftAV", "DriftMedia", "DriftPipeline",
-                "DriftCore", "DriftAudio", "DriftDSP", "DriftSync", "TestSupport", "DriftCoordinator", "DriftTransport",
+                "DriftCore", "DriftAudio", "DriftDSP", "DriftSync", "DriftFixtures", "DriftCoordinator",
+                "DriftTransport",
                 "DriftJournal", "DriftJobs",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
-        // Test-only helpers: independently computed ideal signals and measurements (no project DSP inside).
-        // glibc calls the tests' process runner needs that Swift's Glibc module hides (_GNU_SOURCE).
-        .target(name: "CTestSpawn", path: "Tests/CTestSpawn"),
-        .target(
-            name: "TestSupport", dependencies: ["DriftSchema", "DriftCore", "DriftAudio", "CTestSpawn"],
-            path: "Tests/TestSupport",
-            // Fixture synthesis runs over millions of samples: optimise it even in debug test builds.
-            swiftSettings: [.unsafeFlags(["-O"])]
-        ),
         .testTarget(name: "DriftCoreTests", dependencies: ["DriftCore"]),
         .testTarget(name: "DriftSlurmTests", dependencies: ["DriftSlurm"]),
         .testTarget(name: "DriftPlanningTests", dependencies: ["DriftPlanning", "DriftCore", "DriftSchema"]),
         .testTarget(
             name: "DriftRunTests",
             dependencies: [
-                "TestSupport", .product(name: "Logging", package: "swift-log"), "DriftWorker", "DriftWire",
+                "DriftFixtures", .product(name: "Logging", package: "swift-log"), "DriftWorker", "DriftWire",
                 "DriftSchema", "DriftPlanning", "DriftJournal", "DriftCore", "DriftCoordinator", "DriftConfig",
                 "DriftAudio", "DriftRun",
             ]),
         .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "DriftCore"]),
         .testTarget(
             name: "DriftMediaTests",
-            dependencies: ["DriftMedia", "DriftAV", "DriftAudio", "DriftCore", "DriftRules", "TestSupport"]),
+            dependencies: ["DriftMedia", "DriftAV", "DriftAudio", "DriftCore", "DriftRules", "DriftFixtures"]),
         .testTarget(name: "DriftReportsTests", dependencies: ["DriftSchema", "DriftReports", "DriftCore"]),
         .testTarget(name: "DriftWireTests", dependencies: ["DriftWire", "DriftCore", "DriftSchema", "DriftSync"]),
         .testTarget(
@@ -212,38 +212,38 @@ let package = Package(
         .testTarget(
             name: "DriftTransportTests",
             dependencies: [
-                "DriftTransport", "TestSupport",
+                "DriftTransport", "DriftFixtures",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Seeded mutation fuzzing of the parsers that read untrusted bytes, bounded in time, plus the regression corpus.
         .testTarget(
-            name: "FuzzTests", dependencies: ["DriftMedia", "DriftWire", "DriftConfig", "DriftAV", "TestSupport"],
+            name: "FuzzTests", dependencies: ["DriftMedia", "DriftWire", "DriftConfig", "DriftAV", "DriftFixtures"],
             resources: [.copy("Corpus")]),
         .testTarget(
             name: "DriftJournalTests",
             dependencies: [
                 "DriftPlanning", "DriftSchema", "DriftJournal", "DriftCoordinator", "DriftWire", "DriftAudio",
-                "DriftCore", "DriftReports", "TestSupport", "DriftJobs", "DriftAV",
+                "DriftCore", "DriftReports", "DriftFixtures", "DriftJobs", "DriftAV",
             ]),
         .testTarget(
             name: "DriftWorkerTests",
-            dependencies: ["DriftWorker", "DriftWire", "DriftAudio", "DriftCore", "DriftPipeline", "TestSupport"]),
+            dependencies: ["DriftWorker", "DriftWire", "DriftAudio", "DriftCore", "DriftPipeline", "DriftFixtures"]),
         // The end-to-end targets name the `driftfix` executable so that it is built before they run it.
         .testTarget(
             name: "DistributedTests",
             dependencies: [
                 "DriftSchema", "driftfix", "DriftAudio", "DriftCore", "DriftTransport", "DriftWire",
-                "DriftJournal", "TestSupport", .product(name: "Yams", package: "Yams"),
+                "DriftJournal", "DriftFixtures", .product(name: "Yams", package: "Yams"),
             ],
             exclude: ["Fixtures"]),
-        .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "DriftCore", "TestSupport", "CSndFile"]),
-        .testTarget(name: "DriftSyncTests", dependencies: ["DriftSync", "DriftCore", "TestSupport"]),
+        .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "DriftCore", "DriftFixtures", "CSndFile"]),
+        .testTarget(name: "DriftSyncTests", dependencies: ["DriftSync", "DriftCore", "DriftFixtures"]),
         .testTarget(
-            name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftCore", "TestSupport", "CSampleRate", "CSoxr"]),
+            name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftCore", "DriftFixtures", "CSampleRate", "CSoxr"]),
         .testTarget(
             name: "DriftPipelineTests",
-            dependencies: ["DriftPipeline", "DriftAudio", "DriftCore", "DriftSupport", "DriftSync", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["driftfix", "DriftAudio", "DriftCore", "TestSupport"]),
+            dependencies: ["DriftPipeline", "DriftAudio", "DriftCore", "DriftSupport", "DriftSync", "DriftFixtures"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["driftfix", "DriftAudio", "DriftCore", "DriftFixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

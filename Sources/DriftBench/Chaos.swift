@@ -1,7 +1,7 @@
 import ArgumentParser
 import DriftAudio
+import DriftFixtures
 import Foundation
-import TestSupport
 
 /// The chaos night of the test suite, measured: an undisturbed night, then the same night under fire for several
 /// seeds (workers SIGKILLed about once per interval, the coordinator killed once and resumed, a file that kills every

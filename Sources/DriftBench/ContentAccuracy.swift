@@ -2,9 +2,9 @@ import ArgumentParser
 import DriftAV
 import DriftAudio
 import DriftCore
+import DriftFixtures
 import DriftPipeline
 import Foundation
-import TestSupport
 
 /// The content measurement's accuracy table: scenes with known offset, drift and dropouts, the recording a close
 /// stereo microphone on a faulty clock, the reference a distant reverberant one coded as AAC 96 kb/s by ffmpeg; each

@@ -1,7 +1,7 @@
 import ArgumentParser
 import DriftAudio
+import DriftFixtures
 import Foundation
-import TestSupport
 
 /// Writes a recording and a reference of one scene heard by two microphones, with known timing (the truth for
 /// content-measurement benchmarks): a close stereo recorder on a faulty clock and a distant, reverberant mono

@@ -3,6 +3,7 @@ import DriftAudio
 import DriftCoordinator
 import DriftCore
 import DriftDSP
+import DriftFixtures
 import DriftJobs
 import DriftJournal
 import DriftPlanning
@@ -12,7 +13,6 @@ import DriftTransport
 import Foundation
 import Logging
 import Synchronization
-import TestSupport
 
 /// `driftfix-bench`: helpers for scripts/bench.sh. Generates long test recordings and measures the converter
 /// alone, in memory, so the pipeline's overhead shows as a ratio.

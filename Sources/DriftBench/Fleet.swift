@@ -1,9 +1,9 @@
 import ArgumentParser
+import DriftFixtures
 import DriftJournal
 import DriftPlanning
 import DriftSchema
 import Foundation
-import TestSupport
 
 /// A synthetic fleet for the QA benchmark: `ROOT/devNNN/nightK/takeM.wav` with a `takeM.duration` sidecar as its
 /// reference. Each recording is a 60 s mono 16-bit WAV whose header is real and whose samples are a hole in a sparse

@@ -1,6 +1,6 @@
 import ArgumentParser
+import DriftFixtures
 import Foundation
-import TestSupport
 
 /// Writes a shoot where nothing pairs by name, with its truth: recorders running for long stretches on their own
 /// clocks (`audio/ZOOM000k.WAV`, 24-bit stereo), camera clips with their scratch tracks (`camera/C00kk.MP4`: a small

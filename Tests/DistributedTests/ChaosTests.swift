@@ -1,7 +1,7 @@
+import DriftFixtures
 import DriftJournal
 import DriftSchema
 import Foundation
-import TestSupport
 import Testing
 
 @Suite("a night that survives anything", .serialized)

@@ -1,8 +1,8 @@
 import DriftAudio
 import DriftCore
+import DriftFixtures
 import DriftJournal
 import Foundation
-import TestSupport
 import Testing
 
 /// Identity of a file on disk: a rewritten output gets a new inode (written to a temporary file, then renamed).

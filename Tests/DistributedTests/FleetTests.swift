@@ -1,7 +1,7 @@
 import DriftAudio
 import DriftCore
+import DriftFixtures
 import Foundation
-import TestSupport
 import Testing
 
 private let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {

@@ -1,6 +1,6 @@
 import DriftAudio
+import DriftFixtures
 import Foundation
-import TestSupport
 import Testing
 import Yams
 

@@ -1,8 +1,8 @@
 import DriftAudio
 import DriftCore
+import DriftFixtures
 import DriftJournal
 import Foundation
-import TestSupport
 import Testing
 
 /// Every path under `folder` (files and folders, hidden ones too), relative, except the journal's `.driftfix`.

@@ -1,6 +1,6 @@
 import DriftAudio
+import DriftFixtures
 import Foundation
-import TestSupport
 import Testing
 
 /// Scrapes a URL every 30 ms until it stops answering (after answering at least once) or the time is up, parsing each

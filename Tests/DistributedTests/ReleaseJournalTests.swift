@@ -1,6 +1,6 @@
 import DriftAudio
+import DriftFixtures
 import Foundation
-import TestSupport
 import Testing
 
 /// The tree `Fixtures/make-release-journal.sh` made with the last release: its journal records these absolute paths.

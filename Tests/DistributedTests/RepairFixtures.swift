@@ -1,8 +1,8 @@
 import DriftAudio
 import DriftCore
+import DriftFixtures
 import DriftSchema
 import Foundation
-import TestSupport
 
 /// Every entry under `folder` (paths relative to it), except the run journal's own folder `.driftfix`.
 func treeEntries(under folder: String) -> [String] {

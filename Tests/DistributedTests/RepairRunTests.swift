@@ -1,9 +1,9 @@
 import DriftAudio
 import DriftCore
+import DriftFixtures
 import DriftTransport
 import DriftWire
 import Foundation
-import TestSupport
 import Testing
 
 @Suite("driftfix repair with worker processes over ZeroMQ", .serialized)

@@ -1,7 +1,7 @@
 import DriftAudio
 import DriftCore
+import DriftFixtures
 import Foundation
-import TestSupport
 import Testing
 
 /// A TCP port unlikely to be taken (the tests bind loopback and wildcard addresses on it).

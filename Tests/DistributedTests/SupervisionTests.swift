@@ -1,7 +1,7 @@
 import DriftAudio
+import DriftFixtures
 import DriftJournal
 import Foundation
-import TestSupport
 import Testing
 
 @Suite("supervised workers: replaced, ended when hung, a crash loop ends the run, a worker's own disk", .serialized)

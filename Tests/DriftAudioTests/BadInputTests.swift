@@ -1,7 +1,7 @@
 import DriftCore
+import DriftFixtures
 import Foundation
 import Synchronization
-import TestSupport
 import Testing
 
 @testable import DriftAudio

@@ -1,6 +1,6 @@
 import CSndFile
+import DriftFixtures
 import Foundation
-import TestSupport
 import Testing
 
 @testable import DriftAudio

@@ -1,8 +1,8 @@
 import CSampleRate
 import CSoxr
 import DriftCore
+import DriftFixtures
 import Foundation
-import TestSupport
 import Testing
 
 @testable import DriftDSP

@@ -1,7 +1,7 @@
 import DriftCore
 import DriftDSP
+import DriftFixtures
 import Foundation
-import TestSupport
 import Testing
 
 /// Dropout re-insertion against signals whose missing part is known: the truth is the signal that was never lost.

@@ -1,6 +1,6 @@
 import DriftCore
+import DriftFixtures
 import Foundation
-import TestSupport
 import Testing
 
 @testable import DriftDSP

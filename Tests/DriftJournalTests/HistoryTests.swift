@@ -1,10 +1,10 @@
 import DriftCore
+import DriftFixtures
 import DriftJournal
 import DriftPlanning
 import DriftReports
 import DriftSchema
 import Foundation
-import TestSupport
 import Testing
 
 @Suite("drift history and metrics")

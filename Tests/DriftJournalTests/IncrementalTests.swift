@@ -1,10 +1,10 @@
 import DriftAV
 import DriftAudio
 import DriftCore
+import DriftFixtures
 import DriftJournal
 import DriftPlanning
 import Foundation
-import TestSupport
 import Testing
 
 @Suite("fingerprints and incremental decisions")

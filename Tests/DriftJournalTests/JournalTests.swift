@@ -1,13 +1,13 @@
 import DriftAudio
 import DriftCoordinator
 import DriftCore
+import DriftFixtures
 import DriftJobs
 import DriftJournal
 import DriftPlanning
 import DriftSchema
 import DriftWire
 import Foundation
-import TestSupport
 import Testing
 
 /// A plan of `count` jobs on recordings that need not exist (the store never opens them).

@@ -1,9 +1,9 @@
 import DriftAV
 import DriftAudio
 import DriftCore
+import DriftFixtures
 import DriftRules
 import Foundation
-import TestSupport
 import Testing
 
 @testable import DriftMedia

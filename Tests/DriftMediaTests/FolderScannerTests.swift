@@ -1,8 +1,8 @@
 import DriftAudio
 import DriftCore
+import DriftFixtures
 import DriftRules
 import Foundation
-import TestSupport
 import Testing
 
 @testable import DriftMedia

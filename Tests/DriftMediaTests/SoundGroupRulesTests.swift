@@ -1,7 +1,7 @@
 import DriftAudio
+import DriftFixtures
 import DriftRules
 import Foundation
-import TestSupport
 import Testing
 
 @testable import DriftMedia

@@ -1,7 +1,7 @@
 import DriftAudio
 import DriftCore
+import DriftFixtures
 import Foundation
-import TestSupport
 import Testing
 
 @testable import DriftPipeline

@@ -2,6 +2,7 @@ import DriftAudio
 import DriftConfig
 import DriftCoordinator
 import DriftCore
+import DriftFixtures
 import DriftJournal
 import DriftPlanning
 import DriftRun
@@ -10,7 +11,6 @@ import DriftWire
 import DriftWorker
 import Foundation
 import Logging
-import TestSupport
 import Testing
 
 private let logger = Logger(label: "test.run")

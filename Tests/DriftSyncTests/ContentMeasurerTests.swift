@@ -1,7 +1,7 @@
 import DriftCore
+import DriftFixtures
 import DriftSync
 import Foundation
-import TestSupport
 import Testing
 
 /// The measurement against scenes whose timing is known: every expected number comes from the scene's parameters,

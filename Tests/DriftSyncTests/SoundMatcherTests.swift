@@ -1,7 +1,7 @@
 import DriftCore
+import DriftFixtures
 import DriftSync
 import Foundation
-import TestSupport
 import Testing
 
 /// Finding clips in long recordings by their prints alone, on shoots whose every place is known from the scene.

@@ -1,7 +1,7 @@
+import DriftFixtures
 import DriftTransport
 import Foundation
 import Logging
-import TestSupport
 import Testing
 
 /// A CURVE server on loopback TCP with the ZAP handler, and clients of every kind.

@@ -1,7 +1,7 @@
 import DriftAudio
 import DriftCore
+import DriftFixtures
 import Foundation
-import TestSupport
 import Testing
 
 /// A WAV past 4 GiB as sox and some field recorders write it: its 32-bit RIFF and data sizes wrapped. Sparse: only

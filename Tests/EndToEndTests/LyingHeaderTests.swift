@@ -1,5 +1,5 @@
+import DriftFixtures
 import Foundation
-import TestSupport
 import Testing
 
 /// A WAV file written byte by byte, so its header can say anything.

@@ -1,7 +1,7 @@
 import DriftAudio
 import DriftCore
+import DriftFixtures
 import Foundation
-import TestSupport
 import Testing
 
 /// Real files written by ffmpeg's own command line, read and repaired by driftfix, and checked by ffmpeg decoding

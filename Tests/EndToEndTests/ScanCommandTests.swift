@@ -1,7 +1,7 @@
 import DriftAudio
 import DriftCore
+import DriftFixtures
 import Foundation
-import TestSupport
 import Testing
 
 /// A small tree: drifted, in-sync, mislabelled, unexplained, broken and unpaired files.

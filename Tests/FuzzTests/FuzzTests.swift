@@ -1,9 +1,9 @@
 import DriftAV
 import DriftConfig
+import DriftFixtures
 import DriftMedia
 import DriftWire
 import Foundation
-import TestSupport
 import Testing
 
 /// The corpus: seed inputs, and every input that once crashed, hung or misbehaved (kept as regression tests).

@@ -5,6 +5,7 @@
 #ifndef __linux__
 #error "driftfix builds on Linux only (openat2, renameat2, /proc/self/fd)"
 #endif
+#include <spawn.h>
 
 /// Opens `path` (relative) beneath the directory `dirfd` with RESOLVE_BENEATH; returns a descriptor or -1 with errno
 /// set (EXDEV or ELOOP when the path would leave the directory, ENOSYS before Linux 5.6). The kernel resolves the
@@ -39,3 +40,9 @@ void driftfix_cleanup_install(int terminating);
 /// The CPU ids this process may run on (sched_getaffinity, behind _GNU_SOURCE), ascending, at most `capacity` of
 /// them written to `ids`; returns how many there are, or -1 with errno set.
 int driftfix_allowed_cpus(int *ids, int capacity);
+
+/// pipe2(fds, O_CLOEXEC): a pipe no concurrently spawned child inherits (the fixtures' process runner).
+int driftfix_pipe_cloexec(int fds[2]);
+
+/// posix_spawn_file_actions_addclosefrom_np: the child closes every descriptor from `from` up.
+int driftfix_spawn_closefrom(posix_spawn_file_actions_t *actions, int from);

@@ -1,4 +1,4 @@
-import CTestSpawn
+internal import CLinux
 import Foundation
 
 #if canImport(Glibc)
@@ -26,7 +26,7 @@ public enum Termination: Equatable, Sendable {
 /// is described (process tree, threads' stacks when gdb is installed), its whole process group is killed, and the
 /// result says it timed out, so the test fails with the reason instead of stalling CI.
 public final class Child: @unchecked Sendable {  // mutable state is guarded by `lock`
-    public let pid: pid_t
+    public let pid: Int32
     public let command: String
     private let lock = NSLock()
     private var ended: Termination?
@@ -72,13 +72,13 @@ public final class Child: @unchecked Sendable {  // mutable state is guarded by 
                 posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
             case .capture:
                 var fds: [Int32] = [-1, -1]
-                guard driftfix_test_pipe_cloexec(&fds) == 0 else { throw ChildError.spawn(executable, errno) }
+                guard driftfix_pipe_cloexec(&fds) == 0 else { throw ChildError.spawn(executable, errno) }
                 pipes.append((fds[0], fds[1]))
                 posix_spawn_file_actions_adddup2(&actions, fds[1], target)
             }
         }
         // Nothing else of the test process (other tests' pipes among them) reaches the child.
-        driftfix_test_spawn_closefrom(&actions, 3)
+        driftfix_spawn_closefrom(&actions, 3)
 
         var noSignals = sigset_t()
         sigemptyset(&noSignals)
