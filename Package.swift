@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate", "CSoxr"]),
         // Content measurement: the recording correlated with the reference's own sound (offset, rate, dropouts).
         // Pure Swift on `AudioSource` streams; its FFT is its own.
-        .target(name: "DriftSync", dependencies: ["DriftCore"], swiftSettings: [.unsafeFlags(["-O"])]),
+        .target(name: "DriftSync", dependencies: ["DriftCore"]),
         // The scan's rules as values: how recordings pair with references, how a device is named, how pairing by sound
         // groups files. The configuration builds them; DriftMedia applies them to files.
         .target(name: "DriftRules", dependencies: ["DriftCore"]),
@@ -170,10 +170,7 @@ let package = Package(
         // known offsets, rates and faults, shoots, chaos nights, a process runner. No project DSP inside: what they
         // compare against is computed on its own.
         .target(
-            name: "DriftFixtures", dependencies: ["DriftSchema", "DriftCore", "DriftAudio", "CLinux"],
-            // Fixture synthesis runs over millions of samples: optimise it even in debug test builds.
-            swiftSettings: [.unsafeFlags(["-O"])]
-        ),
+            name: "DriftFixtures", dependencies: ["DriftSchema", "DriftCore", "DriftAudio", "CLinux"]),
         .executableTarget(
             name: "DriftBench",
             dependencies: [
