@@ -5,10 +5,14 @@ import PackageDescription
 // (CLinux stops a build elsewhere with a clear #error). SwiftPM's `platforms` list names Apple systems only, so
 // there is none here: the default it implies is no claim that driftfix runs there.
 //
-// Dependencies point one way: DriftCore ◄ DriftAudio/DriftDSP ◄ CLI. Each target declares exactly the modules it
-// imports (scripts/check-imports.py checks it in the test run). C modules are imported by exactly one Swift module
-// each (CSndFile and CPCM by DriftAudio, CSampleRate by DriftDSP, CZMQ by the transport, CXXHash by DriftSupport),
-// always as `internal import`, so no C type leaks into a public signature; CLinux (Linux system calls) serves DriftAudio, DriftSupport and DriftWorker.
+// Dependencies point one way, down towards DriftCore: storage (DriftJournal) below the dispatcher's vocabulary
+// (DriftJobs), the configuration below the scan's rules (DriftRules), the composition root (DriftRun) above all, the
+// command line on top. docs/architecture.md's module table is this graph; scripts/check-imports.py checks both that
+// each target declares exactly the modules it imports and that the table says the same, in every test run. C modules
+// are imported by exactly one Swift module each (CSndFile and CPCM by DriftAudio, CSampleRate and CSoxr by DriftDSP,
+// CZMQ by the transport, CXXHash by DriftSupport, CZlib by DriftReports, CFFmpeg by DriftAV), always as `internal
+// import`, so no C type leaks into a public signature; CLinux (Linux calls) serves DriftAudio, DriftSupport,
+// DriftWorker and DriftFixtures.
 let package = Package(
     name: "driftfix",
     products: [
@@ -52,7 +56,7 @@ let package = Package(
         .target(name: "DriftSupport", dependencies: ["CLinux", "CXXHash"]),
         // The report schema: what a scan and a run found, as the JSON and CSV columns.
         .target(name: "DriftSchema", dependencies: ["DriftCore"]),
-        .target(name: "DriftAudio", dependencies: ["DriftCore", "CSndFile", "CLinux", "CPCM"]),
+        .target(name: "DriftAudio", dependencies: ["DriftCore", "DriftSupport", "CSndFile", "CLinux", "CPCM"]),
         // Compressed audio and audio inside video through FFmpeg's libraries (the only importer of CFFmpeg).
         .target(name: "DriftAV", dependencies: ["DriftCore", "DriftSupport", "DriftAudio", "CFFmpeg"]),
         .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate", "CSoxr"]),
@@ -100,7 +104,7 @@ let package = Package(
             name: "DriftWorker",
             dependencies: [
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "DriftCore",
-                "DriftAudio", "DriftWire", "DriftTransport", "DriftPipeline", "DriftSchema", "DriftSync", "CLinux",
+                "DriftAudio", "DriftWire", "DriftTransport", "DriftRepair", "DriftSchema", "DriftSync", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The durable run journal (SQLite through GRDB): job states written ahead, resume, incremental runs, drift
@@ -113,7 +117,7 @@ let package = Package(
             ]),
         // One file's repair (read, convert, write, verify, rename): used by `process` and by workers.
         .target(
-            name: "DriftPipeline",
+            name: "DriftRepair",
             dependencies: [
                 "DriftSupport", "DriftCore", "DriftAudio", "DriftDSP", "DriftAV", "DriftSchema", "DriftSync",
             ]),
@@ -145,7 +149,7 @@ let package = Package(
             dependencies: [
                 "DriftAudio", "DriftAV", "DriftConfig", "DriftCoordinator", "DriftCore", "DriftJobs", "DriftJournal",
                 "DriftMedia", "DriftRules",
-                "DriftMetrics", "DriftPipeline",
+                "DriftMetrics", "DriftRepair",
                 "DriftPlanning", "DriftReports", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftSync",
                 "DriftTransport", "DriftWire",
                 "DriftWorker",
@@ -156,7 +160,7 @@ let package = Package(
         .executableTarget(
             name: "driftfix",
             dependencies: [
-                "DriftAudio", "DriftConfig", "DriftCore", "DriftJournal", "DriftMedia", "DriftPipeline", "DriftReports",
+                "DriftAudio", "DriftConfig", "DriftCore", "DriftJournal", "DriftMedia", "DriftRepair", "DriftReports",
                 "DriftMetrics", "DriftRun", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftTransport",
                 "DriftWorker", "DriftCoordinator", "DriftAV", "DriftJobs", "DriftRules",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -174,7 +178,7 @@ let package = Package(
         .executableTarget(
             name: "DriftBench",
             dependencies: [
-                "DriftPlanning", "DriftRun", "DriftSchema", "DriftAV", "DriftMedia", "DriftPipeline",
+                "DriftPlanning", "DriftRun", "DriftSchema", "DriftAV", "DriftMedia", "DriftRepair",
                 "DriftCore", "DriftAudio", "DriftDSP", "DriftSync", "DriftFixtures", "DriftCoordinator",
                 "DriftTransport",
                 "DriftJournal", "DriftJobs",
@@ -224,7 +228,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "DriftWorkerTests",
-            dependencies: ["DriftWorker", "DriftWire", "DriftAudio", "DriftCore", "DriftPipeline", "DriftFixtures"]),
+            dependencies: ["DriftWorker", "DriftWire", "DriftAudio", "DriftCore", "DriftRepair", "DriftFixtures"]),
         // The end-to-end targets name the `driftfix` executable so that it is built before they run it.
         .testTarget(
             name: "DistributedTests",
@@ -233,13 +237,15 @@ let package = Package(
                 "DriftJournal", "DriftFixtures", .product(name: "Yams", package: "Yams"),
             ],
             exclude: ["Fixtures"]),
-        .testTarget(name: "DriftAudioTests", dependencies: ["DriftAudio", "DriftCore", "DriftFixtures", "CSndFile"]),
+        .testTarget(
+            name: "DriftAudioTests",
+            dependencies: ["DriftAudio", "DriftCore", "DriftFixtures", "DriftSupport", "CSndFile"]),
         .testTarget(name: "DriftSyncTests", dependencies: ["DriftSync", "DriftCore", "DriftFixtures"]),
         .testTarget(
             name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftCore", "DriftFixtures", "CSampleRate", "CSoxr"]),
         .testTarget(
-            name: "DriftPipelineTests",
-            dependencies: ["DriftPipeline", "DriftAudio", "DriftCore", "DriftSupport", "DriftSync", "DriftFixtures"]),
+            name: "DriftRepairTests",
+            dependencies: ["DriftRepair", "DriftAudio", "DriftCore", "DriftSupport", "DriftSync", "DriftFixtures"]),
         .testTarget(name: "EndToEndTests", dependencies: ["driftfix", "DriftAudio", "DriftCore", "DriftFixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import DriftSupport
 import Glibc
 
 /// The name of a temporary output file, `.NAME.driftfix-HOST-PID-TAG.tmp`: hidden, beside its destination NAME,
@@ -10,15 +11,8 @@ public struct TemporaryName: Equatable, Sendable {
     public let host: String
     public let pid: Int32
 
-    /// This machine's name as the kernel knows it (workers announce it, so their leftovers can be found).
-    public static let machineName: String = {
-        var buffer = [CChar](repeating: 0, count: 256)
-        gethostname(&buffer, buffer.count - 1)
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }()
-
     /// This machine's name, made safe for a file name.
-    public static let hostTag = tag(forHost: machineName)
+    public static let hostTag = tag(forHost: Machine.name)
 
     /// A machine name made safe for a file name (letters and digits; anything else becomes `_`).
     public static func tag(forHost name: String) -> String {

@@ -3,7 +3,7 @@ import DriftAV
 import DriftAudio
 import DriftCore
 import DriftFixtures
-import DriftPipeline
+import DriftRepair
 import Foundation
 
 /// The content measurement's accuracy table: scenes with known offset, drift and dropouts, the recording a close

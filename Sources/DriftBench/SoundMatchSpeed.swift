@@ -1,5 +1,5 @@
 import ArgumentParser
-import DriftPipeline
+import DriftRepair
 import DriftSync
 import Foundation
 import Synchronization

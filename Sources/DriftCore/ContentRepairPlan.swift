@@ -24,19 +24,13 @@ public enum ContentRepairPlan {
         for measurement: ContentMeasurement, frames: Int64, sampleRate: Int, start: Start = .reference,
         referenceFrames: Int64? = nil, method: RepairMethod = .resample
     ) -> Result<[RepairOperation], ContentRefusal> {
-        guard measurement.isMeasured, let offsetMs = measurement.offsetMs, let driftPPM = measurement.driftPPM else {
-            return .failure(ContentRefusal("content unmeasurable: \(measurement.reason ?? "no clear match")"))
+        let terms: Terms
+        switch Terms.of(measurement) {
+        case .success(let found): terms = found
+        case .failure(let refusal): return .failure(refusal)
         }
-        if let repeated = measurement.dropouts.first(where: { $0.missingMs < 0 }) {
-            return .failure(
-                ContentRefusal(
-                    "sound repeated at \(repeated.atSeconds) s (\(-repeated.missingMs) ms): removing it is not a re-insertion"
-                ))
-        }
+        let (offsetMs, speed) = (terms.offsetMs, terms.speed)
         let rate = Double(sampleRate)
-        let significant = abs(driftPPM) > max(measurement.driftPPMError ?? 0, 0.05)
-        // Scene seconds per recording second.
-        let speed = significant ? 1 / (1 + driftPPM * 1e-6) : 1
         var operations: [RepairOperation] = []
         var length = frames
         // An offset within its own uncertainty (or under 0.1 ms, inaudible) stays: moving it would rewrite every sample.
@@ -86,19 +80,14 @@ extension ContentRepairPlan {
         for measurement: ContentMeasurement, frames: Int64, sampleRate: Int, clipFrames: Int64,
         method: RepairMethod = .resample
     ) -> Result<[RepairOperation], ContentRefusal> {
-        guard measurement.isMeasured, let offsetMs = measurement.offsetMs, let driftPPM = measurement.driftPPM else {
-            return .failure(ContentRefusal("content unmeasurable: \(measurement.reason ?? "no clear match")"))
+        let terms: Terms
+        switch Terms.of(measurement) {
+        case .success(let found): terms = found
+        case .failure(let refusal): return .failure(refusal)
         }
         guard clipFrames > 0 else { return .failure(ContentRefusal("the clip has no frames")) }
-        if let repeated = measurement.dropouts.first(where: { $0.missingMs < 0 }) {
-            return .failure(
-                ContentRefusal(
-                    "sound repeated at \(repeated.atSeconds) s (\(-repeated.missingMs) ms): removing it is not a re-insertion"
-                ))
-        }
+        let (offsetMs, driftPPM, significant, speed) = (terms.offsetMs, terms.driftPPM, terms.significant, terms.speed)
         let rate = Double(sampleRate)
-        let significant = abs(driftPPM) > max(measurement.driftPPMError ?? 0, 0.05)
-        let speed = significant ? 1 / (1 + driftPPM * 1e-6) : 1
         // Recording frames before the clip's first moment (negative: silence to put first). Always by the measured
         // rate: a clip an hour into a recording is `offset × drift` away from where a drift within its own error would
         // put it (28 ms at 8 ppm), far beyond the proof's 1 ms.
@@ -129,6 +118,35 @@ extension ContentRepairPlan {
             operations.append(method == .stretch ? .stretch(frames: clipFrames) : .resample(frames: clipFrames))
         }
         return .success(operations)
+    }
+}
+
+extension ContentRepairPlan {
+    /// What both plans take from a measurement: the offset, the drift, whether the drift is beyond its own error (or
+    /// 0.05 ppm), and the scene seconds per recording second it implies; or why the measurement cannot plan.
+    struct Terms {
+        let offsetMs: Double
+        let driftPPM: Double
+        let significant: Bool
+        let speed: Double
+
+        static func of(_ measurement: ContentMeasurement) -> Result<Terms, ContentRefusal> {
+            guard measurement.isMeasured, let offsetMs = measurement.offsetMs, let driftPPM = measurement.driftPPM
+            else {
+                return .failure(ContentRefusal("content unmeasurable: \(measurement.reason ?? "no clear match")"))
+            }
+            if let repeated = measurement.dropouts.first(where: { $0.missingMs < 0 }) {
+                return .failure(
+                    ContentRefusal(
+                        "sound repeated at \(repeated.atSeconds) s (\(-repeated.missingMs) ms): removing it is not a re-insertion"
+                    ))
+            }
+            let significant = abs(driftPPM) > max(measurement.driftPPMError ?? 0, 0.05)
+            return .success(
+                Terms(
+                    offsetMs: offsetMs, driftPPM: driftPPM, significant: significant,
+                    speed: significant ? 1 / (1 + driftPPM * 1e-6) : 1))
+        }
     }
 }
 

@@ -82,20 +82,11 @@ public final class RepairRun {
         /// The report with each pair's outcome and the drift history.
         public var report: ScanReport
         public var status: RunStatus
-        /// The job store (the journal) failed mid-run: why.
-        public var storeFailure: String?
-        /// The local workers kept dying at start-up: how.
-        public var workersFailure: String?
-        /// The outcome could not be recorded in the journal: why (the next run would resume this one).
-        public var journalFailure: String?
-        /// The metrics file could not be written: why.
-        public var metricsFailure: String?
+        /// What went wrong beside the pairs' own outcomes; each makes the night unsuccessful.
+        public var problems: [RunProblem] = []
 
         /// Every pair repaired, unchanged or skipped, and everything recorded.
-        public var succeeded: Bool {
-            storeFailure == nil && workersFailure == nil && journalFailure == nil && metricsFailure == nil
-                && report.isGoodRun
-        }
+        public var succeeded: Bool { problems.isEmpty && report.isGoodRun }
     }
 
     /// Sees the run as it goes (progress bars, logs).
@@ -140,6 +131,11 @@ public final class RepairRun {
     private func night(live: LiveRunMetrics?) async throws(RunError) -> Outcome {
         let started = Date()
         let configuration = settings.configuration
+        // Refused before anything is created (opening a journal makes one); a journal without an unfinished run over
+        // these roots is the same refusal, found when the run is prepared.
+        if settings.resume == true && !FileManager.default.fileExists(atPath: settings.journalPath) {
+            throw .nothingToResume(journal: settings.journalPath)
+        }
         do {
             try FileManager.default.createDirectory(atPath: settings.outputRoot, withIntermediateDirectories: true)
         } catch {
@@ -149,7 +145,11 @@ public final class RepairRun {
         let prepared: PreparedRun
         do {
             journal = try Journal(path: settings.journalPath)
-            sweep(journal, closing: false)
+        } catch {
+            throw failedBeforeStart(.journal(error), started: started)
+        }
+        sweep(journal, closing: false)
+        do {
             prepared = try RunPreparation.prepare(
                 journal: journal,
                 options: RunPreparation.Options(
@@ -157,17 +157,7 @@ public final class RepairRun {
                     configuration: configuration, quality: settings.quality ?? configuration.repair.quality,
                     resume: settings.resume, full: settings.full, engine: settings.engine), logger: logger)
         } catch {
-            let failure: RunError
-            switch error {
-            case let error as JournalError: failure = .journal(error)
-            case let error as RunError: failure = error
-            default: failure = .journal(JournalError(path: settings.journalPath, cause: .other("\(error)")))
-            }
-            if case .journal = failure, let file = settings.metricsFile {
-                // The nightly job failed before it began: the metrics must say so (the last success stays as it was).
-                try? RunMetrics.failedBeforeStart(started: started, previous: file).write(to: file)
-            }
-            throw failure
+            throw failedBeforeStart(error, started: started)
         }
 
         let store = JournalJobStore(journal: journal, run: prepared.run, jobs: prepared.jobs, prints: prepared.prints)
@@ -202,6 +192,15 @@ public final class RepairRun {
         return outcome
     }
 
+    /// `error`, after the metrics say that the nightly job failed before it began when the journal was the cause (the
+    /// last success stays as it was).
+    private func failedBeforeStart(_ error: RunError, started: Date) -> RunError {
+        if case .journal = error, let file = settings.metricsFile {
+            try? RunMetrics.failedBeforeStart(started: started, previous: file).write(to: file)
+        }
+        return error
+    }
+
     /// Deletes what writers that are gone left under the output root: at the start, those of earlier runs; at the
     /// close, those that died during this one.
     private func sweep(_ journal: Journal, closing: Bool) {
@@ -234,8 +233,7 @@ public final class RepairRun {
     ) -> Outcome {
         let configuration = settings.configuration
         let status: RunStatus
-        var storeFailure: String?
-        var workersFailure: String?
+        var problems: [RunProblem] = []
         switch runtime.outcome {
         case .complete: status = .complete
         case .stopped:
@@ -248,10 +246,10 @@ public final class RepairRun {
             )
         case .storeFailed(let reason):
             status = .storeFailed
-            storeFailure = reason
+            problems.append(.storeFailed(reason))
         case .workersFailing(let reason):
             status = .workersFailing
-            workersFailure = reason
+            problems.append(.workersFailing(reason))
         }
         var report = prepared.plan.report(with: store.outcomes)
         report.disruptions = runtime.disruptions.isEmpty ? nil : runtime.disruptions
@@ -262,7 +260,6 @@ public final class RepairRun {
                 "disruptions: \(count(lost.workersLost, "worker")) lost, \(count(lost.workersRestarted, "worker")) replaced, \(count(lost.jobsRequeued, "job")) requeued"
             )
         }
-        var journalFailure: String?
         do {
             try journal.finishRun(prepared.run, status: status, succeeded: report.isGoodRun, report: report)
             do {
@@ -276,13 +273,11 @@ public final class RepairRun {
                     rule: configuration.journal.alertRule))
         } catch {
             // The outputs are fine, but the next run would resume this one: the exit code must not say all is well.
-            journalFailure = error.description
+            problems.append(.notRecorded(error.description))
             logger.error("\(error)")
         }
         for alert in report.history?.alerts ?? [] { logger.warning("\(alert.name): \(alert.alert ?? "")") }
-        var result = Outcome(
-            report: report, status: status, storeFailure: storeFailure, workersFailure: workersFailure,
-            journalFailure: journalFailure)
+        var result = Outcome(report: report, status: status, problems: problems)
         if let file = settings.metricsFile {
             let lastSuccess = (try? journal.lastSuccess()) ?? nil
             var numbers = RunMetrics(report: report, started: started, finished: Date(), lastSuccess: lastSuccess)
@@ -294,7 +289,7 @@ public final class RepairRun {
             do {
                 try numbers.write(to: file)
             } catch {
-                result.metricsFailure = "\(error)"
+                result.problems.append(.metricsNotWritten("\(error)"))
             }
         }
         if settings.dispatch.bind == nil {

@@ -72,7 +72,6 @@ public enum RunPreparation {
     private static func prepareOrThrow(journal: Journal, options: Options, logger: Logger) throws -> PreparedRun {
         let roots = options.layout.roots
         let outputRoot = options.layout.outputRoot
-        if options.resume == true && options.full { throw RunError.resumeContradictsFull }
         let run: Int64
         if options.resume != false && !options.full,
             let unfinished = try journal.unfinishedRun(roots: roots, outputRoot: outputRoot)

@@ -3,7 +3,7 @@ import DriftConfig
 import DriftCore
 import DriftJournal
 import DriftMedia
-import DriftPipeline
+import DriftRepair
 import DriftRules
 import DriftSchema
 import DriftSync

@@ -1,5 +1,5 @@
 import DriftMedia
-import DriftPipeline
+import DriftRepair
 import DriftSchema
 import DriftSync
 import Foundation

@@ -1,6 +1,6 @@
 import DriftAudio
 import DriftCore
-import DriftPipeline
+import DriftRepair
 
 extension FailureKind {
     /// The kind of a job's failure from what its repair threw: the one rule every job runner uses, so the retry

@@ -1,6 +1,6 @@
 import DriftAudio
 import DriftCore
-import DriftPipeline
+import DriftRepair
 import DriftSupport
 import DriftWire
 import Foundation
@@ -30,7 +30,7 @@ public enum JobRunner {
             // A retryable failure is this worker's destination failing (full, read-only, gone): another worker may
             // write elsewhere, so the message says whose disk it was.
             let volume = retryable ? Volume.mountPoint(of: job.output).map { ", volume \($0)" } ?? "" : ""
-            let shown = retryable ? "\(message) (worker \(worker) on \(TemporaryName.machineName)\(volume))" : message
+            let shown = retryable ? "\(message) (worker \(worker) on \(Machine.name)\(volume))" : message
             var result = JobResult(
                 id: job.id, attempt: job.attempt, worker: worker, succeeded: false, seconds: seconds(),
                 error: shown, retryable: retryable)

@@ -1,5 +1,5 @@
 import DriftCore
-import DriftPipeline
+import DriftRepair
 import DriftSchema
 import DriftSync
 import DriftWire

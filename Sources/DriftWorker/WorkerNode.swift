@@ -90,7 +90,7 @@ public final class WorkerNode {
             .hello(
                 WorkerHello(
                     worker: settings.identity, capacity: settings.capacity, software: "driftfix",
-                    host: TemporaryName.machineName, pid: getpid())))
+                    host: Machine.name, pid: getpid())))
     }
 
     private func send(_ message: WireMessage) {

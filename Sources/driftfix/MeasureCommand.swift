@@ -1,7 +1,7 @@
 import ArgumentParser
 import DriftCore
 import DriftMedia
-import DriftPipeline
+import DriftRepair
 import Foundation
 
 /// `driftfix measure`: one pair's drift measured from the sound (start offset, rate, dropouts).

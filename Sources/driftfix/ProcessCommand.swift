@@ -2,7 +2,7 @@ import ArgumentParser
 import DriftAV
 import DriftAudio
 import DriftCore
-import DriftPipeline
+import DriftRepair
 import DriftReports
 import DriftSupport
 import Foundation

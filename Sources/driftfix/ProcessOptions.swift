@@ -4,7 +4,7 @@ import DriftAudio
 import DriftConfig
 import DriftCore
 import DriftMedia
-import DriftPipeline
+import DriftRepair
 import Foundation
 
 extension ResampleQuality: ExpressibleByArgument {}

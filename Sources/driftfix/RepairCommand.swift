@@ -141,17 +141,12 @@ struct RepairCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        // Refused before anything is created: resuming needs a journal that exists.
-        if resume == true && !FileManager.default.fileExists(atPath: settings.journalPath) {
-            throw failure("nothing to resume: there is no journal at \(settings.journalPath)")
-        }
         let signals = SecondSignal()
         let progress = RepairProgress(logger: logger)
         let outcome: RepairRun.Outcome
         do {
             outcome = try await RepairRun(settings: settings, logger: logger, observer: progress).run()
         } catch {
-            if error.isUsage { throw ValidationError(error.description) }
             throw failure(error.description)
         }
         _ = signals
@@ -166,10 +161,8 @@ struct RepairCommand: AsyncParsableCommand {
         print(Self.outcomeLine(report))
         fflush(nil)  // the table first, then the notes on stderr
         if let folder = self.report { try writeReportFolder(report, to: folder) }
-        for failure in [outcome.storeFailure, outcome.workersFailure, outcome.journalFailure, outcome.metricsFailure]
-            .compactMap({ $0 })
-        {
-            FileHandle.standardError.write(Data("driftfix: \(failure.escapedForTerminal)\n".utf8))
+        for problem in outcome.problems {
+            FileHandle.standardError.write(Data("driftfix: \(problem.description.escapedForTerminal)\n".utf8))
         }
         if !outcome.succeeded || !soundGood { throw ExitCode(ExitStatus.failure) }
     }
@@ -208,7 +201,6 @@ struct RepairCommand: AsyncParsableCommand {
         do {
             try work.start()
         } catch {
-            if error.isUsage { throw ValidationError(error.description) }
             throw failure(error.description)
         }
         let pairing = await SoundPairing(rules: configuration.pairing, settings: settings, work: work, logger: logger)

@@ -2,7 +2,7 @@ import ArgumentParser
 import DriftAV
 import DriftAudio
 import DriftCore
-import DriftPipeline
+import DriftRepair
 import Foundation
 
 /// `driftfix verify`: reopen a file and check its exact length, and/or prove it in sync with a reference's sound.

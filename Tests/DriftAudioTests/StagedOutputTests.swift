@@ -1,5 +1,6 @@
 import DriftCore
 import DriftFixtures
+import DriftSupport
 import Foundation
 import Testing
 
@@ -250,7 +251,7 @@ struct StagedOutputTests {
         ]
         for name in files.keys { try "x".write(toFile: out.file(name), atomically: false, encoding: .utf8) }
         let result = StaleTemporaryFiles.removeLeftovers(
-            beside: out.file("take.wav"), writerHost: TemporaryName.machineName,
+            beside: out.file("take.wav"), writerHost: Machine.name,
             writerPID: dead)
         #expect(result.removed.sorted() == files.filter(\.value).keys.map { out.file($0) }.sorted())
         for (name, removed) in files {
@@ -258,7 +259,7 @@ struct StagedOutputTests {
         }
         // A writer on this machine that still holds its lock (hung, not dead) keeps its file.
         let alive = StaleTemporaryFiles.removeLeftovers(
-            beside: out.file("take.wav"), writerHost: TemporaryName.machineName,
+            beside: out.file("take.wav"), writerHost: Machine.name,
             writerPID: getpid())
         #expect(alive.removed.isEmpty && alive.kept == [living.temporaryPath])
         #expect(FileManager.default.fileExists(atPath: out.file(livingName)))

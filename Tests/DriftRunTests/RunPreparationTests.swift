@@ -74,12 +74,13 @@ struct RunPreparationTests {
             try RunPreparation.prepare(
                 journal: journal, options: options(tree, out: out.path, resume: true), logger: logger)
         }
-        do {
-            _ = try RunPreparation.prepare(
-                journal: journal, options: options(tree, out: out.path, resume: true, full: true), logger: logger)
-        } catch {
-            #expect(error.isUsage, "\(error)")
-        }
+        // Resuming with --full is a usage error, refused with the other settings before anything is created.
+        var settings = RepairRun.Settings(
+            roots: [tree.root.path], outputRoot: out.path, configuration: Configuration(), localWorkers: 0,
+            journalPath: out.file("journal.sqlite"))
+        settings.resume = true
+        settings.full = true
+        #expect(throws: RepairRun.SettingsError.self) { try settings.validate() }
         let first = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
         let fresh = try RunPreparation.prepare(
             journal: journal, options: options(tree, out: out.path, resume: false), logger: logger)

@@ -1,6 +1,6 @@
 import DriftAudio
 import DriftCore
-import DriftPipeline
+import DriftRepair
 import Testing
 
 @testable import DriftWorker

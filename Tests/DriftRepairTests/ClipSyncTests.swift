@@ -5,7 +5,7 @@ import DriftSync
 import Foundation
 import Testing
 
-@testable import DriftPipeline
+@testable import DriftRepair
 
 /// Clips found in a long recording by their sound, measured there and cut out of it in sync, on files; checked against
 /// the ideal: the recorder's microphone on a perfect clock started with the clip, rendered from the scene's numbers.

@@ -4,7 +4,7 @@ import DriftFixtures
 import Foundation
 import Testing
 
-@testable import DriftPipeline
+@testable import DriftRepair
 
 @Suite("One-file repair")
 struct FileProcessorTests {

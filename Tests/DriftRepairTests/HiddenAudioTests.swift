@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 @testable import DriftAudio
-@testable import DriftPipeline
+@testable import DriftRepair
 
 @Suite("Audio a header hides: refused, or read to its true end")
 struct HiddenAudioTests {

@@ -4,7 +4,7 @@ import DriftFixtures
 import Foundation
 import Testing
 
-@testable import DriftPipeline
+@testable import DriftRepair
 
 private func request(
     _ input: String, _ output: String, target: TargetLength? = nil, tempo: Rational? = nil,

@@ -5,7 +5,7 @@ import DriftSupport
 import Foundation
 import Testing
 
-@testable import DriftPipeline
+@testable import DriftRepair
 
 /// Slots of a namespace of their own: other tests' jobs hold the host's.
 private func privateSlots(cores: Int) -> CoreSlots {

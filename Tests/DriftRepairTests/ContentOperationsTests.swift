@@ -4,7 +4,7 @@ import DriftFixtures
 import Foundation
 import Testing
 
-@testable import DriftPipeline
+@testable import DriftRepair
 
 /// A content repair's operations (start offset, dropouts, rate) through the whole chain, on files.
 @Suite struct ContentOperationsTests {

@@ -4,7 +4,7 @@ import DriftFixtures
 import Foundation
 import Testing
 
-@testable import DriftPipeline
+@testable import DriftRepair
 
 /// Pairs measured by their sound and repaired by what was measured, on files, checked against the ideal: the scene
 /// as the recorder's microphone would have heard it on a perfect clock started with the reference - rendered
