@@ -20,13 +20,16 @@ fi
 swift build --build-tests -Xswiftc -O
 # Only Swift Testing is used, so the last summary line counts the tests that ran. The fuzz suite bounds the parsers'
 # peak memory, which only means something in a process of its own: it runs after the others, alone.
-# The output is kept too: a failure is named again at the end, where a log's tail shows it.
+# The output is kept too: a failure is named again at the end, where a log's tail shows it. tee runs on a descriptor
+# of this script's own, so that it can be waited for before the log is read.
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+exec 3> >(tee "$log")
+teepid=$!
 if [[ $# -eq 0 ]]; then
-    swift test --skip-build --disable-xctest --skip FuzzTests > >(tee "$log") 2>&1 &
+    swift test --skip-build --disable-xctest --skip FuzzTests >&3 2>&1 &
 else
-    swift test --skip-build --disable-xctest "$@" > >(tee "$log") 2>&1 &
+    swift test --skip-build --disable-xctest "$@" >&3 2>&1 &
 fi
 tests=$!
 
@@ -36,6 +39,7 @@ tests=$!
 # output open (swift test would wait for it for ever), naming that process.
 limit=${DRIFTFIX_TEST_LIMIT:-1200}
 (
+    exec 3>&-  # the log's pipe stays the tests' alone
     started=$SECONDS
     orphaned=0
     while kill -0 "$tests" 2>/dev/null; do
@@ -78,8 +82,9 @@ status=0
 wait "$tests" || status=$?
 kill "$watchdog" 2>/dev/null || true
 wait "$watchdog" 2>/dev/null || true
+exec 3>&-
+timeout 30 tail --pid="$teepid" -f /dev/null || true
 if [[ $status -ne 0 ]]; then
-    sleep 1
     echo "test.sh: the tests failed (exit $status); what failed:" >&2
     grep -E '✘|recorded an issue|Fatal error|Crash' "$log" | cut -c1-600 | head -60 >&2 || true
     exit "$status"

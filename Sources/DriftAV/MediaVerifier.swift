@@ -12,7 +12,6 @@ public enum MediaVerifier {
         public var mismatches: [String]
         /// Packets of the copied streams, found identical.
         public var copiedPackets = 0
-        public var passed: Bool { mismatches.isEmpty }
     }
 
     /// One repaired stream's expected length and rate, by its index in the output.

@@ -195,11 +195,14 @@ public enum FileProcessor {
             history: codingHistory(format: outputFormat, method: method, from: reader.frameCount, to: plan.targetFrames)
         )
 
-        let segments = segmented(plan, reader: reader, request: request)
-        let source =
-            try segments.map { faded($0, plan) } ?? chain(plan, reader: reader, request: request, segmenting: false)
+        var segments: SegmentedResampler?
         let (writer, verification) = try VerifiedOutput.write(
-            source, for: request, progress: progress,
+            for: request, progress: progress,
+            source: {
+                segments = segmented(plan, reader: reader, request: request)
+                return try segments.map { faded($0, plan) }
+                    ?? chain(plan, reader: reader, request: request, segmenting: false)
+            },
             open: { staged in try AudioFileWriter(staged: staged, format: outputFormat, metadata: metadata) },
             check: { _, written in
                 try AudioFileVerifier.verify(

@@ -49,7 +49,7 @@ enum MediaMux {
         replacement.channelCount = source.channelCount
         replacement.bitsPerSample = bitsPerSample
         let (writer, outcome) = try VerifiedOutput.write(
-            source, for: request,
+            for: request, source: { source },
             open: { staged in
                 try MediaRewriter(
                     input: target.media, replacing: [replacement], staged: staged,

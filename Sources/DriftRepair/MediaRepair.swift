@@ -82,9 +82,9 @@ enum MediaRepair {
         var format = choice.format
         format.sampleRate = plan.outputRate
         format = format.forWriting(frames: plan.targetFrames)
-        let source = try FileProcessor.chain(plan, reader: reader, request: request, segmenting: false)
         let (writer, verification) = try VerifiedOutput.write(
-            source, for: request, progress: progress,
+            for: request, progress: progress,
+            source: { try FileProcessor.chain(plan, reader: reader, request: request, segmenting: false) },
             open: { staged in try AudioFileWriter(staged: staged, format: format, metadata: metadata(from: reader.info))
             },
             check: { _, written in
@@ -100,33 +100,39 @@ enum MediaRepair {
     /// others are then copied as they are).
     private static func rewriteMedia(_ job: Job, progress: ((Int64, Int64) -> Void)?) throws -> ProcessResult {
         let (request, reader, plan) = (job.request, job.reader, job.plan)
-        let source = try FileProcessor.chain(plan, reader: reader, request: request, segmenting: false)
         var replacements = [
             MediaRewriter.Replacement(
                 stream: reader.stream.index, sampleRate: plan.outputRate, targetFrames: plan.targetFrames)
         ]
         var further: [(stream: Int, source: AudioSource)] = []
-        if request.audioStream == nil {
-            for other in reader.info.audioStreams where other.index != reader.stream.index {
-                let otherReader = try EncodedAudioReader(path: request.input, stream: other.index)
-                let otherPlan: ProcessingPlan
-                do {
-                    otherPlan = try ProcessingPlan(
-                        request: request, inputFrames: otherReader.frameCount, sampleRate: otherReader.sampleRate)
-                } catch {
-                    throw ProcessError(path: "\(request.input) (stream \(other.index))", plan: error)
+        // The other audio streams, each decoded once to count it: only once the destination is known to be writable.
+        func chains() throws -> AudioSource {
+            if request.audioStream == nil {
+                for other in reader.info.audioStreams where other.index != reader.stream.index {
+                    let otherReader = try EncodedAudioReader(path: request.input, stream: other.index)
+                    let otherPlan: ProcessingPlan
+                    do {
+                        otherPlan = try ProcessingPlan(
+                            request: request, inputFrames: otherReader.frameCount, sampleRate: otherReader.sampleRate)
+                    } catch {
+                        throw ProcessError(path: "\(request.input) (stream \(other.index))", plan: error)
+                    }
+                    replacements.append(
+                        .init(
+                            stream: other.index, sampleRate: otherPlan.outputRate,
+                            targetFrames: otherPlan.targetFrames))
+                    further.append(
+                        (
+                            other.index,
+                            try FileProcessor.chain(
+                                otherPlan, reader: otherReader, request: request, segmenting: false)
+                        ))
                 }
-                replacements.append(
-                    .init(stream: other.index, sampleRate: otherPlan.outputRate, targetFrames: otherPlan.targetFrames))
-                further.append(
-                    (
-                        other.index,
-                        try FileProcessor.chain(otherPlan, reader: otherReader, request: request, segmenting: false)
-                    ))
             }
+            return try FileProcessor.chain(plan, reader: reader, request: request, segmenting: false)
         }
         let (writer, outcome) = try VerifiedOutput.write(
-            source, for: request, progress: progress,
+            for: request, progress: progress, source: chains,
             open: { staged in
                 let writer = try MediaRewriter(
                     input: request.input, replacing: replacements, staged: staged,

@@ -24,16 +24,20 @@ extension MediaRewriter: ClosingSink {}
 /// chain, closed, checked by reopening it (a decode for compressed media), the request's last check, then renamed.
 /// Nothing appears under the output's name unless its check passed.
 enum VerifiedOutput {
-    /// Writes `source` through the writer `open` makes on the staged file, checks it with `check` (given the writer
-    /// and the temporary file's path), and commits it.
+    /// Stages the output, then builds the chain with `source` (so a destination that cannot be written is refused
+    /// before any reading or converting starts), writes it through the writer `open` makes on the staged file, checks
+    /// it with `check` (given the writer and the temporary file's path), and commits it.
     ///
-    /// - Throws: the writer's or the check's error; `ProcessError.unverified` naming the output and each mismatch.
+    /// - Throws: the chain's, the writer's or the check's error; `ProcessError.unverified` naming the output and each
+    ///   mismatch.
     static func write<Writer: ClosingSink, Check: OutputCheck>(
-        _ source: AudioSource, for request: ProcessRequest, progress: ((Int64, Int64) -> Void)? = nil,
+        for request: ProcessRequest, progress: ((Int64, Int64) -> Void)? = nil,
+        source makeSource: () throws -> AudioSource,
         open: (StagedOutput) throws -> Writer, check: (Writer, String) throws -> Check
     ) throws -> (writer: Writer, check: Check) {
         let staged = try StagedOutput(
             destination: request.output, protecting: request.input, replacing: request.replacing)
+        let source = try makeSource()
         let writer = try open(staged)
         try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
         try writer.close()

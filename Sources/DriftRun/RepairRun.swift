@@ -110,6 +110,16 @@ public final class RepairRun {
     }
 
     public func run() async throws(RunError) -> Outcome {
+        do {
+            try settings.validate()
+        } catch {
+            throw .invalidSettings(error.description)
+        }
+        // Refused before anything is created or served (opening a journal makes one); a journal without an unfinished
+        // run over these roots is the same refusal, found when the run is prepared.
+        if settings.resume == true && !FileManager.default.fileExists(atPath: settings.journalPath) {
+            throw .nothingToResume(journal: settings.journalPath, exists: false)
+        }
         guard let address = settings.metricsAddress else { return try await night(live: nil) }
         // Served from before the scan to after the reports, so a long scan or a stalled night shows.
         let live = LiveRunMetrics()
@@ -131,11 +141,6 @@ public final class RepairRun {
     private func night(live: LiveRunMetrics?) async throws(RunError) -> Outcome {
         let started = Date()
         let configuration = settings.configuration
-        // Refused before anything is created (opening a journal makes one); a journal without an unfinished run over
-        // these roots is the same refusal, found when the run is prepared.
-        if settings.resume == true && !FileManager.default.fileExists(atPath: settings.journalPath) {
-            throw .nothingToResume(journal: settings.journalPath)
-        }
         do {
             try FileManager.default.createDirectory(atPath: settings.outputRoot, withIntermediateDirectories: true)
         } catch {

@@ -2,8 +2,10 @@ import DriftJournal
 
 /// Why a repair run could not start or finish, in domain terms; the command line words them and picks the exit code.
 public enum RunError: Error, CustomStringConvertible, Sendable {
-    /// `--resume` asked for a run and the journal has none over these roots (or there is no journal).
-    case nothingToResume(journal: String)
+    /// `--resume` asked for a run and the journal has none over these roots, or there is no journal (`exists`).
+    case nothingToResume(journal: String, exists: Bool)
+    /// The settings cannot work (`RepairRun.Settings.validate`): a caller that did not validate them first.
+    case invalidSettings(String)
     /// The journal cannot be used (in use, damaged, full disk, not writable...).
     case journal(JournalError)
     /// The CURVE setup cannot be used (a key file, the allowlist).
@@ -16,8 +18,11 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
 
     public var description: String {
         switch self {
-        case .nothingToResume(let journal):
-            return "nothing to resume: journal \(journal) has no unfinished run over these roots"
+        case .nothingToResume(let journal, let exists):
+            return exists
+                ? "nothing to resume: journal \(journal) has no unfinished run over these roots"
+                : "nothing to resume: there is no journal at \(journal)"
+        case .invalidSettings(let reason): return reason
         case .journal(let error): return error.description
         case .security(let reason): return reason
         case .outputRoot(let path, let reason): return "\(path): cannot create the output root (\(reason))"

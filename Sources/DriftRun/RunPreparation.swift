@@ -99,7 +99,7 @@ public enum RunPreparation {
                 run = unfinished.id
             }
         } else {
-            if options.resume == true { throw RunError.nothingToResume(journal: journal.path) }
+            if options.resume == true { throw RunError.nothingToResume(journal: journal.path, exists: true) }
             run = try journal.beginRun(roots: roots, outputRoot: outputRoot)
         }
         Failpoint.hit("scan")
