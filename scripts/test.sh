@@ -15,7 +15,7 @@ if command -v shellcheck >/dev/null; then
     shellcheck --severity=warning scripts/*.sh .ci/run
 fi
 # Optimised, with the debug configuration's testability: content measurement and fixture synthesis run over millions
-# of samples and are 10-20 times slower unoptimised. The flag is the build's, not the package's (unsafeFlags in
+# of samples and are many times slower unoptimised. The flag is the build's, not the package's (unsafeFlags in
 # Package.swift would make the package unusable as a dependency).
 swift build --build-tests -Xswiftc -O
 # Only Swift Testing is used, so the last summary line counts the tests that ran. The fuzz suite bounds the parsers'

@@ -32,6 +32,20 @@ public func be64(_ v: UInt64) -> [UInt8] { be32(UInt32(v >> 32)) + be32(UInt32(v
 
 /// Common boxes.
 public enum Boxes {
+    /// The smallest movie a reference probe reads: `ftyp`, then `moov` with a 1/1000 s movie header of `milliseconds`
+    /// and one 25 fps video track of the same length (`milliseconds` a multiple of 40).
+    public static func movie(milliseconds: UInt64) -> [UInt8] {
+        precondition(milliseconds % 40 == 0, "a whole number of 25 fps frames")
+        return ftyp().bytes
+            + Box(
+                "moov",
+                children: [
+                    mvhd(timescale: 1000, duration: milliseconds),
+                    track(id: 1, handler: "vide", timescale: 25, duration: milliseconds / 40),
+                ]
+            ).bytes
+    }
+
     public static func ftyp(_ brand: String = "isom") -> Box {
         Box("ftyp", Array(brand.utf8) + be32(0x200) + Array("isomiso2mp41".utf8))
     }

@@ -174,7 +174,8 @@ public enum FileProcessor {
         if let target = request.muxInto {
             let method = plan.summary + (plan.length == .none ? "" : qualityNote(plan, request))
             return try MediaMux.write(
-                try chain(plan, reader: reader, request: request, segmenting: false), plan: plan,
+                { try chain(plan, reader: reader, request: request, segmenting: false) },
+                channels: reader.format.channelCount, plan: plan,
                 request: request, into: target, input: (FormatSummary(reader.format), reader.frameCount),
                 method: method, started: clock, bitsPerSample: MediaMux.bits(of: reader.format.encoding))
         }

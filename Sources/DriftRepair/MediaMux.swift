@@ -21,8 +21,11 @@ public struct MuxTarget: Sendable, Equatable {
 /// lossless codec exactly (PCM in MOV and MXF, ALAC in MP4, FLAC in Matroska; else the stream's own codec), verified
 /// by decoding (exact length) and by comparing the copied packets before the rename.
 enum MediaMux {
+    /// Writes the chain `source` builds (once the copy is staged: a destination that must be refused is refused before
+    /// any reading starts), `channels` wide.
     static func write(
-        _ source: AudioSource, plan: ProcessingPlan, request: ProcessRequest, into target: MuxTarget,
+        _ source: () throws -> AudioSource, channels: Int, plan: ProcessingPlan, request: ProcessRequest,
+        into target: MuxTarget,
         input: (summary: FormatSummary, frames: Int64), method: String, started: ContinuousClock.Instant,
         bitsPerSample: Int?
     ) throws -> ProcessResult {
@@ -46,10 +49,10 @@ enum MediaMux {
         }
         var replacement = MediaRewriter.Replacement(
             stream: stream.index, sampleRate: plan.outputRate, targetFrames: plan.targetFrames)
-        replacement.channelCount = source.channelCount
+        replacement.channelCount = channels
         replacement.bitsPerSample = bitsPerSample
         let (writer, outcome) = try VerifiedOutput.write(
-            for: request, source: { source },
+            for: request, source: source,
             open: { staged in
                 try MediaRewriter(
                     input: target.media, replacing: [replacement], staged: staged,

@@ -18,8 +18,9 @@ enum MediaRepair {
             method: method, started: clock)
         if let target = request.muxInto {
             return try MediaMux.write(
-                try FileProcessor.chain(plan, reader: reader, request: request, segmenting: false),
-                plan: plan, request: request, into: target, input: (job.inputSummary, reader.frameCount),
+                { try FileProcessor.chain(plan, reader: reader, request: request, segmenting: false) },
+                channels: reader.channelCount, plan: plan, request: request, into: target,
+                input: (job.inputSummary, reader.frameCount),
                 method: method, started: clock, bitsPerSample: reader.stream.bitsPerSample)
         }
         if let type = request.outputType ?? FileType(extension: (request.output as NSString).pathExtension) {

@@ -165,15 +165,7 @@ struct DriftScannerTests {
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
         // 2 s reference movie at 1000 ticks/s; recording 131 ppm... rather 1000 ppm short: 95,904 frames.
         try writeRecording(TestSignal(channelCount: 1, length: 95_904), to: root.file("cam/a.wav"), format: format)
-        let movie =
-            Boxes.ftyp().bytes
-            + Box(
-                "moov",
-                children: [
-                    Boxes.mvhd(timescale: 1000, duration: 2000),
-                    Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 50),
-                ]
-            ).bytes
+        let movie = Boxes.movie(milliseconds: 2000)
         try Data(movie).write(to: URL(fileURLWithPath: root.file("cam/a.mov")))
         try writeRecording(TestSignal(channelCount: 1, length: 48_000), to: root.file("cam/b.wav"), format: format)
         try "1.0\n".write(toFile: root.file("cam/b.duration"), atomically: true, encoding: .utf8)

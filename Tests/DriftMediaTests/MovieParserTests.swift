@@ -132,15 +132,7 @@ struct MovieParserTests {
 
     @Test("truncated, empty, garbage and hostile files give a reason, never a crash or a hang")
     func brokenFiles() throws {
-        let good =
-            Boxes.ftyp().bytes
-            + Box(
-                "moov",
-                children: [
-                    Boxes.mvhd(timescale: 1000, duration: 5000),
-                    Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 125),
-                ]
-            ).bytes
+        let good = Boxes.movie(milliseconds: 5000)
         #expect(failure([]) == .notMovie)
         #expect(failure(Array("RIFF....WAVEfmt ".utf8)) == .notMovie)
         // Every truncation of a good file is refused or parsed, never trapped.

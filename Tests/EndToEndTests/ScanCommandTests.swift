@@ -157,15 +157,7 @@ struct ScanVisibilityTests {
         let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
         try writeRecording(TestSignal(channelCount: 1, length: 48_000), to: root.file("take.wav"), format: format)
         for ext in ["mov", "mp4"] {
-            let movie =
-                Boxes.ftyp().bytes
-                + Box(
-                    "moov",
-                    children: [
-                        Boxes.mvhd(timescale: 1000, duration: 1000),
-                        Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 25),
-                    ]
-                ).bytes
+            let movie = Boxes.movie(milliseconds: 1000)
             try Data(movie).write(to: URL(fileURLWithPath: root.file("take.\(ext)")))
         }
         let warning = "2 references for one recording: take.mov chosen over take.mp4"

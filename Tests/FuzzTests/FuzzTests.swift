@@ -16,15 +16,7 @@ func corpus(_ kind: String) throws -> [(name: String, bytes: [UInt8])] {
 
 /// Built movies covering the parser's paths (edit lists, v1 headers, 64-bit sizes, fragments).
 func builtMovies() -> [[UInt8]] {
-    let plain =
-        Boxes.ftyp().bytes
-        + Box(
-            "moov",
-            children: [
-                Boxes.mvhd(timescale: 1000, duration: 2000),
-                Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 50),
-            ]
-        ).bytes
+    let plain = Boxes.movie(milliseconds: 2000)
     let edited =
         Boxes.ftyp().bytes
         + Box(
