@@ -112,7 +112,7 @@ let package = Package(
         .target(
             name: "DriftJournal",
             dependencies: [
-                "DriftPlanning", "DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftJobs",
+                "DriftPlanning", "DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftJobs", "DriftSync",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         // One file's repair (read, convert, write, verify, rename): used by `process` and by workers.

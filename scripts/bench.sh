@@ -4,8 +4,9 @@
 #
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
-#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (engines resample stretch quality aac content sync movieprobe
-#                                scan fleet journal dispatch repair slurm chaos compare; default: all)
+#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (engines resample stretch quality aac content sync
+#                                soundnight movieprobe scan fleet journal dispatch repair slurm chaos compare; default: all)
+#   BENCH_NIGHT_CLIPS=200 BENCH_NIGHT_SECONDS=2400   the soundnight section's large shoot (clips, recorder seconds)
 #   BENCH_JOURNAL_DEVICES=500 BENCH_JOURNAL_NIGHTS=3   the journal section: devices x 40 real repair jobs, then
 #                                unchanged nights
 #   BENCH_FLEET_DEVICES=500 BENCH_FLEET_TAKES=40 BENCH_FLEET_NIGHTS=5   the fleet section's size (100,000 pairs)
@@ -23,7 +24,7 @@ bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
 mkdir -p "$work"
-sections=" ${BENCH_SECTIONS:-engines resample stretch quality aac content sync movieprobe scan fleet journal dispatch repair slurm chaos compare} "
+sections=" ${BENCH_SECTIONS:-engines resample stretch quality aac content sync soundnight movieprobe scan fleet journal dispatch repair slurm chaos compare} "
 want() { [[ "$sections" == *" $1 "* ]]; }
 input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
@@ -245,6 +246,36 @@ if pooled_errors:
     print("recorder drift from all its clips of a camera: worst error %.2f ppm over %d matches" % (max(pooled_errors), len(pooled_errors)))
 PY
 rm -rf "$work/shoot-out"
+fi
+
+if want soundnight; then
+echo
+echo "## A sound night, then the same night unchanged (repair --pair-by sound, a local worker per core, the journal in OUT)"
+echo "   the demo's shoot (4 clips, 240 s of recorder at 48 kHz), then BENCH_NIGHT_CLIPS clips (16 kHz recorders)"
+printf "%-36s %10s %14s %10s\n" "shoot" "first s" "unchanged s" "unchanged/first"
+for spec in "4 240 48000" "${BENCH_NIGHT_CLIPS:-200} ${BENCH_NIGHT_SECONDS:-2400} 16000"; do
+    read -r clips secs rate <<<"$spec"
+    shoot="$work/night-$clips-$secs-$rate"
+    [[ -f "$shoot/truth.json" ]] || "$bin/driftfix-bench" shoot "$shoot" --clips "$clips" --seconds "$secs" --rate "$rate" >/dev/null
+    rm -rf "$work/night-out"
+    start=$(date +%s.%N)
+    "$bin/driftfix" repair "$shoot" --out "$work/night-out" --pair-by sound >"$work/night.txt" 2>"$work/night.log" \
+        || { echo "the first night failed: $(tail -3 "$work/night.log")" >&2; }
+    first=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+    # The unchanged night, three times: the median.
+    walls=()
+    for _ in 1 2 3; do
+        start=$(date +%s.%N)
+        "$bin/driftfix" repair "$shoot" --out "$work/night-out" --pair-by sound >"$work/night.txt" 2>>"$work/night.log" || true
+        walls+=("$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')")
+    done
+    again=$(printf "%s\n" "${walls[@]}" | sort -g | sed -n 2p)
+    grep -q " 0 repaired," "$work/night.txt" || echo "the unchanged night repaired something: $(tail -1 "$work/night.txt")" >&2
+    awk -v l="$((clips + 1)) clips, ${secs} s at ${rate} Hz" -v f="$first" -v u="$again" \
+        'BEGIN { printf "%-36s %10.2f %14.2f %9.1f %%\n", l, f, u, 100 * u / f }'
+done
+echo "   (outcome of the last unchanged night: $(tail -1 "$work/night.txt"))"
+rm -rf "$work/night-out"
 fi
 
 if want movieprobe; then

@@ -245,9 +245,8 @@ struct Dispatch: AsyncParsableCommand {
     func run() async throws {
         let records = (1...jobs).map {
             JobRecord(
-                id: $0, input: "/dev/null/\($0)", output: "/dev/null", outputRoot: "/", targetFrames: 1,
-                method: .resample,
-                methodReason: "bench", quality: .fast, audioSeconds: 0, noop: true, run: journal == nil ? nil : 1)
+                id: $0, input: "/dev/null/\($0)", work: .noop(frames: 1), outputRoot: nil, inputRoots: nil,
+                audioSeconds: 0, run: journal == nil ? nil : 1)
         }
         let store: JobStore
         if let journal {
@@ -255,15 +254,15 @@ struct Dispatch: AsyncParsableCommand {
             let file = try Journal(path: journal)
             let run = try file.beginRun(roots: ["/bench"], outputRoot: "/")
             let report = ScanReport(generated: "", roots: [], pairs: [], unpaired: [], errors: [])
-            try file.storePlan(run: run, plan: RunPlan(report: report, pairs: []), jobs: records, prints: [:])
-            store = JournalJobStore(journal: file, run: run, jobs: records, prints: [:])
+            try file.storePlan(run: run, plan: RunPlan(report: report, pairs: []), jobs: records)
+            store = JournalJobStore(journal: file, run: run, jobs: records)
         } else {
             let memory = InMemoryJobStore()
             memory.add(records)
             store = memory
         }
         let logger = Logger(label: "bench")
-        var settings = CoordinatorRuntime.Settings(endpoint: "ipc:///tmp/driftfix-bench-\(getpid()).sock")
+        var settings = CoordinatorRuntime.Settings()
         settings.shutdownSignals = []
         var keyArguments: [String] = []
         let keyFolder = "/tmp/driftfix-bench-keys-\(getpid())"
@@ -277,13 +276,13 @@ struct Dispatch: AsyncParsableCommand {
             try FileManager.default.copyItem(atPath: keyFolder + "/worker.pub", toPath: keyFolder + "/allow/worker.pub")
             settings.admission = AdmissionPolicy(allowlist: keyFolder + "/allow")
             settings.security = .curveServer(server)
-            settings.endpoint = "tcp://127.0.0.1:\(Int.random(in: 20_000...59_000))"
+            settings.bind = "tcp://127.0.0.1:\(Int.random(in: 20_000...59_000))"
             keyArguments = [
                 "--curve-secret", keyFolder + "/worker.key", "--server-key", keyFolder + "/coordinator.pub",
             ]
         }
         var pool = LocalWorkerPool.Settings(
-            count: workers, endpoint: settings.endpoint, executable: driftfix,
+            count: workers, endpoint: settings.bind ?? "", executable: driftfix,
             extraArguments: keyArguments)
         pool.capacity = capacity
         settings.pool = .local(pool)
@@ -295,7 +294,6 @@ struct Dispatch: AsyncParsableCommand {
             })
         let finished = ContinuousClock.now
         let seconds = (finished - (started.withLock { $0 } ?? finished)).seconds
-        unlink("/tmp/driftfix-bench-\(getpid()).sock")
         let rate = String(format: "%.2f s, %.0f jobs/s", seconds, Double(jobs) / seconds)
         let kind = (journal == nil ? "in-memory store" : "journal") + (curve ? ", CURVE over TCP" : ", ipc")
         print("\(jobs) no-op jobs to \(workers) workers (capacity \(capacity)), \(kind): \(rate) (\(result.outcome))")

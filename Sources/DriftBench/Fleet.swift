@@ -101,7 +101,7 @@ struct JournalFill: ParsableCommand {
             }
             let run = try opened.beginRun(roots: base.roots, outputRoot: "/bench/fill")
             let started = clock.now
-            try opened.storePlan(run: run, plan: RunPlan(report: copy, pairs: []), jobs: [], prints: [:])
+            try opened.storePlan(run: run, plan: RunPlan(report: copy, pairs: []), jobs: [])
             try opened.finishRun(run, status: .complete, succeeded: true, report: copy)
             try opened.prune(keepRuns: keepRuns)
             storeSeconds.append((clock.now - started).seconds)

@@ -55,17 +55,7 @@ struct ShootFolder: ParsableCommand {
         var truth: [[String: Any]] = []
         for c in shoot.clips.indices {
             let path = (camera as NSString).appendingPathComponent(String(format: "C%04d.MP4", c + 1))
-            let sound = (camera as NSString).appendingPathComponent(".scratch.wav")
-            try shoot.writeClip(c, to: sound)
-            _ = try runTool(
-                "/usr/bin/ffmpeg",
-                [
-                    "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=25",
-                    "-i", sound, "-t", String(shoot.clips[c].seconds), "-c:v", "libx264", "-preset",
-                    "ultrafast", "-c:a", "aac", "-b:a", "96k",
-                ]
-                    + (shoot.clipTimecode(c).map { ["-timecode", $0] } ?? []) + [path])
-            unlink(sound)
+            try shoot.writeCameraClip(c, to: path)
             let heard = shoot.recorders.indices.filter { shoot.coverage(ofClip: c, byRecorder: $0) > 0 }.map {
                 r -> [String: Any] in
                 [

@@ -12,6 +12,8 @@ public final class CoordinatorInbox: Sendable {
         /// Workers of the run wait in a scheduler's queue (Slurm): the run is not idle while they do. Posted again
         /// at every look at the queue.
         case workersQueued
+        /// Jobs were added to the store (a run in rounds): hand them out now rather than at the next tick.
+        case jobsAdded
     }
 
     private let inputs = Mutex<[Input]>([])

@@ -140,6 +140,8 @@ public final class CoordinatorServer {
                 return reason  // the run's outcome carries it to the one line that reports it
             case .workersQueued:
                 queuedAt = now
+            case .jobsAdded:
+                break  // the tick that follows hands them out
             }
         }
         return nil

@@ -8,8 +8,8 @@ public struct LostLease: Sendable, Equatable {
     public var worker: String
     /// How the worker was lost ("signal 9", "went silent").
     public var how: String
-    /// The job's output path (as the coordinator names it).
-    public var output: String
+    /// The job's output paths (as the coordinator names them): none for work that writes nothing.
+    public var outputs: [String]
     /// The lost worker's machine and process, from its hello; nil when it never said.
     public var host: String?
     public var pid: Int32?
@@ -205,6 +205,12 @@ public final class Dispatcher {
         }
     }
 
+    /// Whether a result ends its job as done (its result kept): a success, or a content job's failed verification,
+    /// which the report shows with its measurement. Any other failure is retried or fails the job.
+    public static func isDone(_ result: JobResult) -> Bool {
+        result.succeeded || result.content != nil && !(result.failureKind?.retryable ?? false)
+    }
+
     private func accept(_ result: JobResult, from peer: String, now: Double) {
         // Whoever held the lease, its credit is free again.
         for (name, worker) in workers where worker.leased.contains(result.id) {
@@ -224,8 +230,7 @@ public final class Dispatcher {
         }
         // The retry rule reads the failure's kind (a worker of this release always names one).
         let retryable = result.failureKind?.retryable ?? false
-        if result.succeeded || result.content != nil && !retryable {
-            // A content job's failed verification is done with its measurement, which the report shows.
+        if Self.isDone(result) {
             store.complete(job.id, with: result)
         } else if retryable && job.attempts < settings.maxAttempts {
             // The destination failed on this worker (its disk full or read-only): another worker may reach it.
@@ -256,7 +261,7 @@ public final class Dispatcher {
                 events.append(
                     .leaseLost(
                         LostLease(
-                            job: id, worker: name, how: death, output: job.output, host: worker.host,
+                            job: id, worker: name, how: death, outputs: job.spec.outputs, host: worker.host,
                             pid: worker.pid)))
             }
             if job.attempts >= settings.maxAttempts {

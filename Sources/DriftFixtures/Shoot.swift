@@ -122,4 +122,45 @@ public struct Shoot: Sendable {
     public func writeClip(_ c: Int, to path: String) throws {
         try clip(c).write(.reference, to: path)
     }
+
+    /// Writes clip `c` as a camera writes it: a small picture and its scratch track (the distant microphone) as AAC,
+    /// with its start timecode where the shoot has a `dayStart` (ffmpeg makes the file).
+    public func writeCameraClip(_ c: Int, to path: String) throws {
+        let sound = path + ".scratch.wav"
+        try writeClip(c, to: sound)
+        defer { unlink(sound) }
+        _ = try runTool(
+            "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=25", "-i", sound,
+                "-t", String(clips[c].seconds), "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-b:a", "96k",
+            ] + (clipTimecode(c).map { ["-timecode", $0] } ?? []) + [path])
+    }
+
+    /// The lag of `output` (its first channel) against recorder `r`'s microphone on a perfect clock from clip `c`'s
+    /// start, ms, at 2 s windows every 4 s over its first `seconds` (default: the clip's) where the correlation is
+    /// clear: the ideal is rendered from the scene's numbers, never from driftfix's output. Two seconds hold syllables
+    /// of several pitches, so no pitch period can pass for the lag.
+    public func lagsAgainstIdeal(
+        _ output: [Float], channels: Int = 1, clip c: Int, recorder r: Int = 0, seconds: Double? = nil
+    ) -> [Double] {
+        let rate = sampleRate
+        var ideal = recorder(r)
+        ideal.offset = clips[c].start
+        ideal.driftPPM = 0
+        ideal.dropouts = []
+        ideal.seconds = seconds ?? clips[c].seconds
+        let truth = ideal.recording()
+        let mono = channels == 1 ? output : stride(from: 0, to: output.count, by: channels).map { output[$0] }
+        let window = 2 * rate
+        var lags: [Double] = []
+        var at = rate / 2
+        while at + window + rate / 100 < min(truth.count, mono.count) {
+            let (lag, correlation) = SignalMeasure.windowLag(
+                actual: mono, ideal: truth, at: at, window: window, maxLag: rate / 100)
+            if correlation > 0.6 { lags.append(lag / Double(rate) * 1000) }
+            at += 4 * rate
+        }
+        return lags
+    }
 }

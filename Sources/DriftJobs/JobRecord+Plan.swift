@@ -11,20 +11,26 @@ extension JobRecord {
     ///   - run: the run's key, echoed by results, so a result can only complete this run's job.
     ///   - content: for a content plan, the headers' numbers the worker compares its measurement with.
     public init?(
-        id: Int, plan: PairPlan, quality: ResampleQuality, outputRoot: String, inputRoots: [String], run: Int64?,
-        content: ContentJob? = nil
+        id: Int, plan: PairPlan, quality: ResampleQuality, engine: ResampleEngine = .default, outputRoot: String,
+        inputRoots: [String], run: Int64?, content: ContentJob? = nil
     ) {
         guard plan.needsRepair, let output = plan.output, let target = plan.targetFrames else { return nil }
-        // Header plans are one length change; the wire carries it as target + method. A content plan whose headers
-        // found it in sync carries the recording's own length.
-        let method = plan.method ?? MethodChoice(method: .resample, reason: "in sync by the headers")
-        guard plan.method != nil || content != nil else { return nil }
+        let work: JobWork
+        if var content {
+            content.output = output
+            content.engine = engine
+            work = .content(content)
+        } else {
+            // A header plan is one length change: the target and the method.
+            guard let method = plan.method else { return nil }
+            work = .header(
+                HeaderRepair(
+                    output: output, targetFrames: target, method: method.method, methodReason: method.reason,
+                    quality: quality, engine: engine))
+        }
         self.init(
-            id: id, input: plan.id.recording, output: output, outputRoot: outputRoot, targetFrames: target,
-            method: method.method, methodReason: method.reason, quality: quality, audioSeconds: plan.audioSeconds,
-            run: run)
-        spec.inputRoots = inputRoots
-        spec.content = content
+            id: id, input: plan.id.recording, work: work, outputRoot: outputRoot, inputRoots: inputRoots,
+            audioSeconds: plan.audioSeconds, run: run)
     }
 
     /// How this job stands, for the run's report.
@@ -62,11 +68,22 @@ extension JobRecord {
 }
 
 extension ContentJob {
-    /// The content job for a pair: its reference, the policy, and the headers' numbers from its scan row.
-    public init(pair: PairPlan, row: PairReport, policy: ContentPolicy, measureOnly: Bool) {
+    /// The content job for a pair: its reference, the policy, and the headers' plan and numbers from its scan row (a
+    /// pair the headers found in sync carries the recording's own length). Measure-only until given an output.
+    public init(pair: PairPlan, row: PairReport, policy: ContentPolicy, quality: ResampleQuality) {
         self.init(
-            reference: pair.reference, measureOnly: measureOnly, policy: policy,
-            headersInSync: row.action == .skip, headerDriftPPM: row.driftPPM,
+            row: row, policy: policy, quality: quality,
+            targetFrames: pair.targetFrames ?? row.targetFrames ?? row.recordingFrames ?? 0,
+            method: pair.method ?? MethodChoice(method: .resample, reason: "in sync by the headers"))
+    }
+
+    /// The measure-only job for a scan row.
+    public init(
+        row: PairReport, policy: ContentPolicy, quality: ResampleQuality, targetFrames: Int64, method: MethodChoice
+    ) {
+        self.init(
+            reference: row.reference, output: nil, policy: policy, targetFrames: targetFrames, method: method,
+            quality: quality, headersInSync: row.action == .skip, headerDriftPPM: row.driftPPM,
             recordingSeconds: row.recordingSeconds ?? 0, referenceSeconds: row.referenceSeconds)
         headersRefusal = row.action == .refuse ? row.error ?? "refused by the headers" : nil
     }

@@ -11,9 +11,9 @@ public enum JobState: Sendable, Equatable {
     case failed(String)
 }
 
-/// One repair to run: the job a worker receives, plus the coordinator's bookkeeping.
+/// One job to run: what a worker receives, plus the coordinator's bookkeeping.
 public struct JobRecord: Sendable, Equatable {
-    /// The pair this job repairs.
+    /// The pair this job is about (keyed by its input).
     public let pair: PairID
     /// What a worker is sent (its `attempt` is set at each lease).
     public var spec: JobSpec
@@ -25,15 +25,18 @@ public struct JobRecord: Sendable, Equatable {
     public var lastError: String?
     /// Why it failed, when it did: its worker's kind for a failed result, `workerLost` when its workers died.
     public var failureKind: FailureKind?
+    /// What its output is made from (incremental runs): a durable store keeps the output as current for the next
+    /// nights under these; nil when the inputs could not be fingerprinted, or nothing is kept.
+    public var fingerprints: JobFingerprints?
 
+    /// A job about `input` doing `work`; its pair is the input (the recording to repair, the file to print, the clip).
     public init(
-        id: Int, input: String, output: String, outputRoot: String, targetFrames: Int64, method: RepairMethod,
-        methodReason: String, quality: ResampleQuality, audioSeconds: Double, noop: Bool = false, run: Int64? = nil
+        id: Int, input: String, work: JobWork, outputRoot: String?, inputRoots: [String]?, audioSeconds: Double,
+        run: Int64? = nil
     ) {
         pair = PairID(recording: input)
-        spec = JobSpec(
-            id: id, attempt: 0, input: input, output: output, outputRoot: outputRoot, targetFrames: targetFrames,
-            method: method, methodReason: methodReason, quality: quality, noop: noop)
+        spec = JobSpec(id: id, input: input, outputRoot: outputRoot, work: work)
+        spec.inputRoots = inputRoots
         spec.run = run
         self.audioSeconds = audioSeconds
     }
@@ -50,8 +53,9 @@ public struct JobRecord: Sendable, Equatable {
 
     public var id: Int { spec.id }
     public var input: String { spec.input }
-    public var output: String { spec.output }
-    public var method: RepairMethod { spec.method }
+    public var work: JobWork { spec.work }
+    /// The one file the job writes, where it writes exactly one (a repair, a clip cut to one place).
+    public var output: String? { spec.outputs.first }
 
     public var isFinished: Bool {
         switch state {

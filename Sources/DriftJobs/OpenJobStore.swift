@@ -3,23 +3,25 @@ import DriftWire
 import Foundation
 
 /// A job store that jobs can be added to from another thread while a run goes on, and that keeps the run open until
-/// `close()`: one run, over one set of workers, in rounds that each depend on the last (a sound pairing's prints,
-/// then its clips). Each call takes the lock; the run's loop and the caller never see each other's half-done state.
+/// `close()`: one run, over one set of workers, in rounds that each depend on the last (a sound night's prints, then
+/// its clips). It wraps the run's own store (in memory, or the journal) and takes one lock around each call, so the
+/// run's loop and the caller never see each other's half-done state.
 public final class OpenJobStore: JobStore, @unchecked Sendable {
     private let lock = NSLock()
-    private let store = InMemoryJobStore()
+    private let store: JobStore
     private var open = true
 
-    public init() {}
+    public init(_ store: JobStore = InMemoryJobStore()) { self.store = store }
 
     /// No more jobs will come: the run ends once the ones added are finished.
     public func close() { lock.withLock { open = false } }
 
-    /// The jobs `ids`, when every one of them is finished; nil while any is not.
-    public func finished(_ ids: [Int]) -> [JobRecord]? {
+    /// Adds those of `jobs` it does not hold yet (a run's planned jobs are in its store from the start); returns the
+    /// ids of those already finished (done before, or failed by a durable store that could not record them).
+    public func adding(_ jobs: [JobRecord]) -> [Int] {
         lock.withLock {
-            let jobs = ids.compactMap { store.job($0) }
-            return jobs.count == ids.count && jobs.allSatisfy(\.isFinished) ? jobs : nil
+            store.add(jobs.filter { store.job($0.id) == nil })
+            return jobs.filter { store.job($0.id)?.isFinished ?? true }.map(\.id)
         }
     }
 
@@ -39,4 +41,5 @@ public final class OpenJobStore: JobStore, @unchecked Sendable {
     public var all: [JobRecord] { lock.withLock { store.all } }
     /// One more while open, so that the run waits for the next round rather than ending between two.
     public var unfinishedCount: Int { lock.withLock { store.unfinishedCount + (open ? 1 : 0) } }
+    public var failure: String? { lock.withLock { store.failure } }
 }

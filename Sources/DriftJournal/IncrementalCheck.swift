@@ -1,9 +1,11 @@
+import DriftJobs
 import DriftPlanning
 import Foundation
 
-/// Decides whether last night's output of a recording can stand: the recording and its reference are unchanged
-/// (size, modification time, sampled-content hash), the plan is the same (target, method, quality, path), and the
-/// output is still there, unchanged since it was verified, and still reopens with exactly the target length.
+/// Decides whether last night's output can stand: what it was made from is unchanged (the recording and reference,
+/// or the clip and the recordings that heard it: size, modification time, sampled-content hash; the plan: target,
+/// method, quality, engine, path, a clip's places and settings), and the output is still there, unchanged since it was
+/// verified, and still reopens with exactly its length.
 public enum IncrementalCheck {
     /// The verdict on `pair`'s earlier output `previous`, given the fingerprints of what it would be made from now.
     ///
@@ -13,24 +15,45 @@ public enum IncrementalCheck {
         for pair: PairPlan, prints: JobFingerprints?, previous: OutputRecord?,
         stillHolds: (_ path: String, _ frames: Int64) -> Bool
     ) -> IncrementalVerdict {
-        guard let previous else { return .stale("never repaired") }
-        guard let prints else { return .stale("inputs could not be fingerprinted") }
-        if previous.prints.recording != prints.recording { return .stale("the recording changed") }
-        if previous.prints.reference != prints.reference { return .stale("the reference changed") }
-        if previous.prints.plan != prints.plan { return .stale("the plan changed") }
-        guard let seen = FileStatus.of(previous.output) else { return .stale("the output is gone") }
+        // A content repair's length is what the sound planned, as verified then; a header repair's is the target.
+        let target = pair.measuredBy == .content ? previous?.outputFrames : pair.targetFrames
+        switch standing(previous, prints: prints, frames: target, stillHolds: stillHolds) {
+        case .success(let previous):
+            return .current(
+                PreviousOutput(
+                    output: previous.output, outputFrames: previous.outputFrames,
+                    checksum: previous.checksum, worker: previous.worker))
+        case .failure(let stale):
+            return .stale(stale.reason)
+        }
+    }
+
+    /// Why an earlier output does not stand.
+    public struct Stale: Error, Sendable, Equatable {
+        public var reason: String
+    }
+
+    /// `previous`, when it still stands for work fingerprinted `prints` whose output must hold `frames` (nil: the
+    /// length it was verified with); else why not.
+    public static func standing(
+        _ previous: OutputRecord?, prints: JobFingerprints?, frames: Int64? = nil,
+        stillHolds: (_ path: String, _ frames: Int64) -> Bool
+    ) -> Result<OutputRecord, Stale> {
+        guard let previous else { return .failure(Stale(reason: "never repaired")) }
+        guard let prints else { return .failure(Stale(reason: "inputs could not be fingerprinted")) }
+        if previous.prints.recording != prints.recording { return .failure(Stale(reason: "the recording changed")) }
+        if previous.prints.reference != prints.reference { return .failure(Stale(reason: "the reference changed")) }
+        if previous.prints.plan != prints.plan { return .failure(Stale(reason: "the plan changed")) }
+        guard let seen = FileStatus.of(previous.output) else { return .failure(Stale(reason: "the output is gone")) }
         if let size = previous.outputSize, let modified = previous.outputModified,
             size != seen.size || modified != seen.modified
         {
-            return .stale("the output changed since it was verified")
+            return .failure(Stale(reason: "the output changed since it was verified"))
         }
-        // A content repair's length is what the sound planned, as verified then; a header repair's is the target.
-        let target = pair.measuredBy == .content ? previous.outputFrames : pair.targetFrames
-        guard let target, previous.outputFrames == target, stillHolds(previous.output, target)
-        else { return .stale("the output no longer verifies") }
-        return .current(
-            PreviousOutput(
-                output: previous.output, outputFrames: previous.outputFrames,
-                checksum: previous.checksum, worker: previous.worker))
+        let target = frames ?? previous.outputFrames
+        guard previous.outputFrames == target, stillHolds(previous.output, target) else {
+            return .failure(Stale(reason: "the output no longer verifies"))
+        }
+        return .success(previous)
     }
 }

@@ -26,22 +26,26 @@ extension Journal {
         }
     }
 
-    /// Marks a job done and, in the same transaction, records its output as current for the next nights.
-    func recordDone(run: Int64, job: Int, result: JobResult, output: OutputRecord?) throws(JournalError) {
+    /// Marks a job done and, in the same transaction, keeps what it made for the next nights: its output as current
+    /// (`output`), or a file's print (`print`).
+    func recordDone(run: Int64, job: Int, result: JobResult, output: OutputRecord?, print: KeptPrint?)
+        throws(JournalError)
+    {
         try write { db in
             let ids = JournalIds(db)
             try db.cachedStatement(
                 sql: """
                     UPDATE job SET state = 'done', error = NULL, resultAttempt = ?, resultWorker = ?, outputFrames = ?,
-                    checksum = ?, seconds = ?, resultContent = ?, resultSucceeded = ?, resultError = ?, failure = ?
+                    checksum = ?, seconds = ?, resultWork = ?, resultSucceeded = ?, resultError = ?, failure = ?
                     WHERE run = ? AND id = ?
                     """
             ).execute(arguments: [
                 result.attempt, try ids.term(result.worker), result.outputFrames,
-                result.checksum.map(PackedHex.init), result.seconds, JournalJSON.encode(result.content),
+                result.checksum.map(PackedHex.init), result.seconds, JobRow.resultWork(result),
                 result.succeeded, result.error, try ids.term(result.failure?.rawValue), run, job,
             ])
             if let output { try OutputRow(output, ids: ids).save(db) }
+            if let print { try Self.storeSoundPrint(db, print) }
         }
     }
 

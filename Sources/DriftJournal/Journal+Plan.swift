@@ -8,17 +8,14 @@ internal import GRDB
 /// A stored run: its plan, and its jobs as the journal last recorded them.
 public struct StoredRun: Sendable {
     public var plan: RunPlan
+    /// With what each one's output will be made from (incremental runs).
     public var jobs: [JobRecord]
-    /// What each job's output will be made from, by job id (incremental runs).
-    public var prints: [Int: JobFingerprints]
 }
 
 extension Journal {
     /// Stores a run's plan (every pair's scan row and plan, the unpaired files, scan errors and skipped paths), its
     /// jobs and its drift measurements in one transaction; the run becomes `running`.
-    public func storePlan(run: Int64, plan: RunPlan, jobs: [JobRecord], prints: [Int: JobFingerprints])
-        throws(JournalError)
-    {
+    public func storePlan(run: Int64, plan: RunPlan, jobs: [JobRecord]) throws(JournalError) {
         try write { db in
             try db.execute(
                 sql: "UPDATE run SET status = 'running', planned = 1, generated = ? WHERE id = ?",
@@ -42,9 +39,7 @@ extension Journal {
             for skipped in plan.report.skipped { try entry("skipped", skipped.path, skipped.reason) }
             // A plan's jobs all start queued (pairs already current were left out of it as `unchanged`).
             let context = try RunContext(db, run: run)
-            for job in jobs {
-                try JobRow(run: run, job: job, prints: prints[job.id], context: context, ids: ids).insert(db)
-            }
+            for job in jobs { try JobRow(run: run, job: job, context: context, ids: ids).insert(db) }
             try DeviceRunRow.store(db, run: run, report: plan.report, ids: names)
         }
     }
@@ -99,18 +94,82 @@ extension Journal {
             let report = ScanReport(
                 generated: stored.generated ?? "", roots: roots, pairs: rows.map { $0.report(texts) },
                 unpaired: unpaired, errors: errors, skipped: skipped)
-            var jobs: [JobRecord] = []
-            var prints: [Int: JobFingerprints] = [:]
-            let context = try RunContext(db, run: run)
-            for row in try JobRow.filter(Column("run") == run).order(Column("id")).fetchAll(db) {
-                guard let record = row.record(texts, context: context) else {
-                    throw damaged("job \(row.id) of run \(run) cannot be read")
-                }
-                jobs.append(record)
-                if let print = row.prints { prints[row.id] = print }
-            }
-            return StoredRun(plan: RunPlan(report: report, pairs: plans), jobs: jobs, prints: prints)
+            let jobs = try jobs(db, run: run, texts: texts)
+            return StoredRun(plan: RunPlan(report: report, pairs: plans), jobs: jobs)
         }
+    }
+
+    /// Adds jobs to a run while it goes on (a sound night's rounds: prints, then clips), each queued.
+    public func addJobs(run: Int64, jobs: [JobRecord]) throws(JournalError) {
+        guard !jobs.isEmpty else { return }
+        try write { db in
+            try db.execute(sql: "UPDATE run SET status = 'running' WHERE id = ?", arguments: [run])
+            let ids = JournalIds(db, names: try NameTable.intern(db, jobs.map(\.pair.recording)))
+            let context = try RunContext(db, run: run)
+            for job in jobs { try JobRow(run: run, job: job, context: context, ids: ids).insert(db) }
+        }
+    }
+
+    /// The jobs of a run as the journal last recorded them (a sound night resumed: its jobs done stay done), without
+    /// touching any (jobs out on lease read as queued).
+    public func jobs(run: Int64) throws(JournalError) -> [JobRecord] {
+        try access { db in
+            let texts = try JournalTexts(
+                db,
+                namesFrom: """
+                    SELECT recording FROM job WHERE run = ?1 UNION SELECT input FROM job WHERE run = ?1
+                    UNION SELECT output FROM job WHERE run = ?1
+                    """, arguments: [run])
+            return try jobs(db, run: run, texts: texts)
+        }
+    }
+
+    /// Drops a run's jobs that did not finish (a sound night resumed plans them again).
+    public func dropUnfinishedJobs(run: Int64) throws(JournalError) {
+        try write { db in
+            try db.execute(sql: "DELETE FROM job WHERE run = ? AND state IN ('queued', 'leased')", arguments: [run])
+        }
+    }
+
+    /// Stores the report of a run planned as it went (a sound night: its rows are known once its clips are synced):
+    /// its pair rows, unpaired files, errors and drift measurements, as `storePlan` stores a plan's.
+    public func storeReport(run: Int64, report: ScanReport) throws(JournalError) {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE run SET planned = 1, generated = ? WHERE id = ?", arguments: [report.generated, run])
+            for table in ["pair", "entry"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE run = ?", arguments: [run])
+            }
+            let names = try NameTable.intern(db, report.pairs.lazy.flatMap { [$0.recording, $0.reference, $0.device] })
+            let ids = JournalIds(db, names: names)
+            // One row per recording and reference: a clip two recorders heard has two, a recorder several clips.
+            var seen = Set<[String]>()
+            for (position, row) in report.pairs.enumerated() where seen.insert([row.recording, row.reference]).inserted
+            {
+                try PairRow(run: run, position: position, row: row, plan: nil, ids: ids).insert(db)
+            }
+            var position = 0
+            func entry(_ kind: String, _ path: String, _ reason: String) throws {
+                try EntryRow(run: run, position: position, kind: kind, path: path, reason: reason).insert(db)
+                position += 1
+            }
+            for file in report.unpaired { try entry("unpaired-" + file.kind.rawValue, file.path, file.reason) }
+            for issue in report.errors { try entry("error", issue.path, issue.error) }
+            for skipped in report.skipped { try entry("skipped", skipped.path, skipped.reason) }
+            try DeviceRunRow.store(db, run: run, report: report, ids: names)
+        }
+    }
+
+    func jobs(_ db: Database, run: Int64, texts: JournalTexts) throws -> [JobRecord] {
+        var jobs: [JobRecord] = []
+        let context = try RunContext(db, run: run)
+        for row in try JobRow.filter(Column("run") == run).order(Column("id")).fetchAll(db) {
+            guard let record = row.record(texts, context: context) else {
+                throw JournalError(path: path, cause: .corrupt("job \(row.id) of run \(run) cannot be read"))
+            }
+            jobs.append(record)
+        }
+        return jobs
     }
 
     /// Records how a run ended, with each pair's outcome from its final report.
@@ -126,12 +185,14 @@ extension Journal {
                     UPDATE pair SET outcome = ?, output = ?, outputFrames = ?, checksum = ?, attempts = ?, worker = ?,
                     processingSeconds = ?, error = ?, measuredBy = ?, content = ?, sync = ?,
                     executed = CASE WHEN ? = operations THEN '=' ELSE ? END, contentNote = ?
-                    WHERE run = ? AND recording = ?
+                    WHERE run = ? AND recording = ? AND reference = ?
                     """)
-            // The run's recordings were named when its plan was stored.
+            // The run's recordings and references were named when its plan was stored.
             var names: [String: Int64] = [:]
             for (id, text) in try NameTable.texts(
-                db, idsFrom: "SELECT recording FROM pair WHERE run = ?", arguments: [run])
+                db,
+                idsFrom: "SELECT recording FROM pair WHERE run = ?1 UNION SELECT reference FROM pair WHERE run = ?1",
+                arguments: [run])
             {
                 names[text] = id
             }
@@ -145,7 +206,7 @@ extension Journal {
                     try ids.term(row.measuredBy.rawValue),
                     JournalJSON.encode(row.content),
                     PairRow.storedSync(row.sync, cause: row.cause, endOffsetMs: row.endOffsetMs),
-                    executed, executed, row.contentNote, run, names[row.recording],
+                    executed, executed, row.contentNote, run, names[row.recording], names[row.reference],
                 ])
             }
 

@@ -24,15 +24,28 @@ extension Journal {
     public func storeSoundPrint(path: String, fingerprint: String, print: Data, timecode: Double?) throws(JournalError)
     {
         try write { db in
-            let file = try NameTable.intern(db, [path])[path] ?? 0
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO soundPrint (file, filePrint, print, timecode) VALUES (?, ?, ?, ?)",
-                arguments: [file, PackedPrint(fingerprint), print, timecode])
+            try Self.storeSoundPrint(
+                db, KeptPrint(path: path, fingerprint: fingerprint, print: print, timecode: timecode))
         }
+    }
+
+    static func storeSoundPrint(_ db: Database, _ kept: KeptPrint) throws {
+        let file = try NameTable.intern(db, [kept.path])[kept.path] ?? 0
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO soundPrint (file, filePrint, print, timecode) VALUES (?, ?, ?, ?)",
+            arguments: [file, PackedPrint(kept.fingerprint), kept.print, kept.timecode])
     }
 
     /// Prints kept.
     public func soundPrintCount() throws(JournalError) -> Int {
         try access { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM soundPrint") ?? 0 }
     }
+}
+
+/// A file's print as the journal keeps it, by the file's fingerprint.
+struct KeptPrint {
+    var path: String
+    var fingerprint: String
+    var print: Data
+    var timecode: Double?
 }

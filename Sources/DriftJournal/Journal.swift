@@ -80,33 +80,41 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
 
     // MARK: runs
 
-    /// The newest run over exactly these roots and output root that did not finish, if any.
-    public func unfinishedRun(roots: [String], outputRoot: String) throws(JournalError) -> JournalRun? {
+    /// The newest run over exactly these roots and output root, paired the same way, that did not finish, if any.
+    public func unfinishedRun(roots: [String], outputRoot: String, pairing: RunPairing = .names) throws(JournalError)
+        -> JournalRun?
+    {
         try access { db in
             let statuses = RunStatus.resumable.map { "'\($0.rawValue)'" }.joined(separator: ",")
             let row = try Row.fetchOne(
                 db,
                 sql: """
                     SELECT id, key, started, status, roots, outputRoot, planned FROM run
-                    WHERE status IN (\(statuses)) AND roots = ? AND outputRoot = ? ORDER BY id DESC LIMIT 1
-                    """, arguments: [Self.encodeRoots(roots), outputRoot])
+                    WHERE status IN (\(statuses)) AND roots = ? AND outputRoot = ? AND pairBy IS ? ORDER BY id DESC LIMIT 1
+                    """, arguments: [Self.encodeRoots(roots), outputRoot, pairing.stored])
             return row.map(Self.run(from:))
         }
     }
 
-    /// Records a new run (status `scanning`); marks every other unfinished run over the same roots abandoned.
-    public func beginRun(roots: [String], outputRoot: String, at date: Date = Date()) throws(JournalError) -> Int64 {
+    /// Records a new run (status `scanning`); marks every other unfinished run over the same roots, paired the same
+    /// way, abandoned.
+    public func beginRun(roots: [String], outputRoot: String, pairing: RunPairing = .names, at date: Date = Date())
+        throws(JournalError) -> Int64
+    {
         try write { db in
             let statuses = RunStatus.resumable.map { "'\($0.rawValue)'" }.joined(separator: ",")
             try db.execute(
                 sql: """
-                    UPDATE run SET status = 'abandoned', finished = ? WHERE status IN (\(statuses)) AND roots = ? AND outputRoot = ?
-                    """, arguments: [date.timeIntervalSince1970, Self.encodeRoots(roots), outputRoot])
+                    UPDATE run SET status = 'abandoned', finished = ?
+                    WHERE status IN (\(statuses)) AND roots = ? AND outputRoot = ? AND pairBy IS ?
+                    """,
+                arguments: [date.timeIntervalSince1970, Self.encodeRoots(roots), outputRoot, pairing.stored])
             try db.execute(
-                sql: "INSERT INTO run (started, status, roots, outputRoot, key) VALUES (?, 'scanning', ?, ?, ?)",
+                sql:
+                    "INSERT INTO run (started, status, roots, outputRoot, key, pairBy) VALUES (?, 'scanning', ?, ?, ?, ?)",
                 arguments: [
                     date.timeIntervalSince1970, Self.encodeRoots(roots), outputRoot,
-                    Int64.random(in: 1...Int64.max),
+                    Int64.random(in: 1...Int64.max), pairing.stored,
                 ])
             return db.lastInsertedRowID
         }

@@ -1,5 +1,6 @@
 import DriftCore
 import DriftJobs
+import DriftSchema
 import DriftSupport
 import DriftWire
 import Foundation
@@ -13,18 +14,29 @@ public final class JournalJobStore: JobStore {
     private let memory = InMemoryJobStore()
     private let journal: Journal
     public let run: Int64
-    private let prints: [Int: JobFingerprints]
     public private(set) var failure: String?
 
-    public init(journal: Journal, run: Int64, jobs: [JobRecord], prints: [Int: JobFingerprints]) {
+    /// - Parameter jobs: the run's jobs as stored already (`Journal.storePlan`, `Journal.loadPlan`).
+    public init(journal: Journal, run: Int64, jobs: [JobRecord]) {
         self.journal = journal
         self.run = run
-        self.prints = prints
         memory.add(jobs)
     }
 
-    /// Jobs come from the stored plan (`Journal.storePlan`), never added later.
-    public func add(_ jobs: [JobRecord]) { memory.add(jobs) }
+    /// Jobs added while the run goes on (a sound night's rounds) are recorded first.
+    public func add(_ jobs: [JobRecord]) {
+        guard record({ () throws(JournalError) in try journal.addJobs(run: run, jobs: jobs) }) else {
+            // Not recorded: they are not run either (the run is stopping on the journal's failure).
+            memory.add(
+                jobs.map { job in
+                    var failed = job
+                    failed.state = .failed(failure ?? "not recorded in the journal")
+                    return failed
+                })
+            return
+        }
+        memory.add(jobs)
+    }
     public func nextQueued(excluding: Set<Int>) -> JobRecord? { memory.nextQueued(excluding: excluding) }
     public func job(_ id: Int) -> JobRecord? { memory.job(id) }
     public var all: [JobRecord] { memory.all }
@@ -43,18 +55,51 @@ public final class JournalJobStore: JobStore {
 
     public func complete(_ id: Int, with result: JobResult) {
         guard let job = memory.job(id) else { return }
-        // Only a written output is current for the next nights (a content job may skip, refuse, or fail its proof).
-        let wroteOutput = result.succeeded && (result.content.map { $0.decision == .repaired } ?? true)
-        let output = prints[id].flatMap { prints in wroteOutput ? prints : nil }.map { prints in
-            let seen = FileStatus.of(job.output)
-            return OutputRecord(
-                recording: job.input, prints: prints, output: job.output,
-                outputFrames: result.outputFrames ?? job.spec.targetFrames, outputSize: seen?.size,
-                outputModified: seen?.modified, checksum: result.checksum, worker: result.worker, run: run)
+        let kept = job.fingerprints.flatMap { Self.kept(job, result: result, prints: $0, run: run) }
+        record { () throws(JournalError) in
+            try journal.recordDone(run: run, job: id, result: result, output: kept?.output, print: kept?.print)
         }
-        record { () throws(JournalError) in try journal.recordDone(run: run, job: id, result: result, output: output) }
         Failpoint.hit("result")
+        Failpoint.hit("result-\(job.work.kind.rawValue)")
         memory.complete(id, with: result)
+    }
+
+    /// What a finished job made that the next nights can use: a written output (a content job may skip, refuse, or
+    /// fail its proof; a clip's sync may find no sure place), or a file's print.
+    private static func kept(_ job: JobRecord, result: JobResult, prints: JobFingerprints, run: Int64)
+        -> (output: OutputRecord?, print: KeptPrint?)?
+    {
+        guard result.succeeded else { return nil }
+        func output(_ path: String, frames: Int64?, matches: [SoundPairingReport.Match]? = nil) -> OutputRecord? {
+            guard let frames else { return nil }
+            let seen = FileStatus.of(path)
+            return OutputRecord(
+                recording: job.input, prints: prints, output: path, outputFrames: frames, outputSize: seen?.size,
+                outputModified: seen?.modified, checksum: result.checksum, worker: result.worker, run: run,
+                matches: matches)
+        }
+        switch job.work {
+        case .header(let repair):
+            return (output(repair.output, frames: result.outputFrames ?? repair.targetFrames), nil)
+        case .content(let content):
+            guard let path = content.output, result.content?.decision == .repaired else { return nil }
+            return (output(path, frames: result.outputFrames ?? content.targetFrames), nil)
+        case .clipSync:
+            let matches = result.sound?.matches ?? []
+            guard let used = matches.first(where: { $0.status == .used && $0.output != nil }), let path = used.output
+            else { return nil }
+            return (output(path, frames: used.outputFrames, matches: matches), nil)
+        case .soundPrint:
+            // A file without sound is kept as an empty print, so that it is not opened again either.
+            return (
+                nil,
+                KeptPrint(
+                    path: job.input, fingerprint: prints.recording, print: result.sound?.print ?? Data(),
+                    timecode: result.sound?.timecode)
+            )
+        case .noop:
+            return nil
+        }
     }
 
     public func fail(_ id: Int, error: String, kind: FailureKind) {

@@ -1,3 +1,4 @@
+import DriftJobs
 import DriftSupport
 import Foundation
 internal import GRDB

@@ -1,5 +1,7 @@
 import DriftCore
+import DriftJobs
 import DriftPlanning
+import DriftSchema
 import Foundation
 
 /// Where a run stands in the journal.
@@ -27,6 +29,17 @@ public enum RunStatus: String, Sendable, CaseIterable {
     ]
 }
 
+/// How a run paired its files: runs are resumed only by a run paired the same way.
+public enum RunPairing: String, Sendable, CaseIterable {
+    /// By names (recordings with their references), the scan's pairs.
+    case names
+    /// By sound: clips found in recordings, each clip's cut a job.
+    case sound
+
+    /// As `run.pairBy` holds it: NULL for names (every run before v10).
+    var stored: String? { self == .names ? nil : rawValue }
+}
+
 /// A run as the journal knows it.
 public struct JournalRun: Sendable, Equatable {
     public let id: Int64
@@ -40,19 +53,19 @@ public struct JournalRun: Sendable, Equatable {
     public let planned: Bool
 }
 
-/// What a finished output was made from: compared on the next night to decide whether it is still current.
-public struct JobFingerprints: Codable, Sendable, Equatable {
-    /// `FileFingerprint` of the recording and of the reference.
-    public var recording: String
-    public var reference: String
-    /// A digest of the target frames, method, quality and output path: a change in any of them means the output is
-    /// stale.
-    public var plan: String
-
-    public init(recording: String, reference: String, plan: String) {
-        self.recording = recording
-        self.reference = reference
-        self.plan = plan
+extension JobFingerprints {
+    /// Fingerprints of work on `input` that also reads `others` (a clip's sync: the recordings that heard it), under
+    /// a plan `description` says in full (a clip's places, outputs and settings). Nil when a file cannot be read.
+    public init?(input: String, others: [String], description: String) {
+        guard let inputPrint = FileFingerprint.of(path: input) else { return nil }
+        var otherPrints: [String] = []
+        for path in others {
+            guard let print = FileFingerprint.of(path: path) else { return nil }
+            otherPrints.append("\(path)=\(print)")
+        }
+        self.init(
+            recording: inputPrint, reference: Self.digest(otherPrints.joined(separator: "\n")),
+            plan: Self.digest(description))
     }
 
     /// Fingerprints of a pair to repair: its recording, its reference, and the plan (target, method, quality,
@@ -83,8 +96,9 @@ public struct JobFingerprints: Codable, Sendable, Equatable {
     }
 }
 
-/// The last verified output of a recording, from whichever run made it.
+/// The last verified output of a recording (or of a clip, for a sync by sound), from whichever run made it.
 public struct OutputRecord: Sendable, Equatable {
+    /// The recording repaired, or the clip synced.
     public var recording: String
     public var prints: JobFingerprints
     public var output: String
@@ -96,10 +110,13 @@ public struct OutputRecord: Sendable, Equatable {
     public var checksum: String?
     public var worker: String?
     public var run: Int64
+    /// A clip's rows as its sync found them (each place, the one used): reported again while the output stands.
+    public var matches: [SoundPairingReport.Match]?
 
     public init(
         recording: String, prints: JobFingerprints, output: String, outputFrames: Int64, outputSize: Int64?,
-        outputModified: Int64?, checksum: String?, worker: String?, run: Int64
+        outputModified: Int64?, checksum: String?, worker: String?, run: Int64,
+        matches: [SoundPairingReport.Match]? = nil
     ) {
         self.recording = recording
         self.prints = prints
@@ -110,5 +127,6 @@ public struct OutputRecord: Sendable, Equatable {
         self.checksum = checksum
         self.worker = worker
         self.run = run
+        self.matches = matches
     }
 }

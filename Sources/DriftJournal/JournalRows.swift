@@ -2,6 +2,7 @@ import DriftCore
 import DriftJobs
 import DriftPlanning
 import DriftSchema
+import DriftSync
 import DriftWire
 import Foundation
 internal import GRDB
@@ -26,6 +27,8 @@ struct RunRow: Codable, FetchableRecord, PersistableRecord {
     var planned: Bool
     /// When the scan report was made (ISO 8601).
     var generated: String?
+    /// How the run paired its files (`RunPairing`); NULL: by names.
+    var pairBy: String?
 }
 
 /// A `pair` row: one pair of a run - its scan row, its plan, and its outcome once the run ended. Paths are ids in
@@ -265,7 +268,11 @@ struct RunContext {
 }
 
 /// A `job` row: a job's spec, state and verified result as columns. Paths are `name` ids, words `term` ids; the
-/// output root and input roots are the run's unless the row says otherwise.
+/// output root and input roots are the run's unless the row says otherwise. The work's kind is a column; a header
+/// plan's fields (target, method, quality, engine, output) are columns wherever the work has them (a header repair, a
+/// content job's headers), and what else a kind carries is its JSON in `work` (a content job's policy and numbers, a
+/// clip's task). A result's kind-specific part (a content decision, a clip's rows) is JSON in `resultWork`; a print's
+/// bytes are kept in `soundPrint`, not here.
 struct JobRow: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "job"
     var run: Int64
@@ -273,18 +280,20 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
     var recording: Int64
     /// NULL: the recording.
     var input: Int64?
-    var output: Int64
-    /// NULL: the run's output root.
+    /// `JobWork.Kind`, a `term` id.
+    var kind: Int64
+    /// The one output of a header or content repair; NULL for other kinds (a clip's outputs are in its task).
+    var output: Int64?
+    /// NULL: the run's output root ("" for a job that writes nothing).
     var outputRoot: String?
     /// One root per line; NULL when the job named none, "=" when they are the run's roots.
     var inputRoots: String?
-    var targetFrames: Int64
-    var method: Int64
-    var methodReason: Int64
-    var quality: Int64
+    var targetFrames: Int64?
+    var method: Int64?
+    var methodReason: Int64?
+    var quality: Int64?
     /// The resampling engine; NULL is libsamplerate (and every job before v6).
     var engine: Int64?
-    var noop: Bool
     /// The run key the job carries on the wire.
     var wireRun: Int64?
     var audioSeconds: Double
@@ -303,37 +312,66 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
     var recordingPrint: PackedPrint?
     var referencePrint: PackedPrint?
     var planPrint: PackedHex?
-    /// A content job's spec (JSON); NULL for header jobs.
-    var content: String?
-    /// A content job's result (JSON), and whether a done job succeeded (NULL: yes, as rows before v4).
-    var resultContent: String?
+    /// What the kind carries beyond the columns (JSON): a content job's policy and numbers, a clip's task.
+    var work: String?
+    /// A done job's kind-specific result (JSON): a content job's decision, a clip's rows.
+    var resultWork: String?
+    /// Whether a done job succeeded (NULL: yes, as rows before v4).
     var resultSucceeded: Bool?
     var resultError: String?
     /// Why it failed (`FailureKind`, a `term` id); NULL when it did not, and for rows before v9.
     var failure: Int64?
 
-    init(run: Int64, job: JobRecord, prints: JobFingerprints?, context: RunContext, ids: JournalIds) throws {
+    init(run: Int64, job: JobRecord, context: RunContext, ids: JournalIds) throws {
         self.run = run
         id = job.id
         recording = try ids.name(job.pair.recording)
         input = job.spec.input == job.pair.recording ? nil : try ids.name(job.spec.input)
-        output = try ids.name(job.spec.output)
-        outputRoot = job.spec.outputRoot == context.outputRoot ? nil : job.spec.outputRoot
+        kind = try ids.term(job.work.kind.rawValue)
+        let root = job.spec.outputRoot ?? ""
+        outputRoot = root == context.outputRoot ? nil : root
         inputRoots = job.spec.inputRoots.map { $0 == context.roots ? "=" : $0.joined(separator: "\n") }
-        targetFrames = job.spec.targetFrames
-        method = try ids.term(job.spec.method.rawValue)
-        methodReason = try ids.term(job.spec.methodReason)
-        quality = try ids.term(job.spec.quality.rawValue)
-        engine = try ids.term(job.spec.engine?.rawValue)
-        noop = job.spec.noop
+        // The header plan's fields, wherever the work has them.
+        var plan:
+            (
+                output: String?, target: Int64, method: RepairMethod, reason: String, quality: ResampleQuality,
+                engine: ResampleEngine
+            )?
+        var work: String?
+        var frames: Int64?
+        switch job.work {
+        case .header(let repair):
+            plan = (
+                repair.output, repair.targetFrames, repair.method, repair.methodReason, repair.quality, repair.engine
+            )
+        case .content(let content):
+            plan = (
+                content.output, content.targetFrames, content.method, content.methodReason, content.quality,
+                content.engine
+            )
+            work = JournalJSON.encode(ContentRemainder(content))
+        case .clipSync(let task):
+            work = JournalJSON.encode(task)
+        case .noop(let count):
+            frames = count
+        case .soundPrint:
+            break
+        }
+        self.work = work
+        output = try ids.name(plan?.output)
+        targetFrames = plan?.target ?? frames
+        method = try ids.term(plan?.method.rawValue)
+        methodReason = try ids.term(plan?.reason)
+        quality = try ids.term(plan?.quality.rawValue)
+        // libsamplerate, the engine of every job before v6, is not named.
+        engine = try ids.term(plan.flatMap { $0.engine == .libsamplerate ? nil : $0.engine.rawValue })
         wireRun = job.spec.run
         audioSeconds = job.audioSeconds
         state = "queued"
         attempts = job.attempts
-        recordingPrint = prints.map { PackedPrint($0.recording) }
-        referencePrint = prints.map { PackedPrint($0.reference) }
-        planPrint = prints.map { PackedHex($0.plan) }
-        content = JournalJSON.encode(job.spec.content)
+        recordingPrint = job.fingerprints.map { PackedPrint($0.recording) }
+        referencePrint = job.fingerprints.map { PackedPrint($0.reference) }
+        planPrint = job.fingerprints.map { PackedHex($0.plan) }
     }
 
     var prints: JobFingerprints? {
@@ -343,26 +381,30 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
 
     /// The job as the coordinator resumes it; nil when a stored value is not one driftfix knows.
     func record(_ texts: JournalTexts, context: RunContext) -> JobRecord? {
-        guard let method = texts.term(method).flatMap(RepairMethod.init(rawValue:)),
-            let quality = texts.term(quality).flatMap(ResampleQuality.init(rawValue:)),
-            let recording = texts.name(recording), let output = texts.name(output)
+        guard let recording = texts.name(recording), let kind = texts.term(kind).flatMap(JobWork.Kind.init(rawValue:))
         else { return nil }
-        var spec = JobSpec(
-            id: id, attempt: 0, input: input.flatMap(texts.name) ?? recording, output: output,
-            outputRoot: outputRoot ?? context.outputRoot, targetFrames: targetFrames,
-            method: method, methodReason: texts.term(methodReason) ?? "", quality: quality, noop: noop)
-        if let engine {
-            guard let known = texts.term(engine).flatMap(ResampleEngine.init(rawValue:)) else { return nil }
-            spec.engine = known
+        let input = input.flatMap(texts.name) ?? recording
+        let work: JobWork
+        switch kind {
+        case .header:
+            guard let plan = headerPlan(texts) else { return nil }
+            work = .header(plan)
+        case .content:
+            guard let plan = headerPlan(texts), let rest = JournalJSON.decode(ContentRemainder.self, self.work)
+            else { return nil }
+            work = .content(rest.job(plan, measureOnly: output == nil))
+        case .clip:
+            guard let task = JournalJSON.decode(ClipTask.self, self.work) else { return nil }
+            work = .clipSync(task)
+        case .print: work = .soundPrint
+        case .noop: work = .noop(frames: targetFrames ?? 0)
         }
+        var spec = JobSpec(id: id, input: input, outputRoot: outputRoot ?? context.outputRoot, work: work)
+        if spec.outputRoot == "" { spec.outputRoot = nil }
         spec.inputRoots = inputRoots.map {
             $0 == "=" ? context.roots : $0.isEmpty ? [] : $0.components(separatedBy: "\n")
         }
         spec.run = wireRun
-        if content != nil {
-            guard let decoded = JournalJSON.decode(ContentJob.self, content) else { return nil }
-            spec.content = decoded
-        }
         let jobState: JobState
         switch state {
         case "done":
@@ -372,7 +414,11 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
                 succeeded: resultSucceeded ?? true, outputFrames: outputFrames, checksum: checksum?.text,
                 seconds: seconds, error: resultError)
             result.run = wireRun
-            result.content = JournalJSON.decode(ContentResult.self, resultContent)
+            switch kind {
+            case .content: result.content = JournalJSON.decode(ContentResult.self, resultWork)
+            case .clip, .print: result.sound = JournalJSON.decode(SoundResult.self, resultWork)
+            case .header, .noop: break
+            }
             result.failure = texts.term(failure).flatMap(FailureKind.init(rawValue:))
             jobState = .done(result)
         case "failed": jobState = .failed(error ?? "failed")
@@ -385,6 +431,64 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
         if state != "queued" && state != "leased" {
             job.failureKind = texts.term(failure).flatMap(FailureKind.init(rawValue:))
         }
+        job.fingerprints = prints
+        return job
+    }
+
+    /// The header plan the columns hold (a header repair, a content job's headers); the output is "" for a content
+    /// job that measures only.
+    private func headerPlan(_ texts: JournalTexts) -> HeaderRepair? {
+        guard let targetFrames, let method = texts.term(method).flatMap(RepairMethod.init(rawValue:)),
+            let quality = texts.term(quality).flatMap(ResampleQuality.init(rawValue:))
+        else { return nil }
+        var engine = ResampleEngine.libsamplerate
+        if let named = self.engine {
+            guard let known = texts.term(named).flatMap(ResampleEngine.init(rawValue:)) else { return nil }
+            engine = known
+        }
+        return HeaderRepair(
+            output: texts.name(output) ?? "", targetFrames: targetFrames, method: method,
+            methodReason: texts.term(methodReason) ?? "", quality: quality, engine: engine)
+    }
+
+    /// A result's kind-specific part, as `resultWork` holds it (a print's bytes are kept in `soundPrint` instead).
+    static func resultWork(_ result: JobResult) -> String? {
+        if let content = result.content { return JournalJSON.encode(content) }
+        guard var sound = result.sound else { return nil }
+        sound.print = nil
+        return JournalJSON.encode(sound)
+    }
+}
+
+/// What a content job carries beyond its headers' plan (which the row's columns hold): the JSON `work` keeps for it,
+/// as every release since v4 wrote it (their `measureOnly` is read as the absence of an output).
+private struct ContentRemainder: Codable {
+    var reference: String
+    var policy: ContentPolicy
+    var headersInSync: Bool
+    var headersRefusal: String?
+    var headerDriftPPM: Double?
+    var recordingSeconds: Double
+    var referenceSeconds: Double?
+
+    init(_ job: ContentJob) {
+        reference = job.reference
+        policy = job.policy
+        headersInSync = job.headersInSync
+        headersRefusal = job.headersRefusal
+        headerDriftPPM = job.headerDriftPPM
+        recordingSeconds = job.recordingSeconds
+        referenceSeconds = job.referenceSeconds
+    }
+
+    func job(_ plan: HeaderRepair, measureOnly: Bool) -> ContentJob {
+        var job = ContentJob(
+            reference: reference, output: measureOnly ? nil : plan.output, policy: policy,
+            targetFrames: plan.targetFrames, method: MethodChoice(method: plan.method, reason: plan.methodReason),
+            quality: plan.quality, headersInSync: headersInSync, headerDriftPPM: headerDriftPPM,
+            recordingSeconds: recordingSeconds, referenceSeconds: referenceSeconds)
+        job.engine = plan.engine
+        job.headersRefusal = headersRefusal
         return job
     }
 }
@@ -404,6 +508,8 @@ struct OutputRow: Codable, FetchableRecord, PersistableRecord {
     var checksum: PackedHex?
     var worker: Int64?
     var run: Int64
+    /// A clip's rows (JSON), for a sync by sound.
+    var sound: String?
 
     init(_ record: OutputRecord, ids: JournalIds) throws {
         recording = try ids.name(record.recording)
@@ -417,6 +523,7 @@ struct OutputRow: Codable, FetchableRecord, PersistableRecord {
         checksum = record.checksum.map(PackedHex.init)
         worker = try ids.term(record.worker)
         run = record.run
+        sound = JournalJSON.encode(record.matches)
     }
 
     func record(_ texts: JournalTexts) -> OutputRecord? {
@@ -427,7 +534,8 @@ struct OutputRow: Codable, FetchableRecord, PersistableRecord {
                 recording: recordingPrint.text, reference: referencePrint.text,
                 plan: planPrint.text),
             output: output, outputFrames: outputFrames, outputSize: outputSize, outputModified: outputModified,
-            checksum: checksum?.text, worker: texts.term(worker), run: run)
+            checksum: checksum?.text, worker: texts.term(worker), run: run,
+            matches: JournalJSON.decode([SoundPairingReport.Match].self, sound))
     }
 }
 

@@ -334,6 +334,67 @@ extension Journal {
             // `term` id; NULL for jobs that did not fail and for every job before v9.
             try db.execute(sql: "ALTER TABLE job ADD COLUMN failure INTEGER")
         }
+        migrator.registerMigration("v10 work") { db in
+            // A job's work is one kind (header, content, print, clip, noop: a `term` id) with only the columns that
+            // kind has: a header plan's target, method, quality and output are NULL where the work has none, and what
+            // else it carries is JSON in `work` (a content job's spec, as v4 stored it; a clip's task), its result's
+            // part in `resultWork` (renamed from resultContent). Sound nights are runs too: `run.pairBy` (NULL:
+            // names), pair rows keyed by recording and reference (a recorder heard several clips), and a clip's output
+            // keeps the rows its sync found (`output.sound`).
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO term (text) VALUES ('header'), ('content'), ('print'), ('clip'), ('noop');
+                    CREATE TABLE job10 (
+                        run INTEGER NOT NULL REFERENCES run(id),
+                        id INTEGER NOT NULL,
+                        recording INTEGER NOT NULL, input INTEGER, kind INTEGER NOT NULL,
+                        output INTEGER, outputRoot TEXT, inputRoots TEXT,
+                        targetFrames INTEGER, method INTEGER, methodReason INTEGER, quality INTEGER, engine INTEGER,
+                        wireRun INTEGER, audioSeconds REAL NOT NULL,
+                        state TEXT NOT NULL CHECK (state IN ('queued', 'leased', 'done', 'failed')),
+                        worker INTEGER, attempts INTEGER NOT NULL, leasedAt REAL, error TEXT,
+                        resultAttempt INTEGER, resultWorker INTEGER, outputFrames INTEGER, checksum, seconds REAL,
+                        recordingPrint, referencePrint, planPrint,
+                        work TEXT, resultWork TEXT, resultSucceeded INTEGER, resultError TEXT, failure INTEGER,
+                        PRIMARY KEY (run, id)
+                    ) WITHOUT ROWID;
+                    INSERT INTO job10 SELECT j.run, j.id, j.recording, j.input,
+                        (SELECT id FROM term WHERE text =
+                            CASE WHEN j.noop THEN 'noop' WHEN j.content IS NOT NULL THEN 'content' ELSE 'header' END),
+                        CASE WHEN j.noop THEN NULL ELSE j.output END, j.outputRoot, j.inputRoots,
+                        j.targetFrames, CASE WHEN j.noop THEN NULL ELSE j.method END,
+                        CASE WHEN j.noop THEN NULL ELSE j.methodReason END, CASE WHEN j.noop THEN NULL ELSE j.quality END,
+                        j.engine, j.wireRun, j.audioSeconds, j.state, j.worker, j.attempts, j.leasedAt, j.error,
+                        j.resultAttempt, j.resultWorker, j.outputFrames, j.checksum, j.seconds,
+                        j.recordingPrint, j.referencePrint, j.planPrint,
+                        j.content, j.resultContent, j.resultSucceeded, j.resultError, j.failure
+                        FROM job j ORDER BY j.run, j.id;
+                    DROP TABLE job;
+                    ALTER TABLE job10 RENAME TO job;
+                    CREATE TABLE pair10 (
+                        run INTEGER NOT NULL REFERENCES run(id),
+                        recording INTEGER NOT NULL,
+                        position INTEGER NOT NULL,
+                        reference INTEGER NOT NULL,
+                        device INTEGER NOT NULL,
+                        deviceSource INTEGER NOT NULL,
+                        sampleRate INTEGER, channels INTEGER, format INTEGER, recordingFrames INTEGER,
+                        recordingSeconds REAL, referenceSeconds REAL, referenceDuration TEXT, referenceSource INTEGER,
+                        driftSeconds REAL, driftPPM REAL, endOffsetMs REAL, sync TEXT, flags TEXT NOT NULL,
+                        cause INTEGER, causeDetail TEXT, action INTEGER NOT NULL, method INTEGER, methodReason INTEGER,
+                        targetFrames INTEGER, error TEXT, warnings TEXT NOT NULL, decision INTEGER NOT NULL,
+                        operations TEXT NOT NULL, measuredBy INTEGER NOT NULL,
+                        output INTEGER, outcome INTEGER, outputFrames INTEGER, checksum, attempts INTEGER, worker INTEGER,
+                        processingSeconds REAL, content TEXT, executed TEXT, contentNote TEXT,
+                        PRIMARY KEY (run, recording, reference)
+                    ) WITHOUT ROWID;
+                    INSERT INTO pair10 SELECT * FROM pair ORDER BY run, recording, reference;
+                    DROP TABLE pair;
+                    ALTER TABLE pair10 RENAME TO pair;
+                    ALTER TABLE run ADD COLUMN pairBy TEXT;
+                    ALTER TABLE output ADD COLUMN sound TEXT;
+                    """)
+        }
         return migrator
     }
 }

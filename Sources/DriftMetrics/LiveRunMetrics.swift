@@ -12,12 +12,6 @@ import Prometheus
 /// names: measured when the night is planned, with the history's alerts once it ends.
 public final class LiveRunMetrics: Sendable {
     public let registry = PrometheusCollectorRegistry()
-    private let queued: Gauge
-    private let leased: Gauge
-    private let done: Counter
-    private let failed: Counter
-    private let requeued: Counter
-    private let audio: Counter
     private let workers: Gauge
     private let started: Gauge
     private let progress: Gauge
@@ -26,21 +20,6 @@ public final class LiveRunMetrics: Sendable {
     private let workerSeries = WorkerSeries()
 
     public init(now: Date = Date()) {
-        queued = registry.makeGauge(
-            name: "driftfix_run_jobs", labels: [("state", "queued")],
-            help: "Jobs of the run in progress by state: queued, or leased to a worker.")
-        leased = registry.makeGauge(
-            name: "driftfix_run_jobs", labels: [("state", "leased")],
-            help: "Jobs of the run in progress by state: queued, or leased to a worker.")
-        done = registry.makeCounter(
-            name: "driftfix_run_jobs_done_total",
-            help: "Jobs of the run in progress that finished with a verified result.")
-        failed = registry.makeCounter(
-            name: "driftfix_run_jobs_failed_total", help: "Jobs of the run in progress that failed for good.")
-        requeued = registry.makeCounter(
-            name: "driftfix_run_jobs_requeued_total", help: "Leases of the run in progress put back in the queue.")
-        audio = registry.makeCounter(
-            name: "driftfix_run_audio_seconds_repaired_total", help: "Seconds of audio the run in progress repaired.")
         workers = registry.makeGauge(
             name: "driftfix_run_workers_connected", help: "Workers connected to the coordinator.")
         started = registry.makeGauge(
@@ -52,11 +31,13 @@ public final class LiveRunMetrics: Sendable {
         progress.set(now.timeIntervalSince1970)
     }
 
-    /// The jobs about to be dispatched (unfinished ones) and their audio seconds.
-    public func planned(_ jobs: [JobRecord]) {
-        state.set(audio: Dictionary(uniqueKeysWithValues: jobs.map { ($0.id, $0.audioSeconds) }))
-        queued.set(Double(jobs.count))
-        leased.set(0.0)
+    /// A round's jobs about to be dispatched (its unfinished ones) and their audio seconds. `round` labels the job
+    /// series of a night in rounds (a sound night's `prints` and `clips`); nil keeps them unlabelled (a night by
+    /// names, as dashboards know it). One night uses one way throughout.
+    public func planned(_ jobs: [JobRecord], round: String? = nil) {
+        let series = state.plan(jobs, round: round) { Round(registry, label: round) }
+        series.queued.set(Double(jobs.count))
+        series.leased.set(0.0)
     }
 
     public func event(_ event: DispatchEvent, at now: Date = Date()) {
@@ -67,31 +48,67 @@ public final class LiveRunMetrics: Sendable {
         case .workerLost(let name, _):
             workers.decrement()
             workerSeries.connected(name, false, in: registry)
-        case .jobStarted:
-            queued.decrement()
-            leased.increment()
+        case .jobStarted(let id, _, _):
+            guard let round = state.round(of: id) else { return }
+            round.queued.decrement()
+            round.leased.increment()
             progress.set(now.timeIntervalSince1970)
-        case .jobRequeued:
-            requeued.increment()
-            queued.increment()
-            leased.decrement()
+        case .jobRequeued(let id, _):
+            guard let round = state.round(of: id) else { return }
+            round.requeued.increment()
+            round.queued.increment()
+            round.leased.decrement()
         case .jobFinished(let job):
-            leased.decrement()
+            guard let round = state.round(of: job.id) else { return }
+            round.leased.decrement()
             progress.set(now.timeIntervalSince1970)
             if case .done(let result) = job.state, result.succeeded {
-                done.increment()
-                audio.increment(by: state.audio(of: job.id))
+                round.done.increment()
+                round.audio.increment(by: state.audio(of: job.id))
                 workerSeries.done(by: result.worker, in: registry)
             } else {
-                failed.increment()
+                round.failed.increment()
                 // By the kind the retry rule and the report read, never the message (a series per file).
                 registry.makeCounter(
                     name: "driftfix_run_jobs_failed_by_reason_total",
-                    labels: [("reason", (job.failureKind ?? .other).rawValue)],
+                    labels: [("reason", (job.failureKind ?? .other).rawValue)] + round.labels,
                     help: "Jobs of the run in progress that failed for good, by reason."
                 ).increment()
             }
         case .workerSilent, .leaseLost, .duplicateResult, .dropped: break
+        }
+    }
+
+    /// One round's job series: the jobs queued and leased, done, failed and requeued, the audio done.
+    private final class Round: Sendable {
+        let labels: [(String, String)]
+        let queued: Gauge
+        let leased: Gauge
+        let done: Counter
+        let failed: Counter
+        let requeued: Counter
+        let audio: Counter
+
+        init(_ registry: PrometheusCollectorRegistry, label: String?) {
+            let round = label.map { [("round", $0)] } ?? []
+            labels = round
+            let jobsHelp = "Jobs of the run in progress by state: queued, or leased to a worker."
+            queued = registry.makeGauge(
+                name: "driftfix_run_jobs", labels: [("state", "queued")] + round, help: jobsHelp)
+            leased = registry.makeGauge(
+                name: "driftfix_run_jobs", labels: [("state", "leased")] + round, help: jobsHelp)
+            done = registry.makeCounter(
+                name: "driftfix_run_jobs_done_total", labels: round,
+                help: "Jobs of the run in progress that finished with a verified result.")
+            failed = registry.makeCounter(
+                name: "driftfix_run_jobs_failed_total", labels: round,
+                help: "Jobs of the run in progress that failed for good.")
+            requeued = registry.makeCounter(
+                name: "driftfix_run_jobs_requeued_total", labels: round,
+                help: "Leases of the run in progress put back in the queue.")
+            audio = registry.makeCounter(
+                name: "driftfix_run_audio_seconds_repaired_total", labels: round,
+                help: "Seconds of audio the run in progress repaired.")
         }
     }
 
@@ -159,12 +176,24 @@ public final class LiveRunMetrics: Sendable {
         }
     }
 
-    /// Audio seconds by job, written once when planned, read from the loop thread.
+    /// Each planned job's audio seconds and round, and each round's series, read from the loop thread.
     private final class LockedState: @unchecked Sendable {
         private let lock = NSLock()
-        private var seconds: [Int: Double] = [:]
+        private var jobs: [Int: (seconds: Double, round: Round)] = [:]
+        private var rounds: [String: Round] = [:]
 
-        func set(audio: [Int: Double]) { lock.withLock { seconds = audio } }
-        func audio(of job: Int) -> Double { lock.withLock { seconds[job] ?? 0 } }
+        /// The series of `round` (made on first use), with `jobs` now in it.
+        func plan(_ planned: [JobRecord], round label: String?, make: () -> Round) -> Round {
+            lock.withLock {
+                let key = label ?? ""
+                let round = rounds[key] ?? make()
+                rounds[key] = round
+                for job in planned { jobs[job.id] = (job.audioSeconds, round) }
+                return round
+            }
+        }
+
+        func round(of job: Int) -> Round? { lock.withLock { jobs[job]?.round } }
+        func audio(of job: Int) -> Double { lock.withLock { jobs[job]?.seconds ?? 0 } }
     }
 }

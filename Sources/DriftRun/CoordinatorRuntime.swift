@@ -6,19 +6,26 @@ import DriftTransport
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 import UnixSignals
 
-/// The coordinator's moving parts for one run, started and stopped together: the ZAP handler (CURVE), the socket
-/// loop with its dispatcher, and the local worker processes, as services under one `ServiceGroup`.
+/// The coordinator's moving parts for one run, started and stopped together: its endpoint, the ZAP handler (CURVE),
+/// the socket loop with its dispatcher, and the local worker processes, as services under one `ServiceGroup`. It owns
+/// its endpoint: a private `ipc://` socket file is made when it starts and removed when it ends, on every path.
+///
+/// Jobs reach it in rounds: `submit` adds jobs to the run and returns when each one has finished (woken by the
+/// dispatcher's completion events), so a run can be held open over several rounds that depend on each other (a sound
+/// night's prints, then its clips); `finish` ends the run. `run(store:)` is the one-round shape of a repair.
 ///
 /// Shutdown order (the group stops services in reverse): first the coordinator (no new jobs, running ones drain up to
 /// the drain limit, every worker is told to stop), then the local worker pool (its processes exit on that message;
 /// stragglers are ended), last the ZAP handler (nothing needs authenticating any more). SIGINT, SIGTERM and SIGHUP
 /// start that graceful shutdown; past `drainTimeout` plus the pool's time it escalates to cancellation, which ends the
 /// loop at once.
-public struct CoordinatorRuntime {
+public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `started` is set once, before any submit
     public struct Settings: Sendable {
-        public var endpoint: String
+        /// The endpoint to bind; nil: a private `ipc://` socket of this runtime's own.
+        public var bind: String?
         public var security: SocketSecurity = .none
         /// The allowlist policy for a CURVE coordinator (its ZAP handler and per-message checks).
         public var admission: AdmissionPolicy?
@@ -29,8 +36,8 @@ public struct CoordinatorRuntime {
         /// Signals that start a graceful shutdown (none in benchmarks and tests that stop otherwise).
         public var shutdownSignals: [UnixSignal] = [.sigterm, .sigint, .sighup]
 
-        public init(endpoint: String) {
-            self.endpoint = endpoint
+        public init(bind: String? = nil) {
+            self.bind = bind
         }
     }
 
@@ -52,22 +59,90 @@ public struct CoordinatorRuntime {
 
     private let settings: Settings
     private let logger: Logger
+    private let completions = JobCompletions()
+    private var started: Started?
+    private static let sequence = Atomic<Int>(0)
+
+    private struct Started {
+        let store: OpenJobStore
+        let inbox: CoordinatorInbox
+        let services: Task<Result, Error>
+        /// The socket file of a private endpoint, removed at the end.
+        let socketFile: String?
+    }
 
     public init(settings: Settings, logger: Logger) {
         self.settings = settings
         self.logger = logger
     }
 
-    /// Runs `store`'s jobs to the end (or to a stop), then shuts everything down in order.
+    /// Binds the endpoint and starts the services; the jobs already in `store` are handed out at once.
     ///
     /// - Parameters:
     ///   - ready: called with the bound endpoint once workers can connect.
     ///   - onEvent: every dispatch event, on the socket loop's thread.
+    public func start(
+        store: JobStore = InMemoryJobStore(), ready: (String) -> Void = { _ in },
+        onEvent: @escaping @Sendable (DispatchEvent) -> Void = { _ in }
+    ) throws {
+        precondition(started == nil, "a runtime runs once")
+        var socketFile: String?
+        let endpoint: String
+        if let bind = settings.bind {
+            endpoint = bind
+        } else {
+            let file =
+                "\(FileManager.default.temporaryDirectory.path)/driftfix-\(getpid())-\(Self.sequence.add(1, ordering: .relaxed).oldValue).sock"
+            socketFile = file
+            endpoint = "ipc://\(file)"
+        }
+        do {
+            started = try launch(
+                endpoint: endpoint, socketFile: socketFile, store: OpenJobStore(store), ready: ready, onEvent: onEvent)
+        } catch {
+            if let socketFile { unlink(socketFile) }
+            throw error
+        }
+    }
+
+    /// Adds `jobs` to the run and returns them once each has finished, or as they stand when the run ended first (no
+    /// worker alive, a stop).
+    public func submit(_ jobs: [JobRecord]) async -> [JobRecord] {
+        guard let started, !jobs.isEmpty else { return jobs }
+        let token = completions.expect(Set(jobs.map(\.id)))
+        for id in started.store.adding(jobs) { completions.finished(id) }
+        started.inbox.post(.jobsAdded)
+        await completions.wait(token)
+        return jobs.map { started.store.job($0.id) ?? $0 }
+    }
+
+    /// No more jobs: waits for the run to end (every job finished, a stop, no worker alive) and shuts everything down
+    /// in order; the endpoint is gone when it returns.
+    public func finish() async throws -> Result {
+        guard let started else { return Result(outcome: .complete, handshakeFailures: 0) }
+        started.store.close()
+        started.inbox.post(.jobsAdded)
+        defer { if let file = started.socketFile { unlink(file) } }
+        return try await started.services.value
+    }
+
+    /// Runs `store`'s jobs to the end (or to a stop), then shuts everything down in order.
     public func run(
         store: JobStore, ready: (String) -> Void = { _ in },
         onEvent: @escaping @Sendable (DispatchEvent) -> Void = { _ in }
     ) async throws -> Result {
         guard store.unfinishedCount > 0 else { return Result(outcome: .complete, handshakeFailures: 0) }
+        try start(store: store, ready: ready, onEvent: onEvent)
+        return try await finish()
+    }
+
+    /// The jobs of the run so far, as they stand.
+    public var jobs: [JobRecord] { started?.store.all ?? [] }
+
+    private func launch(
+        endpoint: String, socketFile: String?, store: OpenJobStore, ready: (String) -> Void,
+        onEvent: @escaping @Sendable (DispatchEvent) -> Void
+    ) throws -> Started {
         let context = try MessageContext()
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         // The ZAP handler must answer before a CURVE socket binds.
@@ -77,7 +152,7 @@ public struct CoordinatorRuntime {
         }
         let dispatcher = Dispatcher(store: store, settings: settings.dispatch)
         let server = try CoordinatorServer(
-            context: context, endpoint: settings.endpoint, dispatcher: dispatcher,
+            context: context, endpoint: endpoint, dispatcher: dispatcher,
             limits: settings.limits, security: settings.security,
             admission: settings.admission, logger: logger)
         ready(server.endpoint)
@@ -98,6 +173,7 @@ public struct CoordinatorRuntime {
         if let pool {
             services.append(.init(service: pool, successTerminationBehavior: .ignore, serviceName: "workers"))
         }
+        let completions = completions
         let coordinator = try CoordinatorService(server: server) { [pool] event in
             switch event {
             // The pool learns which of its workers connected (a crash loop is workers that never do) and which stopped
@@ -108,6 +184,7 @@ public struct CoordinatorRuntime {
             default: break
             }
             onEvent(event)
+            if case .jobFinished(let job) = event { completions.finished(job.id) }
         }
         services.append(
             .init(
@@ -118,12 +195,28 @@ public struct CoordinatorRuntime {
             logger: logger)
         configuration.logging.keys.serviceKey = "service"
         configuration.maximumGracefulShutdownDuration = .seconds(settings.limits.drainTimeout + 30)
-        try await ServiceGroup(configuration: configuration).run()
-        return Result(
-            outcome: coordinator.outcome ?? .stopped, handshakeFailures: server.handshakeFailures,
-            disruptions: RunDisruptions(
-                workersLost: dispatcher.workersLost, workersRestarted: pool?.restarts ?? 0,
-                jobsRequeued: dispatcher.jobsRequeued))
+        let (logger, idleTimeout) = (logger, settings.limits.idleTimeout)
+        let task = Task {
+            defer {
+                completions.end()
+                if let socketFile { unlink(socketFile) }
+            }
+            try await ServiceGroup(configuration: configuration).run()
+            let outcome = coordinator.outcome ?? .stopped
+            if case .noWorkers = outcome {
+                // Every driver's one line for it; the open store counts one more while it is open.
+                let unfinished = store.all.filter { !$0.isFinished }.count
+                logger.error(
+                    "no worker alive for \(Int(idleTimeout)) s with \(unfinished) job\(unfinished == 1 ? "" : "s") unfinished; giving up"
+                )
+            }
+            return Result(
+                outcome: outcome, handshakeFailures: server.handshakeFailures,
+                disruptions: RunDisruptions(
+                    workersLost: dispatcher.workersLost, workersRestarted: pool?.restarts ?? 0,
+                    jobsRequeued: dispatcher.jobsRequeued))
+        }
+        return Started(store: store, inbox: server.inbox, services: task, socketFile: socketFile)
     }
 
     /// The bound endpoint as other machines reach it: a wildcard address (`tcp://0.0.0.0:5555`, what ZeroMQ reports

@@ -1,5 +1,7 @@
+import DriftConfig
 import DriftCoordinator
 import DriftSlurm
+import DriftSupport
 import DriftTransport
 import Foundation
 import Logging
@@ -46,16 +48,23 @@ public struct DispatchSettings: Sendable {
         self.localWorkers = localWorkers
     }
 
-    /// The private ipc:// endpoint of this process.
-    static var privateEndpointPath: String {
-        "\(FileManager.default.temporaryDirectory.path)/driftfix-\(getpid()).sock"
+    /// What a run uses when asked for nothing else: a local worker per core, the configuration's Slurm options,
+    /// idle cores and attempts, and its file handed on to the workers.
+    public init(configuration: Configuration, configurationPath: String?) {
+        localWorkers = Cores.available
+        // The night's local workers were started for these cores: a long job may borrow the others' while they idle.
+        localIdleCores = configuration.workerIdleCores ?? max(0, localWorkers - 1)
+        slurm.sbatchArguments = configuration.slurm.arguments
+        slurm.logFolder = configuration.slurm.logFolder
+        slurm.maxResubmits = configuration.slurm.maxResubmits
+        configPath = configurationPath
+        maxAttempts = configuration.maxAttempts
     }
 
     /// The coordinator's endpoint, security and local workers for a run over `roots` writing below `outputRoot` (nil
     /// for measure-only runs, whose workers write nothing).
     func runtime(roots: [String], outputRoot: String?, logger: Logger) throws(RunError) -> CoordinatorRuntime.Settings {
-        let endpoint = bind ?? "ipc://\(Self.privateEndpointPath)"
-        var runtime = CoordinatorRuntime.Settings(endpoint: endpoint)
+        var runtime = CoordinatorRuntime.Settings(bind: bind)
         runtime.limits.idleTimeout = idleTimeout
         runtime.limits.drainTimeout = drainTimeout
         runtime.dispatch.heartbeatInterval = heartbeat
@@ -77,27 +86,29 @@ public struct DispatchSettings: Sendable {
             guard policy.exists else { throw .security("\(curve.allowlist): no such allowlist file or folder") }
             if let problem = policy.unsafePermissions { throw .security("allowlist: \(problem)") }
             for problem in policy.problems { logger.warning("allowlist: \(problem)") }
-            logger.notice("CURVE on \(endpoint): \(policy.count) worker keys admitted from \(curve.allowlist)")
+            logger.notice(
+                "CURVE on \(bind ?? "ipc://"): \(policy.count) worker keys admitted from \(curve.allowlist)")
             runtime.security = .curveServer(keys)
             runtime.admission = policy
             passThrough += ["--curve-secret", curve.secretKey, "--server-key", curve.secretKey]
         } else if insecurePlaintext {
             passThrough.append("--insecure-plaintext")
-            if !Endpoint.isLocal(endpoint) {
-                logger.warning("\(endpoint) is bound WITHOUT authentication or encryption (--insecure-plaintext)")
+            if let bind, !Endpoint.isLocal(bind) {
+                logger.warning("\(bind) is bound WITHOUT authentication or encryption (--insecure-plaintext)")
             }
         }
         guard localWorkers > 0 else { return runtime }
         switch launcher {
         case .local:
+            // The endpoint is the one the runtime binds (set when it starts).
             var pool = LocalWorkerPool.Settings(
-                count: localWorkers, endpoint: endpoint, executable: workerExecutable,
+                count: localWorkers, endpoint: bind ?? "", executable: workerExecutable,
                 extraArguments: passThrough)
             pool.idleCores = localIdleCores
             runtime.pool = .local(pool)
         case .slurm:
             var pool = SlurmWorkerPool.Settings(
-                count: localWorkers, endpoint: endpoint, executable: workerExecutable,
+                count: localWorkers, endpoint: bind ?? "", executable: workerExecutable,
                 extraArguments: passThrough)
             pool.sbatchArguments = slurm.sbatchArguments
             pool.logFolder = slurm.logFolder

@@ -33,11 +33,17 @@ final class LeftoverCleaner: Sendable {
     @discardableResult
     private func remove(_ lease: LostLease) -> Bool {
         guard let host = lease.host, let pid = lease.pid else { return false }
-        let swept = StaleTemporaryFiles.removeLeftovers(beside: lease.output, writerHost: host, writerPID: pid)
-        for path in swept.removed { logger.notice("removed \(path), left by worker \(lease.worker) (\(lease.how))") }
-        for (path, reason) in swept.failed {
-            logger.warning("\(path): cannot remove this leftover temporary file (\(reason))")
+        var kept = false
+        for output in lease.outputs {
+            let swept = StaleTemporaryFiles.removeLeftovers(beside: output, writerHost: host, writerPID: pid)
+            for path in swept.removed {
+                logger.notice("removed \(path), left by worker \(lease.worker) (\(lease.how))")
+            }
+            for (path, reason) in swept.failed {
+                logger.warning("\(path): cannot remove this leftover temporary file (\(reason))")
+            }
+            kept = kept || !swept.kept.isEmpty
         }
-        return !swept.kept.isEmpty
+        return kept
     }
 }

@@ -4,8 +4,8 @@ import DriftJournal
 public enum RunError: Error, CustomStringConvertible, Sendable {
     /// `--resume` asked for a run and the journal has none over these roots, or there is no journal (`exists`).
     case nothingToResume(journal: String, exists: Bool)
-    /// The settings cannot work (`RepairRun.Settings.validate`): a caller that did not validate them first.
-    case invalidSettings(String)
+    /// The settings cannot work, or a setting means nothing on the chosen path (`Run.Settings.validate`).
+    case invalidSettings(Run.SettingsError)
     /// The journal cannot be used (in use, damaged, full disk, not writable...).
     case journal(JournalError)
     /// The CURVE setup cannot be used (a key file, the allowlist).
@@ -22,11 +22,26 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
             return exists
                 ? "nothing to resume: journal \(journal) has no unfinished run over these roots"
                 : "nothing to resume: there is no journal at \(journal)"
-        case .invalidSettings(let reason): return reason
+        case .invalidSettings(let error): return error.description
         case .journal(let error): return error.description
         case .security(let reason): return reason
         case .outputRoot(let path, let reason): return "\(path): cannot create the output root (\(reason))"
         case .dispatch(let reason): return reason
+        }
+    }
+}
+
+extension RunError {
+    /// `body`'s errors as a run's: its own, or the journal's (anything else is the journal's too, named by it).
+    static func journaling<T>(_ journal: Journal, _ body: () throws -> T) throws(RunError) -> T {
+        do {
+            return try body()
+        } catch let error as RunError {
+            throw error
+        } catch let error as JournalError {
+            throw .journal(error)
+        } catch {
+            throw .journal(JournalError(path: journal.path, cause: .other("\(error)")))
         }
     }
 }

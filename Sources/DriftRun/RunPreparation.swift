@@ -20,8 +20,8 @@ public struct PreparedRun: Sendable {
     /// The journal's run id.
     public let run: Int64
     public let plan: RunPlan
+    /// With what each one's output will be made from.
     public let jobs: [JobRecord]
-    public let prints: [Int: JobFingerprints]
     public let resumed: Bool
 }
 
@@ -58,15 +58,7 @@ public enum RunPreparation {
     }
 
     public static func prepare(journal: Journal, options: Options, logger: Logger) throws(RunError) -> PreparedRun {
-        do {
-            return try prepareOrThrow(journal: journal, options: options, logger: logger)
-        } catch let error as RunError {
-            throw error
-        } catch let error as JournalError {
-            throw .journal(error)
-        } catch {
-            throw .journal(JournalError(path: journal.path, cause: .other("\(error)")))
-        }
+        try RunError.journaling(journal) { try prepareOrThrow(journal: journal, options: options, logger: logger) }
     }
 
     private static func prepareOrThrow(journal: Journal, options: Options, logger: Logger) throws -> PreparedRun {
@@ -84,8 +76,7 @@ public enum RunPreparation {
                     logger.notice(
                         "resuming run \(unfinished.id) (started \(started), \(unfinished.status.rawValue)): \(done) of \(stored.jobs.count) jobs already finished; its stored plan is kept"
                     )
-                    return PreparedRun(
-                        run: unfinished.id, plan: stored.plan, jobs: stored.jobs, prints: stored.prints, resumed: true)
+                    return PreparedRun(run: unfinished.id, plan: stored.plan, jobs: stored.jobs, resumed: true)
                 }
                 // Every job finished but the run was not closed (the coordinator died after the last result): close it
                 // as it stands, and plan tonight's run afresh.
@@ -127,28 +118,28 @@ public enum RunPreparation {
         let key = try journal.runKey(run)
         let rows = Dictionary(report.pairs.map { ($0.recording, $0) }, uniquingKeysWith: { first, _ in first })
         var jobs: [JobRecord] = []
-        var jobPrints: [Int: JobFingerprints] = [:]
         for pair in plan.toRepair {
             let content = pair.content.flatMap { policy in
-                rows[pair.id.recording].map { ContentJob(pair: pair, row: $0, policy: policy, measureOnly: false) }
+                rows[pair.id.recording].map {
+                    ContentJob(pair: pair, row: $0, policy: policy, quality: options.quality)
+                }
             }
-            guard
-                var job = JobRecord(
-                    id: jobs.count + 1, plan: pair, quality: options.quality, outputRoot: outputRoot,
-                    inputRoots: roots, run: key, content: content)
-            else { continue }
             // The job names the engine that actually runs (its coding history and the journal say which).
             let engine = options.engine(for: pair.id.recording).engine(for: options.quality)
-            job.spec.engine = engine == .default ? nil : engine
-            jobPrints[job.id] = prints[pair.id]
+            guard
+                var job = JobRecord(
+                    id: jobs.count + 1, plan: pair, quality: options.quality, engine: engine, outputRoot: outputRoot,
+                    inputRoots: roots, run: key, content: content)
+            else { continue }
+            job.fingerprints = prints[pair.id]
             jobs.append(job)
         }
-        try journal.storePlan(run: run, plan: plan, jobs: jobs, prints: jobPrints)
+        try journal.storePlan(run: run, plan: plan, jobs: jobs)
         Failpoint.hit("planned")
         logger.notice(
             "run \(run): \(report.pairs.count) pairs: \(jobs.count) to repair, \(plan.unchanged) unchanged since an earlier run, \(report.summary.inSync) in sync, \(report.summary.refused) refused or unreadable"
         )
-        return PreparedRun(run: run, plan: plan, jobs: jobs, prints: jobPrints, resumed: false)
+        return PreparedRun(run: run, plan: plan, jobs: jobs, resumed: false)
     }
 
     /// Records a run whose jobs all finished as complete, with its outcomes.

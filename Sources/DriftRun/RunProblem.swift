@@ -9,12 +9,17 @@ public enum RunProblem: Sendable, Equatable, CustomStringConvertible {
     case notRecorded(String)
     /// The metrics file could not be written.
     case metricsNotWritten(String)
+    /// Pairs a scan was asked to measure by their sound that were not measured (each row says why).
+    case unmeasured(Int)
 
     public var description: String {
         switch self {
         case .storeFailed(let reason), .workersFailing(let reason), .notRecorded(let reason),
             .metricsNotWritten(let reason):
             return reason
+        case .unmeasured(let count):
+            return
+                "\(count) pair\(count == 1 ? " was" : "s were") not measured by \(count == 1 ? "its" : "their") sound"
         }
     }
 }

@@ -41,7 +41,9 @@ extension SoundPairing {
                     row.action = .resample
                     row.method = .resample
                     row.methodReason = "pair-by sound: the recording that heard most of the clip"
-                    if repaired { row.outcome = m.output == nil ? .failed : .repaired }
+                    if repaired {
+                        row.outcome = m.output == nil ? .failed : m.unchanged == true ? .unchanged : .repaired
+                    }
                 case .alternative:
                     row.action = .skip
                     notes.append("another recording heard more of the clip, or as much more surely")

@@ -1,7 +1,6 @@
 import DriftAV
 import DriftConfig
 import DriftCore
-import DriftJournal
 import DriftMedia
 import DriftRepair
 import DriftRules
@@ -32,10 +31,8 @@ public struct SoundPairing: Sendable {
         /// Each clip's audio written into a copy of the clip (`repair.mux`), named by `scan.sound-output` with the
         /// clip's own extension.
         public var mux = false
-        /// Files printed and clips measured at once.
+        /// Threads the search uses.
         public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        /// Where prints are kept by file fingerprint (a night prints only files that are new or changed); nil: none.
-        public var journal: Journal?
 
         public init() {}
 
@@ -52,14 +49,15 @@ public struct SoundPairing: Sendable {
 
     public let rules: PairingRules
     public let settings: Settings
-    /// Where prints are made and clips measured and cut: here (default) or on workers.
+    /// Where prints are made and clips measured and cut (this process's threads or workers), and what earlier nights
+    /// kept of them.
     private let work: any SoundWork
     private let logger: Logger
 
-    public init(rules: PairingRules, settings: Settings, work: (any SoundWork)? = nil, logger: Logger) {
+    public init(rules: PairingRules, settings: Settings, work: any SoundWork, logger: Logger) {
         self.rules = rules
         self.settings = settings
-        self.work = work ?? LocalSoundWork(threads: settings.threads)
+        self.work = work
         self.logger = logger
     }
 
@@ -90,7 +88,7 @@ public struct SoundPairing: Sendable {
         .filter { !$0.hasSuffix(".duration") }.sorted()
 
         // 1. Every file's print, once.
-        let prints = await printsOf(recordings + clips)
+        let prints = await work.prints(recordings + clips)
         var recordingPrints: [Printed] = []
         var clipPrints: [Printed] = []
         var silentClips: [String] = []
@@ -254,41 +252,6 @@ public struct SoundPairing: Sendable {
         return hints
     }
 
-    /// The prints of `paths`: kept in the journal while a file is unchanged, else made by the work (and kept).
-    private func printsOf(_ paths: [String]) async -> [PrintedFile] {
-        var printed = [PrintedFile?](repeating: nil, count: paths.count)
-        var fingerprints: [String: String] = [:]
-        if let journal = settings.journal {
-            for (index, path) in paths.enumerated() {
-                guard let fingerprint = FileFingerprint.of(path: path) else { continue }
-                fingerprints[path] = fingerprint
-                do {
-                    if let stored = try journal.soundPrint(path: path, fingerprint: fingerprint),
-                        let print = SoundPrint(bytes: stored.print)
-                    {
-                        printed[index] = PrintedFile(print: print, timecode: stored.timecode, kept: true)
-                    }
-                } catch {
-                    logger.warning("\(error)")
-                }
-            }
-        }
-        let missing = paths.indices.filter { printed[$0] == nil }
-        let made = await work.prints(missing.map { paths[$0] })
-        for (index, file) in zip(missing, made) {
-            printed[index] = file
-            if let journal = settings.journal, let fingerprint = fingerprints[paths[index]], let print = file.print {
-                do {
-                    try journal.storeSoundPrint(
-                        path: paths[index], fingerprint: fingerprint, print: print.bytes, timecode: file.timecode)
-                } catch {
-                    logger.warning("\(error)")
-                }
-            }
-        }
-        return printed.map { $0 ?? PrintedFile(error: "not printed") }
-    }
-
     /// The clip's start in the recording by their timecodes, seconds.
     private func timecodeStart(_ clip: Double?, _ recording: Double?) -> Double? {
         guard let clip, let recording else { return nil }
@@ -323,6 +286,6 @@ public struct SoundPairing: Sendable {
     }
 
     private func parallel<T: Sendable, R: Sendable>(_ items: [T], _ body: @Sendable (T) -> R) -> [R] {
-        LocalSoundWork.parallel(items, threads: settings.threads, body)
+        Parallel.map(items, threads: settings.threads, body)
     }
 }

@@ -1,5 +1,3 @@
-import DriftMedia
-import DriftRepair
 import DriftSchema
 import DriftSync
 import Foundation
@@ -26,37 +24,17 @@ public struct PrintedFile: Sendable {
     }
 }
 
-/// Where a sound pairing's file work runs: prints made and clip tasks run, results in the order asked.
+/// Where a sound pairing's file work runs: prints made and clip tasks run, results in the order asked. The pairing
+/// itself (the search) runs where it is called.
 public protocol SoundWork: Sendable {
     func prints(_ paths: [String]) async -> [PrintedFile]
     func clips(_ tasks: [ClipTask]) async -> [[SoundPairingReport.Match]]
 }
 
-/// The work on this machine's threads.
-public struct LocalSoundWork: SoundWork {
-    public var threads: Int
-
-    public init(threads: Int) { self.threads = threads }
-
-    public func prints(_ paths: [String]) async -> [PrintedFile] {
-        Self.parallel(paths, threads: threads, Self.print)
-    }
-
-    public func clips(_ tasks: [ClipTask]) async -> [[SoundPairingReport.Match]] {
-        Self.parallel(tasks, threads: threads, ClipSync.run)
-    }
-
-    /// `path`'s print and start timecode, or why not.
-    public static func print(_ path: String) -> PrintedFile {
-        do {
-            return PrintedFile(print: try ClipSync.print(of: path), timecode: StartTimecode.seconds(of: path))
-        } catch {
-            return PrintedFile(error: "\(error)")
-        }
-    }
-
+/// Work spread over this process's threads, results in order.
+enum Parallel {
     /// `body` over `items` on `threads` threads, results in order.
-    static func parallel<T: Sendable, R: Sendable>(_ items: [T], threads: Int, _ body: @Sendable (T) -> R) -> [R] {
+    static func map<T: Sendable, R: Sendable>(_ items: [T], threads: Int, _ body: @Sendable (T) -> R) -> [R] {
         let results = Mutex<[Int: R]>([:])
         let next = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: min(max(1, threads), max(1, items.count))) { _ in

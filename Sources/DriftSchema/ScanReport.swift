@@ -278,10 +278,11 @@ public struct ScanReport: Codable, Sendable, Equatable {
 }
 
 extension ScanReport {
-    /// Whether a finished run went well: every pair repaired, unchanged or skipped, and no folder left unread. The
-    /// exit code, the journal's `ok` and the metrics' success gauge all follow this one rule.
+    /// Whether a finished run went well: every pair repaired, unchanged or skipped (a scan's rows, which have no
+    /// outcome: measured, not refused, nothing failed), and no folder or file left unread. The exit code, the
+    /// journal's `ok` and the metrics' success gauge all follow this one rule.
     public var isGoodRun: Bool {
-        pairs.allSatisfy { $0.outcome?.isGood ?? false } && errors.isEmpty
+        pairs.allSatisfy { $0.outcome?.isGood ?? ($0.action != .refuse && $0.error == nil) } && errors.isEmpty
     }
 }
 

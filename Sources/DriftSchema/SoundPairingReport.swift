@@ -71,6 +71,9 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
         public var output: String?
         public var outputFrames: Int64?
         public var operations: [RepairOperation]?
+        /// The row as an earlier night found it, whose output still stands (its clip, the recordings that heard it and
+        /// the settings are unchanged, the output verifies): not measured or cut again. nil: found tonight.
+        public var unchanged: Bool?
 
         public enum Status: String, Codable, Sendable, CaseIterable {
             /// Sure, and the clip's chosen recording.

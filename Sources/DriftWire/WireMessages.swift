@@ -9,7 +9,9 @@ import Foundation
 /// measurement and the decision.
 /// 4: jobs may carry `sound` (pairing by sound: a file's print, or one clip's task); results carry the print or the
 /// clip's rows.
-public let wireProtocolVersion = 4
+/// 5: a job's work is one value (`JobWork`: header repair, content, sound print, clip sync, no-op) with only the fields
+/// its kind needs; a job writing nothing has no output root. A version-4 peer is refused by name.
+public let wireProtocolVersion = 5
 
 /// A worker introducing itself: how many jobs it runs at once (its credit) and what it is.
 public struct WorkerHello: Codable, Sendable, Equatable {
@@ -28,15 +30,22 @@ public struct WorkerHello: Codable, Sendable, Equatable {
     }
 }
 
-/// A job that measures by the sound: the recording against its reference's audio, then (unless measuring only) the
-/// decision under the policy and the repair it plans, proved in sync before it counts.
+/// A job that measures by the sound: the recording against its reference's audio, then (with an output) the decision
+/// under the policy and the repair it plans, proved in sync before it counts.
 public struct ContentJob: Codable, Sendable, Equatable {
     /// The reference whose sound is the truth (checked against the input roots like the recording).
     public var reference: String
-    /// Measure and report only: nothing is written (`scan --content`).
-    public var measureOnly: Bool
+    /// Where the repair goes; nil: measure and report only, nothing is written (`scan --content`).
+    public var output: String?
     public var policy: ContentPolicy
-    /// The headers found the pair in sync (the job's target and method are then the recording's own length).
+    /// The headers' plan, used where the sound cannot tell: the target length (the recording's own where the headers
+    /// found it in sync) and how it is reached.
+    public var targetFrames: Int64
+    public var method: RepairMethod
+    public var methodReason: String
+    public var quality: ResampleQuality
+    public var engine: ResampleEngine = .default
+    /// The headers found the pair in sync (the target is then the recording's own length).
     public var headersInSync: Bool
     /// Why the headers alone refuse the pair (beyond the refuse limit): the sound may explain it; nil otherwise.
     public var headersRefusal: String?
@@ -45,27 +54,26 @@ public struct ContentJob: Codable, Sendable, Equatable {
     public var recordingSeconds: Double
     public var referenceSeconds: Double?
 
+    /// Measure only: nothing is written.
+    public var measureOnly: Bool { output == nil }
+
     public init(
-        reference: String, measureOnly: Bool, policy: ContentPolicy, headersInSync: Bool, headerDriftPPM: Double?,
-        recordingSeconds: Double, referenceSeconds: Double?
+        reference: String, output: String?, policy: ContentPolicy, targetFrames: Int64, method: MethodChoice,
+        quality: ResampleQuality, headersInSync: Bool, headerDriftPPM: Double?, recordingSeconds: Double,
+        referenceSeconds: Double?
     ) {
         self.reference = reference
-        self.measureOnly = measureOnly
+        self.output = output
         self.policy = policy
+        self.targetFrames = targetFrames
+        self.method = method.method
+        self.methodReason = method.reason
+        self.quality = quality
         self.headersInSync = headersInSync
         self.headerDriftPPM = headerDriftPPM
         self.recordingSeconds = recordingSeconds
         self.referenceSeconds = referenceSeconds
     }
-}
-
-/// A job of pairing by sound, run where the files are: the print of the job's input, or one clip's task (its places
-/// measured, the recording chosen, the clip's audio cut to the place's output below the job's output root).
-public struct SoundJob: Codable, Sendable, Equatable {
-    /// nil: print the job's input.
-    public var clip: ClipTask?
-
-    public init(clip: ClipTask? = nil) { self.clip = clip }
 }
 
 /// What a sound job made.
@@ -118,50 +126,35 @@ public struct ContentResult: Codable, Sendable, Equatable {
     }
 }
 
-/// One repair handed to a worker under a lease.
+/// One job handed to a worker under a lease: which file, where it may read and write, and its work.
 public struct JobSpec: Codable, Sendable, Equatable {
-    /// Stable job id (one per pair).
+    /// Stable job id (one per pair, print or clip).
     public var id: Int
     /// Which lease this is: 1 for the first hand-out, 2 after a requeue, ...
     public var attempt: Int
+    /// The file the work is about: the recording to repair, the file to print, the clip to sync.
     public var input: String
-    public var output: String
-    /// Outputs must stay inside this folder (the worker checks, after resolving links and `..`).
-    public var outputRoot: String
+    /// Outputs must stay inside this folder (the worker checks, after resolving links and `..`); nil for work that
+    /// writes nothing.
+    public var outputRoot: String?
     /// Inputs must lie inside one of these folders (the coordinator's scan roots), unless the worker was given
     /// input roots of its own; checked after resolving links and `..`.
     public var inputRoots: [String]?
-    public var targetFrames: Int64
-    public var method: RepairMethod
-    public var methodReason: String
-    public var quality: ResampleQuality
-    /// The resampling library; nil (and absent from messages of earlier coordinators) is libsamplerate.
-    public var engine: ResampleEngine?
-    /// A no-op job that exercises dispatch only (benchmarks): the worker answers at once.
-    public var noop: Bool
     /// The coordinator's run (journal run id): a result is credited only to the run that leased it, so a result
     /// delivered after a coordinator restart cannot complete a different run's job of the same id.
     public var run: Int64?
-    /// Measure by the sound (and repair by what was measured); nil: a header repair to `targetFrames`.
-    public var content: ContentJob?
-    /// Pairing by sound (a print or a clip's task); `input` is the file printed, or the clip.
-    public var sound: SoundJob?
+    public var work: JobWork
 
-    public init(
-        id: Int, attempt: Int, input: String, output: String, outputRoot: String, targetFrames: Int64,
-        method: RepairMethod, methodReason: String, quality: ResampleQuality, noop: Bool = false
-    ) {
+    public init(id: Int, attempt: Int = 0, input: String, outputRoot: String?, work: JobWork) {
         self.id = id
         self.attempt = attempt
         self.input = input
-        self.output = output
         self.outputRoot = outputRoot
-        self.targetFrames = targetFrames
-        self.method = method
-        self.methodReason = methodReason
-        self.quality = quality
-        self.noop = noop
+        self.work = work
     }
+
+    /// Every path the job may write.
+    public var outputs: [String] { work.outputs }
 }
 
 /// What a worker reports for a job.

@@ -15,7 +15,7 @@ enum ContentJobRunner {
         // 1. The files: both read beneath the input roots; the output's folder beneath its root unless measuring.
         let pinned: PinnedJob
         switch PinnedJob.pin(
-            inputs: [job.input, content.reference], outputs: content.measureOnly ? [] : [job.output],
+            inputs: [job.input, content.reference], outputs: content.output.map { [$0] } ?? [],
             inputRoots: job.inputRoots ?? [], outputRoot: job.outputRoot)
         {
         case .failure(let refusal): return failure(refusal.message, refusal.kind)
@@ -26,8 +26,8 @@ enum ContentJobRunner {
         // 2. Measure, decide, repair and prove.
         var request = ContentRepair.Request(
             recording: pinned.inputs[0], reference: pinned.inputs[1], output: pinned.outputs.first,
-            policy: content.policy, headers: headerPlan(job, content), quality: job.quality)
-        request.engine = job.engine ?? .default
+            policy: content.policy, headers: headerPlan(content), quality: content.quality)
+        request.engine = content.engine
         do {
             let outcome = try ContentRepair.run(request)
             // 3. What it decided and did, naming the job's paths.
@@ -54,14 +54,15 @@ enum ContentJobRunner {
     }
 
     /// The headers' plan the job carries, for the comparison and for where the sound cannot tell.
-    private static func headerPlan(_ job: JobSpec, _ content: ContentJob) -> HeaderPlan {
+    private static func headerPlan(_ content: ContentJob) -> HeaderPlan {
         let byLength = !content.headersInSync && content.headersRefusal == nil
+        let target = content.targetFrames
         let operation: RepairOperation =
-            job.method == .stretch ? .stretch(frames: job.targetFrames) : .resample(frames: job.targetFrames)
+            content.method == .stretch ? .stretch(frames: target) : .resample(frames: target)
         return HeaderPlan(
             operations: byLength ? [operation] : [], driftPPM: content.headerDriftPPM,
             recordingSeconds: content.recordingSeconds, referenceSeconds: content.referenceSeconds,
-            referenceFrames: byLength ? job.targetFrames : nil, method: job.method, refusal: content.headersRefusal)
+            referenceFrames: byLength ? target : nil, method: content.method, refusal: content.headersRefusal)
     }
 
     /// The decision in the wire's words: repaired (or measured, when measuring only), skipped or refused, with why.

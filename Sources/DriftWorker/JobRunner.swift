@@ -13,7 +13,9 @@ public enum JobRunner {
     /// `slots` while it runs; a long resample also uses up to `idleCores` more, while no other job holds them (the
     /// night's last files).
     public static func run(_ job: JobSpec, worker: String, idleCores: Int = 0, slots: CoreSlots = .host) -> JobResult {
-        let core = job.noop ? nil : slots.takeForJob()
+        var noop = false
+        if case .noop = job.work { noop = true }
+        let core = noop ? nil : slots.takeForJob()
         defer { core?.release() }
         var result = execute(job, worker: worker, idleCores: idleCores, slots: slots)
         result.run = job.run
@@ -29,7 +31,8 @@ public enum JobRunner {
             let retryable = kind.retryable
             // A retryable failure is this worker's destination failing (full, read-only, gone): another worker may
             // write elsewhere, so the message says whose disk it was.
-            let volume = retryable ? Volume.mountPoint(of: job.output).map { ", volume \($0)" } ?? "" : ""
+            let volume =
+                retryable ? job.outputs.first.flatMap(Volume.mountPoint(of:)).map { ", volume \($0)" } ?? "" : ""
             let shown = retryable ? "\(message) (worker \(worker) on \(Machine.name)\(volume))" : message
             var result = JobResult(
                 id: job.id, attempt: job.attempt, worker: worker, succeeded: false, seconds: seconds(),
@@ -37,31 +40,42 @@ public enum JobRunner {
             result.failure = kind
             return result
         }
-        if job.noop {
+        switch job.work {
+        case .noop(let frames):
             return JobResult(
-                id: job.id, attempt: job.attempt, worker: worker, succeeded: true, outputFrames: job.targetFrames,
-                seconds: 0)
-        }
-        if let content = job.content {
+                id: job.id, attempt: job.attempt, worker: worker, succeeded: true, outputFrames: frames, seconds: 0)
+        case .content(let content):
             return ContentJobRunner.run(job, content: content, worker: worker, failure: failure, seconds: seconds)
+        case .soundPrint:
+            return SoundJobRunner.print(job, worker: worker, failure: failure, seconds: seconds)
+        case .clipSync(let task):
+            return SoundJobRunner.sync(job, task: task, worker: worker, failure: failure, seconds: seconds)
+        case .header(let repair):
+            return header(
+                job, repair, worker: worker, idleCores: idleCores, slots: slots, failure: failure, seconds: seconds)
         }
-        if let sound = job.sound {
-            return SoundJobRunner.run(job, sound: sound, worker: worker, failure: failure, seconds: seconds)
-        }
+    }
+
+    /// A header repair: the recording to exactly the target length.
+    private static func header(
+        _ job: JobSpec, _ repair: HeaderRepair, worker: String, idleCores: Int, slots: CoreSlots,
+        failure: (String, FailureKind) -> JobResult, seconds: () -> Double
+    ) -> JobResult {
         // Resolve and check first (clear reasons), then pin: the input file and the output folder are opened
         // beneath their roots by the kernel (openat2, RESOLVE_BENEATH) and used only through those descriptors.
         let pinned: PinnedJob
         switch PinnedJob.pin(
-            inputs: [job.input], outputs: [job.output], inputRoots: job.inputRoots ?? [], outputRoot: job.outputRoot)
+            inputs: [job.input], outputs: [repair.output], inputRoots: job.inputRoots ?? [],
+            outputRoot: job.outputRoot)
         {
         case .failure(let refusal): return failure(refusal.message, refusal.kind)
         case .success(let paths): pinned = paths
         }
         defer { pinned.close() }
         var request = ProcessRequest(
-            input: pinned.inputs[0], output: pinned.outputs[0], target: .frames(job.targetFrames),
-            method: MethodChoice(method: job.method, reason: job.methodReason), quality: job.quality)
-        request.engine = job.engine ?? .default
+            input: pinned.inputs[0], output: pinned.outputs[0], target: .frames(repair.targetFrames),
+            method: MethodChoice(method: repair.method, reason: repair.methodReason), quality: repair.quality)
+        request.engine = repair.engine
         request.threads = 1 + max(0, min(idleCores, slots.cores - 1))
         if request.threads > 1 { request.borrowCore = { slots.borrowIdle() } }
         do {

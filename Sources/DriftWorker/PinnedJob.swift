@@ -23,12 +23,16 @@ struct PinnedJob {
 
     /// Pins `inputs` (below `inputRoots`) and the folders of `outputs` (below `outputRoot`, which must not overlap an
     /// input root). Inputs are resolved before anything is opened, so a message names the first bad one.
-    static func pin(inputs: [String], outputs: [String] = [], inputRoots: [String], outputRoot: String)
+    static func pin(inputs: [String], outputs: [String] = [], inputRoots: [String], outputRoot: String?)
         -> Result<PinnedJob, Refusal>
     {
-        if !outputs.isEmpty, case .failure(let reason) = Confinement.checkRoots(inputs: inputRoots, output: outputRoot)
-        {
-            return .failure(Refusal(message: "\(outputs[0]): refused: \(reason)", kind: .refused))
+        if let output = outputs.first {
+            guard let outputRoot else {
+                return .failure(Refusal(message: "\(output): refused: the job names no output root", kind: .refused))
+            }
+            if case .failure(let reason) = Confinement.checkRoots(inputs: inputRoots, output: outputRoot) {
+                return .failure(Refusal(message: "\(output): refused: \(reason)", kind: .refused))
+            }
         }
         var resolved: [String] = []
         for path in inputs {
@@ -56,6 +60,7 @@ struct PinnedJob {
         var folders: [(Int32, String)] = []
         var pinnedOutputs: [String] = []
         for output in outputs {
+            guard let outputRoot else { break }  // none when there are no outputs (checked above)
             if case .failure(let reason) = Confinement.check(output: output, root: outputRoot) {
                 return refuse("\(output): \(reason)", .refused)
             }

@@ -5,46 +5,54 @@ import DriftSync
 import DriftWire
 import Foundation
 
-/// Runs a sound job where the files are: a file's print, or one clip's task (its places measured, the recording
-/// chosen, the clip's audio cut). Every input and every output folder is checked and pinned as for a repair
-/// (`PinnedJob`) and used only through those descriptors; rows and messages name the job's paths.
+/// Runs the work of a pairing by sound where the files are: a file's print, or one clip's task (its places measured,
+/// the recording chosen, the clip's audio cut). Every input and every output folder is checked and pinned as for a
+/// repair (`PinnedJob`) and used only through those descriptors; rows and messages name the job's paths.
 enum SoundJobRunner {
-    static func run(
-        _ job: JobSpec, sound: SoundJob, worker: String,
-        failure: (String, FailureKind) -> JobResult, seconds: () -> Double
+    /// The print of the job's input and its start timecode.
+    static func print(
+        _ job: JobSpec, worker: String, failure: (String, FailureKind) -> JobResult, seconds: () -> Double
     ) -> JobResult {
-        let task = sound.clip
-        let places = task?.places ?? []
+        let pinned: PinnedJob
+        switch PinnedJob.pin(inputs: [job.input], inputRoots: job.inputRoots ?? [], outputRoot: nil) {
+        case .failure(let refusal): return failure(refusal.message, refusal.kind)
+        case .success(let paths): pinned = paths
+        }
+        defer { pinned.close() }
+        do {
+            let print = try ClipSync.print(of: pinned.inputs[0])
+            // base64 in JSON: 4 bytes for 3, and the envelope.
+            if let print, print.bytes.count / 3 * 4 + 4096 > WireCodec.maxMessageBytes {
+                let hours = Int(print.seconds / 3600)
+                return failure(
+                    "\(job.input): \(hours) hours of sound make a print larger than one message carries (\(WireCodec.maxMessageBytes >> 20) MiB)",
+                    .other)
+            }
+            var result = JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true, seconds: 0)
+            result.sound = SoundResult(print: print?.bytes, timecode: StartTimecode.seconds(of: pinned.inputs[0]))
+            result.seconds = seconds()
+            return result
+        } catch {
+            return failure(pinned.shown("\(error)"), FailureKind(of: error))
+        }
+    }
+
+    /// One clip's task, through the pinned paths.
+    static func sync(
+        _ job: JobSpec, task original: ClipTask, worker: String, failure: (String, FailureKind) -> JobResult,
+        seconds: () -> Double
+    ) -> JobResult {
         let pinned: PinnedJob
         switch PinnedJob.pin(
-            inputs: [job.input] + places.map(\.recording), outputs: places.compactMap(\.output),
+            inputs: [original.clip] + original.places.map(\.recording), outputs: original.places.compactMap(\.output),
             inputRoots: job.inputRoots ?? [], outputRoot: job.outputRoot)
         {
         case .failure(let refusal): return failure(refusal.message, refusal.kind)
         case .success(let paths): pinned = paths
         }
         defer { pinned.close() }
-        var result = JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true, seconds: 0)
-
-        guard var task else {
-            do {
-                let print = try ClipSync.print(of: pinned.inputs[0])
-                // base64 in JSON: 4 bytes for 3, and the envelope.
-                if let print, print.bytes.count / 3 * 4 + 4096 > WireCodec.maxMessageBytes {
-                    let hours = Int(print.seconds / 3600)
-                    return failure(
-                        "\(job.input): \(hours) hours of sound make a print larger than one message carries (\(WireCodec.maxMessageBytes >> 20) MiB)",
-                        .other)
-                }
-                result.sound = SoundResult(print: print?.bytes, timecode: StartTimecode.seconds(of: pinned.inputs[0]))
-                result.seconds = seconds()
-                return result
-            } catch {
-                return failure(pinned.shown("\(error)"), FailureKind(of: error))
-            }
-        }
-
         // The task through the pinned paths, in the order they were pinned.
+        var task = original
         task.clip = pinned.inputs[0]
         var outputs = pinned.outputs.makeIterator()
         for p in task.places.indices {
@@ -53,13 +61,14 @@ enum SoundJobRunner {
         }
         let rows = ClipSync.run(task).map { found in
             var row = found
-            row.reference = job.input
+            row.reference = original.clip
             row.recording = pinned.shown(row.recording)
             row.output = row.output.map(pinned.shown)
             row.note = row.note.map(pinned.shown)
             if let reason = row.content?.reason { row.content?.reason = pinned.shown(reason) }
             return row
         }
+        var result = JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true, seconds: 0)
         result.sound = SoundResult(matches: rows)
         result.seconds = seconds()
         return result

@@ -226,7 +226,7 @@ public final class WorkerNode {
         guard !stopping else { return }  // the coordinator requeues it when we say goodbye
         guard running[original.id] == nil else { return }
         let job = mapped(original)
-        if job.noop {
+        if case .noop = job.work {
             finished.add(JobRunner.run(job, worker: settings.identity))
             return
         }
@@ -246,8 +246,8 @@ public final class WorkerNode {
     private func mapped(_ job: JobSpec) -> JobSpec {
         var copy = job
         copy.input = map(job.input)
-        copy.output = map(job.output)
-        copy.outputRoot = settings.outputRoot ?? map(job.outputRoot)
+        copy.work = job.work.mapped(map)
+        copy.outputRoot = job.outputRoot.map { settings.outputRoot ?? map($0) }
         copy.inputRoots = settings.inputRoots.isEmpty ? job.inputRoots?.map(map) : settings.inputRoots
         return copy
     }

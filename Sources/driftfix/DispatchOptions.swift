@@ -1,11 +1,11 @@
 import ArgumentParser
 import DriftConfig
 import DriftRun
-import DriftSupport
 import Foundation
 
 /// How a command reaches its workers: local processes, or an endpoint remote workers connect to (with CURVE).
-/// Shared by `repair` and `scan --content`.
+/// Shared by `repair`, `scan --content` and scans by sound. Given or not is itself a setting: a run that has no use
+/// for workers refuses them rather than ignoring them.
 struct DispatchOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
@@ -51,13 +51,13 @@ struct DispatchOptions: ParsableArguments {
 
     @Option(
         name: .customLong("idle-timeout"), parsing: .unconditional,
-        help: "Give up after this many seconds with unfinished jobs and no worker alive.")
-    var idleTimeout: Double = 60
+        help: "Give up after this many seconds with unfinished jobs and no worker alive (default: 60).")
+    var idleTimeout: Double?
 
     @Option(
         name: .customLong("heartbeat"), parsing: .unconditional,
         help: ArgumentHelp("Heartbeat interval in seconds.", visibility: .hidden))
-    var heartbeat: Double = 1
+    var heartbeat: Double?
 
     func validate() throws {
         if let workers, workers < 0 { throw ValidationError("--workers must not be negative") }
@@ -77,9 +77,20 @@ struct DispatchOptions: ParsableArguments {
         } else if !slurmArguments.isEmpty {
             throw ValidationError("--slurm-arg goes with --launcher slurm")
         }
-        guard idleTimeout > 0, heartbeat > 0 else {
+        guard idleTimeout ?? 1 > 0, heartbeat ?? 1 > 0 else {
             throw ValidationError("--idle-timeout and --heartbeat must be positive")
         }
+    }
+
+    /// Whether any of these options was given.
+    var given: Bool {
+        workers != nil || launcher != .local || !slurmArguments.isEmpty || bind != nil || curveSecret != nil
+            || allow != nil || insecurePlaintext || idleTimeout != nil || heartbeat != nil
+    }
+
+    /// The run's work when any of these options was given (nil: the run's default, workers started here).
+    func work(configuration: Configuration, configPath: String?) throws -> Run.Work? {
+        given ? .workers(try settings(configuration: configuration, configPath: configPath)) : nil
     }
 
     /// The dispatch settings these options and the configuration give (key files checked, paths absolute).
@@ -87,22 +98,19 @@ struct DispatchOptions: ParsableArguments {
         let keys = try TransportSecurity.coordinatorKeys(
             bind: bind, secret: curveSecret, allow: allow,
             configuration: configuration.security, insecure: insecurePlaintext)
-        var dispatch = DispatchSettings(localWorkers: workers ?? Cores.available)
+        var dispatch = DispatchSettings(configuration: configuration, configurationPath: configPath.map(Paths.absolute))
+        if let workers {
+            dispatch.localWorkers = workers
+            dispatch.localIdleCores = configuration.workerIdleCores ?? max(0, workers - 1)
+        }
         dispatch.bind = bind
-        // The night's local workers were started for these cores: a long job may borrow the others' while they idle.
-        dispatch.localIdleCores = configuration.workerIdleCores ?? max(0, dispatch.localWorkers - 1)
         dispatch.launcher = launcher
-        var slurm = SlurmOptions()
-        slurm.sbatchArguments = configuration.slurm.arguments + slurmArguments
-        slurm.logFolder = configuration.slurm.logFolder.map(Paths.absolute)
-        slurm.maxResubmits = configuration.slurm.maxResubmits
-        dispatch.slurm = slurm
+        dispatch.slurm.sbatchArguments += slurmArguments
+        dispatch.slurm.logFolder = dispatch.slurm.logFolder.map(Paths.absolute)
         dispatch.curve = keys.map { (Paths.absolute($0.secret), Paths.absolute($0.allow)) }
         dispatch.insecurePlaintext = insecurePlaintext
-        dispatch.idleTimeout = idleTimeout
-        dispatch.heartbeat = heartbeat
-        dispatch.configPath = configPath.map(Paths.absolute)
-        dispatch.maxAttempts = configuration.maxAttempts
+        if let idleTimeout { dispatch.idleTimeout = idleTimeout }
+        if let heartbeat { dispatch.heartbeat = heartbeat }
         return dispatch
     }
 }

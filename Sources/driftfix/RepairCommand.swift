@@ -1,15 +1,9 @@
 import ArgumentParser
-import DriftConfig
 import DriftCore
-import DriftJournal
-import DriftMedia
-import DriftMetrics
 import DriftReports
 import DriftRules
 import DriftRun
 import DriftSchema
-import DriftTransport
-import DriftWorker
 import Foundation
 import Logging
 
@@ -114,104 +108,30 @@ struct RepairCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = Logger(label: "driftfix.repair")
-        var configuration = try loadConfiguration(config)
-        let outRoot = Paths.absolute(out)
-        let mode = pairBy ?? configuration.pairing.pairBy
-        if mode == .sound {
-            try await repairBySound(mode, configuration: configuration, outRoot: outRoot)
-            return
-        }
-        // Names first; a camera file with its own audio is left to the sound (a clip to find, not a pair by itself).
-        if mode == .nameThenSound { configuration.pairing.selfPairs = false }
-        var settings = RepairRun.Settings(
-            roots: roots.map(Paths.absolute), outputRoot: outRoot, configuration: configuration, localWorkers: 0,
-            journalPath: Paths.absolute(
-                journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot)))
-        settings.dispatch = try dispatch.settings(configuration: configuration, configPath: config)
+        var settings = Run.Settings(roots: roots.map(Paths.absolute), configuration: try loadConfiguration(config))
+        settings.configurationPath = config.map(Paths.absolute)
+        settings.pairBy = pairBy
+        settings.outputRoot = Paths.absolute(out)
         settings.quality = quality
         settings.engine = engine
+        settings.mux = mux ? true : nil
+        settings.journalPath = journal.map(Paths.absolute)
         settings.resume = resume
         settings.full = full
-        settings.metricsFile = metrics ?? configuration.journal.metricsFile
+        settings.metricsFile = metrics.map(Paths.absolute)
         settings.metricsAddress = try metricsAddress.map(MetricsOption.parse)
         if let maxAttempts { settings.configuration.maxAttempts = maxAttempts }
-        do {
-            try settings.validate()
-        } catch {
-            throw ValidationError(error.description)
-        }
-        let signals = SecondSignal()
-        let progress = RepairProgress(logger: logger)
-        let outcome: RepairRun.Outcome
-        do {
-            outcome = try await RepairRun(settings: settings, logger: logger, observer: progress).run()
-        } catch {
-            throw failure(error.description)
-        }
-        _ = signals
-        var report = outcome.report
-        var soundGood = true
-        if mode == .nameThenSound {
-            let sound = try await soundRepair(mode, configuration: configuration, outRoot: outRoot)
-            report = SoundPairing.merged(names: report, sound: sound)
-            soundGood = sound.isGoodRun
-        }
+        settings.work = try dispatch.work(configuration: settings.configuration, configPath: config)
+        let logger = Logger(label: "driftfix.repair")
+        let outcome = try await RunCommand.run(settings, logger: logger, observer: RepairProgress(logger: logger))
+        let report = outcome.report
         print(ReportTable.render(report, relativeTo: settings.roots.count == 1 ? settings.roots[0] : nil))
-        print(Self.outcomeLine(report))
+        print(RunCommand.outcomeLine(report))
         fflush(nil)  // the table first, then the notes on stderr
         if let folder = self.report { try writeReportFolder(report, to: folder) }
         for problem in outcome.problems {
             FileHandle.standardError.write(Data("driftfix: \(problem.description.escapedForTerminal)\n".utf8))
         }
-        if !outcome.succeeded || !soundGood { throw ExitCode(ExitStatus.failure) }
+        if !outcome.succeeded { throw ExitCode(ExitStatus.failure) }
     }
-
-    /// `--pair-by sound`: each clip's audio cut out of the recording that heard it, on the workers.
-    func repairBySound(_ mode: PairBy, configuration: Configuration, outRoot: String) async throws {
-        let result = try await soundRepair(mode, configuration: configuration, outRoot: outRoot)
-        print(ReportTable.render(result, relativeTo: roots.count == 1 ? Paths.absolute(roots[0]) : nil))
-        print(Self.outcomeLine(result))
-        fflush(nil)
-        if let folder = report { try writeReportFolder(result, to: folder) }
-        if !result.isGoodRun { throw ExitCode(ExitStatus.failure) }
-    }
-
-    /// Each clip's audio cut out of the recording that heard it, as a repair report: prints, measurements and cuts on
-    /// the workers (local processes, remote workers or a Slurm array, as for a repair by name), the matching here.
-    func soundRepair(_ mode: PairBy, configuration: Configuration, outRoot: String) async throws -> ScanReport {
-        var settings = SoundPairing.Settings(configuration: configuration, mode: mode)
-        settings.output = outRoot
-        if let quality { settings.quality = quality }
-        if mux { settings.mux = true }
-        if let engine { settings.engines.choose(engine) }
-        let logger = Logger(label: "driftfix.repair")
-        do {
-            settings.journal = try Journal(
-                path: Paths.absolute(journal ?? configuration.journal.path ?? Journal.defaultPath(outputRoot: outRoot)))
-        } catch {
-            // Prints are then made again next time; the night goes on.
-            logger.warning("\(error); prints are not kept")
-        }
-        let absoluteRoots = roots.map(Paths.absolute)
-        try FileManager.default.createDirectory(atPath: outRoot, withIntermediateDirectories: true)
-        let dispatchSettings = try dispatch.settings(configuration: configuration, configPath: config)
-        let work = DispatchedSoundWork(
-            dispatch: dispatchSettings, roots: absoluteRoots, outputRoot: outRoot, logger: logger)
-        do {
-            try work.start()
-        } catch {
-            throw failure(error.description)
-        }
-        let pairing = await SoundPairing(rules: configuration.pairing, settings: settings, work: work, logger: logger)
-            .run(roots: absoluteRoots)
-        await work.finish()
-        return SoundPairing.scanReport(pairing, roots: absoluteRoots, repaired: true)
-    }
-
-    static func outcomeLine(_ report: ScanReport) -> String {
-        let counts = report.summary.outcomes
-        return RepairOutcome.allCases.map { "\(counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
-    }
-
 }

@@ -6,11 +6,14 @@ import DriftRun
 import Foundation
 import Logging
 
-/// Progress of a repair run: a one-line bar on a terminal, plain log lines otherwise.
+/// Progress of a run, round by round (repairs; or a sound night's prints, then its clips): a one-line bar on a terminal,
+/// plain log lines otherwise.
 ///
-/// `planned` runs before dispatch starts, `event` only on the coordinator loop's thread, `finished` after the loop
-/// ended: one thread at a time, in that order, so the state needs no lock.
-final class RepairProgress: RepairRun.Observer, @unchecked Sendable {
+/// `planned` runs before a round's dispatch starts, `event` on the thread that saw it (the coordinator loop's, or a
+/// job thread's when the work runs on threads), `finished` after the work ended; a lock keeps the state whole.
+final class RepairProgress: RunObserver, @unchecked Sendable {
+    private let lock = NSLock()
+    private var round = RunRound.repairs
     private var total = 0
     private var totalAudio = 0.0
     private var audioByJob: [Int: Double] = [:]
@@ -29,15 +32,25 @@ final class RepairProgress: RepairRun.Observer, @unchecked Sendable {
         self.logger = logger
     }
 
-    func planned(_ jobs: [JobRecord]) {
-        total = jobs.count
-        audioByJob = Dictionary(uniqueKeysWithValues: jobs.map { ($0.id, $0.audioSeconds) })
-        totalAudio = jobs.reduce(0) { $0 + $1.audioSeconds }
+    func planned(_ jobs: [JobRecord], round: RunRound) {
+        lock.withLock {
+            clear()
+            self.round = round
+            total = jobs.count
+            done = 0
+            audioDone = 0
+            audioByJob = Dictionary(jobs.map { ($0.id, $0.audioSeconds) }, uniquingKeysWith: { first, _ in first })
+            totalAudio = jobs.reduce(0) { $0 + $1.audioSeconds }
+        }
     }
 
-    func finished() { clear() }
+    func finished() { lock.withLock { clear() } }
 
     func event(_ event: DispatchEvent) {
+        lock.withLock { take(event) }
+    }
+
+    private func take(_ event: DispatchEvent) {
         switch event {
         case .workerJoined(let name, let capacity):
             workers += 1
@@ -63,7 +76,7 @@ final class RepairProgress: RepairRun.Observer, @unchecked Sendable {
                     let residual =
                         content?.measurement?.residualMs.map { ", residual \(String(format: "%.3f", $0)) ms" } ?? ""
                     log(
-                        "repaired \(job.output) by its \(content?.measuredBy == .content ? "sound" : "headers") (\(result.outputFrames ?? 0) frames; \(measured)\(residual); \(timing))"
+                        "repaired \(job.output ?? job.input) by its \(content?.measuredBy == .content ? "sound" : "headers") (\(result.outputFrames ?? 0) frames; \(measured)\(residual); \(timing))"
                     )
                 case (_, .skipped?):
                     log("in sync: \(job.input) (\(content?.reason ?? measured); \(measured); \(timing))")
@@ -72,10 +85,25 @@ final class RepairProgress: RepairRun.Observer, @unchecked Sendable {
                 default:
                     log("measured \(job.input): \(measured) (\(timing))")
                 }
+            case .done(let result) where !result.succeeded:
+                failed += 1
+                log("FAILED \(job.input): \(result.error ?? "failed")", level: .error)
             case .done(let result):
-                log(
-                    "repaired \(job.output) (\(result.outputFrames ?? 0) frames, \(job.method.rawValue), \(result.worker), \(String(format: "%.2f", result.seconds)) s)"
-                )
+                switch job.work {
+                case .header(let repair):
+                    log(
+                        "repaired \(repair.output) (\(result.outputFrames ?? 0) frames, \(repair.method.rawValue), \(result.worker), \(String(format: "%.2f", result.seconds)) s)"
+                    )
+                case .clipSync:
+                    let used = result.sound?.matches?.first { $0.status == .used }
+                    log(
+                        "synced \(job.input)\(used?.output.map { " into \($0)" } ?? "") (\(result.worker), \(String(format: "%.2f", result.seconds)) s)"
+                    )
+                case .soundPrint:
+                    logger.debug("printed \(job.input)")
+                case .content, .noop:
+                    break
+                }
             case .failed(let error):
                 failed += 1
                 log("FAILED \(job.input): \(error)", level: .error)
@@ -112,7 +140,7 @@ final class RepairProgress: RepairRun.Observer, @unchecked Sendable {
         let filled = Int(fraction * 24)
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: 24 - filled)
         let line =
-            "[\(bar)] \(done)/\(total) files  "
+            "\(round.rawValue) [\(bar)] \(done)/\(total) files  "
             + String(
                 format: "%.2f/%.2f h audio  %.0fx realtime  ETA %.0f s", audioDone / 3600, totalAudio / 3600, speed, eta
             )

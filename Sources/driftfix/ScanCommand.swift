@@ -53,47 +53,19 @@ struct ScanCommand: AsyncParsableCommand {
     )
     var pairBy: PairBy?
 
-    @OptionGroup(title: "Workers (with --content)")
+    @OptionGroup(title: "Workers (with --content, or pairing by sound)")
     var dispatch: DispatchOptions
 
     func run() async throws {
-        var configuration = try loadConfiguration(config)
-        let absoluteRoots = roots.map(Paths.absolute)
-        let mode = pairBy ?? configuration.pairing.pairBy
-        if mode == .sound {
-            try await listBySound(mode, configuration: configuration, roots: absoluteRoots)
-            return
-        }
-        // Names first; a camera file with its own audio is left to the sound (a clip to find, not a pair by itself).
-        if mode == .nameThenSound { configuration.pairing.selfPairs = false }
-        var result = DriftScanner.scan(
-            roots: absoluteRoots, rules: configuration.pairing, drift: configuration.drift, repair: configuration.repair
-        )
-        var unmeasured = 0
-        if content {
-            let logger = Logger(label: "driftfix.scan")
-            let signals = SecondSignal()
-            let progress = RepairProgress(logger: logger)
-            do {
-                let outcome = try await MeasureRun(
-                    configuration: configuration,
-                    dispatch: try dispatch.settings(configuration: configuration, configPath: config),
-                    logger: logger
-                ).run(result, observer: progress)
-                result = outcome.report
-                unmeasured = outcome.unmeasured
-            } catch {
-                throw failure("\(error)")
-            }
-            _ = signals
-        }
-        var soundFailures = false
-        if mode == .nameThenSound {
-            let pairing = await soundPairing(mode, configuration: configuration, roots: absoluteRoots)
-            result = SoundPairing.merged(
-                names: result, sound: SoundPairing.scanReport(pairing, roots: absoluteRoots, repaired: false))
-            soundFailures = pairing.hasFailures
-        }
+        var settings = Run.Settings(roots: roots.map(Paths.absolute), configuration: try loadConfiguration(config))
+        settings.configurationPath = config.map(Paths.absolute)
+        settings.pairBy = pairBy
+        settings.measureContent = content
+        settings.work = try dispatch.work(configuration: settings.configuration, configPath: config)
+        let logger = Logger(label: "driftfix.scan")
+        let outcome = try await RunCommand.run(settings, logger: logger, observer: RepairProgress(logger: logger))
+        let result = outcome.report
+        let absoluteRoots = settings.roots
         let chosen = format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json)
         switch chosen {
         case .table: print(ReportTable.render(result, relativeTo: absoluteRoots.count == 1 ? absoluteRoots[0] : nil))
@@ -104,39 +76,10 @@ struct ScanCommand: AsyncParsableCommand {
         }
         fflush(nil)  // the table or JSON first, then the note on stderr
         if let report { try writeReportFolder(result, to: report) }
-        if result.summary.errors > 0 || result.summary.refused > 0 || unmeasured > 0 || soundFailures {
-            throw ExitCode(ExitStatus.failure)
+        for problem in outcome.problems {
+            FileHandle.standardError.write(Data("driftfix: \(problem.description.escapedForTerminal)\n".utf8))
         }
-    }
-}
-
-extension ScanCommand {
-    /// `--pair-by sound`: the clips each recording heard, as the drift report (a row per clip and recording that heard
-    /// it, with its span in the recording and its `content`), nothing written.
-    func listBySound(_ mode: PairBy, configuration: Configuration, roots: [String]) async throws {
-        let pairing = await soundPairing(mode, configuration: configuration, roots: roots)
-        let result = SoundPairing.scanReport(pairing, roots: roots, repaired: false)
-        switch format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json) {
-        case .table: print(ReportTable.render(result, relativeTo: roots.count == 1 ? roots[0] : nil))
-        case .json:
-            try ReportWriter.writeJSON(result) { FileHandle.standardOutput.write($0) }
-            FileHandle.standardOutput.write(Data("\n".utf8))
-        case .csv: ReportWriter.writeCSV(result) { FileHandle.standardOutput.write(Data($0.utf8)) }
-        }
-        fflush(nil)
-        if let report { try writeReportFolder(result, to: report) }
-        // An uncertain place is listed, not an error; a file that could not be read is.
-        if pairing.hasFailures { throw ExitCode(ExitStatus.failure) }
-    }
-}
-
-extension ScanCommand {
-    /// The clips found in the recordings by their sound, nothing written.
-    func soundPairing(_ mode: PairBy, configuration: Configuration, roots: [String]) async -> SoundPairingReport {
-        let settings = SoundPairing.Settings(configuration: configuration, mode: mode)
-        return await SoundPairing(
-            rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.scan")
-        ).run(roots: roots)
+        if !outcome.succeeded { throw ExitCode(ExitStatus.failure) }
     }
 }
 

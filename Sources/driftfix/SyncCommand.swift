@@ -1,10 +1,11 @@
 import ArgumentParser
 import DriftCore
-import DriftJournal
 import DriftMedia
 import DriftReports
 import DriftRules
 import DriftRun
+import DriftSchema
+import DriftSupport
 import Foundation
 import Logging
 
@@ -65,9 +66,11 @@ struct SyncCommand: AsyncParsableCommand {
     var quality: ResampleQuality?
     @Option(
         help: ArgumentHelp(
-            "Keep each file's print here, by file fingerprint, so the next run prints only new or changed files (default: the configuration's journal.path, else with --out OUT/.driftfix/journal.sqlite; without either, nothing is kept).",
+            "The journal: each file's print kept by file fingerprint, so the next run prints only new or changed files; with --out the night itself, so an unchanged clip is not cut again and a stopped night resumes (default: the configuration's journal.path, else with --out OUT/.driftfix/journal.sqlite; without either, nothing is kept).",
             valueName: "file"))
     var journal: String?
+    @Flag(help: "Print every file and cut every clip again, even those an earlier run made that still stand.")
+    var full = false
 
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
@@ -77,27 +80,19 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let configuration = try loadConfiguration(config)
-        var settings = SoundPairing.Settings(
-            configuration: configuration,
-            mode: pairBy ?? (configuration.pairing.pairBy == .nameThenSound ? .nameThenSound : .sound))
-        settings.output = out.map(Paths.absolute)
-        if let quality { settings.quality = quality }
-        if let threads { settings.threads = threads }
-        if mux { settings.mux = true }
-        if let path = journal.map(Paths.absolute) ?? configuration.journal.path
-            ?? settings.output.map({ Journal.defaultPath(outputRoot: $0) })
-        {
-            do {
-                settings.journal = try Journal(path: path)
-            } catch {
-                throw failure(error)
-            }
-        }
-        let result = await SoundPairing(
-            rules: configuration.pairing, settings: settings, logger: Logger(label: "driftfix.sync")
-        )
-        .run(roots: roots.map(Paths.absolute))
+        var settings = Run.Settings(roots: roots.map(Paths.absolute), configuration: try loadConfiguration(config))
+        settings.configurationPath = config.map(Paths.absolute)
+        // Sound, or names then sound where the configuration says so; `name` pairs nothing here (refused above).
+        settings.pairBy = pairBy ?? (settings.configuration.pairing.pairBy == .nameThenSound ? .nameThenSound : .sound)
+        settings.outputRoot = out.map(Paths.absolute)
+        settings.quality = quality
+        settings.mux = mux ? true : nil
+        settings.journalPath = journal.map(Paths.absolute)
+        settings.full = full
+        settings.work = .threads(threads ?? Cores.available)
+        let logger = Logger(label: "driftfix.sync")
+        let outcome = try await RunCommand.run(settings, logger: logger, observer: RepairProgress(logger: logger))
+        let result = outcome.sound ?? SoundPairingReport(groups: [])
         switch format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json) {
         case .table: print(SoundPairingText.table(result))
         case .json: FileHandle.standardOutput.write(try SoundPairingText.json(result) + Data("\n".utf8))
@@ -112,7 +107,10 @@ struct SyncCommand: AsyncParsableCommand {
             }
             FileHandle.standardError.write(Data("driftfix: report written to \(report)/report.{json,csv,html}\n".utf8))
         }
-        if result.hasFailures { throw ExitCode(ExitStatus.failure) }
+        for problem in outcome.problems {
+            FileHandle.standardError.write(Data("driftfix: \(problem.description.escapedForTerminal)\n".utf8))
+        }
+        if !outcome.succeeded { throw ExitCode(ExitStatus.failure) }
     }
 }
 

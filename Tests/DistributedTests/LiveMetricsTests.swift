@@ -117,6 +117,61 @@ struct LiveMetricsTests {
         #expect(scrapes(final.stdout).last?["health"] as? Int == 200)
     }
 
+    @Test(
+        "a sound night scraped while it runs: its prints, then its clips, each round counted under its round label; a port another program holds is named",
+        .enabled(
+            if: FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/prometheus_client")
+                && FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"),
+            "python3-prometheus-client or ffmpeg not installed (scripts/install-deps.sh installs them)"))
+    func soundNightScraped() throws {
+        let clips = 6
+        let (_, root) = try soundShoot(clips: clips)
+        let out = TemporaryFolder("driftfix-out")
+        let folder = TemporaryFolder("driftfix-scraper")
+        try scraper.write(toFile: folder.file("scrape.py"), atomically: true, encoding: .utf8)
+        let metricsPort = port()
+        let night = [
+            "repair", root.path, "--out", out.path, "--pair-by", "sound", "--workers", "1", "--heartbeat", "0.5",
+            "--metrics-address", "\(metricsPort)",
+        ]
+        let coordinator = try Background(night)
+        let watching = try Child(
+            "/usr/bin/python3",
+            [
+                folder.file("scrape.py"), "http://127.0.0.1:\(metricsPort)/metrics",
+                "http://127.0.0.1:\(metricsPort)/healthz", "180", "driftfix_run_jobs_done_total",
+            ])
+        let result = coordinator.wait(seconds: 180)
+        #expect(result.status == 0, "\(result.stderr)")
+        let watched = watching.wait(seconds: 30)
+        let seen = scrapes(watched.stdout).compactMap { $0["values"] as? [String: Double] }
+        let prints = seen.compactMap { $0["driftfix_run_jobs_done_total{round=\"prints\"}"] }
+        let cuts = seen.compactMap { $0["driftfix_run_jobs_done_total{round=\"clips\"}"] }
+        // Every file printed once (the clips and the recorder), then every clip cut, counted as they finished.
+        #expect(prints.last == Double(clips + 1), "\(watched.stdout.suffix(600))")
+        #expect(cuts.last == Double(clips), "\(watched.stdout.suffix(600))")
+        #expect(cuts.contains { $0 > 0 && $0 < Double(clips) }, "scraped while the clips were cut: \(cuts)")
+        #expect(zip(cuts, cuts.dropFirst()).allSatisfy { $0 <= $1 }, "a counter never goes down: \(cuts)")
+        #expect(
+            seen.allSatisfy { $0["driftfix_run_jobs_done_total"] == nil }, "a night in rounds labels every job series")
+
+        // The port already held by another program: the night goes on, and says why it serves nothing.
+        let holder = try Child(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import socket, sys, time\ns = socket.socket()\ns.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\ns.bind(('127.0.0.1', int(sys.argv[1]))); s.listen()\nprint('ready', flush=True)\ntime.sleep(60)",
+                "\(metricsPort)",
+            ])
+        defer { kill(holder.pid, SIGKILL) }
+        #expect(waitUntil(seconds: 10) { holder.outputSoFar.contains("ready") })
+        let held = try driftfix(night)
+        #expect(held.status == 0, "\(held.stderr)")
+        #expect(
+            held.stdout.contains("0 repaired, \(clips) unchanged")
+                && held.stderr.contains("cannot listen on 127.0.0.1:\(metricsPort) for metrics"), "\(held.stderr)")
+    }
+
     @Test("--metrics-address takes a port (loopback) or HOST:PORT, and refuses anything else")
     func addresses() throws {
         let bad = try runChild(

@@ -8,9 +8,12 @@ import Testing
 private func jobs(_ seconds: [Double]) -> [JobRecord] {
     seconds.enumerated().map { index, length in
         JobRecord(
-            id: index + 1, input: "/m/\(index + 1).wav", output: "/o/\(index + 1).wav", outputRoot: "/o",
-            targetFrames: 48_000,
-            method: .resample, methodReason: "default", quality: .medium, audioSeconds: length)
+            id: index + 1, input: "/m/\(index + 1).wav",
+            work: .header(
+                HeaderRepair(
+                    output: "/o/\(index + 1).wav", targetFrames: 48_000, method: .resample, methodReason: "default",
+                    quality: .medium)),
+            outputRoot: "/o", inputRoots: nil, audioSeconds: length)
     }
 }
 
@@ -28,7 +31,7 @@ private func jobsSent(_ messages: [(String, WireMessage)]) -> [(String, JobSpec)
 private func success(_ spec: JobSpec, _ worker: String) -> WireMessage {
     .result(
         JobResult(
-            id: spec.id, attempt: spec.attempt, worker: worker, succeeded: true, outputFrames: spec.targetFrames,
+            id: spec.id, attempt: spec.attempt, worker: worker, succeeded: true, outputFrames: 48_000,
             seconds: 0.1))
 }
 
@@ -179,7 +182,7 @@ struct DispatcherTests {
         }
         #expect(Set(lost.map(\.job)) == [1, 2])
         #expect(lost.allSatisfy { $0.worker == "a" && $0.how == "signal 9" && $0.host == "box" && $0.pid == 4242 })
-        #expect(lost.first { $0.job == 1 }?.output == "/o/1.wav")
+        #expect(lost.first { $0.job == 1 }?.outputs == ["/o/1.wav"])
         #expect(events.contains(.workerLost("a", requeued: 2)))
         #expect(d.workersLost == 1 && d.jobsRequeued == 2 && d.liveWorkers == 1)
         // A worker that said goodbye is not lost.

@@ -79,7 +79,7 @@ struct HistoryTests {
                 return pair
             }
             let report = ScanReport(generated: "", roots: ["/m"], pairs: pairs, unpaired: [], errors: [])
-            try journal.storePlan(run: run, plan: RunPlan(report: report, pairs: []), jobs: [], prints: [:])
+            try journal.storePlan(run: run, plan: RunPlan(report: report, pairs: []), jobs: [])
         }
         let rule = AlertRule(driftPPM: 20, spreadPPM: 10)
         var query = HistoryQuery(runs: 10, rule: rule)
@@ -189,14 +189,14 @@ struct RetentionTests {
         var runs: [Int64] = []
         for night in 0..<5 {
             let run = try journal.beginRun(roots: ["/media\(night == 1 ? "-other" : "")"], outputRoot: "/out")
-            let (plan, jobs, prints) = samplePlan(run: run, count: 3)
+            let (plan, jobs, _) = samplePlan(run: run, count: 3)
             var measured = plan.report
             for index in measured.pairs.indices {
                 // Measured pairs (refused ones are not drift and leave no samples).
                 measured.pairs[index].driftPPM = Double(night)
                 measured.pairs[index].action = .resample
             }
-            try journal.storePlan(run: run, plan: RunPlan(report: measured, pairs: []), jobs: jobs, prints: prints)
+            try journal.storePlan(run: run, plan: RunPlan(report: measured, pairs: []), jobs: jobs)
             if night != 1 { try journal.finishRun(run, status: .complete, succeeded: true, report: measured) }
             runs.append(run)
         }

@@ -2,6 +2,7 @@ import DriftAV
 import DriftAudio
 import DriftCore
 import DriftFixtures
+import DriftJobs
 import DriftJournal
 import DriftPlanning
 import Foundation

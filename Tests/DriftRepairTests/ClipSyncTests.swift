@@ -140,23 +140,6 @@ import Testing
     /// The lag of `output` against the recorder's microphone on a perfect clock from clip `c`'s start, ms, at windows
     /// over its first `seconds` (where both have sound).
     static func lagsAgainstIdeal(_ output: [Float], shoot: Shoot, clip c: Int, seconds: Double) -> [Double] {
-        let rate = shoot.sampleRate
-        var ideal = shoot.recorder(0)
-        ideal.offset = shoot.clips[c].start
-        ideal.driftPPM = 0
-        ideal.dropouts = []
-        ideal.seconds = seconds
-        let truth = ideal.recording()
-        // Two seconds hold syllables of several pitches, so no pitch period can pass for the lag.
-        let window = 2 * rate
-        var lags: [Double] = []
-        var at = rate / 2
-        while at + window + rate / 100 < min(truth.count, output.count) {
-            let (lag, correlation) = SignalMeasure.windowLag(
-                actual: output, ideal: truth, at: at, window: window, maxLag: rate / 100)
-            if correlation > 0.6 { lags.append(lag / Double(rate) * 1000) }
-            at += 4 * rate
-        }
-        return lags
+        shoot.lagsAgainstIdeal(output, clip: c, seconds: seconds)
     }
 }

@@ -32,7 +32,8 @@ struct RunPreparationTests {
         let prepared = try RunPreparation.prepare(
             journal: journal, options: options(tree, out: out.path), logger: logger)
         #expect(!prepared.resumed && prepared.run == 1)
-        #expect(prepared.plan.pairs.count == 5 && prepared.jobs.count == 3 && prepared.prints.count == 3)
+        #expect(prepared.plan.pairs.count == 5 && prepared.jobs.count == 3)
+        #expect(prepared.jobs.allSatisfy { $0.fingerprints != nil }, "each job knows what its output is made from")
         #expect(prepared.jobs.allSatisfy { $0.spec.inputRoots == [tree.root.path] && $0.spec.run != nil })
         let unfinished = try #require(try journal.unfinishedRun(roots: [tree.root.path], outputRoot: out.path))
         #expect(unfinished.planned && unfinished.status == .running)
@@ -47,10 +48,14 @@ struct RunPreparationTests {
         let out = TemporaryFolder("driftfix-out")
         let journal = try Journal(path: out.file("journal.sqlite"))
         let first = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
-        let store = JournalJobStore(journal: journal, run: first.run, jobs: first.jobs, prints: first.prints)
+        let store = JournalJobStore(journal: journal, run: first.run, jobs: first.jobs)
         _ = store.lease(1, to: "w", at: 0)
+        guard case .header(let repair) = first.jobs[0].work else {
+            Issue.record("a header repair expected: \(first.jobs[0].work)")
+            return
+        }
         var result = JobResult(
-            id: 1, attempt: 1, worker: "w", succeeded: true, outputFrames: first.jobs[0].spec.targetFrames, seconds: 1)
+            id: 1, attempt: 1, worker: "w", succeeded: true, outputFrames: repair.targetFrames, seconds: 1)
         result.run = first.jobs[0].spec.run
         store.complete(1, with: result)
         _ = store.lease(2, to: "w", at: 1)  // out on lease when the coordinator "dies"
@@ -75,12 +80,12 @@ struct RunPreparationTests {
                 journal: journal, options: options(tree, out: out.path, resume: true), logger: logger)
         }
         // Resuming with --full is a usage error, refused with the other settings before anything is created.
-        var settings = RepairRun.Settings(
-            roots: [tree.root.path], outputRoot: out.path, configuration: Configuration(), localWorkers: 0,
-            journalPath: out.file("journal.sqlite"))
+        var settings = Run.Settings(roots: [tree.root.path])
+        settings.outputRoot = out.path
+        settings.journalPath = out.file("journal.sqlite")
         settings.resume = true
         settings.full = true
-        #expect(throws: RepairRun.SettingsError.self) { try settings.validate() }
+        #expect(throws: Run.SettingsError.self) { try settings.validate() }
         let first = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
         let fresh = try RunPreparation.prepare(
             journal: journal, options: options(tree, out: out.path, resume: false), logger: logger)
@@ -97,7 +102,7 @@ struct RunPreparationTests {
         let out = TemporaryFolder("driftfix-out")
         let journal = try Journal(path: out.file("journal.sqlite"))
         let first = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
-        let store = JournalJobStore(journal: journal, run: first.run, jobs: first.jobs, prints: first.prints)
+        let store = JournalJobStore(journal: journal, run: first.run, jobs: first.jobs)
         _ = store.lease(1, to: "w", at: 0)
         store.fail(1, error: "take0.wav: corrupt", kind: .inputUnreadable)
         let next = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
@@ -110,34 +115,36 @@ struct RunPreparationTests {
 
 @Suite("A repair run in process: coordinator and worker services over ipc://", .serialized)
 struct InProcessRunTests {
-    @Test("RepairRun with an in-process WorkerRun repairs every pair exactly; the next night finds them unchanged")
+    @Test("Run with an in-process WorkerRun repairs every pair exactly; the next night finds them unchanged")
     func repairAndRerun() async throws {
         let tree = try RepairTree(drifted: 4, inSync: 1)
         let out = TemporaryFolder("driftfix-out")
         let endpoint = "ipc:///tmp/driftfix-inprocess-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         /// A night; `worker`: also run a worker (a night with nothing to repair binds nothing for it to reach).
-        func night(worker withWorker: Bool = true) async throws -> RepairRun.Outcome {
-            var settings = RepairRun.Settings(
-                roots: [tree.root.path], outputRoot: out.path, configuration: Configuration(),
-                localWorkers: 0, journalPath: out.file(".driftfix/journal.sqlite"))
-            settings.dispatch.bind = endpoint
-            settings.dispatch.heartbeat = 0.2
-            settings.dispatch.shutdownSignals = []
+        func night(worker withWorker: Bool = true) async throws -> Run.Outcome {
+            var settings = Run.Settings(roots: [tree.root.path])
+            settings.outputRoot = out.path
+            settings.journalPath = out.file(".driftfix/journal.sqlite")
+            var dispatch = DispatchSettings(localWorkers: 0)
+            dispatch.bind = endpoint
+            dispatch.heartbeat = 0.2
+            dispatch.shutdownSignals = []
+            settings.work = .workers(dispatch)
             var node = WorkerNode.Settings(endpoint: endpoint, capacity: 2, identity: "in-process")
             node.heartbeatInterval = 0.2
             node.initialBackoff = 0.1
             var worker = WorkerRun.Settings(node: node)
             worker.shutdownSignals = []
             let (coordinatorSettings, workerSettings) = (settings, worker)
-            return try await withThrowingTaskGroup(of: RepairRun.Outcome?.self) { group in
-                group.addTask { try await RepairRun(settings: coordinatorSettings, logger: logger).run() }
+            return try await withThrowingTaskGroup(of: Run.Outcome?.self) { group in
+                group.addTask { try await Run(settings: coordinatorSettings, logger: logger).run() }
                 if withWorker {
                     group.addTask {
                         _ = try await WorkerRun(settings: workerSettings, logger: logger).run()
                         return nil
                     }
                 }
-                var outcome: RepairRun.Outcome?
+                var outcome: Run.Outcome?
                 for try await result in group { if let result { outcome = result } }
                 return try #require(outcome)
             }

@@ -9,8 +9,21 @@ import Testing
 @Suite("Wire codec")
 struct WireCodecTests {
     static let job = JobSpec(
-        id: 7, attempt: 2, input: "/m/a.wav", output: "/o/a.wav", outputRoot: "/o", targetFrames: 2_880_000,
-        method: .resample, methodReason: "default", quality: .medium)
+        id: 7, attempt: 2, input: "/m/a.wav", outputRoot: "/o",
+        work: .header(
+            HeaderRepair(
+                output: "/o/a.wav", targetFrames: 2_880_000, method: .resample, methodReason: "default",
+                quality: .medium, engine: .soxr)))
+
+    /// A measure-only content job (no output, no output root) and a print: the kinds that write nothing.
+    static var measureJob: JobSpec {
+        var content = ContentJob(
+            reference: "/m/a.mp4", output: nil, policy: ContentPolicy(), targetFrames: 480_000,
+            method: MethodChoice(method: .resample, reason: "in sync by the headers"), quality: .best,
+            headersInSync: true, headerDriftPPM: 2.5, recordingSeconds: 10, referenceSeconds: 10.00002)
+        content.headersRefusal = "x"
+        return JobSpec(id: 3, attempt: 1, input: "/m/a.wav", outputRoot: nil, work: .content(content))
+    }
     static let messages: [WireMessage] = [
         .hello(WorkerHello(worker: "w1", capacity: 2, software: "driftfix", host: "h", pid: 42)),
         .heartbeat(running: [1, 2, 3]), .job(job),
@@ -22,7 +35,9 @@ struct WireCodecTests {
             JobResult(
                 id: 8, attempt: 1, worker: "w1", succeeded: false, seconds: 0.1, error: "x: disk full", retryable: true)
         ),
-        .shutdown, .goodbye, .job(soundJob), .result(soundResult),
+        .shutdown, .goodbye, .job(soundJob), .result(soundResult), .job(measureJob),
+        .job(JobSpec(id: 4, input: "/m/b.wav", outputRoot: nil, work: .soundPrint)),
+        .job(JobSpec(id: 5, input: "/dev/null/5", outputRoot: nil, work: .noop(frames: 1))),
     ]
 
     /// A clip's task and its rows: every field survives the trip (the candidate, the outputs, the measurement).
@@ -42,13 +57,12 @@ struct WireCodecTests {
         second.output = nil
         second.outputConflict = "/o/x.wav is also /m/y.MP4's output"
         var job = JobSpec(
-            id: 9, attempt: 1, input: "/m/camera/C0001.MP4", output: "/o/camera/C0001.wav", outputRoot: "/o",
-            targetFrames: 0, method: .resample, methodReason: "clip sync", quality: .best)
+            id: 9, attempt: 1, input: "/m/camera/C0001.MP4", outputRoot: "/o",
+            work: .clipSync(
+                ClipTask(
+                    clip: "/m/camera/C0001.MP4", clipSeconds: 61.25, places: [place, second],
+                    minimumConfidence: 0.5, residualLimitMs: 1, quality: .best, mux: true)))
         job.inputRoots = ["/m"]
-        job.sound = SoundJob(
-            clip: ClipTask(
-                clip: "/m/camera/C0001.MP4", clipSeconds: 61.25, places: [place, second],
-                minimumConfidence: 0.5, residualLimitMs: 1, quality: .best, mux: true))
         return job
     }
 
@@ -78,20 +92,36 @@ struct WireCodecTests {
     @Test("the envelope is versioned JSON")
     func envelope() throws {
         let text = String(decoding: WireCodec.encode(.shutdown), as: UTF8.self)
-        #expect(text == #"{"type":"shutdown","v":4}"#)
+        #expect(text == #"{"type":"shutdown","v":5}"#)
     }
 
     @Test(
         "garbage, wrong versions, unknown types and bad fields are refused with a reason",
         arguments: [
             (Array("not json".utf8), "malformed"),
-            (Array(#"{"v":1,"type":"hello"}"#.utf8), "protocol version 1, expected 4"),
-            (Array(#"{"v":3,"type":"hello"}"#.utf8), "protocol version 3, expected 4"),
-            (Array(#"{"v":4,"type":"launch-missiles"}"#.utf8), "unknown message type"),
-            (Array(#"{"v":4,"type":"job","body":{"id":"seven"}}"#.utf8), "malformed"),
+            (Array(#"{"v":1,"type":"hello"}"#.utf8), "protocol version 1, expected 5"),
+            (Array(#"{"v":3,"type":"hello"}"#.utf8), "protocol version 3, expected 5"),
+            // A job as a version-4 coordinator sent it (the work in optional fields): refused by its version.
             (
                 Array(
-                    #"{"v":4,"type":"hello","body":{"worker":"w","capacity":0,"software":"x","host":"h","pid":1}}"#.utf8
+                    #"{"v":4,"type":"job","body":{"id":1,"attempt":1,"input":"/m/a.wav","output":"/o/a.wav","outputRoot":"/o","targetFrames":1,"method":"resample","methodReason":"x","quality":"fast","noop":false}}"#
+                        .utf8), "protocol version 4, expected 5"
+            ),
+            (Array(#"{"v":5,"type":"launch-missiles"}"#.utf8), "unknown message type"),
+            (Array(#"{"v":5,"type":"job","body":{"id":"seven"}}"#.utf8), "malformed"),
+            // A job whose work names no kind, or a kind without its payload.
+            (Array(#"{"v":5,"type":"job","body":{"id":1,"attempt":1,"input":"/a","work":{}}}"#.utf8), "malformed"),
+            (
+                Array(#"{"v":5,"type":"job","body":{"id":1,"attempt":1,"input":"/a","work":{"kind":"header"}}}"#.utf8),
+                "malformed"
+            ),
+            (
+                Array(#"{"v":5,"type":"job","body":{"id":1,"attempt":1,"input":"/a","work":{"kind":"rm -rf"}}}"#.utf8),
+                "malformed"
+            ),
+            (
+                Array(
+                    #"{"v":5,"type":"hello","body":{"worker":"w","capacity":0,"software":"x","host":"h","pid":1}}"#.utf8
                 ), "malformed"
             ),
             ([UInt8](repeating: 0x20, count: WireCodec.maxMessageBytes + 1), "exceeds the limit"),

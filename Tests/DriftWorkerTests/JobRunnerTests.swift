@@ -13,8 +13,10 @@ struct JobRunnerTests {
         -> JobSpec
     {
         var spec = JobSpec(
-            id: 1, attempt: 1, input: input, output: output, outputRoot: root, targetFrames: target, method: .resample,
-            methodReason: "test", quality: .fast)
+            id: 1, attempt: 1, input: input, outputRoot: root,
+            work: .header(
+                HeaderRepair(
+                    output: output, targetFrames: target, method: .resample, methodReason: "test", quality: .fast)))
         spec.inputRoots = inputRoots ?? [(input as NSString).deletingLastPathComponent]
         return spec
     }

@@ -10,39 +10,14 @@ private let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first 
 
 /// A camera clip as the camera writes it: a small picture and its scratch track (the distant microphone) as AAC.
 private func writeClip(_ shoot: Shoot, _ c: Int, to path: String) throws {
-    let sound = path + ".scratch.wav"
-    try shoot.writeClip(c, to: sound)
-    let timecode = shoot.clipTimecode(c).map { ["-timecode", $0] } ?? []
-    _ = try runTool(
-        ffmpeg,
-        [
-            "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=25", "-i", sound,
-            "-t", String(shoot.clips[c].seconds), "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
-            "-b:a", "96k",
-        ] + timecode + [path])
-    unlink(sound)
+    try shoot.writeCameraClip(c, to: path)
 }
 
-/// The lag of `output` (its first channel, at 16 kHz) against recorder `r`'s microphone on a perfect clock from clip
-/// `c`'s start, ms, at 2 s windows every 4 s where the correlation is clear: the ideal is rendered from the scene's
-/// numbers, never from driftfix's output.
+/// The lag of `output` against recorder `r`'s microphone on a perfect clock from clip `c`'s start, ms.
 private func lagsAgainstIdeal(_ output: [Float], channels: Int, shoot: Shoot, clip c: Int, recorder r: Int = 0)
     -> [Double]
 {
-    var ideal = shoot.recorder(r)
-    ideal.offset = shoot.clips[c].start
-    ideal.driftPPM = 0
-    ideal.seconds = shoot.clips[c].seconds
-    let truth = ideal.recording()
-    let mono = stride(from: 0, to: output.count, by: channels).map { output[$0] }
-    var lags: [Double] = []
-    var at = 8000
-    while at + 32000 + 160 < min(truth.count, mono.count) {
-        let (lag, correlation) = SignalMeasure.windowLag(actual: mono, ideal: truth, at: at, window: 32000, maxLag: 160)
-        if correlation > 0.6 { lags.append(lag / 16) }
-        at += 4 * 16000
-    }
-    return lags
+    shoot.lagsAgainstIdeal(output, channels: channels, clip: c, recorder: r)
 }
 
 @Suite(

@@ -134,8 +134,10 @@ struct FuzzTests {
     @Test("wire-message decoder: mutated envelopes of every message type")
     func wireDecoder() throws {
         let spec = JobSpec(
-            id: 1, attempt: 1, input: "/m/a.wav", output: "/o/a.wav", outputRoot: "/o", targetFrames: 48_000,
-            method: .stretch, methodReason: "rule", quality: .best)
+            id: 1, attempt: 1, input: "/m/a.wav", outputRoot: "/o",
+            work: .header(
+                HeaderRepair(
+                    output: "/o/a.wav", targetFrames: 48_000, method: .stretch, methodReason: "rule", quality: .best)))
         let messages: [WireMessage] = [
             .hello(WorkerHello(worker: "w", capacity: 2, software: "driftfix", host: "h", pid: 1)),
             .heartbeat(running: [1, 2]),

@@ -1,0 +1,146 @@
+import DriftConfig
+import DriftCore
+import DriftJournal
+import DriftMetrics
+import DriftRules
+import Foundation
+
+extension Run {
+    /// Everything a run is asked to do, whatever the command that asks: the roots, how files pair, whether anything is
+    /// written, and where the work runs. A setting that means nothing on the chosen path is refused by `validate`,
+    /// never silently dropped.
+    public struct Settings: Sendable {
+        /// Absolute, standardised roots.
+        public var roots: [String]
+        public var configuration: Configuration
+        /// The configuration's file (absolute), handed on to the workers this run starts; nil: none.
+        public var configurationPath: String?
+        /// How files pair; nil: the configuration's `scan.pair-by`.
+        public var pairBy: PairBy?
+        /// Where repaired recordings and clips' audio go (absolute); nil: nothing is written (a scan, a listing).
+        public var outputRoot: String?
+        /// Also measure each pair by its sound, on workers (a scan by names).
+        public var measureContent = false
+        /// Overrides the configuration's quality.
+        public var quality: ResampleQuality?
+        /// Overrides the configuration's engine (and its rules) for every pair and clip.
+        public var engine: EngineChoice?
+        /// Writes each clip's synced audio into a copy of the clip; nil: the configuration's `repair.mux`.
+        public var mux: Bool?
+        /// The journal file (absolute); nil: the configuration's `journal.path`, else with an output
+        /// `OUT/.driftfix/journal.sqlite`, else none (a listing then keeps no prints).
+        public var journalPath: String?
+        /// true: must resume; false: never; nil: when there is an unfinished run.
+        public var resume: Bool?
+        /// Redo every pair and clip, even those whose output from an earlier run is still current.
+        public var full = false
+        /// The Prometheus text file to write after the run; nil: the configuration's `journal.metrics-textfile`.
+        public var metricsFile: String?
+        /// Where to serve live metrics (`/metrics`, `/healthz`) while the run goes on; nil: nowhere.
+        public var metricsAddress: MetricsAddress?
+        /// Where jobs run; nil: the path's default (workers started on this machine, one per core).
+        public var work: Work?
+
+        public init(roots: [String], configuration: Configuration = Configuration()) {
+            self.roots = roots
+            self.configuration = configuration
+        }
+
+        /// The pairing this run uses.
+        public var pairing: PairBy { pairBy ?? configuration.pairing.pairBy }
+
+        /// The journal this run records in, if any.
+        public var journal: String? {
+            journalPath ?? configuration.journal.path ?? outputRoot.map { Journal.defaultPath(outputRoot: $0) }
+        }
+
+        /// Whether each clip's audio goes into a copy of the clip.
+        var writesMux: Bool { mux ?? configuration.repair.mux }
+
+        /// Refuses settings that could not work, or that would mean nothing on this path, before anything is created:
+        /// an output root inside a root (repaired files would be scanned as recordings) or a root inside it (paths
+        /// compared with links resolved); resuming a full run; and each setting the path has no use for.
+        public func validate() throws(SettingsError) {
+            if let outputRoot {
+                let realOut = PathResolution.resolved(outputRoot)
+                if let inside = roots.first(where: { PathResolution.isInside(realOut, PathResolution.resolved($0)) }) {
+                    throw SettingsError(
+                        nil,
+                        "the output root \(outputRoot) lies inside the root \(inside): repaired files would be scanned as recordings"
+                    )
+                }
+                if let root = roots.first(where: { PathResolution.isInside(PathResolution.resolved($0), realOut) }) {
+                    throw SettingsError(
+                        nil,
+                        "the root \(root) lies inside the output root \(outputRoot): repaired files could land on recordings"
+                    )
+                }
+            }
+            if resume == true && full {
+                throw SettingsError(
+                    .full, "resuming keeps the stored plan and a full run makes a fresh one: choose one")
+            }
+            let path = pairing
+            func refuse(_ setting: Setting, _ reason: String) -> SettingsError { SettingsError(setting, reason) }
+            if outputRoot == nil {
+                let nothing = "nothing is written without an output folder"
+                if resume != nil { throw refuse(.resume, "\(nothing), so there is no run to resume") }
+                if full { throw refuse(.full, "\(nothing), so there is nothing to redo") }
+                if quality != nil { throw refuse(.quality, "\(nothing), so nothing is resampled") }
+                if engine != nil { throw refuse(.engine, "\(nothing), so nothing is resampled") }
+                if mux == true { throw refuse(.mux, "\(nothing): give one to write clips") }
+                if metricsFile != nil { throw refuse(.metricsFile, "\(nothing): the metrics describe a night's run") }
+                if metricsAddress != nil, path == .name, !measureContent {
+                    throw refuse(.metricsAddress, "a scan by names reads headers only: nothing runs to watch")
+                }
+            }
+            if path == .name {
+                if mux == true {
+                    throw refuse(.mux, "it writes clips paired by sound into copies of the clips; names pair none")
+                }
+                if outputRoot == nil, !measureContent, work != nil {
+                    throw refuse(.work, "a scan by names reads headers only: nothing runs on workers")
+                }
+                if outputRoot == nil, !measureContent, journalPath != nil {
+                    throw refuse(.journal, "a scan by names reads headers only and records nothing")
+                }
+            }
+            if measureContent {
+                if outputRoot != nil {
+                    throw refuse(.measureContent, "a repair measures by the sound as content.measure says")
+                }
+                if path == .sound {
+                    throw refuse(.measureContent, "pairing by sound measures every clip by its sound already")
+                }
+            }
+        }
+    }
+
+    /// Where a run's jobs run.
+    public enum Work: Sendable {
+        /// Workers over ZeroMQ: started here, in a Slurm array, or connecting to a bound endpoint.
+        case workers(DispatchSettings)
+        /// This process's threads.
+        case threads(Int)
+    }
+
+    /// The settings a run takes, named in domain terms (the command line words them as its options).
+    public enum Setting: String, Sendable, CaseIterable {
+        case outputRoot, measureContent, quality, engine, mux, journal, resume, full, metricsFile, metricsAddress,
+            work
+    }
+
+    /// Settings that cannot work, or a setting that means nothing on the chosen path (a usage error).
+    public struct SettingsError: Error, CustomStringConvertible, Sendable {
+        /// The setting refused; nil for a conflict of paths.
+        public let setting: Setting?
+        public let reason: String
+
+        init(_ setting: Setting?, _ reason: String) {
+            self.setting = setting
+            self.reason = reason
+        }
+
+        public var description: String { setting.map { "\($0.rawValue): \(reason)" } ?? reason }
+    }
+}

@@ -1,0 +1,111 @@
+import DriftConfig
+import DriftCore
+import DriftJobs
+import DriftJournal
+import DriftMedia
+import DriftRules
+import DriftSchema
+import Foundation
+import Logging
+
+/// The part of a run that pairs by sound: clips found in recordings by what they heard, each clip measured where it
+/// was found and (with an output) its audio cut out in sync. With an output and a journal it is a night like any
+/// other: a run in the journal, every print and clip a job recorded before it is acted upon, resumed where it did not
+/// finish, and what an earlier night made that still stands kept (`SoundRounds`).
+struct SoundNight: NightPart {
+    let run: Run
+    let journal: Journal?
+    let watch: Watch
+
+    func run() async throws(RunError) -> Run.Outcome {
+        let configuration = settings.configuration
+        var pairing = SoundPairing.Settings(
+            configuration: configuration, mode: settings.pairing == .nameThenSound ? .nameThenSound : .sound)
+        pairing.output = settings.outputRoot
+        if let quality = settings.quality { pairing.quality = quality }
+        if let engine = settings.engine { pairing.engines.choose(engine) }
+        pairing.mux = settings.outputRoot != nil && settings.writesMux
+        if case .threads(let threads) = run.work { pairing.threads = threads }
+
+        var context = SoundRounds.Context(roots: settings.roots, outputRoot: settings.outputRoot, journal: journal)
+        context.full = settings.full
+        var resumed: [JobRecord] = []
+        if let journal, let outputRoot = settings.outputRoot {
+            let night = try begin(journal: journal, outputRoot: outputRoot)
+            context.run = night.run
+            context.runKey = night.key
+            resumed = night.resumed
+        }
+        let store: JobStore =
+            if let journal, let night = context.run { JournalJobStore(journal: journal, run: night, jobs: []) } else {
+                InMemoryJobStore()
+            }
+        let (found, execution) = try await run.executing(store, writes: settings.outputRoot, watch: watch) {
+            [context, resumed, watch, logger, pairing, roots = settings.roots] executor in
+            let rounds = SoundRounds(
+                executor: executor, context: context, resumed: resumed, watch: watch, logger: logger)
+            return await SoundPairing(rules: configuration.pairing, settings: pairing, work: rounds, logger: logger)
+                .run(roots: roots)
+        }
+        var report = SoundPairing.scanReport(found, roots: settings.roots, repaired: settings.outputRoot != nil)
+        identifyDevices(&report)
+        var outcome = Run.Outcome(report: report, sound: found)
+        guard let journal, let night = context.run else { return outcome }
+        let (status, problem) = run.ending(execution)
+        outcome.status = status
+        if let problem { outcome.problems.append(problem) }
+        do {
+            try journal.storeReport(run: night, report: report)
+            try journal.finishRun(night, status: status, succeeded: outcome.succeeded, report: report)
+        } catch {
+            // The outputs are fine, but the next night would resume this one: the exit code must not say all is well.
+            outcome.problems.append(.notRecorded(error.description))
+            logger.error("\(error)")
+        }
+        return outcome
+    }
+
+    /// The night's run in the journal: the unfinished sound night over these roots resumed (its jobs not finished
+    /// dropped, to be planned again), or a new one.
+    private func begin(journal: Journal, outputRoot: String) throws(RunError) -> (
+        run: Int64, key: Int64, resumed: [JobRecord]
+    ) {
+        try RunError.journaling(journal) { try beginOrThrow(journal: journal, outputRoot: outputRoot) }
+    }
+
+    private func beginOrThrow(journal: Journal, outputRoot: String) throws -> (
+        run: Int64, key: Int64, resumed: [JobRecord]
+    ) {
+        let roots = settings.roots
+        if settings.resume != false && !settings.full,
+            let unfinished = try journal.unfinishedRun(roots: roots, outputRoot: outputRoot, pairing: .sound)
+        {
+            try journal.dropUnfinishedJobs(run: unfinished.id)
+            let jobs = try journal.jobs(run: unfinished.id)
+            let started = ISO8601DateFormatter().string(from: unfinished.started)
+            let clips = jobs.filter { if case .clipSync = $0.work { $0.isFinished } else { false } }.count
+            logger.notice(
+                "resuming run \(unfinished.id) (started \(started), \(unfinished.status.rawValue)): \(clips) clip\(clips == 1 ? "" : "s") already synced are kept"
+            )
+            return (unfinished.id, try journal.runKey(unfinished.id), jobs)
+        }
+        // Names then sound: `--resume` asks for the night by names; the sound's part resumes when it can.
+        if settings.resume == true, settings.pairing == .sound {
+            throw RunError.nothingToResume(journal: journal.path, exists: true)
+        }
+        let run = try journal.beginRun(roots: roots, outputRoot: outputRoot, pairing: .sound)
+        return (run, try journal.runKey(run), [])
+    }
+
+    /// Each row's device by the configuration's rules, as a scan names a recording's.
+    private func identifyDevices(_ report: inout ScanReport) {
+        let rules = settings.configuration.pairing.device
+        for index in report.pairs.indices {
+            let recording = report.pairs[index].recording
+            let root = settings.roots.first { recording.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }
+            let identity = rules.identify(recording: recording, root: root, metadata: nil)
+            report.pairs[index].device = identity.name
+            report.pairs[index].deviceSource = identity.source
+        }
+    }
+}
