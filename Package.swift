@@ -224,7 +224,7 @@ let package = Package(
             name: "DriftJournalTests",
             dependencies: [
                 "DriftPlanning", "DriftSchema", "DriftJournal", "DriftCoordinator", "DriftWire", "DriftAudio",
-                "DriftCore", "DriftReports", "DriftFixtures", "DriftJobs", "DriftAV",
+                "DriftCore", "DriftReports", "DriftFixtures", "DriftJobs", "DriftAV", "DriftSync",
             ]),
         .testTarget(
             name: "DriftWorkerTests",

@@ -66,13 +66,7 @@ struct NameNight: NightPart {
             )
         }
         var outcome = Run.Outcome(report: report, status: status, problems: problem.map { [$0] } ?? [])
-        do {
-            try journal.finishRun(prepared.run, status: status, succeeded: outcome.succeeded, report: report)
-        } catch {
-            // The outputs are fine, but the next run would resume this one: the exit code must not say all is well.
-            outcome.problems.append(.notRecorded(error.description))
-            logger.error("\(error)")
-        }
+        record(&outcome, run: prepared.run)
         return outcome
     }
 

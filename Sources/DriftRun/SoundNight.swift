@@ -54,13 +54,8 @@ struct SoundNight: NightPart {
         let (status, problem) = run.ending(execution)
         outcome.status = status
         if let problem { outcome.problems.append(problem) }
-        do {
+        record(&outcome, run: night) { () throws(JournalError) in
             try journal.storeReport(run: night, report: report)
-            try journal.finishRun(night, status: status, succeeded: outcome.succeeded, report: report)
-        } catch {
-            // The outputs are fine, but the next night would resume this one: the exit code must not say all is well.
-            outcome.problems.append(.notRecorded(error.description))
-            logger.error("\(error)")
         }
         return outcome
     }

@@ -108,8 +108,7 @@ struct RepairCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var settings = Run.Settings(roots: roots.map(Paths.absolute), configuration: try loadConfiguration(config))
-        settings.configurationPath = config.map(Paths.absolute)
+        var settings = try RunCommand.settings(roots: roots, config: config)
         settings.pairBy = pairBy
         settings.outputRoot = Paths.absolute(out)
         settings.quality = quality
@@ -129,9 +128,6 @@ struct RepairCommand: AsyncParsableCommand {
         print(RunCommand.outcomeLine(report))
         fflush(nil)  // the table first, then the notes on stderr
         if let folder = self.report { try writeReportFolder(report, to: folder) }
-        for problem in outcome.problems {
-            FileHandle.standardError.write(Data("driftfix: \(problem.description.escapedForTerminal)\n".utf8))
-        }
-        if !outcome.succeeded { throw ExitCode(ExitStatus.failure) }
+        try RunCommand.finish(outcome)
     }
 }

@@ -49,6 +49,21 @@ enum RunCommand {
         }
     }
 
+    /// The settings every command starts from: its roots and its configuration (`--config`, else `$DRIFTFIX_CONFIG`).
+    static func settings(roots: [String], config: String?) throws -> Run.Settings {
+        var settings = Run.Settings(roots: roots.map(Paths.absolute), configuration: try loadConfiguration(config))
+        settings.configurationPath = config.map(Paths.absolute)
+        return settings
+    }
+
+    /// Says what else went wrong, one line each, and ends with the exit code the outcome earns.
+    static func finish(_ outcome: Run.Outcome) throws {
+        for problem in outcome.problems {
+            FileHandle.standardError.write(Data("driftfix: \(problem.description.escapedForTerminal)\n".utf8))
+        }
+        if !outcome.succeeded { throw ExitCode(ExitStatus.failure) }
+    }
+
     /// The line a night ends with: how many pairs ended each way.
     static func outcomeLine(_ report: ScanReport) -> String {
         let counts = report.summary.outcomes

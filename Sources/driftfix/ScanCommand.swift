@@ -57,8 +57,7 @@ struct ScanCommand: AsyncParsableCommand {
     var dispatch: DispatchOptions
 
     func run() async throws {
-        var settings = Run.Settings(roots: roots.map(Paths.absolute), configuration: try loadConfiguration(config))
-        settings.configurationPath = config.map(Paths.absolute)
+        var settings = try RunCommand.settings(roots: roots, config: config)
         settings.pairBy = pairBy
         settings.measureContent = content
         settings.work = try dispatch.work(configuration: settings.configuration, configPath: config)
@@ -76,10 +75,7 @@ struct ScanCommand: AsyncParsableCommand {
         }
         fflush(nil)  // the table or JSON first, then the note on stderr
         if let report { try writeReportFolder(result, to: report) }
-        for problem in outcome.problems {
-            FileHandle.standardError.write(Data("driftfix: \(problem.description.escapedForTerminal)\n".utf8))
-        }
-        if !outcome.succeeded { throw ExitCode(ExitStatus.failure) }
+        try RunCommand.finish(outcome)
     }
 }
 

@@ -80,8 +80,7 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var settings = Run.Settings(roots: roots.map(Paths.absolute), configuration: try loadConfiguration(config))
-        settings.configurationPath = config.map(Paths.absolute)
+        var settings = try RunCommand.settings(roots: roots, config: config)
         // Sound, or names then sound where the configuration says so; `name` pairs nothing here (refused above).
         settings.pairBy = pairBy ?? (settings.configuration.pairing.pairBy == .nameThenSound ? .nameThenSound : .sound)
         settings.outputRoot = out.map(Paths.absolute)
@@ -107,10 +106,7 @@ struct SyncCommand: AsyncParsableCommand {
             }
             FileHandle.standardError.write(Data("driftfix: report written to \(report)/report.{json,csv,html}\n".utf8))
         }
-        for problem in outcome.problems {
-            FileHandle.standardError.write(Data("driftfix: \(problem.description.escapedForTerminal)\n".utf8))
-        }
-        if !outcome.succeeded { throw ExitCode(ExitStatus.failure) }
+        try RunCommand.finish(outcome)
     }
 }
 

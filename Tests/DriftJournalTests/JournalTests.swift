@@ -6,6 +6,7 @@ import DriftJobs
 import DriftJournal
 import DriftPlanning
 import DriftSchema
+import DriftSync
 import DriftWire
 import Foundation
 import Testing
@@ -219,6 +220,77 @@ struct JournalTests {
         #expect(outcomes[2]?.state == .failed(failed.error ?? ""), "a failed sync proof stays failed")
         #expect(
             outcomes[2]?.content?.measurement?.residualCurve == measurement.residualCurve, "with the curve that failed")
+    }
+
+    @Test(
+        "a sound night's jobs keep their kind and findings: a print is kept by its file's fingerprint, a clip's verified output with its rows; added while the run goes on, read back when it resumes"
+    )
+    func soundJobsAreDurable() throws {
+        let folder = TemporaryFolder("driftfix-journal")
+        let path = folder.file("journal.sqlite")
+        var place = ClipTask.Place(
+            recording: "/media/audio/ZOOM0001.WAV",
+            candidate: SoundCandidate(
+                recording: 0, startSeconds: 812.37, clarity: 11.5, ambiguity: 0.31, coverage: 0.98, sharpClarity: 24,
+                sharpAmbiguity: nil))
+        place.output = "/out/camera/C0001.wav"
+        place.engine = .soxr
+        let task = ClipTask(
+            clip: "/media/camera/C0001.MP4", clipSeconds: 61.25, places: [place], minimumConfidence: 0.5,
+            residualLimitMs: 1, quality: .best, mux: false)
+        var printJob = JobRecord(
+            id: 1, input: "/media/audio/ZOOM0001.WAV", work: .soundPrint, outputRoot: nil, inputRoots: ["/media"],
+            audioSeconds: 0, run: 7)
+        printJob.fingerprints = JobFingerprints(recording: "100:200:abc", reference: "r", plan: "p")
+        var clipJob = JobRecord(
+            id: 2, input: task.clip, work: .clipSync(task), outputRoot: "/out", inputRoots: ["/media"],
+            audioSeconds: 61.25, run: 7)
+        clipJob.fingerprints = JobFingerprints(recording: "300:400:def", reference: "q", plan: "s")
+        var row = SoundPairingReport.Match(
+            reference: task.clip, recording: place.recording, recordingStartSeconds: 812.371,
+            recordingEndSeconds: 873.6,
+            coverage: 1, clarity: 11.5,
+            content: ContentMeasurement(
+                offsetMs: -812_371, driftPPM: -131.2, driftPPMError: 0.4, model: .clock, confidence: 0.93,
+                reason: nil),
+            status: .used)
+        row.output = place.output
+        row.outputFrames = 2_940_000
+        let run: Int64
+        do {
+            let journal = try Journal(path: path)
+            run = try journal.beginRun(roots: ["/media"], outputRoot: "/out", pairing: .sound)
+            #expect(try journal.unfinishedRun(roots: ["/media"], outputRoot: "/out") == nil, "not a night by names")
+            let store = JournalJobStore(journal: journal, run: run, jobs: [])
+            store.add([printJob, clipJob])
+            _ = store.lease(1, to: "w", at: 0)
+            var printed = JobResult(id: 1, attempt: 1, worker: "w", succeeded: true, seconds: 0.1)
+            printed.sound = SoundResult(print: Data([1, 2, 3]), timecode: 36_000.5)
+            store.complete(1, with: printed)
+            _ = store.lease(2, to: "w", at: 1)
+            var synced = JobResult(id: 2, attempt: 1, worker: "w", succeeded: true, seconds: 2)
+            synced.sound = SoundResult(matches: [row])
+            store.complete(2, with: synced)
+        }
+        let journal = try Journal(path: path)
+        let unfinished = try #require(
+            try journal.unfinishedRun(roots: ["/media"], outputRoot: "/out", pairing: .sound))
+        #expect(unfinished.id == run)
+        let jobs = try journal.jobs(run: run)
+        #expect(jobs.map(\.work) == [.soundPrint, .clipSync(task)], "each job's work as it was sent")
+        #expect(jobs.map(\.fingerprints) == [printJob.fingerprints, clipJob.fingerprints])
+        guard case .done(let result) = jobs.last?.state else {
+            Issue.record("the clip job is not done: \(String(describing: jobs.last))")
+            return
+        }
+        #expect(result.sound?.matches == [row], "the clip's rows")
+        // The print is kept by the file's fingerprint (not in the job row); the clip's output with its rows.
+        let kept = try #require(try journal.soundPrint(path: printJob.input, fingerprint: "100:200:abc"))
+        #expect(kept.print == Data([1, 2, 3]) && kept.timecode == 36_000.5)
+        let changed = try journal.soundPrint(path: printJob.input, fingerprint: "100:201:abc")
+        #expect(changed == nil, "a changed file's print is not kept")
+        let output = try #require(try journal.outputs()[task.clip])
+        #expect(output.output == place.output && output.outputFrames == 2_940_000 && output.matches == [row])
     }
 
     @Test("a second coordinator on the same journal is refused, naming the owner")
