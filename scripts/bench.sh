@@ -259,8 +259,8 @@ for spec in "4 240 48000" "${BENCH_NIGHT_CLIPS:-200} ${BENCH_NIGHT_SECONDS:-2400
     [[ -f "$shoot/truth.json" ]] || "$bin/driftfix-bench" shoot "$shoot" --clips "$clips" --seconds "$secs" --rate "$rate" >/dev/null
     rm -rf "$work/night-out"
     start=$(date +%s.%N)
-    "$bin/driftfix" repair "$shoot" --out "$work/night-out" --pair-by sound >"$work/night.txt" 2>"$work/night.log" \
-        || { echo "the first night failed: $(tail -3 "$work/night.log")" >&2; }
+    # Exit 1 when a clip could not be synced (each failure is said in the log and tried again every night).
+    "$bin/driftfix" repair "$shoot" --out "$work/night-out" --pair-by sound >"$work/night.txt" 2>"$work/night.log" || true
     first=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
     # The unchanged night, three times: the median.
     walls=()
@@ -270,11 +270,11 @@ for spec in "4 240 48000" "${BENCH_NIGHT_CLIPS:-200} ${BENCH_NIGHT_SECONDS:-2400
         walls+=("$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')")
     done
     again=$(printf "%s\n" "${walls[@]}" | sort -g | sed -n 2p)
-    grep -q " 0 repaired," "$work/night.txt" || echo "the unchanged night repaired something: $(tail -1 "$work/night.txt")" >&2
+    grep -q "^0 repaired," "$work/night.txt" || echo "the unchanged night repaired something: $(tail -1 "$work/night.txt")" >&2
     awk -v l="$((clips + 1)) clips, ${secs} s at ${rate} Hz" -v f="$first" -v u="$again" \
         'BEGIN { printf "%-36s %10.2f %14.2f %9.1f %%\n", l, f, u, 100 * u / f }'
+    echo "   (the last unchanged night: $(tail -1 "$work/night.txt"))"
 done
-echo "   (outcome of the last unchanged night: $(tail -1 "$work/night.txt"))"
 rm -rf "$work/night-out"
 fi
 

@@ -44,6 +44,8 @@ public enum IncrementalCheck {
         if previous.prints.recording != prints.recording { return .failure(Stale(reason: "the recording changed")) }
         if previous.prints.reference != prints.reference { return .failure(Stale(reason: "the reference changed")) }
         if previous.prints.plan != prints.plan { return .failure(Stale(reason: "the plan changed")) }
+        // A finding that wrote nothing (a clip no place was sure of) stands on its inputs alone.
+        if previous.output.isEmpty { return .success(previous) }
         guard let seen = FileStatus.of(previous.output) else { return .failure(Stale(reason: "the output is gone")) }
         if let size = previous.outputSize, let modified = previous.outputModified,
             size != seen.size || modified != seen.modified

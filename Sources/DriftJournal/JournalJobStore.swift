@@ -44,9 +44,12 @@ public final class JournalJobStore: JobStore {
 
     public func lease(_ id: Int, to worker: String, at time: Double) -> Int? {
         let attempt = (memory.job(id)?.attempts ?? 0) + 1
+        // The journal keeps the wall-clock time (the dispatcher's own clock starts with its run): a later night's
+        // sweep compares it with the modification times of other hosts' temporary files.
+        let now = Date().timeIntervalSince1970
         guard
             record({ () throws(JournalError) in
-                try journal.recordLease(run: run, job: id, worker: worker, attempt: attempt, at: time)
+                try journal.recordLease(run: run, job: id, worker: worker, attempt: attempt, at: now)
             })
         else { return nil }
         Failpoint.hit("lease")
@@ -86,9 +89,17 @@ public final class JournalJobStore: JobStore {
             return (output(path, frames: result.outputFrames ?? content.targetFrames), nil)
         case .clipSync:
             let matches = result.sound?.matches ?? []
-            guard let used = matches.first(where: { $0.status == .used && $0.output != nil }), let path = used.output
-            else { return nil }
-            return (output(path, frames: used.outputFrames, matches: matches), nil)
+            if let used = matches.first(where: { $0.status == .used && $0.output != nil }), let path = used.output {
+                return (output(path, frames: used.outputFrames, matches: matches), nil)
+            }
+            // Nothing written and nothing failed (no place sure enough): the finding stands while nothing it rests on
+            // changes; a failure is tried again.
+            guard !matches.contains(where: { $0.status == .failed }) else { return nil }
+            return (
+                OutputRecord(
+                    recording: job.input, prints: prints, output: "", outputFrames: 0, outputSize: nil,
+                    outputModified: nil, checksum: nil, worker: result.worker, run: run, matches: matches), nil
+            )
         case .soundPrint:
             // A file without sound is kept as an empty print, so that it is not opened again either.
             return (

@@ -89,7 +89,7 @@ struct PackedPrint: Codable, DatabaseValueConvertible, Equatable {
 
 extension JobFingerprints {
     /// The plan's fingerprint: a digest of its description (the output path in it alone is longer than the digest).
-    static func digest(_ description: String) -> String {
+    public static func digest(_ description: String) -> String {
         var hash = FNV1a64()
         var text = description
         text.withUTF8 { hash.update(UnsafeRawBufferPointer($0)) }

@@ -54,20 +54,6 @@ public struct JournalRun: Sendable, Equatable {
 }
 
 extension JobFingerprints {
-    /// Fingerprints of work on `input` that also reads `others` (a clip's sync: the recordings that heard it), under
-    /// a plan `description` says in full (a clip's places, outputs and settings). Nil when a file cannot be read.
-    public init?(input: String, others: [String], description: String) {
-        guard let inputPrint = FileFingerprint.of(path: input) else { return nil }
-        var otherPrints: [String] = []
-        for path in others {
-            guard let print = FileFingerprint.of(path: path) else { return nil }
-            otherPrints.append("\(path)=\(print)")
-        }
-        self.init(
-            recording: inputPrint, reference: Self.digest(otherPrints.joined(separator: "\n")),
-            plan: Self.digest(description))
-    }
-
     /// Fingerprints of a pair to repair: its recording, its reference, and the plan (target, method, quality,
     /// output). Nil when an input cannot be read.
     public init?(plan: PairPlan, quality: ResampleQuality, engine: ResampleEngine = .default) {
@@ -101,6 +87,7 @@ public struct OutputRecord: Sendable, Equatable {
     /// The recording repaired, or the clip synced.
     public var recording: String
     public var prints: JobFingerprints
+    /// The output; "" for a clip's finding that wrote nothing (no place sure enough to cut from).
     public var output: String
     public var outputFrames: Int64
     /// Size and modification time (ns) of the output as the coordinator saw it on completion; nil when the

@@ -9,6 +9,10 @@ import Synchronization
 /// Clips found in long recordings by their sound: each file's print, each clip's place in a recording measured on
 /// that stretch of the recording, and the repair that cuts the clip's audio out of the recording in sync.
 public enum ClipSync {
+    /// The version of how a clip is measured, chosen and cut: a night keeps an earlier night's finding for a clip only
+    /// when it was made by the same version (raise it when a change could find otherwise).
+    public static let version = 1
+
     /// Seconds of recording measured either side of the place the prints found (they are right to 10 ms; this covers
     /// a coarse place, 50 ms, and the drift of a few thousand ppm over a long clip, which `measure` adds). Recording
     /// beyond the clip's ends has nothing to agree with and counts against the confidence, so it is kept short.

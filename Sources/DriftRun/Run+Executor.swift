@@ -3,6 +3,7 @@ import DriftJobs
 import DriftJournal
 import DriftSchema
 import Foundation
+import Logging
 
 extension Run {
     /// How a run's work ended.
@@ -28,18 +29,14 @@ extension Run {
             let runtime = CoordinatorRuntime(
                 settings: try dispatch.runtime(roots: settings.roots, outputRoot: outputRoot, logger: logger),
                 logger: logger)
-            do {
-                try runtime.start(
-                    store: store,
-                    ready: { [logger] endpoint in
-                        if dispatch.bind != nil { logger.notice("waiting for workers on \(endpoint)") }
-                    }, onEvent: watch.events)
-            } catch let error as RunError {
-                throw error
-            } catch {
-                throw .dispatch("\(error)")
+            // Started with its first jobs: a night with nothing to do binds nothing and starts no worker.
+            let starting = RuntimeOnDemand(runtime: runtime, store: store, watch: watch, logger: logger) {
+                [logger, bind = dispatch.bind] endpoint in
+                if bind != nil { logger.notice("waiting for workers on \(endpoint)") }
             }
-            let value = await body(runtime)
+            let value = await body(starting)
+            if let error = starting.failure { throw error }
+            guard starting.started else { return (value, Execution(outcome: .complete)) }
             let result: CoordinatorRuntime.Result
             do {
                 result = try await runtime.finish()
@@ -68,6 +65,51 @@ extension Run {
         case .noWorkers: return (.noWorkers, nil)  // the runtime said it; the unfinished rows show it
         case .storeFailed(let reason): return (.storeFailed, .storeFailed(reason))
         case .workersFailing(let reason): return (.workersFailing, .workersFailing(reason))
+        }
+    }
+}
+
+/// A coordinator runtime started by the first jobs submitted to it; jobs submitted after it failed to start come back
+/// as they were (the run then throws why).
+private final class RuntimeOnDemand: JobExecutor, @unchecked Sendable {  // submits come one at a time, under `lock`
+    private let runtime: CoordinatorRuntime
+    private let store: JobStore
+    private let watch: Watch
+    private let logger: Logger
+    private let ready: (String) -> Void
+    private let lock = NSLock()
+    private(set) var started = false
+    private(set) var failure: RunError?
+
+    init(
+        runtime: CoordinatorRuntime, store: JobStore, watch: Watch, logger: Logger,
+        ready: @escaping (String) -> Void
+    ) {
+        self.runtime = runtime
+        self.store = store
+        self.watch = watch
+        self.logger = logger
+        self.ready = ready
+    }
+
+    func submit(_ jobs: [JobRecord]) async -> [JobRecord] {
+        guard !jobs.isEmpty, startIfNeeded() else { return jobs }
+        return await runtime.submit(jobs)
+    }
+
+    private func startIfNeeded() -> Bool {
+        lock.withLock {
+            guard !started else { return true }
+            guard failure == nil else { return false }
+            do {
+                try runtime.start(store: store, ready: ready, onEvent: watch.events)
+                started = true
+            } catch let error as RunError {
+                failure = error
+            } catch {
+                failure = .dispatch("\(error)")
+            }
+            return started
         }
     }
 }

@@ -29,6 +29,8 @@ struct SoundNight: NightPart {
 
         var context = SoundRounds.Context(roots: settings.roots, outputRoot: settings.outputRoot, journal: journal)
         context.full = settings.full
+        // The night's one key on the wire (the journal's, for a night it records).
+        context.runKey = Int64.random(in: 1...Int64.max)
         var resumed: [JobRecord] = []
         if let journal, let outputRoot = settings.outputRoot {
             let night = try begin(journal: journal, outputRoot: outputRoot)

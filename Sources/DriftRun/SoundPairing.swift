@@ -73,21 +73,29 @@ public struct SoundPairing: Sendable {
 
     /// - Parameter claimed: outputs already given to a clip in this run, by the clip: two clips never share one.
     private func groups(_ root: String, claimed: inout [String: String]) async -> [SoundPairingReport.Group] {
-        let inventory = FolderScanner.scan(roots: [root], rules: rules)
+        // Every video here is a clip to find, with or without a track of its own: no file needs opening to list them.
+        var listing = rules
+        listing.selfPairs = false
+        let inventory = FolderScanner.scan(roots: [root], rules: listing)
         var errors = inventory.issues.map { SoundPairingReport.FileError(path: $0.path, error: $0.error) }
         if settings.mode == .name { return [SoundPairingReport.Group(folder: root, errors: errors)] }
-        // A video with its own audio is a pair by itself by name; here it is a clip to find.
-        let selfPaired = inventory.pairs.filter { $0.recording == $0.reference }.map(\.reference)
         let named = settings.mode == .sound ? inventory.pairs.filter { $0.recording != $0.reference } : []
         let recordings = Array(
             Set(named.map(\.recording) + inventory.unpaired.filter { $0.kind == .recording }.map(\.path))
         ).sorted()
         let clips = Array(
-            Set(named.map(\.reference) + selfPaired + inventory.unpaired.filter { $0.kind == .reference }.map(\.path))
+            Set(named.map(\.reference) + inventory.unpaired.filter { $0.kind == .reference }.map(\.path))
         )
         .filter { !$0.hasSuffix(".duration") }.sorted()
 
         // 1. Every file's print, once.
+        let clock = ContinuousClock()
+        var began = clock.now
+        func took() -> String {
+            let now = clock.now
+            defer { began = now }
+            return String(format: "%.2f s", (now - began).seconds)
+        }
         let prints = await work.prints(recordings + clips)
         var recordingPrints: [Printed] = []
         var clipPrints: [Printed] = []
@@ -106,7 +114,7 @@ public struct SoundPairing: Sendable {
             }
         }
         logger.info(
-            "\(root): \(recordingPrints.count) recordings and \(clipPrints.count) clips printed (\(prints.filter(\.kept).count) prints kept from an earlier run)"
+            "\(root): \(recordingPrints.count) recordings and \(clipPrints.count) clips printed (\(prints.filter(\.kept).count) prints kept from an earlier run) in \(took())"
         )
 
         // 2. Each group searched apart: each clip in every recording of its group; each clear place becomes part of
@@ -117,15 +125,25 @@ public struct SoundPairing: Sendable {
             uniqueKeysWithValues: zip(everyFile, parallel(everyFile) { grouping.group(of: $0, root: root) }))
         var groups: [SoundPairingReport.Group] = []
         var tasks: [(group: Int, task: ClipTask)] = []
+        var kept: [(group: Int, clip: String, rows: [SoundPairingReport.Match])] = []
         var groupRecordings: [[String]] = []
         for name in Set(names.values).sorted() {
             var group = SoundPairingReport.Group(folder: root)
             group.name = grouping.parts.isEmpty ? nil : name
             group.unmatchedClips = silentClips.filter { names[$0] == name }
             let inGroup = recordingPrints.filter { names[$0.path] == name }
-            let (planned, unheard) = search(
-                clipPrints.filter { names[$0.path] == name }, in: inGroup, root: root,
-                lengths: &lengths, claimed: &claimed)
+            // A clip whose earlier finding still stands (nothing it rests on changed) is not searched for again.
+            var searched: [Printed] = []
+            for clip in clipPrints where names[clip.path] == name {
+                let group = inGroup.map(\.path)
+                if let rows = work.earlier(clip: clip.path, group: group, settings: deciding(group: group)) {
+                    kept.append((groups.count, clip.path, rows))
+                    for output in rows.compactMap(\.output) { claimed[output] = clip.path }
+                } else {
+                    searched.append(clip)
+                }
+            }
+            let (planned, unheard) = search(searched, in: inGroup, root: root, lengths: &lengths, claimed: &claimed)
             group.unmatchedClips += unheard
             tasks += planned.map { (groups.count, $0) }
             groupRecordings.append(inGroup.map(\.path))
@@ -133,10 +151,16 @@ public struct SoundPairing: Sendable {
         }
         if groups.isEmpty { groups.append(SoundPairingReport.Group(folder: root)) }
         groups[0].errors = errors
+        logger.info(
+            "\(root): \(clipPrints.count - kept.count) clips searched for in \(recordingPrints.count) recordings (\(kept.count) as an earlier night found them) in \(took())"
+        )
 
         // 3. Each clip's places measured, the recording that heard it chosen, its audio cut (where the work runs).
         let settled = await work.clips(tasks.map(\.task))
-        for ((g, task), rows) in zip(tasks, settled) {
+        logger.info("\(root): \(tasks.count) clips settled in \(took())")
+        let outcomes =
+            zip(tasks, settled).map { ($0.group, $0.task.clip, $1) } + kept.map { ($0.group, $0.clip, $0.rows) }
+        for (g, clip, rows) in outcomes {
             for row in rows {
                 switch row.status {
                 case .failed: logger.error("\(row.reference): \(row.note ?? "failed")")
@@ -147,7 +171,7 @@ public struct SoundPairing: Sendable {
                 default: break
                 }
             }
-            if !rows.contains(where: { $0.status != .uncertain }) { groups[g].unmatchedClips.append(task.clip) }
+            if !rows.contains(where: { $0.status != .uncertain }) { groups[g].unmatchedClips.append(clip) }
             groups[g].matches += rows
         }
         let devices = rules.device
@@ -161,6 +185,14 @@ public struct SoundPairing: Sendable {
             groups[g].unmatchedClips.sort()
         }
         return groups
+    }
+
+    /// What decides a clip's finding beyond the files: the versions of the search and the measurement, the thresholds,
+    /// how and where it is cut (quality, each recording's engine, mux, the output folder and template).
+    private func deciding(group: [String]) -> String {
+        let engines = group.map { settings.engines.engine(for: $0).engine(for: settings.quality).rawValue }
+        return
+            "search v\(SoundMatcher.version), sync v\(ClipSync.version); confidence \(settings.minimumConfidence), residual \(settings.residualLimitMs) ms; \(settings.quality.rawValue)\(settings.mux ? ", mux" : ""); engines \(engines.joined(separator: ",")); into \(settings.output ?? "-") as \(rules.soundOutput)"
     }
 
     /// Each clip searched for in `recordings`: a task per clip heard clearly somewhere, and the clips heard nowhere.

@@ -2,6 +2,7 @@ import DriftAV
 import DriftCore
 import DriftJobs
 import DriftJournal
+import DriftRepair
 import DriftSchema
 import DriftSync
 import DriftWire
@@ -18,7 +19,7 @@ import Synchronization
 /// - on a resumed night, each clip the killed night verified: reported `repaired`, as that night's.
 ///
 /// With a journal and an output the night is a journal run: every job is recorded before it is acted upon.
-final class SoundRounds: SoundWork, @unchecked Sendable {  // `previous` and `earlier` are read-only after init
+final class SoundRounds: SoundWork, @unchecked Sendable {  // `previous`, `verifiedBefore` are read-only after init
     struct Context {
         var roots: [String]
         /// Where clips are cut; nil: listed only (nothing written, nothing kept but prints).
@@ -28,7 +29,7 @@ final class SoundRounds: SoundWork, @unchecked Sendable {  // `previous` and `ea
         /// The journal's run of this night, with an output.
         var run: Int64?
         /// The run's key on the wire (a result of another run is never credited to this one).
-        var runKey: Int64?
+        var runKey: Int64 = Int64.random(in: 1...Int64.max)
         /// Print everything and cut every clip again.
         var full = false
     }
@@ -41,7 +42,11 @@ final class SoundRounds: SoundWork, @unchecked Sendable {  // `previous` and `ea
     /// Each clip's last verified output (with its rows), by clip.
     private let previous: [String: OutputRecord]
     /// The clips a resumed night verified already, by clip.
-    private let earlier: [String: JobRecord]
+    private let verifiedBefore: [String: JobRecord]
+    /// Each clip's fingerprints as `earlier` made them, for its job.
+    private let asked = Mutex<[String: JobFingerprints?]>([:])
+    /// Files' fingerprints, each read once a night.
+    private let files = Mutex<[String: String]>([:])
 
     /// - Parameter resumed: the jobs of the night being resumed, as the journal holds them (those done are kept).
     init(
@@ -56,7 +61,7 @@ final class SoundRounds: SoundWork, @unchecked Sendable {  // `previous` and `ea
         for job in resumed where job.isFinished {
             if case .clipSync = job.work { earlier[job.input] = job }
         }
-        self.earlier = earlier
+        self.verifiedBefore = earlier
         if context.outputRoot != nil, !context.full, let journal = context.journal {
             previous = (try? journal.outputs()) ?? [:]
         } else {
@@ -69,7 +74,8 @@ final class SoundRounds: SoundWork, @unchecked Sendable {  // `previous` and `ea
         var fingerprints: [String: JobFingerprints] = [:]
         if let journal = context.journal {
             for (index, path) in paths.enumerated() {
-                guard let fingerprint = JobFingerprints(input: path, others: [], description: "print") else { continue }
+                guard let print = file(path) else { continue }
+                let fingerprint = JobFingerprints(recording: print, reference: "", plan: "print")
                 fingerprints[path] = fingerprint
                 guard !context.full else { continue }
                 do {
@@ -103,21 +109,12 @@ final class SoundRounds: SoundWork, @unchecked Sendable {  // `previous` and `ea
         var rows = [[SoundPairingReport.Match]?](repeating: nil, count: tasks.count)
         var jobs: [JobRecord] = []
         var taskOfJob: [Int: Int] = [:]
+        let asked = self.asked.withLock { $0 }
         for (index, task) in tasks.enumerated() {
             let writes = task.places.contains { $0.output != nil }
-            let fingerprints =
-                writes
-                ? JobFingerprints(
-                    input: task.clip, others: task.places.map(\.recording), description: Self.description(task))
-                : nil
-            if writes, !context.full, let fingerprints {
-                if let kept = kept(task, fingerprints: fingerprints) {
-                    rows[index] = kept
-                    continue
-                }
-            }
             var job = job(input: task.clip, work: .clipSync(task), writes: writes, audioSeconds: task.clipSeconds)
-            job.fingerprints = fingerprints
+            // What the job's finding rests on, as `earlier` fingerprinted it (kept only for a night that writes).
+            job.fingerprints = writes ? asked[task.clip] ?? nil : nil
             taskOfJob[job.id] = index
             jobs.append(job)
         }
@@ -128,16 +125,18 @@ final class SoundRounds: SoundWork, @unchecked Sendable {  // `previous` and `ea
         return rows.map { $0 ?? [] }
     }
 
-    /// A clip's rows from an earlier night, where they still stand: verified by the night being resumed, or an
-    /// output of an earlier night that still verifies.
-    private func kept(_ task: ClipTask, fingerprints: JobFingerprints) -> [SoundPairingReport.Match]? {
-        if let job = earlier[task.clip], job.fingerprints == fingerprints, case .done(let result) = job.state,
+    func earlier(clip: String, group: [String], settings: String) -> [SoundPairingReport.Match]? {
+        guard context.outputRoot != nil, context.journal != nil else { return nil }
+        let fingerprints = fingerprint(clip: clip, group: group, settings: settings)
+        asked.withLock { $0[clip] = fingerprints }
+        guard !context.full, let fingerprints else { return nil }
+        if let job = verifiedBefore[clip], job.fingerprints == fingerprints, case .done(let result) = job.state,
             result.succeeded, let rows = result.sound?.matches
         {
-            logger.info("\(task.clip): verified before the night was stopped; not cut again")
+            logger.info("\(clip): synced before the night was stopped; not again")
             return rows
         }
-        switch IncrementalCheck.standing(previous[task.clip], prints: fingerprints, stillHolds: AudioInput.stillHolds) {
+        switch IncrementalCheck.standing(previous[clip], prints: fingerprints, stillHolds: AudioInput.stillHolds) {
         case .success(let record):
             guard let rows = record.matches else { return nil }
             return rows.map { row in
@@ -146,16 +145,38 @@ final class SoundRounds: SoundWork, @unchecked Sendable {  // `previous` and `ea
                 return row
             }
         case .failure(let stale):
-            if previous[task.clip] != nil { logger.info("\(task.clip): cutting again: \(stale.reason)") }
+            if previous[clip] != nil { logger.info("\(clip): settling again: \(stale.reason)") }
             return nil
         }
+    }
+
+    /// The clip's fingerprint, with every recording of its group and the deciding settings; the files' fingerprints
+    /// are taken once a night (a recording is part of every clip's).
+    private func fingerprint(clip: String, group: [String], settings: String) -> JobFingerprints? {
+        guard let clipPrint = file(clip) else { return nil }
+        var recordings: [String] = []
+        for path in group.sorted() {
+            guard let print = file(path) else { return nil }
+            recordings.append("\(path)=\(print)")
+        }
+        return JobFingerprints(
+            recording: clipPrint, reference: JobFingerprints.digest(recordings.joined(separator: "\n")),
+            plan: JobFingerprints.digest(settings))
+    }
+
+    /// `path`'s `FileFingerprint`, read once a night.
+    private func file(_ path: String) -> String? {
+        if let known = files.withLock({ $0[path] }) { return known }
+        guard let made = FileFingerprint.of(path: path) else { return nil }
+        files.withLock { $0[path] = made }
+        return made
     }
 
     private func job(input: String, work: JobWork, writes: Bool, audioSeconds: Double) -> JobRecord {
         JobRecord(
             id: nextID.add(1, ordering: .relaxed).oldValue, input: input, work: work,
             outputRoot: writes ? context.outputRoot : nil, inputRoots: context.roots, audioSeconds: audioSeconds,
-            run: context.runKey ?? Int64.random(in: 1...Int64.max))
+            run: context.runKey)
     }
 
     /// One round's jobs through the executor, seen by the observer as a round of its own.
@@ -164,16 +185,6 @@ final class SoundRounds: SoundWork, @unchecked Sendable {  // `previous` and `ea
         logger.notice("\(jobs.count) \(round.rawValue) on \(executor is ThreadExecutor ? "threads" : "workers")")
         watch.planned(jobs, round: round)
         return await executor.submit(jobs)
-    }
-
-    /// What a night compares to decide whether a clip's output still stands: the task in full (its places as found,
-    /// their outputs and engines, the thresholds, quality and mux); the files are compared by their fingerprints.
-    static func description(_ task: ClipTask) -> String {
-        let places = task.places.map { place in
-            "\(place.recording) at \(String(format: "%.4f", place.candidate.startSeconds)) to \(place.output ?? "-") by \(place.engine.rawValue)"
-        }
-        return
-            "clip \(task.clip); \(places.joined(separator: "; ")); confidence \(task.minimumConfidence), residual \(task.residualLimitMs) ms, \(task.quality.rawValue)\(task.mux ? ", mux" : "")"
     }
 
     /// A print job's file, or why it has none.

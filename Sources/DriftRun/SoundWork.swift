@@ -24,11 +24,15 @@ public struct PrintedFile: Sendable {
     }
 }
 
-/// Where a sound pairing's file work runs: prints made and clip tasks run, results in the order asked. The pairing
-/// itself (the search) runs where it is called.
+/// Where a sound pairing's file work runs: prints made and clip tasks run, results in the order asked; and what an
+/// earlier night found that still stands. The pairing itself (the search) runs where it is called.
 public protocol SoundWork: Sendable {
     func prints(_ paths: [String]) async -> [PrintedFile]
     func clips(_ tasks: [ClipTask]) async -> [[SoundPairingReport.Match]]
+    /// A clip's rows as an earlier night found them, when nothing they rest on changed (the clip, every recording of
+    /// its `group`, the `settings` that decide it): it is then neither searched for nor measured again. nil: settle
+    /// it tonight.
+    func earlier(clip: String, group: [String], settings: String) -> [SoundPairingReport.Match]?
 }
 
 /// Work spread over this process's threads, results in order.

@@ -53,6 +53,8 @@ public struct SoundCandidate: Codable, Sendable, Equatable {
 /// Cost: one forward and one inverse transform per reference and recording, of the pooled length (36,000 values per
 /// recorded hour): it grows as references × recorded hours × log, never with the audio's sample rate.
 public final class SoundMatcher: Sendable {
+    /// The version of the search: a night keeps an earlier night's finding only when the same version made it.
+    public static let version = 1
     /// A clear place stands at least this far above the rest… (measured on generated shoots: clips that were
     /// recorded 6.0 to 31, places in recordings that never heard the clip at most 5.6)
     public static let minimumClarity = 7.0
