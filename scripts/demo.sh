@@ -131,7 +131,11 @@ echo "   them (ZOOM0001.WAV, 131 ppm slow), a second one on a lavalier for part 
 echo "   recorded and a recorder from another room (driftfix-bench shoot: the tests' scene generator, with its truth.json)"
 "$scenes" shoot "$out/shoot" --clips 4 --seconds 240
 echo "   paired by their sound, each clip's audio cut out of its recorder in sync (driftfix sync ROOT --out DIR):"
-"$bin" sync "$out/shoot" --out "$out/synced" --format table 2>/dev/null | sed 's/^/   /' || status=1
+sync_status=0
+"$bin" sync "$out/shoot" --out "$out/synced" --format table 2>"$out/sync.log" | sed 's/^/   /' || sync_status=$?
+# The clip nobody recorded is left for a person: exit 1, said in the last line; anything else is a failure.
+echo "   $(tail -1 "$out/sync.log") (exit code $sync_status)"
+[[ $sync_status -eq 1 ]] && grep -q "1 clip left for a person" "$out/sync.log" || status=1
 
 echo "== a bad input is one clear line and exit code 1; the batch would go on"
 printf 'not audio\n' > "$out/media/stage/broken.wav"

@@ -83,3 +83,30 @@ struct SplitMix {
     }
     mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
+
+/// Writes one of the recorded-music cases the tests use (`PlaybackShoot`), with its truth: the same samples twice, a
+/// loop under noise, a music video's three takes, or excerpts of a song.
+struct PlaybackFolder: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "playback", abstract: "Write a recorded-music case (twice, loop, takes, excerpts) with its truth.")
+
+    enum Case: String, ExpressibleByArgument, CaseIterable { case twice, loop, takes, excerpts }
+
+    @Argument(help: "The folder to write.") var folder: String
+    @Option(help: "The song (any file libsndfile reads).") var song: String
+    @Option(name: .customLong("case")) var scene: Case = .excerpts
+    @Flag(help: "Give the devices' calendar clocks (BWF origination, creation_time), an hour apart.") var clocks = false
+
+    func run() throws {
+        let shoot: PlaybackShoot
+        switch scene {
+        case .twice: shoot = try .twice(song: song)
+        case .loop: shoot = try .loop(song: song)
+        case .takes: shoot = try .takes(song: song)
+        case .excerpts: shoot = try .excerpts(song: song)
+        }
+        let day = 1_795_600_000.0
+        try shoot.write(
+            to: folder, cameraClock: clocks ? day + 3617.4 : nil, recorderClock: clocks ? day - 12.3 : nil)
+    }
+}

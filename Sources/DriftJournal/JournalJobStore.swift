@@ -106,7 +106,7 @@ public final class JournalJobStore: JobStore {
                 nil,
                 KeptPrint(
                     path: job.input, fingerprint: prints.recording, print: result.sound?.print ?? Data(),
-                    timecode: result.sound?.timecode)
+                    timecode: result.sound?.timecode, started: result.sound?.started)
             )
         case .noop:
             return nil

@@ -339,8 +339,8 @@ extension Journal {
             // kind has: a header plan's target, method, quality and output are NULL where the work has none, and what
             // else it carries is JSON in `work` (a content job's spec, as v4 stored it; a clip's task), its result's
             // part in `resultWork` (renamed from resultContent). Sound nights are runs too: `run.pairBy` (NULL:
-            // names), pair rows keyed by recording and reference (a recorder heard several clips), and a clip's output
-            // keeps the rows its sync found (`output.sound`).
+            // names), pair rows keyed by recording and reference (a recorder heard several clips), a clip's output
+            // keeps the rows its sync found (`output.sound`), a print when its file began (`soundPrint.started`).
             try db.execute(
                 sql: """
                     INSERT OR IGNORE INTO term (text) VALUES ('header'), ('content'), ('print'), ('clip'), ('noop');
@@ -393,6 +393,7 @@ extension Journal {
                     ALTER TABLE pair10 RENAME TO pair;
                     ALTER TABLE run ADD COLUMN pairBy TEXT;
                     ALTER TABLE output ADD COLUMN sound TEXT;
+                    ALTER TABLE soundPrint ADD COLUMN started REAL;
                     """)
         }
         return migrator

@@ -1,5 +1,6 @@
 import DriftAV
 import DriftCore
+import DriftDSP
 import DriftSchema
 import DriftSync
 import Foundation
@@ -16,6 +17,16 @@ extension ClipSync {
             rows.append(row)
             placements.append(placement)
         }
+        // A sure place with rivals in its recording (other sure places, or places the prints found as high that the
+        // measurement did not confirm): the clip's sound may occur twice there. A witness may tell which one the clip
+        // heard; without one, every such place is uncertain and none is cut.
+        let byRecording = Dictionary(grouping: rows.indices) { rows[$0].recording }
+        for (_, places) in byRecording where places.count > 1 {
+            let sure = places.filter { rows[$0].status != .uncertain }
+            let rivals = places.filter { task.places[$0].candidate.repeated == true || rows[$0].status != .uncertain }
+            guard !sure.isEmpty, rivals.count > 1 else { continue }
+            settle(rivals, sure: sure, rows: &rows, placements: placements, task: task)
+        }
         let sure = rows.indices.filter { rows[$0].status != .uncertain }
         // The recording that heard more of the clip, then the more confident one.
         func rank(_ i: Int) -> (Double, Double) {
@@ -31,6 +42,88 @@ extension ClipSync {
             rows[best] = cut(rows[best], placements[best], output: output, engine: place.engine, task: task)
         }
         return rows
+    }
+
+    /// Places of one recording that all heard the clip's sound: the one a witness chooses stays, the others become
+    /// uncertain; with no witness, all of them do. Witnesses, in order: a sound only one place has (it fits the clip
+    /// better, second by second, beyond the scatter of the difference), then the start timecodes (they agree with one
+    /// place only).
+    private static func settle(
+        _ places: [Int], sure: [Int], rows: inout [SoundPairingReport.Match], placements: [Placement?], task: ClipTask
+    ) {
+        // A place the measurement did not confirm is fitted at the prints' place (searched ±0.15 s around it) on the
+        // drift a sure place measured.
+        guard let reference = sure.compactMap({ placements[$0] }).first, let drift = reference.content.driftPPM else {
+            return
+        }
+        var fits: [Int: [Double?]] = [:]
+        for i in places {
+            if sure.contains(i), let placement = placements[i], let start = placement.recordingStartSeconds {
+                fits[i] = try? fit(placement, startSeconds: start, driftPPM: placement.content.driftPPM ?? drift)
+            } else {
+                var rival = reference
+                rival.recording = task.places[i].recording
+                fits[i] = try? fit(
+                    rival, startSeconds: task.places[i].candidate.startSeconds, driftPPM: drift, searchSeconds: 0.15)
+            }
+            rows[i].fit = fits[i].flatMap(PlaceFit.mean).map { ($0 * 1000).rounded() / 1000 }
+        }
+        func named(_ i: Int) -> String { SoundPairingReport.clock(rows[i].recordingStartSeconds) }
+        var winner: (index: Int, witness: String)?
+        // Only a place the measurement confirmed can be chosen.
+        if let better = sure.first(where: { i in
+            places.allSatisfy { j in j == i || PlaceFit.isBetter(fits[i] ?? [], than: fits[j] ?? []) }
+        }) {
+            winner = (better, "sound")
+        } else {
+            let agreeing = sure.filter { rows[$0].timecodeAgrees == true }
+            if agreeing.count == 1, places.allSatisfy({ $0 == agreeing[0] || rows[$0].timecodeAgrees != true }) {
+                winner = (agreeing[0], "timecode")
+            }
+        }
+        let all = places.map(named).joined(separator: ", ")
+        for i in places {
+            if let winner, i == winner.index {
+                rows[i].decidedBy = winner.witness
+                let because =
+                    winner.witness == "sound"
+                    ? "a sound only this place has (it fits the clip better, second by second)"
+                    : "the start timecodes (they agree with this place only)"
+                rows[i].note = [rows[i].note, "the clip's sound is also heard at \(all); chosen by \(because)"]
+                    .compactMap { $0 }.joined(separator: "; ")
+            } else if let winner {
+                rows[i].status = .uncertain
+                rows[i].note =
+                    "the clip's sound is heard here too, but \(named(winner.index)) was chosen by its \(winner.witness)"
+            } else {
+                rows[i].status = .uncertain
+                rows[i].repeats = true
+                rows[i].note =
+                    "the sound repeats: it fits equally at \(all); what would decide: start timecodes on the clip and the recording, the takes' order by the files' times, or a sound only one place has (a slate)"
+            }
+        }
+    }
+
+    /// The clip's fit, second by second, at a place of `placement`'s recording.
+    private static func fit(_ placement: Placement, startSeconds: Double, driftPPM: Double, searchSeconds: Double = 0)
+        throws -> [Double?]
+    {
+        guard let clip = try ContentProbe.sound(of: placement.clip) else { return [] }
+        let whole = try ContentProbe.input(placement.recording)
+        let rate = Double(placement.sampleRate)
+        let first = max(0, Int64(((startSeconds - margin - searchSeconds) * rate).rounded(.down)))
+        let last = min(
+            placement.recordingFrames,
+            Int64(
+                ((startSeconds + placement.clipSeconds * (1 + driftPPM * 1e-6) + margin + searchSeconds) * rate)
+                    .rounded(.up)))
+        guard last > first else { return [] }
+        let span = MeasuredInput(path: placement.recording, sampleRate: placement.sampleRate) {
+            SpanSource(try whole.open(), range: first..<last)
+        }
+        return try PlaceFit.windows(
+            recording: span, clip: clip, startSeconds: startSeconds - Double(first) / rate, driftPPM: driftPPM,
+            searchSeconds: searchSeconds)
     }
 
     /// A place measured: its row (`alternative` when sure, else `uncertain` with why) and the measurement.

@@ -116,7 +116,9 @@ public enum ClipSync {
         let span = MeasuredInput(path: recording, sampleRate: rate) {
             SpanSource(try whole.open(), range: first..<last)
         }
-        let measured = try ContentMeasurer().measure(recording: span, reference: clipSound)
+        // The clip's start in the span, where the prints put it: reference (clip) time less recording (span) time.
+        let expected = -(candidate.startSeconds - Double(first) / Double(rate))
+        let measured = try ContentMeasurer().measure(recording: span, reference: clipSound, expectedLag: expected)
         return Placement(
             recording: recording, clip: clip, candidate: candidate,
             content: measured.shifted(bySeconds: Double(first) / Double(rate)),

@@ -95,6 +95,24 @@ extension SoundPairingText {
             }
             page += "</section>\n"
         }
+        if !report.leftForAPerson.isEmpty {
+            page +=
+                "<section id=\"left\"><h2>Left for a person</h2><p>Nothing was cut from these clips: each place, and what would decide.</p>\n<table><tr><th>clip</th><th>why</th><th>places</th><th>would decide</th></tr>\n"
+            for left in report.leftForAPerson {
+                let places = left.places.map { place in
+                    var text = "\(HTMLReport.escape(place.recording)) at \(clock(place.recordingStartSeconds))"
+                    text += String(format: ", clarity %.1f", place.clarity)
+                    if let fit = place.fit { text += String(format: ", fit %.3f", fit) }
+                    if let agrees = place.timecodeAgrees {
+                        text += agrees ? ", timecode agrees" : ", timecode disagrees"
+                    }
+                    return text
+                }.joined(separator: "<br>")
+                page +=
+                    "<tr class=\"left \(left.why.rawValue)\" data-clip=\"\(HTMLReport.escape(left.clip))\"><td>\(HTMLReport.escape(left.clip))</td><td>\(left.why.rawValue)</td><td>\(places)</td><td>\(HTMLReport.escape(left.wouldDecide))</td></tr>\n"
+            }
+            page += "</table></section>\n"
+        }
         return page + "</body></html>\n"
     }
 

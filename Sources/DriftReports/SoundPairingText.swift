@@ -43,6 +43,12 @@ public enum SoundPairingText {
                         field
                     ).joined(separator: ","))
             }
+            for clip in group.uncertainClips {
+                lines.append(
+                    ([group.title, clip, "", "uncertain-clip"] + Array(repeating: "", count: csvColumns.count - 4)).map(
+                        field
+                    ).joined(separator: ","))
+            }
             for recording in group.unmatchedRecordings {
                 lines.append(
                     ([group.title, "", recording, "unmatched-recording"]
@@ -96,7 +102,31 @@ public enum SoundPairingText {
             }
             for error in group.errors { out.append("  error: \(short(error.path)): \(error.error)") }
         }
+        if !report.leftForAPerson.isEmpty {
+            out.append("left for a person (nothing cut from these):")
+            for left in report.leftForAPerson { out.append(contentsOf: lines(left)) }
+        }
         return out.joined(separator: "\n")
+    }
+
+    /// A clip left for a person, in words: why, each place, and what would decide.
+    static func lines(_ left: SoundPairingReport.LeftClip) -> [String] {
+        let why: String
+        switch left.why {
+        case .repeats: why = "its sound repeats: \(left.places.count) places fit equally"
+        case .unconfirmed: why = "found, but no place confirmed by the measurement"
+        case .unheard: why = "no recording heard its sound clearly"
+        }
+        var out = ["  \(left.clip): \(why)"]
+        for place in left.places {
+            var line = "    \(place.recording) at \(clock(place.recordingStartSeconds))"
+            line += String(format: ", clarity %.1f", place.clarity)
+            if let fit = place.fit { line += String(format: ", fit %.3f", fit) }
+            if let agrees = place.timecodeAgrees { line += agrees ? ", timecode agrees" : ", timecode disagrees" }
+            out.append(line)
+        }
+        out.append("    would decide: \(left.wouldDecide)")
+        return out
     }
 
     static func clock(_ seconds: Double?) -> String { SoundPairingReport.clock(seconds) }

@@ -11,6 +11,9 @@ public enum RunProblem: Sendable, Equatable, CustomStringConvertible {
     case metricsNotWritten(String)
     /// Pairs a scan was asked to measure by their sound that were not measured (each row says why).
     case unmeasured(Int)
+    /// Clips a pairing by sound could not settle (nothing was cut from them): heard at places that fit equally, heard
+    /// but confirmed nowhere, heard by no recording clearly.
+    case clipsLeft(repeats: Int, unconfirmed: Int, unheard: Int)
 
     public var description: String {
         switch self {
@@ -20,6 +23,14 @@ public enum RunProblem: Sendable, Equatable, CustomStringConvertible {
         case .unmeasured(let count):
             return
                 "\(count) pair\(count == 1 ? " was" : "s were") not measured by \(count == 1 ? "its" : "their") sound"
+        case .clipsLeft(let repeats, let unconfirmed, let unheard):
+            let total = repeats + unconfirmed + unheard
+            let parts = [
+                (repeats, "heard at places that fit equally"), (unconfirmed, "found but confirmed nowhere"),
+                (unheard, "heard by no recording clearly"),
+            ].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+            return
+                "\(total) clip\(total == 1 ? "" : "s") left for a person, nothing cut from \(total == 1 ? "it" : "them"): \(parts.joined(separator: ", "))"
         }
     }
 }

@@ -52,6 +52,14 @@ struct SoundNight: NightPart {
         var report = SoundPairing.scanReport(found, roots: settings.roots, repaired: settings.outputRoot != nil)
         identifyDevices(&report)
         var outcome = Run.Outcome(report: report, sound: found)
+        let left = found.leftForAPerson
+        if !left.isEmpty {
+            outcome.problems.append(
+                .clipsLeft(
+                    repeats: left.filter { $0.why == .repeats }.count,
+                    unconfirmed: left.filter { $0.why == .unconfirmed }.count,
+                    unheard: left.filter { $0.why == .unheard }.count))
+        }
         guard let journal, let night = context.run else { return outcome }
         let (status, problem) = run.ending(execution)
         outcome.status = status

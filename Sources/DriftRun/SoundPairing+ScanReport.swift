@@ -50,7 +50,9 @@ extension SoundPairing {
                     if repaired { row.outcome = .skipped }
                 case .uncertain:
                     row.action = .skip
-                    notes.append("uncertain: listed, not used")
+                    notes.append(
+                        m.repeats == true
+                            ? "uncertain: the sound repeats; listed, not used" : "uncertain: listed, not used")
                     if repaired { row.outcome = .skipped }
                 case .failed:
                     row.action = .resample
@@ -67,6 +69,12 @@ extension SoundPairing {
             }
             unpaired += group.unmatchedClips.map {
                 UnpairedFile(path: $0, kind: .reference, reason: "no recording heard its sound")
+            }
+            unpaired += group.uncertainClips.map { clip in
+                let places = group.matches.filter { $0.reference == clip && $0.repeats == true }.count
+                return UnpairedFile(
+                    path: clip, kind: .reference,
+                    reason: "its sound repeats: \(places) places fit equally; left for a person, nothing cut")
             }
             unpaired += group.unmatchedRecordings.map {
                 UnpairedFile(path: $0, kind: .recording, reason: "heard none of the clips")

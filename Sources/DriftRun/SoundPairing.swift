@@ -69,7 +69,7 @@ public struct SoundPairing: Sendable {
         return SoundPairingReport(groups: groups)
     }
 
-    private typealias Printed = (path: String, print: SoundPrint, timecode: Double?)
+    private typealias Printed = (path: String, print: SoundPrint, timecode: Double?, started: Double?)
 
     /// - Parameter claimed: outputs already given to a clip in this run, by the clip: two clips never share one.
     private func groups(_ root: String, claimed: inout [String: String]) async -> [SoundPairingReport.Group] {
@@ -107,7 +107,7 @@ public struct SoundPairing: Sendable {
                 logger.error("\(error.hasPrefix(path) ? error : "\(path): \(error)")")
                 errors.append(SoundPairingReport.FileError(path: path, error: error))
             } else if let print = printed.print {
-                let entry = (path, print, printed.timecode)
+                let entry = (path, print, printed.timecode, printed.started)
                 if index < recordings.count { recordingPrints.append(entry) } else { clipPrints.append(entry) }
             } else if index >= recordings.count {
                 silentClips.append(path)
@@ -156,8 +156,20 @@ public struct SoundPairing: Sendable {
         )
 
         // 3. Each clip's places measured, the recording that heard it chosen, its audio cut (where the work runs).
-        let settled = await work.clips(tasks.map(\.task))
+        var settled = await work.clips(tasks.map(\.task))
         logger.info("\(root): \(tasks.count) clips settled in \(took())")
+        // 4. Clips whose sound repeats in a recording, decided by when they were filmed: cut where the order puts them.
+        let started = Dictionary(
+            (recordingPrints + clipPrints).compactMap { entry in entry.started.map { (entry.path, $0) } },
+            uniquingKeysWith: { first, _ in first })
+        let decided = takeOrder(Array(zip(tasks.map(\.task), settled)), started: started)
+        if !decided.isEmpty {
+            let again = await work.clips(decided.map(\.task))
+            for ((index, chosen, task), rows) in zip(decided, again) {
+                settled[index] = Self.chosenByTakeOrder(settled[index], place: chosen, rows: rows, task: task)
+            }
+            logger.info("\(root): \(decided.count) clips whose sound repeats placed by the takes' order in \(took())")
+        }
         let outcomes =
             zip(tasks, settled).map { ($0.group, $0.task.clip, $1) } + kept.map { ($0.group, $0.clip, $0.rows) }
         for (g, clip, rows) in outcomes {
@@ -171,7 +183,14 @@ public struct SoundPairing: Sendable {
                 default: break
                 }
             }
-            if !rows.contains(where: { $0.status != .uncertain }) { groups[g].unmatchedClips.append(clip) }
+            if !rows.contains(where: { $0.status != .uncertain }) {
+                // Heard at places that fit equally (left for a person to choose), or nowhere clearly.
+                if rows.contains(where: { $0.repeats == true }) {
+                    groups[g].uncertainClips.append(clip)
+                } else {
+                    groups[g].unmatchedClips.append(clip)
+                }
+            }
             groups[g].matches += rows
         }
         let devices = rules.device
@@ -183,6 +202,7 @@ public struct SoundPairing: Sendable {
             groups[g].unmatchedRecordings =
                 g < groupRecordings.count ? groupRecordings[g].filter { !heard.contains($0) } : []
             groups[g].unmatchedClips.sort()
+            groups[g].uncertainClips.sort()
         }
         return groups
     }
@@ -211,10 +231,10 @@ public struct SoundPairing: Sendable {
                 for: clip.print, hints: Self.hints(clip.timecode, clip.print.seconds, recordingTimecodes))
             for c in candidates {
                 logger.debug(
-                    "\(clip.path) in \(recordingPaths[c.recording]): \(String(format: "%.3f s, clarity %.1f, ambiguity %.2f, coverage %.2f, sharp %.1f/%.2f", c.startSeconds, c.clarity, c.ambiguity, c.coverage, c.sharpClarity ?? -1, c.sharpAmbiguity ?? -1))"
+                    "\(clip.path) in \(recordingPaths[c.recording]): \(String(format: "%.3f s, clarity %.1f, ambiguity %.2f, coverage %.2f, sharp %.1f/%.2f", c.startSeconds, c.clarity, c.ambiguity, c.coverage, c.sharpClarity ?? -1, c.sharpAmbiguity ?? -1))\(c.byHarmony == true ? ", by harmony" : "")\(c.repeated == true ? ", repeated" : "")\(c.tentative == true ? ", tentative" : "")\(c.rivals.map { ", \($0) rivals" } ?? "")\(c.isWorthMeasuring ? "" : ", not measured")"
                 )
             }
-            return candidates.filter(\.isClear)
+            return candidates.filter(\.isWorthMeasuring)
         }
         // A recording's length is counted once however many clips it heard (a cached print carries none).
         let known = lengths

@@ -84,6 +84,7 @@ final class SoundRounds: SoundWork, @unchecked Sendable {  // `previous`, `verif
                         let print = stored.print.isEmpty ? nil : SoundPrint(bytes: stored.print)
                         if print != nil || stored.print.isEmpty {
                             printed[index] = PrintedFile(print: print, timecode: stored.timecode, kept: true)
+                            printed[index]?.started = stored.started
                         }
                     }
                 } catch {
@@ -191,11 +192,14 @@ final class SoundRounds: SoundWork, @unchecked Sendable {  // `previous`, `verif
     private static func printed(_ job: JobRecord) -> PrintedFile {
         switch job.state {
         case .done(let result) where result.succeeded:
-            guard let bytes = result.sound?.print else { return PrintedFile(timecode: result.sound?.timecode) }
+            var file = PrintedFile(timecode: result.sound?.timecode)
+            file.started = result.sound?.started
+            guard let bytes = result.sound?.print else { return file }
             guard let print = SoundPrint(bytes: bytes) else {
                 return PrintedFile(error: "the worker's print is not one this version reads")
             }
-            return PrintedFile(print: print, timecode: result.sound?.timecode)
+            file.print = print
+            return file
         case .done(let result): return PrintedFile(error: result.error ?? "failed")
         case .failed(let error): return PrintedFile(error: error)
         case .queued, .leased:

@@ -9,6 +9,8 @@ public struct PrintedFile: Sendable {
     public var print: SoundPrint?
     /// Its start timecode (seconds since midnight), where it carries one.
     public var timecode: Double?
+    /// When its recording began by its device's calendar clock, seconds since 1970, where its metadata says.
+    public var started: Double?
     /// Why it could not be printed, naming the file.
     public var error: String?
     /// Kept from an earlier run.

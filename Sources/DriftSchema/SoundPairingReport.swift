@@ -4,8 +4,57 @@ import DriftCore
 /// with what drift; clips no recording heard; recordings that match nothing.
 public struct SoundPairingReport: Codable, Sendable, Equatable {
     public var groups: [Group]
+    /// Every clip no place was chosen for, with its places and what would decide: a person's list.
+    public var leftForAPerson: [LeftClip]
 
-    public init(groups: [Group]) { self.groups = groups }
+    public init(groups: [Group]) {
+        self.groups = groups
+        leftForAPerson = groups.flatMap(LeftClip.of)
+    }
+
+    /// A clip the pairing could not settle: heard at places that fit equally (the sound repeats), heard but not
+    /// confirmed anywhere, or heard nowhere clearly. Nothing was cut from it.
+    public struct LeftClip: Codable, Sendable, Equatable {
+        public enum Why: String, Codable, Sendable {
+            /// Heard at two or more places of a recording that fit equally, and no witness chose one.
+            case repeats
+            /// Found by the prints, but the measurement confirmed no place.
+            case unconfirmed
+            /// No recording heard its sound clearly.
+            case unheard
+        }
+
+        public var clip: String
+        public var group: String
+        public var why: Why
+        /// Each place, as its row says (recording, where, the prints' clarity, the fit, the timecodes' agreement).
+        public var places: [Match]
+        /// What would settle it.
+        public var wouldDecide: String
+
+        static func of(_ group: Group) -> [LeftClip] {
+            var left: [LeftClip] = []
+            for clip in group.uncertainClips {
+                left.append(
+                    LeftClip(
+                        clip: clip, group: group.title, why: .repeats,
+                        places: group.matches.filter { $0.reference == clip && $0.repeats == true },
+                        wouldDecide:
+                            "start timecodes on the clip and the recording, the takes' order by the files' times, or a sound only one place has (a slate, a voice)"
+                    ))
+            }
+            for clip in group.unmatchedClips {
+                let places = group.matches.filter { $0.reference == clip }
+                left.append(
+                    LeftClip(
+                        clip: clip, group: group.title, why: places.isEmpty ? .unheard : .unconfirmed, places: places,
+                        wouldDecide: places.isEmpty
+                            ? "a recording that heard it (in this group: scan.sound-group), or none was running"
+                            : "a longer clip, or a recording that heard it more clearly"))
+            }
+            return left
+        }
+    }
 
     public struct Group: Codable, Sendable, Equatable {
         /// The folder the group was scanned from.
@@ -16,6 +65,9 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
         public var matches: [Match]
         /// Clips no recording heard clearly.
         public var unmatchedClips: [String]
+        /// Clips whose sound was heard at two or more places that fit equally (the sound repeats: a loop, a chorus,
+        /// a playback recorded at every take), none decided by a witness: listed with every place, never cut.
+        public var uncertainClips: [String] = []
         /// Recordings that heard no clip.
         public var unmatchedRecordings: [String]
         /// Files that could not be read, one line each.
@@ -67,6 +119,14 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
         public var status: Status
         /// Why it is uncertain, or why it failed.
         public var note: String?
+        /// How well the clip's sound fits the recording at this place, second by second, on average (a normalised
+        /// correlation, where the clip was heard at more than one place of a recording).
+        public var fit: Double?
+        /// The witness that chose this place among places of one recording that all heard the clip's sound: `sound`
+        /// (a sound only this place has), `timecode`, `take order`.
+        public var decidedBy: String?
+        /// One of places of one recording that fit the clip equally (the sound repeats there), none chosen.
+        public var repeats: Bool?
         /// After a repair: the clip's audio, its length and the operations that cut it.
         public var output: String?
         public var outputFrames: Int64?

@@ -48,13 +48,17 @@ public struct ContentMeasurer {
     /// then `driftHints` (the headers' drift, for a rate mislabel); the first that matches gives the measurement, its
     /// drift the hypothesis and the residual combined. The reference is reduced once for all attempts.
     ///
-    /// - Parameter driftHints: drifts to try, ppm (the headers' own, where they show one).
+    /// - Parameters:
+    ///   - driftHints: drifts to try, ppm (the headers' own, where they show one).
+    ///   - expectedLag: where another witness already put the recording in the reference (reference time less
+    ///     recording time, seconds, to within about 0.1 s: a clip's place as its print found it): the windows are
+    ///     searched there when the onsets find no place of their own, or find one a beat or a bar away (music).
     /// - Throws: what reading either file throws (naming the file); an unrelated or silent pair is not an error but
     ///   an `unmeasurable` result with its reason.
-    public func measure(recording: MeasuredInput, reference: MeasuredInput, driftHints: [Double] = []) throws
-        -> ContentMeasurement
-    {
-        let plain = try analyse(recording: recording, reference: reference)
+    public func measure(
+        recording: MeasuredInput, reference: MeasuredInput, driftHints: [Double] = [], expectedLag: Double? = nil
+    ) throws -> ContentMeasurement {
+        let plain = try analyse(recording: recording, reference: reference, expectedLag: expectedLag)
         guard !plain.measurement.isMeasured,
             plain.measurement.unmeasurable == .noCommonSound || plain.measurement.unmeasurable == .repetitive
         else { return plain.measurement }
@@ -115,7 +119,10 @@ public struct ContentMeasurer {
 
     /// The measurement, and the fitted lag model when there is one; `warp` reads the recording on a drift hypothesis
     /// (the model is then on that warped timeline; the measurement is converted back to the recording's).
-    func analyse(recording: MeasuredInput, reference: MeasuredInput, warp: Double = 0, cached: ReferenceAnalysis? = nil)
+    func analyse(
+        recording: MeasuredInput, reference: MeasuredInput, warp: Double = 0, cached: ReferenceAnalysis? = nil,
+        expectedLag: Double? = nil
+    )
         throws
         -> (measurement: ContentMeasurement, model: LagModel?, coarseDriftPPM: Double?, reference: ReferenceAnalysis)
     {
@@ -131,7 +138,17 @@ public struct ContentMeasurer {
         if first.referenceRMS < settings.silence {
             return (unmeasurable(.silentReference, "the reference is silent"), nil, nil, first.reference)
         }
-        let coarse = CoarseAligner.align(recording: first.recordingOnsets, reference: first.referenceOnsets)
+        var coarse = CoarseAligner.align(recording: first.recordingOnsets, reference: first.referenceOnsets)
+        if let expected = expectedLag {
+            // The witness's place, unless the onsets found the same one more finely.
+            let middle = Double(first.recordingSamples) / rate / 2
+            if coarse.predictedLag(at: middle).map({ abs($0 - expected) > 0.05 }) ?? true {
+                coarse = CoarseAlignment(
+                    blocks: [],
+                    agreeing: [CoarseAlignment.Block(start: 0, lag: expected, clarity: 0, ambiguity: 0)],
+                    intercept: expected, slope: 0)
+            }
+        }
         if coarse.agreeing.isEmpty {
             // Nothing stands out: unrelated sound, or a sound that repeats (a loop), which offers many equal places (a
             // repeating recording resembles itself a period later; speech and unrelated takes do not), or a drift too

@@ -18,6 +18,21 @@ public struct SoundCandidate: Codable, Sendable, Equatable {
     /// ±`SoundMatcher.sharpReach` of it (nil where not looked at).
     public var sharpClarity: Double?
     public var sharpAmbiguity: Double?
+    /// Found by the pitch classes (music), not the onsets: `clarity` and `ambiguity` are theirs. nil: by the onsets.
+    public var byHarmony: Bool?
+    /// Other places in the same recording that stand out as clearly by the same print (the sound occurs there too):
+    /// how many, the ones not listed included.
+    public var rivals: Int?
+    /// Not clear, but the best the pitch classes found for a clip no recording heard clearly: worth one measurement
+    /// (music that repeats its harmony stands out less; the measurement, on the sound itself, decides).
+    public var tentative: Bool?
+
+    /// One of the places where a sound that stands out clearly is heard again and again (its best place as clear as a
+    /// place must be, with rivals as high as itself): each is measured, and the measurement compares them.
+    public var repeated: Bool?
+
+    /// Clear, repeated or tentative: measured.
+    public var isWorthMeasuring: Bool { isClear || repeated == true || tentative == true }
 
     public init(
         recording: Int, startSeconds: Double, clarity: Double, ambiguity: Double, coverage: Double,
@@ -33,9 +48,11 @@ public struct SoundCandidate: Codable, Sendable, Equatable {
     }
 
     /// Clear enough to be measured as a match (the measurement then decides): on the pooled prints over the whole
-    /// recording, or, for a short clip, on the full-rate prints around the place.
+    /// recording (ambiguity counts only places that are not themselves clear: a sound heard twice is two clear
+    /// places, which the measurement compares), or, for a short clip, on the full-rate prints around the place.
     public var isClear: Bool {
-        (clarity >= SoundMatcher.minimumClarity && ambiguity <= SoundMatcher.maximumAmbiguity)
+        let floor = byHarmony == true ? SoundMatcher.minimumHarmonyClarity : SoundMatcher.minimumClarity
+        return (clarity >= floor && ambiguity <= SoundMatcher.maximumAmbiguity)
             || ((sharpClarity ?? 0) >= SoundMatcher.minimumSharpClarity
                 && (sharpAmbiguity ?? 1) <= SoundMatcher.maximumAmbiguity)
     }
@@ -54,7 +71,7 @@ public struct SoundCandidate: Codable, Sendable, Equatable {
 /// recorded hour): it grows as references × recorded hours × log, never with the audio's sample rate.
 public final class SoundMatcher: Sendable {
     /// The version of the search: a night keeps an earlier night's finding only when the same version made it.
-    public static let version = 1
+    public static let version = 2
     /// A clear place stands at least this far above the rest… (measured on generated shoots: clips that were
     /// recorded 6.0 to 31, places in recordings that never heard the clip at most 5.6)
     public static let minimumClarity = 7.0
@@ -74,9 +91,25 @@ public final class SoundMatcher: Sendable {
     public static let sharpReach = 30.0
     /// How far the full-rate place must stand above the others around it.
     public static let minimumSharpClarity = 9.0
+    /// A place found by the pitch classes stands at least this far above the rest (measured on produced music through
+    /// a camera's chain: 11 to 19 where it was heard; speech in recordings that never heard it: at most 6.9).
+    public static let minimumHarmonyClarity = 8.0
+    /// At most this many places per recording are kept for the measurement to compare.
+    public static let mostPlaces = 4
+    /// A peak at least this share of the best one's height (over the rest) is a rival place: measured beside it.
+    static let repetition = maximumAmbiguity
+    /// For a clip found clearly nowhere, the best place the pitch classes found is measured when it stands this far
+    /// above the rest; the onsets' best, when it stands this far.
+    public static let tentativeHarmonyClarity = 5.0
+    public static let tentativeOnsetClarity = 6.0
+
+    static func tentativeClarity(of place: SoundCandidate) -> Double {
+        place.byHarmony == true ? tentativeHarmonyClarity : tentativeOnsetClarity
+    }
 
     private let recordings: [Prepared]
     private let spectra = Mutex<[SpectrumKey: Spectrum]>([:])
+    private let harmonySpectra = Mutex<[SpectrumKey: HarmonySpectrum]>([:])
     private let transforms = Mutex<[Int: FFT]>([:])
 
     public init(recordings: [SoundPrint]) {
@@ -94,6 +127,9 @@ public final class SoundMatcher: Sendable {
         guard clip.coarse.count >= 2 else { return [] }
         var found: [SoundCandidate] = []
         var clipSpectra: [Int: (re: [Float], im: [Float])] = [:]
+        var clipHarmony: [Int: HarmonySpectrum] = [:]
+        // Per recording, the weak places of each print (none clear): what a clip found clearly nowhere falls back on.
+        var weak: [[SoundCandidate]] = []
         for (index, recording) in recordings.enumerated() where recording.coarse.count >= 2 {
             let minimumOverlap = min(
                 clip.coarse.count,
@@ -110,9 +146,9 @@ public final class SoundMatcher: Sendable {
                 clipSpectra[size] = x
             }
             let y = spectrum(recording: index, size: size, fft: fft)
-            var candidate = place(
+            var places = place(
                 clip, in: recording, index: index, x: x, y: y, fft: fft, minimumOverlap: minimumOverlap)
-            if let hint = hints[index], !(candidate?.isClear ?? false),
+            if let hint = hints[index], !places.contains(where: \.isClear),
                 let sharp = sharpLook(
                     clip, in: recording, around: Int((hint * Double(SoundPrint.frameRate)).rounded())),
                 sharp.clarity >= Self.minimumSharpClarity, sharp.ambiguity <= Self.maximumAmbiguity
@@ -120,22 +156,75 @@ public final class SoundMatcher: Sendable {
                 let m = Int((sharp.seconds * Double(SoundPrint.frameRate)).rounded())
                 let covered =
                     Double(min(clip.fine.count, recording.fine.count - m) - max(0, -m)) / Double(clip.fine.count)
-                candidate = SoundCandidate(
-                    recording: index, startSeconds: sharp.seconds, clarity: candidate?.clarity ?? 0,
-                    ambiguity: candidate?.ambiguity ?? 1, coverage: min(1, max(0, covered)),
-                    sharpClarity: sharp.clarity, sharpAmbiguity: sharp.ambiguity)
+                let best = places.first
+                places = [
+                    SoundCandidate(
+                        recording: index, startSeconds: sharp.seconds, clarity: best?.clarity ?? 0,
+                        ambiguity: best?.ambiguity ?? 1, coverage: min(1, max(0, covered)),
+                        sharpClarity: sharp.clarity, sharpAmbiguity: sharp.ambiguity)
+                ]
             }
-            if let candidate { found.append(candidate) }
+            // The pitch classes, for music: places the onsets did not find clearly.
+            let harmonic = harmonyPlaces(clip, in: recording, index: index, clipSpectra: &clipHarmony)
+            if !harmonic.isEmpty, !harmonic.contains(where: \.isWorthMeasuring) { weak.append(harmonic) }
+            if !places.isEmpty, !places.contains(where: \.isWorthMeasuring) { weak.append(places) }
+            for harmonic in harmonic where harmonic.isClear || harmonic.repeated == true {
+                if let same = places.firstIndex(where: { abs($0.startSeconds - harmonic.startSeconds) < 2 }) {
+                    // One place by both prints: the onsets' figures, unless they did not make it worth measuring.
+                    if !places[same].isWorthMeasuring { places[same] = harmonic }
+                } else {
+                    places.append(harmonic)
+                }
+            }
+            found += places.sorted { $0.clarity > $1.clarity }.prefix(Self.mostPlaces)
         }
-        return found.sorted { $0.clarity > $1.clarity }
+        // Clear nowhere: the weak places that stand out most, if they stand out at all, are worth measuring. Never one
+        // of several that stand as high (a sound that repeats): then each of them, so the measurement compares them.
+        if !found.contains(where: \.isWorthMeasuring) {
+            // Every print's weak places that stand out over the recording, or whose onsets stand out sharply around
+            // them (a short clip of music whose bars repeat: the sound is there, once or more), in the recording where
+            // they stand out most.
+            let standing = weak.filter { places in
+                places[0].clarity >= Self.tentativeClarity(of: places[0])
+                    || (places[0].sharpClarity ?? 0) >= Self.minimumSharpClarity
+            }
+            if let recording = standing.max(by: { $0[0].clarity < $1[0].clarity })?[0].recording {
+                // There, both prints' places: music's bars repeat by its onsets, its harmony by its chords.
+                let lists = weak.filter { $0[0].recording == recording }
+                var chosen: [SoundCandidate] = []
+                for place in lists.flatMap({ $0.prefix(Self.mostPlaces) }).sorted(by: { $0.clarity > $1.clarity })
+                where !chosen.contains(where: { abs($0.startSeconds - place.startSeconds) < 1 }) {
+                    chosen.append(place)
+                }
+                // Never one of several that stand as high (a sound that repeats): then each of them, so that the
+                // measurement compares them.
+                let rivals = chosen.count > 1 && lists.contains { $0[0].ambiguity > Self.maximumAmbiguity }
+                chosen = (rivals ? Array(chosen.prefix(2 * Self.mostPlaces)) : [chosen[0]]).map { place in
+                    var place = place
+                    if rivals { place.repeated = true } else { place.tentative = true }
+                    return place
+                }
+                found.removeAll { $0.recording == recording }
+                found += chosen
+            }
+        }
+        // The best place first; a recording's places stay together, best first.
+        let order = Dictionary(found.map { ($0.recording, $0.clarity) }, uniquingKeysWith: max)
+        return found.sorted {
+            $0.recording == $1.recording
+                ? $0.clarity > $1.clarity
+                : (order[$0.recording] ?? 0, $1.recording) > (order[$1.recording] ?? 0, $0.recording)
+        }
     }
 
     // MARK: - The search
 
+    /// The places the pooled onsets find in one recording: the clearest, and every other that stands out as clearly
+    /// (the sound occurs there too), best first.
     private func place(
         _ clip: Prepared, in recording: Prepared, index: Int, x: (re: [Float], im: [Float]),
         y: (re: [Float], im: [Float]), fft: FFT, minimumOverlap: Int
-    ) -> SoundCandidate? {
+    ) -> [SoundCandidate] {
         let size = fft.size
         let re = UnsafeMutablePointer<Float>.allocate(capacity: size)
         let im = UnsafeMutablePointer<Float>.allocate(capacity: size)
@@ -150,48 +239,204 @@ public final class SoundMatcher: Sendable {
             im[k] = xr * yi - xi * yr
         }
         fft.transform(re, im, inverse: true)
-        let scale = 1 / Float(size)
         let nc = clip.coarse.count
         let nr = recording.coarse.count
         let lowest = -(nc - minimumOverlap)
-        let highest = nr - minimumOverlap
-        guard highest >= lowest else { return nil }
-        // Significance of each offset m (clip frame i at recording frame i + m).
-        var significance = [Double](repeating: 0, count: highest - lowest + 1)
-        for m in lowest...highest {
+        guard nr - minimumOverlap >= lowest else { return [] }
+        let significance = Self.significance(
+            re, scale: 1 / Float(size), size: size, clip: clip.energy, recording: recording.energy,
+            offsets: lowest...(nr - minimumOverlap), minimumOverlap: minimumOverlap)
+        var found: [SoundCandidate] = []
+        let peaks = Self.places(
+            significance, lobe: 2 * SoundPrint.frameRate / Self.pooling, floor: Self.minimumClarity,
+            most: Self.mostPlaces)
+        let repeated = Self.repeats(peaks, floor: Self.minimumClarity)
+        for (rank, peak) in peaks.enumerated() {
+            let m = peak.index + lowest
+            // Refining costs a clip's length per step: only where the place may be used.
+            var start =
+                peak.clarity >= Self.minimumClarity - 1
+                ? refine(clip, in: recording, around: m * Self.pooling)
+                : Double(m * Self.pooling) / Double(SoundPrint.frameRate)
+            let covered = Double(min(nc, nr - m) - max(0, -m)) / Double(nc)
+            var candidate = SoundCandidate(
+                recording: index, startSeconds: start, clarity: peak.clarity, ambiguity: peak.ambiguity,
+                coverage: min(1, max(0, covered)))
+            if peak.count > 1 { candidate.rivals = peak.count - 1 }
+            if repeated { candidate.repeated = true }
+            if rank == 0, peak.clarity >= Self.sharpFrom,
+                Double(clip.fine.count) <= Self.sharpClipSeconds * Double(SoundPrint.frameRate),
+                let sharp = sharpLook(clip, in: recording, around: m * Self.pooling)
+            {
+                candidate.sharpClarity = sharp.clarity
+                candidate.sharpAmbiguity = sharp.ambiguity
+                if sharp.clarity >= Self.minimumSharpClarity, sharp.ambiguity <= Self.maximumAmbiguity {
+                    start = sharp.seconds
+                }
+                candidate.startSeconds = start
+            }
+            found.append(candidate)
+        }
+        return found
+    }
+
+    /// The places the pitch classes find in one recording, clear ones only, best first: music, whose onsets repeat
+    /// with its beat.
+    private func harmonyPlaces(
+        _ clip: Prepared, in recording: Prepared, index: Int, clipSpectra: inout [Int: HarmonySpectrum]
+    ) -> [SoundCandidate] {
+        let nc = clip.chromaFrames
+        let nr = recording.chromaFrames
+        let minimumOverlap = min(
+            nc, max(2, Int(Self.minimumOverlapSeconds * Double(ChromaEnvelope.frameRate))))
+        guard nc >= 2, nr >= minimumOverlap else { return [] }
+        var size = 8
+        while size < nr + nc { size <<= 1 }
+        let fft = transform(size)
+        let x: HarmonySpectrum
+        if let cached = clipSpectra[size] {
+            x = cached
+        } else {
+            x = Self.harmonySpectrum(of: clip.chroma, fft: fft)
+            clipSpectra[size] = x
+        }
+        let y = harmonySpectrum(recording: index, size: size, fft: fft)
+        let re = UnsafeMutablePointer<Float>.allocate(capacity: size)
+        let im = UnsafeMutablePointer<Float>.allocate(capacity: size)
+        defer {
+            re.deallocate()
+            im.deallocate()
+        }
+        re.initialize(repeating: 0, count: size)
+        im.initialize(repeating: 0, count: size)
+        // Σ over the classes of conj(X_c)·Y_c: one inverse transform for all twelve.
+        for c in 0..<ChromaEnvelope.classes {
+            let (xr, xi, yr, yi) = (x.re[c], x.im[c], y.re[c], y.im[c])
+            for k in 0..<size {
+                re[k] += xr[k] * yr[k] + xi[k] * yi[k]
+                im[k] += xr[k] * yi[k] - xi[k] * yr[k]
+            }
+        }
+        fft.transform(re, im, inverse: true)
+        let lowest = -(nc - minimumOverlap)
+        let significance = Self.significance(
+            re, scale: 1 / Float(size), size: size, clip: clip.chromaEnergy, recording: recording.chromaEnergy,
+            offsets: lowest...(nr - minimumOverlap), minimumOverlap: minimumOverlap)
+        var found: [SoundCandidate] = []
+        let peaks = Self.places(
+            significance, lobe: 2 * ChromaEnvelope.frameRate, floor: Self.minimumHarmonyClarity, most: Self.mostPlaces)
+        let repeated = Self.repeats(peaks, floor: Self.minimumHarmonyClarity)
+        for peak in peaks {
+            let m = peak.index + lowest
+            let frames = SoundPrint.frameRate / ChromaEnvelope.frameRate
+            var candidate = SoundCandidate(
+                recording: index, startSeconds: refine(clip, in: recording, around: m * frames),
+                clarity: peak.clarity, ambiguity: peak.ambiguity,
+                coverage: min(1, max(0, Double(min(nc, nr - m) - max(0, -m)) / Double(nc))))
+            candidate.byHarmony = true
+            if peak.count > 1 { candidate.rivals = peak.count - 1 }
+            if repeated { candidate.repeated = true }
+            found.append(candidate)
+        }
+        return found
+    }
+
+    /// Each offset's correlation (`r`, from an inverse transform of `size`, times `scale`), normalised by both sides'
+    /// energy over the overlap (prefix sums of squares) and scaled by √(overlap), so a short partial overlap does not
+    /// look as significant as a whole clip; 0 where the overlap is too short or silent.
+    static func significance(
+        _ r: UnsafeMutablePointer<Float>, scale: Float, size: Int, clip: [Double], recording: [Double],
+        offsets: ClosedRange<Int>, minimumOverlap: Int
+    ) -> [Double] {
+        let nc = clip.count - 1
+        let nr = recording.count - 1
+        var values = [Double](repeating: 0, count: offsets.count)
+        for m in offsets {
             let first = max(0, -m)
             let end = min(nc, nr - m)
-            let n = end - first
-            guard n >= minimumOverlap else { continue }
-            let ec = clip.energy[end] - clip.energy[first]
-            let er = recording.energy[end + m] - recording.energy[first + m]
+            guard end - first >= minimumOverlap else { continue }
+            let ec = clip[end] - clip[first]
+            let er = recording[end + m] - recording[first + m]
             guard ec > 0, er > 0 else { continue }
-            let r = Double(re[(m % size + size) % size] * scale)
-            significance[m - lowest] = r / (ec * er).squareRoot() * Double(n).squareRoot()
+            values[m - offsets.lowerBound] =
+                Double(r[(m % size + size) % size] * scale) / (ec * er).squareRoot() * Double(end - first).squareRoot()
         }
-        guard let peak = Self.peak(significance, lobe: 2 * SoundPrint.frameRate / Self.pooling) else { return nil }
-        let m = peak.index + lowest
-        // Refining costs a clip's length per step: only where the place may be used.
-        var start =
-            peak.clarity >= Self.minimumClarity - 1
-            ? refine(clip, in: recording, around: m * Self.pooling)
-            : Double(m * Self.pooling) / Double(SoundPrint.frameRate)
-        let covered = Double(min(nc, nr - m) - max(0, -m)) / Double(nc)
-        var candidate = SoundCandidate(
-            recording: index, startSeconds: start, clarity: peak.clarity, ambiguity: peak.ambiguity,
-            coverage: min(1, max(0, covered)))
-        if peak.clarity >= Self.sharpFrom,
-            Double(clip.fine.count) <= Self.sharpClipSeconds * Double(SoundPrint.frameRate),
-            let sharp = sharpLook(clip, in: recording, around: m * Self.pooling)
-        {
-            candidate.sharpClarity = sharp.clarity
-            candidate.sharpAmbiguity = sharp.ambiguity
-            if sharp.clarity >= Self.minimumSharpClarity, sharp.ambiguity <= Self.maximumAmbiguity {
-                start = sharp.seconds
+        return values
+    }
+
+    /// The places of `values` that stand out, best first, at most `most`: the highest, and every other peak (beyond
+    /// `lobe` of higher ones) that stands at least `floor` above the rest. The rest is what lies outside the lobes of
+    /// the highest peaks (up to 16, fewer in a short recording), so a sound heard many times (a loop) does not hide
+    /// behind its own repetitions. Each place has its clarity (a z-score against the rest), its ambiguity (the best
+    /// value that is not itself a place, relative to it), and how many places there are in all.
+    static func places(_ values: [Double], lobe: Int, floor: Double, most: Int) -> [(
+        index: Int, clarity: Double, ambiguity: Double, count: Int
+    )] {
+        guard !values.isEmpty else { return [] }
+        let width = 2 * lobe + 1
+        let scanned = max(1, min(16, values.count / (4 * width)))
+        var excluded = [Bool](repeating: false, count: values.count)
+        func exclude(_ index: Int, in mask: inout [Bool]) {
+            for i in max(0, index - lobe)...min(values.count - 1, index + lobe) { mask[i] = true }
+        }
+        var peaks: [Int] = []
+        while peaks.count < scanned {
+            var best = -1
+            for i in values.indices where !excluded[i] && (best < 0 || values[i] > values[best]) { best = i }
+            guard best >= 0, values[best] > 0 else { break }
+            peaks.append(best)
+            exclude(best, in: &excluded)
+        }
+        guard let first = peaks.first else { return [] }
+        var sum = 0.0
+        var squares = 0.0
+        var counted = 0.0
+        for i in values.indices where !excluded[i] {
+            sum += values[i]
+            squares += values[i] * values[i]
+            counted += 1
+        }
+        guard counted > 1 else { return [] }
+        let mean = sum / counted
+        let deviation = max((squares / counted - mean * mean).squareRoot(), 1e-12)
+        // A peak that stands at least `repetition` of the best one's height is a rival: the same sound again (a loop,
+        // a chorus, a playback at every take) or a confusion only the measurement can tell from it. A place too.
+        let height = values[first] - mean
+        func rivals(_ v: Double) -> Bool { height > 0 && v - mean >= Self.repetition * height }
+        let places = peaks.filter { $0 == first || (values[$0] - mean) / deviation >= floor || rivals(values[$0]) }
+        // How many rivals in all, beyond the peaks scanned too (each run of such heights once).
+        var outside = [Bool](repeating: false, count: values.count)
+        for index in places { exclude(index, in: &outside) }
+        var more = 0
+        var inRun = false
+        for i in values.indices where !outside[i] {
+            if rivals(values[i]) {
+                if !inRun { more += 1 }
+                inRun = true
+            } else {
+                inRun = false
             }
-            candidate.startSeconds = start
         }
-        return candidate
+        return places.prefix(most).map { index in
+            // Ambiguity: the best value beyond this place's own lobe, relative to it (another place included).
+            var own = [Bool](repeating: false, count: values.count)
+            exclude(index, in: &own)
+            var best = -Double.infinity
+            for i in values.indices where !own[i] { best = max(best, values[i]) }
+            let height = values[index]
+            return (
+                index, (height - mean) / deviation,
+                height > mean ? max(0, (best - mean) / (height - mean)) : 1, places.count + more
+            )
+        }
+    }
+
+    /// Whether `places` (best first) are a sound heard again and again: the best as clear as a place must be, but with
+    /// a rival as high as itself.
+    static func repeats(_ places: [(index: Int, clarity: Double, ambiguity: Double, count: Int)], floor: Double) -> Bool
+    {
+        guard let best = places.first else { return false }
+        return best.clarity >= floor && places.count > 1
     }
 
     /// The highest of `values` (skipping zeros left for offsets not searched), how far it stands above the others
@@ -318,6 +563,11 @@ public final class SoundMatcher: Sendable {
         /// The full-rate onsets, high-passed the same way, and the prefix sums of their squares.
         let fine: [Float]
         let fineEnergy: [Double]
+        /// The pitch classes by class, frame by frame: each frame's levels less their mean (its loudness), each class
+        /// high-passed in time; and the prefix sums of each frame's squares over the classes.
+        let chroma: [[Float]]
+        let chromaEnergy: [Double]
+        var chromaFrames: Int { chromaEnergy.count - 1 }
 
         init(_ print: SoundPrint) {
             coarse = Prepared.highPassed(
@@ -326,6 +576,20 @@ public final class SoundMatcher: Sendable {
             energy = Prepared.prefixSquares(coarse)
             fine = Prepared.highPassed(print.onsets.map { Float($0).squareRoot() }, reach: 2 * SoundPrint.frameRate)
             fineEnergy = Prepared.prefixSquares(fine)
+            let levels = print.chromaLevels().map { frame -> [Float] in
+                let mean = frame.reduce(0, +) / Float(frame.count)
+                return frame.map { $0 - mean }
+            }
+            chroma = (0..<ChromaEnvelope.classes).map { c in
+                Prepared.highPassed(levels.map { $0[c] }, reach: 2 * ChromaEnvelope.frameRate)
+            }
+            var sums = [Double](repeating: 0, count: levels.count + 1)
+            for k in levels.indices {
+                var frame = 0.0
+                for c in 0..<ChromaEnvelope.classes { frame += Double(chroma[c][k] * chroma[c][k]) }
+                sums[k + 1] = sums[k] + frame
+            }
+            chromaEnergy = sums
         }
 
         /// sums[k] = Σ x[0..<k]².
@@ -364,6 +628,25 @@ public final class SoundMatcher: Sendable {
             cache[size] = fft
             return fft
         }
+    }
+
+    /// The twelve classes' spectra of a print's pitch classes.
+    struct HarmonySpectrum: Sendable {
+        let re: [[Float]]
+        let im: [[Float]]
+    }
+
+    static func harmonySpectrum(of chroma: [[Float]], fft: FFT) -> HarmonySpectrum {
+        let spectra = chroma.map { spectrum(of: $0, fft: fft) }
+        return HarmonySpectrum(re: spectra.map(\.re), im: spectra.map(\.im))
+    }
+
+    private func harmonySpectrum(recording index: Int, size: Int, fft: FFT) -> HarmonySpectrum {
+        let key = SpectrumKey(recording: index, size: size)
+        if let cached = harmonySpectra.withLock({ $0[key] }) { return cached }
+        let made = Self.harmonySpectrum(of: recordings[index].chroma, fft: fft)
+        harmonySpectra.withLock { $0[key] = made }
+        return made
     }
 
     private func spectrum(recording index: Int, size: Int, fft: FFT) -> (re: [Float], im: [Float]) {

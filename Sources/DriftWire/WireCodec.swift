@@ -22,8 +22,8 @@ public enum WireError: Error, Equatable, CustomStringConvertible {
 /// print (100 bytes a second of sound, base64: 480 KB for a recorded hour).
 public enum WireCodec {
     /// Frames larger than this are refused before parsing (the transport also caps them, so a peer cannot make
-    /// either side hold more): room for the print of a 30-hour recording.
-    public static let maxMessageBytes = 16 * 1024 * 1024
+    /// either side hold more): room for the print of a 30-hour recording (160 bytes a second, base64).
+    public static let maxMessageBytes = 24 * 1024 * 1024
 
     private struct Header: Decodable {
         let v: Int

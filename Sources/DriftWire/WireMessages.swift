@@ -82,6 +82,8 @@ public struct SoundResult: Codable, Sendable, Equatable {
     public var print: Data?
     /// The input's start timecode, seconds since midnight.
     public var timecode: Double?
+    /// When the input's recording began by its device's calendar clock (`FileStart`), seconds since 1970.
+    public var started: Double?
     /// A clip task's rows, one per place.
     public var matches: [SoundPairingReport.Match]?
 

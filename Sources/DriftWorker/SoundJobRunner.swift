@@ -30,6 +30,7 @@ enum SoundJobRunner {
             }
             var result = JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true, seconds: 0)
             result.sound = SoundResult(print: print?.bytes, timecode: StartTimecode.seconds(of: pinned.inputs[0]))
+            result.sound?.started = FileStart.seconds(of: pinned.inputs[0])
             result.seconds = seconds()
             return result
         } catch {
@@ -42,9 +43,12 @@ enum SoundJobRunner {
         _ job: JobSpec, task original: ClipTask, worker: String, failure: (String, FailureKind) -> JobResult,
         seconds: () -> Double
     ) -> JobResult {
+        // Each recording pinned once, however many places it has (a sound heard twice there is two places of one file).
+        var recordings: [String] = []
+        for place in original.places where !recordings.contains(place.recording) { recordings.append(place.recording) }
         let pinned: PinnedJob
         switch PinnedJob.pin(
-            inputs: [original.clip] + original.places.map(\.recording), outputs: original.places.compactMap(\.output),
+            inputs: [original.clip] + recordings, outputs: original.places.compactMap(\.output),
             inputRoots: job.inputRoots ?? [], outputRoot: job.outputRoot)
         {
         case .failure(let refusal): return failure(refusal.message, refusal.kind)
@@ -56,7 +60,7 @@ enum SoundJobRunner {
         task.clip = pinned.inputs[0]
         var outputs = pinned.outputs.makeIterator()
         for p in task.places.indices {
-            task.places[p].recording = pinned.inputs[1 + p]
+            task.places[p].recording = pinned.inputs[1 + (recordings.firstIndex(of: original.places[p].recording) ?? 0)]
             if task.places[p].output != nil { task.places[p].output = outputs.next() }
         }
         let rows = ClipSync.run(task).map { found in

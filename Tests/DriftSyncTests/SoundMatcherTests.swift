@@ -69,15 +69,19 @@ import Testing
         }
     }
 
-    @Test("a print survives its stored form, and another version of it is refused")
+    @Test("a print survives its stored form, and another version of it (or a truncated one) is refused")
     func storedForm() throws {
         let print = try Self.print(TwoMicrophones(sampleRate: 8000, seconds: 12, seed: 4).recording(), rate: 8000)
         #expect(print.onsets.count == 1200 || print.onsets.count == 1201)
+        #expect(print.chroma.count / 6 == 120 || print.chroma.count / 6 == 121, "ten frames of pitch classes a second")
         #expect(abs(print.seconds - 12) < 0.001)
         #expect(SoundPrint(bytes: print.bytes) == print)
-        var other = print.bytes
-        other[4] = 2
-        #expect(SoundPrint(bytes: other) == nil)
-        #expect(print.bytes.count == 13 + print.onsets.count, "100 bytes per second")
+        for version: UInt8 in [1, 3] {
+            var other = print.bytes
+            other[4] = version
+            #expect(SoundPrint(bytes: other) == nil, "version \(version)")
+        }
+        #expect(SoundPrint(bytes: print.bytes.dropLast(1)) == nil, "a print cut short")
+        #expect(print.bytes.count == 17 + print.onsets.count + print.chroma.count, "160 bytes per second")
     }
 }
