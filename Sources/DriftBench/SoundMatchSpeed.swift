@@ -33,19 +33,25 @@ struct SoundMatchSpeed: ParsableCommand {
         func next() -> UInt64 { random.next() }
         let seconds = hours * 3600 / Double(recordings)
         let frames = Int(seconds * Double(SoundPrint.frameRate))
-        // Onset-like: mostly quiet, a sharp rise every few frames.
+        // Onset-like: mostly quiet, a sharp rise every few frames; pitch classes at random (ten frames a second, six
+        // bytes each), so the harmony is searched as on real prints.
+        let chromaFrames = frames / (SoundPrint.frameRate / 10)
         let prints = (0..<recordings).map { _ in
             SoundPrint(
                 onsets: (0..<frames).map { _ in next() % 7 == 0 ? UInt8(next() % 200) : UInt8(next() % 6) },
-                seconds: seconds)
+                seconds: seconds, chroma: (0..<(chromaFrames * 6)).map { _ in UInt8(next() & 0xFF) })
         }
         let clipFrames = Int(clipSeconds * Double(SoundPrint.frameRate))
         let wanted = (0..<clips).map { _ in
             (recording: Int(next() % UInt64(recordings)), start: Int(next() % UInt64(max(1, frames - clipFrames))))
         }
-        let clipPrints = wanted.map {
-            SoundPrint(
-                onsets: Array(prints[$0.recording].onsets[$0.start..<($0.start + clipFrames)]), seconds: clipSeconds)
+        let clipPrints = wanted.map { want -> SoundPrint in
+            // The clip's pitch classes are the recording's frames it covers (a clip starts on a tenth of a second).
+            let first = want.start / 10 * 6
+            let chroma = prints[want.recording].chroma
+            return SoundPrint(
+                onsets: Array(prints[want.recording].onsets[want.start..<(want.start + clipFrames)]),
+                seconds: clipSeconds, chroma: Array(chroma[first..<min(chroma.count, first + clipFrames / 10 * 6)]))
         }
         let matcher = SoundMatcher(recordings: prints)
         let clock = ContinuousClock.now

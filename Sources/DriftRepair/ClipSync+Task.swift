@@ -32,14 +32,20 @@ extension ClipSync {
         func rank(_ i: Int) -> (Double, Double) {
             ((rows[i].coverage * 100).rounded(), rows[i].content?.confidence ?? 0)
         }
-        guard let best = sure.max(by: { rank($0) < rank($1) }) else { return rows }
-        for i in sure { rows[i].status = i == best ? .used : .alternative }
-        let place = task.places[best]
-        if let conflict = place.outputConflict {
-            rows[best].status = .failed
-            rows[best].note = conflict
-        } else if let output = place.output {
-            rows[best] = cut(rows[best], placements[best], output: output, engine: place.engine, task: task)
+        for i in sure { rows[i].status = .alternative }
+        // The best place is cut; where its cut cannot be proven in sync, the measurement was not as sure as it said:
+        // that place becomes uncertain and the next sure one is tried.
+        for best in sure.sorted(by: { rank($0) > rank($1) }) {
+            rows[best].status = .used
+            let place = task.places[best]
+            if let conflict = place.outputConflict {
+                rows[best].status = .failed
+                rows[best].note = conflict
+            } else if let output = place.output {
+                rows[best] = cut(rows[best], placements[best], output: output, engine: place.engine, task: task)
+                if rows[best].status == .uncertain { continue }
+            }
+            break
         }
         return rows
     }
@@ -206,6 +212,12 @@ extension ClipSync {
                 row.note =
                     "the recording heard \(Int((match.coverage * 100).rounded())) % of the clip; the rest is silence"
             }
+        } catch let failure as ContentRepair.SyncFailure {
+            // Nothing is wrong with the files: the place is not sure enough to cut from (the same inputs give the
+            // same answer, so it stands as a finding, like any place the measurement did not confirm).
+            row.status = .uncertain
+            row.content = failure.content
+            row.note = "not confirmed by the cut's proof: \(failure.reason); nothing written"
         } catch {
             row.status = .failed
             row.note = "\(error)"

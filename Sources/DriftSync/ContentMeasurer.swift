@@ -78,7 +78,8 @@ public struct ContentMeasurer {
         return plain.measurement
     }
 
-    /// Proves a repaired file in sync: measures `output` against `reference` and reports the lag left across it.
+    /// Proves a repaired file in sync: measures `output` against `reference` where it should lie (`expectedOffsetMs`)
+    /// and reports the lag left across it: an output whose sound is elsewhere, or nowhere, fails.
     ///
     /// The residual at each window is its lag minus `expectedOffsetMs` (0 when the output was aligned to the
     /// reference's start), smoothed by the median of 9 windows (about 7 s: a sync error lasts, one odd window is
@@ -88,7 +89,8 @@ public struct ContentMeasurer {
         throws
         -> SyncVerification
     {
-        let analysis = try analyse(recording: output, reference: reference)
+        // The output's place is known: a sound that repeats (a short clip, a loop) is looked at there, not searched for.
+        let analysis = try analyse(recording: output, reference: reference, expectedLag: expectedOffsetMs / 1000)
         guard let model = analysis.model, analysis.measurement.isMeasured else {
             return SyncVerification(
                 residualMs: nil, limitMs: limitMs, passed: false, curve: [],

@@ -108,8 +108,8 @@ public final class SoundMatcher: Sendable {
     }
 
     private let recordings: [Prepared]
-    private let spectra = Mutex<[SpectrumKey: Spectrum]>([:])
-    private let harmonySpectra = Mutex<[SpectrumKey: HarmonySpectrum]>([:])
+    private let spectra = Mutex<[SpectrumKey: HalfSpectrum]>([:])
+    private let harmonySpectra = Mutex<[SpectrumKey: [HalfSpectrum]]>([:])
     private let transforms = Mutex<[Int: FFT]>([:])
 
     public init(recordings: [SoundPrint]) {
@@ -126,8 +126,8 @@ public final class SoundMatcher: Sendable {
         let clip = Prepared(reference)
         guard clip.coarse.count >= 2 else { return [] }
         var found: [SoundCandidate] = []
-        var clipSpectra: [Int: (re: [Float], im: [Float])] = [:]
-        var clipHarmony: [Int: HarmonySpectrum] = [:]
+        var clipSpectra: [Int: HalfSpectrum] = [:]
+        var clipHarmony: [Int: [HalfSpectrum]] = [:]
         // Per recording, the weak places of each print (none clear): what a clip found clearly nowhere falls back on.
         var weak: [[SoundCandidate]] = []
         for (index, recording) in recordings.enumerated() where recording.coarse.count >= 2 {
@@ -135,19 +135,27 @@ public final class SoundMatcher: Sendable {
                 clip.coarse.count,
                 max(2, Int(Self.minimumOverlapSeconds * Double(SoundPrint.frameRate) / Double(Self.pooling))))
             guard recording.coarse.count >= minimumOverlap else { continue }
-            var size = 8
-            while size < recording.coarse.count + clip.coarse.count { size <<= 1 }
+            // Both prints' correlations with this recording: the onsets' and, where both hold enough of them, the
+            // pitch classes' (one inverse transform for the two where their sizes agree, as they nearly always do).
+            let size = Self.transformSize(recording.coarse.count + clip.coarse.count)
             let fft = transform(size)
-            let x: (re: [Float], im: [Float])
-            if let cached = clipSpectra[size] {
-                x = cached
+            let x = clipSpectra[size] ?? PrintSpectra.spectrum(of: clip.coarse, fft: fft)
+            clipSpectra[size] = x
+            let onsets = PrintSpectra.product(
+                [(x, spectrum(recording: index, size: size, fft: fft))], bins: size / 2 + 1)
+            let harmonySize = Self.transformSize(recording.chromaFrames + clip.chromaFrames)
+            let harmony = harmonyProduct(clip, in: index, size: harmonySize, clipSpectra: &clipHarmony)
+            let correlation: (onsets: [Float], harmony: [Float]?)
+            if let harmony, harmonySize == size {
+                correlation = PrintSpectra.inverse(onsets, harmony, fft: fft)
             } else {
-                x = Self.spectrum(of: clip.coarse, fft: fft)
-                clipSpectra[size] = x
+                correlation = (
+                    PrintSpectra.inverse(onsets, nil, fft: fft).0,
+                    harmony.map { PrintSpectra.inverse($0, nil, fft: transform(harmonySize)).0 }
+                )
             }
-            let y = spectrum(recording: index, size: size, fft: fft)
             var places = place(
-                clip, in: recording, index: index, x: x, y: y, fft: fft, minimumOverlap: minimumOverlap)
+                clip, in: recording, index: index, correlation: correlation.onsets, minimumOverlap: minimumOverlap)
             if let hint = hints[index], !places.contains(where: \.isClear),
                 let sharp = sharpLook(
                     clip, in: recording, around: Int((hint * Double(SoundPrint.frameRate)).rounded())),
@@ -165,10 +173,12 @@ public final class SoundMatcher: Sendable {
                 ]
             }
             // The pitch classes, for music: places the onsets did not find clearly.
-            let harmonic = harmonyPlaces(clip, in: recording, index: index, clipSpectra: &clipHarmony)
+            let harmonic =
+                correlation.harmony.map { harmonyPlaces(clip, in: recording, index: index, correlation: $0) } ?? []
             if !harmonic.isEmpty, !harmonic.contains(where: \.isWorthMeasuring) { weak.append(harmonic) }
             if !places.isEmpty, !places.contains(where: \.isWorthMeasuring) { weak.append(places) }
             for harmonic in harmonic where harmonic.isClear || harmonic.repeated == true {
+                let harmonic = refined(harmonic, for: clip)
                 if let same = places.firstIndex(where: { abs($0.startSeconds - harmonic.startSeconds) < 2 }) {
                     // One place by both prints: the onsets' figures, unless they did not make it worth measuring.
                     if !places[same].isWorthMeasuring { places[same] = harmonic }
@@ -200,7 +210,7 @@ public final class SoundMatcher: Sendable {
                 // measurement compares them.
                 let rivals = chosen.count > 1 && lists.contains { $0[0].ambiguity > Self.maximumAmbiguity }
                 chosen = (rivals ? Array(chosen.prefix(2 * Self.mostPlaces)) : [chosen[0]]).map { place in
-                    var place = place
+                    var place = refined(place, for: clip)
                     if rivals { place.repeated = true } else { place.tentative = true }
                     return place
                 }
@@ -222,30 +232,15 @@ public final class SoundMatcher: Sendable {
     /// The places the pooled onsets find in one recording: the clearest, and every other that stands out as clearly
     /// (the sound occurs there too), best first.
     private func place(
-        _ clip: Prepared, in recording: Prepared, index: Int, x: (re: [Float], im: [Float]),
-        y: (re: [Float], im: [Float]), fft: FFT, minimumOverlap: Int
+        _ clip: Prepared, in recording: Prepared, index: Int, correlation: [Float], minimumOverlap: Int
     ) -> [SoundCandidate] {
-        let size = fft.size
-        let re = UnsafeMutablePointer<Float>.allocate(capacity: size)
-        let im = UnsafeMutablePointer<Float>.allocate(capacity: size)
-        defer {
-            re.deallocate()
-            im.deallocate()
-        }
-        for k in 0..<size {
-            // conj(X)·Y: r[m] = Σ x[i]·y[i + m].
-            let (xr, xi, yr, yi) = (x.re[k], x.im[k], y.re[k], y.im[k])
-            re[k] = xr * yr + xi * yi
-            im[k] = xr * yi - xi * yr
-        }
-        fft.transform(re, im, inverse: true)
         let nc = clip.coarse.count
         let nr = recording.coarse.count
         let lowest = -(nc - minimumOverlap)
         guard nr - minimumOverlap >= lowest else { return [] }
         let significance = Self.significance(
-            re, scale: 1 / Float(size), size: size, clip: clip.energy, recording: recording.energy,
-            offsets: lowest...(nr - minimumOverlap), minimumOverlap: minimumOverlap)
+            correlation, clip: clip.energy, recording: recording.energy, offsets: lowest...(nr - minimumOverlap),
+            minimumOverlap: minimumOverlap)
         var found: [SoundCandidate] = []
         let peaks = Self.places(
             significance, lobe: 2 * SoundPrint.frameRate / Self.pooling, floor: Self.minimumClarity,
@@ -280,47 +275,35 @@ public final class SoundMatcher: Sendable {
         return found
     }
 
-    /// The places the pitch classes find in one recording, clear ones only, best first: music, whose onsets repeat
-    /// with its beat.
+    /// The least overlap the pitch classes are searched with, frames (shorter clips: their whole length).
+    private static func harmonyOverlap(_ clip: Prepared) -> Int {
+        min(clip.chromaFrames, max(2, Int(Self.minimumOverlapSeconds * Double(ChromaEnvelope.frameRate))))
+    }
+
+    /// The spectrum of the pitch classes' correlation with one recording (Σ over the classes of conj(X_c)·Y_c: one
+    /// inverse transform for all twelve); nil where either holds too few of them to search.
+    private func harmonyProduct(
+        _ clip: Prepared, in index: Int, size: Int, clipSpectra: inout [Int: [HalfSpectrum]]
+    ) -> HalfSpectrum? {
+        guard clip.chromaFrames >= 2, recordings[index].chromaFrames >= Self.harmonyOverlap(clip) else { return nil }
+        let fft = transform(size)
+        let x = clipSpectra[size] ?? PrintSpectra.spectra(of: clip.chroma, fft: fft)
+        clipSpectra[size] = x
+        let y = harmonySpectrum(recording: index, size: size, fft: fft)
+        return PrintSpectra.product(Array(zip(x, y)), bins: size / 2 + 1)
+    }
+
+    /// The places the pitch classes find in one recording (from their correlation, unscaled), best first: music,
+    /// whose onsets repeat with its beat.
     private func harmonyPlaces(
-        _ clip: Prepared, in recording: Prepared, index: Int, clipSpectra: inout [Int: HarmonySpectrum]
+        _ clip: Prepared, in recording: Prepared, index: Int, correlation: [Float]
     ) -> [SoundCandidate] {
         let nc = clip.chromaFrames
         let nr = recording.chromaFrames
-        let minimumOverlap = min(
-            nc, max(2, Int(Self.minimumOverlapSeconds * Double(ChromaEnvelope.frameRate))))
-        guard nc >= 2, nr >= minimumOverlap else { return [] }
-        var size = 8
-        while size < nr + nc { size <<= 1 }
-        let fft = transform(size)
-        let x: HarmonySpectrum
-        if let cached = clipSpectra[size] {
-            x = cached
-        } else {
-            x = Self.harmonySpectrum(of: clip.chroma, fft: fft)
-            clipSpectra[size] = x
-        }
-        let y = harmonySpectrum(recording: index, size: size, fft: fft)
-        let re = UnsafeMutablePointer<Float>.allocate(capacity: size)
-        let im = UnsafeMutablePointer<Float>.allocate(capacity: size)
-        defer {
-            re.deallocate()
-            im.deallocate()
-        }
-        re.initialize(repeating: 0, count: size)
-        im.initialize(repeating: 0, count: size)
-        // Σ over the classes of conj(X_c)·Y_c: one inverse transform for all twelve.
-        for c in 0..<ChromaEnvelope.classes {
-            let (xr, xi, yr, yi) = (x.re[c], x.im[c], y.re[c], y.im[c])
-            for k in 0..<size {
-                re[k] += xr[k] * yr[k] + xi[k] * yi[k]
-                im[k] += xr[k] * yi[k] - xi[k] * yr[k]
-            }
-        }
-        fft.transform(re, im, inverse: true)
+        let minimumOverlap = Self.harmonyOverlap(clip)
         let lowest = -(nc - minimumOverlap)
         let significance = Self.significance(
-            re, scale: 1 / Float(size), size: size, clip: clip.chromaEnergy, recording: recording.chromaEnergy,
+            correlation, clip: clip.chromaEnergy, recording: recording.chromaEnergy,
             offsets: lowest...(nr - minimumOverlap), minimumOverlap: minimumOverlap)
         var found: [SoundCandidate] = []
         let peaks = Self.places(
@@ -329,8 +312,9 @@ public final class SoundMatcher: Sendable {
         for peak in peaks {
             let m = peak.index + lowest
             let frames = SoundPrint.frameRate / ChromaEnvelope.frameRate
+            // Refined where the place is used (`refined(_:for:)`): most pitch-class peaks are chance.
             var candidate = SoundCandidate(
-                recording: index, startSeconds: refine(clip, in: recording, around: m * frames),
+                recording: index, startSeconds: Double(m * frames) / Double(SoundPrint.frameRate),
                 clarity: peak.clarity, ambiguity: peak.ambiguity,
                 coverage: min(1, max(0, Double(min(nc, nr - m) - max(0, -m)) / Double(nc))))
             candidate.byHarmony = true
@@ -341,15 +325,16 @@ public final class SoundMatcher: Sendable {
         return found
     }
 
-    /// Each offset's correlation (`r`, from an inverse transform of `size`, times `scale`), normalised by both sides'
-    /// energy over the overlap (prefix sums of squares) and scaled by √(overlap), so a short partial overlap does not
-    /// look as significant as a whole clip; 0 where the overlap is too short or silent.
+    /// Each offset's correlation (`r`, an unscaled inverse transform: offset m at m modulo its size), normalised by
+    /// both sides' energy over the overlap (prefix sums of squares) and scaled by √(overlap), so a short partial
+    /// overlap does not look as significant as a whole clip; 0 where the overlap is too short or silent.
     static func significance(
-        _ r: UnsafeMutablePointer<Float>, scale: Float, size: Int, clip: [Double], recording: [Double],
-        offsets: ClosedRange<Int>, minimumOverlap: Int
+        _ r: [Float], clip: [Double], recording: [Double], offsets: ClosedRange<Int>, minimumOverlap: Int
     ) -> [Double] {
         let nc = clip.count - 1
         let nr = recording.count - 1
+        let size = r.count
+        let scale = 1 / Float(size)
         var values = [Double](repeating: 0, count: offsets.count)
         for m in offsets {
             let first = max(0, -m)
@@ -379,13 +364,30 @@ public final class SoundMatcher: Sendable {
         func exclude(_ index: Int, in mask: inout [Bool]) {
             for i in max(0, index - lobe)...min(values.count - 1, index + lobe) { mask[i] = true }
         }
+        // Each peak is the highest value outside the lobes of the earlier ones (the first of equals). Kept per block of
+        // `lobe` values, each block's highest not excluded: a peak costs a look at the blocks, and a new lobe touches
+        // at most four of them.
+        let block = max(1, lobe)
+        func highest(inBlock b: Int) -> Int {
+            var best = -1
+            for i in (b * block)..<min(values.count, (b + 1) * block) where !excluded[i] {
+                if best < 0 || values[i] > values[best] { best = i }
+            }
+            return best
+        }
+        var blocks = (0..<((values.count + block - 1) / block)).map(highest(inBlock:))
         var peaks: [Int] = []
         while peaks.count < scanned {
             var best = -1
-            for i in values.indices where !excluded[i] && (best < 0 || values[i] > values[best]) { best = i }
+            for candidate in blocks where candidate >= 0 && (best < 0 || values[candidate] > values[best]) {
+                best = candidate
+            }
             guard best >= 0, values[best] > 0 else { break }
             peaks.append(best)
             exclude(best, in: &excluded)
+            for b in (max(0, best - lobe) / block)...(min(values.count - 1, best + lobe) / block) {
+                blocks[b] = highest(inBlock: b)
+            }
         }
         guard let first = peaks.first else { return [] }
         var sum = 0.0
@@ -417,12 +419,19 @@ public final class SoundMatcher: Sendable {
                 inRun = false
             }
         }
-        return places.prefix(most).map { index in
-            // Ambiguity: the best value beyond this place's own lobe, relative to it (another place included).
+        // The best value beyond the first peak's lobe: the second peak, when the scan found one.
+        let secondBest: Double
+        if peaks.count > 1 {
+            secondBest = values[peaks[1]]
+        } else {
             var own = [Bool](repeating: false, count: values.count)
-            exclude(index, in: &own)
-            var best = -Double.infinity
-            for i in values.indices where !own[i] { best = max(best, values[i]) }
+            exclude(first, in: &own)
+            secondBest = values.indices.lazy.filter { !own[$0] }.map { values[$0] }.max() ?? -Double.infinity
+        }
+        return places.prefix(most).map { index in
+            // Ambiguity: the best value beyond this place's own lobe, relative to it (another place included): for
+            // a later peak, the first, which lies beyond its lobe and is the highest of all.
+            let best = index == first ? secondBest : values[first]
             let height = values[index]
             return (
                 index, (height - mean) / deviation,
@@ -523,6 +532,17 @@ public final class SoundMatcher: Sendable {
         return ((Double(lowest) + position) / Double(SoundPrint.frameRate), peak.clarity, peak.ambiguity)
     }
 
+    /// A place the pitch classes found (a tenth of a second apart) at the offset where the full-rate prints agree
+    /// best around it; other places as they are.
+    private func refined(_ place: SoundCandidate, for clip: Prepared) -> SoundCandidate {
+        guard place.byHarmony == true else { return place }
+        var place = place
+        place.startSeconds = refine(
+            clip, in: recordings[place.recording],
+            around: Int((place.startSeconds * Double(SoundPrint.frameRate)).rounded()))
+        return place
+    }
+
     /// The offset near `guess` (print frames) where the full-rate prints agree best, seconds (parabolic peak).
     private func refine(_ clip: Prepared, in recording: Prepared, around guess: Int) -> Double {
         let c = clip.fine
@@ -616,10 +636,6 @@ public final class SoundMatcher: Sendable {
         let recording: Int
         let size: Int
     }
-    private struct Spectrum: Sendable {
-        let re: [Float]
-        let im: [Float]
-    }
 
     private func transform(_ size: Int) -> FFT {
         transforms.withLock { cache in
@@ -630,40 +646,28 @@ public final class SoundMatcher: Sendable {
         }
     }
 
-    /// The twelve classes' spectra of a print's pitch classes.
-    struct HarmonySpectrum: Sendable {
-        let re: [[Float]]
-        let im: [[Float]]
-    }
-
-    static func harmonySpectrum(of chroma: [[Float]], fft: FFT) -> HarmonySpectrum {
-        let spectra = chroma.map { spectrum(of: $0, fft: fft) }
-        return HarmonySpectrum(re: spectra.map(\.re), im: spectra.map(\.im))
-    }
-
-    private func harmonySpectrum(recording index: Int, size: Int, fft: FFT) -> HarmonySpectrum {
+    /// The twelve classes' half spectra of a recording's pitch classes, once per transform size.
+    private func harmonySpectrum(recording index: Int, size: Int, fft: FFT) -> [HalfSpectrum] {
         let key = SpectrumKey(recording: index, size: size)
         if let cached = harmonySpectra.withLock({ $0[key] }) { return cached }
-        let made = Self.harmonySpectrum(of: recordings[index].chroma, fft: fft)
+        let made = PrintSpectra.spectra(of: recordings[index].chroma, fft: fft)
         harmonySpectra.withLock { $0[key] = made }
         return made
     }
 
-    private func spectrum(recording index: Int, size: Int, fft: FFT) -> (re: [Float], im: [Float]) {
+    /// A recording's pooled onsets' half spectrum, once per transform size.
+    private func spectrum(recording index: Int, size: Int, fft: FFT) -> HalfSpectrum {
         let key = SpectrumKey(recording: index, size: size)
-        if let cached = spectra.withLock({ $0[key] }) { return (cached.re, cached.im) }
-        let made = Self.spectrum(of: recordings[index].coarse, fft: fft)
-        spectra.withLock { $0[key] = Spectrum(re: made.re, im: made.im) }
+        if let cached = spectra.withLock({ $0[key] }) { return cached }
+        let made = PrintSpectra.spectrum(of: recordings[index].coarse, fft: fft)
+        spectra.withLock { $0[key] = made }
         return made
     }
 
-    static func spectrum(of x: [Float], fft: FFT) -> (re: [Float], im: [Float]) {
-        var re = [Float](repeating: 0, count: fft.size)
-        var im = [Float](repeating: 0, count: fft.size)
-        for (i, v) in x.enumerated() { re[i] = v }
-        re.withUnsafeMutableBufferPointer { r in
-            im.withUnsafeMutableBufferPointer { i in fft.transform(r.baseAddress!, i.baseAddress!) }
-        }
-        return (re, im)
+    /// The power of two (at least 8) a correlation of `count` values in all needs, so it does not wrap around.
+    static func transformSize(_ count: Int) -> Int {
+        var size = 8
+        while size < count { size <<= 1 }
+        return size
     }
 }
