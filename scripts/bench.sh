@@ -5,7 +5,7 @@
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
 #   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (engines resample stretch quality aac content sync
-#                                soundnight movieprobe scan fleet journal dispatch repair slurm chaos compare; default: all)
+#                                music soundnight movieprobe scan fleet journal dispatch repair slurm chaos compare; default: all)
 #   BENCH_NIGHT_CLIPS=200 BENCH_NIGHT_SECONDS=2400   the soundnight section's large shoot (clips, recorder seconds)
 #   BENCH_JOURNAL_DEVICES=500 BENCH_JOURNAL_NIGHTS=3   the journal section: devices x 40 real repair jobs, then
 #                                unchanged nights
@@ -24,7 +24,7 @@ bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
 mkdir -p "$work"
-sections=" ${BENCH_SECTIONS:-engines resample stretch quality aac content sync soundnight movieprobe scan fleet journal dispatch repair slurm chaos compare} "
+sections=" ${BENCH_SECTIONS:-engines resample stretch quality aac content sync music soundnight movieprobe scan fleet journal dispatch repair slurm chaos compare} "
 want() { [[ "$sections" == *" $1 "* ]]; }
 input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
@@ -246,6 +246,44 @@ if pooled_errors:
     print("recorder drift from all its clips of a camera: worst error %.2f ppm over %d matches" % (max(pooled_errors), len(pooled_errors)))
 PY
 rm -rf "$work/shoot-out"
+fi
+
+if want music; then
+echo
+echo "## Music by sound: real songs (Tests/Music, CC BY) played back and heard by a room recorder and a line feed"
+echo "   per case: clips right (used at the scene's place), wrong (used anywhere else), left for a person; the sure answer"
+echo "   for 'twice' and 'loop' is 'left' (the same sound at two places or more, nothing to tell them apart)"
+printf "%-34s %6s %6s %6s %6s %12s %8s\n" "song, case" "clips" "right" "wrong" "left" "worst start" "time s"
+for song in Tests/Music/*.ogg; do
+    for spec in excerpts takes "takes --clocks" twice loop; do
+        case="$work/music-$(basename "$song" .ogg)-${spec// /}"
+        [[ -f "$case/truth.json" ]] || "$bin/driftfix-bench" playback "$case" --song "$song" --case $spec >/dev/null
+        start=$(date +%s.%N)
+        "$bin/driftfix" sync "$case" --format json >"$work/music.json" 2>"$work/music.log" || true
+        end=$(date +%s.%N)
+        python3 - "$case/truth.json" "$work/music.json" "$(basename "$song" .ogg | cut -c1-18), $spec" \
+            "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" <<'PY'
+import json, os, sys
+truth = json.load(open(sys.argv[1]))["clips"]
+found = [m for g in json.load(open(sys.argv[2]))["groups"] for m in g["matches"]]
+right = wrong = left = 0
+worst = 0.0
+for clip in truth:
+    heard = {os.path.abspath(h["recording"]): h["recordingStartSeconds"] for h in clip["heardBy"]}
+    used = [m for m in found if m["reference"] == os.path.abspath(clip["reference"]) and m["status"] in ("used", "alternative")]
+    if not used:
+        left += 1
+        continue
+    errors = [abs(m["recordingStartSeconds"] - heard[m["recording"]]) if m["recording"] in heard else 1e9 for m in used]
+    if max(errors) < 0.001:
+        right += 1
+        worst = max(worst, max(errors))
+    else:
+        wrong += 1
+print("%-34s %6d %6d %6d %6d %9.3f ms %8s" % (sys.argv[3], len(truth), right, wrong, left, worst * 1000, sys.argv[4]))
+PY
+    done
+done
 fi
 
 if want soundnight; then

@@ -320,7 +320,7 @@ extension Journal {
                     """)
         }
         migrator.registerMigration("v8 sound prints") { db in
-            // `driftfix sync`: each file's print of its sound (100 bytes a second) and start timecode, kept while the
+            // `driftfix sync`: each file's print of its sound (160 bytes a second) and start timecode, kept while the
             // file's fingerprint is unchanged, so a night prints only new files.
             try db.execute(
                 sql: """

@@ -148,7 +148,9 @@ extension ClipSync {
             let sure = measured.isConfirmed(minimumConfidence: task.minimumConfidence)
             let confidence = String(format: "%.2f", measured.content.confidence)
             row = SoundPairingReport.Match(
-                reference: task.clip, recording: place.recording, recordingStartSeconds: measured.recordingStartSeconds,
+                reference: task.clip, recording: place.recording,
+                // Where the measurement found no place, the prints' place: the row still says where it was looked at.
+                recordingStartSeconds: measured.recordingStartSeconds ?? candidate.startSeconds,
                 recordingEndSeconds: measured.recordingEndSeconds, coverage: coverage(measured) ?? candidate.coverage,
                 clarity: candidate.clarity, content: measured.content, status: sure ? .alternative : .uncertain,
                 note: sure

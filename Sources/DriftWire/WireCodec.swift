@@ -19,7 +19,7 @@ public enum WireError: Error, Equatable, CustomStringConvertible {
 
 /// Encodes messages as one JSON object per frame: `{"v":2,"type":"job","body":{...}}`. JSON keeps the protocol
 /// readable on the wire and in logs; most messages are small (a job is ~300 bytes), a sound print's result is its
-/// print (100 bytes a second of sound, base64: 480 KB for a recorded hour).
+/// print (160 bytes a second of sound, base64: 768 KB for a recorded hour).
 public enum WireCodec {
     /// Frames larger than this are refused before parsing (the transport also caps them, so a peer cannot make
     /// either side hold more): room for the print of a 30-hour recording (160 bytes a second, base64).

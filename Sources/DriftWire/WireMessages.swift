@@ -78,7 +78,7 @@ public struct ContentJob: Codable, Sendable, Equatable {
 
 /// What a sound job made.
 public struct SoundResult: Codable, Sendable, Equatable {
-    /// The input's print in its stored form (`SoundPrint.bytes`, 100 bytes a second); nil: it has no sound.
+    /// The input's print in its stored form (`SoundPrint.bytes`, 160 bytes a second); nil: it has no sound.
     public var print: Data?
     /// The input's start timecode, seconds since midnight.
     public var timecode: Double?

@@ -17,11 +17,14 @@ struct SyncCommand: AsyncParsableCommand {
         discussion: """
             Each ROOT is a group (a shoot: a folder and its subfolders), or several by the configuration's \
             scan.sound-group (a day, a device). Every recording (audio files) and every clip \
-            (video files, by the configuration's extensions) is summarised once into a print of its onsets (100 bytes \
-            per second); each clip is searched for in every recording of its group, and each place found is measured \
+            (video files, by the configuration's extensions) is summarised once into a print of its onsets and pitch \
+            classes (160 bytes per second); each clip is searched for in every recording of its group, and each place found is measured \
             there (offset, drift, dropouts, confidence) as `driftfix measure` does. A recording may cover many clips; a \
             clip heard by two recorders is listed with both, the one that heard more of it used (then the more confident). A place the measurement does not \
-            confirm is listed as uncertain and never used.
+            confirm is listed as uncertain and never used. A clip heard at several places of one recording that fit \
+            equally (a playback at every take, a loop) is cut only where a witness chooses one place (a sound only it \
+            has, the start timecodes, the takes' order by the devices' clocks); otherwise, like a clip confirmed \
+            nowhere or heard by no recording, it is left for a person: listed with its places and what would decide.
 
             With --out, each clip's audio is cut from its recording: from the clip's first moment to its last, drift \
             corrected, dropouts re-filled, exactly the clip's length at the recording's rate, proved in sync against \
@@ -31,7 +34,8 @@ struct SyncCommand: AsyncParsableCommand {
 
             Runs on this machine, on --threads threads; `driftfix repair --pair-by sound` does the same on workers. \
             Method, accuracy and limits: docs/measuring-by-sound.md. Exit code: 0 when every clip found was written \
-            (or listed), 1 when a file could not be read or a clip's audio failed, 2 for usage errors.
+            (or listed), 1 when a file could not be read, a clip's audio failed or a clip was left for a person, 2 \
+            for usage errors.
             """
     )
 
