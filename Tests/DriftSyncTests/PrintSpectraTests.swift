@@ -36,7 +36,9 @@ import Testing
             bins: size / 2 + 1)
         let classes = PrintSpectra.product(
             Array(
-                zip(PrintSpectra.spectra(of: clipClasses, fft: fft), PrintSpectra.spectra(of: recordingClasses, fft: fft))
+                zip(
+                    PrintSpectra.spectra(of: clipClasses, fft: fft),
+                    PrintSpectra.spectra(of: recordingClasses, fft: fft))
             ), bins: size / 2 + 1)
         let (r, h) = PrintSpectra.inverse(onsets, classes, fft: fft)
         let alone = PrintSpectra.inverse(onsets, nil, fft: fft)
@@ -90,7 +92,9 @@ import Testing
             let own = span(of: index)
             let best = values.indices.filter { !own.contains($0) }.map { values[$0] }.max() ?? -.infinity
             let h = values[index]
-            return (index, (h - mean) / deviation, h > mean ? max(0, (best - mean) / (h - mean)) : 1, places.count + more)
+            return (
+                index, (h - mean) / deviation, h > mean ? max(0, (best - mean) / (h - mean)) : 1, places.count + more
+            )
         }
     }
 
