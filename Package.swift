@@ -195,7 +195,7 @@ let package = Package(
             dependencies: [
                 "DriftFixtures", .product(name: "Logging", package: "swift-log"), "DriftWorker", "DriftWire",
                 "DriftSchema", "DriftPlanning", "DriftJournal", "DriftCore", "DriftCoordinator", "DriftConfig",
-                "DriftAudio", "DriftRun",
+                "DriftAudio", "DriftRun", "DriftTransport",
             ]),
         .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "DriftCore"]),
         .testTarget(

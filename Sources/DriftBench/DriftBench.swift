@@ -275,14 +275,15 @@ struct Dispatch: AsyncParsableCommand {
             try CurveKeyFile.write(worker, name: "worker", folder: keyFolder)
             try FileManager.default.copyItem(atPath: keyFolder + "/worker.pub", toPath: keyFolder + "/allow/worker.pub")
             settings.admission = AdmissionPolicy(allowlist: keyFolder + "/allow")
-            settings.security = .curveServer(server)
-            settings.bind = "tcp://127.0.0.1:\(Int.random(in: 20_000...59_000))"
+            settings.transport = try TransportPolicy(
+                binding: "tcp://127.0.0.1:\(Int.random(in: 20_000...59_000))",
+                curve: (keyFolder + "/coordinator.key", keyFolder + "/allow"))
             keyArguments = [
                 "--curve-secret", keyFolder + "/worker.key", "--server-key", keyFolder + "/coordinator.pub",
             ]
         }
         var pool = LocalWorkerPool.Settings(
-            count: workers, endpoint: settings.bind ?? "", executable: driftfix,
+            count: workers, endpoint: settings.transport?.endpoint ?? "", executable: driftfix,
             extraArguments: keyArguments)
         pool.capacity = capacity
         settings.pool = .local(pool)

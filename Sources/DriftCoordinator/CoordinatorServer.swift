@@ -40,21 +40,24 @@ public final class CoordinatorServer {
     /// Failed security handshakes so far (plaintext clients, wrong server keys, refused keys).
     public var handshakeFailures: Int { monitor?.failures ?? 0 }
 
-    /// Binds `endpoint` (`ipc://...`, `tcp://127.0.0.1:5555`, `tcp://0.0.0.0:5555`).
-    /// With `.curveServer`, a `ZapHandler` must already run on `context`.
+    /// Binds the policy's endpoint (`ipc://...`, `tcp://127.0.0.1:5555`, `tcp://0.0.0.0:5555`) as it says: a
+    /// network endpoint only with CURVE or plaintext acknowledged, which the policy itself guarantees.
+    /// With CURVE, a `ZapHandler` must already run on `context`.
     public init(
-        context: MessageContext, endpoint: String, dispatcher: Dispatcher, limits: Limits = Limits(),
-        security: SocketSecurity = .none, admission: AdmissionPolicy? = nil, logger: Logger
+        context: MessageContext, transport: TransportPolicy, dispatcher: Dispatcher, limits: Limits = Limits(),
+        admission: AdmissionPolicy? = nil, logger: Logger
     ) throws {
+        precondition(transport.role == .bind, "a coordinator binds its endpoint")
         self.dispatcher = dispatcher
         self.limits = limits
         self.logger = logger
         self.admission = admission
         inbox = try CoordinatorInbox()
+        let security = transport.socketSecurity
         socket = try MessageSocket(
             context: context, kind: .router, maxMessageBytes: WireCodec.maxMessageBytes, security: security)
         if security != .none { monitor = try socket.monitorHandshakes(name: "coordinator-\(getpid())") }
-        try socket.bind(endpoint)
+        try socket.bind(transport.endpoint)
         self.endpoint = socket.lastEndpoint
     }
 

@@ -24,9 +24,8 @@ import UnixSignals
 /// loop at once.
 public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `started` is set once, before any submit
     public struct Settings: Sendable {
-        /// The endpoint to bind; nil: a private `ipc://` socket of this runtime's own.
-        public var bind: String?
-        public var security: SocketSecurity = .none
+        /// The endpoint to bind and how it is protected; nil: a private `ipc://` socket of this runtime's own.
+        public var transport: TransportPolicy?
         /// The allowlist policy for a CURVE coordinator (its ZAP handler and per-message checks).
         public var admission: AdmissionPolicy?
         public var limits = CoordinatorServer.Limits()
@@ -36,8 +35,8 @@ public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `s
         /// Signals that start a graceful shutdown (none in benchmarks and tests that stop otherwise).
         public var shutdownSignals: [UnixSignal] = [.sigterm, .sigint, .sighup]
 
-        public init(bind: String? = nil) {
-            self.bind = bind
+        public init(transport: TransportPolicy? = nil) {
+            self.transport = transport
         }
     }
 
@@ -87,18 +86,19 @@ public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `s
     ) throws {
         precondition(started == nil, "a runtime runs once")
         var socketFile: String?
-        let endpoint: String
-        if let bind = settings.bind {
-            endpoint = bind
+        let transport: TransportPolicy
+        if let given = settings.transport {
+            transport = given
         } else {
             let file =
                 "\(FileManager.default.temporaryDirectory.path)/driftfix-\(getpid())-\(Self.sequence.add(1, ordering: .relaxed).oldValue).sock"
             socketFile = file
-            endpoint = "ipc://\(file)"
+            transport = try TransportPolicy(binding: "ipc://\(file)")
         }
         do {
             started = try launch(
-                endpoint: endpoint, socketFile: socketFile, store: OpenJobStore(store), ready: ready, onEvent: onEvent)
+                transport: transport, socketFile: socketFile, store: OpenJobStore(store), ready: ready,
+                onEvent: onEvent)
         } catch {
             if let socketFile { unlink(socketFile) }
             throw error
@@ -140,7 +140,7 @@ public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `s
     public var jobs: [JobRecord] { started?.store.all ?? [] }
 
     private func launch(
-        endpoint: String, socketFile: String?, store: OpenJobStore, ready: (String) -> Void,
+        transport: TransportPolicy, socketFile: String?, store: OpenJobStore, ready: (String) -> Void,
         onEvent: @escaping @Sendable (DispatchEvent) -> Void
     ) throws -> Started {
         let context = try MessageContext()
@@ -152,8 +152,7 @@ public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `s
         }
         let dispatcher = Dispatcher(store: store, settings: settings.dispatch)
         let server = try CoordinatorServer(
-            context: context, endpoint: endpoint, dispatcher: dispatcher,
-            limits: settings.limits, security: settings.security,
+            context: context, transport: transport, dispatcher: dispatcher, limits: settings.limits,
             admission: settings.admission, logger: logger)
         ready(server.endpoint)
         let cleaner = LeftoverCleaner(logger: logger)

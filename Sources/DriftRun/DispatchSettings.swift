@@ -23,12 +23,11 @@ public struct DispatchSettings: Sendable {
     public var launcher = Launcher.local
     /// For `.slurm`: extra sbatch options, the tasks' log folder, how many ended tasks are replaced.
     public var slurm = SlurmOptions()
-    /// The endpoint to bind; nil: a private ipc:// socket.
-    public var bind: String?
-    /// CURVE on `bind`: the coordinator's secret key file and the allowlist (absolute paths).
-    public var curve: (secretKey: String, allowlist: String)?
-    /// Accept a network endpoint without CURVE (workers are told so).
-    public var insecurePlaintext = false
+    /// The endpoint to bind and how it is protected (CURVE, or plaintext acknowledged on the network); nil: a
+    /// private ipc:// socket.
+    public var transport: TransportPolicy?
+    /// The endpoint workers are given; nil: a private ipc:// socket.
+    public var bind: String? { transport?.endpoint }
     /// Seconds with unfinished jobs and no worker alive before giving up.
     public var idleTimeout: Double = 60
     public var heartbeat: Double = 1
@@ -64,7 +63,7 @@ public struct DispatchSettings: Sendable {
     /// The coordinator's endpoint, security and local workers for a run over `roots` writing below `outputRoot` (nil
     /// for measure-only runs, whose workers write nothing).
     func runtime(roots: [String], outputRoot: String?, logger: Logger) throws(RunError) -> CoordinatorRuntime.Settings {
-        var runtime = CoordinatorRuntime.Settings(bind: bind)
+        var runtime = CoordinatorRuntime.Settings(transport: transport)
         runtime.limits.idleTimeout = idleTimeout
         runtime.limits.drainTimeout = drainTimeout
         runtime.dispatch.heartbeatInterval = heartbeat
@@ -74,28 +73,21 @@ public struct DispatchSettings: Sendable {
         if let outputRoot { passThrough += ["--output-root", outputRoot] }
         passThrough += roots.flatMap { ["--input-root", $0] }
         if let configPath { passThrough += ["--config", configPath] }
-        if let curve {
-            let keys: CurveKeyPair
-            do {
-                keys = try CurveKeyFile.loadSecret(curve.secretKey)
-            } catch {
-                throw .security("\(error)")
-            }
+        switch transport?.protection {
+        case .curveServer(let keys, let secretKeyFile, let allowlist):
             // Local workers use the coordinator's own key pair, which is therefore admitted too.
-            let policy = AdmissionPolicy(allowlist: curve.allowlist, alsoAllow: [keys.publicKey])
-            guard policy.exists else { throw .security("\(curve.allowlist): no such allowlist file or folder") }
+            let policy = AdmissionPolicy(allowlist: allowlist, alsoAllow: [keys.publicKey])
+            guard policy.exists else { throw .security("\(allowlist): no such allowlist file or folder") }
             if let problem = policy.unsafePermissions { throw .security("allowlist: \(problem)") }
             for problem in policy.problems { logger.warning("allowlist: \(problem)") }
-            logger.notice(
-                "CURVE on \(bind ?? "ipc://"): \(policy.count) worker keys admitted from \(curve.allowlist)")
-            runtime.security = .curveServer(keys)
+            logger.notice("CURVE on \(bind ?? "ipc://"): \(policy.count) worker keys admitted from \(allowlist)")
             runtime.admission = policy
-            passThrough += ["--curve-secret", curve.secretKey, "--server-key", curve.secretKey]
-        } else if insecurePlaintext {
+            passThrough += ["--curve-secret", secretKeyFile, "--server-key", secretKeyFile]
+        case .insecurePlaintext:
             passThrough.append("--insecure-plaintext")
-            if let bind, !Endpoint.isLocal(bind) {
-                logger.warning("\(bind) is bound WITHOUT authentication or encryption (--insecure-plaintext)")
-            }
+            logger.warning("\(bind ?? "") is bound WITHOUT authentication or encryption (plaintext acknowledged)")
+        case .localOnly, .curveClient, nil:
+            break
         }
         guard localWorkers > 0 else { return runtime }
         switch launcher {

@@ -13,7 +13,9 @@ import Synchronization
 /// coordinator is back, and it accepts them if nobody finished the job meanwhile.
 public final class WorkerNode {
     public struct Settings: Sendable {
-        public var endpoint: String
+        /// The coordinator's endpoint and how the connection is protected.
+        public var transport: TransportPolicy
+        public var endpoint: String { transport.endpoint }
         public var capacity: Int
         public var identity: String
         public var heartbeatInterval: Double = 1
@@ -22,10 +24,9 @@ public final class WorkerNode {
         public var maxBackoff: Double = 32
         /// Coordinator path prefix → this machine's prefix, for shared storage mounted elsewhere.
         public var pathMap: [(String, String)] = []
-        /// CURVE keys for a coordinator on the network; `.none` for ipc:// and loopback.
-        public var security: SocketSecurity = .none
         /// Folders jobs may read from, and the folder they may write into (this machine's paths, checked after
-        /// the path map, links and `..` resolved). Empty / nil: the roots the coordinator names in each job.
+        /// the path map, links and `..` resolved). Empty / nil: the roots the coordinator names in each job, which
+        /// only a coordinator on this machine may do (`WorkerNode.init` refuses a network one without both).
         public var inputRoots: [String] = []
         public var outputRoot: String?
         /// Serve night after night: a coordinator's shutdown ends its run, not this worker, which waits for the next
@@ -39,8 +40,8 @@ public final class WorkerNode {
         /// thread.
         public var observer: (any WorkerObserver)?
 
-        public init(endpoint: String, capacity: Int, identity: String) {
-            self.endpoint = endpoint
+        public init(transport: TransportPolicy, capacity: Int, identity: String) {
+            self.transport = transport
             self.capacity = capacity
             self.identity = identity
         }
@@ -56,7 +57,14 @@ public final class WorkerNode {
     private let start = ContinuousClock.now
     public private(set) var completed = 0
 
+    /// - Throws: `WorkerSetupError` for settings no worker may run with (a coordinator on the network trusted to say
+    ///   where this machine reads and writes); `WorkerError` when the process cannot set up its loop.
     public init(context: MessageContext, settings: Settings, logger: Logger) throws {
+        precondition(settings.transport.role == .connect, "a worker connects to its coordinator")
+        // A coordinator on the network is not trusted to say where this machine may read and write.
+        if settings.transport.isNetwork && (settings.inputRoots.isEmpty || settings.outputRoot == nil) {
+            throw WorkerSetupError.networkWithoutOwnRoots(settings.endpoint)
+        }
         self.context = context
         self.settings = settings
         self.logger = logger
@@ -82,7 +90,7 @@ public final class WorkerNode {
     private func connect() throws {
         let socket = try MessageSocket(
             context: context, kind: .dealer, maxMessageBytes: WireCodec.maxMessageBytes,
-            security: settings.security)
+            security: settings.transport.socketSecurity)
         try socket.setIdentity(Array(settings.identity.utf8))
         try socket.connect(settings.endpoint)
         self.socket = socket
@@ -274,6 +282,20 @@ public protocol WorkerObserver: Sendable {
 }
 
 /// A worker that cannot start.
+/// Settings a worker refuses to run with.
+public enum WorkerSetupError: Error, Equatable, CustomStringConvertible {
+    /// The coordinator is on the network and the worker has no input roots or no output root of its own.
+    case networkWithoutOwnRoots(String)
+
+    public var description: String {
+        switch self {
+        case .networkWithoutOwnRoots(let endpoint):
+            return
+                "the coordinator at \(endpoint) is on the network: this worker needs its own input roots and output root; jobs outside them are refused"
+        }
+    }
+}
+
 public struct WorkerError: Error, CustomStringConvertible {
     public let description: String
     init(_ description: String) { self.description = description }

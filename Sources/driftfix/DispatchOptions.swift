@@ -1,6 +1,7 @@
 import ArgumentParser
 import DriftConfig
 import DriftRun
+import DriftTransport
 import Foundation
 
 /// How a command reaches its workers: local processes, or an endpoint remote workers connect to (with CURVE).
@@ -66,7 +67,7 @@ struct DispatchOptions: ParsableArguments {
             throw ValidationError("--workers 0 needs --bind, or no worker could ever connect")
         }
         if launcher == .slurm {
-            guard let bind, bind.hasPrefix("tcp://") else {
+            guard let bind, Endpoint.scheme(of: bind) == .tcp else {
                 throw ValidationError(
                     "--launcher slurm needs --bind tcp://HOST:PORT on an address the cluster's nodes reach (tcp://0.0.0.0:5555: they are given this host's name)"
                 )
@@ -95,20 +96,18 @@ struct DispatchOptions: ParsableArguments {
 
     /// The dispatch settings these options and the configuration give (key files checked, paths absolute).
     func settings(configuration: Configuration, configPath: String?) throws -> DispatchSettings {
-        let keys = try TransportSecurity.coordinatorKeys(
-            bind: bind, secret: curveSecret, allow: allow,
-            configuration: configuration.security, insecure: insecurePlaintext)
+        let transport = try TransportSecurity.coordinator(
+            bind: bind, secret: curveSecret, allow: allow, configuration: configuration.security,
+            insecure: insecurePlaintext)
         var dispatch = DispatchSettings(configuration: configuration, configurationPath: configPath.map(Paths.absolute))
         if let workers {
             dispatch.localWorkers = workers
             dispatch.localIdleCores = configuration.workerIdleCores ?? max(0, workers - 1)
         }
-        dispatch.bind = bind
+        dispatch.transport = transport
         dispatch.launcher = launcher
         dispatch.slurm.sbatchArguments += slurmArguments
         dispatch.slurm.logFolder = dispatch.slurm.logFolder.map(Paths.absolute)
-        dispatch.curve = keys.map { (Paths.absolute($0.secret), Paths.absolute($0.allow)) }
-        dispatch.insecurePlaintext = insecurePlaintext
         if let idleTimeout { dispatch.idleTimeout = idleTimeout }
         if let heartbeat { dispatch.heartbeat = heartbeat }
         return dispatch

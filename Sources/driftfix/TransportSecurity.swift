@@ -1,29 +1,21 @@
 import ArgumentParser
 import DriftConfig
 import DriftTransport
+import DriftWorker
 import Foundation
 
-/// The command-line side of CURVE: which endpoints need it, and loading keys with one clear line on failure.
+/// The command line's side of the transport policy (DriftTransport's `TransportPolicy` holds the rule): which key
+/// files the options and the configuration name, and the policy's refusals worded with the options that mend them.
 enum TransportSecurity {
     /// The flag that accepts plaintext on a network endpoint; named so nobody passes it by accident.
     static let insecureFlag = "--insecure-plaintext"
 
-    static func requireCurve(_ endpoint: String, hasKeys: Bool, insecure: Bool, role: String) throws {
-        guard !Endpoint.isLocal(endpoint), !hasKeys, !insecure else { return }
-        throw ValidationError(
-            """
-            \(role) \(endpoint) is reachable from the network, so it must be authenticated: give --curve-secret \
-            and \(role == "--bind" ? "--allow" : "--server-key") (make keys with driftfix keygen), or pass \(insecureFlag) \
-            to accept unauthenticated, unencrypted traffic
-            """)
-    }
-
-    /// The coordinator's key files: the options, else (on a TCP endpoint) the config's; nil for no CURVE.
-    static func coordinatorKeys(
-        bind: String?, secret: String?, allow: String?, configuration: SecuritySettings,
-        insecure: Bool
-    ) throws -> (secret: String, allow: String)? {
-        let tcp = bind?.hasPrefix("tcp://") ?? false
+    /// The coordinator's policy for `bind` (nil: a private ipc:// socket): the options' key files, else (on a TCP
+    /// endpoint) the configuration's.
+    static func coordinator(
+        bind: String?, secret: String?, allow: String?, configuration: SecuritySettings, insecure: Bool
+    ) throws -> TransportPolicy? {
+        let tcp = bind.map { Endpoint.scheme(of: $0) == .tcp } ?? false
         let secret = secret ?? (tcp ? configuration.secretKey : nil)
         let allow = allow ?? (tcp ? configuration.allow : nil)
         if (secret == nil) != (allow == nil) {
@@ -31,21 +23,24 @@ enum TransportSecurity {
                 "a CURVE coordinator needs a secret key and an allowlist together (--curve-secret and --allow, or security.secret-key and security.allow)"
             )
         }
-        if secret != nil && bind == nil {
-            throw ValidationError("--curve-secret needs --bind (ipc:// stays on this machine)")
+        guard let bind else {
+            if secret != nil { throw ValidationError("--curve-secret needs --bind (ipc:// stays on this machine)") }
+            return nil
         }
-        if let bind { try requireCurve(bind, hasKeys: secret != nil, insecure: insecure, role: "--bind") }
-        guard let secret, let allow else { return nil }
-        return (secret, allow)
+        let curve = secret.flatMap { secret in allow.map { (Paths.absolute(secret), Paths.absolute($0)) } }
+        do {
+            return try TransportPolicy(binding: bind, curve: curve, acknowledgingPlaintext: insecure)
+        } catch {
+            throw worded(error)
+        }
     }
 
-    /// A worker's key files: the options, else (on a TCP endpoint) the config's; nil for no CURVE. (Local workers
-    /// of a coordinator share its config file but connect over ipc://, where the config's keys do not apply.)
-    static func workerKeys(
-        connect: String, secret: String?, serverKey: String?, configuration: SecuritySettings,
-        insecure: Bool
-    ) throws -> (secret: String, serverKey: String)? {
-        let tcp = connect.hasPrefix("tcp://")
+    /// A worker's policy for `connect`: the options' key files, else (on a TCP endpoint) the configuration's.
+    /// (Local workers of a coordinator share its config file but connect over ipc://, where its keys do not apply.)
+    static func worker(
+        connect: String, secret: String?, serverKey: String?, configuration: SecuritySettings, insecure: Bool
+    ) throws -> TransportPolicy {
+        let tcp = Endpoint.scheme(of: connect) == .tcp
         let secret = secret ?? (tcp ? configuration.secretKey : nil)
         let serverKey = serverKey ?? (tcp ? configuration.serverKey : nil)
         if (secret == nil) != (serverKey == nil) {
@@ -53,24 +48,42 @@ enum TransportSecurity {
                 "a CURVE worker needs its secret key and the coordinator's public key together (--curve-secret and --server-key, or security.secret-key and security.server-key)"
             )
         }
-        try requireCurve(connect, hasKeys: secret != nil, insecure: insecure, role: "--connect")
-        guard let secret, let serverKey else { return nil }
-        return (secret, serverKey)
-    }
-
-    static func secret(_ path: String) throws -> CurveKeyPair {
+        let curve = secret.flatMap { secret in serverKey.map { (Paths.absolute(secret), Paths.absolute($0)) } }
         do {
-            return try CurveKeyFile.loadSecret(Paths.absolute(path))
+            return try TransportPolicy(connecting: connect, curve: curve, acknowledgingPlaintext: insecure)
         } catch {
-            throw failure(error)
+            throw worded(error)
         }
     }
 
-    static func publicKey(_ path: String) throws -> String {
-        do {
-            return try CurveKeyFile.loadPublic(Paths.absolute(path))
-        } catch {
-            throw failure(error)
+    /// The policy's refusal in the options' words.
+    static func worded(_ error: TransportPolicyError) -> Error {
+        switch error {
+        case .networkWithoutCurve(let endpoint, let role):
+            let option = role == .bind ? "--bind" : "--connect"
+            return ValidationError(
+                """
+                \(option) \(endpoint) is reachable from the network, so it must be authenticated: give --curve-secret \
+                and \(role == .bind ? "--allow" : "--server-key") (make keys with driftfix keygen), or pass \(insecureFlag) \
+                to accept unauthenticated, unencrypted traffic
+                """)
+        case .unsupportedEndpoint:
+            return ValidationError("\(error)")
+        case .keyFile(let problem):
+            // A file that cannot be used, as any bad input: one line naming it, exit 1.
+            return failure(problem)
+        }
+    }
+
+    /// A worker's refusal of its settings in the options' words.
+    static func worded(_ error: WorkerSetupError) -> Error {
+        switch error {
+        case .networkWithoutOwnRoots(let endpoint):
+            return ValidationError(
+                """
+                --connect \(endpoint) is on the network: give this worker its own --input-root (one per media folder) and \
+                --output-root (or worker.input-roots and worker.output-root in its config); jobs outside them are refused
+                """)
         }
     }
 }

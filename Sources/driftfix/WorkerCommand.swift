@@ -110,16 +110,16 @@ struct WorkerCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger(label: "driftfix.worker")
         let configuration = try loadConfiguration(config)
-        let keys = try TransportSecurity.workerKeys(
-            connect: connect, secret: curveSecret, serverKey: serverKey,
-            configuration: configuration.security, insecure: insecurePlaintext)
+        let transport = try TransportSecurity.worker(
+            connect: connect, secret: curveSecret, serverKey: serverKey, configuration: configuration.security,
+            insecure: insecurePlaintext)
         // Under Slurm the task's name (slurm-JOB_TASK@NODE) and its allocation's CPUs, not the whole node's.
         let environment = ProcessInfo.processInfo.environment
         let name =
             identity ?? SlurmIdentity(environment: environment)?.description
             ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
         let cores = slurmAllocatedCPUs(environment: environment) ?? Cores.available
-        var node = WorkerNode.Settings(endpoint: connect, capacity: concurrency ?? cores, identity: name)
+        var node = WorkerNode.Settings(transport: transport, capacity: concurrency ?? cores, identity: name)
         node.heartbeatInterval = heartbeat
         node.initialBackoff = min(1, heartbeat)
         node.maxBackoff = maxBackoff
@@ -129,20 +129,8 @@ struct WorkerCommand: AsyncParsableCommand {
         node.pathMap = configuration.pathMap
         node.inputRoots = (inputRoots.isEmpty ? configuration.workerInputRoots : inputRoots).map(Paths.absolute)
         node.outputRoot = (outputRoot ?? configuration.workerOutputRoot).map(Paths.absolute)
-        // A coordinator on the network is not trusted to say where this machine may read and write.
-        if !Endpoint.isLocal(connect) && (node.inputRoots.isEmpty || node.outputRoot == nil) {
-            throw ValidationError(
-                """
-                --connect \(connect) is on the network: give this worker its own --input-root (one per media folder) and \
-                --output-root (or worker.input-roots and worker.output-root in its config); jobs outside them are refused
-                """)
-        }
-        if keys == nil && !Endpoint.isLocal(connect) {
+        if transport.protection == .insecurePlaintext {
             logger.warning("connecting to \(connect) WITHOUT authentication or encryption (--insecure-plaintext)")
-        }
-        if let keys {
-            node.security = .curveClient(
-                try TransportSecurity.secret(keys.secret), serverKey: try TransportSecurity.publicKey(keys.serverKey))
         }
         var settings = WorkerRun.Settings(node: node)
         settings.parent = parent
@@ -150,7 +138,12 @@ struct WorkerCommand: AsyncParsableCommand {
         // The node hands its jobs back at the drain timeout; the service group's own limit is only a backstop.
         settings.drainTimeout = drainTimeout + 5
         let signals = SecondSignal()
-        let completed = try await WorkerRun(settings: settings, logger: logger).run()
+        let completed: Int
+        do {
+            completed = try await WorkerRun(settings: settings, logger: logger).run()
+        } catch let refused as WorkerSetupError {
+            throw TransportSecurity.worded(refused)
+        }
         _ = signals
         logger.info("worker \(name) done after \(completed) jobs")
     }

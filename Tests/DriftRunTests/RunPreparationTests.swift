@@ -7,6 +7,7 @@ import DriftJournal
 import DriftPlanning
 import DriftRun
 import DriftSchema
+import DriftTransport
 import DriftWire
 import DriftWorker
 import Foundation
@@ -126,11 +127,12 @@ struct InProcessRunTests {
             settings.outputRoot = out.path
             settings.journalPath = out.file(".driftfix/journal.sqlite")
             var dispatch = DispatchSettings(localWorkers: 0)
-            dispatch.bind = endpoint
+            dispatch.transport = try TransportPolicy(binding: endpoint)
             dispatch.heartbeat = 0.2
             dispatch.shutdownSignals = []
             settings.work = .workers(dispatch)
-            var node = WorkerNode.Settings(endpoint: endpoint, capacity: 2, identity: "in-process")
+            var node = WorkerNode.Settings(
+                transport: try TransportPolicy(connecting: endpoint), capacity: 2, identity: "in-process")
             node.heartbeatInterval = 0.2
             node.initialBackoff = 0.1
             var worker = WorkerRun.Settings(node: node)
