@@ -28,6 +28,8 @@ let package = Package(
         // Live metrics: the Prometheus registry and text exposition, served over a small NIO HTTP listener.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // FilePath: the one path type (paths are bytes to the kernel; a name that is not UTF-8 survives).
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
     ],
     targets: [
         // System libraries. Module maps link the library directly: libzmq's pkg-config file adds a Kerberos include
@@ -50,15 +52,21 @@ let package = Package(
         // never replace anything but a regular file) and the async-signal-safe removal of temporary files.
         .target(name: "CLinux"),
         .target(name: "CPCM"),
-        // The vocabulary: rational time, target lengths, edits, methods, drift analysis and policy. Pure Swift.
-        .target(name: "DriftCore"),
+        // The vocabulary: rational time, target lengths, edits, methods, drift analysis and policy, paths and the
+        // roots they must lie in. Pure Swift.
+        .target(name: "DriftCore", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         // Small utilities with no domain: FNV-1a hashing, rate-limited logging, crash injection for tests.
         .target(name: "DriftSupport", dependencies: ["CLinux", "CXXHash"]),
         // The report schema: what a scan and a run found, as the JSON and CSV columns.
         .target(name: "DriftSchema", dependencies: ["DriftCore"]),
         .target(name: "DriftAudio", dependencies: ["DriftCore", "DriftSupport", "CSndFile", "CLinux", "CPCM"]),
         // Compressed audio and audio inside video through FFmpeg's libraries (the only importer of CFFmpeg).
-        .target(name: "DriftAV", dependencies: ["DriftCore", "DriftSupport", "DriftAudio", "CFFmpeg"]),
+        .target(
+            name: "DriftAV",
+            dependencies: [
+                .product(name: "SystemPackage", package: "swift-system"), "DriftCore", "DriftSupport", "DriftAudio",
+                "CFFmpeg",
+            ]),
         .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate", "CSoxr"]),
         // Content measurement: the recording correlated with the reference's own sound (offset, rate, dropouts).
         // Pure Swift on `AudioSource` streams; its FFT is its own.
@@ -70,15 +78,26 @@ let package = Package(
         .target(
             name: "DriftConfig",
             dependencies: [
-                "DriftCore", "DriftSchema", "DriftAudio", "DriftRules", .product(name: "Yams", package: "Yams"),
+                "DriftCore", "DriftSchema", "DriftRules", .product(name: "Yams", package: "Yams"),
             ]),
         // One plan per pair (decision, operations, output), built once from the scan, the policy and the verdicts on
         // earlier outputs; the run's report with outcomes.
-        .target(name: "DriftPlanning", dependencies: ["DriftCore", "DriftSchema"]),
+        .target(
+            name: "DriftPlanning",
+            dependencies: [.product(name: "SystemPackage", package: "swift-system"), "DriftCore", "DriftSchema"]),
         // Reference probing (MP4/MOV boxes, audio, sidecars), folder scanning and pairing, drift measurement.
-        .target(name: "DriftMedia", dependencies: ["DriftSchema", "DriftCore", "DriftAudio", "DriftAV", "DriftRules"]),
+        .target(
+            name: "DriftMedia",
+            dependencies: [
+                .product(name: "SystemPackage", package: "swift-system"), "DriftSchema", "DriftCore", "DriftAudio",
+                "DriftAV", "DriftRules",
+            ]),
         // Drift reports: table, JSON, CSV, self-contained HTML.
-        .target(name: "DriftReports", dependencies: ["DriftSchema", "DriftCore", "CZlib"]),
+        .target(
+            name: "DriftReports",
+            dependencies: [
+                .product(name: "SystemPackage", package: "swift-system"), "DriftSchema", "DriftCore", "CZlib",
+            ]),
         // Wire messages and their codec: pure, testable without sockets.
         .target(name: "DriftWire", dependencies: ["DriftCore", "DriftSchema", "DriftSync"]),
         // ZeroMQ context, sockets and polling, CURVE keys and the ZAP handler (the only importer of CZMQ).
@@ -103,6 +122,7 @@ let package = Package(
         .target(
             name: "DriftWorker",
             dependencies: [
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "DriftCore",
                 "DriftAudio", "DriftWire", "DriftTransport", "DriftRepair", "DriftSchema", "DriftSync", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
@@ -119,6 +139,7 @@ let package = Package(
         .target(
             name: "DriftRepair",
             dependencies: [
+                .product(name: "SystemPackage", package: "swift-system"),
                 "DriftSupport", "DriftCore", "DriftAudio", "DriftDSP", "DriftAV", "DriftSchema", "DriftSync",
             ]),
         // The composition root: one repair run (journal, plan, coordinator services, outcome, history, metrics) and
@@ -147,6 +168,7 @@ let package = Package(
         .target(
             name: "DriftRun",
             dependencies: [
+                .product(name: "SystemPackage", package: "swift-system"),
                 "DriftAudio", "DriftAV", "DriftConfig", "DriftCoordinator", "DriftCore", "DriftJobs", "DriftJournal",
                 "DriftMedia", "DriftRules",
                 "DriftMetrics", "DriftRepair",
@@ -160,6 +182,7 @@ let package = Package(
         .executableTarget(
             name: "driftfix",
             dependencies: [
+                .product(name: "SystemPackage", package: "swift-system"),
                 "DriftAudio", "DriftConfig", "DriftCore", "DriftJournal", "DriftMedia", "DriftRepair", "DriftReports",
                 "DriftMetrics", "DriftRun", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftTransport",
                 "DriftWorker", "DriftCoordinator", "DriftAV", "DriftJobs", "DriftRules",
@@ -174,7 +197,11 @@ let package = Package(
         // known offsets, rates and faults, shoots, chaos nights, a process runner. No project DSP inside: what they
         // compare against is computed on its own.
         .target(
-            name: "DriftFixtures", dependencies: ["DriftSchema", "DriftCore", "DriftAudio", "CLinux"]),
+            name: "DriftFixtures",
+            dependencies: [
+                .product(name: "SystemPackage", package: "swift-system"), "DriftSchema", "DriftCore", "DriftAudio",
+                "CLinux",
+            ]),
         .executableTarget(
             name: "DriftBench",
             dependencies: [
@@ -187,8 +214,13 @@ let package = Package(
             ]
         ),
 
-        .testTarget(name: "DriftCoreTests", dependencies: ["DriftCore"]),
+        .testTarget(
+            name: "DriftCoreTests",
+            dependencies: ["DriftCore", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "DriftSlurmTests", dependencies: ["DriftSlurm"]),
+        .testTarget(
+            name: "DriftMetricsTests",
+            dependencies: ["DriftMetrics", "DriftFixtures", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "DriftPlanningTests", dependencies: ["DriftPlanning", "DriftCore", "DriftSchema"]),
         .testTarget(
             name: "DriftRunTests",
@@ -200,7 +232,10 @@ let package = Package(
         .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "DriftCore"]),
         .testTarget(
             name: "DriftMediaTests",
-            dependencies: ["DriftMedia", "DriftAV", "DriftAudio", "DriftCore", "DriftRules", "DriftFixtures"]),
+            dependencies: [
+                "DriftMedia", "DriftAV", "DriftAudio", "DriftCore", "DriftRules", "DriftFixtures", "DriftWorker",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         .testTarget(name: "DriftReportsTests", dependencies: ["DriftSchema", "DriftReports", "DriftCore"]),
         .testTarget(name: "DriftWireTests", dependencies: ["DriftWire", "DriftCore", "DriftSchema", "DriftSync"]),
         .testTarget(
@@ -224,7 +259,7 @@ let package = Package(
             name: "DriftJournalTests",
             dependencies: [
                 "DriftPlanning", "DriftSchema", "DriftJournal", "DriftCoordinator", "DriftWire", "DriftAudio",
-                "DriftCore", "DriftReports", "DriftFixtures", "DriftJobs", "DriftAV", "DriftSync",
+                "DriftCore", "DriftReports", "DriftFixtures", "DriftJobs", "DriftAV", "DriftSync", "DriftMetrics",
             ]),
         .testTarget(
             name: "DriftWorkerTests",

@@ -1,6 +1,8 @@
 import DriftAudio
 import DriftCore
 
+import struct SystemPackage.FilePath
+
 /// The one place that decides which library reads an audio input and that opens and counts it.
 ///
 /// libsndfile reads what it knows (WAV/BWF/RF64, AIFF, CAF, FLAC, Ogg, MP3...) with its header checks (a header that
@@ -27,10 +29,7 @@ public enum AudioInput {
 
     /// The library that reads `path`.
     public static func library(for path: String) -> Library {
-        let ext =
-            path.split(separator: "/").last.map { name in
-                name.contains(".") ? String(name.split(separator: ".").last ?? "").lowercased() : ""
-            } ?? ""
+        let ext = FilePath(path).lowercasedExtension ?? ""
         if mediaExtensions.contains(ext) { return .ffmpeg }
         // libsndfile's own containers stay with libsndfile, whose refusals stand; CAF may hold a codec it lacks.
         if let type = FileType(extension: ext), type != .caf { return .libsndfile }

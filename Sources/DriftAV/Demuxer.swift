@@ -22,7 +22,7 @@ final class Demuxer {
         var opened: UnsafeMutablePointer<AVFormatContext>?
         let code = avformat_open_input(&opened, "file:/proc/self/fd/\(descriptor)", nil, nil)
         guard code >= 0, let opened else {
-            throw AudioError(path: path, cause: .notAudio(FFmpeg.describe(code)))
+            throw AudioError(path: path, cause: .notAudio("FFmpeg: \(FFmpeg.describe(code))"))
         }
         let found = avformat_find_stream_info(opened, nil)
         guard found >= 0 else {

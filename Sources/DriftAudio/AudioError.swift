@@ -11,6 +11,7 @@ public struct AudioError: Error, Equatable, CustomStringConvertible {
         case noFrames
         /// A media file with no audio stream (a video without sound): what callers looking for sound test for.
         case noAudioStream
+        /// Neither audio library recognised the file; the reason names the library that looked.
         case notAudio(String)
         case unsupported(String)
         case corrupt(String)
@@ -37,8 +38,8 @@ public struct AudioError: Error, Equatable, CustomStringConvertible {
             case .emptyFile: return "empty file (0 bytes)"
             case .noFrames: return "contains no audio frames"
             case .noAudioStream: return "no audio stream"
-            case .notAudio(let why): return "not an audio file libsndfile can read (\(why))"
-            case .unsupported(let why): return "unsupported audio format (\(why))"
+            case .notAudio(let why): return "not an audio file driftfix can read (\(why))"
+            case .unsupported(let why): return "unsupported (\(why))"
             case .corrupt(let why): return "corrupt or truncated header (\(why))"
             case .truncated(let claimed, let available):
                 return "truncated: header claims \(claimed) frames but the file holds at most \(available)"

@@ -1,3 +1,5 @@
+import DriftCore
+
 /// A file container as libsndfile names it (the major format).
 public enum AudioContainer: Hashable, Sendable, CustomStringConvertible {
     case wav, wavex, rf64, w64, aiff, caf, flac, ogg, mpeg
@@ -62,12 +64,8 @@ public enum AudioContainer: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// How samples are stored (the libsndfile subtype).
-public enum SampleEncoding: Hashable, Sendable, CustomStringConvertible {
-    case pcmS8, pcmU8, pcm16, pcm24, pcm32, float32, float64, ulaw, alaw, vorbis, opus, mp3
-    /// Any other encoding libsndfile reads (ADPCM, GSM, ALAC, ...), by its libsndfile code.
-    case other(Int32)
-
+/// libsndfile's subtype codes for the encodings.
+extension SampleEncoding {
     init(code: Int32) {
         switch code {
         case 0x01: self = .pcmS8
@@ -105,38 +103,6 @@ public enum SampleEncoding: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Bytes per sample for fixed-size encodings; nil for compressed ones.
-    public var bytesPerSample: Int? {
-        switch self {
-        case .pcmS8, .pcmU8, .ulaw, .alaw: return 1
-        case .pcm16: return 2
-        case .pcm24: return 3
-        case .pcm32, .float32: return 4
-        case .float64: return 8
-        default: return nil
-        }
-    }
-
-    /// Lossy encodings: a rewrite re-encodes, so samples cannot round-trip bit for bit.
-    public var isLossy: Bool { self == .vorbis || self == .opus || self == .mp3 }
-
-    public var description: String {
-        switch self {
-        case .pcmS8: return "8-bit signed"
-        case .pcmU8: return "8-bit unsigned"
-        case .pcm16: return "16-bit"
-        case .pcm24: return "24-bit"
-        case .pcm32: return "32-bit"
-        case .float32: return "32-bit float"
-        case .float64: return "64-bit float"
-        case .ulaw: return "u-law"
-        case .alaw: return "A-law"
-        case .vorbis: return "Vorbis"
-        case .opus: return "Opus"
-        case .mp3: return "MP3"
-        case .other(let code): return "encoding 0x\(String(code, radix: 16))"
-        }
-    }
 }
 
 /// Byte order as stored in the file's format code.

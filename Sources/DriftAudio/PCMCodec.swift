@@ -1,4 +1,5 @@
 internal import CPCM
+import DriftCore
 
 /// Integer PCM samples in a file's byte layout, converted to and from 32-bit floats a block at a time, with
 /// libsndfile's own arithmetic: its normalised reads, and its clipped writes (as `SFC_SET_CLIPPING` asks: scaled to

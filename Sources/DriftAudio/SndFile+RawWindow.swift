@@ -1,4 +1,5 @@
 internal import CSndFile
+import DriftCore
 import Glibc
 
 /// A window of a file - its audio data, from `start` for `length` bytes - that libsndfile reads as headerless RAW

@@ -1,4 +1,5 @@
 internal import CSndFile
+import DriftCore
 import Foundation
 import Glibc
 
@@ -39,7 +40,7 @@ enum SndFile {
         let cause: AudioError.Cause
         switch Int(code) {
         case SF_ERR_UNRECOGNISED_FORMAT:
-            cause = .notAudio("format not recognised")
+            cause = .notAudio("libsndfile does not recognise its format")
         case SF_ERR_MALFORMED_FILE:
             cause = .corrupt(text)
         case SF_ERR_UNSUPPORTED_ENCODING:

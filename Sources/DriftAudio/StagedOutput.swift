@@ -65,19 +65,24 @@ public final class StagedOutput {
         while true {
             let tag = String(UInt32.random(in: 0...UInt32.max), radix: 16)
             let path = folder + "/" + TemporaryName.make(for: name, host: host, pid: getpid(), tag: tag)
+            // Known to the signal cleanup before it exists: a signal between the create and the registration would
+            // otherwise leave the file behind. The name is this process's own (pid and a random tag).
+            let slot = driftfix_cleanup_add(path)
             switch WriterLock.create(path) {
             case .success(let descriptor):
                 temporaryPath = path
                 lockDescriptor = descriptor
+                cleanupSlot = slot
             case .failure(let error) where (error.code == EEXIST || error.code == EAGAIN) && attempts < 16:
+                driftfix_cleanup_remove(slot)
                 attempts += 1  // a name taken by chance, or swept before it was locked: another name
                 continue
             case .failure(let error):
+                driftfix_cleanup_remove(slot)
                 throw AudioError(path: destination, cause: AudioFileWriter.cause(forErrno: error.code))
             }
             break
         }
-        cleanupSlot = driftfix_cleanup_add(temporaryPath)
     }
 
     deinit {

@@ -1,4 +1,3 @@
-import DriftAudio
 import DriftCore
 import DriftRules
 import DriftSchema

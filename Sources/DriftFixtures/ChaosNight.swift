@@ -4,6 +4,8 @@ import DriftSchema
 import Foundation
 import Synchronization
 
+import struct SystemPackage.FilePath
+
 /// A night under fire, with real processes: `driftfix repair` over a generated tree with local workers, while a chaos
 /// loop SIGKILLs a random worker about once per `killInterval` (and per `killEveryOutputs` finished outputs), kills the coordinator itself once (a third of the
 /// outputs in) and starts it again to resume, and a watcher SIGKILLs any worker that opens the poison file (how a
@@ -119,8 +121,8 @@ public final class ChaosNight {
         let deadline = started.addingTimeInterval(settings.timeout)
         var figures = Figures()
         let watch = Watch()
-        let target = PathResolution.real(poison)
-        let cut = PathResolution.real(vanishing)
+        let target = FilePath(poison).realPath()?.string ?? poison
+        let cut = FilePath(vanishing).realPath()?.string ?? vanishing
         let watcher = Thread { [settings] in
             guard settings.poisonKills || settings.vanishingInput else { return }
             var lastRefresh = Date.distantPast
@@ -236,11 +238,4 @@ public final class ChaosNight {
         return false
     }
 
-    private enum PathResolution {
-        static func real(_ path: String) -> String {
-            guard let resolved = realpath(path, nil) else { return path }
-            defer { free(resolved) }
-            return String(cString: resolved)
-        }
-    }
 }

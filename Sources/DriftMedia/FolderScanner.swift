@@ -5,6 +5,8 @@ import DriftRules
 import DriftSchema
 import Foundation
 
+import struct SystemPackage.FilePath
+
 /// A recording paired with its reference, and what QA should know about the pairing.
 public struct PairCandidate: Sendable, Equatable {
     public var recording: String
@@ -34,15 +36,16 @@ public struct ScanInventory: Sendable {
 /// Symbolic links to folders follow one rule: every folder is scanned once, under its own path when that path lies
 /// inside the roots. A link whose target lies inside a root is therefore skipped - its files are scanned under the
 /// target's own path - and listed as skipped with the target named; this includes a link to one of its own
-/// ancestors (a loop). A link to a folder outside every root is followed (media reached only through a link is still
-/// scanned), once: a second link to the same folder is skipped and listed. A link given as a root is followed.
+/// ancestors (a loop). A link (to a folder or a file) that leads outside every root is skipped and listed in the
+/// words a worker refuses it with (`PathRoots`): the plan and the night apply one rule, so nothing is planned that
+/// the night would refuse. A link given as a root is followed.
 /// An unreadable folder or a broken link is an issue in the report; the walk goes on.
 public enum FolderScanner {
     static let temporarySuffixes = ["~", ".tmp", ".temp", ".part", ".partial", ".crdownload", ".download"]
 
     public static func scan(roots: [String], rules: PairingRules) -> ScanInventory {
         var inventory = ScanInventory()
-        var walker = Walker(rules: rules, realRoots: roots.compactMap(realPath))
+        var walker = Walker(rules: rules, roots: PathRoots(roots))
         for root in roots {
             var info = stat()
             guard stat(root, &info) == 0 else {
@@ -69,11 +72,9 @@ public enum FolderScanner {
 
     private struct Walker {
         let rules: PairingRules
-        let realRoots: [String]
+        let roots: PathRoots
         /// Folders walked, with the path they were walked under.
         var visited: [FolderID: String] = [:]
-        /// Folders outside the roots that a followed link leads to, with that link (they are walked later).
-        var linkedOutside: [FolderID: String] = [:]
 
         mutating func walk(from root: String, into inventory: inout ScanInventory) {
             var stack = [root]
@@ -132,8 +133,12 @@ public enum FolderScanner {
                         (info.st_mode & S_IFMT) == S_IFDIR
                         ? Int32(DT_DIR) : (info.st_mode & S_IFMT) == S_IFREG ? Int32(DT_REG) : 0
                 }
+                if viaLink, let reason = roots.outsideReason(FilePath(path)) {
+                    inventory.skipped.append(SkippedPath(path: path, reason: "symbolic link \(reason)"))
+                    continue
+                }
                 if kind == Int32(DT_DIR) {
-                    if viaLink, let target = realPath(path) {
+                    if viaLink, let target = FilePath(path).realPath()?.string {
                         links.append((path, target))
                     } else {
                         folders.append(path)
@@ -154,36 +159,20 @@ public enum FolderScanner {
             return (files, folders)
         }
 
-        /// Why a link to the folder `target` is not followed, or nil to follow it.
-        mutating func skipReason(link: String, target: String) -> String? {
-            if let root = realRoots.first(where: { inside(target, $0) }) {
-                let linkFolder = realPath((link as NSString).deletingLastPathComponent) ?? link
-                if inside(linkFolder, target) { return "symbolic link loop: points to its own ancestor \(target)" }
-                let hidden = target.dropFirst(root.count).split(separator: "/").contains { $0.hasPrefix(".") }
-                if hidden || rules.ignore.contains(where: { $0.matches(target) }) {
-                    return "symbolic link to \(target), a hidden or ignored folder, which is not scanned"
-                }
-                return "symbolic link to \(target), which is scanned under its own path"
+        /// Why a link to the folder `target` (inside the roots: the caller has refused the others) is not followed,
+        /// or nil to follow it.
+        func skipReason(link: String, target: String) -> String? {
+            let real = FilePath(target)
+            guard let root = roots.root(holding: real) else { return nil }
+            if FilePath(link).removingLastComponent().resolvingLinks().isInside(real) {
+                return "symbolic link loop: points to its own ancestor \(target)"
             }
-            var info = stat()
-            guard stat(target, &info) == 0 else { return nil }
-            let id = FolderID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
-            if let first = linkedOutside[id] ?? visited[id] {
-                return "symbolic link to \(target), already scanned through \(first)"
+            let hidden = real.relative(to: root)?.components.contains { $0.string.hasPrefix(".") } ?? false
+            if hidden || rules.ignore.contains(where: { $0.matches(target) }) {
+                return "symbolic link to \(target), a hidden or ignored folder, which is not scanned"
             }
-            linkedOutside[id] = link
-            return nil
+            return "symbolic link to \(target), which is scanned under its own path"
         }
-
-        func inside(_ path: String, _ root: String) -> Bool {
-            path == root || path.hasPrefix(root == "/" ? "/" : root + "/")
-        }
-    }
-
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 
     /// Pairs the files of one folder: patterns first, then same stem with a reference extension.
@@ -194,7 +183,7 @@ public enum FolderScanner {
         let referenceExts = rules.referenceExtensions.map { $0.lowercased() }
         func path(_ name: String) -> String { folder + "/" + name }
         func rank(_ name: String) -> Int? {
-            referenceExts.firstIndex(of: (name as NSString).pathExtension.lowercased())
+            referenceExts.firstIndex(of: (FilePath(name).lowercasedExtension ?? ""))
         }
 
         for pattern in rules.patterns {
@@ -206,7 +195,8 @@ public enum FolderScanner {
                     ? FileManager.default.fileExists(atPath: path(reference)) : names.contains(reference)
                 guard exists, reference != name else { continue }
                 inventory.pairs.append(
-                    PairCandidate(recording: path(name), reference: (path(reference) as NSString).standardizingPath))
+                    PairCandidate(
+                        recording: path(name), reference: FilePath(path(reference)).lexicallyNormalized().string))
                 used.insert(name)
                 if !reference.contains("/") { used.insert(reference) }
             }
@@ -216,15 +206,15 @@ public enum FolderScanner {
         var referencesByStem: [String: [String]] = [:]
         for name in files where !used.contains(name) {
             guard rank(name) != nil else { continue }
-            referencesByStem[(name as NSString).deletingPathExtension, default: []].append(name)
+            referencesByStem[(FilePath(name).lastComponent?.stem ?? name), default: []].append(name)
         }
         for stem in referencesByStem.keys {
             referencesByStem[stem]?.sort { (rank($0) ?? 0, $0) < (rank($1) ?? 0, $1) }
         }
         var pairedReferences = Set<String>()
         for name in files
-        where !used.contains(name) && recordingExts.contains((name as NSString).pathExtension.lowercased()) {
-            let stem = (name as NSString).deletingPathExtension
+        where !used.contains(name) && recordingExts.contains((FilePath(name).lowercasedExtension ?? "")) {
+            let stem = (FilePath(name).lastComponent?.stem ?? name)
             guard let candidates = referencesByStem[stem], let chosen = candidates.first else {
                 inventory.unpaired.append(
                     UnpairedFile(path: path(name), kind: .recording, reason: "no reference with the same name"))
@@ -250,7 +240,7 @@ public enum FolderScanner {
         }
         used.formUnion(pairedReferences)
         for name in files
-        where !used.contains(name) && referenceExts.contains((name as NSString).pathExtension.lowercased()) {
+        where !used.contains(name) && referenceExts.contains((FilePath(name).lowercasedExtension ?? "")) {
             // A video with its own audio track and no separate recording: the track is measured against its picture.
             if rules.selfPairs, name.lowercased().hasSuffix("." + ReferenceProbe.sidecarExtension) == false,
                 let info = try? MediaProbe.probe(path(name)), !info.videoStreams.isEmpty, !info.audioStreams.isEmpty

@@ -3,6 +3,8 @@ import DriftAudio
 import DriftCore
 import Foundation
 
+import struct SystemPackage.FilePath
+
 /// A reference's duration, exact, and where it came from.
 public struct ReferenceDuration: Sendable, Equatable {
     public let seconds: Rational
@@ -32,7 +34,7 @@ public enum ReferenceProbe {
     public static func duration(of path: String, movieHeaderFallback: Bool = false) -> Result<
         ReferenceDuration, MediaError
     > {
-        let ext = (path as NSString).pathExtension.lowercased()
+        let ext = FilePath(path).lowercasedExtension ?? ""
         if ext == sidecarExtension { return sidecar(path) }
         if movieExtensions.contains(ext) { return movie(path, movieHeaderFallback: movieHeaderFallback) }
         if AudioInput.library(for: path) == .ffmpeg { return media(path) }

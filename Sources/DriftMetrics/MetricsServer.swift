@@ -3,24 +3,52 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 
 /// A small HTTP/1.1 listener for Prometheus: `GET /metrics` answers the text exposition `render` makes, `GET /healthz`
-/// 200 while `healthy` holds (503 otherwise); anything else is 404. As a service it stops on graceful shutdown or
-/// cancellation. One event-loop thread: a scrape every few seconds needs no more.
+/// 200 while `healthy` holds (503 otherwise); another path is 404, another method 405. As a service it stops on
+/// graceful shutdown or cancellation. One event-loop thread: a scrape every few seconds needs no more.
+///
+/// What it serves names devices (from folder names), files' drift and the run's progress, with no TLS and no
+/// authentication: it listens on loopback unless the address says `onNetwork` (the caller's acknowledgement), and
+/// refuses to start otherwise. Every connection is bounded: one request, a head of at most
+/// `Limits.headBytes` (the HTTP parser's own bound), and `connectionSeconds` from accept to answer (idle and slow
+/// clients are closed, with 408 when a request's head had arrived); a malformed request gets 400, an oversized head 431, and
+/// at most `connections` are open at once.
 public final class MetricsServer: Service, Sendable {
-    public let host: String
-    public let port: Int
+    /// The bounds every connection lives within.
+    public struct Limits: Sendable {
+        /// Bytes of request line and headers: NIO's HTTP parser's own bound (larger is 431).
+        public static let headBytes = 80 * 1024
+        /// Seconds from accept to answer; a connection still without a whole request then is closed.
+        public var connectionSeconds: Double
+        /// Connections open at once; more are closed on accept.
+        public var connections: Int
+
+        public init(connectionSeconds: Double = 10, connections: Int = 64) {
+            self.connectionSeconds = connectionSeconds
+            self.connections = connections
+        }
+    }
+
+    public let address: MetricsAddress
+    public let limits: Limits
     private let render: @Sendable () -> [UInt8]
     private let healthy: @Sendable () -> Bool
     private let logger: Logger
 
-    /// - Parameter port: 0 picks a free port (logged as the address it listens on).
+    public var host: String { address.host }
+    public var port: Int { address.port }
+
+    /// - Parameter address: port 0 picks a free port (logged as the address it listens on).
+    /// - Throws: `MetricsError.onNetwork` when the address is not loopback and was not acknowledged as public.
     public init(
-        host: String, port: Int, logger: Logger, healthy: @escaping @Sendable () -> Bool = { true },
-        render: @escaping @Sendable () -> [UInt8]
-    ) {
-        self.host = host
-        self.port = port
+        address: MetricsAddress, limits: Limits = Limits(), logger: Logger,
+        healthy: @escaping @Sendable () -> Bool = { true }, render: @escaping @Sendable () -> [UInt8]
+    ) throws(MetricsError) {
+        if let refusal = address.refusal { throw refusal }
+        self.address = address
+        self.limits = limits
         self.render = render
         self.healthy = healthy
         self.logger = logger
@@ -30,22 +58,40 @@ public final class MetricsServer: Service, Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let render = render
         let healthy = healthy
+        let open = OpenConnections()
+        let limits = limits
         let channel: Channel
         do {
             channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                        try channel.pipeline.syncOperations.addHandler(MetricsHandler(render: render, healthy: healthy))
+                        guard open.count.add(1, ordering: .relaxed).newValue <= limits.connections else {
+                            open.count.subtract(1, ordering: .relaxed)
+                            throw ChannelError.inputClosed  // refused: the accept loop closes it
+                        }
+                        channel.closeFuture.whenComplete { _ in open.count.subtract(1, ordering: .relaxed) }
+                        // One request per connection, so no pipelining assistance; parse errors reach the handler
+                        // (400, 431) instead of NIO's own error handler (400 for all).
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                            withPipeliningAssistance: false, withErrorHandling: false)
+                        try channel.pipeline.syncOperations.addHandler(
+                            MetricsHandler(render: render, healthy: healthy, seconds: limits.connectionSeconds))
                     }
                 }
-                .bind(host: host, port: port).get()
+                .bind(host: address.host, port: address.port).get()
         } catch {
             try? await group.shutdownGracefully()
-            throw MetricsError("cannot listen on \(host):\(port) for metrics: \(error)")
+            throw MetricsError.cannotListen(address: address.description, reason: "\(error)")
         }
-        logger.notice("metrics at http://\(host):\(channel.localAddress?.port ?? port)/metrics")
+        let shown = MetricsAddress(host: address.host, port: channel.localAddress?.port ?? address.port)
+        if address.isLoopback {
+            logger.notice("metrics at http://\(shown)/metrics")
+        } else {
+            logger.warning(
+                "metrics at http://\(shown)/metrics, on the network without TLS or authentication: anyone who reaches it reads the run's progress, drift and device names"
+            )
+        }
         let (stop, stopper) = AsyncStream<Void>.makeStream()
         await withTaskCancellationOrGracefulShutdownHandler {
             for await _ in stop {}
@@ -57,13 +103,33 @@ public final class MetricsServer: Service, Sendable {
     }
 }
 
-/// The metrics address could not be used.
-public struct MetricsError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+/// Connections open on one listener.
+private final class OpenConnections: Sendable {
+    let count = Atomic<Int>(0)
 }
 
-/// One request at a time per connection; every answer closes the connection (scrapers reconnect cheaply).
+/// Why live metrics could not be served or written.
+public enum MetricsError: Error, Equatable, CustomStringConvertible {
+    /// The address could not be listened on (in use, not this host's, ...).
+    case cannotListen(address: String, reason: String)
+    /// A non-loopback address that was not acknowledged as public.
+    case onNetwork(address: String)
+    /// The end-of-run metrics file could not be written.
+    case cannotWrite(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .cannotListen(let address, let reason): return "cannot listen on \(address) for metrics: \(reason)"
+        case .onNetwork(let address):
+            return
+                "metrics on \(address) would be reachable from the network without TLS or authentication (run progress, drift, device names); listen on loopback and reach it through a tunnel or a TLS proxy, or acknowledge it as public"
+        case .cannotWrite(let path, let reason): return "\(path): cannot write the metrics file (\(reason))"
+        }
+    }
+}
+
+/// One request per connection; every answer closes the connection (scrapers reconnect cheaply). A connection gets
+/// `seconds` from accept to a whole request.
 private final class MetricsHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -71,13 +137,36 @@ private final class MetricsHandler: ChannelInboundHandler {
     private let render: @Sendable () -> [UInt8]
     private let healthy: @Sendable () -> Bool
     private var request: HTTPRequestHead?
+    private var begun = false
+    private var answered = false
+    private var deadline: Scheduled<Void>?
+    private let seconds: Double
 
-    init(render: @escaping @Sendable () -> [UInt8], healthy: @escaping @Sendable () -> Bool) {
+    init(render: @escaping @Sendable () -> [UInt8], healthy: @escaping @Sendable () -> Bool, seconds: Double) {
         self.render = render
         self.healthy = healthy
+        self.seconds = seconds
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let loop = context.eventLoop
+        let bound = NIOLoopBound((self, context), eventLoop: loop)
+        deadline = loop.scheduleTask(in: .milliseconds(Int64(seconds * 1000))) {
+            let (handler, context) = bound.value
+            if handler.begun {
+                handler.answer(.requestTimeout, "no whole request within the time allowed\n", context: context)
+            } else {
+                context.close(promise: nil)
+            }
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        begun = true
         switch unwrapInboundIn(data) {
         case .head(let head): request = head
         case .body: break
@@ -88,35 +177,66 @@ private final class MetricsHandler: ChannelInboundHandler {
         }
     }
 
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        // The parser's verdicts: an oversized head is 431, anything else it cannot read 400.
+        if let parse = error as? HTTPParserError {
+            if case .headerOverflow = parse {
+                answer(.requestHeaderFieldsTooLarge, "request head too large\n", context: context)
+            } else {
+                answer(.badRequest, "malformed request\n", context: context)
+            }
+        } else {
+            context.close(promise: nil)
+        }
+    }
+
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
         let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
-        let status: HTTPResponseStatus
-        let body: [UInt8]
-        var type = "text/plain; charset=utf-8"
-        switch (head.method, path) {
-        case (.GET, "/metrics"), (.HEAD, "/metrics"):
-            status = .ok
-            body = render()
-            type = "text/plain; version=0.0.4; charset=utf-8"
-        case (.GET, "/healthz"), (.HEAD, "/healthz"):
-            let ok = healthy()
-            status = ok ? .ok : .serviceUnavailable
-            body = Array((ok ? "ok\n" : "unhealthy\n").utf8)
-        case (_, "/metrics"), (_, "/healthz"):
-            status = .methodNotAllowed
-            body = Array("GET only\n".utf8)
-        default:
-            status = .notFound
-            body = Array("not found: /metrics and /healthz are served here\n".utf8)
+        guard head.method == .GET || head.method == .HEAD else {
+            answer(.methodNotAllowed, "GET or HEAD only\n", context: context, extra: [("Allow", "GET, HEAD")])
+            return
         }
+        switch path {
+        case "/metrics":
+            answer(
+                .ok, render(), context: context, type: "text/plain; version=0.0.4; charset=utf-8",
+                withBody: head.method != .HEAD)
+        case "/healthz":
+            let ok = healthy()
+            answer(
+                ok ? .ok : .serviceUnavailable, ok ? "ok\n" : "unhealthy\n", context: context,
+                withBody: head.method != .HEAD)
+        default:
+            answer(
+                .notFound, "not found: /metrics and /healthz are served here\n", context: context,
+                withBody: head.method != .HEAD)
+        }
+    }
+
+    private func answer(
+        _ status: HTTPResponseStatus, _ text: String, context: ChannelHandlerContext,
+        extra: [(String, String)] = [], withBody: Bool = true
+    ) {
+        answer(status, Array(text.utf8), context: context, extra: extra, withBody: withBody)
+    }
+
+    /// Writes one answer and closes the connection (once: a parse error after an answer changes nothing).
+    private func answer(
+        _ status: HTTPResponseStatus, _ body: [UInt8], context: ChannelHandlerContext,
+        type: String = "text/plain; charset=utf-8", extra: [(String, String)] = [], withBody: Bool = true
+    ) {
+        guard !answered else { return }
+        answered = true
+        deadline?.cancel()
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: type)
         headers.add(name: "Content-Length", value: "\(body.count)")
         headers.add(name: "Connection", value: "close")
+        for (name, value) in extra { headers.add(name: name, value: value) }
         context.write(
-            wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))),
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
             promise: nil)
-        if head.method != .HEAD {
+        if withBody {
             context.write(
                 wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
         }
@@ -129,10 +249,28 @@ private final class MetricsHandler: ChannelInboundHandler {
 public struct MetricsAddress: Sendable, Equatable, CustomStringConvertible {
     public let host: String
     public let port: Int
+    /// The caller's acknowledgement that a non-loopback address serves its metrics to the network.
+    public var onNetwork: Bool
 
-    public init(host: String, port: Int) {
+    public init(host: String, port: Int, onNetwork: Bool = false) {
         self.host = host
         self.port = port
+        self.onNetwork = onNetwork
+    }
+
+    /// Whether the host is a loopback address by its text (127.0.0.0/8, ::1, localhost): a name that resolves
+    /// elsewhere, or a wildcard, is the network.
+    public var isLoopback: Bool {
+        let host = host.lowercased()
+        if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+        let plain = host.hasPrefix("::ffff:") ? String(host.dropFirst(7)) : host
+        let parts = plain.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// Why this address may not be served, or nil.
+    public var refusal: MetricsError? {
+        isLoopback || onNetwork ? nil : .onNetwork(address: description)
     }
 
     /// Nil when `text` is not a port, `HOST:PORT` or `[IPv6]:PORT` with a port in 0...65535.

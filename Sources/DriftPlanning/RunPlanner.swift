@@ -1,6 +1,8 @@
 import DriftCore
 import DriftSchema
 
+import struct SystemPackage.FilePath
+
 /// Builds a run's plan from its scan: each pair's decision and operations from the scan's measurement (which already
 /// applied the drift and repair policies), its output path, and - for the pairs to repair - the verdict on an earlier
 /// night's output.
@@ -83,10 +85,13 @@ public enum RunPlanner {
     /// The output path for `recording`: its path below its root, mirrored under the output root (below the root's
     /// own name when several roots are given, so identical relative paths cannot collide).
     public static func outputPath(for recording: String, layout: Layout) -> String? {
-        let candidates = layout.roots.filter { recording.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }
-        guard let root = candidates.max(by: { $0.count < $1.count }) else { return nil }
-        let relative = String(recording.dropFirst(root.count).drop { $0 == "/" })
-        let prefix = layout.roots.count > 1 ? "/" + (root.split(separator: "/").last.map(String.init) ?? "") : ""
-        return layout.outputRoot + prefix + "/" + relative
+        let path = FilePath(recording)
+        let candidates = layout.roots.map { FilePath($0) }.filter { path.isBelow($0) }
+        guard let root = candidates.max(by: { $0.components.count < $1.components.count }),
+            let relative = path.relative(to: root)
+        else { return nil }
+        var output = FilePath(layout.outputRoot)
+        if layout.roots.count > 1, let name = root.lastComponent { output.append(name) }
+        return output.pushing(relative).string
     }
 }

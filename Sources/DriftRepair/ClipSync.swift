@@ -6,6 +6,8 @@ import DriftSync
 import Foundation
 import Synchronization
 
+import struct SystemPackage.FilePath
+
 /// Clips found in long recordings by their sound: each file's print, each clip's place in a recording measured on
 /// that stretch of the recording, and the repair that cuts the clip's audio out of the recording in sync.
 public enum ClipSync {
@@ -151,7 +153,7 @@ public enum ClipSync {
         // The format follows the output's extension (a WAV recording may be cut into FLAC).
         var request = ProcessRequest(
             input: placement.recording, output: output, target: nil, quality: quality,
-            outputType: mux ? nil : FileType(extension: (output as NSString).pathExtension))
+            outputType: mux ? nil : FileType(extension: FilePath(output).lowercasedExtension ?? ""))
         request.engine = engine
         if mux { request.muxInto = MuxTarget(media: placement.clip) }
         request.operations = operations

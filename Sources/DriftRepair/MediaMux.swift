@@ -3,6 +3,8 @@ import DriftAudio
 import DriftCore
 import Foundation
 
+import struct SystemPackage.FilePath
+
 /// A media file whose audio a repair's output replaces (`ProcessRequest.muxInto`): a camera clip that gets the
 /// recorder's audio cut in sync with it.
 public struct MuxTarget: Sendable, Equatable {
@@ -37,15 +39,8 @@ enum MediaMux {
             throw AudioError(
                 path: target.media, cause: .unsupported("no audio stream to put the repaired audio in place of"))
         }
-        if let real = realpath(request.output, nil) {
-            defer { free(real) }
-            if let clip = realpath(target.media, nil) {
-                defer { free(clip) }
-                guard strcmp(real, clip) != 0 else {
-                    throw ProcessError(
-                        path: request.output, cause: "is the media file it would copy; write the copy elsewhere")
-                }
-            }
+        if let real = FilePath(request.output).realPath(), real == FilePath(target.media).realPath() {
+            throw ProcessError(path: request.output, cause: "is the media file it would copy; write the copy elsewhere")
         }
         var replacement = MediaRewriter.Replacement(
             stream: stream.index, sampleRate: plan.outputRate, targetFrames: plan.targetFrames)

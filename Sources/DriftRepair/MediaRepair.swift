@@ -4,6 +4,8 @@ import DriftCore
 import DriftDSP
 import Foundation
 
+import struct SystemPackage.FilePath
+
 /// The repair of an audio stream read through FFmpeg: decoded in blocks, converted by the same chain as any file,
 /// written either into the same kind of media file (other streams copied bit for bit) or, with `--format` or another
 /// extension, into a file libsndfile writes (FLAC/WAV for a lossless archive copy); verified by decoding the result.
@@ -23,7 +25,7 @@ enum MediaRepair {
                 input: (job.inputSummary, reader.frameCount),
                 method: method, started: clock, bitsPerSample: reader.stream.bitsPerSample)
         }
-        if let type = request.outputType ?? FileType(extension: (request.output as NSString).pathExtension) {
+        if let type = request.outputType ?? FileType(extension: FilePath(request.output).lowercasedExtension ?? "") {
             return try writeAudioFile(job, as: type, progress: progress)
         }
         return try rewriteMedia(job, progress: progress)

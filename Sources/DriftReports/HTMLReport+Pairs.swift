@@ -2,6 +2,8 @@ import DriftCore
 import DriftSchema
 import Foundation
 
+import struct SystemPackage.FilePath
+
 extension HTMLReport {
     /// How much attention a pair needs, most first: 0 failed or unfinished, 1 refused or unreadable, 2 past a
     /// lip-sync limit, 3 warned, 4 repaired or to repair, 5 the rest.
@@ -188,7 +190,7 @@ struct PairTableData {
             let name = (pair.recording as NSString).lastPathComponent
             let stem = (name as NSString).deletingPathExtension
             // A reference beside the recording with the same stem is stored as its extension alone.
-            let referenceExtension = "." + (pair.reference as NSString).pathExtension
+            let referenceExtension = "." + (FilePath(pair.reference).extension ?? "")
             let reference =
                 pair.reference == folder + "/" + stem + referenceExtension && referenceExtension != "."
                 ? referenceExtension : pair.reference

@@ -2,6 +2,8 @@ import DriftCore
 import DriftSchema
 import Foundation
 
+import struct SystemPackage.FilePath
+
 /// The terminal table `driftfix scan` prints: one line per pair, then unpaired files, errors, skipped paths and a
 /// summary. Control characters in file names are escaped (a name holding a newline stays on its row), columns are
 /// aligned by display width (CJK and emoji take two columns), long paths are shortened in the middle, and the last
@@ -9,8 +11,10 @@ import Foundation
 public enum ReportTable {
     public static func render(_ report: ScanReport, relativeTo base: String? = nil) -> String {
         func short(_ path: String) -> String {
-            guard let base, path.hasPrefix(base + "/") else { return path.escapedForTerminal }
-            return String(path.dropFirst(base.count + 1)).escapedForTerminal
+            guard let base, FilePath(path).isBelow(FilePath(base)),
+                let relative = FilePath(path).relative(to: FilePath(base))
+            else { return path.escapedForTerminal }
+            return relative.string.escapedForTerminal
         }
         let withOutcome = report.pairs.contains { $0.outcome != nil }
         var rows: [[String]] = [

@@ -58,7 +58,12 @@ public struct Run: Sendable {
         guard let address = settings.metricsAddress else { return try await whole(live: nil) }
         // Served from before the scan to after the reports, so a long scan or a stalled night shows.
         let live = LiveRunMetrics()
-        let server = MetricsServer(host: address.host, port: address.port, logger: logger) { live.render() }
+        let server: MetricsServer
+        do {
+            server = try MetricsServer(address: address, logger: logger) { live.render() }
+        } catch {
+            throw .invalidSettings(SettingsError(.metricsAddress, error.description))
+        }
         let serving = Task { [logger] in
             do { try await server.run() } catch { logger.error("\(error); the run goes on without live metrics") }
         }

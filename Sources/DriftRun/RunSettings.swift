@@ -5,6 +5,8 @@ import DriftMetrics
 import DriftRules
 import Foundation
 
+import struct SystemPackage.FilePath
+
 extension Run {
     /// Everything a run is asked to do, whatever the command that asks: the roots, how files pair, whether anything is
     /// written, and where the work runs. A setting that means nothing on the chosen path is refused by `validate`,
@@ -62,20 +64,36 @@ extension Run {
         /// compared with links resolved); resuming a full run; and each setting the path has no use for.
         public func validate() throws(SettingsError) {
             if let outputRoot {
-                let realOut = PathResolution.resolved(outputRoot)
-                if let inside = roots.first(where: { PathResolution.isInside(realOut, PathResolution.resolved($0)) }) {
+                let realOut = FilePath(outputRoot).resolvingLinks()
+                if let inside = roots.first(where: { realOut.isInside(FilePath($0).resolvingLinks()) }) {
                     throw SettingsError(
                         nil,
                         "the output root \(outputRoot) lies inside the root \(inside): repaired files would be scanned as recordings"
                     )
                 }
-                if let root = roots.first(where: { PathResolution.isInside(PathResolution.resolved($0), realOut) }) {
+                if let root = roots.first(where: { FilePath($0).resolvingLinks().isInside(realOut) }) {
                     throw SettingsError(
                         nil,
                         "the root \(root) lies inside the output root \(outputRoot): repaired files could land on recordings"
                     )
                 }
             }
+            // A journal named by the user (option or configuration) goes into a folder that exists: a typing error
+            // must not create folders (as root, anywhere). Only below the output folder, driftfix's own, are folders
+            // made for it (the default `OUT/.driftfix/`).
+            if let named = journalPath ?? configuration.journal.path,
+                !(outputRoot.map { FilePath(named).isBelow(FilePath($0)) } ?? false)
+            {
+                let folder = FilePath(named).removingLastComponent()
+                var isFolder: ObjCBool = false
+                if !FileManager.default.fileExists(atPath: folder.string, isDirectory: &isFolder) || !isFolder.boolValue
+                {
+                    throw SettingsError(
+                        .journal,
+                        "\(named): the folder \(folder) does not exist (driftfix creates the journal, not its folder)")
+                }
+            }
+            if let refusal = metricsAddress?.refusal { throw SettingsError(.metricsAddress, refusal.description) }
             if resume == true && full {
                 throw SettingsError(
                     .full, "resuming keeps the stored plan and a full run makes a fresh one: choose one")

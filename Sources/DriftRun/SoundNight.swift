@@ -8,6 +8,8 @@ import DriftSchema
 import Foundation
 import Logging
 
+import struct SystemPackage.FilePath
+
 /// The part of a run that pairs by sound: clips found in recordings by what they heard, each clip measured where it
 /// was found and (with an output) its audio cut out in sync. With an output and a journal it is a night like any
 /// other: a run in the journal, every print and clip a job recorded before it is acted upon, resumed where it did not
@@ -107,7 +109,7 @@ struct SoundNight: NightPart {
         let rules = settings.configuration.pairing.device
         for index in report.pairs.indices {
             let recording = report.pairs[index].recording
-            let root = settings.roots.first { recording.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }
+            let root = settings.roots.first { FilePath(recording).isBelow(FilePath($0)) }
             let identity = rules.identify(recording: recording, root: root, metadata: nil)
             report.pairs[index].device = identity.name
             report.pairs[index].deviceSource = identity.source

@@ -9,6 +9,8 @@ import DriftSync
 import Foundation
 import Logging
 
+import struct SystemPackage.FilePath
+
 /// Pairs camera clips with recordings by what they heard, where names say nothing: within each root (a group: a
 /// folder and its subfolders), every file's print is made once, each clip is searched for in every recording, each
 /// place the prints find is measured on that stretch of the recording, and (with an output folder) each clip's
@@ -265,9 +267,9 @@ public struct SoundPairing: Sendable {
                         clip: clip.path, recording: recording.path, root: root, output: output,
                         template: rules.soundOutput)
                     if settings.mux {
-                        target =
-                            ((target as NSString).deletingPathExtension as NSString)
-                            .appendingPathExtension((clip.path as NSString).pathExtension) ?? target
+                        var copy = FilePath(target)
+                        copy.extension = FilePath(clip.path).extension
+                        target = copy.string
                     }
                     // Two clips named alike (C0001.MP4 in two folders under a template without {folder}, or in two
                     // roots) would write one file: the first keeps it, the others fail by name.

@@ -44,7 +44,7 @@ public struct WorkerRun {
         if let address = settings.metricsAddress {
             let metrics = WorkerMetrics()
             nodeSettings.observer = MetricsObserver(metrics: metrics)
-            let server = MetricsServer(host: address.host, port: address.port, logger: logger) { metrics.render() }
+            let server = try MetricsServer(address: address, logger: logger) { metrics.render() }
             services.append(
                 .init(
                     service: server, successTerminationBehavior: .ignore,

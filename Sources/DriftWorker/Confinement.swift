@@ -1,4 +1,7 @@
+import DriftCore
 import Foundation
+
+import struct SystemPackage.FilePath
 
 /// Keeps a job's writes inside the output root.
 public enum Confinement {
@@ -6,62 +9,43 @@ public enum Confinement {
     /// resolves inside the root (links cannot lead out). Missing folders are created later, beneath the root, by
     /// `PinnedPaths`.
     public static func check(output: String, root: String) -> Result<String, ConfinementError> {
-        guard output.hasPrefix("/"), !output.split(separator: "/").contains("..") else {
+        let path = FilePath(output)
+        guard path.isAbsolute, !path.components.contains(where: { $0.kind == .parentDirectory }) else {
             return .failure(ConfinementError("path must be absolute and free of '..'"))
         }
-        guard let realRoot = realPath(root) else {
+        guard let realRoot = FilePath(root).realPath() else {
             return .failure(ConfinementError("output root \(root) does not exist"))
         }
-        var existing = (output as NSString).deletingLastPathComponent
-        while realPath(existing) == nil && existing != "/" {
-            existing = (existing as NSString).deletingLastPathComponent
-        }
-        guard let resolved = realPath(existing), inside(resolved, realRoot) else {
+        guard path.removingLastComponent().resolvingLinks().isInside(realRoot) else {
             return .failure(ConfinementError("outside the output root \(root)"))
         }
         return .success(output)
     }
 
-    /// Resolves links and `..` in the input and checks that it lies inside one of `roots` (resolved too). Returns
-    /// the resolved path.
+    /// Resolves links and `..` in the input and checks that it lies inside one of `roots` (resolved too), by the
+    /// rule the scan applies too (`PathRoots`). Returns the resolved path.
     public static func check(input: String, roots: [String]) -> Result<String, ConfinementError> {
-        guard !roots.isEmpty else {
-            return .failure(ConfinementError("no input roots are configured; nothing may be read"))
-        }
-        guard input.hasPrefix("/") else { return .failure(ConfinementError("path must be absolute")) }
-        guard let resolved = realPath(input) else {
+        let path = FilePath(input)
+        guard path.isAbsolute || roots.isEmpty else { return .failure(ConfinementError("path must be absolute")) }
+        let allowed = PathRoots(roots)
+        if let reason = allowed.outsideReason(path) { return .failure(ConfinementError(reason)) }
+        guard let resolved = path.realPath() else {
             return .failure(ConfinementError("cannot be resolved (\(String(cString: strerror(errno))))"))
         }
-        for root in roots {
-            guard let realRoot = realPath(root) else { continue }
-            if resolved != realRoot && inside(resolved, realRoot) { return .success(resolved) }
-        }
-        let shown = resolved == input ? "" : " (it resolves to \(resolved))"
-        return .failure(ConfinementError("outside the input roots \(roots.joined(separator: ", "))\(shown)"))
+        return .success(resolved.string)
     }
 
     /// The output root must not overlap an input root (either inside the other): a job could then write over a
     /// recording.
     public static func checkRoots(inputs: [String], output: String) -> Result<Void, ConfinementError> {
-        guard let realOutput = realPath(output) else { return .success(()) }  // reported by check(output:)
+        guard let realOutput = FilePath(output).realPath() else { return .success(()) }  // reported by check(output:)
         for root in inputs {
-            guard let realInput = realPath(root) else { continue }
-            if inside(realOutput, realInput) || inside(realInput, realOutput) {
+            guard let realInput = FilePath(root).realPath() else { continue }
+            if realOutput.isInside(realInput) || realInput.isInside(realOutput) {
                 return .failure(ConfinementError("the output root \(output) overlaps the input root \(root)"))
             }
         }
         return .success(())
-    }
-
-    /// Whether `path` is `root` or below it (both resolved).
-    static func inside(_ path: String, _ root: String) -> Bool {
-        path == root || path.hasPrefix(root == "/" ? "/" : root + "/")
-    }
-
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 }
 

@@ -1,6 +1,9 @@
 internal import CLinux
+import DriftCore
 import DriftSupport
 import Foundation
+
+import struct SystemPackage.FilePath
 
 /// A job's input file and output folder, opened beneath their roots with openat2(RESOLVE_BENEATH) and then used
 /// only through `/proc/self/fd/N`, so that what was checked is what is read and written: a folder swapped for a
@@ -49,21 +52,26 @@ struct PinnedPaths {
         case .success(let folderDescriptor):
             return .success(
                 PinnedPaths(
-                    input: inputDescriptor, folder: folderDescriptor, name: (output as NSString).lastPathComponent))
+                    input: inputDescriptor, folder: folderDescriptor,
+                    name: FilePath(output).lastComponent?.string ?? output))
         }
     }
 
     /// Opens a file to read (resolved, inside one of `inputRoots`) beneath its root; the caller closes the descriptor
     /// and reads it as `/proc/self/fd/N`.
     static func pinInput(_ input: String, inputRoots: [String]) -> Result<Int32, Failure> {
-        let realInputRoots = inputRoots.compactMap(Confinement.realPath)
-        guard let root = realInputRoots.first(where: { Confinement.inside(input, $0) && input != $0 }) else {
+        // The input comes resolved; its root is the resolved root it lies strictly below (the deepest, when roots
+        // nest), and the kernel checks the rest again as it opens.
+        let path = FilePath(input)
+        guard let root = PathRoots(inputRoots).resolved.filter({ path.isBelow($0) }).last,
+            let relative = path.relative(to: root)
+        else {
             return .failure(.input("outside the input roots"))
         }
         // Non-blocking, no controlling terminal: a FIFO or a device swapped in must not hang or touch anything.
         let inputDescriptor: Int32
         switch open(
-            String(input.dropFirst(root.count)), beneath: root, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY,
+            relative.string, beneath: root.string, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY,
             rootName: "the input root")
         {
         case .failure(let reason): return .failure(.input(reason.description))
@@ -79,19 +87,20 @@ struct PinnedPaths {
 
     /// Opens (creating as needed) the folder of `output` beneath `outputRoot`.
     static func folder(of output: String, beneath outputRoot: String) -> Result<Int32, Failure> {
-        guard let realRoot = Confinement.realPath(outputRoot) else {
+        guard let real = FilePath(outputRoot).realPath() else {
             return .failure(.output("output root \(outputRoot) does not exist", retryable: true))
         }
-        let root = outputRoot.hasSuffix("/") ? String(outputRoot.dropLast()) : outputRoot
-        let folder = (output as NSString).deletingLastPathComponent
-        // The job names the output below its root as text; the kernel then resolves it beneath the real root.
-        guard folder == root || folder.hasPrefix(root + "/") || folder == realRoot || folder.hasPrefix(realRoot + "/")
-        else {
+        let realRoot = real.string
+        let folder = FilePath(output).removingLastComponent()
+        // The job names the output below its root as text (as given or resolved); the kernel then resolves it
+        // beneath the real root. '..' is refused by its text before any lexical reading could hide it.
+        guard !folder.components.contains(where: { $0.kind == .parentDirectory }) else {
+            return .failure(.output("'..' in the output path", retryable: false))
+        }
+        guard let relative = folder.relative(to: FilePath(outputRoot)) ?? folder.relative(to: real) else {
             return .failure(.output("outside the output root \(outputRoot)", retryable: false))
         }
-        let relative = String(folder.dropFirst(folder.hasPrefix(realRoot) ? realRoot.count : root.count))
-        let components = relative.split(separator: "/").map(String.init)
-        guard !components.contains("..") else { return .failure(.output("'..' in the output path", retryable: false)) }
+        let components = relative.components.map(\.string)
         var prefix = ""
         for component in components + [""] {
             let path = prefix.isEmpty ? "." : prefix

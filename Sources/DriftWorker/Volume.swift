@@ -1,23 +1,15 @@
+import DriftCore
 import Foundation
+
+import struct SystemPackage.FilePath
 
 /// The mounted volume a path lies on, for messages that must say which disk failed (full, read-only).
 enum Volume {
     /// The mount point of the file system holding `path` (or its nearest existing folder), from
     /// /proc/self/mountinfo; nil when it cannot be told.
     static func mountPoint(of path: String) -> String? {
-        var existing = path
-        var resolved: String?
-        while !existing.isEmpty {
-            if let real = realpath(existing, nil) {
-                resolved = String(cString: real)
-                free(real)
-                break
-            }
-            let parent = (existing as NSString).deletingLastPathComponent
-            if parent == existing { break }
-            existing = parent
-        }
-        guard let resolved, let table = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else {
+        let resolved = FilePath(path).resolvingLinks()
+        guard let table = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else {
             return nil
         }
         var best: String?
@@ -26,8 +18,7 @@ enum Volume {
             let fields = line.split(separator: " ", omittingEmptySubsequences: false)
             guard fields.count > 4 else { continue }
             let point = unescaped(String(fields[4]))
-            let inside = point == "/" || resolved == point || resolved.hasPrefix(point + "/")
-            if inside && point.count > (best?.count ?? -1) { best = point }
+            if resolved.isInside(FilePath(point)) && point.count > (best?.count ?? -1) { best = point }
         }
         return best
     }

@@ -7,6 +7,8 @@ import Foundation
 import Logging
 import Synchronization
 
+import struct SystemPackage.FilePath
+
 /// A worker process's loop: one DEALER socket owned by the calling thread, jobs on threads of their own (at most
 /// `capacity` at once), heartbeats both ways, and a fresh connection with back-off when the coordinator falls
 /// silent (Paranoid Pirate). Running jobs continue across reconnects; their results are sent when the
@@ -261,9 +263,11 @@ public final class WorkerNode {
     }
 
     private func map(_ path: String) -> String {
-        for (from, to) in settings.pathMap where path == from || path.hasPrefix(from.hasSuffix("/") ? from : from + "/")
-        {
-            return to + path.dropFirst(from.count)
+        // By whole components: `/media` maps `/media/a`, never `/media2/a`.
+        for (from, to) in settings.pathMap {
+            if let relative = FilePath(path).relative(to: FilePath(from)) {
+                return FilePath(to).pushing(relative).string
+            }
         }
         return path
     }

@@ -8,6 +8,8 @@ import DriftSupport
 import Foundation
 import Logging
 
+import struct SystemPackage.FilePath
+
 /// `driftfix process`: repair one file.
 struct ProcessCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -126,7 +128,7 @@ struct ProcessCommand: ParsableCommand {
             // A media container (.m4a, .mp4, .mkv...) is written through FFmpeg, in the input's codec.
             let type =
                 try format ?? configuration.process.format
-                ?? Self.fileExtension(output).flatMap { ext -> FileType? in
+                ?? FilePath(output).lowercasedExtension.flatMap { ext -> FileType? in
                     if let type = FileType(extension: ext) { return type }
                     guard MediaRewriter.writes(extension: ext) else {
                         throw ValidationError(
@@ -195,13 +197,6 @@ extension ProcessCommand {
         return option.map { "\($0): \(error.reason)" } ?? error.reason
     }
 
-    /// The extension of a path's file name (after its last dot, if the name has one that is not its first character).
-    static func fileExtension(_ path: String) -> String? {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-        let ext = String(name[name.index(after: dot)...])
-        return ext.isEmpty ? nil : ext
-    }
 }
 
 extension FileType: ExpressibleByArgument {}

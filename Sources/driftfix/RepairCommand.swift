@@ -85,6 +85,9 @@ struct RepairCommand: AsyncParsableCommand {
             valueName: "address"))
     var metricsAddress: String?
 
+    @Flag(name: .customLong("metrics-on-network"), help: MetricsOption.onNetworkHelp)
+    var metricsOnNetwork = false
+
     @Option(
         help:
             "name (default), sound or name-then-sound: with sound, clips are found in recordings by what they heard and each clip's audio is cut out of its recording in sync as OUT/{clip folder}/{clip stem}.wav, here, as `driftfix sync` does (default: the configuration's scan.pair-by)."
@@ -104,7 +107,7 @@ struct RepairCommand: AsyncParsableCommand {
         if let maxAttempts, !(1...100).contains(maxAttempts) {
             throw ValidationError("--max-attempts must be from 1 to 100")
         }
-        if let metricsAddress { _ = try MetricsOption.parse(metricsAddress) }
+        if let metricsAddress { _ = try MetricsOption.parse(metricsAddress, onNetwork: metricsOnNetwork) }
     }
 
     func run() async throws {
@@ -118,7 +121,7 @@ struct RepairCommand: AsyncParsableCommand {
         settings.resume = resume
         settings.full = full
         settings.metricsFile = metrics.map(Paths.absolute)
-        settings.metricsAddress = try metricsAddress.map(MetricsOption.parse)
+        settings.metricsAddress = try metricsAddress.map { try MetricsOption.parse($0, onNetwork: metricsOnNetwork) }
         if let maxAttempts { settings.configuration.maxAttempts = maxAttempts }
         settings.work = try dispatch.work(configuration: settings.configuration, configPath: config)
         let logger = Logger(label: "driftfix.repair")

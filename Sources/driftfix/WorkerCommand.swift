@@ -27,6 +27,9 @@ struct WorkerCommand: AsyncParsableCommand {
             valueName: "address"))
     var metricsAddress: String?
 
+    @Flag(name: .customLong("metrics-on-network"), help: MetricsOption.onNetworkHelp)
+    var metricsOnNetwork = false
+
     @Flag(help: "Serve night after night: the end of a run does not end the worker (for systemd, Kubernetes, compose).")
     var persistent = false
 
@@ -101,7 +104,7 @@ struct WorkerCommand: AsyncParsableCommand {
         if let concurrency, !(1...256).contains(concurrency) { throw ValidationError("--concurrency must be 1...256") }
         if let idleCores, !(0...1024).contains(idleCores) { throw ValidationError("--idle-cores must be 0...1024") }
         if !(drainTimeout >= 0) { throw ValidationError("--drain-timeout must be 0 or more seconds") }
-        if let metricsAddress { _ = try MetricsOption.parse(metricsAddress) }
+        if let metricsAddress { _ = try MetricsOption.parse(metricsAddress, onNetwork: metricsOnNetwork) }
         if (curveSecret == nil) != (serverKey == nil) {
             throw ValidationError("--curve-secret and --server-key go together")
         }
@@ -134,7 +137,7 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         var settings = WorkerRun.Settings(node: node)
         settings.parent = parent
-        settings.metricsAddress = try metricsAddress.map(MetricsOption.parse)
+        settings.metricsAddress = try metricsAddress.map { try MetricsOption.parse($0, onNetwork: metricsOnNetwork) }
         // The node hands its jobs back at the drain timeout; the service group's own limit is only a backstop.
         settings.drainTimeout = drainTimeout + 5
         let signals = SecondSignal()

@@ -1,4 +1,5 @@
 import CSndFile
+import DriftCore
 import DriftFixtures
 import Foundation
 import Testing

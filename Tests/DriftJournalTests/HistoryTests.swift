@@ -1,6 +1,7 @@
 import DriftCore
 import DriftFixtures
 import DriftJournal
+import DriftMetrics
 import DriftPlanning
 import DriftReports
 import DriftSchema

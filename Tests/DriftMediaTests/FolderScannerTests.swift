@@ -2,8 +2,11 @@ import DriftAudio
 import DriftCore
 import DriftFixtures
 import DriftRules
+import DriftWorker
 import Foundation
 import Testing
+
+import struct SystemPackage.FilePath
 
 @testable import DriftMedia
 
@@ -66,12 +69,13 @@ struct FolderScannerTests {
     }
 
     @Test(
-        "symbolic links to folders: one rule - a link into the roots is skipped and named, a link out is followed once")
+        "symbolic links: one rule - a link into the roots is skipped and named, a link out is skipped in the words a worker refuses it with"
+    )
     func symlinkedFolders() throws {
         let root = TemporaryFolder()
         let outside = TemporaryFolder()
         for name in ["real/t.wav", "real/t.mov", ".hidden/h.wav", ".hidden/h.mov"] { try touch(root.file(name)) }
-        for name in ["o.wav", "o.mov"] { try touch(outside.file(name)) }
+        for name in ["o.wav", "o.mov", "p.wav"] { try touch(outside.file(name)) }
         // `alias` sorts before `real`: the walk must still scan real/ under its own path.
         try FileManager.default.createSymbolicLink(atPath: root.file("alias"), withDestinationPath: root.file("real"))
         try FileManager.default.createSymbolicLink(atPath: root.file("real/up"), withDestinationPath: root.path)
@@ -79,22 +83,39 @@ struct FolderScannerTests {
         try FileManager.default.createSymbolicLink(atPath: root.file("ext2"), withDestinationPath: outside.path)
         try FileManager.default.createSymbolicLink(
             atPath: root.file("toHidden"), withDestinationPath: root.file(".hidden"))
+        // A file linked from outside: the same rule as a folder.
+        try FileManager.default.createSymbolicLink(
+            atPath: root.file("real/p.wav"), withDestinationPath: outside.file("p.wav"))
         let inventory = FolderScanner.scan(roots: [root.path], rules: PairingRules())
         let recordings = inventory.pairs.map { $0.recording.dropFirst(root.path.count) }.sorted()
-        #expect(recordings == ["/ext1/o.wav", "/real/t.wav"], "\(recordings)")
+        #expect(recordings == ["/real/t.wav"], "\(recordings)")
         #expect(inventory.issues.isEmpty, "links are not errors: \(inventory.issues)")
         let skipped = Dictionary(
             uniqueKeysWithValues: inventory.skipped.map { ($0.path.dropFirst(root.path.count), $0.reason) })
-        let real = FolderScanner.realPath(root.path)!
+        let real = try #require(FilePath(root.path).realPath()).string
+        let realOutside = try #require(FilePath(outside.path).realPath()).string
         #expect(skipped["/alias"] == "symbolic link to \(real)/real, which is scanned under its own path", "\(skipped)")
         #expect(skipped["/real/up"] == "symbolic link loop: points to its own ancestor \(real)")
-        #expect(skipped["/ext2"]?.contains("already scanned through \(root.file("ext1"))") == true, "\(skipped)")
+        // The worker's own words (Confinement.check(input:roots:)), so the plan and the night say the same.
+        let worker = Confinement.check(input: root.file("ext1/o.wav"), roots: [root.path])
+        guard case .failure(let refusal) = worker else {
+            Issue.record("the worker reads \(worker)")
+            return
+        }
+        #expect(refusal.description == "outside the input roots \(root.path) (it resolves to \(realOutside)/o.wav)")
+        for name in ["ext1", "ext2"] {
+            #expect(
+                skipped["/\(name)"]
+                    == "symbolic link outside the input roots \(root.path) (it resolves to \(realOutside))",
+                "\(skipped)")
+        }
+        #expect(skipped["/real/p.wav"]?.hasPrefix("symbolic link outside the input roots") == true, "\(skipped)")
         #expect(skipped["/toHidden"]?.contains("a hidden or ignored folder") == true)
-        #expect(skipped.count == 4)
+        #expect(skipped.count == 6)
         // The same rule whichever way round the names sort.
         try FileManager.default.moveItem(atPath: root.file("alias"), toPath: root.file("zalias"))
         let again = FolderScanner.scan(roots: [root.path], rules: PairingRules())
-        #expect(again.pairs.map { $0.recording.dropFirst(root.path.count) }.sorted() == ["/ext1/o.wav", "/real/t.wav"])
+        #expect(again.pairs.map { $0.recording.dropFirst(root.path.count) }.sorted() == ["/real/t.wav"])
         #expect(again.skipped.contains { $0.path == root.file("zalias") })
     }
 

@@ -22,7 +22,8 @@ private let coverage: [String: [String: [PairingPath: Expect]]] = [
     "repair": [
         "out": everywhere, "report": everywhere, "config": everywhere, "quality": everywhere, "engine": everywhere,
         "max-attempts": everywhere, "journal": everywhere, "resume": everywhere, "no-resume": everywhere,
-        "full": everywhere, "metrics": everywhere, "metrics-address": everywhere, "pair-by": everywhere,
+        "full": everywhere, "metrics": everywhere, "metrics-address": everywhere, "metrics-on-network": everywhere,
+        "pair-by": everywhere,
         "mux": bySoundOnly, "Workers": everywhere,
     ],
     "scan": [

@@ -76,7 +76,7 @@ struct OutputFormatTests {
         #expect(impossible.status == 1)
         #expect(
             impossible.errorLines == [
-                "driftfix: \(folder.file("x.mp3")): unsupported audio format (libsndfile cannot write 24-bit samples in MPEG with 2 channels)"
+                "driftfix: \(folder.file("x.mp3")): unsupported (libsndfile cannot write 24-bit samples in MPEG with 2 channels)"
             ],
             "\(impossible.stderr)")
         let unknown = try driftfix(["process", float, folder.file("x.xyz"), "--ratio", "1.001"])

@@ -1,31 +1,7 @@
 internal import CSndFile
+import DriftCore
 
-/// The kinds of file driftfix writes, by the names users give them: a file extension, or `--format`.
-public enum FileType: String, CaseIterable, Sendable {
-    case wav, wavex, rf64, w64, aiff, caf, flac, ogg, opus, mp3
-
-    /// The type a file extension names, as sox and ffmpeg read them; nil for an extension driftfix cannot write.
-    public init?(extension ext: String) {
-        switch ext.lowercased() {
-        case "wav", "wave", "bwf": self = .wav
-        case "rf64": self = .rf64
-        case "w64": self = .w64
-        case "aif", "aiff", "aifc": self = .aiff
-        case "caf": self = .caf
-        case "flac": self = .flac
-        case "ogg", "oga": self = .ogg
-        case "opus": self = .opus
-        case "mp3": self = .mp3
-        default: return nil
-        }
-    }
-
-    /// Extensions `init(extension:)` knows, for messages.
-    public static let knownExtensions = [
-        "wav", "wave", "bwf", "rf64", "w64", "aif", "aiff", "aifc", "caf", "flac", "ogg",
-        "oga", "opus", "mp3",
-    ]
-
+extension FileType {
     var container: AudioContainer {
         switch self {
         case .wav: return .wav
@@ -39,14 +15,6 @@ public enum FileType: String, CaseIterable, Sendable {
         case .mp3: return .mpeg
         }
     }
-}
-
-extension SampleEncoding {
-    /// Names for `--encoding`.
-    public static let names: [String: SampleEncoding] = [
-        "pcm-s8": .pcmS8, "pcm-u8": .pcmU8, "pcm-16": .pcm16, "pcm-24": .pcm24, "pcm-32": .pcm32, "float": .float32,
-        "double": .float64, "ulaw": .ulaw, "alaw": .alaw, "vorbis": .vorbis, "opus": .opus, "mp3": .mp3,
-    ]
 }
 
 /// The format an output is written in: the input's, or the one OUT's extension (or `--format`/`--encoding`) names,

@@ -1,3 +1,5 @@
+import DriftSchema
+
 /// The per-device Prometheus series — their names, help texts, labels and values — as the end-of-run text file
 /// (`RunMetrics`) and the live endpoint (`LiveRunMetrics`) both serve them: one definition, the same names in both.
 public struct DeviceSeries: Sendable {

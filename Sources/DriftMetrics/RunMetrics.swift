@@ -123,7 +123,9 @@ public struct RunMetrics: Sendable, Equatable {
             (folder.isEmpty ? "." : folder) + "/." + (path as NSString).lastPathComponent + ".\(getpid()).tmp"
         let text = render()
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw MetricsError(path: path, reason: String(cString: strerror(errno))) }
+        guard descriptor >= 0 else {
+            throw MetricsError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+        }
         let written = text.withCString { Glibc.write(descriptor, $0, strlen($0)) }
         let writeError = errno
         let synced = fsync(descriptor) == 0
@@ -141,7 +143,7 @@ public struct RunMetrics: Sendable, Equatable {
         }
         if let failure {
             unlink(temporary)
-            throw MetricsError(path: path, reason: failure)
+            throw MetricsError.cannotWrite(path: path, reason: failure)
         }
     }
 
@@ -154,11 +156,4 @@ public struct RunMetrics: Sendable, Equatable {
     static func format(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
-}
-
-/// The metrics file could not be written.
-public struct MetricsError: Error, CustomStringConvertible {
-    public let path: String
-    public let reason: String
-    public var description: String { "\(path): cannot write the metrics file (\(reason))" }
 }
