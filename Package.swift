@@ -67,7 +67,9 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"), "DriftCore", "DriftSupport", "DriftAudio",
                 "CFFmpeg",
             ]),
-        .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate", "CSoxr"]),
+        // The polyphase resampler's inner loop: AVX2 and FMA chosen at run time, portable C elsewhere.
+        .target(name: "CPolyphase"),
+        .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate", "CSoxr", "CPolyphase"]),
         // Content measurement: the recording correlated with the reference's own sound (offset, rate, dropouts).
         // Pure Swift on `AudioSource` streams; its FFT is its own.
         .target(name: "DriftSync", dependencies: ["DriftCore"]),

@@ -4,7 +4,7 @@
 #
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
-#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (engines resample stretch quality aac content sync
+#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (kernel engines resample stretch quality aac content sync
 #                                music soundnight movieprobe scan fleet journal dispatch repair slurm chaos compare; default: all)
 #   BENCH_NIGHT_CLIPS=200 BENCH_NIGHT_SECONDS=2400   the soundnight section's large shoot (clips, recorder seconds)
 #   BENCH_JOURNAL_DEVICES=500 BENCH_JOURNAL_NIGHTS=3   the journal section: devices x 40 real repair jobs, then
@@ -24,7 +24,7 @@ bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
 mkdir -p "$work"
-sections=" ${BENCH_SECTIONS:-engines resample stretch quality aac content sync music soundnight movieprobe scan fleet journal dispatch repair slurm chaos compare} "
+sections=" ${BENCH_SECTIONS:-kernel engines resample stretch quality aac content sync music soundnight movieprobe scan fleet journal dispatch repair slurm chaos compare} "
 want() { [[ "$sections" == *" $1 "* ]]; }
 input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
@@ -45,6 +45,65 @@ measure() {  # measure LABEL COMMAND... → "LABEL xRT peakMiB"
     awk -v l="$label" -v s="$seconds" -v w="$wall" -v r="$rss" \
         'BEGIN { printf "%-34s %9.1f %11.1f\n", l, s / w, r / 1024 }'
 }
+
+if want kernel; then
+# The speed of a copy: the default repair (the polyphase kernel) against a plain copy, ffmpeg and sox, side by side in
+# one run, on the whole machine and on one core; files on tmpfs when there is one. Median of 3 wall seconds; peak RSS
+# (MiB, the largest of the three); SNR against the analytically known ideal; frames off the exact target.
+kscratch=$work; [[ -d /dev/shm && -w /dev/shm ]] && kscratch=$(mktemp -d /dev/shm/driftfix-kernel.XXXXXX)
+klen=${BENCH_KERNEL_SECONDS:-600}
+ksrc="$kscratch/kernel-src.wav"
+"$bin/driftfix-bench" generate "$ksrc" --seconds "$klen"
+kn=$((klen * 48000)); kt=$(awk -v n="$kn" 'BEGIN { printf "%.0f", n * 0.999869 }')
+kmedian() {  # kmedian COMMAND...: median wall seconds and the peak RSS (MiB) of three runs
+    local walls=() rss=0
+    for _ in 1 2 3; do
+        /usr/bin/time -o "$work/time.txt" -f "%e %M" "$@" >/dev/null 2>"$work/stderr.txt" || { cat "$work/stderr.txt" >&2; return 1; }
+        read -r w r < <(tail -1 "$work/time.txt"); walls+=("$w"); (( r > rss )) && rss=$r
+    done
+    echo "$(printf "%s\n" "${walls[@]}" | sort -g | sed -n 2p) $((rss / 1024))"
+}
+declare -A kwall=()
+krow() {  # krow LABEL OUTPUT(or -) COMMAND...
+    local label=$1 out=$2; shift 2
+    if [[ "$out" != - ]]; then rm -f "$out"; fi
+    read -r w m < <(kmedian "$@")
+    kwall[$label]=$w
+    local quality="-"
+    if [[ "$out" != - && -f "$out" ]]; then
+        read -r snr _ _ off < <("$bin/driftfix-bench" snr "$out" --input-frames "$kn" --target-frames "$kt")
+        quality="$snr dB, $off off"
+    fi
+    printf "| %-52s | %6.2f s | %8s | %9s | %-18s |\n" "$label" "$w" \
+        "$(awk -v a="${kwall[ffmpeg swr]:-0}" -v w="$w" 'BEGIN { if (a > 0) printf "%.2fx", a / w; else print "-" }')" "$m" "$quality"
+    if [[ "$out" != - ]]; then rm -f "$out"; fi
+}
+echo
+echo "## The speed of a copy: $klen s, 48 kHz stereo 24-bit WAV, -131 ppm ($kn -> $kt frames), $(nproc) cores; median of 3"
+echo "| command | wall | vs ffmpeg swr | peak MiB | against the ideal |"
+echo "| --- | --- | --- | --- | --- |"
+krow "ffmpeg swr" "$kscratch/o.wav" ffmpeg -nostdin -loglevel error -y -i "$ksrc" \
+    -af "asetrate=1000000,aresample=999869:resampler=swr,asetrate=48000" -c:a pcm_s24le "$kscratch/o.wav"
+krow "cp of the input (the floor)" - cp "$ksrc" "$kscratch/copy.wav"
+rm -f "$kscratch/copy.wav"
+krow "ffmpeg decode + PCM encode, no resampling" - ffmpeg -nostdin -loglevel error -y -i "$ksrc" -c:a pcm_s24le "$kscratch/copy.wav"
+rm -f "$kscratch/copy.wav"
+krow "driftfix process --to-frames N (default, every core)" "$kscratch/o.wav" "$bin/driftfix" process "$ksrc" "$kscratch/o.wav" --to-frames "$kt" -q -y
+krow "driftfix process --engine soxr (every core)" "$kscratch/o.wav" "$bin/driftfix" process "$ksrc" "$kscratch/o.wav" --to-frames "$kt" --engine soxr -q -y
+krow "ffmpeg swr, one core" "$kscratch/o.wav" taskset -c 0 ffmpeg -nostdin -loglevel error -y -i "$ksrc" \
+    -af "asetrate=1000000,aresample=999869:resampler=swr,asetrate=48000" -c:a pcm_s24le "$kscratch/o.wav"
+krow "sox speed, one core" "$kscratch/o.wav" taskset -c 0 sox "$ksrc" "$kscratch/o.wav" speed 1.000131017
+krow "driftfix process (default), one core" "$kscratch/o.wav" taskset -c 0 "$bin/driftfix" process "$ksrc" "$kscratch/o.wav" --to-frames "$kt" -q -y
+one=${kwall[driftfix process (default), one core]}
+all=${kwall[driftfix process --to-frames N (default, every core)]}
+kraw=$(taskset -c 0 "$bin/driftfix-bench" raw "$ksrc" --seconds "$klen" --engine polyphase --quality medium)
+awk -v f="${kwall[ffmpeg swr]}" -v f1="${kwall[ffmpeg swr, one core]}" -v x="${kwall[sox speed, one core]}" \
+    -v c="${kwall[cp of the input (the floor)]}" -v a="$all" -v o="$one" -v r="$kraw" -v l="$klen" 'BEGIN {
+    printf "whole machine: %.2fx ffmpeg swr (goal 1.5); one core: %.2fx ffmpeg swr on one core (goal 1.0), %.2fx sox (goal 2); %.1fx a cp (goal 4)\n", f / a, f1 / o, x / o, a / c
+    printf "the kernel alone on one core (in memory): %.2f s of the %.2f s; the rest is reading, converting and writing\n", l / r, o }'
+rm -f "$ksrc"
+if [[ "$kscratch" != "$work" ]]; then rm -rf "$kscratch"; fi
+fi
 
 if want engines; then
 # One core for everything (taskset), files on tmpfs when there is one (the CPU cost, not the disk's), each command

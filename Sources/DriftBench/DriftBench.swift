@@ -91,7 +91,7 @@ struct Raw: ParsableCommand {
     var ratio: String = "0.999869"
     @Option(help: "Converter quality.")
     var quality: String = "medium"
-    @Option(help: "libsamplerate or soxr.")
+    @Option(help: "polyphase, soxr or libsamplerate.")
     var engine: String = "libsamplerate"
 
     func run() throws {

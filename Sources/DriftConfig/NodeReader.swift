@@ -107,7 +107,8 @@ struct NodeReader {
         guard let pattern, !pattern.isEmpty else { throw error(node, key: "\(key).match", "missing (a path pattern)") }
         guard method != nil || engine != nil else {
             throw error(
-                node, key: "\(key).method", "missing (resample or stretch; or an engine: libsamplerate or soxr)")
+                node, key: "\(key).method",
+                "missing (resample or stretch; or an engine: polyphase, soxr or libsamplerate)")
         }
         return MethodRule(pattern: GlobPattern(pattern), method: method, reason: reason, engine: engine)
     }

@@ -38,7 +38,11 @@ public final class ExactLengthResampler: AudioSource {
         self.frameCount = targetFrames
         self.ratio = Double(targetFrames) / Double(upstream.frameCount)
         self.blockFrames = blockFrames
-        switch engine {
+        switch engine.running(ratio: ratio) {
+        case .polyphase:
+            converter = try PolyphaseResampler(
+                filter: PolyphaseFilter.make(quality: quality, ratio: ratio), channelCount: upstream.channelCount,
+                inputFrames: upstream.frameCount, outputFrames: targetFrames)
         case .libsamplerate:
             converter = try Resampler(quality: quality, channelCount: upstream.channelCount, ratio: ratio)
         case .soxr:

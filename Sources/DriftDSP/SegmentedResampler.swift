@@ -19,6 +19,8 @@ import Foundation
 /// most `ExactLengthResampler.maxEndCorrection`).
 ///
 /// Memory stays flat: at most `threads + 1` chunks (each at most 1¾ × `chunkFrames`) are converted or waiting at a time.
+/// With the polyphase engine every chunk starts exactly at its nominal output frame (its converter starts at any
+/// phase), nothing is converted twice, and any ratio is cut.
 ///
 /// With an `admission`, the first thread always converts and the others only on cores it lends them, one chunk at a
 /// time (a worker's idle cores): without one they wait and look again; the output is the same either way.
@@ -26,8 +28,14 @@ public final class SegmentedResampler: AudioSource {
     public let channelCount: Int
     public let frameCount: Int64
 
-    /// Output frames per chunk for `channelCount` channels: about 8 MiB of float samples.
-    public static func chunkFrames(channelCount: Int) -> Int { max(1 << 16, (1 << 21) / channelCount) }
+    /// Output frames per chunk, sized by bytes. The polyphase engine starts a chunk anywhere for free, so its chunks
+    /// are small: all `threads + 1` in flight together hold at most 8 MiB of float samples (1 MiB each at most, never
+    /// under 32,768 frames). The other engines discard a pre-roll of 8,192 frames per chunk: about 8 MiB each.
+    public static func chunkFrames(channelCount: Int, engine: ResampleEngine = .soxr, threads: Int = 1) -> Int {
+        guard engine == .polyphase else { return max(1 << 16, (1 << 21) / channelCount) }
+        let bytes = min(1 << 20, (8 << 20) / (threads + 1))
+        return max(1 << 15, bytes / (4 * channelCount))
+    }
 
     /// Opens a fresh reader of the input (one per thread).
     public typealias Open = @Sendable () throws -> SeekableAudioSource
@@ -63,8 +71,26 @@ public final class SegmentedResampler: AudioSource {
         chunkFrames: Int? = nil, admission: Admission? = nil
     ) -> SegmentedResampler? {
         precondition(!range.isEmpty && targetFrames > 0 && threads > 0 && (chunkFrames ?? 1 << 16) >= 1 << 15)
-        let chunk = Int64(chunkFrames ?? Self.chunkFrames(channelCount: channelCount))
         let n = Int64(range.count)
+        let running = engine.running(ratio: Double(targetFrames) / Double(n))
+        let chunk = Int64(
+            chunkFrames ?? Self.chunkFrames(channelCount: channelCount, engine: running, threads: threads))
+        if running == .polyphase {
+            // The polyphase converter starts at any output frame exactly: chunks of equal size, nothing converted twice.
+            guard targetFrames > chunk else { return nil }
+            let filter = PolyphaseFilter.make(quality: quality, ratio: Double(targetFrames) / Double(n))
+            let starts = stride(from: Int64(0), to: targetFrames, by: Int(chunk)).map { output in
+                Start(
+                    output: output,
+                    input: PolyphaseResampler.inputStart(
+                        filter: filter, inputFrames: n, outputFrames: targetFrames, startOutput: output),
+                    begins: output)
+            }
+            return SegmentedResampler(
+                shared: Shared(
+                    open: open, range: range, channelCount: channelCount, target: targetFrames, quality: quality,
+                    engine: running, starts: starts, threads: threads, admission: admission))
+        }
         guard targetFrames > preroll + chunk else { return nil }
         // Chunk j ≥ 1 begins within [j·chunk − 3/4·chunk + preroll, j·chunk + preroll), before the end: every chunk
         // holds between a quarter and 1¾ chunks.
@@ -80,7 +106,7 @@ public final class SegmentedResampler: AudioSource {
         return SegmentedResampler(
             shared: Shared(
                 open: open, range: range, channelCount: channelCount, target: targetFrames,
-                quality: quality, engine: engine, starts: starts, threads: threads,
+                quality: quality, engine: running, starts: starts, threads: threads,
                 admission: admission))
     }
 
@@ -268,6 +294,10 @@ public final class SegmentedResampler: AudioSource {
             let source = Window(reader, frames: n - begin.input)
             let converter: any StreamConverter =
                 switch engine {
+                case .polyphase:
+                    try PolyphaseResampler(
+                        filter: PolyphaseFilter.make(quality: quality, ratio: Double(target) / Double(n)),
+                        channelCount: channelCount, inputFrames: n, outputFrames: target, startOutput: begin.output)
                 case .libsamplerate:
                     try Resampler(quality: quality, channelCount: channelCount, ratio: Double(target) / Double(n))
                 case .soxr:

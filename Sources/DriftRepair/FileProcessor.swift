@@ -282,14 +282,17 @@ public enum FileProcessor {
             engine: request.engine, threads: request.threads, admission: request.borrowCore)
     }
 
-    /// ", medium quality" (libsamplerate) or ", medium quality (soxr)" where a resampler ran.
+    /// ", medium quality" (libsamplerate) or ", medium quality (polyphase)" where a resampler ran: the engine that
+    /// ran, which for the polyphase kernel beyond its ratios is libsoxr.
     static func qualityNote(_ plan: ProcessingPlan, _ request: ProcessRequest) -> String {
+        let engine: ResampleEngine
         switch plan.length {
-        case .resample, .stretch(_, .some):
-            return ", \(request.quality.rawValue) quality"
-                + (request.engine == .libsamplerate ? "" : " (\(request.engine.rawValue))")
+        case .resample(let frames):
+            engine = request.engine.running(ratio: Double(frames) / Double(max(1, plan.range.count)))
+        case .stretch(_, .some): engine = request.engine
         default: return ""
         }
+        return ", \(request.quality.rawValue) quality" + (engine == .libsamplerate ? "" : " (\(engine.rawValue))")
     }
 
     /// Whether reading and writing run on threads of their own, beside the conversion: only where this process may

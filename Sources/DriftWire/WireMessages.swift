@@ -11,7 +11,7 @@ import Foundation
 /// clip's rows.
 /// 5: a job's work is one value (`JobWork`: header repair, content, sound print, clip sync, no-op) with only the fields
 /// its kind needs; a job writing nothing has no output root. A version-4 peer is refused by name.
-public let wireProtocolVersion = 5
+public let wireProtocolVersion = 6
 
 /// A worker introducing itself: how many jobs it runs at once (its credit) and what it is.
 public struct WorkerHello: Codable, Sendable, Equatable {

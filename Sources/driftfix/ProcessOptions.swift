@@ -83,7 +83,7 @@ struct MethodOptions: ParsableArguments {
 
     @Option(
         help:
-            "Resampling library: auto (default: soxr at fast and medium, libsamplerate at best), libsamplerate or soxr."
+            "Resampling engine: auto (default: polyphase, driftfix's own kernel, at medium and best; soxr at fast), polyphase, soxr or libsamplerate."
     )
     var engine: EngineChoice?
 

@@ -47,7 +47,7 @@ struct RepairCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "Resampling library for every pair: auto (soxr at fast and medium, libsamplerate at best: the fastest at equal or better quality), libsamplerate or soxr; default: the config's repair.engine and rules."
+            "Resampling engine for every pair: auto (polyphase, driftfix's own kernel, at medium and best; soxr at fast: the fastest at equal or better quality), polyphase, soxr or libsamplerate; default: the config's repair.engine and rules."
     )
     var engine: EngineChoice?
 

@@ -172,7 +172,7 @@ struct DurableRunTests {
     }
 
     @Test(
-        "--engine auto, the default: an earlier night's outputs made by the old default (libsamplerate) stay current; its jobs name the engine that runs (soxr at medium, libsamplerate at best); outputs exact against the ideal"
+        "--engine auto, the default: an earlier night's outputs made by the old default (libsamplerate) stay current; its jobs name the engine that runs (polyphase at medium and best, soxr at fast); outputs exact against the ideal"
     )
     func autoEngine() throws {
         let tree = try RepairTree(drifted: 4, frames: 48_000, channels: 2, folders: 2)
@@ -188,8 +188,9 @@ struct DurableRunTests {
             "a changed default is no change of plan: \(now.stdout)")
         #expect(outputs.map(identity) == identities)
 
-        // A fresh tree under the default: medium runs on soxr, best on libsamplerate, each named in the journal.
-        for (quality, engine) in [("medium", ResampleEngine.soxr), ("best", .libsamplerate)] {
+        // A fresh tree under the default: medium and best run on the polyphase kernel, fast on soxr, each named in
+        // the journal.
+        for (quality, engine) in [("medium", ResampleEngine.polyphase), ("best", .polyphase), ("fast", .soxr)] {
             let fresh = TemporaryFolder("driftfix-out")
             let night = try driftfix([
                 "repair", tree.root.path, "--out", fresh.path, "--workers", "2", "--quality", quality,

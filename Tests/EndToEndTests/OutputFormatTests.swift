@@ -107,7 +107,7 @@ struct OutputFormatTests {
         #expect(lines[1] == "A=PCM,F=48000,W=24,M=stereo,T=ingest")
         #expect(
             lines[2].hasPrefix(
-                "A=PCM,F=48000,W=24,M=stereo,T=driftfix resample (default), medium quality (soxr); 48000 to 48048 frames"
+                "A=PCM,F=48000,W=24,M=stereo,T=driftfix resample (default), medium quality (polyphase); 48000 to 48048 frames"
             ))
         #expect(!carried.codingHistory.contains("libsndfile"))
         #expect(carried.description == "scene 4" && carried.timeReference == 123_456)

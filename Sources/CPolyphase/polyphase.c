@@ -1,0 +1,166 @@
+// The polyphase kernel. Each output frame's filter is the table row at its phase plus the fraction of the way to the
+// next row (one fused multiply-add per coefficient), shared by every channel; each channel is then one dot product.
+// Drift repair moves the phase by a few millionths of a frame per output, so the two rows it reads stay in cache.
+#include "polyphase.h"
+
+#include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+enum { max_taps = 512 };
+
+static inline void locate(
+    const driftfix_polyphase_position *p, driftfix_polyphase_step step, int phases, int *row, float *fraction) {
+    // The phase from the exact remainder (integers until here): row and the fraction of the way to the next row.
+    // remainder < target < 2^63: a signed conversion is one instruction.
+    double scaled = (double)(int64_t)p->remainder * ((double)phases / (double)(int64_t)step.target);
+    int j = (int)scaled;
+    if (j >= phases) j = phases - 1;
+    *row = j;
+    *fraction = (float)(scaled - (double)j);
+}
+
+static inline void advance(driftfix_polyphase_position *p, driftfix_polyphase_step step) {
+    p->index += (int64_t)step.whole;
+    p->remainder += step.fraction;
+    if (p->remainder >= step.target) {
+        p->remainder -= step.target;
+        p->index += 1;
+    }
+}
+
+static void run_portable(
+    const float *coefficients, const float *differences, int taps, int phases, const float *const *planes,
+    int channels, driftfix_polyphase_position *position, driftfix_polyphase_step step, int count, float *output) {
+    float filter[max_taps];
+    for (int k = 0; k < count; k++) {
+        int row;
+        float t;
+        locate(position, step, phases, &row, &t);
+        const float *c = coefficients + (size_t)row * taps;
+        const float *d = differences + (size_t)row * taps;
+        for (int i = 0; i < taps; i++) filter[i] = c[i] + t * d[i];
+        for (int ch = 0; ch < channels; ch++) {
+            const float *x = planes[ch] + position->index;
+            float a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+            for (int i = 0; i < taps; i += 4) {
+                a0 += filter[i] * x[i];
+                a1 += filter[i + 1] * x[i + 1];
+                a2 += filter[i + 2] * x[i + 2];
+                a3 += filter[i + 3] * x[i + 3];
+            }
+            output[(size_t)k * channels + ch] = (a0 + a1) + (a2 + a3);
+        }
+        advance(position, step);
+    }
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,fma"))) static inline float sum8(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+__attribute__((target("avx2,fma"))) static void run_avx2(
+    const float *coefficients, const float *differences, int taps, int phases, const float *const *planes,
+    int channels, driftfix_polyphase_position *position, driftfix_polyphase_step step, int count, float *output) {
+    float filter[max_taps] __attribute__((aligned(32)));
+    for (int k = 0; k < count; k++) {
+        int row;
+        float t;
+        locate(position, step, phases, &row, &t);
+        const float *c = coefficients + (size_t)row * taps;
+        const float *d = differences + (size_t)row * taps;
+        const __m256 tv = _mm256_set1_ps(t);
+        float *out = output + (size_t)k * channels;
+        if (channels == 1 || channels == 2) {
+            // The filter stays in registers: two chains of accumulators per channel hide the FMA latency.
+            const float *x0 = planes[0] + position->index;
+            const float *x1 = planes[channels - 1] + position->index;
+            __m256 a0 = _mm256_setzero_ps(), b0 = _mm256_setzero_ps();
+            __m256 a1 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
+            int i = 0;
+            for (; i + 16 <= taps; i += 16) {
+                __m256 h0 = _mm256_fmadd_ps(tv, _mm256_loadu_ps(d + i), _mm256_loadu_ps(c + i));
+                __m256 h1 = _mm256_fmadd_ps(tv, _mm256_loadu_ps(d + i + 8), _mm256_loadu_ps(c + i + 8));
+                a0 = _mm256_fmadd_ps(h0, _mm256_loadu_ps(x0 + i), a0);
+                b0 = _mm256_fmadd_ps(h1, _mm256_loadu_ps(x0 + i + 8), b0);
+                a1 = _mm256_fmadd_ps(h0, _mm256_loadu_ps(x1 + i), a1);
+                b1 = _mm256_fmadd_ps(h1, _mm256_loadu_ps(x1 + i + 8), b1);
+            }
+            for (; i < taps; i += 8) {
+                __m256 h0 = _mm256_fmadd_ps(tv, _mm256_loadu_ps(d + i), _mm256_loadu_ps(c + i));
+                a0 = _mm256_fmadd_ps(h0, _mm256_loadu_ps(x0 + i), a0);
+                a1 = _mm256_fmadd_ps(h0, _mm256_loadu_ps(x1 + i), a1);
+            }
+            out[0] = sum8(_mm256_add_ps(a0, b0));
+            if (channels == 2) out[1] = sum8(_mm256_add_ps(a1, b1));
+        } else {
+            for (int i = 0; i < taps; i += 8)
+                _mm256_store_ps(
+                    filter + i, _mm256_fmadd_ps(tv, _mm256_loadu_ps(d + i), _mm256_loadu_ps(c + i)));
+            for (int ch = 0; ch < channels; ch++) {
+                const float *x = planes[ch] + position->index;
+                __m256 a = _mm256_setzero_ps(), b = _mm256_setzero_ps();
+                int i = 0;
+                for (; i + 16 <= taps; i += 16) {
+                    a = _mm256_fmadd_ps(_mm256_load_ps(filter + i), _mm256_loadu_ps(x + i), a);
+                    b = _mm256_fmadd_ps(_mm256_load_ps(filter + i + 8), _mm256_loadu_ps(x + i + 8), b);
+                }
+                for (; i < taps; i += 8) a = _mm256_fmadd_ps(_mm256_load_ps(filter + i), _mm256_loadu_ps(x + i), a);
+                out[ch] = sum8(_mm256_add_ps(a, b));
+            }
+        }
+        advance(position, step);
+    }
+}
+#endif
+
+void driftfix_polyphase_deinterleave(
+    const float *input, int frames, int channels, float *const *planes, int offset) {
+    if (channels == 1) {
+        memcpy(planes[0] + offset, input, (size_t)frames * sizeof(float));
+    } else if (channels == 2) {
+        float *left = planes[0] + offset, *right = planes[1] + offset;
+        for (int i = 0; i < frames; i++) {
+            left[i] = input[2 * i];
+            right[i] = input[2 * i + 1];
+        }
+    } else {
+        for (int c = 0; c < channels; c++) {
+            float *plane = planes[c] + offset;
+            for (int i = 0; i < frames; i++) plane[i] = input[(size_t)i * channels + c];
+        }
+    }
+}
+
+int driftfix_polyphase_vectorised(void) {
+#if defined(__x86_64__)
+    // Decided once; every thread that races here computes the same answer.
+    static int known = -1;
+    int value = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (value < 0) {
+        __builtin_cpu_init();
+        value = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        __atomic_store_n(&known, value, __ATOMIC_RELAXED);
+    }
+    return value;
+#else
+    return 0;
+#endif
+}
+
+void driftfix_polyphase_run(
+    const float *coefficients, const float *differences, int taps, int phases, const float *const *planes,
+    int channels, driftfix_polyphase_position *position, driftfix_polyphase_step step, int count, float *output) {
+#if defined(__x86_64__)
+    if (driftfix_polyphase_vectorised()) {
+        run_avx2(coefficients, differences, taps, phases, planes, channels, position, step, count, output);
+        return;
+    }
+#endif
+    run_portable(coefficients, differences, taps, phases, planes, channels, position, step, count, output);
+}

@@ -1,0 +1,147 @@
+internal import CPolyphase
+import DriftCore
+
+/// The polyphase engine: drift repair's own converter (`PolyphaseFilter`, the vector kernel in CPolyphase).
+///
+/// Output frame k lies at input position k × N / T exactly (N input frames, T target frames): the position is kept as
+/// a whole frame and a remainder over T, in integers, and only the phase within a frame becomes a float. So there is
+/// no leading delay, no drift at the end, and exactly T frames come out (the input is taken as zeros beyond its
+/// ends). A converter may start at any output frame m: it then reads from `inputStart(m)` and makes frames m, m + 1,
+/// ... exactly as the one-pass converter makes them (each frame depends only on its window and its phase), so chunks
+/// converted apart join without a seam at any ratio.
+///
+/// One converter per stream; not thread-safe.
+final class PolyphaseResampler: StreamConverter {
+    let channelCount: Int
+    private let filter: PolyphaseFilter
+    private let step: driftfix_polyphase_step
+    private let target: Int64
+    /// Output frames still to make.
+    private var remaining: Int64
+    /// The next output's first tap (absolute input frame) and its remainder over T.
+    private var first: Int64
+    private var remainder: UInt64
+    /// Planar history: `filled` frames per channel, the first being absolute input frame `base`.
+    private let capacity: Int
+    private let planes: [UnsafeMutablePointer<Float>]
+    private var base: Int64
+    private var filled = 0
+    private var ended = false
+    /// Input frames the stream must bring (from where it starts to the input's end), and how many it brought.
+    private let start: Int64
+    private let expected: Int64
+    private var received: Int64 = 0
+
+    /// A converter for `inputFrames` → `outputFrames` interleaved float frames, starting at output frame
+    /// `startOutput`; its input must begin at `inputStart(...)` of that frame.
+    init(
+        filter: PolyphaseFilter, channelCount: Int, inputFrames: Int64, outputFrames: Int64, startOutput: Int64 = 0,
+        blockFrames: Int = 4096
+    ) throws(DSPError) {
+        let ratio = Double(outputFrames) / Double(inputFrames)
+        guard PolyphaseFilter.ratios.contains(ratio) else { throw .invalidRatio(ratio) }
+        self.filter = filter
+        self.channelCount = channelCount
+        target = outputFrames
+        step = driftfix_polyphase_step(
+            whole: UInt64(inputFrames / outputFrames), fraction: UInt64(inputFrames % outputFrames),
+            target: UInt64(outputFrames))
+        remaining = outputFrames - startOutput
+        let position = startOutput.multipliedFullWidth(by: inputFrames)
+        let (whole, rest) = outputFrames.dividingFullWidth(position)
+        first = whole - Int64(filter.lead)
+        remainder = UInt64(rest)
+        capacity = blockFrames + filter.taps
+        planes = (0..<channelCount).map { _ in
+            let plane = UnsafeMutablePointer<Float>.allocate(capacity: blockFrames + filter.taps)
+            plane.initialize(repeating: 0, count: blockFrames + filter.taps)
+            return plane
+        }
+        // Frames before the input's start are zeros: they are in the planes already.
+        base = first
+        filled = Int(max(0, -first))
+        start = max(0, first)
+        expected = inputFrames - start
+    }
+
+    deinit {
+        for plane in planes { plane.deallocate() }
+    }
+
+    /// The input frame a converter starting at output `startOutput` reads first.
+    static func inputStart(filter: PolyphaseFilter, inputFrames: Int64, outputFrames: Int64, startOutput: Int64)
+        -> Int64
+    {
+        let (whole, _) = outputFrames.dividingFullWidth(startOutput.multipliedFullWidth(by: inputFrames))
+        return max(0, whole - Int64(filter.lead))
+    }
+
+    func process(
+        input: UnsafePointer<Float>?, inputFrames: Int, output: UnsafeMutablePointer<Float>, outputFrames: Int,
+        endOfInput: Bool
+    ) throws(DSPError) -> (used: Int, generated: Int) {
+        guard remaining > 0 else { return (inputFrames, 0) }  // every frame made: the rest of the input is past T
+        compact()
+        let used = min(inputFrames, capacity - filled)
+        if used > 0, let input {
+            planes.withUnsafeBufferPointer { pointers in
+                pointers.withMemoryRebound(to: UnsafeMutablePointer<Float>?.self) { mutable in
+                    driftfix_polyphase_deinterleave(
+                        input, Int32(used), Int32(channelCount), mutable.baseAddress, Int32(filled))
+                }
+            }
+            filled += used
+            received += Int64(used)
+        }
+        if endOfInput && used == inputFrames && !ended {
+            ended = true
+            // A stream that ends early would be padded with silence: an error, never papered over.
+            guard received >= expected else {
+                throw .lengthMismatch(
+                    target: target, produced: (start + received) * target / (start + expected))
+            }
+        }
+        // Past the input's end the planes hold zeros: as far as the next outputs need, within the capacity.
+        let taps = Int64(filter.taps)
+        if ended {
+            let needed = min(Int64(capacity), first - base + taps + Int64(outputFrames) * Int64(step.whole + 1))
+            if needed > Int64(filled) {
+                for plane in planes { (plane + filled).update(repeating: 0, count: Int(needed) - filled) }
+                filled = Int(needed)
+            }
+        }
+        // How many outputs the buffered frames reach: output k's last tap, first + (remainder + k·N) / T + taps - 1,
+        // must lie inside the planes; so k·N < (room + 1)·T - remainder, with room = filled - taps - (first - base).
+        let room = Int64(filled) - taps - (first - base)
+        let limit = Int(min(Int64(outputFrames), remaining))
+        var count = 0
+        if room >= 0 {
+            let n = Int128(step.whole) * Int128(step.target) + Int128(step.fraction)
+            let reach = (Int128(room) + 1) * Int128(step.target) - Int128(remainder)
+            count = Int(min(Int128(limit), (reach + n - 1) / n))
+        }
+        if count > 0 {
+            var position = driftfix_polyphase_position(index: first - base, remainder: remainder)
+            planes.withUnsafeBufferPointer { pointers in
+                pointers.withMemoryRebound(to: UnsafePointer<Float>?.self) { constant in
+                    driftfix_polyphase_run(
+                        filter.coefficients, filter.differences, Int32(filter.taps), Int32(filter.phases),
+                        constant.baseAddress, Int32(channelCount), &position, step, Int32(count), output)
+                }
+            }
+            first = base + position.index
+            remainder = position.remainder
+            remaining -= Int64(count)
+        }
+        return (used, count)
+    }
+
+    /// Drops the frames no later output reads, making room at the end of the planes.
+    private func compact() {
+        let drop = Int(min(Int64(filled), max(0, first - base)))
+        guard drop > 0, drop >= capacity / 2 || filled == capacity else { return }
+        for plane in planes { plane.update(from: plane + drop, count: filled - drop) }
+        filled -= drop
+        base += Int64(drop)
+    }
+}
