@@ -9,7 +9,7 @@ import PackageDescription
 // (DriftJobs), the configuration below the scan's rules (DriftRules), the composition root (DriftRun) above all, the
 // command line on top. docs/architecture.md's module table is this graph; scripts/check-imports.py checks both that
 // each target declares exactly the modules it imports and that the table says the same, in every test run. C modules
-// are imported by exactly one Swift module each (CSndFile and CPCM by DriftAudio, CSampleRate and CSoxr by DriftDSP,
+// are imported by exactly one Swift module each (CSndFile and CPCM by DriftAudio, CSampleRate, CSoxr and CPolyphase by DriftDSP,
 // CZMQ by the transport, CXXHash by DriftSupport, CZlib by DriftReports, CFFmpeg by DriftAV), always as `internal
 // import`, so no C type leaks into a public signature; CLinux (Linux calls) serves DriftAudio, DriftSupport,
 // DriftWorker and DriftFixtures.

@@ -27,6 +27,9 @@ public enum DispatchEvent: Sendable, Equatable {
     case jobFinished(JobRecord)
     case jobRequeued(id: Int, reason: String)
     case duplicateResult(id: Int, worker: String)
+    /// A result from an older lease than the job's latest (its worker was cut off or fell silent past its lease, and
+    /// the job was leased again): discarded, whatever it says; the newest lease decides.
+    case staleResult(id: Int, worker: String, attempt: Int, latest: Int)
     case dropped(peer: String, reason: String)
 }
 
@@ -222,6 +225,13 @@ public final class Dispatcher {
         }
         guard result.run == job.spec.run else {
             events.append(.dropped(peer: peer, reason: "result for job \(result.id) of another run"))
+            return
+        }
+        // The lease epoch: only the newest lease's result counts. A worker partitioned past its lease reports late,
+        // after the job went to another worker (who may still be at it, or done).
+        guard result.attempt >= job.attempts else {
+            events.append(
+                .staleResult(id: result.id, worker: peer, attempt: result.attempt, latest: job.attempts))
             return
         }
         guard !job.isFinished else {

@@ -75,7 +75,7 @@ public final class LiveRunMetrics: Sendable {
                     help: "Jobs of the run in progress that failed for good, by reason."
                 ).increment()
             }
-        case .workerSilent, .leaseLost, .duplicateResult, .dropped: break
+        case .workerSilent, .leaseLost, .duplicateResult, .staleResult, .dropped: break
         }
     }
 

@@ -113,6 +113,10 @@ final class RepairProgress: RunObserver, @unchecked Sendable {
             log("job \(id) requeued: \(reason)")
         case .duplicateResult(let id, let worker):
             log("duplicate result for job \(id) from \(worker) ignored")
+        case .staleResult(let id, let worker, let attempt, let latest):
+            log(
+                "late result for job \(id) from \(worker) discarded: it held lease \(attempt), lease \(latest) was given since"
+            )
         case .dropped, .jobStarted, .leaseLost, .workerSilent:
             break
         }

@@ -65,8 +65,10 @@ struct DispatcherTests {
         #expect(d.drainEvents().contains(.workerLost("a", requeued: 2)))
     }
 
-    @Test("a late result for a requeued job is accepted once; duplicates are ignored")
-    func lateAndDuplicate() {
+    @Test(
+        "a result from an older lease is stale and discarded, before and after the newer lease reports; a duplicate of the newest is ignored"
+    )
+    func staleAndDuplicate() {
         let store = InMemoryJobStore()
         store.add(jobs([10]))
         let d = Dispatcher(store: store)
@@ -75,14 +77,42 @@ struct DispatcherTests {
         _ = d.received(.heartbeat(running: []), from: "b", at: 3.4)
         let retry = jobsSent(d.tick(at: 3.5))[0].1
         #expect(retry.attempt == 2)
-        // a was only slow: its result arrives and is accepted.
+        // a was cut off past its lease: its result, arriving while b works, is stale.
+        _ = d.received(hello("a", 1), from: "a", at: 4)
+        _ = d.received(success(original, "a"), from: "a", at: 4)
+        #expect(d.drainEvents().contains(.staleResult(id: 1, worker: "a", attempt: 1, latest: 2)))
+        guard case .leased(let holder, let attempt, _)? = store.job(1)?.state else {
+            Issue.record("the job no longer leased to b: \(String(describing: store.job(1)?.state))")
+            return
+        }
+        #expect(holder == "b" && attempt == 2)
+        _ = d.received(success(retry, "b"), from: "b", at: 5)
+        #expect(
+            store.job(1).map { if case .done(let r) = $0.state { return r.worker == "b" } else { return false } }
+                == true)
+        #expect(d.drainEvents().contains { if case .jobFinished = $0 { return true } else { return false } })
+        // After b is done: a's result again is still stale, b's again a duplicate; the record is b's, once.
+        _ = d.received(success(original, "a"), from: "a", at: 6)
+        _ = d.received(success(retry, "b"), from: "b", at: 6)
+        let events = d.drainEvents()
+        #expect(events.contains(.staleResult(id: 1, worker: "a", attempt: 1, latest: 2)))
+        #expect(events.contains(.duplicateResult(id: 1, worker: "b")))
+        #expect(!events.contains { if case .jobFinished = $0 { return true } else { return false } })
+        #expect(d.isComplete && d.leasedJobs == 0)
+    }
+
+    @Test("a job requeued but not leased again takes the late result of its last lease (nobody else holds it)")
+    func lateWithoutNewerLease() {
+        let store = InMemoryJobStore()
+        store.add(jobs([10]))
+        let d = Dispatcher(store: store)
+        let original = jobsSent(d.received(hello("a", 1), from: "a", at: 0))[0].1
+        // a falls silent; no other worker: the job goes back to the queue, still at attempt 1.
+        _ = d.tick(at: 3.5)
         _ = d.received(success(original, "a"), from: "a", at: 4)
         #expect(
             store.job(1).map { if case .done(let r) = $0.state { return r.worker == "a" } else { return false } }
                 == true)
-        _ = d.received(success(retry, "b"), from: "b", at: 5)
-        #expect(d.drainEvents().contains(.duplicateResult(id: 1, worker: "b")))
-        #expect(d.isComplete && d.leasedJobs == 0)
     }
 
     @Test("failures: permanent at once, retryable up to the attempt limit")
