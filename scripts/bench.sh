@@ -35,6 +35,15 @@ if want resample || want stretch || want aac; then
 fi
 raw_seconds=$(( seconds < 300 ? seconds : 300 ))
 
+median3() {  # median3 COMMAND...: median wall seconds and the peak RSS (MiB) of three runs
+    local walls=() rss=0
+    for _ in 1 2 3; do
+        /usr/bin/time -o "$work/time.txt" -f "%e %M" "$@" >/dev/null 2>"$work/stderr.txt" || { cat "$work/stderr.txt" >&2; return 1; }
+        read -r w r < <(tail -1 "$work/time.txt"); walls+=("$w"); (( r > rss )) && rss=$r
+    done
+    echo "$(printf "%s\n" "${walls[@]}" | sort -g | sed -n 2p) $((rss / 1024))"
+}
+
 measure() {  # measure LABEL COMMAND... → "LABEL xRT peakMiB"
     local label=$1; shift
     /usr/bin/time -o "$work/time.txt" -f "%e %M" "$@" >/dev/null 2>"$work/stderr.txt" \
@@ -55,19 +64,11 @@ klen=${BENCH_KERNEL_SECONDS:-600}
 ksrc="$kscratch/kernel-src.wav"
 "$bin/driftfix-bench" generate "$ksrc" --seconds "$klen"
 kn=$((klen * 48000)); kt=$(awk -v n="$kn" 'BEGIN { printf "%.0f", n * 0.999869 }')
-kmedian() {  # kmedian COMMAND...: median wall seconds and the peak RSS (MiB) of three runs
-    local walls=() rss=0
-    for _ in 1 2 3; do
-        /usr/bin/time -o "$work/time.txt" -f "%e %M" "$@" >/dev/null 2>"$work/stderr.txt" || { cat "$work/stderr.txt" >&2; return 1; }
-        read -r w r < <(tail -1 "$work/time.txt"); walls+=("$w"); (( r > rss )) && rss=$r
-    done
-    echo "$(printf "%s\n" "${walls[@]}" | sort -g | sed -n 2p) $((rss / 1024))"
-}
 declare -A kwall=()
 krow() {  # krow LABEL OUTPUT(or -) COMMAND...
     local label=$1 out=$2; shift 2
     if [[ "$out" != - ]]; then rm -f "$out"; fi
-    read -r w m < <(kmedian "$@")
+    read -r w m < <(median3 "$@")
     kwall[$label]=$w
     local quality="-"
     if [[ "$out" != - && -f "$out" ]]; then
@@ -111,14 +112,6 @@ if want engines; then
 # timing error counts as noise), and the lag left at the start and at the end.
 scratch=$work; [[ -d /dev/shm && -w /dev/shm ]] && scratch=$(mktemp -d /dev/shm/driftfix-bench.XXXXXX)
 one=(taskset -c 0)
-median3() {  # median3 COMMAND...: median wall seconds and the peak RSS (MiB) of three runs
-    local walls=() rss=0
-    for _ in 1 2 3; do
-        /usr/bin/time -o "$work/time.txt" -f "%e %M" "$@" >/dev/null 2>"$work/stderr.txt" || { cat "$work/stderr.txt" >&2; return 1; }
-        read -r w r < <(tail -1 "$work/time.txt"); walls+=("$w"); (( r > rss )) && rss=$r
-    done
-    echo "$(printf "%s\n" "${walls[@]}" | sort -g | sed -n 2p) $((rss / 1024))"
-}
 for len in ${BENCH_ENGINE_SECONDS:-600 3600}; do
     src="$scratch/engines-$len.wav"
     "$bin/driftfix-bench" generate "$src" --seconds "$len"
