@@ -54,7 +54,13 @@ public final class MetricsServer: Service, Sendable {
         self.logger = logger
     }
 
-    public func run() async throws {
+    /// Serves until cancelled or a graceful shutdown (the `Service` entry point).
+    public func run() async throws { try await run(listening: { _ in }) }
+
+    /// Serves until cancelled or a graceful shutdown.
+    /// - Parameter listening: called once with the address actually bound (port 0 made concrete), so a caller waits
+    ///   for the event instead of polling the port.
+    public func run(listening: @Sendable (MetricsAddress) -> Void) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let render = render
         let healthy = healthy
@@ -84,7 +90,9 @@ public final class MetricsServer: Service, Sendable {
             try? await group.shutdownGracefully()
             throw MetricsError.cannotListen(address: address.description, reason: "\(error)")
         }
-        let shown = MetricsAddress(host: address.host, port: channel.localAddress?.port ?? address.port)
+        let shown = MetricsAddress(
+            host: address.host, port: channel.localAddress?.port ?? address.port, onNetwork: address.onNetwork)
+        listening(shown)
         if address.isLoopback {
             logger.notice("metrics at http://\(shown)/metrics")
         } else {

@@ -54,22 +54,27 @@ private struct RawClient {
     func finish() { close(descriptor) }
 }
 
-/// A server on a free loopback port, served until the test ends.
+/// A server on a port the kernel picks (no race with another test for a port), served until the test ends. The
+/// test starts once the server says it listens; a server that fails to listen fails the test with its reason.
 private func serving(
     limits: MetricsServer.Limits = MetricsServer.Limits(), _ body: (Int) async throws -> Void
 ) async throws {
-    let port = freeTCPPort()
     let server = try MetricsServer(
-        address: MetricsAddress(host: "127.0.0.1", port: port), limits: limits, logger: Logger(label: "test")
+        address: MetricsAddress(host: "127.0.0.1", port: 0), limits: limits, logger: Logger(label: "test")
     ) { Array("driftfix_test_metric 1\n".utf8) }
-    let task = Task { try await server.run() }
-    defer { task.cancel() }
-    // Listening once a connection is accepted (never a fixed sleep).
-    let deadline = Date().addingTimeInterval(30)
-    while (try? RawClient(port: port, seconds: 1))?.finish() == nil {
-        try #require(Date() < deadline, "the server never listened")
-        try await Task.sleep(for: .milliseconds(20))
+    let (bound, announce) = AsyncStream<Int>.makeStream()
+    let task = Task {
+        defer { announce.finish() }
+        try await server.run { announce.yield($0.port) }
     }
+    defer { task.cancel() }
+    var ports = bound.makeAsyncIterator()
+    guard let port = await ports.next() else {
+        try await task.value
+        Issue.record("the server ended without listening")
+        return
+    }
+    #expect(port != 0)
     try await body(port)
     task.cancel()
     _ = await task.result
