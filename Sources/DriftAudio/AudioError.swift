@@ -28,6 +28,8 @@ public struct AudioError: Error, Equatable, CustomStringConvertible {
         case destinationExists
         /// The destination is a device, FIFO, socket or symbolic link: only regular files are ever replaced.
         case destinationNotRegular(FileKind)
+        /// Verified but not renamed into place: the publish fence refused it (a worker that lost its lease).
+        case fenced(String)
 
         public var description: String {
             switch self {
@@ -53,6 +55,7 @@ public struct AudioError: Error, Equatable, CustomStringConvertible {
             case .destinationExists: return "already exists (not replaced)"
             case .destinationNotRegular(let kind):
                 return "is \(kind), not a regular file: driftfix only ever replaces regular files"
+            case .fenced(let why): return "verified but not published: \(why)"
             }
         }
     }

@@ -144,6 +144,10 @@ public final class StagedOutput {
 
     /// Renames the temporary file over the destination and makes the rename durable.
     public func commit() throws(AudioError) {
+        if let why = PublishFence.current?.refusal() {
+            discard()
+            throw AudioError(path: destination, cause: .fenced(why))
+        }
         do {
             try place()
         } catch {

@@ -69,6 +69,9 @@ public final class Dispatcher {
     private var deaths: [Int: [String]] = [:]
     /// Per job, workers whose own disk failed it: the retry goes to another worker when there is one.
     private var avoid: [Int: Set<String>] = [:]
+    /// Stale leases already reported (job, attempt): a worker sends an unconfirmed result again on reconnecting, and
+    /// one late result is one event.
+    private var staleSeen: Set<[Int]> = []
     /// The kind of each job's last retryable failure: what it fails with when its attempts run out.
     private var lastFailure: [Int: FailureKind] = [:]
     /// Workers that died, went silent or were cut off (not those that said goodbye).
@@ -230,8 +233,10 @@ public final class Dispatcher {
         // The lease epoch: only the newest lease's result counts. A worker partitioned past its lease reports late,
         // after the job went to another worker (who may still be at it, or done).
         guard result.attempt >= job.attempts else {
-            events.append(
-                .staleResult(id: result.id, worker: peer, attempt: result.attempt, latest: job.attempts))
+            if staleSeen.insert([result.id, result.attempt]).inserted {
+                events.append(
+                    .staleResult(id: result.id, worker: peer, attempt: result.attempt, latest: job.attempts))
+            }
             return
         }
         guard !job.isFinished else {

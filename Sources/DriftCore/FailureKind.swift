@@ -17,9 +17,13 @@ public enum FailureKind: String, Codable, Sendable, CaseIterable {
     case outOfSync = "out-of-sync"
     /// The workers running it died or went silent, as many times as a job may be handed out.
     case workerLost = "worker-lost"
+    /// Done and verified by a worker that had lost touch with the coordinator past its lease, so not published: the
+    /// job may belong to another worker now.
+    case leaseLost = "lease-lost"
     case other
 
-    /// Whether another attempt, on another worker, may succeed: only a destination recovers (space freed, another
-    /// worker's disk); a bad input, a refusal or a failed proof fail the same way again.
-    public var retryable: Bool { self == .outputFull || self == .outputUnwritable }
+    /// Whether another attempt, on another worker, may succeed: a destination recovers (space freed, another
+    /// worker's disk), and a fenced output was never wrong; a bad input, a refusal or a failed proof fail the same
+    /// way again.
+    public var retryable: Bool { self == .outputFull || self == .outputUnwritable || self == .leaseLost }
 }

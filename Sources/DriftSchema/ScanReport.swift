@@ -47,7 +47,7 @@ public struct PairReport: Codable, Sendable, Equatable {
     /// `failed` or `unfinished`.
     public var outcome: RepairOutcome?
     /// Why a `failed` pair failed, in a word scripts and metrics read: `input-unreadable`, `refused`,
-    /// `output-full`, `output-unwritable`, `verification`, `out-of-sync`, `worker-lost` or `other` (`error` says it
+    /// `output-full`, `output-unwritable`, `verification`, `out-of-sync`, `worker-lost`, `lease-lost` or `other` (`error` says it
     /// in a sentence).
     public var failure: FailureKind?
     /// The repaired file.

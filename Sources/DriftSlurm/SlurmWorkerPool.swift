@@ -56,6 +56,8 @@ public final class SlurmWorkerPool: WorkerPool {
         var node = ""
         var seen = false
         var joined = false
+        /// Cancelled by this coordinator because its worker stopped answering (not by a person).
+        var cancelledAsSilent = false
     }
 
     private struct State {
@@ -144,6 +146,11 @@ public final class SlurmWorkerPool: WorkerPool {
     public func silent(_ identity: String) {
         guard let name = SlurmIdentity(identity), state.withLock({ !$0.stopping }) else { return }
         logger.warning("Slurm worker \(identity) stopped answering; cancelling its task \(name.jobID)")
+        state.withLock { state in
+            if let task = name.task, state.slots.indices.contains(task), state.slots[task].job == name.job {
+                state.slots[task].cancelledAsSilent = true
+            }
+        }
         do {
             try client.cancel(job: name.jobID)
         } catch {
@@ -201,8 +208,12 @@ public final class SlurmWorkerPool: WorkerPool {
                     }
                     continue
                 }
-                ended.append((index, job, state.slots[index].node, task.state.reason, state.slots[index].joined))
+                let why =
+                    task.state == .cancelled && state.slots[index].cancelledAsSilent
+                    ? "cancelled here: its worker stopped answering" : task.state.reason
+                ended.append((index, job, state.slots[index].node, why, state.slots[index].joined))
                 state.slots[index].job = nil
+                state.slots[index].cancelledAsSilent = false
             }
         }
         for task in ended { replace(task) }

@@ -11,7 +11,9 @@ import Foundation
 /// clip's rows.
 /// 5: a job's work is one value (`JobWork`: header repair, content, sound print, clip sync, no-op) with only the fields
 /// its kind needs; a job writing nothing has no output root. A version-4 peer is refused by name.
-public let wireProtocolVersion = 6
+/// 6: jobs may name the polyphase engine.
+/// 7: a failure may be `lease-lost` (a worker's verified output not published: it had lost touch past its lease).
+public let wireProtocolVersion = 7
 
 /// A worker introducing itself: how many jobs it runs at once (its credit) and what it is.
 public struct WorkerHello: Codable, Sendable, Equatable {

@@ -20,6 +20,7 @@ extension FailureKind {
         case .diskFull: self = .outputFull
         case .writeFailed, .destinationNotWritable, .destinationMissing: self = .outputUnwritable
         case .wouldOverwriteInput, .destinationExists, .destinationNotRegular: self = .refused
+        case .fenced: self = .leaseLost
         case .notFound, .isDirectory, .notRegularFile, .permissionDenied, .emptyFile, .noFrames, .noAudioStream,
             .notAudio,
             .unsupported,

@@ -32,7 +32,8 @@ public enum JobRunner {
             // A retryable failure is this worker's destination failing (full, read-only, gone): another worker may
             // write elsewhere, so the message says whose disk it was.
             let volume =
-                retryable ? job.outputs.first.flatMap(Volume.mountPoint(of:)).map { ", volume \($0)" } ?? "" : ""
+                retryable && kind != .leaseLost
+                ? job.outputs.first.flatMap(Volume.mountPoint(of:)).map { ", volume \($0)" } ?? "" : ""
             let shown = retryable ? "\(message) (worker \(worker) on \(Machine.name)\(volume))" : message
             var result = JobResult(
                 id: job.id, attempt: job.attempt, worker: worker, succeeded: false, seconds: seconds(),

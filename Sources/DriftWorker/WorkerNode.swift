@@ -26,8 +26,9 @@ public final class WorkerNode {
         public var maxBackoff: Double = 32
         /// Coordinator path prefix → this machine's prefix, for shared storage mounted elsewhere.
         public var pathMap: [(String, String)] = []
-        /// Folders jobs may read from, and the folder they may write into (this machine's paths, checked after
-        /// the path map, links and `..` resolved). Empty / nil: the roots the coordinator names in each job, which
+        /// Folders jobs may read from, and the folder they may write into (this machine's paths, or the
+        /// coordinator's, which the path map turns into this machine's; checked after the path map, links and `..`
+        /// resolved). Empty / nil: the roots the coordinator names in each job, which
         /// only a coordinator on this machine may do (`WorkerNode.init` refuses a network one without both).
         public var inputRoots: [String] = []
         public var outputRoot: String?
@@ -57,6 +58,12 @@ public final class WorkerNode {
     private var running: [Int: JobSpec] = [:]
     private var wake: (read: Int32, write: Int32) = (-1, -1)
     private let start = ContinuousClock.now
+    /// When the coordinator was last heard (seconds since `start`), read by the job threads' publish fence.
+    private let heard = LastHeard()
+    /// Results sent on the current connection and not yet followed by a word from the coordinator: a reconnect
+    /// closes the socket with whatever it still queued, so these are sent again on the new one (the coordinator
+    /// ignores a copy it already has).
+    private var unconfirmed: [JobResult] = []
     public private(set) var completed = 0
 
     /// - Throws: `WorkerSetupError` for settings no worker may run with (a coordinator on the network trusted to say
@@ -118,6 +125,7 @@ public final class WorkerNode {
     public func run(stop: StopEvent, abort: StopEvent? = nil, parent: Int32? = nil) throws {
         try connect()
         var lastHeard = now
+        heard.seconds.store(lastHeard, ordering: .relaxed)
         var lastSent = now
         var backoff = settings.initialBackoff
         var stopping = false
@@ -136,6 +144,8 @@ public final class WorkerNode {
             if readable {
                 while let frames = try socket.receive() {
                     lastHeard = now
+                    heard.seconds.store(lastHeard, ordering: .relaxed)
+                    unconfirmed.removeAll()
                     backoff = settings.initialBackoff
                     guard frames.count == 1 else { continue }
                     let message: WireMessage
@@ -169,7 +179,11 @@ public final class WorkerNode {
             for result in finished.takeAll() {
                 if running.removeValue(forKey: result.id) != nil { settings.observer?.jobFinished(result) }
                 completed += 1
+                if result.failure == .leaseLost, let error = result.error {
+                    logger.warning("job \(result.id): \(error)")
+                }
                 send(.result(result))
+                unconfirmed.append(result)
                 lastSent = now
             }
             if !away && now - lastSent >= settings.heartbeatInterval {
@@ -219,10 +233,30 @@ public final class WorkerNode {
                 try reconnect()
                 nextAttempt = now + backoff
                 backoff = min(backoff * 2, settings.maxBackoff)
-                // Tell the coordinator what still runs here, so it does not hand those jobs out again.
+                // Tell the coordinator what still runs here, so it does not hand those jobs out again, and what
+                // ended here that it may not have heard.
                 send(.heartbeat(running: running.keys.sorted()))
+                for result in unconfirmed { send(.result(result)) }
                 lastSent = now
             }
+        }
+    }
+
+    /// A job's output is published only while this worker may still hold its lease: the coordinator gives a lease up
+    /// after `liveness` heartbeat intervals without word from the worker, so a worker that has not heard the
+    /// coordinator for one interval less than that (one is the margin for the heartbeats' own spacing) discards its
+    /// verified output instead of renaming it over what the job's next holder may have written. Its result says so,
+    /// and reaches the coordinator as a stale lease's (discarded) or, if the lease still stood, as a retryable failure.
+    private var fence: PublishFence {
+        let (heard, start, endpoint) = (heard, start, settings.endpoint)
+        let limit = settings.heartbeatInterval * max(1, settings.liveness - 1)
+        let lease = settings.heartbeatInterval * settings.liveness
+        return PublishFence {
+            let silent = (ContinuousClock.now - start).seconds - heard.seconds.load(ordering: .relaxed)
+            guard silent > limit else { return nil }
+            let shown = (silent * 10).rounded() / 10
+            return
+                "the coordinator at \(endpoint) was not heard for \(shown) s (a lease is given up after \(lease) s without word), so the job may be another worker's now"
         }
     }
 
@@ -242,10 +276,11 @@ public final class WorkerNode {
         }
         running[job.id] = job
         settings.observer?.jobStarted(job)
-        let box = Handover(value: (job, settings.identity, settings.idleCores, finished, wake.write))
+        let box = Handover(value: (job, settings.identity, settings.idleCores, finished, wake.write, fence))
         let thread = Thread {
-            let (job, identity, idleCores, finished, fd) = box.value
-            finished.add(JobRunner.run(job, worker: identity, idleCores: idleCores))
+            let (job, identity, idleCores, finished, fd, fence) = box.value
+            finished.add(
+                PublishFence.$current.withValue(fence) { JobRunner.run(job, worker: identity, idleCores: idleCores) })
             var byte: UInt8 = 1
             _ = write(fd, &byte, 1)
         }
@@ -257,8 +292,9 @@ public final class WorkerNode {
         var copy = job
         copy.input = map(job.input)
         copy.work = job.work.mapped(map)
-        copy.outputRoot = job.outputRoot.map { settings.outputRoot ?? map($0) }
-        copy.inputRoots = settings.inputRoots.isEmpty ? job.inputRoots?.map(map) : settings.inputRoots
+        // Its own roots go through the path map too: a launcher (Slurm) names them in the coordinator's paths.
+        copy.outputRoot = job.outputRoot.map { settings.outputRoot.map(map) ?? map($0) }
+        copy.inputRoots = settings.inputRoots.isEmpty ? job.inputRoots?.map(map) : settings.inputRoots.map(map)
         return copy
     }
 
@@ -317,4 +353,9 @@ final class FinishedJobs: Sendable {
             return results
         }
     }
+}
+
+/// When the coordinator was last heard, shared by the loop (which writes it) and the job threads' fences.
+private final class LastHeard: Sendable {
+    let seconds = Atomic<Double>(0)
 }

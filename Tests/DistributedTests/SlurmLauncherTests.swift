@@ -150,6 +150,132 @@ struct SlurmLauncherTests {
     }
 }
 
+/// Node names in the log's `slurm-JOB_TASK@NODE` worker names.
+private func nodes(in text: String) -> Set<String> {
+    guard let expression = try? NSRegularExpression(pattern: "slurm-[0-9]+_[0-9]+@(n[0-9]+)") else { return [] }
+    return Set(
+        expression.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap {
+            Range($0.range(at: 1), in: text).map { String(text[$0]) }
+        })
+}
+
+@Suite("Slurm across nodes: namespaced machines over a bridge, CURVE, a node lost mid-night", .serialized)
+struct SlurmNodesTests {
+    @Test(
+        "repair --launcher slurm --workers 4 on 3 nodes, each its own network and mount namespace reaching the files through its view and the path map, CURVE over the bridge; a node dies mid-night (link down, slurmd and its tasks killed): Slurm marks it down, its leases go back, the night finishes on the others; every output exact, nothing in squeue, no temporary file",
+        .enabled(
+            if: runnable && networkNamespacesAvailable,
+            "needs root, network namespaces and apt's slurm-wlm and munge (scripts/install-deps.sh installs them)"))
+    func nightAcrossNodes() throws {
+        let state = TemporaryFolder("driftfix-slurm")
+        let tree = try RepairTree(drifted: 24, frames: 48_000 * 40, channels: 2, folders: 4, tones: 3)
+        let before = tree.fingerprints()
+        let out = TemporaryFolder("driftfix-out")
+        let report = TemporaryFolder("driftfix-report")
+        // Each node sees the media and the output only at its own mount points (the coordinator's paths are empty
+        // there), as a machine mounting the shared storage elsewhere does.
+        let script = root + "/scripts/slurm-cluster.sh"
+        let cluster = try runChild(
+            "/bin/bash",
+            [
+                script, "start", state.path, "--nodes", "3", "--view", "\(tree.root.path)=view/media",
+                "--view", "\(out.path)=view/out", "--hide", tree.root.path, "--hide", out.path,
+            ])
+        var stopped = false
+        let stop = { _ = try? runChild("/bin/bash", [script, "stop", state.path]) }
+        defer { if !stopped { stop() } }
+        try #require(cluster.status == 0, "the test cluster did not start: \(cluster.stderr)")
+        let controller = try #require(capture("CONTROLLER ([0-9.]+)", in: cluster.stdout), "\(cluster.stdout)")
+        let slurm = ["SLURM_CONF": state.file("slurm.conf")]
+
+        let keys = state.file("keys")
+        try FileManager.default.createDirectory(atPath: keys + "/allow", withIntermediateDirectories: true)
+        let keygen = try runChild(driftfixPath(), ["keygen", "coordinator", "--out", keys])
+        try #require(keygen.status == 0, "\(keygen.stderr)")
+        let config = state.file("driftfix.yaml")
+        try """
+        slurm:
+          log-folder: \(state.path)/logs
+          max-resubmits: 4
+        worker:
+          path-map:
+            - from: \(tree.root.path)
+              to: \(state.path)/view/media
+            - from: \(out.path)
+              to: \(state.path)/view/out
+
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: state.file("logs"), withIntermediateDirectories: true)
+        let endpoint = "tcp://\(controller):\(freeTCPPort())"
+        let coordinator = try Background(
+            [
+                "repair", tree.root.path, "--out", out.path, "--launcher", "slurm", "--workers", "4",
+                "--bind", endpoint, "--curve-secret", keys + "/coordinator.key", "--allow", keys + "/allow",
+                "--config", config, "--quality", "best", "--heartbeat", "1", "--report", report.path,
+                "--slurm-arg=--time=10",
+            ], environment: slurm)
+        defer { if coordinator.isRunning { kill(coordinator.pid, SIGKILL) } }
+        let log = { coordinator.child.errorsSoFar }
+
+        // Workers joined from at least two nodes; then the node of a worker that has taken jobs dies.
+        #expect(waitUntil(seconds: 90) { nodes(in: log()).count >= 2 }, "\(log())")
+        #expect(waitUntil(seconds: 60) { log().contains("CURVE on tcp://") }, "\(log())")
+        let victim = try #require(nodes(in: log()).sorted().first, "\(log())")
+        let failed = try runChild("/bin/bash", [script, "fail", state.path, victim])
+        #expect(failed.status == 0, "\(failed.stderr)")
+        // Slurm marks it down (SlurmdTimeout 10 s), as a lost machine is.
+        #expect(
+            waitUntil(seconds: 60) {
+                let info = try? runChild(
+                    "/usr/bin/sinfo", ["--noheader", "--nodes=\(victim)", "--format=%t"], environment: slurm)
+                return info?.stdout.contains("down") == true
+            }, "\(victim) never marked down")
+
+        let result = coordinator.wait(seconds: 300)
+        #expect(result.status == 0, "\(result.stderr)")
+        // Its workers' leases went back (they fell silent with the link), and their tasks were replaced.
+        #expect(
+            capture("worker (slurm-[0-9]+_[0-9]+@\(victim)) lost; [0-9]+ jobs? back in the queue", in: result.stderr)
+                != nil, "\(result.stderr)")
+        #expect(
+            capture("task [0-9]+_[0-9]+ on \(victim) [^;]+; submitted ([0-9]+_[0-9]+) in its place", in: result.stderr)
+                != nil, "\(result.stderr)")
+
+        let rows = try reportRows(report.path)
+        #expect(rows.count == 24)
+        let workers = rows.values.compactMap { $0["worker"] as? String }
+        #expect(nodes(in: workers.joined(separator: " ")).count >= 2, "outputs from two nodes or more: \(workers)")
+        // The jobs the lost node held were finished on another node.
+        let retried = rows.values.filter { ($0["attempts"] as? Int ?? 1) > 1 }
+        #expect(
+            !retried.isEmpty && retried.allSatisfy { !(($0["worker"] as? String) ?? "").hasSuffix("@\(victim)") },
+            "\(retried.map { $0["worker"] ?? "" })")
+        for entry in tree.entries {
+            let name = (entry.recording as NSString).lastPathComponent
+            #expect(rows[name]?["outcome"] as? String == "repaired", "\(name): \(rows[name] ?? [:])")
+            let (samples, _, frames) = try readAll(tree.output(entry, in: out.path))
+            #expect(frames == entry.target, "\(name)")
+            let snr = SignalMeasure.snr(
+                actual: samples, ideal: entry.signal.ideal(target: entry.target, start: 0, count: Int(entry.target)))
+            #expect(snr > 100, "\(name): SNR \(snr) dB")
+        }
+        #expect(tree.fingerprints() == before, "originals unchanged")
+        let queue = try runChild("/usr/bin/squeue", ["--noheader"], environment: slurm)
+        #expect(
+            queue.status == 0 && queue.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty,
+            "squeue: \(queue.stdout)")
+        // No temporary file on any node's view (the same storage, seen from the coordinator).
+        #expect(temporaryFiles(under: out.path).isEmpty, "\(temporaryFiles(under: out.path))")
+
+        stop()
+        stopped = true
+        #expect(processes(containing: state.path).isEmpty, "daemons left: \(processes(containing: state.path))")
+        let links = try runChild("/bin/sh", ["-c", "ip -o link; ip netns list"])
+        let tag = try #require(capture("NODE n1 [0-9.]+ ([A-Za-z0-9]+)-n1", in: cluster.stdout), "\(cluster.stdout)")
+        #expect(!links.stdout.contains(tag), "namespaces or links left: \(links.stdout)")
+    }
+}
+
 @Suite("Slurm launcher: a busy queue is no idle night", .serialized)
 struct SlurmQueueTests {
     @Test(
