@@ -5,13 +5,15 @@
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
 #   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (kernel engines resample stretch quality aac content sync
-#                                music soundnight movieprobe scan fleet journal dispatch repair slurm chaos compare; default: all)
+#                                music soundnight movieprobe scan fleet journal dispatch repair slurm chaos chaos-net compare;
+#                                default: all)
 #   BENCH_NIGHT_CLIPS=200 BENCH_NIGHT_SECONDS=2400   the soundnight section's large shoot (clips, recorder seconds)
 #   BENCH_JOURNAL_DEVICES=500 BENCH_JOURNAL_NIGHTS=3   the journal section: devices x 40 real repair jobs, then
 #                                unchanged nights
 #   BENCH_FLEET_DEVICES=500 BENCH_FLEET_TAKES=40 BENCH_FLEET_NIGHTS=5   the fleet section's size (100,000 pairs)
 #   BENCH_ENGINE_SECONDS="600 3600"   the engines section's file lengths
 #   BENCH_CHAOS_SEEDS="11 22 33" BENCH_CHAOS_FILES=1000   the chaos nights' seeds and size
+#   BENCH_CHAOSNET_FILES=1000 BENCH_CHAOSNET_SEED=1   the networked chaos night's size and seed (scripts/chaos-net.sh)
 #   BENCH_BASELINE=REV scripts/bench.sh   also build revision REV in a worktree and measure journalled dispatch and
 #                                the 24 x 60 s repair for REV and for this tree, interleaved, in the same run
 set -euo pipefail
@@ -24,7 +26,7 @@ bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
 mkdir -p "$work"
-sections=" ${BENCH_SECTIONS:-kernel engines resample stretch quality aac content sync music soundnight movieprobe scan fleet journal dispatch repair slurm chaos compare} "
+sections=" ${BENCH_SECTIONS:-kernel engines resample stretch quality aac content sync music soundnight movieprobe scan fleet journal dispatch repair slurm chaos chaos-net compare} "
 want() { [[ "$sections" == *" $1 "* ]]; }
 input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
@@ -600,6 +602,28 @@ echo "## recording cut to a third mid-read, device2's outputs on a ${volume_mib}
 "$bin/driftfix-bench" chaos --driftfix "$bin/driftfix" --files "$chaos_files" --seconds 2 --workers 3 --interval 1.5 \
     --small-volume-mib "$volume_mib" --vanishing-input \
     $(for seed in ${BENCH_CHAOS_SEEDS:-11 22 33}; do printf -- "--seeds %s " "$seed"; done)
+fi
+
+if want chaos-net; then
+chaosnet_files=${BENCH_CHAOSNET_FILES:-1000}
+echo
+echo "## Chaos on the network: $chaosnet_files x 5 s stereo files, a coordinator and 3 CURVE workers each in its own network"
+echo "## namespace (scripts/chaos-net.sh); every 1-3 s a link cut for 1-6 s, netem loss 100% or delay 300ms for 1-5 s, or"
+echo "## a worker SIGKILLed and restarted; against the same night undisturbed; outputs checked from their WAV headers"
+if [[ $(id -u) != 0 ]]; then
+    echo "skipped: needs root (network namespaces, veth links, tc netem, bind mounts)"
+else
+    chaosnet_status=0
+    # Its summary lines on stdout; the disruptions and the nights' progress in the log.
+    DRIFTFIX="$bin/driftfix" FILES="$chaosnet_files" SEED="${BENCH_CHAOSNET_SEED:-1}" scripts/chaos-net.sh \
+        >"$work/chaos-net.txt" 2>"$work/chaos-net.log" || chaosnet_status=$?
+    if [[ $chaosnet_status == 77 ]]; then
+        echo "skipped: network namespaces cannot be made here (needs CAP_SYS_ADMIN)"
+    else
+        grep '^chaos-net:' "$work/chaos-net.txt" || true
+        [[ $chaosnet_status == 0 ]] || echo "chaos-net exit $chaosnet_status; its log: $work/chaos-net.log"
+    fi
+fi
 fi
 
 if want aac; then

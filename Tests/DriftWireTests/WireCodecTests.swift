@@ -92,37 +92,38 @@ struct WireCodecTests {
     @Test("the envelope is versioned JSON")
     func envelope() throws {
         let text = String(decoding: WireCodec.encode(.shutdown), as: UTF8.self)
-        #expect(text == #"{"type":"shutdown","v":6}"#)
+        #expect(text == #"{"type":"shutdown","v":7}"#)
     }
 
     @Test(
         "garbage, wrong versions, unknown types and bad fields are refused with a reason",
         arguments: [
-            (Array("not json".utf8), "malformed"),
-            (Array(#"{"v":1,"type":"hello"}"#.utf8), "protocol version 1, expected 6"),
-            (Array(#"{"v":3,"type":"hello"}"#.utf8), "protocol version 3, expected 6"),
-            (Array(#"{"v":5,"type":"hello"}"#.utf8), "protocol version 5, expected 6"),
+            (Array("not json".utf8), "malformed") as ([UInt8], String),
+            (Array(#"{"v":1,"type":"hello"}"#.utf8), "protocol version 1, expected 7"),
+            (Array(#"{"v":3,"type":"hello"}"#.utf8), "protocol version 3, expected 7"),
+            (Array(#"{"v":5,"type":"hello"}"#.utf8), "protocol version 5, expected 7"),
+            (Array(#"{"v":6,"type":"hello"}"#.utf8), "protocol version 6, expected 7"),
             // A job as a version-4 coordinator sent it (the work in optional fields): refused by its version.
             (
                 Array(
                     #"{"v":4,"type":"job","body":{"id":1,"attempt":1,"input":"/m/a.wav","output":"/o/a.wav","outputRoot":"/o","targetFrames":1,"method":"resample","methodReason":"x","quality":"fast","noop":false}}"#
-                        .utf8), "protocol version 4, expected 6"
+                        .utf8), "protocol version 4, expected 7"
             ),
-            (Array(#"{"v":6,"type":"launch-missiles"}"#.utf8), "unknown message type"),
-            (Array(#"{"v":6,"type":"job","body":{"id":"seven"}}"#.utf8), "malformed"),
+            (Array(#"{"v":7,"type":"launch-missiles"}"#.utf8), "unknown message type"),
+            (Array(#"{"v":7,"type":"job","body":{"id":"seven"}}"#.utf8), "malformed"),
             // A job whose work names no kind, or a kind without its payload.
-            (Array(#"{"v":6,"type":"job","body":{"id":1,"attempt":1,"input":"/a","work":{}}}"#.utf8), "malformed"),
+            (Array(#"{"v":7,"type":"job","body":{"id":1,"attempt":1,"input":"/a","work":{}}}"#.utf8), "malformed"),
             (
-                Array(#"{"v":6,"type":"job","body":{"id":1,"attempt":1,"input":"/a","work":{"kind":"header"}}}"#.utf8),
+                Array(#"{"v":7,"type":"job","body":{"id":1,"attempt":1,"input":"/a","work":{"kind":"header"}}}"#.utf8),
                 "malformed"
             ),
             (
-                Array(#"{"v":6,"type":"job","body":{"id":1,"attempt":1,"input":"/a","work":{"kind":"rm -rf"}}}"#.utf8),
+                Array(#"{"v":7,"type":"job","body":{"id":1,"attempt":1,"input":"/a","work":{"kind":"rm -rf"}}}"#.utf8),
                 "malformed"
             ),
             (
                 Array(
-                    #"{"v":6,"type":"hello","body":{"worker":"w","capacity":0,"software":"x","host":"h","pid":1}}"#.utf8
+                    #"{"v":7,"type":"hello","body":{"worker":"w","capacity":0,"software":"x","host":"h","pid":1}}"#.utf8
                 ), "malformed"
             ),
             ([UInt8](repeating: 0x20, count: WireCodec.maxMessageBytes + 1), "exceeds the limit"),
