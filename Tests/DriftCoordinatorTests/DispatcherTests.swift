@@ -146,7 +146,9 @@ struct DispatcherTests {
         #expect(d.isComplete)
     }
 
-    @Test("the retry rule reads the failure's kind: only a destination or a fenced output is tried again; the kind reaches the record")
+    @Test(
+        "the retry rule reads the failure's kind: only a destination or a fenced output is tried again; the kind reaches the record"
+    )
     func failureKinds() {
         let store = InMemoryJobStore()
         store.add(jobs([10, 20, 30]))
