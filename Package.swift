@@ -100,6 +100,8 @@ let package = Package(
             dependencies: [
                 .product(name: "SystemPackage", package: "swift-system"), "DriftSchema", "DriftCore", "CZlib",
             ]),
+        // Timelines for editors (OpenTimelineIO, FCPXML, CMX3600) from a pairing by sound: pure, exact times.
+        .target(name: "DriftTimeline", dependencies: ["DriftCore", "DriftSchema"]),
         // Wire messages and their codec: pure, testable without sockets.
         .target(name: "DriftWire", dependencies: ["DriftCore", "DriftSchema", "DriftSync"]),
         // ZeroMQ context, sockets and polling, CURVE keys and the ZAP handler (the only importer of CZMQ).
@@ -175,7 +177,7 @@ let package = Package(
                 "DriftMedia", "DriftRules",
                 "DriftMetrics", "DriftRepair",
                 "DriftPlanning", "DriftReports", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftSync",
-                "DriftTransport", "DriftWire",
+                "DriftTimeline", "DriftTransport", "DriftWire",
                 "DriftWorker",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -187,7 +189,7 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 "DriftAudio", "DriftConfig", "DriftCore", "DriftJournal", "DriftMedia", "DriftRepair", "DriftReports",
                 "DriftMetrics", "DriftRun", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftTransport",
-                "DriftWorker", "DriftCoordinator", "DriftAV", "DriftJobs", "DriftRules",
+                "DriftWorker", "DriftCoordinator", "DriftAV", "DriftJobs", "DriftRules", "DriftTimeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -239,6 +241,7 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .testTarget(name: "DriftReportsTests", dependencies: ["DriftSchema", "DriftReports", "DriftCore"]),
+        .testTarget(name: "DriftTimelineTests", dependencies: ["DriftTimeline", "DriftSchema", "DriftCore"]),
         .testTarget(name: "DriftWireTests", dependencies: ["DriftWire", "DriftCore", "DriftSchema", "DriftSync"]),
         .testTarget(
             name: "DriftCoordinatorTests",

@@ -132,10 +132,27 @@ echo "   recorded and a recorder from another room (driftfix-bench shoot: the te
 "$scenes" shoot "$out/shoot" --clips 4 --seconds 240
 echo "   paired by their sound, each clip's audio cut out of its recorder in sync (driftfix sync ROOT --out DIR):"
 sync_status=0
-"$bin" sync "$out/shoot" --out "$out/synced" --format table 2>"$out/sync.log" | sed 's/^/   /' || sync_status=$?
-# The clip nobody recorded is left for a person: exit 1, said in the last line; anything else is a failure.
-echo "   $(tail -1 "$out/sync.log") (exit code $sync_status)"
+"$bin" sync "$out/shoot" --out "$out/synced" --format table --timeline "$out/timeline.otio" 2>"$out/sync.log" \
+    | sed 's/^/   /' || sync_status=$?
+# The clip nobody recorded is left for a person: exit 1, said before the timeline's line; anything else is a failure.
+grep "left for a person" "$out/sync.log" | sed 's/^/   /'
+echo "   (exit code $sync_status)"
 [[ $sync_status -eq 1 ]] && grep -q "1 clip left for a person" "$out/sync.log" || status=1
+echo "   the editor's timeline (a video track per camera, an audio track per recorder, each clip's audio where the"
+echo "   recorder heard it): $out/timeline.otio; with --timeline FILE.fcpxml or FILE.edl the same for Final Cut Pro or any editor"
+grep -q "timeline written to $out/timeline.otio" "$out/sync.log" || status=1
+# Read back by OpenTimelineIO itself (scripts/install-deps.sh puts it in .build-otio/), against the shoot's truth.
+otio_python="${DRIFTFIX_OTIO_PYTHON:-$(pwd)/.build-otio/bin/python}"
+if [[ -x "$otio_python" ]]; then
+    "$bin" sync "$out/shoot" --out "$out/synced" --format json > "$out/sync.json" 2>/dev/null || true
+    if "$otio_python" scripts/check-timeline.py "$out/timeline.otio" --truth "$out/shoot/truth.json" \
+        --report "$out/sync.json" --tolerance 2 > "$out/timeline-check.json"; then
+        "$otio_python" -c 'import json, sys; d = json.load(open(sys.argv[1])); print("   read back by OpenTimelineIO: %d clips, %d audio items, each within %.2f samples of the truth and %.2f of the measurement" % (len(d["clips"]), d["checked"], d["worst"], d["fromReport"]))' "$out/timeline-check.json"
+    else
+        echo "   the timeline does not read back as the truth says: $out/timeline-check.json"
+        status=1
+    fi
+fi
 
 echo "== a bad input is one clear line and exit code 1; the batch would go on"
 printf 'not audio\n' > "$out/media/stage/broken.wav"

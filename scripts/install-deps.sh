@@ -13,9 +13,11 @@ packages=(libzmq3-dev libsndfile1-dev libsamplerate0-dev libsqlite3-dev libavfor
 # text-format parser for the live-metrics test (both run as /usr/bin/python3), gdb for the stacks a
 # timed-out test prints, munge and slurm-wlm for the Slurm launcher's test on a real single-node cluster
 # (scripts/slurm-cluster.sh runs the daemons under a folder of its own), xxhsum to check output checksums,
-# and the scripts' lint in the test run (shellcheck).
+# the scripts' lint in the test run (shellcheck), and the editors' readers of the timelines driftfix writes:
+# python3-venv for OpenTimelineIO's own package and its CMX3600 and FCPXML adapters (from PyPI into
+# .build-otio/, below: Debian has none), xmllint to hold the FCPXML to its DTD (libxml2-utils).
 if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]]; then
-    packages+=(sox ffmpeg rubberband-cli chromium docker-compose iproute2 util-linux python3 python3-prometheus-client gdb munge slurm-wlm xxhash shellcheck)
+    packages+=(sox ffmpeg rubberband-cli chromium docker-compose iproute2 util-linux python3 python3-prometheus-client gdb munge slurm-wlm xxhash shellcheck python3-venv libxml2-utils)
 fi
 
 # kubectl renders the Kubernetes manifests in their test (kubectl kustomize); apt's kubernetes-client only where no
@@ -30,12 +32,24 @@ for p in "${packages[@]}"; do
         missing+=("$p")
     fi
 done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
+if [[ ${#missing[@]} -gt 0 ]]; then
+    echo "install-deps: installing ${missing[*]}" >&2
+    SUDO=""
+    if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq >/dev/null
+    $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    echo "install-deps: done" >&2
+fi
 
-echo "install-deps: installing ${missing[*]}" >&2
-SUDO=""
-if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq >/dev/null
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "install-deps: done" >&2
+# The timelines' readers, pinned, in a venv of the checkout's own (Debian's Python is externally managed): the tests
+# and the demo read every timeline driftfix writes with them (scripts/check-timeline.py).
+if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]]; then
+    venv="${DRIFTFIX_OTIO_VENV:-$(cd "$(dirname "$0")/.." && pwd)/.build-otio}"
+    readers=(opentimelineio==0.18.1 otio-cmx3600-adapter==1.0.0 otio-fcpx-xml-adapter==1.0.0)
+    if ! "$venv/bin/python" -c 'import opentimelineio, otio_cmx3600_adapter, otio_fcpx_xml_adapter' 2>/dev/null; then
+        echo "install-deps: installing ${readers[*]} into $venv" >&2
+        /usr/bin/python3 -m venv "$venv"
+        "$venv/bin/pip" install -q --disable-pip-version-check "${readers[@]}"
+    fi
+fi

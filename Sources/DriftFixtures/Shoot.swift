@@ -109,7 +109,8 @@ public struct Shoot: Sendable {
             timeReference: start.map { UInt64(($0 * Double(sampleRate)).rounded()) } ?? 0)
     }
 
-    /// Clip `c`'s start timecode at `frameRate` (non-drop), as a camera writes it; nil without a `dayStart`.
+    /// Clip `c`'s start timecode at `frameRate` frames a second (non-drop), as a camera writes it; nil without a
+    /// `dayStart`.
     public func clipTimecode(_ c: Int, frameRate: Int = 25) -> String? {
         guard let dayStart else { return nil }
         let frames = Int(((dayStart + clips[c].start) * Double(frameRate)).rounded())
@@ -124,17 +125,23 @@ public struct Shoot: Sendable {
     }
 
     /// Writes clip `c` as a camera writes it: a small picture and its scratch track (the distant microphone) as AAC,
-    /// with its start timecode where the shoot has a `dayStart` (ffmpeg makes the file).
-    public func writeCameraClip(_ c: Int, to path: String) throws {
+    /// with its start timecode where the shoot has a `dayStart` (ffmpeg makes the file), at `frameRate` (as ffmpeg
+    /// spells it: `25`, `24000/1001`).
+    public func writeCameraClip(_ c: Int, to path: String, frameRate: String = "25") throws {
         let sound = path + ".scratch.wav"
+        // Timecode counts whole frames at the nominal rate (24 for 24000/1001).
+        let parts = frameRate.split(separator: "/").compactMap { Double($0) }
+        let nominal = Int(((parts.first ?? 25) / (parts.count > 1 ? parts[1] : 1)).rounded())
         try writeClip(c, to: sound)
         defer { unlink(sound) }
         _ = try runTool(
             "/usr/bin/ffmpeg",
             [
-                "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=25", "-i", sound,
+                "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=\(frameRate)",
+                "-i",
+                sound,
                 "-t", String(clips[c].seconds), "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-b:a", "96k",
-            ] + (clipTimecode(c).map { ["-timecode", $0] } ?? []) + [path])
+            ] + (clipTimecode(c, frameRate: nominal).map { ["-timecode", $0] } ?? []) + [path])
     }
 
     /// The lag of `output` (its first channel) against recorder `r`'s microphone on a perfect clock from clip `c`'s

@@ -8,6 +8,7 @@ import DriftMetrics
 import DriftReports
 import DriftRules
 import DriftSchema
+import DriftTimeline
 import Foundation
 import Logging
 
@@ -24,6 +25,8 @@ public struct Run: Sendable {
         public var report: ScanReport
         /// The pairing by sound as found (groups, matches, clips and recordings left over), where the run paired by it.
         public var sound: SoundPairingReport?
+        /// The timeline files written (an EDL per camera track where there are several).
+        public var timelineFiles: [String] = []
         /// How the night ended in the journal; nil for a run that records none.
         public var status: RunStatus?
         /// What went wrong beside the rows' own outcomes; each makes the run unsuccessful.
@@ -118,6 +121,14 @@ public struct Run: Sendable {
             outcome.status = Self.worse(byNames.status, bySound.status)
         }
         observer?.finished()
+        if let file = settings.timeline, let sound = outcome.sound {
+            let (written, leftOff) = SoundTimeline(settings: settings).write(sound, to: file)
+            for line in leftOff { logger.warning("\(line)") }
+            switch written {
+            case .success(let paths): outcome.timelineFiles = paths
+            case .failure(let error): outcome.problems.append(.timelineNotWritten(error.description))
+            }
+        }
         guard let journal, settings.outputRoot != nil else { return outcome }
         // Writers that died during the night and were not cleaned up when their lease ended (a local worker started
         // by hand that was hung then killed, the workers of a killed coordinator that outlived its restart).

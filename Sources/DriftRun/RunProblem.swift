@@ -9,6 +9,8 @@ public enum RunProblem: Sendable, Equatable, CustomStringConvertible {
     case notRecorded(String)
     /// The metrics file could not be written.
     case metricsNotWritten(String)
+    /// The timeline could not be written.
+    case timelineNotWritten(String)
     /// Pairs a scan was asked to measure by their sound that were not measured (each row says why).
     case unmeasured(Int)
     /// Clips a pairing by sound could not settle (nothing was cut from them): heard at places that fit equally, heard
@@ -18,7 +20,7 @@ public enum RunProblem: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .storeFailed(let reason), .workersFailing(let reason), .notRecorded(let reason),
-            .metricsNotWritten(let reason):
+            .metricsNotWritten(let reason), .timelineNotWritten(let reason):
             return reason
         case .unmeasured(let count):
             return

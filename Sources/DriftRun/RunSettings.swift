@@ -3,6 +3,7 @@ import DriftCore
 import DriftJournal
 import DriftMetrics
 import DriftRules
+import DriftTimeline
 import Foundation
 
 import struct SystemPackage.FilePath
@@ -42,6 +43,8 @@ extension Run {
         public var metricsAddress: MetricsAddress?
         /// Where jobs run; nil: the path's default (workers started on this machine, one per core).
         public var work: Work?
+        /// The timeline for an editor to write from a pairing by sound (OpenTimelineIO, FCPXML or EDL); nil: none.
+        public var timeline: TimelineFile?
 
         public init(roots: [String], configuration: Configuration = Configuration()) {
             self.roots = roots
@@ -123,6 +126,25 @@ extension Run {
                     throw refuse(.journal, "a scan by names reads headers only and records nothing")
                 }
             }
+            if let timeline {
+                if path == .name {
+                    throw refuse(
+                        .timeline,
+                        "names pair no clips with recordings: a timeline comes from a pairing by sound (sound or name-then-sound)"
+                    )
+                }
+                if timeline.audio == .synced, outputRoot == nil {
+                    throw refuse(
+                        .timeline,
+                        "nothing is written without an output folder, so there is no synced audio to point at")
+                }
+                let folder = FilePath(timeline.path).removingLastComponent()
+                var isFolder: ObjCBool = false
+                if !FileManager.default.fileExists(atPath: folder.string, isDirectory: &isFolder) || !isFolder.boolValue
+                {
+                    throw refuse(.timeline, "\(timeline.path): the folder \(folder) does not exist")
+                }
+            }
             if measureContent {
                 if outputRoot != nil {
                     throw refuse(.measureContent, "a repair measures by the sound as content.measure says")
@@ -145,7 +167,7 @@ extension Run {
     /// The settings a run takes, named in domain terms (the command line words them as its options).
     public enum Setting: String, Sendable, CaseIterable {
         case outputRoot, measureContent, quality, engine, mux, journal, resume, full, metricsFile, metricsAddress,
-            work
+            work, timeline
     }
 
     /// Settings that cannot work, or a setting that means nothing on the chosen path (a usage error).

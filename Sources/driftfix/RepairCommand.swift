@@ -103,6 +103,9 @@ struct RepairCommand: AsyncParsableCommand {
     @OptionGroup(title: "Workers")
     var dispatch: DispatchOptions
 
+    @OptionGroup(title: "Timeline (pairing by sound)")
+    var timeline: TimelineOptions
+
     func validate() throws {
         if let maxAttempts, !(1...100).contains(maxAttempts) {
             throw ValidationError("--max-attempts must be from 1 to 100")
@@ -124,6 +127,7 @@ struct RepairCommand: AsyncParsableCommand {
         settings.metricsAddress = try metricsAddress.map { try MetricsOption.parse($0, onNetwork: metricsOnNetwork) }
         if let maxAttempts { settings.configuration.maxAttempts = maxAttempts }
         settings.work = try dispatch.work(configuration: settings.configuration, configPath: config)
+        settings.timeline = timeline.file
         let logger = Logger(label: "driftfix.repair")
         let outcome = try await RunCommand.run(settings, logger: logger, observer: RepairProgress(logger: logger))
         let report = outcome.report

@@ -46,6 +46,7 @@ enum RunCommand {
         case .metricsFile: "--metrics"
         case .metricsAddress: "--metrics-address"
         case .work: "the worker options (--workers, --bind, --launcher, ...)"
+        case .timeline: "--timeline"
         }
     }
 
@@ -58,6 +59,7 @@ enum RunCommand {
 
     /// Says what else went wrong, one line each, and ends with the exit code the outcome earns.
     static func finish(_ outcome: Run.Outcome) throws {
+        TimelineOptions.said(outcome)
         for problem in outcome.problems {
             FileHandle.standardError.write(Data("driftfix: \(problem.description.escapedForTerminal)\n".utf8))
         }

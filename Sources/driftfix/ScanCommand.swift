@@ -56,11 +56,15 @@ struct ScanCommand: AsyncParsableCommand {
     @OptionGroup(title: "Workers (with --content, or pairing by sound)")
     var dispatch: DispatchOptions
 
+    @OptionGroup(title: "Timeline (pairing by sound)")
+    var timeline: TimelineOptions
+
     func run() async throws {
         var settings = try RunCommand.settings(roots: roots, config: config)
         settings.pairBy = pairBy
         settings.measureContent = content
         settings.work = try dispatch.work(configuration: settings.configuration, configPath: config)
+        settings.timeline = timeline.file
         let logger = Logger(label: "driftfix.scan")
         let outcome = try await RunCommand.run(settings, logger: logger, observer: RepairProgress(logger: logger))
         let result = outcome.report

@@ -76,6 +76,9 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(help: "Print every file and cut every clip again, even those an earlier run made that still stand.")
     var full = false
 
+    @OptionGroup(title: "Timeline")
+    var timeline: TimelineOptions
+
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if pairBy == .name {
@@ -93,6 +96,7 @@ struct SyncCommand: AsyncParsableCommand {
         settings.journalPath = journal.map(Paths.absolute)
         settings.full = full
         settings.work = .threads(threads ?? Cores.available)
+        settings.timeline = timeline.file
         let logger = Logger(label: "driftfix.sync")
         let outcome = try await RunCommand.run(settings, logger: logger, observer: RepairProgress(logger: logger))
         let result = outcome.sound ?? SoundPairingReport(groups: [])

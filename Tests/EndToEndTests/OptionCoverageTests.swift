@@ -24,17 +24,18 @@ private let coverage: [String: [String: [PairingPath: Expect]]] = [
         "max-attempts": everywhere, "journal": everywhere, "resume": everywhere, "no-resume": everywhere,
         "full": everywhere, "metrics": everywhere, "metrics-address": everywhere, "metrics-on-network": everywhere,
         "pair-by": everywhere,
-        "mux": bySoundOnly, "Workers": everywhere,
+        "mux": bySoundOnly, "Workers": everywhere, "Timeline (pairing by sound)": bySoundOnly,
     ],
     "scan": [
         "config": everywhere, "format": everywhere, "report": everywhere, "pair-by": everywhere,
         "content": byNameOnly,
         // Without --content a scan by names reads headers only: workers are refused (with --content they work).
-        "Workers (with --content, or pairing by sound)": bySoundOnly,
+        "Workers (with --content, or pairing by sound)": bySoundOnly, "Timeline (pairing by sound)": bySoundOnly,
     ],
     "sync": [
         "out": everywhere, "pair-by": everywhere, "config": everywhere, "format": everywhere, "report": everywhere,
         "mux": everywhere, "threads": everywhere, "quality": everywhere, "journal": everywhere, "full": everywhere,
+        "Timeline": everywhere,
     ],
 ]
 
@@ -102,6 +103,11 @@ struct OptionCoverageTests {
         if coverage["scan"]?["content"]?[path] == .refused {
             cases.append((["scan", root.path, "--content"], "--content"))
         }
+        if coverage["repair"]?["Timeline (pairing by sound)"]?[path] == .refused {
+            cases.append(
+                (["repair", root.path, "--out", out.file("o"), "--timeline", out.file("t.otio")], "--timeline"))
+            cases.append((["scan", root.path, "--timeline", out.file("t.edl")], "--timeline"))
+        }
         if coverage["scan"]?["Workers (with --content, or pairing by sound)"]?[path] == .refused {
             cases.append((["scan", root.path, "--workers", "1"], "--workers"))
         }
@@ -109,6 +115,9 @@ struct OptionCoverageTests {
             // Nothing is written without --out: the options about writing say so.
             for option in ["--mux", "--full"] { cases.append((["sync", root.path, option], option)) }
             cases.append((["sync", root.path, "--quality", "best"], "--quality"))
+            // Without --out there is no synced audio for a timeline to point at.
+            cases.append(
+                (["sync", root.path, "--timeline", out.file("t.otio"), "--timeline-audio", "synced"], "--timeline"))
         }
         #expect(!cases.isEmpty)
         for (command, option) in cases {
@@ -135,6 +144,9 @@ struct OptionCoverageTests {
             "--metrics-address", "\(port)", "--workers", "1", "--idle-timeout", "30",
         ]
         if coverage["repair"]?["mux"]?[path] == .works { night.append("--mux") }
+        if coverage["repair"]?["Timeline (pairing by sound)"]?[path] == .works {
+            night += ["--timeline", files.file("night.fcpxml"), "--timeline-audio", "synced"]
+        }
         let first = try driftfix(night)
         #expect(first.status == 0, "\(path): \(first.stdout)\n\(first.stderr)")
         #expect(FileManager.default.fileExists(atPath: files.file("report/report.json")), "--report")
@@ -144,6 +156,11 @@ struct OptionCoverageTests {
                 "driftfix_last_run_success") == true, "--metrics")
         #expect(first.stderr.contains("metrics at http://127.0.0.1:\(port)/metrics"), "--metrics-address")
         #expect(!FileManager.default.fileExists(atPath: out.file(".driftfix/journal.sqlite")), "--journal")
+        if night.contains("--timeline") {
+            let timeline = try String(contentsOfFile: files.file("night.fcpxml"), encoding: .utf8)
+            #expect(timeline.contains("name=\"A001.MP4\""), "--timeline: \(timeline)")
+            #expect(first.stderr.contains("timeline written to \(files.file("night.fcpxml"))"), "\(first.stderr)")
+        }
         let repaired = first.stdout.components(separatedBy: " repaired,").first?.split(separator: "\n").last
         #expect(repaired.flatMap { Int($0) } ?? 0 >= 1, "\(path): \(first.stdout)")
         if path != .name {
@@ -167,11 +184,20 @@ struct OptionCoverageTests {
             "--report", files.file("scan"),
         ]
         if coverage["scan"]?["content"]?[path] == .works { scan.append("--content") }
+        if coverage["scan"]?["Timeline (pairing by sound)"]?[path] == .works {
+            scan += ["--timeline", files.file("scan.edl")]
+        }
         scan += ["--workers", "1", "--idle-timeout", "30"]
         let scanned = try driftfix(scan)
         #expect(scanned.status == 0, "\(path): \(scanned.stderr)")
         #expect((try? JSONSerialization.jsonObject(with: Data(scanned.stdout.utf8))) != nil, "--format json")
         #expect(FileManager.default.fileExists(atPath: files.file("scan/report.json")), "--report")
+        if scan.contains("--timeline") {
+            let list = try String(contentsOfFile: files.file("scan.edl"), encoding: .utf8)
+            #expect(
+                list.contains("* FROM CLIP NAME: A001.MP4") && list.contains("* FROM CLIP NAME: REC0001.WAV"), "\(list)"
+            )
+        }
         if scan.contains("--content") {
             #expect(scanned.stdout.contains("\"content\""), "\(path): --content measured the pair by its sound")
         }
@@ -180,11 +206,14 @@ struct OptionCoverageTests {
         let sync = try driftfix([
             "sync", root.path, "--out", out.path, "--pair-by", path.rawValue, "--config", Self.configuration,
             "--format", "json", "--report", files.file("sync"), "--mux", "--threads", "1", "--quality", "best",
-            "--journal", files.file("sync.sqlite"), "--full",
+            "--journal", files.file("sync.sqlite"), "--full", "--timeline", files.file("sync.otio"),
         ])
         #expect(sync.status == 0, "\(path): \(sync.stdout)\n\(sync.stderr)")
         #expect(FileManager.default.fileExists(atPath: out.file("camera/A001.MP4")), "--mux: a copy of the clip")
         #expect(FileManager.default.fileExists(atPath: files.file("sync.sqlite")), "--journal")
         #expect(FileManager.default.fileExists(atPath: files.file("sync/report.html")), "--report")
+        #expect(
+            (try? String(contentsOfFile: files.file("sync.otio"), encoding: .utf8))?.contains("REC0001.WAV") == true,
+            "--timeline")
     }
 }
