@@ -285,7 +285,9 @@ let package = Package(
             name: "DriftDSPTests", dependencies: ["DriftDSP", "DriftCore", "DriftFixtures", "CSampleRate", "CSoxr"]),
         .testTarget(
             name: "DriftRepairTests",
-            dependencies: ["DriftRepair", "DriftAudio", "DriftCore", "DriftSupport", "DriftSync", "DriftFixtures"]),
+            dependencies: [
+                "DriftRepair", "DriftAudio", "DriftCore", "DriftDSP", "DriftSupport", "DriftSync", "DriftFixtures",
+            ]),
         .testTarget(name: "EndToEndTests", dependencies: ["driftfix", "DriftAudio", "DriftCore", "DriftFixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -5,12 +5,17 @@
 # (/usr/share/driftfix/demo.sh), checking every output's exact length.
 #
 #   scripts/test-package.sh          needs root (debootstrap, chroot) and the Debian mirror; says so and exits 0
-#                                    without them, never silently
+#                                    without them, never silently; with DRIFTFIX_REQUIRE_PACKAGE_TEST=1 (CI) it
+#                                    fails instead
 #   DRIFTFIX_PACKAGE_ROOT=DIR        keep a debootstrapped root in DIR between runs (it is made once, then reused)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ $(id -u) -ne 0 ]]; then
+    if [[ -n "${DRIFTFIX_REQUIRE_PACKAGE_TEST:-}" ]]; then
+        echo "test-package.sh: required (DRIFTFIX_REQUIRE_PACKAGE_TEST) but needs root (debootstrap and chroot)" >&2
+        exit 1
+    fi
     echo "test-package.sh: SKIPPED: needs root (debootstrap and chroot)"
     exit 0
 fi

@@ -89,11 +89,33 @@ if [[ $status -ne 0 ]]; then
     grep -E '✘|recorded an issue|Fatal error|Crash' "$log" | cut -c1-600 | head -60 >&2 || true
     exit "$status"
 fi
+# A run that ran nothing, or far fewer tests than the suite has, is no pass: the floor is the number of test functions
+# (a parameterised test counts once) at the last change of it, less a margin for tests merged or removed on purpose;
+# raise it with the suite.
 if [[ $# -eq 0 ]]; then
-    timeout 600 swift test --skip-build --disable-xctest --filter FuzzTests
+    floor=${DRIFTFIX_MIN_TESTS:-395}
+    ran=$(grep -oE 'Test run with [0-9]+ tests?' "$log" | tail -1 | grep -oE '[0-9]+' || echo 0)
+    if [[ $ran -lt $floor ]]; then
+        echo "test.sh: only $ran tests ran; the suite has at least $floor (DRIFTFIX_MIN_TESTS)" >&2
+        exit 1
+    fi
+    echo "test.sh: $ran tests ran (floor $floor)"
+    fuzz=$(mktemp)
+    timeout 600 swift test --skip-build --disable-xctest --filter FuzzTests 2>&1 | tee "$fuzz"
+    fuzzed=$(grep -oE 'Test run with [0-9]+ tests?' "$fuzz" | tail -1 | grep -oE '[0-9]+' || echo 0)
+    rm -f "$fuzz"
+    if [[ $fuzzed -lt 5 ]]; then
+        echo "test.sh: only $fuzzed fuzz tests ran; there are at least 5" >&2
+        exit 1
+    fi
 fi
-# The package, installed into a fresh Debian 12 root (root only; it says why when it cannot run). Only the Swift
-# suites: DRIFTFIX_SKIP_PACKAGE_TEST=1.
+# The package, installed into a fresh Debian 12 root (root only; it says why when it cannot run, and in CI, where
+# .ci/run sets DRIFTFIX_REQUIRE_PACKAGE_TEST=1, a package test that cannot run fails). Only the Swift suites:
+# DRIFTFIX_SKIP_PACKAGE_TEST=1 (refused in CI).
+if [[ "${DRIFTFIX_SKIP_PACKAGE_TEST:-0}" == "1" && -n "${DRIFTFIX_REQUIRE_PACKAGE_TEST:-}" ]]; then
+    echo "test.sh: the package test is required here (DRIFTFIX_REQUIRE_PACKAGE_TEST) and may not be skipped" >&2
+    exit 1
+fi
 if [[ "${DRIFTFIX_SKIP_PACKAGE_TEST:-0}" != "1" && $# -eq 0 ]]; then
     timeout 2400 scripts/test-package.sh
 fi

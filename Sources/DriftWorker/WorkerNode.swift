@@ -125,7 +125,7 @@ public final class WorkerNode {
     public func run(stop: StopEvent, abort: StopEvent? = nil, parent: Int32? = nil) throws {
         try connect()
         var lastHeard = now
-        heard.seconds.store(lastHeard, ordering: .relaxed)
+        heard.heard(at: lastHeard, after: lastHeard, limit: fenceLimit)
         var lastSent = now
         var backoff = settings.initialBackoff
         var stopping = false
@@ -143,8 +143,8 @@ public final class WorkerNode {
             if fired.first == true { drainWakePipe() }
             if readable {
                 while let frames = try socket.receive() {
+                    heard.heard(at: now, after: lastHeard, limit: fenceLimit)
                     lastHeard = now
-                    heard.seconds.store(lastHeard, ordering: .relaxed)
                     unconfirmed.removeAll()
                     backoff = settings.initialBackoff
                     guard frames.count == 1 else { continue }
@@ -247,18 +247,34 @@ public final class WorkerNode {
     /// coordinator for one interval less than that (one is the margin for the heartbeats' own spacing) discards its
     /// verified output instead of renaming it over what the job's next holder may have written. Its result says so,
     /// and reaches the coordinator as a stale lease's (discarded) or, if the lease still stood, as a retryable failure.
+    ///
+    /// Silence is judged over the whole job, not only at the rename: a worker stopped for a while (SIGSTOP, a VM
+    /// paused, swapped out) hears the coordinator's words that waited in its socket the moment it runs again, and
+    /// those prove nothing about the lease. So a silence longer than the limit that ended while the job ran fences it
+    /// as surely as one that goes on.
     private var fence: PublishFence {
         let (heard, start, endpoint) = (heard, start, settings.endpoint)
-        let limit = settings.heartbeatInterval * max(1, settings.liveness - 1)
+        let limit = fenceLimit
         let lease = settings.heartbeatInterval * settings.liveness
+        let began = now
         return PublishFence {
-            let silent = (ContinuousClock.now - start).seconds - heard.seconds.load(ordering: .relaxed)
-            guard silent > limit else { return nil }
-            let shown = (silent * 10).rounded() / 10
+            let (last, gap) = heard.read()
+            let silent = (ContinuousClock.now - start).seconds - last
+            if silent > limit {
+                return
+                    "the coordinator at \(endpoint) was not heard for \(Self.tenths(silent)) s (a lease is given up after \(lease) s without word), so the job may be another worker's now"
+            }
+            guard let gap, gap.ended > began else { return nil }
             return
-                "the coordinator at \(endpoint) was not heard for \(shown) s (a lease is given up after \(lease) s without word), so the job may be another worker's now"
+                "the coordinator at \(endpoint) went unheard for \(Self.tenths(gap.length)) s while the job ran (a lease is given up after \(lease) s without word), so the job may be another worker's now"
         }
     }
+
+    /// The longest silence a job's lease is trusted through: one heartbeat interval less than the coordinator's
+    /// liveness (the margin for the heartbeats' own spacing).
+    private var fenceLimit: Double { settings.heartbeatInterval * max(1, settings.liveness - 1) }
+
+    private static func tenths(_ seconds: Double) -> Double { (seconds * 10).rounded() / 10 }
 
     /// A new connection in place of the old one, announced with a hello.
     private func reconnect() throws {
@@ -355,7 +371,18 @@ final class FinishedJobs: Sendable {
     }
 }
 
-/// When the coordinator was last heard, shared by the loop (which writes it) and the job threads' fences.
+/// When the coordinator was last heard, and the last silence longer than the fence's limit (when it ended, how long it
+/// was), shared by the loop (which writes them) and the job threads' fences.
 private final class LastHeard: Sendable {
-    let seconds = Atomic<Double>(0)
+    private let state = Mutex<(last: Double, gap: (ended: Double, length: Double)?)>((0, nil))
+
+    /// A word from the coordinator at `time`, the one before it at `previous`.
+    func heard(at time: Double, after previous: Double, limit: Double) {
+        state.withLock { state in
+            if time - previous > limit { state.gap = (time, time - previous) }
+            state.last = time
+        }
+    }
+
+    func read() -> (last: Double, gap: (ended: Double, length: Double)?) { state.withLock { $0 } }
 }

@@ -100,7 +100,9 @@ struct RepairRunTests {
             "repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
             "--heartbeat", "0.5", "--idle-timeout", "20",
         ])
-        Thread.sleep(forTimeInterval: 1.5)
+        // Late: once the coordinator listens (its socket file exists), with nobody there to take its jobs.
+        let socket = String(endpoint.dropFirst("ipc://".count))
+        try #require(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: socket) }, "never listened")
         let worker = try Background(["worker", "--connect", endpoint, "--concurrency", "2", "--heartbeat", "0.5"])
         let result = coordinator.wait(seconds: 120)
         _ = worker.wait(seconds: 15)
@@ -127,10 +129,11 @@ struct RepairRunTests {
     func hostileClient() throws {
         let tree = try RepairTree(drifted: 8)
         let out = TemporaryFolder("driftfix-out")
+        let report = TemporaryFolder("driftfix-report")
         let endpoint = uniqueEndpoint()
         let coordinator = try Background([
             "repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
-            "--heartbeat", "0.5", "--idle-timeout", "30",
+            "--heartbeat", "0.5", "--idle-timeout", "30", "--report", report.path,
         ])
         let context = try MessageContext()
         let rogue = try MessageSocket(context: context, kind: .dealer, maxMessageBytes: 1 << 20)
@@ -160,7 +163,16 @@ struct RepairRunTests {
         try silent.send([
             WireCodec.encode(.hello(WorkerHello(worker: "silent", capacity: 1, software: "x", host: "h", pid: 1)))
         ])
-        Thread.sleep(forTimeInterval: 0.5)
+        // It has its job before the real worker exists (so it cannot have gone elsewhere first).
+        var leased: JobSpec?
+        let deadline = Date().addingTimeInterval(60)
+        while leased == nil, Date() < deadline {
+            guard try silent.poll(milliseconds: 200).0, let frames = try silent.receive(), let last = frames.last,
+                case .job(let spec)? = try? WireCodec.decode(last)
+            else { continue }
+            leased = spec
+        }
+        let taken = try #require(leased, "the silent client was never given a job")
         let worker = try Background(["worker", "--connect", endpoint, "--concurrency", "2", "--heartbeat", "0.5"])
         let result = coordinator.wait(seconds: 120)
         _ = worker.wait(seconds: 15)
@@ -172,6 +184,10 @@ struct RepairRunTests {
         #expect(result.stderr.contains("dropped message"), "drops are logged")
         let dropLines = result.errorLines.filter { $0.contains("dropped message") }.count
         #expect(dropLines <= 40, "over 5,000 bad messages, \(dropLines) log lines (rate-limited)")
+        // The silent client's lease expired and its job was done again, by the real worker.
+        let row = try #require(try reportRows(report.path)[(taken.input as NSString).lastPathComponent])
+        #expect((row["attempts"] as? Int ?? 0) >= 2 && row["worker"] as? String != "silent", "\(row)")
+        #expect(row["outcome"] as? String == "repaired", "\(row)")
     }
 }
 

@@ -109,7 +109,14 @@ struct SecurityTests {
             "worker", "--connect", "tcp://127.0.0.1:\(port)", "--identity", "plain", "--heartbeat", "0.5",
             "--max-backoff", "1",
         ])
-        Thread.sleep(forTimeInterval: 2.5)  // both knock (and are refused) before anybody can work
+        // The order the test is about, made to happen: both strangers knock and are refused before a worker that
+        // could take every job exists.
+        try #require(
+            waitUntil(seconds: 90) {
+                let said = coordinator.child.errorsSoFar
+                return said.contains("is not in the allowlist \(allow)")
+                    && said.contains("a peer failed the security handshake")
+            }, "the strangers were not refused: \(coordinator.child.errorsSoFar)")
         // The trusted worker takes its keys from its config file (security section) rather than options.
         let config = keys.file("trusted.yaml")
         try "security:\n  secret-key: \(keys.file("trusted.key"))\n  server-key: \(keys.file("coordinator.pub"))\n"
@@ -182,7 +189,10 @@ struct SecurityTests {
             waitUntil(seconds: 60) { outputs.contains { FileManager.default.fileExists(atPath: $0) } },
             "no output appeared")
         try FileManager.default.removeItem(atPath: allow + "/first.pub")
-        Thread.sleep(forTimeInterval: 1.5)
+        // The second worker joins once the first has been cut off, so the first cannot have finished everything.
+        try #require(
+            waitUntil(seconds: 90) { coordinator.child.errorsSoFar.contains("worker first: its key") },
+            "the revoked worker was not cut off: \(coordinator.child.errorsSoFar)")
         let second = try worker("second")
         let result = coordinator.wait(seconds: 120)
         let firstExit = first.wait(seconds: 15)

@@ -118,7 +118,7 @@ struct SegmentedResamplerTests {
     }
 
     @Test(
-        "a chunk's start: the output frame whose input position is nearest a whole frame, and its distance, checked in exact decimal arithmetic, for a 10-hour file at 1 ppm and ratios with small and large denominators"
+        "a chunk's start: the output frame whose input position is nearest a whole frame (against a brute-force search of the window) and its distance (in exact decimal arithmetic), for a 10-hour file at 1 ppm and ratios with small and large denominators"
     )
     func phaseSearch() {
         let cases: [(n: Int64, t: Int64)] = [
@@ -135,6 +135,19 @@ struct SegmentedResamplerTests {
                 #expect(
                     abs(error - start.error) < 1e-9 && error < 0.5,
                     "N \(n), T \(t): output \(start.output), input \(start.input), off \(error)")
+                // Nearest: every output frame of the window tried by brute force, each product in 128-bit integers
+                // (not the search's stepped remainders), the first of the nearest chosen.
+                let first = max(0, latest - (1 << 19) + 1)
+                var nearest = (output: first, distance: Int128.max)
+                for m in first...latest {
+                    let remainder = (Int128(m) * Int128(n)) % Int128(t)
+                    let distance = min(remainder, Int128(t) - remainder)
+                    if distance < nearest.distance { nearest = (m, distance) }
+                }
+                #expect(
+                    start.output == nearest.output,
+                    "N \(n), T \(t), latest \(latest): chose \(start.output), the nearest is \(nearest.output)")
+                #expect(abs(start.error - Double(nearest.distance) / Double(t)) < 1e-12)
             }
         }
     }

@@ -163,7 +163,8 @@ struct FolderScannerTests {
     }
 
     @Test(
-        "an unreadable folder is an issue and the walk goes on", .enabled(if: getuid() != 0, "root reads every folder"))
+        "an unreadable folder is an issue and the walk goes on: walked here as a user, or as root through driftfix scan run as nobody (setpriv)"
+    )
     func unreadable() throws {
         let root = TemporaryFolder()
         try touch(root.file("locked/t.wav"))
@@ -171,9 +172,28 @@ struct FolderScannerTests {
         try touch(root.file("open/t.mov"))
         chmod(root.file("locked"), 0)
         defer { chmod(root.file("locked"), 0o755) }
-        let inventory = FolderScanner.scan(roots: [root.path], rules: PairingRules())
-        #expect(inventory.pairs.count == 1)
-        #expect(inventory.issues.contains { $0.path == root.file("locked") })
+        guard getuid() == 0 else {
+            let inventory = FolderScanner.scan(roots: [root.path], rules: PairingRules())
+            #expect(inventory.pairs.count == 1)
+            #expect(inventory.issues.contains { $0.path == root.file("locked") })
+            return
+        }
+        // Root reads every folder: the same walk, by driftfix, as a user who may not.
+        for folder in [root.path, root.file("open")] { chmod(folder, 0o755) }
+        for file in ["open/t.wav", "open/t.mov"] { chmod(root.file(file), 0o644) }
+        let child = try runChild(
+            "/usr/bin/setpriv",
+            ["--reuid=65534", "--regid=65534", "--clear-groups", driftfixPath(), "scan", root.path, "--format", "json"])
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(child.stdout.utf8)) as? [String: Any], "\(child.stderr)")
+        #expect((report["pairs"] as? [Any])?.count == 1, "\(child.stdout)")
+        let errors = report["errors"] as? [[String: Any]] ?? []
+        #expect(
+            errors.contains {
+                $0["path"] as? String == root.file("locked")
+                    && ($0["error"] as? String ?? "").contains("unreadable folder")
+            }, "\(errors)")
+        #expect(child.status == 1, "a folder left unread fails the scan")
     }
 }
 

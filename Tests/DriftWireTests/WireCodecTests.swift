@@ -138,9 +138,12 @@ struct WireCodecTests {
         }
     }
 
-    @Test("random bytes never crash the decoder")
+    @Test(
+        "random bytes and one-byte mutations of valid messages: each refused with a reason, or decoded to a message that encodes and decodes to itself"
+    )
     func fuzz() {
         var state: UInt64 = 12345
+        var refused = 0
         for _ in 0..<2000 {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let count = Int(state >> 56)
@@ -149,16 +152,37 @@ struct WireCodecTests {
                 state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 bytes.append(UInt8(state >> 56))
             }
-            _ = try? WireCodec.decode(bytes)
+            do {
+                let message = try WireCodec.decode(bytes)
+                Issue.record("random bytes decoded as \(message): \(bytes)")
+            } catch {
+                #expect(!error.description.isEmpty)
+                refused += 1
+            }
         }
-        // Mutations of valid messages.
+        #expect(refused == 2000)
+        // Mutations of valid messages: a flipped byte in a name or a number may still make a message, which must then
+        // be stable (its encoding decodes to it); everything else is refused with a reason.
+        var mutants = 0
+        var accepted = 0
         for message in WireCodecTests.messages {
             let valid = WireCodec.encode(message)
             for i in 0..<valid.count {
                 var broken = valid
                 broken[i] ^= 0x5A
-                _ = try? WireCodec.decode(broken)
+                mutants += 1
+                do {
+                    let decoded = try WireCodec.decode(broken)
+                    accepted += 1
+                    #expect(
+                        (try? WireCodec.decode(WireCodec.encode(decoded))) == decoded,
+                        "a mutant decoded to \(decoded), which does not survive its own encoding")
+                } catch {
+                    #expect(!error.description.isEmpty)
+                }
             }
         }
+        // Most flips break the JSON or a field's type; a few land in free text.
+        #expect(accepted < mutants / 2, "\(accepted) of \(mutants) mutants accepted")
     }
 }

@@ -157,8 +157,9 @@ struct OptionCoverageTests {
         #expect(first.stderr.contains("metrics at http://127.0.0.1:\(port)/metrics"), "--metrics-address")
         #expect(!FileManager.default.fileExists(atPath: out.file(".driftfix/journal.sqlite")), "--journal")
         if night.contains("--timeline") {
-            let timeline = try String(contentsOfFile: files.file("night.fcpxml"), encoding: .utf8)
-            #expect(timeline.contains("name=\"A001.MP4\""), "--timeline: \(timeline)")
+            let timeline = try readTimeline(files.file("night.fcpxml"))
+            #expect(timeline.status == 0 && timeline.clips == ["A001.MP4"], "--timeline: \(timeline.stderr)")
+            #expect(timeline.summary["audioFiles"] as? [String] == [out.file("camera/A001.MP4")], "\(timeline.summary)")
             #expect(first.stderr.contains("timeline written to \(files.file("night.fcpxml"))"), "\(first.stderr)")
         }
         let repaired = first.stdout.components(separatedBy: " repaired,").first?.split(separator: "\n").last
@@ -193,10 +194,9 @@ struct OptionCoverageTests {
         #expect((try? JSONSerialization.jsonObject(with: Data(scanned.stdout.utf8))) != nil, "--format json")
         #expect(FileManager.default.fileExists(atPath: files.file("scan/report.json")), "--report")
         if scan.contains("--timeline") {
-            let list = try String(contentsOfFile: files.file("scan.edl"), encoding: .utf8)
-            #expect(
-                list.contains("* FROM CLIP NAME: A001.MP4") && list.contains("* FROM CLIP NAME: REC0001.WAV"), "\(list)"
-            )
+            let list = try readTimeline(files.file("scan.edl"))
+            #expect(list.status == 0 && list.clips == ["A001.MP4"], "--timeline: \(list.stderr)")
+            #expect(list.summary["audioFiles"] as? [String] == [root.file("audio/REC0001.WAV")], "\(list.summary)")
         }
         if scan.contains("--content") {
             #expect(scanned.stdout.contains("\"content\""), "\(path): --content measured the pair by its sound")
@@ -212,8 +212,8 @@ struct OptionCoverageTests {
         #expect(FileManager.default.fileExists(atPath: out.file("camera/A001.MP4")), "--mux: a copy of the clip")
         #expect(FileManager.default.fileExists(atPath: files.file("sync.sqlite")), "--journal")
         #expect(FileManager.default.fileExists(atPath: files.file("sync/report.html")), "--report")
-        #expect(
-            (try? String(contentsOfFile: files.file("sync.otio"), encoding: .utf8))?.contains("REC0001.WAV") == true,
-            "--timeline")
+        let timeline = try readTimeline(files.file("sync.otio"))
+        #expect(timeline.status == 0 && timeline.clips == ["A001.MP4"], "--timeline: \(timeline.stderr)")
+        #expect(timeline.summary["audioFiles"] as? [String] == [root.file("audio/REC0001.WAV")], "\(timeline.summary)")
     }
 }

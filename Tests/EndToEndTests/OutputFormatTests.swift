@@ -164,7 +164,7 @@ struct OutputFormatTests {
 
     @Test(
         "WAV speaker masks are carried exactly, even ones libsndfile cannot name; a type that cannot hold one says so",
-        .enabled(if: haveFFmpeg))
+        .enabled(if: haveFFmpeg, "ffmpeg not installed"))
     func channelMasks() throws {
         let folder = TemporaryFolder()
         let side = folder.file("side.wav")

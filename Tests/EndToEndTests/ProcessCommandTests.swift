@@ -264,7 +264,7 @@ struct ParallelProcessTests {
     }
 
     @Test(
-        "pinned to one CPU (taskset): the default is one pass with no read-ahead or writer thread, and the 24-bit output is byte for byte the two-core --threads 1 output",
+        "pinned to one CPU (taskset): the default run makes the same 24-bit output, byte for byte, as a two-core run told to use one thread, exactly the target length and within 100 dB of the ideal",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset"), "needs util-linux's taskset"))
     func oneCore() throws {
         let folder = TemporaryFolder()

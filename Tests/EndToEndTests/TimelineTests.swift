@@ -2,14 +2,14 @@ import DriftFixtures
 import Foundation
 import Testing
 
-private let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().path
 /// The Python of the test set-up's venv, with OpenTimelineIO and its adapters (scripts/install-deps.sh makes it).
 private let python =
     ProcessInfo.processInfo.environment["DRIFTFIX_OTIO_PYTHON"] ?? repository + "/.build-otio/bin/python"
 
 /// What scripts/check-timeline.py read from a timeline, and how it compares with the truth.
-private struct Reading {
+struct TimelineReading {
     let status: Int32
     let summary: [String: Any]
     let stderr: String
@@ -21,12 +21,14 @@ private struct Reading {
     var checked: Int { summary["checked"] as? Int ?? 0 }
 }
 
-/// Reads `file` with the editors' own readers and checks it against `truth` (and driftfix's report, when given).
-private func read(_ file: String, _ arguments: [String]) throws -> Reading {
+/// Reads `file` with the editors' own readers (scripts/check-timeline.py), checked against a truth or driftfix's
+/// report where `arguments` give them; FCPXML against this project's subset of its DTD.
+func readTimeline(_ file: String, _ arguments: [String] = []) throws -> TimelineReading {
+    let dtd = file.hasSuffix(".fcpxml") ? ["--dtd", repository + "/scripts/fcpxml-subset.dtd"] : []
     let result = try runChild(
-        python, [repository + "/scripts/check-timeline.py", file] + arguments, seconds: 120)
+        python, [repository + "/scripts/check-timeline.py", file] + dtd + arguments, seconds: 120)
     let summary = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]) ?? [:]
-    return Reading(status: result.status, summary: summary, stderr: result.stderr + result.stdout)
+    return TimelineReading(status: result.status, summary: summary, stderr: result.stderr + result.stdout)
 }
 
 @Suite(
@@ -94,7 +96,7 @@ struct TimelineTests {
         #expect(sync.status == 1, "the clip nobody heard is left for a person: \(sync.stderr)")
         #expect(sync.stderr.contains("timeline written to \(files.file("shoot.otio"))"), "\(sync.stderr)")
         try Data(sync.stdout.utf8).write(to: URL(fileURLWithPath: files.file("sync.json")))
-        let otio = try read(files.file("shoot.otio"), check)
+        let otio = try readTimeline(files.file("shoot.otio"), check)
         #expect(otio.status == 0 && otio.problems.isEmpty, "\(otio.problems) \(otio.stderr)")
         #expect(otio.tracks == ["Audio lav", "Audio zoom", "Video cam-a", "Video cam-b"], "\(otio.tracks)")
         #expect(otio.clips == ["A001.MP4", "A002.MP4", "A003.MP4", "B001.MOV"])
@@ -110,7 +112,7 @@ struct TimelineTests {
         // FCPXML: valid against its DTD (this project's subset of FCPXML 1.10; $FCPXML_DTD adds Apple's), read with
         // exact fractions, the same clips through OTIO's FCPXML adapter.
         _ = try driftfix(["sync", root.path, "--out", out.path, "--timeline", files.file("shoot.fcpxml")])
-        let fcpxml = try read(files.file("shoot.fcpxml"), check + ["--dtd", repository + "/scripts/fcpxml-subset.dtd"])
+        let fcpxml = try readTimeline(files.file("shoot.fcpxml"), check)
         #expect(fcpxml.status == 0 && fcpxml.problems.isEmpty, "\(fcpxml.problems) \(fcpxml.stderr)")
         #expect(fcpxml.checked == 5 && fcpxml.clips == otio.clips, "\(fcpxml.summary)")
 
@@ -122,7 +124,7 @@ struct TimelineTests {
             "\(edl.stderr)")
         var listed = 0
         for camera in ["cam-a", "cam-b"] {
-            let list = try read(
+            let list = try readTimeline(
                 files.file("shoot-\(camera).edl"),
                 [
                     "--truth", files.file("truth.json"), "--rate", "25", "--listed-only", "--report",
@@ -137,7 +139,7 @@ struct TimelineTests {
         _ = try driftfix([
             "sync", root.path, "--out", out.path, "--timeline", files.file("synced.otio"), "--timeline-audio", "synced",
         ])
-        let synced = try read(files.file("synced.otio"), [])
+        let synced = try readTimeline(files.file("synced.otio"), [])
         #expect(synced.status == 0, "\(synced.stderr)")
         #expect(
             synced.summary["audioFiles"] as? [String] == [

@@ -95,9 +95,12 @@ struct FuzzRun {
         defer { close(descriptor) }
         var outcome = Outcome()
         let rssBefore = Self.peakRSSKiB()
-        let deadline = Date().addingTimeInterval(seconds)
+        // Bounded by this thread's processor time, not the clock: on a loaded machine the run gets as many inputs
+        // and each input the same bound (a wall-clock cap of ten times ends a run that is starved outright).
+        let budget = Self.threadSeconds() + seconds
+        let wallDeadline = Date().addingTimeInterval(seconds * 10)
         var current = seeds[0]
-        while outcome.iterations < maxIterations && Date() < deadline {
+        while outcome.iterations < maxIterations && Self.threadSeconds() < budget && Date() < wallDeadline {
             // Mostly mutate a seed; sometimes keep mutating the previous input (deeper changes).
             let base = mutator.below(4) == 0 ? current : seeds[mutator.below(seeds.count)]
             if let structured, mutator.below(2) == 0 {
@@ -108,9 +111,9 @@ struct FuzzRun {
             if current.count > 1 << 20 { current = Array(current.prefix(1 << 20)) }
             _ = ftruncate(descriptor, 0)
             _ = current.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-            let start = ContinuousClock.now
+            let start = Self.threadSeconds()
             if body(current) { outcome.accepted += 1 }
-            let took = (ContinuousClock.now - start) / .seconds(1)
+            let took = Self.threadSeconds() - start
             if took > outcome.slowest {
                 outcome.slowest = took
                 outcome.slowestInput = current
@@ -119,6 +122,13 @@ struct FuzzRun {
         }
         outcome.rssGrowthKiB = Self.peakRSSKiB() - rssBefore
         return outcome
+    }
+
+    /// Processor time this thread has used, seconds (the parsers run on the calling thread).
+    static func threadSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     static func peakRSSKiB() -> Int {
