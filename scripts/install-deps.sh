@@ -15,9 +15,10 @@ packages=(libzmq3-dev libsndfile1-dev libsamplerate0-dev libsqlite3-dev libavfor
 # (scripts/slurm-cluster.sh runs the daemons under a folder of its own), xxhsum to check output checksums,
 # the scripts' lint in the test run (shellcheck), and the editors' readers of the timelines driftfix writes:
 # python3-venv for OpenTimelineIO's own package and its CMX3600 and FCPXML adapters (from PyPI into
-# .build-otio/, below: Debian has none), xmllint to hold the FCPXML to its DTD (libxml2-utils).
+# .build-otio/, below: Debian has none), xmllint to hold the FCPXML to its DTD (libxml2-utils), and stress-ng for
+# scripts/loaded-tests.sh (the suites on a machine kept busy).
 if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]]; then
-    packages+=(sox ffmpeg rubberband-cli chromium docker-compose iproute2 util-linux python3 python3-prometheus-client gdb munge slurm-wlm xxhash shellcheck python3-venv libxml2-utils)
+    packages+=(sox ffmpeg rubberband-cli chromium docker-compose iproute2 util-linux python3 python3-prometheus-client gdb munge slurm-wlm xxhash shellcheck python3-venv libxml2-utils stress-ng)
 fi
 
 # kubectl renders the Kubernetes manifests in their test (kubectl kustomize); apt's kubernetes-client only where no

@@ -37,7 +37,7 @@ tests=$!
 # the run (a) past the time limit, after printing the process tree and every thread's stack and flushing the tests'
 # buffered output, or (b) when the test binary has ended but a process it left behind still holds the runner's
 # output open (swift test would wait for it for ever), naming that process.
-limit=${DRIFTFIX_TEST_LIMIT:-1200}
+limit=${DRIFTFIX_TEST_LIMIT:-1800}
 (
     exec 3>&-  # the log's pipe stays the tests' alone
     started=$SECONDS

@@ -121,7 +121,9 @@ struct FileProcessorTests {
         }
     }
 
-    @Test("a full disk fails with a clear cause and leaves no partial output", .enabled(if: TmpfsMount.available))
+    @Test(
+        "a full disk fails with a clear cause and leaves no partial output",
+        .enabled(if: TmpfsMount.available, "needs root to mount a tmpfs"))
     func diskFull() throws {
         let folder = TemporaryFolder()
         let disk = try TmpfsMount(kibibytes: 256)
@@ -138,7 +140,7 @@ struct FileProcessorTests {
         #expect(fingerprint(input) == before)
     }
 
-    @Test("a read-only destination is refused", .enabled(if: TmpfsMount.available))
+    @Test("a read-only destination is refused", .enabled(if: TmpfsMount.available, "needs root to mount a tmpfs"))
     func readOnlyDestination() throws {
         let folder = TemporaryFolder()
         let disk = try TmpfsMount(kibibytes: 64, readOnly: true)

@@ -131,7 +131,9 @@ struct ProcessCommandTests {
         #expect(fingerprint(good) == goodPrint)
     }
 
-    @Test("a full disk: one line, exit 1, no partial output", .enabled(if: TmpfsMount.available))
+    @Test(
+        "a full disk: one line, exit 1, no partial output",
+        .enabled(if: TmpfsMount.available, "needs root to mount a tmpfs"))
     func diskFull() throws {
         let folder = TemporaryFolder()
         let disk = try TmpfsMount(kibibytes: 128)
