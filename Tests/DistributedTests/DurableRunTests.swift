@@ -213,8 +213,15 @@ struct DurableRunTests {
             "--idle-timeout", "30",
         ])
         let journalPath = Journal.defaultPath(outputRoot: out.path)
-        #expect(waitUntil(seconds: 20) { FileManager.default.fileExists(atPath: journalPath + ".lock") })
-        Thread.sleep(forTimeInterval: 0.5)
+        // Owned once its lock is held (the kernel's table of locks names the lock file's inode), not merely made.
+        try #require(
+            waitUntil(seconds: 60) {
+                var info = stat()
+                guard stat(journalPath + ".lock", &info) == 0,
+                    let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8)
+                else { return false }
+                return locks.contains(":\(info.st_ino) ")
+            }, "the waiting coordinator never locked its journal")
         let second = try driftfix(["repair", tree.root.path, "--out", out.path, "--workers", "1"])
         #expect(second.status == 1)
         #expect(
