@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The outcome of running a program to its end.
 public struct CommandResult: Sendable {
@@ -53,4 +54,30 @@ public func deadProcessID() throws -> Int32 {
     let child = try Child("/bin/true", [], stdout: .discard, stderr: .discard)
     _ = child.wait(seconds: 30)
     return child.pid
+}
+
+/// Runs the `driftfix` executable as `nobody` (uid and gid 65534, no groups) through util-linux's `setpriv`: how the
+/// tests meet a permission denial when they run as root, who reads any file. The executable is run from a copy in a
+/// world-readable temporary folder, since a checkout under a private home folder cannot be entered by `nobody`.
+public func driftfixAsNobody(_ arguments: [String], seconds: Double = 300) throws -> CommandResult {
+    try runChild(
+        "/usr/bin/setpriv",
+        ["--reuid=65534", "--regid=65534", "--clear-groups", try nobodysDriftfix()] + arguments, seconds: seconds)
+}
+
+private let nobodysCopy = Mutex<String?>(nil)
+
+private func nobodysDriftfix() throws -> String {
+    try nobodysCopy.withLock { copy in
+        if let copy { return copy }
+        let folder = FileManager.default.temporaryDirectory.path + "/driftfix-nobody-\(getpid())"
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let path = folder + "/driftfix"
+        try? FileManager.default.removeItem(atPath: path)
+        try FileManager.default.copyItem(atPath: driftfixPath(), toPath: path)
+        chmod(path, 0o755)
+        copy = path
+        return path
+    }
 }
