@@ -23,6 +23,8 @@ public final class AudioFileReader: SeekableAudioSource {
 
     /// The handle tags and bext are read from (the container as libsndfile parsed it).
     private let handle: OpaquePointer
+    /// The descriptor `handle` reads (libsndfile's, open while it is), where the file was opened through one.
+    private let descriptor: Int32?
     /// The handle samples are read from: `handle`, or a RAW view of the true data when the header wrapped.
     private let samples: OpaquePointer
     private let window: RawWindow?
@@ -49,6 +51,7 @@ public final class AudioFileReader: SeekableAudioSource {
         if case .wrapped = layout?.verdict { spare = dup(descriptor) }
         var info = SF_INFO()
         var opened = SndFile.open { sf_open_fd(descriptor, Int32(SFM_READ), &info, Int32(SF_TRUE)) }
+        self.descriptor = (try? opened.get()) != nil ? descriptor : nil
         if case .failure(let error) = opened, Int(error.code) == SF_ERR_UNRECOGNISED_FORMAT,
             AudioFileReader.guessedByName(path)
         {
@@ -233,6 +236,13 @@ extension AudioFileReader {
     /// has none (or libsndfile keeps no chunks for its type).
     public func chunk(_ id: String, limit: Int = 1 << 20) -> [UInt8]? {
         SndFile.readChunk(handle, id: id, limit: limit)
+    }
+
+    /// The chunks a repair carries into an output of the same family (WAV, BWF, RF64, AIFF), in the file's order;
+    /// nil for other files.
+    public func recordingChunks() -> RecordingChunks? {
+        guard let layout, let descriptor else { return nil }
+        return RecordingChunks.read(layout: layout, descriptor: descriptor)
     }
 
     /// The string tags and the bext chunk, without the channel layout (cheap: what the scan needs to name a device).

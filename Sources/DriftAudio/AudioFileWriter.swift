@@ -26,6 +26,9 @@ public final class AudioFileWriter: AudioSink {
     private var bytes = RawBuffer()
     /// What the finished file must carry, checked and put back by `close()`.
     private let metadata: AudioMetadata
+    /// Where driftfix lays out the container itself around the recording's chunks: the layout and the audio region
+    /// libsndfile writes into.
+    private var chunked: (layout: ChunkedLayout, window: OutputWindow)?
 
     /// Creates `path` (which must not exist) with `format`, and writes `metadata` before any audio, as FLAC and
     /// Ogg require.
@@ -70,6 +73,35 @@ public final class AudioFileWriter: AudioSink {
             if removeOnFailure { unlink(path) }
             throw AudioError(path: displayPath, cause: .unsupported("libsndfile cannot write \(format)"))
         }
+        if let chunks = metadata.chunks,
+            var layout = ChunkedLayout(chunks: chunks, format: format, channelMask: metadata.channelLayout?.waveMask)
+        {
+            let window: OutputWindow
+            let raw: OpaquePointer
+            do throws(AudioError) {
+                guard layout.writeHeader(to: fd) else {
+                    throw AudioError(path: displayPath, cause: AudioFileWriter.cause(forErrno: errno))
+                }
+                window = OutputWindow(descriptor: fd, start: layout.dataOffset)
+                guard
+                    let opened = window.open(
+                        encoding: format.encoding, bigEndian: layout.bigEndianSamples, sampleRate: format.sampleRate,
+                        channels: format.channelCount)
+                else {
+                    throw AudioError(path: displayPath, cause: .unsupported("libsndfile cannot write \(format)"))
+                }
+                raw = opened
+            } catch {
+                Glibc.close(fd)
+                if removeOnFailure { unlink(path) }
+                throw error
+            }
+            chunked = (layout, window)
+            handle = raw
+            SndFile.setClipping(raw)
+            codec = SndFile.codec(raw, encoding: format.encoding)
+            return
+        }
         let handle: OpaquePointer
         switch SndFile.open({ sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) }) {
         case .success(let opened): handle = opened
@@ -92,7 +124,22 @@ public final class AudioFileWriter: AudioSink {
         bytes.release()
     }
 
+    /// The recording's chunks this file cannot hold (another family, an encoding libsndfile lays out in blocks): what
+    /// libsndfile writes instead carries the tags and bext only.
+    private func uncarriedChunks(_ chunks: RecordingChunks) -> [String] {
+        var seen: Set<String> = []
+        return chunks.chunks.compactMap { chunk in
+            // bext and the tags go through libsndfile; filler reserved space and says nothing.
+            if chunk.id == "bext" || chunk.listType == "INFO" || RecordingChunks.filler.contains(chunk.id) {
+                return nil
+            }
+            let name = chunk.listType.map { "LIST/\($0)" } ?? chunk.id.trimmingCharacters(in: .whitespaces)
+            return seen.insert(name).inserted ? "\(name) chunk" : nil
+        }
+    }
+
     private func applyMetadata(_ metadata: AudioMetadata, to handle: OpaquePointer) {
+        if let chunks = metadata.chunks { droppedMetadata += uncarriedChunks(chunks) }
         if format.container == .mpeg {
             // Written as an ID3v2 tag of driftfix's own once the file is closed (see `ID3Tag`).
             for tag in metadata.tags.keys.sorted(by: { $0.rawValue < $1.rawValue })
@@ -126,9 +173,20 @@ public final class AudioFileWriter: AudioSink {
         } else {
             written = Int(sf_writef_float(handle, UnsafeMutablePointer(mutating: buffer), sf_count_t(frames)))
         }
-        let code = errno
+        let code = chunked.map { $0.window.failure } ?? errno
         guard written == frames else { throw failure(handle: handle, errno: code) }
         framesWritten += Int64(written)
+    }
+
+    /// Puts the values of `chunks` into the carried chunks already written, where only values changed (markers moved
+    /// onto where a stretch really put their sound, known once the audio is written); before `close()`. Returns the
+    /// ids of chunks whose new form has another size: those keep what was first written.
+    @discardableResult
+    public func rewriteChunks(_ chunks: RecordingChunks) -> [String] {
+        guard var current = chunked else { return [] }
+        let kept = current.layout.rewrite(chunks, descriptor: descriptor)
+        chunked = current
+        return kept
     }
 
     /// Finishes the header, closes libsndfile, flushes the data to disk and releases the descriptor.
@@ -137,13 +195,22 @@ public final class AudioFileWriter: AudioSink {
         self.handle = nil
         errno = 0
         let status = sf_close(handle)
-        let closeErrno = errno
+        let closeErrno = chunked.map { $0.window.failure } ?? errno
         defer { Glibc.close(descriptor) }
-        if status != 0 {
-            let text = String(cString: sf_error_number(status))
+        if status != 0 || closeErrno != 0 && chunked != nil {
+            let text = status != 0 ? String(cString: sf_error_number(status)) : FileChecks.errnoText(closeErrno)
             throw AudioError(path: displayPath, cause: AudioFileWriter.writeCause(errno: closeErrno, text: text))
         }
-        try finish()
+        if var chunked {
+            guard
+                try chunked.layout.finish(
+                    descriptor, dataBytes: chunked.window.length, frames: framesWritten, path: displayPath) != nil
+            else {
+                throw AudioError(path: displayPath, cause: AudioFileWriter.cause(forErrno: errno))
+            }
+        } else {
+            try finish()
+        }
         if fsync(descriptor) != 0 {
             let code = errno
             throw AudioError(path: displayPath, cause: AudioFileWriter.cause(forErrno: code))

@@ -147,10 +147,11 @@ public struct AudioFormat: Hashable, Sendable, CustomStringConvertible {
 
     /// The container to write `frames` frames in this format: a WAV whose data would pass 4 GiB becomes RF64,
     /// because RIFF sizes are 32-bit and a larger WAV would carry a wrapped, lying header.
-    public func forWriting(frames: Int64) -> AudioFormat {
+    /// - Parameter metadataBytes: the chunks carried around the data, beyond the usual few kilobytes.
+    public func forWriting(frames: Int64, metadataBytes: Int64 = 0) -> AudioFormat {
         guard container.isRIFF, let bytes = encoding.bytesPerSample else { return self }
         // Keep a margin for the header and metadata chunks (bext, LIST/INFO, PEAK) written around the data.
-        let riffLimit: Int64 = 0xFFFF_FFFF - 1 << 20
+        let riffLimit: Int64 = 0xFFFF_FFFF - 1 << 20 - metadataBytes
         let dataBytes = Int128(frames) * Int128(channelCount) * Int128(bytes)
         guard dataBytes > Int128(riffLimit) else { return self }
         var upgraded = self

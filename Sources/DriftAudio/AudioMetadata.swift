@@ -19,6 +19,9 @@ public struct AudioMetadata: Equatable, Sendable {
     public var broadcastInfo: BroadcastInfo?
     /// The loudspeaker layout, when the file states one.
     public var channelLayout: ChannelLayout?
+    /// The recording's chunks (WAV, RF64, AIFF), carried into an output of the same family byte for byte; the bext
+    /// and tags above are then what they say, not written a second time.
+    public var chunks: RecordingChunks?
 
     public init(
         tags: [AudioTag: String] = [:], broadcastInfo: BroadcastInfo? = nil, channelLayout: ChannelLayout? = nil
@@ -28,23 +31,21 @@ public struct AudioMetadata: Equatable, Sendable {
         self.channelLayout = channelLayout
     }
 
-    /// The metadata for a copy made by resampling or
-    /// stretching: the bext time reference (the first sample's time of day, in samples at the file's rate) keeps
-    /// meaning the same instant, so it scales only with a change of sample rate; `history` is appended to the
-    /// bext coding history.
-    public func adapted(inputRate: Int, outputRate: Int, history: String?) -> AudioMetadata {
+    /// The metadata for the repaired copy: the bext time reference moved to the output's first sample (at the
+    /// output's rate) and its coding history extended, the chunks retimed (`RecordingChunks.retimed`). The notes
+    /// say what could not stay as it was: chunks left out, marks moved off their sound.
+    public func retimed(_ retiming: ChunkRetiming) -> (metadata: AudioMetadata, notes: [String]) {
         var copy = self
         if var bext = broadcastInfo {
-            if inputRate != outputRate {
-                let scaled = Int128(bext.timeReference) * Int128(outputRate) / Int128(inputRate)
-                bext.timeReference = UInt64(clamping: scaled)
-            }
-            if let history {
-                bext.appendCodingHistory(history)
-            }
+            bext.timeReference = retiming.startSamples(
+                recordingStart: bext.timeReference, countedAt: retiming.inputRate, newRate: retiming.outputRate)
+            if let history = retiming.history { bext.appendCodingHistory(history) }
             copy.broadcastInfo = bext
         }
-        return copy
+        guard let chunks else { return (copy, []) }
+        let (retimed, notes) = chunks.retimed(retiming)
+        copy.chunks = retimed
+        return (copy, chunks.notCarried + notes)
     }
 }
 

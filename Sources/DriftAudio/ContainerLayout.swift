@@ -46,6 +46,8 @@ struct ContainerLayout: Equatable, Sendable {
     var trailingChunks: [String] { chunks.filter { $0.offset > dataOffset }.map(\.id) }
     /// Every chunk walked (WAV and AIFF), with the offset and size of its payload; the data chunk as stated.
     let chunks: [Chunk]
+    /// The file's size in bytes.
+    let fileSize: Int64
     /// Byte order of the samples where the walker can tell (PCM and float encodings), else nil.
     let sampleByteOrder: SampleByteOrder?
     /// Channels × bytes per sample for plain sample encodings, from the format chunk.
@@ -148,7 +150,7 @@ struct ContainerLayout: Equatable, Sendable {
                     wraps: family != .rf64, bigEndian: bigEndian)
                 return ContainerLayout(
                     family: family, dataOffset: payload, claimedDataBytes: claimed, verdict: verdict,
-                    chunks: chunks + trailing.chunks, sampleByteOrder: order,
+                    chunks: chunks + trailing.chunks, fileSize: file.size, sampleByteOrder: order,
                     blockAlign: order == nil ? nil : blockAlign, channelMask: channelMask,
                     channelMaskOffset: channelMaskOffset, broadcastChunk: broadcast ?? trailing.broadcast)
             default:
@@ -211,7 +213,7 @@ struct ContainerLayout: Equatable, Sendable {
                     wraps: true, bigEndian: true)
                 return ContainerLayout(
                     family: .aiff(compressed: compressed), dataOffset: dataOffset, claimedDataBytes: claimed,
-                    verdict: verdict, chunks: chunks + trailing.chunks, sampleByteOrder: order,
+                    verdict: verdict, chunks: chunks + trailing.chunks, fileSize: file.size, sampleByteOrder: order,
                     blockAlign: order == nil ? nil : blockAlign, channelMask: nil, channelMaskOffset: nil,
                     broadcastChunk: nil)
             default:
@@ -237,7 +239,7 @@ struct ContainerLayout: Equatable, Sendable {
                 let (verdict, trailing) = cafTail(file, dataOffset: dataOffset, claimed: claimed)
                 return ContainerLayout(
                     family: .caf, dataOffset: dataOffset, claimedDataBytes: claimed, verdict: verdict,
-                    chunks: trailing, sampleByteOrder: nil, blockAlign: nil, channelMask: nil,
+                    chunks: trailing, fileSize: file.size, sampleByteOrder: nil, blockAlign: nil, channelMask: nil,
                     channelMaskOffset: nil, broadcastChunk: nil)
             }
             guard size >= 0 else { return nil }

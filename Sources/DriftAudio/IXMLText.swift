@@ -16,7 +16,7 @@ public enum IXMLText {
             guard let inner = content(ofFirst: name, in: scope) else { return nil }
             scope = inner
         }
-        let text = unescape(String(scope)).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = unescaped(String(scope)).trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty || text.contains("<") ? nil : text
     }
 
@@ -54,7 +54,8 @@ public enum IXMLText {
         return nil
     }
 
-    private static func unescape(_ text: String) -> String {
+    /// `text` with its CDATA section's content, or its entities decoded.
+    static func unescaped(_ text: String) -> String {
         var result = text
         if let start = result.range(of: "<![CDATA["),
             let end = result.range(of: "]]>", range: start.upperBound..<result.endIndex)
@@ -63,6 +64,20 @@ public enum IXMLText {
         }
         for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&apos;", "'"), ("&amp;", "&")] {
             result = result.replacingOccurrences(of: entity, with: character)
+        }
+        return result
+    }
+
+    /// `text` as element content: `&`, `<` and `>` as entities.
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            default: result.append(character)
+            }
         }
         return result
     }

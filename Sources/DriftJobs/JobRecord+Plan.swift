@@ -57,7 +57,10 @@ extension JobRecord {
                 return PairOutcome(
                     state: .refused(result.content?.reason ?? "refused"), attempts: attempts, content: finding)
             case .measured?: return PairOutcome(state: .measured, attempts: attempts, content: finding)
-            case .repaired?, nil: return PairOutcome(state: repaired, attempts: attempts, content: finding)
+            case .repaired?, nil:
+                var outcome = PairOutcome(state: repaired, attempts: attempts, content: finding)
+                outcome.warnings = result.warnings ?? []
+                return outcome
             }
         case .failed(let error):
             return PairOutcome(state: .failed(error), attempts: attempts, failure: failureKind ?? .other)

@@ -36,13 +36,15 @@ extension Journal {
             try db.cachedStatement(
                 sql: """
                     UPDATE job SET state = 'done', error = NULL, resultAttempt = ?, resultWorker = ?, outputFrames = ?,
-                    checksum = ?, seconds = ?, resultWork = ?, resultSucceeded = ?, resultError = ?, failure = ?
+                    checksum = ?, seconds = ?, resultWork = ?, resultSucceeded = ?, resultError = ?, failure = ?,
+                    resultWarnings = ?
                     WHERE run = ? AND id = ?
                     """
             ).execute(arguments: [
                 result.attempt, try ids.term(result.worker), result.outputFrames,
                 result.checksum.map(PackedHex.init), result.seconds, JobRow.resultWork(result),
-                result.succeeded, result.error, try ids.term(result.failure?.rawValue), run, job,
+                result.succeeded, result.error, try ids.term(result.failure?.rawValue),
+                result.warnings.map { $0.joined(separator: "\n") }, run, job,
             ])
             if let output { try OutputRow(output, ids: ids).save(db) }
             if let print { try Self.storeSoundPrint(db, print) }

@@ -321,6 +321,8 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
     var resultError: String?
     /// Why it failed (`FailureKind`, a `term` id); NULL when it did not, and for rows before v9.
     var failure: Int64?
+    /// A done job's warnings, one per line; NULL when none, and for rows before v11.
+    var resultWarnings: String?
 
     init(run: Int64, job: JobRecord, context: RunContext, ids: JournalIds) throws {
         self.run = run
@@ -420,6 +422,7 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
             case .header, .noop: break
             }
             result.failure = texts.term(failure).flatMap(FailureKind.init(rawValue:))
+            result.warnings = resultWarnings.map { $0.components(separatedBy: "\n") }
             jobState = .done(result)
         case "failed": jobState = .failed(error ?? "failed")
         case "queued", "leased": jobState = .queued

@@ -396,6 +396,11 @@ extension Journal {
                     ALTER TABLE soundPrint ADD COLUMN started REAL;
                     """)
         }
+        migrator.registerMigration("v11 warnings") { db in
+            // What QA should know of a repaired output (a chunk its type cannot hold, a marker moved off its sound),
+            // one per line; NULL when nothing, and for every job before v11.
+            try db.execute(sql: "ALTER TABLE job ADD COLUMN resultWarnings TEXT")
+        }
         return migrator
     }
 }

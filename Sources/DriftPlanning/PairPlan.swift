@@ -105,6 +105,8 @@ public struct PairOutcome: Sendable, Equatable {
     public var content: ContentFinding?
     /// Why it failed, where it did (or the last failure of an unfinished job).
     public var failure: FailureKind?
+    /// What QA should know of the repaired output (its metadata: a chunk not carried, a marker moved).
+    public var warnings: [String] = []
 
     public init(state: State, attempts: Int, content: ContentFinding? = nil, failure: FailureKind? = nil) {
         self.state = state

@@ -66,6 +66,7 @@ public struct RunPlan: Sendable, Equatable {
                     report.pairs[row].checksum = checksum
                     report.pairs[row].worker = worker
                     report.pairs[row].processingSeconds = seconds
+                    report.pairs[row].warnings += outcome.warnings
                 case .failed(let error):
                     report.pairs[row].outcome = .failed
                     report.pairs[row].error = error

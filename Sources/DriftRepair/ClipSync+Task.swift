@@ -9,7 +9,8 @@ extension ClipSync {
     /// Runs one clip's task: each place measured (with its timecode as a second witness), the recording that heard
     /// most of the clip chosen among the sure ones (then the most confident), and, where the task names outputs, the
     /// clip's audio cut from it. One row per place: `used`, `alternative`, `uncertain` or `failed`, with the reason.
-    public static func run(_ task: ClipTask) -> [SoundPairingReport.Match] {
+    /// - Parameter shown: a path of the task as a person knows it (a worker's task names pinned paths).
+    public static func run(_ task: ClipTask, shown: (String) -> String = { $0 }) -> [SoundPairingReport.Match] {
         var rows: [SoundPairingReport.Match] = []
         var placements: [Placement?] = []
         for place in task.places {
@@ -42,7 +43,9 @@ extension ClipSync {
                 rows[best].status = .failed
                 rows[best].note = conflict
             } else if let output = place.output {
-                rows[best] = cut(rows[best], placements[best], output: output, engine: place.engine, task: task)
+                rows[best] = cut(
+                    rows[best], placements[best], output: output, engine: place.engine, task: task,
+                    recordingName: (shown(place.recording) as NSString).lastPathComponent)
                 if rows[best].status == .uncertain { continue }
             }
             break
@@ -191,7 +194,7 @@ extension ClipSync {
     /// The chosen row with the clip's audio written to `output`, or failed with the reason.
     private static func cut(
         _ match: SoundPairingReport.Match, _ placement: Placement?, output: String,
-        engine: ResampleEngine, task: ClipTask
+        engine: ResampleEngine, task: ClipTask, recordingName: String
     ) -> SoundPairingReport.Match {
         var row = match
         do {
@@ -204,8 +207,9 @@ extension ClipSync {
                 atPath: (output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             let repair = try ClipSync.repair(
                 placement, clipFrames: frames, output: output, quality: task.quality,
-                engine: engine, limitMs: task.residualLimitMs, mux: task.mux)
+                engine: engine, limitMs: task.residualLimitMs, mux: task.mux, recordingName: recordingName)
             row.output = output
+            row.warnings = repair.result.warnings.isEmpty ? nil : repair.result.warnings
             row.outputFrames = repair.result.outputFrames
             row.operations = repair.operations
             row.content?.residualMs = repair.verification.residualMs

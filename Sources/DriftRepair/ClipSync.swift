@@ -142,9 +142,15 @@ public enum ClipSync {
     ///   file does not prove in sync (it is discarded), or what reading and writing throw.
     /// - Parameter mux: write a copy of the clip with this audio in place of its own (video and other streams copied
     ///   packet for packet) rather than an audio file.
+    /// - Parameter recordingName: the recording's name for the cut's metadata, where `placement.recording` is a
+    ///   pinned path.
+    ///
+    /// The cut carries the recording's chunks (bext, iXML with its scene, take and track names, markers inside the
+    /// cut), its time stamps at the clip's start timecode where the clip has one, else at the recording's own time
+    /// plus the cut's offset: an editor's sync by timecode lines it up with the clip.
     public static func repair(
         _ placement: Placement, clipFrames: Int64, output: String, quality: ResampleQuality = .default,
-        engine: ResampleEngine = .default, limitMs: Double = 1, mux: Bool = false
+        engine: ResampleEngine = .default, limitMs: Double = 1, mux: Bool = false, recordingName: String? = nil
     ) throws -> Repair {
         let operations = try ContentRepairPlan.clipOperations(
             for: placement.content, frames: placement.recordingFrames, sampleRate: placement.sampleRate,
@@ -157,6 +163,9 @@ public enum ClipSync {
         request.engine = engine
         if mux { request.muxInto = MuxTarget(media: placement.clip) }
         request.operations = operations
+        request.isCut = true
+        request.startTime = StartTimecode.exact(of: placement.clip)
+        request.inputName = recordingName
         let verified = Mutex<SyncVerification?>(nil)
         let clip = placement.clip
         request.beforeCommit = { temporary in

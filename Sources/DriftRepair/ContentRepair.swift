@@ -23,6 +23,8 @@ public enum ContentRepair {
         public var quality: ResampleQuality
         public var engine: ResampleEngine = .default
         public var replacing: StagedOutput.Replacement
+        /// The recording's name for the output's metadata, where `recording` is a pinned path.
+        public var recordingName: String?
 
         public init(
             recording: String, reference: String, output: String?, policy: ContentPolicy, headers: HeaderPlan,
@@ -89,6 +91,7 @@ public enum ContentRepair {
             replacing: request.replacing)
         process.engine = request.engine
         process.operations = operations
+        process.inputName = request.recordingName
         // The sync proof, for a repair the sound planned: the written file against the reference, before it counts.
         let verified = Mutex<SyncVerification?>(nil)
         if decision.measuredBy == .content, let measurement {

@@ -48,6 +48,16 @@ public struct ProcessRequest: Sendable {
     /// Write the output as a copy of this media file with the repaired audio in place of its audio stream (a clip
     /// given the recorder's audio); `outputType` and `outputEncoding` do not apply.
     public var muxInto: MuxTarget?
+    /// The output is a cut of part of the input (a clip's audio from a longer recording): the input's marks outside
+    /// it are left out, and its iXML names the input as its parent under a FILE_UID of its own. Otherwise the output
+    /// is the input repaired, and a mark in a trimmed part is kept at the nearest end.
+    public var isCut = false
+    /// The time of day of the output's first sample, seconds since midnight, where the caller knows it better than
+    /// the input's own time stamps (a cut placed at its clip's start timecode); nil moves the input's by the trim.
+    public var startTime: Rational?
+    /// The input's name for the output's metadata (iXML HISTORY) where `input` is not the name a person knows (a
+    /// worker reads a pinned `/proc/self/fd/N`); nil takes `input`'s last component.
+    public var inputName: String?
 
     public init(
         input: String, output: String, target: TargetLength?, tempo: Rational? = nil,
@@ -109,12 +119,21 @@ public struct ProcessResult: Sendable {
     /// How the output's format differs from the input's, and why (a container that cannot hold the encoding, a
     /// lossy re-encode, a stream the container cannot hold...).
     public let formatNotes: [String]
+    /// What of the input's metadata could not stay as it was: a chunk left out and why, a marker moved off its sound
+    /// (in a trimmed part, at a re-inserted dropout).
+    public var metadataNotes: [String] = []
     public let seconds: Double
     /// Where a long resample was split: chunks in all, and how many of them threads beyond the first converted.
     public var split: (chunks: Int, byHelpers: Int)? = nil
 
     /// Output length / input length.
     public var ratio: Double { Double(outputFrames) / Double(inputFrames) }
+
+    /// What QA should know of the output's metadata, one line each: what its type cannot hold, what could not stay as
+    /// it was (a chunk left out, a marker moved off its sound).
+    public var warnings: [String] {
+        droppedMetadata.map { "\(outputFormat.container) cannot hold \($0): not carried" } + metadataNotes
+    }
 }
 
 /// A failure of one file's repair: one line naming the file and the cause.
@@ -183,28 +202,46 @@ public enum FileProcessor {
             input: reader.format, type: request.outputType, encoding: request.outputEncoding, path: request.output)
         var outputFormat = choice.format
         outputFormat.sampleRate = plan.outputRate
-        outputFormat = outputFormat.forWriting(frames: plan.targetFrames)
+        var recorded = reader.metadata()
+        recorded.chunks = reader.recordingChunks()
+        outputFormat = outputFormat.forWriting(
+            frames: plan.targetFrames, metadataBytes: recorded.chunks?.chunks.reduce(0) { $0 + $1.size + 9 } ?? 0)
         let method = plan.summary + (plan.length == .none ? "" : qualityNote(plan, request))
-        var metadata = reader.metadata()
-        if !plan.reverse, var bext = metadata.broadcastInfo {
-            // The first sample is now `range.lowerBound` frames later in the day (earlier by any silence put before it).
-            bext.timeReference = UInt64(max(0, Int64(bext.timeReference) + plan.range.lowerBound - plan.leadingSilence))
-            metadata.broadcastInfo = bext
-        }
-        metadata = metadata.adapted(
-            inputRate: plan.inputRate, outputRate: plan.outputRate,
-            history: codingHistory(format: outputFormat, method: method, from: reader.frameCount, to: plan.targetFrames)
-        )
+        let retiming = ChunkRetiming(
+            map: plan.frameMap, isCut: request.isCut, inputRate: plan.inputRate, outputRate: plan.outputRate,
+            start: request.startTime.map { .timeOfDay($0) }
+                ?? .recordingPosition(plan.reverse ? 0 : plan.range.lowerBound - plan.leadingSilence),
+            history: codingHistory(
+                format: outputFormat, method: method, from: reader.frameCount, to: plan.targetFrames),
+            sourceName: request.inputName ?? (request.input as NSString).lastPathComponent,
+            bitDepth: outputFormat.encoding.bytesPerSample == reader.format.encoding.bytesPerSample
+                ? nil : outputFormat.encoding.bytesPerSample.map { $0 * 8 })
+        let (metadata, notes) = recorded.retimed(retiming)
+        var metadataNotes = notes
 
         var segments: SegmentedResampler?
+        // A stretch keeps where it put its sound: markers go there once it has run.
+        let stretched: TimeStretcher.Record? =
+            if case .stretch = plan.length, metadata.chunks != nil { TimeStretcher.Record() } else { nil }
         let (writer, verification) = try VerifiedOutput.write(
             for: request, progress: progress,
             source: {
                 segments = segmented(plan, reader: reader, request: request)
                 return try segments.map { faded($0, plan) }
-                    ?? chain(plan, reader: reader, request: request, segmenting: false)
+                    ?? chain(plan, reader: reader, request: request, segmenting: false, stretched: stretched)
             },
             open: { staged in try AudioFileWriter(staged: staged, format: outputFormat, metadata: metadata) },
+            beforeClose: { writer in
+                guard let map = stretched?.map, let chunks = recorded.chunks else { return }
+                var refined = retiming
+                refined.map.stretch = map
+                for id in writer.rewriteChunks(chunks.retimed(refined).chunks) {
+                    metadataNotes.append(
+                        "\(id.trimmingCharacters(in: .whitespaces)): its marks where the stretch's even time map puts "
+                            + "them, within a few milliseconds of their sound (written where it stood, it would change size)"
+                    )
+                }
+            },
             check: { _, written in
                 try AudioFileVerifier.verify(
                     path: written, expectedFrames: plan.targetFrames, expectedFormat: outputFormat)
@@ -215,14 +252,15 @@ public enum FileProcessor {
             inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count),
             outputFrames: verification.foundFrames, method: method,
             methodChoice: plan.method, droppedMetadata: writer.droppedMetadata, formatNotes: choice.notes,
-            seconds: (ContinuousClock.now - clock).seconds,
+            metadataNotes: metadataNotes, seconds: (ContinuousClock.now - clock).seconds,
             split: segments.map { ($0.chunkCount, $0.helperChunks) })
     }
 
     /// Builds the stages in their fixed order: trim/reverse → read-ahead → length → rate → fades.
+    /// - Parameter stretched: where a stretch keeps where it put its sound.
     static func chain(
         _ plan: ProcessingPlan, reader: SeekableAudioSource, request: ProcessRequest,
-        segmenting: Bool = true
+        segmenting: Bool = true, stretched: TimeStretcher.Record? = nil
     ) throws -> AudioSource {
         if segmenting, let segmented = segmented(plan, reader: reader, request: request) {
             return faded(segmented, plan)
@@ -250,7 +288,7 @@ public enum FileProcessor {
                 let ratio = Double(frames) / Double(source.frameCount)
                 source = try TimeStretcher(
                     upstream: source, targetFrames: frames,
-                    parameters: .default(sampleRate: plan.inputRate, ratio: ratio))
+                    parameters: .default(sampleRate: plan.inputRate, ratio: ratio), record: stretched)
             }
             if let rateFrames {
                 source = try ExactLengthResampler(

@@ -286,6 +286,15 @@ public struct ProcessingPlan: Sendable, Equatable {
         return FadeSpan(frames: count, curve: fade.curve)
     }
 
+    /// Where each input position lands in the output: the marks a recording's chunks name move by it.
+    public var frameMap: FrameMap {
+        let filled = gaps.reduce(0) { $0 + $1.frames }
+        return FrameMap(
+            inputFrames: inputFrames, kept: range, reversed: reverse, leadingFrames: leadingSilence,
+            inserts: gaps.map { FrameMap.Insert(at: $0.at, frames: $0.frames) },
+            streamFrames: Int64(range.count) + leadingSilence + trailingSilence + filled, outputFrames: targetFrames)
+    }
+
     /// What the chain does, for the summary line and the bext coding history.
     public var summary: String {
         var steps: [String] = []

@@ -25,21 +25,24 @@ extension MediaRewriter: ClosingSink {}
 /// Nothing appears under the output's name unless its check passed.
 enum VerifiedOutput {
     /// Stages the output, then builds the chain with `source` (so a destination that cannot be written is refused
-    /// before any reading or converting starts), writes it through the writer `open` makes on the staged file, checks
-    /// it with `check` (given the writer and the temporary file's path), and commits it.
+    /// before any reading or converting starts), writes it through the writer `open` makes on the staged file (and
+    /// `beforeClose` once the audio is in), checks it with `check` (given the writer and the temporary file's path),
+    /// and commits it.
     ///
     /// - Throws: the chain's, the writer's or the check's error; `ProcessError.unverified` naming the output and each
     ///   mismatch.
     static func write<Writer: ClosingSink, Check: OutputCheck>(
         for request: ProcessRequest, progress: ((Int64, Int64) -> Void)? = nil,
         source makeSource: () throws -> AudioSource,
-        open: (StagedOutput) throws -> Writer, check: (Writer, String) throws -> Check
+        open: (StagedOutput) throws -> Writer, beforeClose: ((Writer) throws -> Void)? = nil,
+        check: (Writer, String) throws -> Check
     ) throws -> (writer: Writer, check: Check) {
         let staged = try StagedOutput(
             destination: request.output, protecting: request.input, replacing: request.replacing)
         let source = try makeSource()
         let writer = try open(staged)
         try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
+        try beforeClose?(writer)
         try writer.close()
         let found = try check(writer, staged.temporaryPath)
         guard found.mismatches.isEmpty else { throw ProcessError.unverified(request.output, found.mismatches) }

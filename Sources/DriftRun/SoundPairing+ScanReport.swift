@@ -64,6 +64,7 @@ extension SoundPairing {
                     row.warnings.append("the recording heard \(Int((m.coverage * 100).rounded())) % of the clip")
                 }
                 if m.timecodeAgrees == false { row.warnings.append("timecode disagrees with the sound") }
+                row.warnings += m.warnings ?? []
                 row.contentNote = notes.joined(separator: "; ")
                 pairs.append(row)
             }

@@ -131,6 +131,9 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
         public var output: String?
         public var outputFrames: Int64?
         public var operations: [RepairOperation]?
+        /// What of the recording's metadata could not stay as it was in the cut (a chunk its type cannot hold, a
+        /// marker moved off its sound); nil when nothing.
+        public var warnings: [String]?
         /// The row as an earlier night found it, whose output still stands (its clip, the recordings that heard it and
         /// the settings are unchanged, the output verifies): not measured or cut again. nil: found tonight.
         public var unchanged: Bool?

@@ -191,6 +191,9 @@ public struct JobResult: Codable, Sendable, Equatable {
     public var content: ContentResult?
     /// A sound job's print or rows.
     public var sound: SoundResult?
+    /// What QA should know of a repaired output's metadata (a chunk its type cannot hold, a marker moved off its
+    /// sound); nil when nothing.
+    public var warnings: [String]?
 
     public init(
         id: Int, attempt: Int, worker: String, succeeded: Bool, outputFrames: Int64? = nil, checksum: String? = nil,

@@ -28,6 +28,7 @@ enum ContentJobRunner {
             recording: pinned.inputs[0], reference: pinned.inputs[1], output: pinned.outputs.first,
             policy: content.policy, headers: headerPlan(content), quality: content.quality)
         request.engine = content.engine
+        request.recordingName = (job.input as NSString).lastPathComponent
         do {
             let outcome = try ContentRepair.run(request)
             // 3. What it decided and did, naming the job's paths.
@@ -37,6 +38,8 @@ enum ContentJobRunner {
             if case .repaired = result.content?.decision {
                 result.outputFrames = outcome.result?.outputFrames
                 result.checksum = pinned.checksum(ofOutput: 0)
+                let warnings = outcome.result?.warnings ?? []
+                result.warnings = warnings.isEmpty ? nil : warnings.map(pinned.shown)
             }
             return result
         } catch let error as ContentRepair.SyncFailure {

@@ -77,6 +77,7 @@ public enum JobRunner {
             input: pinned.inputs[0], output: pinned.outputs[0], target: .frames(repair.targetFrames),
             method: MethodChoice(method: repair.method, reason: repair.methodReason), quality: repair.quality)
         request.engine = repair.engine
+        request.inputName = (job.input as NSString).lastPathComponent
         request.threads = 1 + max(0, min(idleCores, slots.cores - 1))
         if request.threads > 1 { request.borrowCore = { slots.borrowIdle() } }
         do {
@@ -85,9 +86,11 @@ public enum JobRunner {
                 logger.info("job \(job.id): \(split.chunks) chunks, \(split.byHelpers) of them on idle cores")
             }
             let checksum = pinned.checksum(ofOutput: 0)
-            return JobResult(
+            var outcome = JobResult(
                 id: job.id, attempt: job.attempt, worker: worker, succeeded: true,
                 outputFrames: result.outputFrames, checksum: checksum, seconds: seconds())
+            outcome.warnings = result.warnings.isEmpty ? nil : result.warnings.map(pinned.shown)
+            return outcome
         } catch {
             // The destination may recover (space freed, another worker's disk); a bad input never will.
             // Messages name the job's paths, not the descriptors.

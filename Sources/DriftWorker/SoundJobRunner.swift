@@ -63,12 +63,13 @@ enum SoundJobRunner {
             task.places[p].recording = pinned.inputs[1 + (recordings.firstIndex(of: original.places[p].recording) ?? 0)]
             if task.places[p].output != nil { task.places[p].output = outputs.next() }
         }
-        let rows = ClipSync.run(task).map { found in
+        let rows = ClipSync.run(task, shown: pinned.shown).map { found in
             var row = found
             row.reference = original.clip
             row.recording = pinned.shown(row.recording)
             row.output = row.output.map(pinned.shown)
             row.note = row.note.map(pinned.shown)
+            row.warnings = row.warnings.map { $0.map(pinned.shown) }
             if let reason = row.content?.reason { row.content?.reason = pinned.shown(reason) }
             return row
         }

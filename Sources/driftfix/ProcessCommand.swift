@@ -160,9 +160,7 @@ struct ProcessCommand: ParsableCommand {
             bar.finish()
             let logger = Logger(label: "driftfix.process")
             for note in result.formatNotes { logger.warning("\(output): \(note)") }
-            for item in result.droppedMetadata {
-                logger.warning("\(output): \(result.outputFormat.container) cannot hold \(item); not carried over")
-            }
+            for warning in result.warnings { logger.warning("\(output): \(warning)") }
             if !quiet { print(Summary.line(for: result)) }
         } catch let error as AudioError where error.cause == .destinationExists {
             bar.finish()

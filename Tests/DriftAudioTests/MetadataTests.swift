@@ -76,11 +76,16 @@ struct MetadataTests {
     @Test("a rate change rescales the bext time reference; a length change does not")
     func adaptation() {
         let metadata = AudioMetadata(broadcastInfo: MetadataTests.bext)
-        let same = metadata.adapted(inputRate: 48_000, outputRate: 48_000, history: "A=PCM,T=driftfix")
+        func retiming(to rate: Int, history: String?) -> ChunkRetiming {
+            ChunkRetiming(
+                map: .identity(frames: 480_000), inputRate: 48_000, outputRate: rate, start: .recordingPosition(0),
+                history: history, sourceName: "m.wav")
+        }
+        let same = metadata.retimed(retiming(to: 48_000, history: "A=PCM,T=driftfix")).metadata
         #expect(same.broadcastInfo?.timeReference == MetadataTests.bext.timeReference)
         #expect(same.broadcastInfo?.codingHistory.hasSuffix("A=PCM,T=driftfix\r\n") == true)
-        let converted = metadata.adapted(inputRate: 48_000, outputRate: 44_100, history: nil)
-        // 2,430,000,123 samples at 48 kHz = 50625.0025625 s = 2,232,562,613.0 samples at 44.1 kHz (floor).
+        let converted = metadata.retimed(retiming(to: 44_100, history: nil)).metadata
+        // 2,430,000,123 samples at 48 kHz = 50625.0025625 s = 2,232,562,613.0 samples at 44.1 kHz.
         #expect(converted.broadcastInfo?.timeReference == 2_232_562_613)
     }
 }

@@ -79,13 +79,13 @@ import Testing
 
     @Test("start timecodes: non-drop and drop-frame labels in real seconds; a BWF start time in samples")
     func timecodes() throws {
-        #expect(StartTimecode.parse("10:00:05:12", frameRate: Rational(25, 1)) == 36005.48)
+        // Exact: frames over the frame rate.
+        #expect(StartTimecode.parse("10:00:05:12", frameRate: Rational(25, 1)) == Rational(900_137, 25))
         // Drop-frame at 30000/1001: 00:01:00;02 is the 1800th frame (;00 and ;01 do not exist).
-        let dropFrame = try #require(StartTimecode.parse("00:01:00;02", frameRate: Rational(30000, 1001)))
-        #expect(abs(dropFrame - 1800 * 1001 / 30000.0) < 1e-9)
+        #expect(StartTimecode.parse("00:01:00;02", frameRate: Rational(30000, 1001)) == Rational(1800 * 1001, 30000))
         // Ten minutes of drop-frame labels are 17982 frames: real time to within a frame.
         let tenMinutes = try #require(StartTimecode.parse("00:10:00;00", frameRate: Rational(30000, 1001)))
-        #expect(abs(tenMinutes - 600) < 0.034 && abs(tenMinutes - 17982 * 1001 / 30000.0) < 1e-9)
+        #expect(tenMinutes == Rational(17982 * 1001, 30000) && abs(tenMinutes.doubleValue - 600) < 0.034)
         #expect(StartTimecode.parse("25:00:00:00", frameRate: Rational(25, 1)) == nil)
         #expect(StartTimecode.parse("10:00:00:00", frameRate: nil) == nil)
         let folder = TemporaryFolder()

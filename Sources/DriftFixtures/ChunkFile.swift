@@ -1,0 +1,156 @@
+import Foundation
+
+/// A WAV, RF64 or AIFF file's chunks as a test reads them, written apart from driftfix's own reader: the form, then
+/// each chunk's id and payload in file order (the audio's payload left out, its size kept).
+public struct ChunkFile: Sendable {
+    public struct Chunk: Sendable, Equatable {
+        public var id: String
+        public var payload: [UInt8]
+        /// The payload's size as its header states (the audio's, whose payload is not kept).
+        public var size: Int
+    }
+
+    /// `RIFF`, `RF64` or `FORM`, and `WAVE`, `AIFF` or `AIFC`.
+    public var container: String
+    public var form: String
+    public var chunks: [Chunk]
+
+    public init(path: String) throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        guard bytes.count >= 12 else { throw ChunkFileError("\(path): shorter than a header") }
+        container = String(decoding: bytes[0..<4], as: UTF8.self)
+        form = String(decoding: bytes[8..<12], as: UTF8.self)
+        let bigEndian = container == "FORM"
+        var dataSize: UInt64?
+        var offset = 12
+        chunks = []
+        while offset + 8 <= bytes.count {
+            let id = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
+            var size = Self.integer(bytes[(offset + 4)..<(offset + 8)], bigEndian: bigEndian)
+            if id == "ds64" { dataSize = Self.integer(bytes[(offset + 16)..<(offset + 24)], bigEndian: false) }
+            if id == "data", size == 0xFFFF_FFFF, let dataSize { size = dataSize }
+            let start = offset + 8
+            let end = start + Int(size)
+            guard end <= bytes.count else { throw ChunkFileError("\(path): chunk \(id) runs past the end") }
+            let isAudio = id == "data" || id == "SSND"
+            chunks.append(Chunk(id: id, payload: isAudio ? [] : Array(bytes[start..<end]), size: Int(size)))
+            offset = end + Int(size & 1)
+        }
+    }
+
+    public var ids: [String] { chunks.map(\.id) }
+
+    /// The first chunk with `id` (and, for `LIST`, this form type).
+    public func chunk(_ id: String, list: String? = nil) -> Chunk? {
+        chunks.first { $0.id == id && (list == nil || $0.payload.starts(with: Array(list?.utf8 ?? "".utf8))) }
+    }
+
+    // MARK: what the chunks say
+
+    /// Cue points: id, position and sample offset.
+    public var cuePoints: [(id: UInt32, position: UInt32, sampleOffset: UInt32)] {
+        guard let cue = chunk("cue ")?.payload, cue.count >= 4 else { return [] }
+        let count = Int(Self.integer(cue[0..<4], bigEndian: false))
+        return (0..<count).compactMap { index in
+            let start = 4 + 24 * index
+            guard start + 24 <= cue.count else { return nil }
+            return (
+                UInt32(Self.integer(cue[start..<start + 4], bigEndian: false)),
+                UInt32(Self.integer(cue[(start + 4)..<(start + 8)], bigEndian: false)),
+                UInt32(Self.integer(cue[(start + 20)..<(start + 24)], bigEndian: false))
+            )
+        }
+    }
+
+    /// The `adtl` subchunks: id, cue point, and the rest.
+    public var associatedData: [(id: String, cue: UInt32, rest: [UInt8])] {
+        guard let list = chunk("LIST", list: "adtl")?.payload else { return [] }
+        var result: [(String, UInt32, [UInt8])] = []
+        var offset = 4
+        while offset + 12 <= list.count {
+            let id = String(decoding: list[offset..<offset + 4], as: UTF8.self)
+            let size = Int(Self.integer(list[(offset + 4)..<(offset + 8)], bigEndian: false))
+            guard offset + 8 + size <= list.count else { break }
+            result.append(
+                (
+                    id, UInt32(Self.integer(list[(offset + 8)..<(offset + 12)], bigEndian: false)),
+                    Array(list[(offset + 12)..<(offset + 8 + size)])
+                ))
+            offset += 8 + size + (size & 1)
+        }
+        return result
+    }
+
+    /// The `smpl` loops: start and inclusive end.
+    public var loops: [(start: UInt32, end: UInt32)] {
+        guard let smpl = chunk("smpl")?.payload, smpl.count >= 36 else { return [] }
+        let count = Int(Self.integer(smpl[28..<32], bigEndian: false))
+        return (0..<count).compactMap { index in
+            let start = 36 + 24 * index
+            guard start + 24 <= smpl.count else { return nil }
+            return (
+                UInt32(Self.integer(smpl[(start + 8)..<(start + 12)], bigEndian: false)),
+                UInt32(Self.integer(smpl[(start + 12)..<(start + 16)], bigEndian: false))
+            )
+        }
+    }
+
+    /// AIFF markers: id, position, name.
+    public var aiffMarkers: [(id: UInt16, position: UInt32, name: String)] {
+        guard let mark = chunk("MARK")?.payload, mark.count >= 2 else { return [] }
+        var result: [(UInt16, UInt32, String)] = []
+        var offset = 2
+        for _ in 0..<Int(Self.integer(mark[0..<2], bigEndian: true)) {
+            guard offset + 7 <= mark.count else { break }
+            let length = Int(mark[offset + 6])
+            result.append(
+                (
+                    UInt16(Self.integer(mark[offset..<offset + 2], bigEndian: true)),
+                    UInt32(Self.integer(mark[(offset + 2)..<(offset + 6)], bigEndian: true)),
+                    String(decoding: mark[(offset + 7)..<(offset + 7 + length)], as: UTF8.self)
+                ))
+            offset += 7 + length + (length % 2 == 0 ? 1 : 0)
+        }
+        return result
+    }
+
+    /// The bext time reference.
+    public var timeReference: UInt64? {
+        guard let bext = chunk("bext")?.payload, bext.count >= 346 else { return nil }
+        return Self.integer(bext[338..<346], bigEndian: false)
+    }
+
+    /// The bext coding history's text.
+    public var codingHistory: String? {
+        guard let bext = chunk("bext")?.payload, bext.count >= 602 else { return nil }
+        return String(decoding: bext[602...].prefix { $0 != 0 }, as: UTF8.self)
+    }
+
+    /// The iXML chunk's text.
+    public var ixml: String? { chunk("iXML").map { String(decoding: $0.payload, as: UTF8.self) } }
+
+    /// The text of every `<name>` element of the iXML chunk, in order (a plain search: elements driftfix writes and
+    /// recorders write are not nested in themselves).
+    public func ixmlValues(_ name: String) -> [String] {
+        guard let text = ixml else { return [] }
+        var values: [String] = []
+        var rest = Substring(text)
+        while let open = rest.range(of: "<\(name)>"),
+            let close = rest.range(of: "</\(name)>", range: open.upperBound..<rest.endIndex)
+        {
+            values.append(String(rest[open.upperBound..<close.lowerBound]))
+            rest = rest[close.upperBound...]
+        }
+        return values
+    }
+
+    public static func integer(_ bytes: ArraySlice<UInt8>, bigEndian: Bool) -> UInt64 {
+        let ordered = bigEndian ? Array(bytes) : Array(bytes.reversed())
+        return ordered.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+}
+
+public struct ChunkFileError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
