@@ -38,6 +38,10 @@ make_take camA take02 48000 17280000 17282264 "6 min reference; recorder clock 1
 make_take camB take03 48000 1441440 1440000 "30.03 s reference (NTSC 1000/1001 pull-down); recording 30.00 s"
 make_take stage take04 48000 480000 441000 "10 s reference; 44.1 kHz audio labelled 48 kHz (8.1% short)"
 make_take handheld take05 48000 960000 957600 "20 s reference; a recorder that dropped 50 ms of buffers (pitch is right)"
+# What a production recorder writes besides the sound: iXML (scene, take, tape, the tracks' names) and markers.
+"$scenes" slate "$out/media/camA/take01.wav" --scene 4 --take 2 --track BOOM --track "LAV 1" \
+    --marker "12.5:clap" --marker "41.25:false start"
+printf "   %-14s %s\n" "" "take01 slated as a recorder writes it: iXML scene 4, take 2, tracks BOOM and LAV 1, two markers"
 # What fleets record: a screen recorder's microphone track as AAC in .m4a beside its .mp4 (made by ffmpeg), and a
 # phone video whose own AAC track came out 120 ms short of its picture (a pair by itself).
 ffmpeg -v error -y -f lavfi -i "testsrc=size=320x240:rate=30:duration=12" -c:v libx264 -preset ultrafast -pix_fmt yuv420p \
@@ -77,6 +81,28 @@ for rec in "$out"/media/*/take0?.wav; do
     rel=${rec#"$out/media/"}
     "$bin" verify "$out/repaired/$rel" --match "${rec%.wav}_ref.wav" || status=1
 done
+
+# Every chunk the recorder wrote went with the sound: read by wavinfo (a reader of every WAVE metadata chunk; its venv
+# is made by scripts/install-deps.sh), the markers moved with the 131 ppm correction.
+wavinfo_bin="${DRIFTFIX_WAVINFO:-$(pwd)/.build-otio/bin/wavinfo}"
+slate_line() {  # file: scene, take, tracks, markers (frame and label) and the bext start, as wavinfo reads them
+    "$wavinfo_bin" "$1" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["scopes"]
+x, cues = s.get("ixml") or {}, s.get("cues") or {}
+tracks = ", ".join(t["name"] for t in x.get("track_list", []))
+marks = "; ".join("%s at frame %s" % (c.get("label"), c.get("frame")) for c in cues.values())
+start = (s.get("bext") or {}).get("time_reference")
+print("scene %s, take %s, tape %s, tracks %s; markers: %s%s" % (x.get("scene"), x.get("take"), x.get("tape"), tracks,
+      marks or "none", "" if start is None else "; bext start %s samples" % start))'
+}
+if [[ -x "$wavinfo_bin" ]]; then
+    echo "== the recorder's chunks went with its sound (read back by wavinfo):"
+    echo "   before: $(slate_line "$out/media/camA/take01.wav")"
+    echo "   after:  $(slate_line "$out/repaired/camA/take01.wav")"
+    grep -q "scene 4, take 2, tape DAY04, tracks BOOM, LAV 1; markers: clap at frame 600079" \
+        <<<"$(slate_line "$out/repaired/camA/take01.wav")" || status=1
+fi
 
 echo "== the phone folder: the .m4a came back as AAC in .m4a, exact when ffmpeg decodes it; the video's picture was copied bit for bit"
 for take in screen06.m4a clip07.mp4; do
@@ -152,6 +178,15 @@ if [[ -x "$otio_python" ]]; then
         echo "   the timeline does not read back as the truth says: $out/timeline-check.json"
         status=1
     fi
+fi
+
+if [[ -x "$wavinfo_bin" ]]; then
+    echo "   each cut carries its recorder's slate, tracks and markers, its start at its clip's timecode (sync by timecode"
+    echo "   in any editor lines it up):"
+    for clip in C0001 C0002; do
+        tc=$(ffprobe -v error -show_entries stream_tags=timecode -of csv=p=0 "$out/shoot/camera/$clip.MP4" | head -1)
+        echo "   $clip.wav: $(slate_line "$out/synced/camera/$clip.wav") (clip timecode $tc)"
+    done
 fi
 
 echo "== a bad input is one clear line and exit code 1; the batch would go on"

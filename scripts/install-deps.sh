@@ -15,10 +15,11 @@ packages=(libzmq3-dev libsndfile1-dev libsamplerate0-dev libsqlite3-dev libavfor
 # (scripts/slurm-cluster.sh runs the daemons under a folder of its own), xxhsum to check output checksums,
 # the scripts' lint in the test run (shellcheck), and the editors' readers of the timelines driftfix writes:
 # python3-venv for OpenTimelineIO's own package and its CMX3600 and FCPXML adapters (from PyPI into
-# .build-otio/, below: Debian has none), xmllint to hold the FCPXML to its DTD (libxml2-utils), and stress-ng for
-# scripts/loaded-tests.sh (the suites on a machine kept busy).
+# .build-otio/, below: Debian has none), xmllint to hold the FCPXML to its DTD (libxml2-utils), stress-ng for
+# scripts/loaded-tests.sh (the suites on a machine kept busy), and the readers of the chunks a recording carries
+# through a repair: mediainfo (bext, iXML, cue points and labels) and wavinfo (from PyPI, below).
 if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]]; then
-    packages+=(sox ffmpeg rubberband-cli chromium docker-compose iproute2 util-linux python3 python3-prometheus-client gdb munge slurm-wlm xxhash shellcheck python3-venv libxml2-utils stress-ng)
+    packages+=(sox ffmpeg rubberband-cli chromium docker-compose iproute2 util-linux python3 python3-prometheus-client gdb munge slurm-wlm xxhash shellcheck python3-venv libxml2-utils stress-ng mediainfo)
 fi
 
 # kubectl renders the Kubernetes manifests in their test (kubectl kustomize); apt's kubernetes-client only where no
@@ -43,12 +44,13 @@ if [[ ${#missing[@]} -gt 0 ]]; then
     echo "install-deps: done" >&2
 fi
 
-# The timelines' readers, pinned, in a venv of the checkout's own (Debian's Python is externally managed): the tests
-# and the demo read every timeline driftfix writes with them (scripts/check-timeline.py).
+# The timelines' readers and wavinfo (a reader of every WAVE metadata chunk: bext, iXML, cues, labels, smpl), pinned,
+# in a venv of the checkout's own (Debian's Python is externally managed): the tests and the demo read every timeline
+# driftfix writes with them (scripts/check-timeline.py), and the chunks of its outputs.
 if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]]; then
     venv="${DRIFTFIX_OTIO_VENV:-$(cd "$(dirname "$0")/.." && pwd)/.build-otio}"
-    readers=(opentimelineio==0.18.1 otio-cmx3600-adapter==1.0.0 otio-fcpx-xml-adapter==1.0.0)
-    if ! "$venv/bin/python" -c 'import opentimelineio, otio_cmx3600_adapter, otio_fcpx_xml_adapter' 2>/dev/null; then
+    readers=(opentimelineio==0.18.1 otio-cmx3600-adapter==1.0.0 otio-fcpx-xml-adapter==1.0.0 wavinfo==4.0.1)
+    if ! "$venv/bin/python" -c 'import opentimelineio, otio_cmx3600_adapter, otio_fcpx_xml_adapter, wavinfo' 2>/dev/null; then
         echo "install-deps: installing ${readers[*]} into $venv" >&2
         /usr/bin/python3 -m venv "$venv"
         "$venv/bin/pip" install -q --disable-pip-version-check "${readers[@]}"

@@ -7,6 +7,19 @@ public enum IXMLText {
         String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
     }
 
+    /// The tracks' names in an iXML TRACK_LIST, in the order their channels are interleaved in the file
+    /// (`INTERLEAVE_INDEX`, else the list's order); empty when it names none.
+    public static func trackNames(in xml: String) -> [String] {
+        guard let document = IXMLDocument(Array(xml.utf8)) else { return [] }
+        let tracks = document.elements(["TRACK_LIST", "TRACK"]).enumerated().map { index, track in
+            func field(_ name: String) -> String? {
+                track.children.first { $0.name == name }.flatMap { document.value(of: $0) }
+            }
+            return (order: field("INTERLEAVE_INDEX").flatMap { Int($0) } ?? index + 1, name: field("NAME") ?? "")
+        }
+        return tracks.sorted { $0.order < $1.order }.map(\.name)
+    }
+
     /// The text of the first element at `path` below the root element (`["USER", "SERIAL"]`), entities decoded;
     /// nil when there is none or it has no text.
     public static func element(_ path: [String], in xml: String) -> String? {

@@ -25,6 +25,7 @@ struct DriftBench: AsyncParsableCommand {
             Generate.self, ResampledSNR.self, ContentPair.self, ContentAccuracy.self, Raw.self, Signal.self,
             Distance.self, Stretch.self, Tree.self, Fleet.self, JournalFill.self, Dispatch.self, Chaos.self,
             MediaShares.self, SoundMatchSpeed.self, ShootFolder.self, PlaybackFolder.self, MovieProbeSpeed.self,
+            SlateFile.self,
         ]
     )
 }

@@ -49,6 +49,20 @@ struct ShootFolder: ParsableCommand {
         try FileManager.default.createDirectory(atPath: camera, withIntermediateDirectories: true)
         let recorderFiles = ["ZOOM0001.WAV", "ZOOM0002.WAV"].map { (audio as NSString).appendingPathComponent($0) }
         for r in shoot.recorders.indices { try shoot.writeRecorder(r, to: recorderFiles[r], channels: 2) }
+        // As a production recorder writes them: iXML (scene, take, tape, the tracks' names) and a marker where the
+        // recordist heard each clip's slate.
+        for r in shoot.recorders.indices {
+            let markers = shoot.clips.indices.compactMap { c -> String? in
+                let at = shoot.start(ofClip: c, inRecorder: r) + 1
+                guard at > 0, at < shoot.recorders[r].seconds else { return nil }
+                return String(format: "%.3f:slate C%04d", at, c + 1)
+            }
+            let slate = try SlateFile.parse(
+                [recorderFiles[r], "--scene", "12A", "--take", "\(r + 3)", "--tape", "DAY04"]
+                    + (r == 0 ? ["BOOM", "LAV 1"] : ["LAV 2", "LAV 3"]).flatMap { ["--track", $0] }
+                    + markers.flatMap { ["--marker", $0] })
+            try slate.run()
+        }
         // Another room: heard none of the clips.
         try TwoMicrophones(sampleRate: rate, seconds: 120, seed: seed &+ 977)
             .write(.recording, to: (audio as NSString).appendingPathComponent("ZOOM0003.WAV"), channels: 2)

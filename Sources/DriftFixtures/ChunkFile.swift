@@ -144,6 +144,29 @@ public struct ChunkFile: Sendable {
         return values
     }
 
+    /// Rewrites the WAV at `path` with `before` added after its chunks ahead of the audio and `after` at its end (a
+    /// recorder's chunks given to a file another fixture wrote).
+    public static func insert(_ before: [(String, [UInt8])], after: [(String, [UInt8])] = [], into path: String) throws
+    {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        guard bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)) else {
+            throw ChunkFileError("\(path): not a RIFF WAV")
+        }
+        var body = Array("WAVE".utf8)
+        var offset = 12
+        while offset + 8 <= bytes.count {
+            let id = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
+            let size = Int(integer(bytes[(offset + 4)..<(offset + 8)], bigEndian: false))
+            let end = min(bytes.count, offset + 8 + size + (size & 1))
+            if id == "data" { for (id, payload) in before { body += ProductionWave.chunk(id, payload) } }
+            body += bytes[offset..<end]
+            offset = end
+        }
+        for (id, payload) in after { body += ProductionWave.chunk(id, payload) }
+        let file = Array("RIFF".utf8) + ProductionWave.le(UInt64(body.count), 4) + body
+        try Data(file).write(to: URL(fileURLWithPath: path))
+    }
+
     public static func integer(_ bytes: ArraySlice<UInt8>, bigEndian: Bool) -> UInt64 {
         let ordered = bigEndian ? Array(bytes) : Array(bytes.reversed())
         return ordered.reduce(0) { $0 << 8 | UInt64($1) }

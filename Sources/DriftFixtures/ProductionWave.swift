@@ -99,6 +99,12 @@ public struct ProductionWave: Sendable {
         return (before, after)
     }
 
+    /// The chunks a recorder adds to a file's sound, for a fixture that wrote the sound itself: iXML, cue points and
+    /// their `adtl` labels.
+    public func recorderChunks() -> [(String, [UInt8])] {
+        [("iXML", Array(ixml().utf8)), ("cue ", cue()), ("LIST", associatedData())]
+    }
+
     /// The whole Broadcast WAV with `bits`-bit samples (16 or 24); as RF64 (`ds64` in place of the `JUNK` kept for it,
     /// 64-bit sizes) when asked.
     public func wave(bits: Int = 24, rf64: Bool = false) -> [UInt8] {
@@ -276,7 +282,9 @@ public struct ProductionWave: Sendable {
             + (payload.count % 2 == 1 ? [0] : [])
     }
 
-    static func le(_ value: UInt64, _ width: Int) -> [UInt8] { (0..<width).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+    public static func le(_ value: UInt64, _ width: Int) -> [UInt8] {
+        (0..<width).map { UInt8((value >> (8 * $0)) & 0xFF) }
+    }
     static func be(_ value: UInt64, _ width: Int) -> [UInt8] { le(value, width).reversed() }
 
     /// A sample rate as AIFF's 80-bit extended number.

@@ -128,6 +128,25 @@ public struct TwoMicrophones: Sendable {
     }
 }
 
+extension TwoMicrophones {
+    /// A recorder's WAV (two channels) beside a camera's MP4 of the same name (a small picture, and the scene as the
+    /// camera's microphone heard it, coded as AAC 96 kb/s by ffmpeg): a pair whose timing the scene's parameters know.
+    public func writeCameraPair(folder: String, name: String) throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try write(.recording, to: "\(folder)/\(name).wav", channels: 2)
+        let sound = "\(folder)/.\(name)-camera.wav"
+        try write(.reference, to: sound, encoding: .pcm16)
+        _ = try runTool(
+            "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=25", "-i", sound,
+                "-t", String(referenceSeconds), "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
+                "-b:a", "96k", "\(folder)/\(name).mp4",
+            ])
+        unlink(sound)
+    }
+}
+
 /// One microphone's signal, rendered block by block with the filters' and the room's state carried across blocks, so
 /// memory stays flat however long the scene.
 public final class MicrophoneStream {

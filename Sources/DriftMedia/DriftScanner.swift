@@ -93,6 +93,7 @@ public enum DriftScanner {
             channels: measured.channelCount, format: measured.format,
             recordingFrames: measured.frames, referenceSource: duration.source, analysis: analysis)
         row.name(rules.device.identify(recording: recording, root: root, metadata: measured.metadata))
+        row.slate = measured.slate
         return row
     }
 }
@@ -108,6 +109,22 @@ public enum RecordingProbe {
         public var format: String
         /// Tags, bext and iXML, when asked for.
         public var metadata: RecordingMetadata?
+        /// The take as the recorder wrote it (iXML, bext), where it did.
+        public var slate: Slate?
+    }
+
+    /// The take `path`'s recorder wrote into it (iXML, bext), or nil (none, or a file that cannot be read).
+    public static func slate(of path: String) -> Slate? {
+        guard AudioInput.library(for: path) == .libsndfile, let reader = try? AudioFileReader(path: path) else {
+            return nil
+        }
+        return slate(reader)
+    }
+
+    private static func slate(_ reader: AudioFileReader) -> Slate? {
+        Slate(
+            ixml: reader.chunk("iXML").map(IXMLText.decode),
+            bextDescription: reader.descriptiveMetadata().broadcastInfo?.description)
     }
 
     /// The recording's length and format from its headers; with `metadata`, what may name its device too (the
@@ -120,7 +137,7 @@ public enum RecordingProbe {
                 frames: reader.frameCount, sampleRate: reader.format.sampleRate,
                 channelCount: reader.format.channelCount,
                 format: "\(reader.format.container) \(reader.format.encoding)",
-                metadata: metadata ? RecordingMetadata(reader: reader, ixml: ixml) : nil)
+                metadata: metadata ? RecordingMetadata(reader: reader, ixml: ixml) : nil, slate: slate(reader))
         }
         let (stream, frames) = try MediaProbe.audioFrames(path)
         let info = try MediaProbe.probe(path)

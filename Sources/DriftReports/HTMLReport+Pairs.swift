@@ -29,8 +29,8 @@ extension HTMLReport {
             : "Failed, refused, unreadable, past a lip-sync limit or with a warning, worst first.</p>"
         html += "<div class=\"scroll\"><table id=\"problems\" data-total=\"\(problems.count)\"><thead><tr>"
         for title in [
-            "Recording", "Reference", "Device", "Drift ms", "ppm", "At the end", "Flags", "Cause", "Plan", "Outcome",
-            "Note",
+            "Recording", "Reference", "Device", "Take", "Drift ms", "ppm", "At the end", "Flags", "Cause", "Plan",
+            "Outcome", "Note",
         ] {
             html += "<th>\(title)</th>"
         }
@@ -40,6 +40,7 @@ extension HTMLReport {
             html += cell(middle(short(row.recording), 40), title: row.recording)
             html += cell(middle(short(row.reference), 40), title: row.reference)
             html += cell(middle(row.device, 24), title: row.device)
+            html += cell(middle(row.slate?.summary ?? "", 24), title: row.slate?.summary ?? "")
             html += numberCell(row.driftSeconds.map { $0 * 1000 }, "%+.2f")
             html += numberCell(row.driftPPM, "%+.1f")
             html += cell(row.sync ?? "")
@@ -104,8 +105,8 @@ extension HTMLReport {
               var end = r[7], cause = d.causes[r[9]] || '', sync = cause === 'in-sync' ? 'in sync' : end === null ? '' :
                 (end < 0 ? 'sound leads by ' : 'sound lags by ') + Math.abs(end).toFixed(Math.abs(end) >= 10 ? 1 : 2) + ' ms at the end';
               var flags = []; for (var i = 0; i < FLAGS.length; i++) if (r[8] & (1 << i)) flags.push(FLAGS[i]);
-              var shown = [path, d.devices[r[3]], r[4], r[5], r[6], sync, flags.join(', '), cause, d.plans[r[10]], r[11], d.outcomes[r[12]] || '', r[13] || ''];
-              return {cells: shown, flags: flags, reference: reference, concern: r[14], text: (path + ' ' + shown[1] + ' ' + cause + ' ' + shown[11]).toLowerCase()};
+              var shown = [path, d.devices[r[3]], d.takes[r[15]] || '', r[4], r[5], r[6], sync, flags.join(', '), cause, d.plans[r[10]], r[11], d.outcomes[r[12]] || '', r[13] || ''];
+              return {cells: shown, flags: flags, reference: reference, concern: r[14], text: (path + ' ' + shown[1] + ' ' + shown[2] + ' ' + cause + ' ' + shown[12]).toLowerCase()};
             });
           }
           function show() {
@@ -116,10 +117,11 @@ extension HTMLReport {
               html += '<tr class="' + (row.concern <= 1 ? 'bad' : row.concern <= 3 ? 'warn' : '') + '">'
                 + '<td title="' + esc(c[0] + '\\nreference: ' + row.reference) + '">' + esc(cut(c[0], 48)) + '</td>'
                 + '<td title="' + esc(c[1]) + '">' + esc(cut(c[1], 24)) + '</td>'
-                + '<td class="num">' + fix(c[2], 3) + '</td><td class="num">' + fix(c[3], 2, true) + '</td><td class="num">' + fix(c[4], 1, true) + '</td>'
-                + '<td>' + esc(c[5]) + '</td><td>' + row.flags.map(function (f) { return '<span class="flag">' + esc(f) + '</span>'; }).join('') + '</td>'
-                + '<td>' + esc(c[7]) + '</td><td>' + esc(c[8]) + '</td><td class="num">' + (c[9] === null ? '' : c[9]) + '</td>'
-                + '<td>' + esc(c[10]) + '</td><td class="wrap">' + esc(c[11]) + '</td></tr>';
+                + '<td title="' + esc(c[2]) + '">' + esc(cut(c[2], 24)) + '</td>'
+                + '<td class="num">' + fix(c[3], 3) + '</td><td class="num">' + fix(c[4], 2, true) + '</td><td class="num">' + fix(c[5], 1, true) + '</td>'
+                + '<td>' + esc(c[6]) + '</td><td>' + row.flags.map(function (f) { return '<span class="flag">' + esc(f) + '</span>'; }).join('') + '</td>'
+                + '<td>' + esc(c[8]) + '</td><td>' + esc(c[9]) + '</td><td class="num">' + (c[10] === null ? '' : c[10]) + '</td>'
+                + '<td>' + esc(c[11]) + '</td><td class="wrap">' + esc(c[12]) + '</td></tr>';
             });
             body.innerHTML = html;
             info.textContent = view.length === 0 ? 'no pair matches' : 'pairs ' + (page * size + 1) + '–' + Math.min(view.length, page * size + size)
@@ -143,7 +145,7 @@ extension HTMLReport {
             for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
             new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text().then(function (json) {
               rows = decode(JSON.parse(json));
-              rows.sort(function (a, b) { return a.concern - b.concern || Math.abs(b.cells[4] || 0) - Math.abs(a.cells[4] || 0); });
+              rows.sort(function (a, b) { return a.concern - b.concern || Math.abs(b.cells[5] || 0) - Math.abs(a.cells[5] || 0); });
               apply();
             }, function (error) { info.textContent = 'the table could not be unpacked (' + error + '): open report.csv'; });
           }
@@ -163,7 +165,7 @@ extension HTMLReport {
 /// The pair table as the page carries it: columns of small values, folders, devices and words stored once.
 struct PairTableData {
     static let titles = [
-        "Recording", "Device", "Duration s", "Drift ms", "ppm", "At the end", "Flags", "Cause", "Plan",
+        "Recording", "Device", "Take", "Duration s", "Drift ms", "ppm", "At the end", "Flags", "Cause", "Plan",
         "Target frames", "Outcome", "Note",
     ]
     private var folders: [String] = []
@@ -171,6 +173,8 @@ struct PairTableData {
     private var causes: [String] = [""]
     private var plans: [String] = []
     private var outcomes: [String] = [""]
+    /// The recorders' slates as one line each ("Sc 12A Tk 3, tape DAY04, tracks BOOM, LAV 1"); 0 is none.
+    private var takes: [String] = [""]
     private var rows: [String] = []
 
     init(_ pairs: [PairReport]) {
@@ -179,6 +183,7 @@ struct PairTableData {
         var causeIndex: [String: Int] = ["": 0]
         var planIndex: [String: Int] = [:]
         var outcomeIndex: [String: Int] = ["": 0]
+        var takeIndex: [String: Int] = ["": 0]
         func index(_ value: String, _ table: inout [String: Int], _ list: inout [String]) -> Int {
             if let found = table[value] { return found }
             table[value] = list.count
@@ -214,17 +219,18 @@ struct PairTableData {
                     return text.isEmpty ? "0" : Self.quote(text)
                 }(),
                 "\(HTMLReport.concern(pair))",
+                "\(index(pair.slate?.summary ?? "", &takeIndex, &takes))",
             ]
             rows.append("[" + values.joined(separator: ",") + "]")
         }
     }
 
-    /// `{"folders":[...],"devices":[...],"causes":[...],"plans":[...],"outcomes":[...],"rows":[[...],...]}`.
+    /// `{"folders":[...],"devices":[...],"causes":[...],"plans":[...],"outcomes":[...],"takes":[...],"rows":[[...],...]}`.
     func json() -> [UInt8] {
         func list(_ values: [String]) -> String { "[" + values.map(Self.quote).joined(separator: ",") + "]" }
         let text =
             "{\"folders\":\(list(folders)),\"devices\":\(list(devices)),\"causes\":\(list(causes)),\"plans\":\(list(plans)),"
-            + "\"outcomes\":\(list(outcomes)),\"rows\":[\(rows.joined(separator: ",\n"))]}"
+            + "\"outcomes\":\(list(outcomes)),\"takes\":\(list(takes)),\"rows\":[\(rows.joined(separator: ",\n"))]}"
         return Array(text.utf8)
     }
 

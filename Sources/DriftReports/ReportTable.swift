@@ -17,8 +17,10 @@ public enum ReportTable {
             return relative.string.escapedForTerminal
         }
         let withOutcome = report.pairs.contains { $0.outcome != nil }
+        // The take column only where a recorder wrote one.
+        let withTake = report.pairs.contains { take($0) != nil }
         var rows: [[String]] = [
-            ["RECORDING", "DRIFT ms", "PPM", "AT THE END", "CAUSE", "PLAN", "TARGET"]
+            ["RECORDING"] + (withTake ? ["TAKE"] : []) + ["DRIFT ms", "PPM", "AT THE END", "CAUSE", "PLAN", "TARGET"]
                 + (withOutcome ? ["OUTCOME"] : []) + ["NOTE"]
         ]
         for pair in report.pairs {
@@ -32,9 +34,10 @@ public enum ReportTable {
             let flag = pair.flags.contains(.ituBT1359) ? " [BT.1359]" : pair.flags.contains(.ebuR37) ? " [R37]" : ""
             let atEnd: String = measured ? (pair.sync ?? "") + flag : "-"
             let target: String = pair.action == .refuse ? "-" : pair.targetFrames.map { "\($0) frames" } ?? "-"
-            var row: [String] = [
-                short(pair.recording), drift, ppm, atEnd, pair.cause?.rawValue ?? "-", pair.action.rawValue, target,
-            ]
+            var row: [String] =
+                [short(pair.recording)] + (withTake ? [take(pair)?.escapedForTerminal ?? "-"] : []) + [
+                    drift, ppm, atEnd, pair.cause?.rawValue ?? "-", pair.action.rawValue, target,
+                ]
             if withOutcome { row.append(pair.outcome?.rawValue ?? "-") }
             row.append(notes.joined(separator: "; ").escapedForTerminal)
             rows.append(row)
@@ -62,6 +65,13 @@ public enum ReportTable {
                 + "; \(s.flagged) past a lip-sync limit"
                 + (s.worstDriftPPM.map { String(format: "; worst %+.1f ppm", $0) } ?? ""))
         return out.joined(separator: "\n")
+    }
+
+    /// The take as its recorder slated it: "Sc 12A Tk 3 DAY04" (scene, take, tape).
+    static func take(_ pair: PairReport) -> String? {
+        guard let slate = pair.slate else { return nil }
+        let text = [slate.label, slate.tape].compactMap { $0 }.joined(separator: " ")
+        return text.isEmpty ? nil : text
     }
 
     /// What the sound said, for the note: "by its sound: offset +1500.02 ms, drift -131.02 ± 0.09 ppm (late start);

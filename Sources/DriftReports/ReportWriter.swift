@@ -100,11 +100,13 @@ public enum ReportWriter {
     /// The CSV columns, in order: the JSON row keys (the `content` object flattened into `content*` columns, its
     /// curves left to the JSON), the columns added since (so positional readers keep theirs), then `kind`.
     public static let csvColumns =
-        PairReport.columnNames.filter { $0 != "content" && !addedColumns.contains($0) } + [
+        PairReport.columnNames.filter { $0 != "content" && $0 != "slate" && !addedColumns.contains($0) } + [
             "contentModel", "contentOffsetMs", "contentOffsetMsError", "contentDriftPPM", "contentDriftPPMError",
             "contentConfidence", "contentDropouts", "contentMissingMs", "headersAgree", "disagreement", "residualMs",
-        ] + addedColumns + ["kind"]
+        ] + addedColumns + slateColumns + ["kind"]
     static let addedColumns = ["pairedBy", "recordingStartSeconds", "recordingEndSeconds", "failure"]
+    /// The `slate` object flattened (its tracks joined with `;`).
+    static let slateColumns = ["project", "scene", "take", "tape", "tracks"]
 
     /// One header line, then one line per pair (`kind` = `pair`), then one per unpaired file (`unpaired`: its path
     /// in `recording` or `reference` by its kind, the reason in `error`), per scan error (`error`: the path in
@@ -148,7 +150,8 @@ public enum ReportWriter {
                 row.content?.headersAgree.map { $0 ? "true" : "false" }, row.content?.disagreement,
                 row.content?.residualMs.map(number),
                 row.pairedBy, row.recordingStartSeconds.map(number), row.recordingEndSeconds.map(number),
-                row.failure?.rawValue, "pair",
+                row.failure?.rawValue, row.slate?.project, row.slate?.scene, row.slate?.take, row.slate?.tape,
+                row.slate.map { $0.tracks.joined(separator: ";") }, "pair",
             ]
             lines.append(values.map { quote($0 ?? "") }.joined(separator: ","))
             try flush()

@@ -5,6 +5,7 @@ import DriftJournal
 import DriftMedia
 import DriftRules
 import DriftSchema
+import DriftSupport
 import Foundation
 import Logging
 
@@ -53,6 +54,7 @@ struct SoundNight: NightPart {
         }
         var report = SoundPairing.scanReport(found, roots: settings.roots, repaired: settings.outputRoot != nil)
         identifyDevices(&report)
+        readSlates(&report)
         var outcome = Run.Outcome(report: report, sound: found)
         let left = found.leftForAPerson
         if !left.isEmpty {
@@ -105,6 +107,14 @@ struct SoundNight: NightPart {
     }
 
     /// Each row's device by the configuration's rules, as a scan names a recording's.
+    /// Each recording's slate (scene, take, tape, track names), read from its header on this machine's cores.
+    private func readSlates(_ report: inout ScanReport) {
+        let recordings = Array(Set(report.pairs.map(\.recording))).sorted()
+        let slates = Parallel.map(recordings, threads: Cores.available) { RecordingProbe.slate(of: $0) }
+        let byPath = Dictionary(uniqueKeysWithValues: zip(recordings, slates))
+        for index in report.pairs.indices { report.pairs[index].slate = byPath[report.pairs[index].recording] ?? nil }
+    }
+
     private func identifyDevices(_ report: inout ScanReport) {
         let rules = settings.configuration.pairing.device
         for index in report.pairs.indices {

@@ -72,6 +72,6 @@ struct SoundTimeline {
             path: path, rate: Rational(Int64(sampleRate)), length: frames,
             start: start.map { Int64(($0 * Double(sampleRate)).rounded()) } ?? 0,
             hasVideo: !(info?.videoStreams.isEmpty ?? true), hasAudio: true, sampleRate: sampleRate,
-            channels: sound?.channelCount)
+            channels: sound?.channelCount, slate: RecordingProbe.slate(of: path))
     }
 }

@@ -15,6 +15,8 @@ extension PairReport {
         case pairedBy, recordingStartSeconds, recordingEndSeconds
         // Added with failure kinds.
         case failure
+        // Added with the recorders' chunks.
+        case slate
     }
 
     /// The report columns, in order: JSON keys of a row and the CSV header.
@@ -63,6 +65,7 @@ extension PairReport {
         try c.encode(recordingStartSeconds, forKey: .recordingStartSeconds)
         try c.encode(recordingEndSeconds, forKey: .recordingEndSeconds)
         try c.encode(failure, forKey: .failure)
+        try c.encode(slate, forKey: .slate)
     }
 
     // Reports stored in a journal by an earlier release lack the newer keys: they decode with empty values.
@@ -109,6 +112,7 @@ extension PairReport {
         recordingStartSeconds = try c.decodeIfPresent(Double.self, forKey: .recordingStartSeconds)
         recordingEndSeconds = try c.decodeIfPresent(Double.self, forKey: .recordingEndSeconds)
         failure = try c.decodeIfPresent(FailureKind.self, forKey: .failure)
+        slate = try c.decodeIfPresent(Slate.self, forKey: .slate)
     }
 }
 

@@ -71,14 +71,21 @@ public struct PairReport: Codable, Sendable, Equatable {
     /// it was not measured.
     public var content: ContentMeasurement? {
         get { contentBox?.value }
-        set { contentBox = newValue.map(ContentBox.init) }
+        set { contentBox = newValue.map(Boxed.init) }
     }
     // Boxed: most rows have none, and a row of a 100,000-pair report should not carry 224 empty bytes for it.
-    private var contentBox: ContentBox?
+    private var contentBox: Boxed<ContentMeasurement>?
     /// Why the sound was not used, or what QA should know about it; null when there is nothing to say.
     public var contentNote: String?
     /// How the pair was found: nil by name, `sound` by what both heard (`scan.pair-by`).
     public var pairedBy: String?
+    /// The take as the recorder wrote it (project, scene, take, tape, track names); null where it wrote none.
+    public var slate: Slate? {
+        get { slateBox?.value }
+        set { slateBox = newValue.map(Boxed.init) }
+    }
+    // Boxed as `content` is: most rows of a fleet's report carry none.
+    private var slateBox: Boxed<Slate>?
     /// For a pair found by sound: recording seconds of the reference's first and last moments (a clip inside a long
     /// recording; before 0 or past the end where the recording started late or stopped early).
     public var recordingStartSeconds: Double?
@@ -142,10 +149,11 @@ public struct PairReport: Codable, Sendable, Equatable {
 }
 
 /// An immutable box for a row's content measurement.
-private final class ContentBox: Sendable, Equatable {
-    let value: ContentMeasurement
-    init(_ value: ContentMeasurement) { self.value = value }
-    static func == (a: ContentBox, b: ContentBox) -> Bool { a.value == b.value }
+/// A rarely filled value kept out of line, so a row without it carries one pointer.
+private final class Boxed<Value: Sendable & Equatable>: Sendable, Equatable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+    static func == (a: Boxed, b: Boxed) -> Bool { a.value == b.value }
 }
 
 extension PairReport {

@@ -1,4 +1,5 @@
 import DriftCore
+import DriftSchema
 
 /// A timeline an editor opens: tracks of clips placed in time, each clip a stretch of a media file, with markers and
 /// metadata. Times are exact: places on the timeline in flicks (1/705,600,000 s, which every film, video and audio
@@ -102,10 +103,12 @@ public struct EditTimeline: Sendable, Equatable {
         public var channels: Int?
         public var width: Int?
         public var height: Int?
+        /// The take as its recorder slated it (scene, take, tape, track names), where it did.
+        public var slate: Slate?
 
         public init(
             path: String, rate: Rational, length: Int64, start: Int64 = 0, hasVideo: Bool, hasAudio: Bool,
-            sampleRate: Int? = nil, channels: Int? = nil, width: Int? = nil, height: Int? = nil
+            sampleRate: Int? = nil, channels: Int? = nil, width: Int? = nil, height: Int? = nil, slate: Slate? = nil
         ) {
             self.path = path
             self.rate = rate
@@ -117,10 +120,30 @@ public struct EditTimeline: Sendable, Equatable {
             self.channels = channels
             self.width = width
             self.height = height
+            self.slate = slate
         }
 
         /// The file's name, as editors show a clip.
         public var fileName: String { Self.fileName(path) }
+
+        /// What an editor shows for it: its slate and track names where its recorder wrote them ("Sc 12A Tk 3 (BOOM,
+        /// LAV 1)"), else its file's name.
+        public var displayName: String {
+            guard let slate, let label = slate.label else { return fileName }
+            return slate.tracks.isEmpty ? label : label + " (" + slate.tracks.joined(separator: ", ") + ")"
+        }
+
+        /// The slate as item metadata, in a `slate` object of its own: project, scene, take, tape and the tracks'
+        /// names, where known.
+        public var slateMetadata: [(String, TimelineValue)] {
+            guard let slate else { return [] }
+            let fields: [(String, String?)] = [
+                ("project", slate.project), ("scene", slate.scene), ("take", slate.take), ("tape", slate.tape),
+            ]
+            let known = fields.compactMap { key, value in value.map { (key, TimelineValue.string($0)) } }
+            let tracks = slate.tracks.isEmpty ? [] : [("tracks", TimelineValue.list(slate.tracks.map { .string($0) }))]
+            return [("slate", .object(known + tracks))]
+        }
 
         /// The last component of `path`.
         public static func fileName(_ path: String) -> String {

@@ -184,8 +184,8 @@ public struct SyncTimeline: Sendable {
         if audio == .synced, let output = row.output, let cut = media[output] {
             facts.append(("drift_corrected", .bool(true)))
             return EditTimeline.Item(
-                name: cut.fileName, media: cut, position: position, sourceStart: 0, duration: cut.length,
-                markers: markers, metadata: [("driftfix", .object(facts))], clip: clip.path)
+                name: cut.displayName, media: cut, position: position, sourceStart: 0, duration: cut.length,
+                markers: markers, metadata: cut.slateMetadata + [("driftfix", .object(facts))], clip: clip.path)
         }
         guard let recording = media[row.recording], let start = row.recordingStartSeconds else { return nil }
         let rate = recording.rate.doubleValue
@@ -214,9 +214,9 @@ public struct SyncTimeline: Sendable {
                     color: .yellow, at: skipped > 0 ? 0 : duration - 1))
         }
         return EditTimeline.Item(
-            name: recording.fileName, media: recording, position: position + Flicks.of(skipped, at: recording.rate),
-            sourceStart: source, duration: duration, markers: markers, metadata: [("driftfix", .object(facts))],
-            clip: clip.path)
+            name: recording.displayName, media: recording,
+            position: position + Flicks.of(skipped, at: recording.rate), sourceStart: source, duration: duration,
+            markers: markers, metadata: recording.slateMetadata + [("driftfix", .object(facts))], clip: clip.path)
     }
 
     /// A clip the sound could not place: after the rest, with a marker saying why and where it was heard.

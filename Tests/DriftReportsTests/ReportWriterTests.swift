@@ -74,8 +74,9 @@ struct ReportWriterTests {
         let lines = ReportWriter.csv(ReportWriterTests.report).split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 6)  // header, two pairs, one unpaired file, one scan error, final newline
         #expect(lines[0] == Substring(ReportWriter.csvColumns.joined(separator: ",")))
-        // Every JSON column but the content object, which is flattened.
-        #expect(Set(PairReport.columnNames).subtracting(ReportWriter.csvColumns) == ["content"])
+        // Every JSON column but the content and slate objects, which are flattened.
+        #expect(Set(PairReport.columnNames).subtracting(ReportWriter.csvColumns) == ["content", "slate"])
+        #expect(ReportWriter.csvColumns.suffix(6) == ["project", "scene", "take", "tape", "tracks", "kind"])
         #expect(lines[1].hasPrefix("\"/m/cam,1/take \"\"01\"\".wav\",\"/m/cam,1/take 01.mov\",\"/m/cam,1\",48000,2,"))
         #expect(lines[1].hasSuffix(",pair") && lines[2].hasSuffix(",pair"))
         let width = ReportWriter.csvColumns.count

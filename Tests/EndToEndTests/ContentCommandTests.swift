@@ -9,21 +9,8 @@ private let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first 
 }
 private let ffmpeg = "/usr/bin/ffmpeg"
 
-/// A recorder's WAV beside a camera's MP4 (a small picture, and the scene as the camera's microphone heard it, coded
-/// as AAC 96 kb/s by ffmpeg): a pair whose timing the scene's parameters know.
 private func writePair(_ scene: TwoMicrophones, folder: String, name: String) throws {
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    try scene.write(.recording, to: "\(folder)/\(name).wav", channels: 2)
-    let sound = "\(folder)/.\(name)-camera.wav"
-    try scene.write(.reference, to: sound, encoding: .pcm16)
-    _ = try runTool(
-        ffmpeg,
-        [
-            "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=gray:s=64x36:r=25", "-i", sound,
-            "-t", String(scene.referenceSeconds), "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
-            "-b:a", "96k", "\(folder)/\(name).mp4",
-        ])
-    unlink(sound)
+    try scene.writeCameraPair(folder: folder, name: name)
 }
 
 private func json(_ text: String) throws -> [String: Any] {

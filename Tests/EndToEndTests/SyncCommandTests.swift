@@ -184,7 +184,9 @@ struct SyncCommandTests {
         let csv = try driftfix(["scan", root.path, "--pair-by", "sound", "--format", "csv"])
         #expect(
             csv.stdout.split(separator: "\n").first?.hasSuffix(
-                ",residualMs,pairedBy,recordingStartSeconds,recordingEndSeconds,failure,kind") == true)
+                ",residualMs,pairedBy,recordingStartSeconds,recordingEndSeconds,failure,project,scene,take,tape,tracks,kind"
+            )
+                == true)
 
         // A night's repair by sound: the same clips cut, reported as the repair report.
         // Names first, then sound: a take with its sidecar keeps its name pair; the clips are still found by sound.
