@@ -13,6 +13,10 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
         case clock
         /// The lag grows in steps: the device lost buffers (pitch right), at `dropouts`.
         case dropouts
+        /// The clock's rate changes smoothly during the take (warming, cycling): `clock` has its path.
+        case wander
+        /// The clock's rate stepped during the take (re-disciplined: GPS, a timecode re-jam): `clock` says where.
+        case steps
         /// No common sound, silence, periodic sound without a unique alignment, or a wrong pairing.
         case unmeasurable
     }
@@ -95,6 +99,10 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
     public var agreeingWindows: Int
     /// The lag curve, thinned to at most a few hundred points (the report draws it).
     public var curve: [LagPoint]
+    /// How the clock ran where it did not run straight (`wander`, `steps`): its lag and drift along the take, where
+    /// its rate stepped; nil for a straight clock, whose line `offsetMs` and `driftPPM` are. `driftPPM` is then the
+    /// take's average (its length against the reference's).
+    public var clock: ClockPath?
 
     public init(
         offsetMs: Double?, driftPPM: Double?, driftPPMError: Double?, model: Model, confidence: Double,
@@ -123,7 +131,7 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
         case offsetMs, offsetMsError, driftPPM, driftPPMError, model, confidence, dropouts, headersAgree, disagreement,
             residualMs
         case residualLimitMs, residualCurve, reason, unmeasurable, referenceSoundSeconds, scatterMs, windows,
-            agreeingWindows, curve
+            agreeingWindows, curve, clock
     }
 
     /// Every key is written, `null` where there is no value: scripts read a fixed shape.
@@ -148,6 +156,7 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
         try c.encode(windows, forKey: .windows)
         try c.encode(agreeingWindows, forKey: .agreeingWindows)
         try c.encode(curve, forKey: .curve)
+        try c.encode(clock, forKey: .clock)
     }
 
     /// The measurement in words: "offset +2000.02 ms, drift -131.00 ± 0.01 ppm, 2 dropouts (52.0 ms)".
@@ -156,6 +165,9 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
         var text =
             "offset \(offsetMs >= 0 ? "+" : "")\(String(offsetMs, decimals: 2)) ms, drift \(String(driftPPM, decimals: 2))"
         text += driftPPMError.map { " ± \(String($0, decimals: 2)) ppm" } ?? " ppm"
+        if let clock, let last = curve.last ?? clock.lag.last {
+            text += " (on average); " + clock.summary(seconds: last.atSeconds)
+        }
         if !dropouts.isEmpty {
             let missing = dropouts.reduce(0) { $0 + $1.missingMs }
             text += ", \(dropouts.count) dropout\(dropouts.count == 1 ? "" : "s") (\(String(missing, decimals: 1)) ms)"
@@ -177,6 +189,7 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
         }
         // A lag is reference time less recording time: the same moment is `seconds` later in the recording.
         moved.curve = curve.map { LagPoint(atSeconds: $0.atSeconds + seconds, lagMs: $0.lagMs - seconds * 1000) }
+        moved.clock = clock?.shifted(bySeconds: seconds)
         return moved
     }
 

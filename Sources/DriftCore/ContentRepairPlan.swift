@@ -49,10 +49,24 @@ public enum ContentRepairPlan {
         }
         for dropout in measurement.dropouts {
             let at = Int64((dropout.atSeconds * rate).rounded())
-            let missing = Int64((dropout.missingMs / 1000 * rate / speed).rounded())
+            let local = measurement.clock.map { 1 / (1 + $0.driftPPM(at: dropout.atSeconds) * 1e-6) } ?? speed
+            let missing = Int64((dropout.missingMs / 1000 * rate / local).rounded())
             guard missing > 0, at > 0, at < frames else { continue }
             operations.append(.insert(atFrame: at, frames: missing))
             length += missing
+        }
+        if let clock = measurement.clock {
+            // A clock that wandered: the ratio follows its path from moment to moment.
+            let path = WarpPath(
+                clock: clock, dropouts: measurement.dropouts, operations: operations, frames: frames, rate: rate,
+                originSeconds: start == .reference ? 0 : offsetMs / 1000)
+            var target = path.outputFrames
+            let uncertainty = max(2, 3 * (measurement.scatterMs ?? 0) / 1000 * rate)
+            if start == .reference, let referenceFrames, abs(Double(target - referenceFrames)) <= uncertainty {
+                target = referenceFrames
+            }
+            operations.append(.warp(frames: target, knots: path.knots(target: target)))
+            return .success(operations)
         }
         var target = Int64((Double(length) * speed).rounded())
         if target != length {
@@ -86,6 +100,9 @@ extension ContentRepairPlan {
         case .failure(let refusal): return .failure(refusal)
         }
         guard clipFrames > 0 else { return .failure(ContentRefusal("the clip has no frames")) }
+        if let clock = measurement.clock {
+            return clipWarp(clock, measurement.dropouts, frames: frames, sampleRate: sampleRate, clipFrames: clipFrames)
+        }
         let (offsetMs, driftPPM, significant, speed) = (terms.offsetMs, terms.driftPPM, terms.significant, terms.speed)
         let rate = Double(sampleRate)
         // Recording frames before the clip's first moment (negative: silence to put first). Always by the measured
@@ -122,6 +139,52 @@ extension ContentRepairPlan {
 }
 
 extension ContentRepairPlan {
+    /// A clip's cut from a recording whose clock wandered: its first and last moments found along the clock's path,
+    /// the dropouts inside refilled, then the ratio following the path to exactly `clipFrames`.
+    static func clipWarp(
+        _ clock: ClockPath, _ dropouts: [ContentMeasurement.Dropout], frames: Int64, sampleRate: Int, clipFrames: Int64
+    ) -> Result<[RepairOperation], ContentRefusal> {
+        let rate = Double(sampleRate)
+        let probe = WarpPath(
+            clock: clock, dropouts: dropouts, operations: [], frames: frames, rate: rate, originSeconds: 0)
+        /// The first recording frame (possibly before the file's first, or after its last) at or after clip frame
+        /// `position`.
+        func frame(at position: Double) -> Int64 {
+            var (low, high) = (-4 * frames - Int64(rate), 4 * frames + Int64(rate))
+            while high - low > 1 {
+                let middle = low + (high - low) / 2
+                if probe.output(of: middle) >= position { high = middle } else { low = middle }
+            }
+            return high
+        }
+        let lead = frame(at: 0)
+        let (trim, pad) = (max(0, lead), max(0, -lead))
+        guard trim < frames else { return .failure(ContentRefusal("the recording ends before the clip starts")) }
+        let end = frame(at: Double(clipFrames))
+        guard end > trim else { return .failure(ContentRefusal("the recording starts after the clip ends")) }
+        var operations: [RepairOperation] = []
+        if trim > 0 { operations.append(.trimStart(frames: trim)) }
+        if pad > 0 { operations.append(.padStart(frames: pad)) }
+        if end < frames { operations.append(.trimEnd(frames: frames - end)) }
+        if end > frames {
+            // Silence for the rest of the clip, at the clock's last rate.
+            let local = probe.output(of: frames) - probe.output(of: frames - 1)
+            let missing = (Double(clipFrames) - probe.output(of: frames)) / max(local, 0.5)
+            operations.append(.padEnd(frames: max(1, Int64(missing.rounded()))))
+        }
+        for dropout in dropouts.sorted(by: { $0.atSeconds < $1.atSeconds }) {
+            let at = Int64((dropout.atSeconds * rate).rounded())
+            let local = 1 / (1 + clock.driftPPM(at: dropout.atSeconds) * 1e-6)
+            let missing = Int64((dropout.missingMs / 1000 * rate / local).rounded())
+            guard missing > 0, at > trim, at < min(end, frames) else { continue }
+            operations.append(.insert(atFrame: at, frames: missing))
+        }
+        let path = WarpPath(
+            clock: clock, dropouts: dropouts, operations: operations, frames: frames, rate: rate, originSeconds: 0)
+        operations.append(.warp(frames: clipFrames, knots: path.knots(target: clipFrames)))
+        return .success(operations)
+    }
+
     /// What both plans take from a measurement: the offset, the drift, whether the drift is beyond its own error (or
     /// 0.05 ppm), and the scene seconds per recording second it implies; or why the measurement cannot plan.
     struct Terms {

@@ -12,6 +12,10 @@ public enum DriftCause: String, Codable, Sendable, CaseIterable {
     case rateMislabel = "rate-mislabel"
     /// None of the above: a wrong pairing, a truncated file, dropped buffers...
     case unexplained
+    /// By the sound: the recorder's clock rate moved during the take (warming, a heater cycling).
+    case clockWander = "clock-wander"
+    /// By the sound: the recorder's clock rate stepped during the take (re-disciplined: GPS, a timecode re-jam).
+    case clockStep = "clock-step"
 }
 
 /// What to do with a pair.

@@ -40,6 +40,9 @@ public struct FrameMap: Sendable, Equatable {
     public let outputFrames: Int64
     /// Where a stretch of the stream really put its sound (known once it ran); nil: the linear map.
     public var stretch: StretchTimeMap?
+    /// The path a wandering clock's repair follows (stream frame to output frame, a straight line between knots); nil:
+    /// one straight line.
+    public var warp: [WarpKnot]?
 
     public init(
         inputFrames: Int64, kept: Range<Int64>, reversed: Bool = false, leadingFrames: Int64 = 0,
@@ -89,6 +92,9 @@ public struct FrameMap: Sendable, Equatable {
     /// Stream position to output position: through the stretch where one ran, then (or else) the linear map to the
     /// output's length, rounded to the nearest (halves up), exactly.
     private func scaled(_ stream: Int64) -> Int64 {
+        if let warp, let last = warp.last, last.input == streamFrames, last.output == outputFrames {
+            return Self.along(warp, stream)
+        }
         var (position, frames) = (stream, streamFrames)
         if let stretch, stretch.inputFrames == streamFrames {
             (position, frames) = (stretch.output(of: stream), stretch.outputFrames)
@@ -97,6 +103,25 @@ public struct FrameMap: Sendable, Equatable {
         let numerator = 2 * Int128(position) * Int128(outputFrames) + Int128(frames)
         let result = numerator / (2 * Int128(frames))
         return Int64(min(result, Int128(outputFrames)))
+    }
+}
+
+extension FrameMap {
+    /// `position` along the knots' path: on the straight line between the two knots around it, rounded to the
+    /// nearest frame (halves up), exactly.
+    static func along(_ knots: [WarpKnot], _ position: Int64) -> Int64 {
+        guard let first = knots.first, let last = knots.last else { return position }
+        if position <= first.input { return first.output }
+        if position >= last.input { return last.output }
+        var low = 0
+        var high = knots.count - 1
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if knots[middle].input <= position { low = middle } else { high = middle }
+        }
+        let (a, b) = (knots[low], knots[high])
+        let numerator = 2 * Int128(position - a.input) * Int128(b.output - a.output) + Int128(b.input - a.input)
+        return a.output + Int64(numerator / (2 * Int128(b.input - a.input)))
     }
 }
 

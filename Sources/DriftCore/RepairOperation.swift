@@ -18,13 +18,16 @@ public enum RepairOperation: Hashable, Sendable, CustomStringConvertible, Codabl
     case resample(frames: Int64)
     /// Time-stretch to exactly `frames` frames, keeping the pitch.
     case stretch(frames: Int64)
+    /// Resample to exactly `frames` frames along a clock that wandered: the ratio follows the path from frame to
+    /// frame, each knot an input frame (of the stream the operations before made) and the output frame it becomes.
+    case warp(frames: Int64, knots: [WarpKnot])
 
     /// The frame count this operation leaves, given the count before it.
     public func frames(after input: Int64) -> Int64 {
         switch self {
         case .trimStart(let frames), .trimEnd(let frames): return input - frames
         case .padStart(let frames), .padEnd(let frames), .insert(_, let frames): return input + frames
-        case .resample(let frames), .stretch(let frames): return frames
+        case .resample(let frames), .stretch(let frames), .warp(let frames, _): return frames
         }
     }
 
@@ -38,12 +41,25 @@ public enum RepairOperation: Hashable, Sendable, CustomStringConvertible, Codabl
         case .insert(let at, let frames): return "insert \(at)+\(frames)"
         case .resample(let frames): return "resample \(frames)"
         case .stretch(let frames): return "stretch \(frames)"
+        case .warp(let frames, let knots):
+            return "warp \(frames) " + knots.map { "\($0.input):\($0.output)" }.joined(separator: ",")
         }
     }
 
     /// Parses `description`; nil for anything else.
     public init?(_ text: some StringProtocol) {
         let parts = text.split(separator: " ")
+        if parts.count == 3, parts[0] == "warp", let n = Int64(parts[1]), n > 0 {
+            var knots: [WarpKnot] = []
+            for pair in parts[2].split(separator: ",") {
+                let sides = pair.split(separator: ":")
+                guard sides.count == 2, let input = Int64(sides[0]), let output = Int64(sides[1]) else { return nil }
+                knots.append(WarpKnot(input: input, output: output))
+            }
+            guard WarpKnot.isPath(knots, frames: n) else { return nil }
+            self = .warp(frames: n, knots: knots)
+            return
+        }
         guard parts.count == 2 else { return nil }
         let value = parts[1]
         switch parts[0] {
@@ -107,5 +123,25 @@ public enum RepairOperation: Hashable, Sendable, CustomStringConvertible, Codabl
             operations.append(operation)
         }
         return operations
+    }
+}
+
+/// A point of a warp: stream frame `input` becomes output frame `output`; between two knots the ratio is constant.
+public struct WarpKnot: Hashable, Sendable, Codable {
+    public var input: Int64
+    public var output: Int64
+
+    public init(input: Int64, output: Int64) {
+        self.input = input
+        self.output = output
+    }
+
+    /// Whether `knots` make a path to `frames` output frames: from (0, 0), both sides strictly increasing, ending at
+    /// `frames` output frames.
+    public static func isPath(_ knots: [WarpKnot], frames: Int64) -> Bool {
+        guard let first = knots.first, let last = knots.last, knots.count >= 2, first == WarpKnot(input: 0, output: 0),
+            last.output == frames
+        else { return false }
+        return zip(knots, knots.dropFirst()).allSatisfy { $1.input > $0.input && $1.output > $0.output }
     }
 }

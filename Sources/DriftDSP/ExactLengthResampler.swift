@@ -54,6 +54,31 @@ public final class ExactLengthResampler: AudioSource {
         self.lastFrame = Array(repeating: 0, count: upstream.channelCount)
     }
 
+    /// Resamples `upstream` to `targetFrames` frames along `knots` (a wandering clock's path: input frame to output
+    /// frame, the ratio constant between two knots), with the polyphase kernel at `quality` (it alone follows a path
+    /// exactly, joining its segments on whole input frames).
+    public init(
+        upstream: AudioSource, targetFrames: Int64, quality: ResampleQuality, along knots: [WarpKnot],
+        blockFrames: Int = 8192
+    ) throws(DSPError) {
+        precondition(upstream.frameCount > 0 && targetFrames > 0, "resampling needs frames in and out")
+        guard knots.last == WarpKnot(input: upstream.frameCount, output: targetFrames) else {
+            throw .converter(
+                "the warp's path ends at \(knots.last.map { "\($0.input):\($0.output)" } ?? "nothing"), not at the stream's \(upstream.frameCount) frames and the target's \(targetFrames)"
+            )
+        }
+        self.upstream = upstream
+        self.channelCount = upstream.channelCount
+        self.frameCount = targetFrames
+        self.ratio = Double(targetFrames) / Double(upstream.frameCount)
+        self.blockFrames = blockFrames
+        converter = try PolyphaseResampler(
+            filter: PolyphaseFilter.make(quality: quality, ratio: ratio), channelCount: upstream.channelCount,
+            knots: knots)
+        self.input = .allocate(capacity: blockFrames * upstream.channelCount)
+        self.lastFrame = Array(repeating: 0, count: upstream.channelCount)
+    }
+
     deinit {
         input.deallocate()
     }

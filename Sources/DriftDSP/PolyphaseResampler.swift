@@ -10,11 +10,19 @@ import DriftCore
 /// ... exactly as the one-pass converter makes them (each frame depends only on its window and its phase), so chunks
 /// converted apart join without a seam at any ratio.
 ///
+/// Along a warp (a wandering clock's path), the ratio changes at each knot: output frame k between two knots lies on
+/// the straight line between them, each segment's position kept exactly as above, and a segment ends on a whole input
+/// frame, so the next starts from it with nothing carried over and no seam.
+///
 /// One converter per stream; not thread-safe.
 final class PolyphaseResampler: StreamConverter {
     let channelCount: Int
     private let filter: PolyphaseFilter
-    private let step: driftfix_polyphase_step
+    private var step: driftfix_polyphase_step
+    /// The steps after the current segment's, with the output frame at which each begins, in order.
+    private var nextSteps: [(output: Int64, step: driftfix_polyphase_step)] = []
+    /// The output frame at which the current segment ends.
+    private var segmentEnd: Int64
     private let target: Int64
     /// Output frames still to make.
     private var remaining: Int64
@@ -47,6 +55,7 @@ final class PolyphaseResampler: StreamConverter {
             whole: UInt64(inputFrames / outputFrames), fraction: UInt64(inputFrames % outputFrames),
             target: UInt64(outputFrames))
         remaining = outputFrames - startOutput
+        segmentEnd = outputFrames
         let position = startOutput.multipliedFullWidth(by: inputFrames)
         let (whole, rest) = outputFrames.dividingFullWidth(position)
         first = whole - Int64(filter.lead)
@@ -62,6 +71,34 @@ final class PolyphaseResampler: StreamConverter {
         filled = Int(max(0, -first))
         start = max(0, first)
         expected = inputFrames - start
+    }
+
+    /// A converter along `knots` (input frame to output frame; from (0, 0) to the whole input and output), each
+    /// segment's ratio within the kernel's.
+    convenience init(filter: PolyphaseFilter, channelCount: Int, knots: [WarpKnot], blockFrames: Int = 4096)
+        throws(DSPError)
+    {
+        guard let last = knots.last, WarpKnot.isPath(knots, frames: last.output) else {
+            throw .converter("a warp's path must run from its start to its end, both sides increasing")
+        }
+        var steps: [(output: Int64, step: driftfix_polyphase_step)] = []
+        for (a, b) in zip(knots, knots.dropFirst()) {
+            let (input, output) = (b.input - a.input, b.output - a.output)
+            let ratio = Double(output) / Double(input)
+            guard PolyphaseFilter.ratios.contains(ratio) else { throw .invalidRatio(ratio) }
+            steps.append(
+                (
+                    a.output,
+                    driftfix_polyphase_step(
+                        whole: UInt64(input / output), fraction: UInt64(input % output), target: UInt64(output))
+                ))
+        }
+        try self.init(
+            filter: filter, channelCount: channelCount, inputFrames: last.input, outputFrames: last.output,
+            blockFrames: blockFrames)
+        step = steps[0].step
+        nextSteps = Array(steps.dropFirst())
+        segmentEnd = nextSteps.first?.output ?? last.output
     }
 
     deinit {
@@ -113,7 +150,8 @@ final class PolyphaseResampler: StreamConverter {
         // How many outputs the buffered frames reach: output k's last tap, first + (remainder + k·N) / T + taps - 1,
         // must lie inside the planes; so k·N < (room + 1)·T - remainder, with room = filled - taps - (first - base).
         let room = Int64(filled) - taps - (first - base)
-        let limit = Int(min(Int64(outputFrames), remaining))
+        // Within the current segment: its step holds up to its end.
+        let limit = Int(min(Int64(outputFrames), remaining, segmentEnd - (target - remaining)))
         var count = 0
         if room >= 0 {
             let n = Int128(step.whole) * Int128(step.target) + Int128(step.fraction)
@@ -132,6 +170,20 @@ final class PolyphaseResampler: StreamConverter {
             first = base + position.index
             remainder = position.remainder
             remaining -= Int64(count)
+        }
+        // A segment ends on a whole input frame (remainder 0): the next one's step starts there.
+        if target - remaining == segmentEnd, let next = nextSteps.first {
+            precondition(remainder == 0, "a warp segment ended between input frames")
+            step = next.step
+            nextSteps.removeFirst()
+            segmentEnd = nextSteps.first?.output ?? target
+            if count < outputFrames, remaining > 0 {
+                let (moreUsed, more) = try process(
+                    input: nil, inputFrames: 0, output: output + count * channelCount,
+                    outputFrames: outputFrames - count,
+                    endOfInput: endOfInput && used == inputFrames)
+                return (used + moreUsed, count + more)
+            }
         }
         return (used, count)
     }

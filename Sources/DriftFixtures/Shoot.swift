@@ -14,6 +14,8 @@ public struct Shoot: Sendable {
         public var driftPPM: Double
         /// How far its start timecode is from the scene's clock, seconds (a recorder not jam-synced).
         public var timecodeError: Double
+        /// How its clock wandered beyond `driftPPM` (its drift at its start); nil: straight.
+        public var wander: ClockWander?
         public init(start: Double, seconds: Double, driftPPM: Double, timecodeError: Double = 0) {
             self.start = start
             self.seconds = seconds
@@ -69,6 +71,7 @@ public struct Shoot: Sendable {
             driftPPM: recorder.driftPPM, sound: sound, seed: seed)
         setup.sceneLength = sceneSeconds
         setup.microphoneSeed = UInt64(r) &* 1009
+        setup.wander = recorder.wander
         if r < recorderDropouts.count { setup.dropouts = recorderDropouts[r] }
         return setup
     }
@@ -86,6 +89,7 @@ public struct Shoot: Sendable {
     /// Recorder time of clip `c`'s first moment in recorder `r`, seconds (negative: the recorder started later).
     public func start(ofClip c: Int, inRecorder r: Int) -> Double {
         let setup = recorder(r)
+        if setup.wander != nil { return setup.recordingTime(ofReference: clips[c].start) }
         // Scene time runs at `speed` between the gaps; each gap before the moment skips its time.
         var t = (clips[c].start - setup.offset) / setup.speed
         for gap in setup.dropouts.sorted(by: { $0.at < $1.at }) where gap.at <= t { t -= gap.missing / setup.speed }

@@ -39,6 +39,8 @@ public struct TwoMicrophones: Sendable {
     public var sceneLength: Double?
     /// Seeds the microphones' own noise and colour apart from the scene (another recorder in the same room).
     public var microphoneSeed: UInt64 = 0
+    /// How the recorder's clock wandered beyond `driftPPM` (its drift at the start); nil: a straight clock.
+    public var wander: ClockWander?
 
     public init(
         sampleRate: Int = 16000, seconds: Double, offset: Double = 0, driftPPM: Double = 0,
@@ -59,7 +61,27 @@ public struct TwoMicrophones: Sendable {
 
     /// Reference time of recording time `t`.
     public func referenceTime(_ t: Double) -> Double {
-        offset + t * speed + dropouts.filter { $0.at <= t }.reduce(0) { $0 + $1.missing }
+        offset + clockSeconds(t) + dropouts.filter { $0.at <= t }.reduce(0) { $0 + $1.missing }
+    }
+
+    /// Scene seconds the recorder's clock covered in its first `t` seconds (no dropouts).
+    public func clockSeconds(_ t: Double) -> Double {
+        guard let wander, t > 0 else { return t * speed }
+        return wander.sceneSeconds(at: t, startPPM: driftPPM)
+    }
+
+    /// The recorder's drift at recording time `t`, ppm.
+    public func driftPPM(at t: Double) -> Double { wander?.driftPPM(at: t, startPPM: driftPPM) ?? driftPPM }
+
+    /// Recording time of reference time `r` (the inverse of `referenceTime`, by bisection; in a dropout's lost time,
+    /// the first frame after it).
+    public func recordingTime(ofReference r: Double) -> Double {
+        var (low, high) = (-10.0 - abs(offset) - 1e4, seconds + 10 + abs(offset) + 1e4)
+        for _ in 0..<200 where high - low > 1e-12 {
+            let middle = (low + high) / 2
+            if referenceTime(middle) < r { low = middle } else { high = middle }
+        }
+        return high
     }
 
     /// The recording: the scene on the faulty clock, through a close microphone (bright, little noise).
@@ -207,11 +229,27 @@ public final class MicrophoneStream {
                 $0 > position && $0 < position + n
             }
             cuts = [position] + cuts + [position + n]
+            // A wandering clock: pieces of 256 samples, each at its own uniform step between the exact scene times at
+            // its ends (the clock's speed changes by parts per trillion within one), and a piece boundary at a step.
+            if setup.wander != nil {
+                var pieces = cuts
+                for start in stride(from: position - position % 256 + 256, to: position + n, by: 256) {
+                    pieces.append(start)
+                }
+                if case .step(let at, _)? = setup.wander {
+                    let frame = Int((at * rate).rounded(.up))
+                    if frame > position && frame < position + n { pieces.append(frame) }
+                }
+                cuts = Array(Set(pieces)).sorted()
+            }
             for i in 0..<(cuts.count - 1) {
                 let t0 = setup.referenceTime(Double(cuts[i]) / rate)
-                scene.render(
-                    into: &dry, at: cuts[i] - position, count: cuts[i + 1] - cuts[i], from: t0, step: setup.speed / rate
-                )
+                let step =
+                    setup.wander == nil
+                    ? setup.speed / rate
+                    : (setup.clockSeconds(Double(cuts[i + 1]) / rate) - setup.clockSeconds(Double(cuts[i]) / rate))
+                        / Double(cuts[i + 1] - cuts[i])
+                scene.render(into: &dry, at: cuts[i] - position, count: cuts[i + 1] - cuts[i], from: t0, step: step)
             }
             for i in 0..<n { out[i] = Float(filter.process(Double(dry[i])) + setup.noise * random.gaussian()) }
         case .reference:

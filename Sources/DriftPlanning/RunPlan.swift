@@ -57,6 +57,7 @@ public struct RunPlan: Sendable, Equatable {
                     report.pairs[row].operations = finding.operations
                     report.pairs[row].content = finding.measurement
                     report.pairs[row].contentNote = finding.note
+                    report.pairs[row].nameClockCause()
                 }
                 switch outcome.state {
                 case .repaired(let frames, let checksum, let worker, let seconds):

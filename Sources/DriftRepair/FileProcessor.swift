@@ -283,6 +283,10 @@ public enum FileProcessor {
             source = try ExactLengthResampler(
                 upstream: source, targetFrames: frames, quality: request.quality, engine: request.engine,
                 blockFrames: request.blockFrames)
+        case .warp(let frames, let knots):
+            source = try ExactLengthResampler(
+                upstream: source, targetFrames: frames, quality: request.quality, along: knots,
+                blockFrames: request.blockFrames)
         case .stretch(let frames, let rateFrames):
             if frames != source.frameCount {
                 let ratio = Double(frames) / Double(source.frameCount)
@@ -328,6 +332,7 @@ public enum FileProcessor {
         case .resample(let frames):
             engine = request.engine.running(ratio: Double(frames) / Double(max(1, plan.range.count)))
         case .stretch(_, .some): engine = request.engine
+        case .warp: engine = .polyphase
         default: return ""
         }
         return ", \(request.quality.rawValue) quality" + (engine == .libsamplerate ? "" : " (\(engine.rawValue))")

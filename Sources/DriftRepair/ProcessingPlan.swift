@@ -13,6 +13,8 @@ public struct ProcessingPlan: Sendable, Equatable {
         case resample(frames: Int64)
         /// Stretch to `frames` frames at the input rate, then resample to `rateFrames` when the rate changes.
         case stretch(frames: Int64, rateFrames: Int64?)
+        /// Resample to `frames` frames along a wandering clock's path (stream frame to output frame).
+        case warp(frames: Int64, knots: [WarpKnot])
     }
 
     /// Frames in the input file.
@@ -190,9 +192,13 @@ public struct ProcessingPlan: Sendable, Equatable {
                 }
                 gaps.append(GapFiller.Gap(at: position, frames: n))
                 stage = 2
-            case .resample(let n), .stretch(let n):
+            case .resample(let n), .stretch(let n), .warp(let n, _):
                 guard stage <= 2 else { throw PlanError(.operations, "\(operation): a second length change") }
-                length = operation == .resample(frames: n) ? .resample(frames: n) : .stretch(frames: n, rateFrames: nil)
+                switch operation {
+                case .warp(_, let knots): length = .warp(frames: n, knots: knots)
+                case .stretch: length = .stretch(frames: n, rateFrames: nil)
+                default: length = .resample(frames: n)
+                }
                 stage = 3
             }
         }
@@ -222,11 +228,28 @@ public struct ProcessingPlan: Sendable, Equatable {
             }
             targetFrames = n
             method = MethodChoice(method: .stretch, reason: "content")
+        case .warp(let n, let knots):
+            guard WarpKnot.isPath(knots, frames: n), knots.last?.input == used else {
+                throw PlanError(
+                    .operations, "warp: its path does not run from the stream's start to its \(used) frames")
+            }
+            for (a, b) in zip(knots, knots.dropFirst())
+            where !Resampling.accepts(input: b.input - a.input, output: b.output - a.output) {
+                throw PlanError(
+                    .operations, "warp: a ratio of \(b.output - a.output)/\(b.input - a.input) at frame \(a.input)")
+            }
+            targetFrames = n
+            method = MethodChoice(method: .resample, reason: "content: a wandering clock")
         case .none:
             targetFrames = used
             method = nil
         }
-        self.length = targetFrames == used && length != .none ? .none : length
+        // A length change to the same length is none; a warp's path moves every moment even so.
+        if case .warp = length {
+            self.length = length
+        } else {
+            self.length = targetFrames == used && length != .none ? .none : length
+        }
     }
 
     /// Explains a length no method can make from this input: what was asked, and the shortest and longest lengths
@@ -289,10 +312,12 @@ public struct ProcessingPlan: Sendable, Equatable {
     /// Where each input position lands in the output: the marks a recording's chunks name move by it.
     public var frameMap: FrameMap {
         let filled = gaps.reduce(0) { $0 + $1.frames }
-        return FrameMap(
+        var map = FrameMap(
             inputFrames: inputFrames, kept: range, reversed: reverse, leadingFrames: leadingSilence,
             inserts: gaps.map { FrameMap.Insert(at: $0.at, frames: $0.frames) },
             streamFrames: Int64(range.count) + leadingSilence + trailingSilence + filled, outputFrames: targetFrames)
+        if case .warp(_, let knots) = length { map.warp = knots }
+        return map
     }
 
     /// What the chain does, for the summary line and the bext coding history.
@@ -310,6 +335,8 @@ public struct ProcessingPlan: Sendable, Equatable {
         switch length {
         case .none: break
         case .resample: steps.append(method.map { "\($0)" } ?? "resample")
+        case .warp(_, let knots):
+            steps.append((method.map { "\($0)" } ?? "resample") + " along \(knots.count - 1) segments")
         case .stretch: steps.append(method.map { "\($0)" } ?? "stretch")
         }
         if outputRate != inputRate { steps.append("rate \(inputRate)->\(outputRate) Hz") }

@@ -113,6 +113,7 @@ struct NameNight: NightPart {
                 // content policy would do instead.
                 measured.pairs[index].content = content?.measurement
                 measured.pairs[index].contentNote = content.map { Self.implication($0, policy: policy) }
+                measured.pairs[index].nameClockCause()
             case .done(let result):
                 unmeasured += 1
                 measured.pairs[index].contentNote = "not measured: \(result.error ?? "failed")"

@@ -25,6 +25,7 @@ extension SoundPairing {
                 row.measuredBy = .content
                 row.content = m.content
                 row.driftPPM = m.content?.driftPPM
+                row.nameClockCause()
                 row.referenceSeconds = m.content?.referenceSoundSeconds
                 row.operations = m.operations ?? []
                 row.output = m.output

@@ -157,6 +157,15 @@ private final class Boxed<Value: Sendable & Equatable>: Sendable, Equatable {
 }
 
 extension PairReport {
+    /// Where the sound found a clock that wandered or stepped during the take, the row's cause is that, in its own
+    /// words ("clock wanders: -131.0 → -101.0 ppm over 20.0 min"): the headers saw only the average.
+    public mutating func nameClockCause() {
+        guard let content, let clock = content.clock else { return }
+        cause = content.model == .steps ? .clockStep : .clockWander
+        let seconds = clock.lag.last?.atSeconds ?? recordingSeconds ?? 0
+        causeDetail = clock.summary(seconds: seconds)
+    }
+
     /// The device a row has until the scan names it: its folder's name.
     static func folderDevice(_ folder: String) -> String {
         folder.split(separator: "/").last.map(String.init) ?? "/"

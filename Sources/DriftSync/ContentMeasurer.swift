@@ -90,7 +90,8 @@ public struct ContentMeasurer {
         -> SyncVerification
     {
         // The output's place is known: a sound that repeats (a short clip, a loop) is looked at there, not searched for.
-        let analysis = try analyse(recording: output, reference: reference, expectedLag: expectedOffsetMs / 1000)
+        let analysis = try analyse(
+            recording: output, reference: reference, expectedLag: expectedOffsetMs / 1000, clockShapes: false)
         guard let model = analysis.model, analysis.measurement.isMeasured else {
             return SyncVerification(
                 residualMs: nil, limitMs: limitMs, passed: false, curve: [],
@@ -123,7 +124,7 @@ public struct ContentMeasurer {
     /// (the model is then on that warped timeline; the measurement is converted back to the recording's).
     func analyse(
         recording: MeasuredInput, reference: MeasuredInput, warp: Double = 0, cached: ReferenceAnalysis? = nil,
-        expectedLag: Double? = nil
+        expectedLag: Double? = nil, clockShapes: Bool = true
     )
         throws
         -> (measurement: ContentMeasurement, model: LagModel?, coarseDriftPPM: Double?, reference: ReferenceAnalysis)
@@ -177,7 +178,8 @@ public struct ContentMeasurer {
             silence: settings.silence, recordingSamples: first.recordingSamples)
         let clear = fine.samples
         let minimumAgreeing = max(5, Int((Double(fine.soundWindows) * 0.25).rounded(.up)))
-        guard clear.count >= minimumAgreeing, let model = LagModel.fit(clear), model.agreeing.count >= minimumAgreeing
+        guard clear.count >= minimumAgreeing, let model = LagModel.fit(clear, clockShapes: clockShapes),
+            model.agreeing.count >= minimumAgreeing
         else {
             let ambiguous = fine.ambiguousWindows > fine.soundWindows / 2
             var result =
@@ -217,15 +219,25 @@ public struct ContentMeasurer {
         let drift = (stretch / (1 + b) - 1) * 1e6
         let driftError = 1.96 * model.slopeError * stretch / ((1 + b) * (1 + b)) * 1e6
         let medianClarity = median(model.agreeing.map(\.clarity)) ?? 0
+        // A model whose windows stray further from it than their own noise does not describe them: not confident.
+        let fitted = model.noise > 0 && model.scatter > 0 ? min(1, 3 * model.noise / model.scatter) : 1
         let confidence =
             min(1, Double(model.agreeing.count) / Double(max(1, fine.soundWindows))) * min(1, medianClarity / 15)
+            * fitted
         let modelName: ContentMeasurement.Model
-        if !dropouts.isEmpty {
-            modelName = .dropouts
-        } else if max(abs(startLag), abs(endLag)) * 1000 <= settings.syncLimitMs {
-            modelName = .inSync
-        } else {
-            modelName = .clock
+        var clock: ClockPath?
+        switch model.shape {
+        case .hinges, .spline:
+            if case .hinges = model.shape { modelName = .steps } else { modelName = .wander }
+            clock = Self.path(model, duration: warpedDuration, warp: warp)
+        case .line:
+            if !dropouts.isEmpty {
+                modelName = .dropouts
+            } else if max(abs(startLag), abs(endLag)) * 1000 <= settings.syncLimitMs {
+                modelName = .inSync
+            } else {
+                modelName = .clock
+            }
         }
         let points = model.agreeing.map {
             LagSample(t: $0.t * stretch, lag: $0.lag - $0.t * warp, clarity: $0.clarity, window: $0.window)
@@ -236,7 +248,45 @@ public struct ContentMeasurer {
             agreeingWindows: model.agreeing.count, curve: Self.curve(points))
         measurement.offsetMsError = 1.96 * model.interceptError * 1000
         measurement.referenceSoundSeconds = Double(first.referenceSamples) / rate
+        measurement.clock = clock
         return (measurement, model, coarseDrift, first.reference)
+    }
+
+    /// The clock's path where it did not run straight, on the recording's own timeline: its lag every few seconds (and
+    /// at each kink) for the repair, its drift for a person, where its rate stepped. `duration` is on the timeline
+    /// the windows were read on, `warp` that timeline's drift hypothesis.
+    static func path(_ model: LagModel, duration: Double, warp: Double) -> ClockPath {
+        let stretch = 1 + warp
+        func lag(_ t: Double) -> Double { model.clockLag(at: t) - t * warp }
+        func drift(_ t: Double) -> Double { (stretch / (1 + model.clockSlope(at: t)) - 1) * 1e6 }
+        let spacing = max(2.5, duration / 4000)
+        var times = Array(stride(from: 0, to: duration, by: spacing)) + [duration]
+        if case .hinges(let kinks) = model.shape { times += kinks.filter { $0 > 0 && $0 < duration } }
+        times.sort()
+        let points = times.map {
+            ContentMeasurement.LagPoint(atSeconds: $0 * stretch, lagMs: (lag($0) * 1e9).rounded() / 1e6)
+        }
+        let drifts = times.map { drift($0) }
+        let shown = stride(from: 0, to: 300, by: 1).map { duration * Double($0) / 299 }.map {
+            ClockPath.DriftPoint(
+                atSeconds: ($0 * stretch * 1000).rounded() / 1000, driftPPM: (drift($0) * 1000).rounded() / 1000)
+        }
+        var steps: [ClockPath.RateStep] = []
+        if case .hinges(let kinks) = model.shape {
+            for (index, kink) in kinks.enumerated() {
+                steps.append(
+                    ClockPath.RateStep(
+                        atSeconds: kink * stretch,
+                        uncertaintySeconds: index < model.kinkSpread.count ? model.kinkSpread[index] * stretch : 0,
+                        fromPPM: drift(kink - 1e-3), toPPM: drift(kink + 1e-3)))
+            }
+        }
+        // The drift where the sound was measured: from the first window to the last.
+        let from = model.agreeing.first?.t ?? 0
+        let to = model.agreeing.last?.t ?? duration
+        return ClockPath(
+            lag: points, drift: shown, startPPM: drift(from), endPPM: drift(to), fromSeconds: from * stretch,
+            toSeconds: to * stretch, minPPM: drifts.min() ?? 0, maxPPM: drifts.max() ?? 0, rateSteps: steps)
     }
 
     private func unmeasurable(_ kind: ContentMeasurement.Unmeasurable, _ reason: String) -> ContentMeasurement {

@@ -60,6 +60,7 @@ import Testing
             ideal.offset = 0
             ideal.driftPPM = 0
             ideal.dropouts = []
+            ideal.wander = nil
             ideal.seconds = Double(out.count) / Double(rate)
             let truth = ideal.recording()
             var lags: [Double] = []
