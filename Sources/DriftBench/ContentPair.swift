@@ -26,6 +26,24 @@ struct ContentPair: ParsableCommand {
     @Option var sound: Sound = .speech
     @Option var seed: UInt64 = 1
     @Option(help: "Channels of the recording.") var channels: Int = 2
+    @Option(
+        help:
+            "The clock wandering beyond --drift (its drift at the start): ramp:PPM (to PPM at the end), cycle:PPM:SECONDS (± PPM with that period) or step:SECONDS:PPM (PPM from that recording time)."
+    )
+    var wander: String?
+
+    /// `--wander` as a clock.
+    func clock() throws -> ClockWander? {
+        guard let wander else { return nil }
+        let parts = wander.split(separator: ":").map(String.init)
+        let numbers = parts.dropFirst().compactMap(Double.init)
+        switch (parts.first, numbers.count) {
+        case ("ramp", 1) where parts.count == 2: return .ramp(endPPM: numbers[0], overSeconds: seconds)
+        case ("cycle", 2) where parts.count == 3: return .cycle(amplitudePPM: numbers[0], periodSeconds: numbers[1])
+        case ("step", 2) where parts.count == 3: return .step(atSeconds: numbers[0], toPPM: numbers[1])
+        default: throw ValidationError("--wander \(wander): give ramp:PPM, cycle:PPM:SECONDS or step:SECONDS:PPM")
+        }
+    }
 
     func run() throws {
         var gaps: [(at: Double, missing: Double)] = []
@@ -37,9 +55,10 @@ struct ContentPair: ParsableCommand {
             gaps.append((at, ms / 1000))
         }
         let kind: TwoMicrophones.Sound = sound == .speech ? .speech : sound == .music ? .music : .loop
-        let scene = TwoMicrophones(
+        var scene = TwoMicrophones(
             sampleRate: rate, seconds: seconds, offset: offset, driftPPM: drift, dropouts: gaps,
             sound: kind, seed: seed)
+        scene.wander = try clock()
         try scene.write(.recording, to: recording, channels: channels)
         try scene.write(.reference, to: reference, channels: 1, encoding: .pcm16)
     }

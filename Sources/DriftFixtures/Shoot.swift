@@ -160,6 +160,7 @@ public struct Shoot: Sendable {
         ideal.offset = clips[c].start
         ideal.driftPPM = 0
         ideal.dropouts = []
+        ideal.wander = nil
         ideal.seconds = seconds ?? clips[c].seconds
         let truth = ideal.recording()
         let mono = channels == 1 ? output : stride(from: 0, to: output.count, by: channels).map { output[$0] }

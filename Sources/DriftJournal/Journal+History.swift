@@ -62,8 +62,9 @@ extension Journal {
                 arguments: [first])
             let wanted = deviceNames.filter { Self.matches($0.value, query.devices) }
 
-            // Per device and run: (median, spread, worst, count).
+            // Per device and run: (median, spread, worst, count), and the wandering clocks (count, widest span).
             var cells: [Int64: [(Double?, Double?, Double?, Int)]] = [:]
+            var wandering: [Int64: [(Int, Double?)]] = [:]
             func empty() -> [(Double?, Double?, Double?, Int)] {
                 Array(repeating: (nil, nil, nil, 0), count: runs.count)
             }
@@ -95,13 +96,17 @@ extension Journal {
                 while let row = try rows.next() {
                     guard wanted[row.device] != nil, let index = column[row.run] else { continue }
                     cells[row.device, default: empty()][index] = (row.medianPPM, row.spread, row.worstPPM, row.measured)
+                    wandering[row.device, default: Array(repeating: (0, nil), count: runs.count)][index] = (
+                        row.wandering, row.wanderPPM
+                    )
                 }
             }
             let devices = cells.compactMap { device, perRun -> DriftHistory.Series? in
                 guard let name = wanted[device] else { return nil }
                 return DriftHistory.Series(
                     name: name, ppm: perRun.map(\.0), files: perRun.map(\.3), spreadPPM: perRun.map(\.1),
-                    worstPPM: perRun.map(\.2), rule: query.rule)
+                    worstPPM: perRun.map(\.2), wandering: wandering[device].map { $0.map(\.0) },
+                    wanderPPM: wandering[device].map { $0.map(\.1) }, rule: query.rule)
             }.sorted(by: DriftHistory.worstFirst)
             let shown = query.limit.map { Array(devices.prefix($0)) } ?? devices
             if query.path == nil && (query.includeFiles || !query.devices.isEmpty) {

@@ -112,6 +112,10 @@ struct DeviceRunRow: Codable, FetchableRecord, PersistableRecord {
     var worstPPM: Double
     var lowerQuartilePPM: Double
     var upperQuartilePPM: Double
+    /// Recordings whose clock wandered or stepped during the take (by their sound), and the widest span of drift
+    /// within one of them, ppm (NULL when none; 0 and NULL in rows before v12).
+    var wandering: Int = 0
+    var wanderPPM: Double?
 
     init(device: Int64, run: Int64, statistics: DriftStatistics) {
         self.device = device
@@ -136,6 +140,7 @@ struct DeviceRunRow: Codable, FetchableRecord, PersistableRecord {
             sql: "INSERT OR REPLACE INTO sample (device, run, recording, ppm) VALUES (?, ?, ?, ?)")
         let remember = try db.makeStatement(sql: "INSERT OR REPLACE INTO latest (recording, ppm, run) VALUES (?, ?, ?)")
         var drifts: [Int64: [Double]] = [:]
+        var wanders: [Int64: [Double]] = [:]
         for pair in report.pairs {
             guard let ppm = pair.driftPPM, pair.action != .refuse, let device = ids[pair.device],
                 let recording = ids[pair.recording], latest[recording] != ppm
@@ -143,10 +148,13 @@ struct DeviceRunRow: Codable, FetchableRecord, PersistableRecord {
             try sample.execute(arguments: [device, run, recording, ppm])
             try remember.execute(arguments: [recording, ppm, run])
             drifts[device, default: []].append(ppm)
+            if let clock = pair.content?.clock { wanders[device, default: []].append(clock.maxPPM - clock.minPPM) }
         }
         for (device, values) in drifts {
-            try DeviceRunRow(device: device, run: run, statistics: DriftStatistics(values)).insert(
-                db, onConflict: .replace)
+            var row = DeviceRunRow(device: device, run: run, statistics: DriftStatistics(values))
+            row.wandering = wanders[device]?.count ?? 0
+            row.wanderPPM = wanders[device]?.max()
+            try row.insert(db, onConflict: .replace)
         }
     }
 
@@ -158,10 +166,19 @@ struct DeviceRunRow: Codable, FetchableRecord, PersistableRecord {
         while let row = try rows.next() {
             groups[row["device"], default: [:]][row["run"], default: []].append(row["ppm"])
         }
+        // By its columns of the time (v5): the migrations that add the others have not run yet.
+        let insert = try db.makeStatement(
+            sql: """
+                INSERT OR IGNORE INTO device_run
+                (device, run, measured, medianPPM, worstPPM, lowerQuartilePPM, upperQuartilePPM)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
         for (device, runs) in groups {
             for (run, values) in runs {
-                try DeviceRunRow(device: device, run: run, statistics: DriftStatistics(values)).insert(
-                    db, onConflict: .ignore)
+                let row = DeviceRunRow(device: device, run: run, statistics: DriftStatistics(values))
+                try insert.execute(arguments: [
+                    device, run, row.measured, row.medianPPM, row.worstPPM, row.lowerQuartilePPM, row.upperQuartilePPM,
+                ])
             }
         }
         try db.execute(

@@ -401,6 +401,12 @@ extension Journal {
             // one per line; NULL when nothing, and for every job before v11.
             try db.execute(sql: "ALTER TABLE job ADD COLUMN resultWarnings TEXT")
         }
+        migrator.registerMigration("v12 wandering clocks") { db in
+            // Per device and run, how many of the recordings the run measured first had a clock whose rate wandered
+            // or stepped during the take (by their sound), and the widest such drift span (ppm): its own alert.
+            try db.execute(sql: "ALTER TABLE device_run ADD COLUMN wandering INTEGER NOT NULL DEFAULT 0")
+            try db.execute(sql: "ALTER TABLE device_run ADD COLUMN wanderPPM REAL")
+        }
         return migrator
     }
 }

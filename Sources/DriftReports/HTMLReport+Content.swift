@@ -25,6 +25,7 @@ extension HTMLReport {
         html +=
             "Each recording correlated with its reference's own sound. Left: the lag (reference time − recording "
             + "time) across the recording as the headers' plan assumes it (dashed) and as the sound measured it (solid). "
+            + "Where the clock wandered or its rate stepped, its drift along the take (ppm). "
             + "Right: the lag left after the repair, against the limit. "
         html +=
             shown.count < measured.count
@@ -47,6 +48,7 @@ extension HTMLReport {
         attributes += " data-dropouts=\"\(content.dropouts.count)\" data-measured-by=\"\(row.measuredBy.rawValue)\""
         var html = "<figure class=\"content\" \(attributes)><figcaption>\(caption)</figcaption><div class=\"pair\">"
         html += beforeChart(row, content)
+        if let clock = content.clock { html += driftChart(clock) }
         html += afterChart(content)
         html += "</div><div class=\"note\">measured by \(row.measuredBy.rawValue)"
         if !row.operations.isEmpty { html += " · " + escape(row.operations.map(\.description).joined(separator: "; ")) }
@@ -69,6 +71,18 @@ extension HTMLReport {
         return lineChart(
             series: series, classes: ["header", "sound"], duration: duration, title: "lag before, ms",
             marks: content.dropouts.map(\.atSeconds), band: nil)
+    }
+
+    /// A clock that wandered or stepped: its drift along the take (ppm), each rate step marked.
+    static func driftChart(_ clock: ClockPath) -> String {
+        let duration = clock.drift.last?.atSeconds ?? clock.toSeconds
+        let points = thin(clock.drift.map { ($0.atSeconds, $0.driftPPM) })
+        let title = clock.rateSteps.isEmpty ? "drift, ppm (the clock wanders)" : "drift, ppm (the clock's rate stepped)"
+        return lineChart(
+            series: [points], classes: ["drift"], duration: duration, title: title,
+            marks: clock.rateSteps.map(\.atSeconds), band: nil
+        )
+        .replacingOccurrences(of: "<svg class=\"lag\"", with: "<svg class=\"lag drift\"")
     }
 
     /// The lag left after the repair, with the limit as a band.
@@ -138,6 +152,6 @@ extension HTMLReport {
         figure.content .pair{display:flex;gap:8px}figure.content svg.lag{flex:1 1 300px}
         figure.content .note{font-size:12px;color:#5b6475;margin-top:4px;white-space:normal}
         .curve{fill:none;stroke-width:1.6}.curve.header{stroke:#8a93a3;stroke-dasharray:5 4}.curve.sound{stroke:#3b6fd8}
-        .curve.after{stroke:#1e8e3e}.band{fill:#1e8e3e22}.mark{stroke:#b3261e;stroke-dasharray:2 3}
+        .curve.after{stroke:#1e8e3e}.curve.drift{stroke:#c26a00}.band{fill:#1e8e3e22}.mark{stroke:#b3261e;stroke-dasharray:2 3}
         """
 }

@@ -5,7 +5,8 @@ extension SoundPairing {
     /// Each recorder's drift against each camera, from every clip of that camera it surely heard: a short clip
     /// measures the drift to a ppm or two, the recorder's clock is one clock, so the clips' drifts are combined,
     /// weighted by their errors (1/σ²). A clip whose drift lies more than 3 σ from the others' (another camera in the
-    /// same folder, a varispeed take) is left out and said. Rows are returned in order.
+    /// same folder, a varispeed take) is left out and said; where fewer than two thirds agree, the recorder's clock
+    /// wandered and nothing is pooled: each clip keeps its own, local rate. Rows are returned in order.
     ///
     /// - Parameter camera: the camera (device) of a clip.
     static func pooledDrift(_ rows: [SoundPairingReport.Match], camera: (String) -> String) -> [SoundPairingReport
@@ -39,7 +40,16 @@ extension SoundPairing {
                 else { break }
                 kept.remove(at: worst)
             }
-            guard kept.count >= 2 else { continue }
+            // A recorder whose clips do not mostly agree has no one drift: its clock wandered over the day, and each
+            // clip keeps the rate measured at its own place.
+            guard kept.count >= 2, kept.count * 3 >= members.count * 2 else {
+                for i in members {
+                    let note =
+                        "this recorder's clips from the same camera disagree about its drift (its clock wanders?): the clip's own rate is used"
+                    rows[i].note = rows[i].note.map { $0 + "; " + note } ?? note
+                }
+                continue
+            }
             let pooled = mean(kept)
             for i in members {
                 if kept.contains(i) {

@@ -29,19 +29,32 @@ public struct DriftHistory: Codable, Sendable, Equatable {
         public var spreadPPM: [Double?]?
         /// Devices: the recording furthest from zero in each run (ppm, signed).
         public var worstPPM: [Double?]?
-        /// Why this series is flagged ("started drifting: ...", "erratic: ..."); null when it is steady.
+        /// Devices: recordings in each run whose clock wandered or stepped during the take (by their sound), and the
+        /// widest span of drift within one of them (ppm; null where none).
+        public var wandering: [Int]?
+        public var wanderPPM: [Double?]?
+        /// Why this series is flagged ("started drifting: ...", "erratic: ...", "clock wanders: ..."); null when it
+        /// is steady.
         public var alert: String?
 
         public init(
             name: String, ppm: [Double?], files: [Int], spreadPPM: [Double?]? = nil, worstPPM: [Double?]? = nil,
-            rule: AlertRule
+            wandering: [Int]? = nil, wanderPPM: [Double?]? = nil, rule: AlertRule
         ) {
             self.name = name
             self.ppm = ppm
             self.files = files
             self.spreadPPM = spreadPPM
             self.worstPPM = worstPPM
+            self.wandering = wandering
+            self.wanderPPM = wanderPPM
             alert = rule.alert(ppm: ppm, spread: spreadPPM, counts: files)
+            if let count = wandering?.last, count > 0, let files = files.last {
+                let span = (wanderPPM?.last ?? nil).map { " (up to \(String(format1: $0)) ppm within a take)" } ?? ""
+                let wanders =
+                    "clock wanders: \(count) of \(files) recording\(files == 1 ? "" : "s") in the latest run\(span)"
+                alert = alert.map { $0 + "; " + wanders } ?? wanders
+            }
         }
     }
 

@@ -28,7 +28,22 @@ enum ContentText {
             row(
                 "drift",
                 "\(String(drift, decimals: 3)) ppm"
-                    + (m.driftPPMError.map { " ± \(String($0, decimals: 3)) ppm (95 %)" } ?? ""))
+                    + (m.driftPPMError.map { " ± \(String($0, decimals: 3)) ppm (95 %)" } ?? "")
+                    + (m.clock == nil ? "" : " on average"))
+        }
+        if let clock = m.clock {
+            func ppm(_ value: Double) -> String { (value >= 0 ? "+" : "") + String(value, decimals: 2) + " ppm" }
+            row(
+                "clock",
+                "\(ppm(clock.startPPM)) at \(String(clock.fromSeconds, decimals: 1)) s → \(ppm(clock.endPPM)) at "
+                    + "\(String(clock.toSeconds, decimals: 1)) s (between \(ppm(clock.minPPM)) and \(ppm(clock.maxPPM)))"
+            )
+            for step in clock.rateSteps {
+                row(
+                    "rate step",
+                    "at \(String(step.atSeconds, decimals: 2)) s ± \(String(step.uncertaintySeconds, decimals: 2)) s: "
+                        + "\(ppm(step.fromPPM)) → \(ppm(step.toPPM))")
+            }
         }
         for dropout in m.dropouts {
             row(

@@ -132,6 +132,43 @@ struct HistoryTests {
         #expect(html.contains("<ul id=\"alerts\" data-count=\"2\">"))
     }
 
+    @Test("a device whose takes' clocks wander (measured by their sound) alerts on its own, with how many and how far")
+    func wanderingDevice() throws {
+        let folder = TemporaryFolder("driftfix-history")
+        let journal = try Journal(path: folder.file("journal.sqlite"))
+        func clock(from start: Double, to end: Double) -> ClockPath {
+            ClockPath(
+                lag: [.init(atSeconds: 0, lagMs: 0), .init(atSeconds: 600, lagMs: 1)], drift: [], startPPM: start,
+                endPPM: end, fromSeconds: 0, toSeconds: 600, minPPM: min(start, end), maxPPM: max(start, end))
+        }
+        for night in 0..<2 {
+            let run = try journal.beginRun(roots: ["/m"], outputRoot: "/o")
+            let pairs = (0..<4).map { take -> PairReport in
+                let recording = "/m/rec\(night)/\(take).wav"
+                var pair = PairReport(recording: recording, reference: recording + ".mov", folder: "/m", error: "")
+                pair.device = "bag-recorder"
+                pair.driftPPM = -116 + Double(take)
+                pair.action = .resample
+                // The second night, two of its four takes warmed up in the bag.
+                if night == 1 && take < 2 {
+                    var measured = ContentMeasurement(
+                        offsetMs: 0, driftPPM: -116, driftPPMError: 0.1, model: .wander, confidence: 0.9)
+                    measured.clock = clock(from: -131, to: take == 0 ? -101 : -110)
+                    pair.content = measured
+                }
+                return pair
+            }
+            let report = ScanReport(generated: "", roots: ["/m"], pairs: pairs, unpaired: [], errors: [])
+            try journal.storePlan(run: run, plan: RunPlan(report: report, pairs: []), jobs: [])
+        }
+        let history = try journal.history(HistoryQuery(runs: 10, rule: AlertRule(driftPPM: 20, spreadPPM: 10)))
+        let device = try #require(history.devices.first)
+        #expect(device.wandering == [0, 2] && device.wanderPPM?.last == 30)
+        #expect(
+            device.alert == "clock wanders: 2 of 4 recordings in the latest run (up to 30.0 ppm within a take)",
+            "\(device.alert ?? "no alert")")
+    }
+
     @Test("the metrics file: Prometheus text format, every outcome, written atomically and readable by the collector")
     func metricsFile() throws {
         let folder = TemporaryFolder("driftfix-metrics")

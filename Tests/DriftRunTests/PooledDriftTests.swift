@@ -51,4 +51,18 @@ struct PooledDriftTests {
             abs((pooled[6].recordingDriftPPM ?? 0) - lavalier) < 1e-9
                 && abs((pooled[7].recordingDriftPPM ?? 0) - lavalier) < 1e-9)
     }
+
+    @Test(
+        "a recorder whose clock wandered over the day: its clips disagree, nothing is pooled, each keeps its own rate")
+    func wandering() {
+        // Warming from -131 to -101 ppm: four clips an hour apart, each measured to a ppm.
+        let rows = [-131.0, -121.5, -110.8, -101.2].enumerated().map { index, drift in
+            row("/s/camA/\(index).mp4", "/s/rec.wav", drift: drift, error: 1.0)
+        }
+        let pooled = SoundPairing.pooledDrift(rows) { _ in "camA" }
+        for row in pooled {
+            #expect(row.recordingDriftPPM == nil, "\(row)")
+            #expect((row.note ?? "").contains("the clip's own rate is used"), "\(row)")
+        }
+    }
 }

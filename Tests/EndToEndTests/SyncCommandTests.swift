@@ -288,6 +288,71 @@ struct SyncCommandTests {
         #expect((try? FileManager.default.contentsOfDirectory(atPath: nothing.file("camera"))) == nil)
     }
 
+    @Test(
+        "a recorder whose clock warmed up over the day: each clip cut at the rate measured at its own place, in sync; nothing pooled; the timeline carries each clip's local rate"
+    )
+    func wanderingRecorder() throws {
+        // -131 ppm at the start, -101 ppm six minutes later: clips a few minutes apart see different rates.
+        var shoot = Shoot(
+            sound: .speech, seed: 63, sampleRate: 16000,
+            recorders: [Shoot.Recorder(start: -2, seconds: 380, driftPPM: -131)],
+            clips: [
+                Shoot.Clip(start: 20, seconds: 40), Shoot.Clip(start: 170, seconds: 40),
+                Shoot.Clip(start: 320, seconds: 40),
+            ])
+        shoot.recorders[0].wander = .ramp(endPPM: -101, overSeconds: 380)
+        let root = TemporaryFolder()
+        let out = TemporaryFolder()
+        let files = TemporaryFolder("driftfix-timelines")
+        try FileManager.default.createDirectory(atPath: root.file("audio"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root.file("camera"), withIntermediateDirectories: true)
+        try shoot.writeRecorder(0, to: root.file("audio/ZOOM0001.WAV"))
+        for c in shoot.clips.indices { try writeClip(shoot, c, to: root.file("camera/C000\(c + 1).MP4")) }
+        let result = try driftfix(
+            ["sync", root.path, "--out", out.path, "--format", "json", "--timeline", files.file("day.otio")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let matches = try #require((report["groups"] as? [[String: Any]])?.first?["matches"] as? [[String: Any]])
+        let otio = try String(contentsOfFile: files.file("day.otio"), encoding: .utf8)
+        for c in shoot.clips.indices {
+            let row = try #require(matches.first { $0["reference"] as? String == root.file("camera/C000\(c + 1).MP4") })
+            // The drift at the clip's middle, on the recorder's own clock, from the truth.
+            let middle = shoot.start(ofClip: c, inRecorder: 0) + shoot.clips[c].seconds / 2
+            let truth = shoot.recorder(0).driftPPM(at: middle)
+            let drift = try #require((row["content"] as? [String: Any])?["driftPPM"] as? Double)
+            #expect(abs(drift - truth) < 2, "clip \(c): \(drift) ppm, truth \(truth)")
+            #expect(row["recordingDriftPPM"] == nil, "a wandering clock pools nothing: \(row)")
+            let written = try readAll(out.file("camera/C000\(c + 1).wav"))
+            let lags = lagsAgainstIdeal(written.samples, channels: written.format.channelCount, shoot: shoot, clip: c)
+            let sorted = lags.sorted()
+            #expect(lags.count >= 6 && lags.filter { abs($0) < 1 }.count >= lags.count - 1, "clip \(c): \(lags) ms")
+            #expect(sorted.isEmpty || abs(sorted[sorted.count / 2]) < 0.05, "clip \(c): \(lags) ms")
+        }
+        // Three rates three minutes apart: what the straight line through the day would have cut 20 ms off.
+        let drifts = matches.compactMap { ($0["content"] as? [String: Any])?["driftPPM"] as? Double }
+        #expect((drifts.max() ?? 0) - (drifts.min() ?? 0) > 15, "\(drifts)")
+        // The timeline's audio items carry those local rates, one each.
+        var items: [Double] = []
+        func walk(_ value: Any) {
+            if let object = value as? [String: Any] {
+                if object["OTIO_SCHEMA"] as? String == "Clip.2",
+                    let facts = (object["metadata"] as? [String: Any])?["driftfix"] as? [String: Any],
+                    facts["recording"] != nil, let drift = facts["drift_ppm"] as? Double
+                {
+                    items.append(drift)
+                }
+                object.values.forEach(walk)
+            } else if let list = value as? [Any] {
+                list.forEach(walk)
+            }
+        }
+        walk(try JSONSerialization.jsonObject(with: Data(otio.utf8)))
+        #expect(
+            items.count == 3
+                && items.sorted().map { ($0 * 1000).rounded() } == drifts.sorted().map { ($0 * 1000).rounded() },
+            "\(items) \(drifts)")
+    }
+
     @Test("scan.sound-group: each group searched apart, so a clip is found only in its own group's recordings")
     func groups() throws {
         let first = Shoot(
