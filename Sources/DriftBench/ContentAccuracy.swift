@@ -73,6 +73,22 @@ struct ContentAccuracy: ParsableCommand {
                 name: "a loop (no unique place)",
                 scene: TwoMicrophones(sampleRate: 48000, seconds: 300, offset: 4, sound: .loop, seed: 27),
                 measurable: false))
+        // Clocks that wander (20 minutes each): warming, a heater cycling, a rate step.
+        for (name, drift, wander) in [
+            (
+                "clock warming, -131 → -101 ppm (speech, 20 min)", -131.0,
+                ClockWander.ramp(endPPM: -101, overSeconds: 1200)
+            ),
+            (
+                "clock cycling, -50 ± 15 ppm every 5 min (speech, 20 min)", -50,
+                .cycle(amplitudePPM: 15, periodSeconds: 300)
+            ),
+            ("rate step at 600 s, -131 → -31 ppm (speech, 20 min)", -131, .step(atSeconds: 600, toPPM: -31)),
+        ] {
+            var scene = TwoMicrophones(sampleRate: 48000, seconds: 1200, offset: 0.5, driftPPM: drift, seed: 7)
+            scene.wander = wander
+            list.append(Case(name: name, scene: scene))
+        }
         if long {
             list.append(
                 Case(
@@ -123,6 +139,26 @@ struct ContentAccuracy: ParsableCommand {
                 "offset \(fmt(measurement.offsetMs, 3)) ms, drift \(fmt(measurement.driftPPM, 3)) ± \(fmt(measurement.driftPPMError, 3)) ppm"
             var errorText =
                 "offset \(fmt(measurement.offsetMs.map { $0 - truthOffset }, 3)) ms, drift \(fmt(measurement.driftPPM.map { $0 - item.scene.driftPPM }, 3)) ppm"
+            if item.scene.wander != nil {
+                let (from, to) = (
+                    measurement.clock?.fromSeconds ?? 0, measurement.clock?.toSeconds ?? item.scene.seconds
+                )
+                let truth = (item.scene.driftPPM(at: from), item.scene.driftPPM(at: to))
+                truthText =
+                    "offset \(fmt(truthOffset, 1)) ms, drift \(fmt(truth.0, 2)) → \(fmt(truth.1, 2)) ppm at \(fmt(from, 1)) → \(fmt(to, 1)) s"
+                if let clock = measurement.clock {
+                    measuredText =
+                        "\(measurement.model.rawValue): offset \(fmt(measurement.offsetMs, 3)) ms, drift \(fmt(clock.startPPM, 2)) → \(fmt(clock.endPPM, 2)) ppm (\(fmt(clock.minPPM, 2))…\(fmt(clock.maxPPM, 2)))"
+                        + clock.rateSteps.map {
+                            "; step at \(fmt($0.atSeconds, 2)) ± \(fmt($0.uncertaintySeconds, 2)) s"
+                        }.joined()
+                    errorText =
+                        "offset \(fmt(measurement.offsetMs.map { $0 - truthOffset }, 3)) ms, drift \(fmt(clock.startPPM - truth.0, 2)) / \(fmt(clock.endPPM - truth.1, 2)) ppm"
+                } else {
+                    measuredText = "\(measurement.model.rawValue) (a straight line: the wander not found)"
+                    errorText = "FAIL"
+                }
+            }
             if !item.scene.dropouts.isEmpty {
                 truthText +=
                     "; dropouts "
@@ -162,7 +198,7 @@ struct ContentAccuracy: ParsableCommand {
                 residualText =
                     outcome.content?.residualMs.map { "\(fmt($0, 3)) ms" }
                     ?? "not repaired (\(outcome.decision.action))"
-                if outcome.result != nil, item.scene.seconds <= 600, case .scene = item.reference {
+                if outcome.result != nil, item.scene.seconds <= 1200, case .scene = item.reference {
                     independent = try idealCheck(output: output, scene: item.scene)
                 }
             } catch {
@@ -187,6 +223,7 @@ struct ContentAccuracy: ParsableCommand {
         ideal.offset = 0
         ideal.driftPPM = 0
         ideal.dropouts = []
+        ideal.wander = nil
         ideal.seconds = Double(mono.count) / 48000
         let truth = ideal.recording()
         var worst = 0.0

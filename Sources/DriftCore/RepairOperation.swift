@@ -91,6 +91,12 @@ public enum RepairOperation: Hashable, Sendable, CustomStringConvertible, Codabl
         }
     }
 
+    /// The text form for people: a warp's knots counted, not listed (a long take has hundreds).
+    public var brief: String {
+        if case .warp(let frames, let knots) = self { return "warp \(frames) along \(knots.count) knots" }
+        return description
+    }
+
     /// The operation's name in its text form: `trim-start`, `insert`, `resample`...
     public var name: String { String(description.prefix { $0 != " " }) }
 

@@ -51,7 +51,7 @@ extension HTMLReport {
         if let clock = content.clock { html += driftChart(clock) }
         html += afterChart(content)
         html += "</div><div class=\"note\">measured by \(row.measuredBy.rawValue)"
-        if !row.operations.isEmpty { html += " · " + escape(row.operations.map(\.description).joined(separator: "; ")) }
+        if !row.operations.isEmpty { html += " · " + escape(row.operations.map(\.brief).joined(separator: "; ")) }
         if let outcome = row.outcome { html += " · \(outcome.rawValue)" }
         if let note = row.contentNote { html += " · " + escape(note) }
         return html + "</div></figure>"

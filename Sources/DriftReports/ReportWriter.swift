@@ -103,10 +103,13 @@ public enum ReportWriter {
         PairReport.columnNames.filter { $0 != "content" && $0 != "slate" && !addedColumns.contains($0) } + [
             "contentModel", "contentOffsetMs", "contentOffsetMsError", "contentDriftPPM", "contentDriftPPMError",
             "contentConfidence", "contentDropouts", "contentMissingMs", "headersAgree", "disagreement", "residualMs",
-        ] + addedColumns + slateColumns + ["kind"]
+        ] + addedColumns + slateColumns + clockColumns + ["kind"]
     static let addedColumns = ["pairedBy", "recordingStartSeconds", "recordingEndSeconds", "failure"]
     /// The `slate` object flattened (its tracks joined with `;`).
     static let slateColumns = ["project", "scene", "take", "tape", "tracks"]
+    /// The sound's clock where it wandered or stepped (`content.clock`): its drift at the first and last measured
+    /// moment, its extremes, and each rate step as `seconds:fromPPM>toPPM`, joined with `;`.
+    static let clockColumns = ["clockStartPPM", "clockEndPPM", "clockMinPPM", "clockMaxPPM", "rateSteps"]
 
     /// One header line, then one line per pair (`kind` = `pair`), then one per unpaired file (`unpaired`: its path
     /// in `recording` or `reference` by its kind, the reason in `error`), per scan error (`error`: the path in
@@ -127,6 +130,7 @@ public enum ReportWriter {
             lines.removeAll(keepingCapacity: true)
         }
         for row in report.pairs {
+            let clock = row.content?.clock
             let values: [String?] = [
                 row.recording, row.reference, row.folder, row.sampleRate.map(String.init),
                 row.channels.map(String.init),
@@ -151,7 +155,14 @@ public enum ReportWriter {
                 row.content?.residualMs.map(number),
                 row.pairedBy, row.recordingStartSeconds.map(number), row.recordingEndSeconds.map(number),
                 row.failure?.rawValue, row.slate?.project, row.slate?.scene, row.slate?.take, row.slate?.tape,
-                row.slate.map { $0.tracks.joined(separator: ";") }, "pair",
+                row.slate.map { $0.tracks.joined(separator: ";") },
+                clock.map { number($0.startPPM) }, clock.map { number($0.endPPM) }, clock.map { number($0.minPPM) },
+                clock.map { number($0.maxPPM) },
+                clock.map {
+                    $0.rateSteps.map { "\(number($0.atSeconds)):\(number($0.fromPPM))>\(number($0.toPPM))" }
+                        .joined(separator: ";")
+                },
+                "pair",
             ]
             lines.append(values.map { quote($0 ?? "") }.joined(separator: ","))
             try flush()

@@ -76,7 +76,11 @@ struct ReportWriterTests {
         #expect(lines[0] == Substring(ReportWriter.csvColumns.joined(separator: ",")))
         // Every JSON column but the content and slate objects, which are flattened.
         #expect(Set(PairReport.columnNames).subtracting(ReportWriter.csvColumns) == ["content", "slate"])
-        #expect(ReportWriter.csvColumns.suffix(6) == ["project", "scene", "take", "tape", "tracks", "kind"])
+        #expect(
+            ReportWriter.csvColumns.suffix(11) == [
+                "project", "scene", "take", "tape", "tracks", "clockStartPPM", "clockEndPPM", "clockMinPPM",
+                "clockMaxPPM", "rateSteps", "kind",
+            ])
         #expect(lines[1].hasPrefix("\"/m/cam,1/take \"\"01\"\".wav\",\"/m/cam,1/take 01.mov\",\"/m/cam,1\",48000,2,"))
         #expect(lines[1].hasSuffix(",pair") && lines[2].hasSuffix(",pair"))
         let width = ReportWriter.csvColumns.count
@@ -127,5 +131,39 @@ struct ReportWriterTests {
         #expect(column(of: drift, in: lines[1]) == column(of: drift, in: lines[2]), "\(lines[1])\n\(lines[2])")
         #expect("録音🎤.wav".terminalWidth == 10 && "e\u{301}".terminalWidth == 1)
         #expect(lines[5] == "skipped: alias: symbolic link to /m/real")
+    }
+
+    @Test("a clock that stepped: its drift at both ends, its extremes and each step in columns of their own")
+    func clockColumns() throws {
+        var row = ReportWriterTests.measured
+        (row.recording, row.reference, row.folder) = ("/m/a.wav", "/m/a.mov", "/m")
+        var content = ContentMeasurement(
+            offsetMs: 500, driftPPM: -81, driftPPMError: 0.01, model: .steps, confidence: 0.7)
+        content.clock = ClockPath(
+            lag: [], drift: [], startPPM: -131, endPPM: -31, fromSeconds: 0.4, toSeconds: 1199.2, minPPM: -131,
+            maxPPM: -31,
+            rateSteps: [.init(atSeconds: 600.01, uncertaintySeconds: 0.03, fromPPM: -131, toPPM: -31)])
+        row.content = content
+        let report = ScanReport(generated: "", roots: ["/m"], pairs: [row], unpaired: [], errors: [])
+        let lines = ReportWriter.csv(report).split(separator: "\n")
+        let header = lines[0].split(separator: ",").map(String.init)
+        // RFC 4180 fields: a comma inside quotes is part of the field.
+        var fields = [""]
+        var quoted = false
+        for character in lines[1] {
+            if character == "\"" {
+                quoted.toggle()
+            } else if character == "," && !quoted {
+                fields.append("")
+            } else {
+                fields[fields.count - 1].append(character)
+            }
+        }
+        #expect(fields.count == header.count)
+        let values = Dictionary(uniqueKeysWithValues: zip(header, fields))
+        #expect(values["contentModel"] == "steps")
+        #expect(values["clockStartPPM"] == "-131" && values["clockEndPPM"] == "-31")
+        #expect(values["clockMinPPM"] == "-131" && values["clockMaxPPM"] == "-31")
+        #expect(values["rateSteps"] == "600.01:-131>-31")
     }
 }
