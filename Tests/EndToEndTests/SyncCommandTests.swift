@@ -184,7 +184,8 @@ struct SyncCommandTests {
         let csv = try driftfix(["scan", root.path, "--pair-by", "sound", "--format", "csv"])
         #expect(
             csv.stdout.split(separator: "\n").first?.hasSuffix(
-                ",residualMs,pairedBy,recordingStartSeconds,recordingEndSeconds,failure,project,scene,take,tape,tracks,kind"
+                ",residualMs,pairedBy,recordingStartSeconds,recordingEndSeconds,failure,project,scene,take,tape,tracks,"
+                    + "clockStartPPM,clockEndPPM,clockMinPPM,clockMaxPPM,rateSteps,kind"
             )
                 == true)
 
