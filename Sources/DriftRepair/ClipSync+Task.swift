@@ -22,9 +22,18 @@ extension ClipSync {
         // measurement did not confirm): the clip's sound may occur twice there. A witness may tell which one the clip
         // heard; without one, every such place is uncertain and none is cut.
         let byRecording = Dictionary(grouping: rows.indices) { rows[$0].recording }
-        for (_, places) in byRecording where places.count > 1 {
+        for (_, places) in byRecording {
             let sure = places.filter { rows[$0].status != .uncertain }
             let rivals = places.filter { task.places[$0].candidate.repeated == true || rows[$0].status != .uncertain }
+            if rivals.count == 1, sure == rivals, task.places[rivals[0]].candidate.repeated == true {
+                // The prints found the sound again in this recording, but the rival place is not in the task: with
+                // nothing to compare, the place is not used.
+                rows[rivals[0]].status = .uncertain
+                rows[rivals[0]].repeats = true
+                rows[rivals[0]].note =
+                    "the sound repeats: the prints found it at another place of this recording too, which was not measured"
+                continue
+            }
             guard !sure.isEmpty, rivals.count > 1 else { continue }
             settle(rivals, sure: sure, rows: &rows, placements: placements, task: task)
         }
@@ -62,11 +71,11 @@ extension ClipSync {
     ) {
         // A place the measurement did not confirm is fitted at the prints' place (searched ±0.15 s around it) on the
         // drift a sure place measured.
-        guard let reference = sure.compactMap({ placements[$0] }).first, let drift = reference.content.driftPPM else {
-            return
-        }
         var fits: [Int: [Double?]] = [:]
+        let reference = sure.compactMap({ placements[$0] }).first
         for i in places {
+            // Without a measured drift there is nothing to fit the places on: none is chosen by its sound.
+            guard let reference, let drift = reference.content.driftPPM else { break }
             if sure.contains(i), let placement = placements[i], let start = placement.recordingStartSeconds {
                 fits[i] = try? fit(placement, startSeconds: start, driftPPM: placement.content.driftPPM ?? drift)
             } else {

@@ -37,6 +37,8 @@ extension SoundPairing {
                 let place = clip.places[chosen].place
                 var task = settled[clip.index].task
                 task.places = [task.places[place]]
+                // Chosen by a witness: the place is measured and cut alone, no longer one of equals.
+                task.places[0].candidate.repeated = nil
                 decided.append((clip.index, place, task))
             }
         }

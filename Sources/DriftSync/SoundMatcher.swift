@@ -208,7 +208,9 @@ public final class SoundMatcher: Sendable {
                 }
                 // Never one of several that stand as high (a sound that repeats): then each of them, so that the
                 // measurement compares them.
-                let rivals = chosen.count > 1 && lists.contains { $0[0].ambiguity > Self.maximumAmbiguity }
+                // (A list of more than one place: its first has rivals, each listed.)
+                let rivals =
+                    chosen.count > 1 && lists.contains { $0.count > 1 || $0[0].ambiguity > Self.maximumAmbiguity }
                 chosen = (rivals ? Array(chosen.prefix(2 * Self.mostPlaces)) : [chosen[0]]).map { place in
                     var place = refined(place, for: clip)
                     if rivals { place.repeated = true } else { place.tentative = true }
@@ -245,7 +247,16 @@ public final class SoundMatcher: Sendable {
         let peaks = Self.places(
             significance, lobe: 2 * SoundPrint.frameRate / Self.pooling, floor: Self.minimumClarity,
             most: Self.mostPlaces)
-        let repeated = Self.repeats(peaks, floor: Self.minimumClarity)
+        // The best place's second look, for a short clip: whether it is sharply clear decides, with the pooled
+        // clarity, whether rivals make the sound a repeated one.
+        let sharp = peaks.first.flatMap { peak -> (seconds: Double, clarity: Double, ambiguity: Double)? in
+            guard peak.clarity >= Self.sharpFrom,
+                Double(clip.fine.count) <= Self.sharpClipSeconds * Double(SoundPrint.frameRate)
+            else { return nil }
+            return sharpLook(clip, in: recording, around: (peak.index + lowest) * Self.pooling)
+        }
+        let sharplyClear = sharp.map { $0.clarity >= Self.minimumSharpClarity && $0.ambiguity <= Self.maximumAmbiguity }
+        let repeated = Self.repeats(peaks, floor: Self.minimumClarity, sharplyClear: sharplyClear ?? false)
         for (rank, peak) in peaks.enumerated() {
             let m = peak.index + lowest
             // Refining costs a clip's length per step: only where the place may be used.
@@ -259,15 +270,10 @@ public final class SoundMatcher: Sendable {
                 coverage: min(1, max(0, covered)))
             if peak.count > 1 { candidate.rivals = peak.count - 1 }
             if repeated { candidate.repeated = true }
-            if rank == 0, peak.clarity >= Self.sharpFrom,
-                Double(clip.fine.count) <= Self.sharpClipSeconds * Double(SoundPrint.frameRate),
-                let sharp = sharpLook(clip, in: recording, around: m * Self.pooling)
-            {
+            if rank == 0, let sharp {
                 candidate.sharpClarity = sharp.clarity
                 candidate.sharpAmbiguity = sharp.ambiguity
-                if sharp.clarity >= Self.minimumSharpClarity, sharp.ambiguity <= Self.maximumAmbiguity {
-                    start = sharp.seconds
-                }
+                if sharplyClear == true { start = sharp.seconds }
                 candidate.startSeconds = start
             }
             found.append(candidate)
@@ -405,20 +411,32 @@ public final class SoundMatcher: Sendable {
         // a chorus, a playback at every take) or a confusion only the measurement can tell from it. A place too.
         let height = values[first] - mean
         func rivals(_ v: Double) -> Bool { height > 0 && v - mean >= Self.repetition * height }
-        let places = peaks.filter { $0 == first || (values[$0] - mean) / deviation >= floor || rivals(values[$0]) }
-        // How many rivals in all, beyond the peaks scanned too (each run of such heights once).
+        var places = peaks.filter { $0 == first || (values[$0] - mean) / deviation >= floor || rivals(values[$0]) }
+        // Rivals beyond the peaks scanned (a short recording scans one): each run of such heights is one more, and
+        // where its highest value is a peak of its own (not the shoulder of a place's lobe) it is a place too, so that
+        // a sound heard twice close by is measured at both places, never at the first alone.
         var outside = [Bool](repeating: false, count: values.count)
         for index in places { exclude(index, in: &outside) }
         var more = 0
-        var inRun = false
-        for i in values.indices where !outside[i] {
-            if rivals(values[i]) {
-                if !inRun { more += 1 }
-                inRun = true
+        var run = -1
+        func close() {
+            guard run >= 0 else { return }
+            let isPeak =
+                (run == 0 || values[run - 1] <= values[run])
+                && (run == values.count - 1 || values[run + 1] <= values[run])
+            if isPeak { places.append(run) } else { more += 1 }
+            run = -1
+        }
+        for i in values.indices {
+            if !outside[i], rivals(values[i]) {
+                if run < 0 || values[i] > values[run] { run = i }
             } else {
-                inRun = false
+                close()
             }
         }
+        close()
+        // Best first (the first peak is the highest of all; of equals, the earlier).
+        places = [first] + places.dropFirst().sorted { (values[$0], -$0) > (values[$1], -$1) }
         // The best value beyond the first peak's lobe: the second peak, when the scan found one.
         let secondBest: Double
         if peaks.count > 1 {
@@ -442,10 +460,12 @@ public final class SoundMatcher: Sendable {
 
     /// Whether `places` (best first) are a sound heard again and again: the best as clear as a place must be, but with
     /// a rival as high as itself.
-    static func repeats(_ places: [(index: Int, clarity: Double, ambiguity: Double, count: Int)], floor: Double) -> Bool
-    {
+    static func repeats(
+        _ places: [(index: Int, clarity: Double, ambiguity: Double, count: Int)], floor: Double,
+        sharplyClear: Bool = false
+    ) -> Bool {
         guard let best = places.first else { return false }
-        return best.clarity >= floor && places.count > 1
+        return (best.clarity >= floor || sharplyClear) && places.count > 1
     }
 
     /// The highest of `values` (skipping zeros left for offsets not searched), how far it stands above the others

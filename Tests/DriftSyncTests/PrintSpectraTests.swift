@@ -75,19 +75,28 @@ import Testing
         let deviation = max((rest.map { $0 * $0 }.reduce(0, +) / Double(rest.count) - mean * mean).squareRoot(), 1e-12)
         let height = values[first] - mean
         func rivals(_ v: Double) -> Bool { height > 0 && v - mean >= SoundMatcher.repetition * height }
-        let places = peaks.filter { $0 == first || (values[$0] - mean) / deviation >= floor || rivals(values[$0]) }
+        var places = peaks.filter { $0 == first || (values[$0] - mean) / deviation >= floor || rivals(values[$0]) }
         var outside = [Bool](repeating: false, count: values.count)
         for index in places { for i in span(of: index) { outside[i] = true } }
+        // Runs of rival heights outside the places: each run's highest (first of equals) is a place where it is a
+        // peak, else one more rival.
         var more = 0
-        var inRun = false
-        for i in values.indices where !outside[i] {
-            if rivals(values[i]) {
-                if !inRun { more += 1 }
-                inRun = true
-            } else {
-                inRun = false
+        var i = 0
+        while i < values.count {
+            guard !outside[i], rivals(values[i]) else {
+                i += 1
+                continue
             }
+            var end = i
+            while end + 1 < values.count, !outside[end + 1], rivals(values[end + 1]) { end += 1 }
+            let top = (i...end).max { (values[$0], -$0) < (values[$1], -$1) } ?? i
+            let left = top == 0 || values[top - 1] <= values[top]
+            let right = top == values.count - 1 || values[top + 1] <= values[top]
+            if left && right { places.append(top) } else { more += 1 }
+            i = end + 1
         }
+        places =
+            [first] + places.dropFirst().sorted { values[$0] > values[$1] || (values[$0] == values[$1] && $0 < $1) }
         return places.prefix(most).map { index in
             let own = span(of: index)
             let best = values.indices.filter { !own.contains($0) }.map { values[$0] }.max() ?? -.infinity
@@ -96,6 +105,23 @@ import Testing
                 index, (h - mean) / deviation, h > mean ? max(0, (best - mean) / (h - mean)) : 1, places.count + more
             )
         }
+    }
+
+    @Test("a sound heard twice in a recording too short to scan more than one peak: both are places")
+    func repeatInAShortRecording() {
+        // 200 offsets with 2 s lobes scan one peak; the second copy, as high, 70 offsets later, is listed too.
+        var random = Random(state: 7)
+        var values = (0..<200).map { _ in Double(random.next()) + 0.5 }
+        values[50] = 9
+        values[120] = 8.9
+        let places = SoundMatcher.places(values, lobe: 20, floor: 7, most: 4)
+        #expect(places.map(\.index) == [50, 120])
+        #expect(places.allSatisfy { $0.count == 2 })
+        #expect(SoundMatcher.repeats(places, floor: 7))
+        // Its shoulder is not a place: a broad peak whose values beyond the lobe still stand high.
+        var broad = (0..<200).map { _ in Double(random.next()) + 0.5 }
+        for i in 30...80 { broad[i] = 9 - abs(Double(i - 50)) * 0.05 }
+        #expect(SoundMatcher.places(broad, lobe: 20, floor: 7, most: 4).map(\.index) == [50])
     }
 
     @Test("places picked by blocks are the plain scan's: noise, planted repeats, ties, plateaus, short arrays")
