@@ -126,6 +126,17 @@ public struct RepeatShoot: Sendable {
         }
     }
 
+    /// Writes a clip of the scene through the camera's microphone at scene time `start` (recorder time, where the
+    /// recorder heard it once; beyond its end, sound it never heard) into `folder` as `name`.
+    public func writeClip(at start: Double, seconds: Double, named name: String, in folder: String) throws {
+        let scene = TwoMicrophones(
+            sampleRate: sampleRate, seconds: recorderSeconds + blockSeconds + 130, seed: seed)
+        let distant = scene.reference()
+        let rate = Double(sampleRate)
+        let first = Int(start * rate)
+        try writeClip(Array(distant[first..<first + Int(seconds * rate)]), to: "\(folder)/\(name)", in: folder)
+    }
+
     private func writeWAV(_ samples: [Float], to path: String, encoding: SampleEncoding) throws {
         let format = AudioFormat(container: .wav, encoding: encoding, sampleRate: sampleRate, channelCount: 1)
         let writer = try AudioFileWriter(path: path, format: format, metadata: AudioMetadata())

@@ -55,6 +55,7 @@ public enum HTMLReport {
             """
         html += listSection(
             "unpaired", "Unpaired files", report.unpaired.map { "\($0.kind.rawValue): \($0.path) — \($0.reason)" })
+        if let left = report.leftForAPerson { html += SoundPairingText.leftSection(left) }
         html += listSection("scan-errors", "Scan errors", report.errors.map { "\($0.path): \($0.error)" })
         html += listSection("skipped", "Skipped paths", report.skipped.map { "\($0.path) — \($0.reason)" })
         html +=

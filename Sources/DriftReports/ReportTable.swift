@@ -52,6 +52,10 @@ public enum ReportTable {
         for file in report.unpaired {
             out.append("unpaired \(file.kind.rawValue): \(short(file.path)) (\(file.reason.escapedForTerminal))")
         }
+        if let left = report.leftForAPerson, !left.isEmpty {
+            out.append("left for a person (nothing cut from these):")
+            for clip in left { out += SoundPairingText.lines(clip).map(\.escapedForTerminal) }
+        }
         for issue in report.errors { out.append("error: \(short(issue.path)): \(issue.error.escapedForTerminal)") }
         for skipped in report.skipped {
             out.append("skipped: \(short(skipped.path)): \(skipped.reason.escapedForTerminal)")

@@ -50,6 +50,7 @@ public enum ReportWriter {
         try member("skipped", report.skipped)
         try member("history", report.history)
         try member("disruptions", report.disruptions)
+        try member("leftForAPerson", report.leftForAPerson)
         try sink(Data("{\n".utf8))
         for (index, entry) in members.sorted(by: { $0.key < $1.key }).enumerated() {
             try sink(Data(((index > 0 ? ",\n" : "") + "  \"\(entry.key)\" : ").utf8))
@@ -100,16 +101,21 @@ public enum ReportWriter {
     /// The CSV columns, in order: the JSON row keys (the `content` object flattened into `content*` columns, its
     /// curves left to the JSON), the columns added since (so positional readers keep theirs), then `kind`.
     public static let csvColumns =
-        PairReport.columnNames.filter { $0 != "content" && $0 != "slate" && !addedColumns.contains($0) } + [
+        PairReport.columnNames.filter {
+            $0 != "content" && $0 != "slate" && !addedColumns.contains($0) && !placeColumns.contains($0)
+        } + [
             "contentModel", "contentOffsetMs", "contentOffsetMsError", "contentDriftPPM", "contentDriftPPMError",
             "contentConfidence", "contentDropouts", "contentMissingMs", "headersAgree", "disagreement", "residualMs",
-        ] + addedColumns + slateColumns + clockColumns + ["kind"]
+        ] + addedColumns + slateColumns + clockColumns + placeColumns + ["status", "kind"]
     static let addedColumns = ["pairedBy", "recordingStartSeconds", "recordingEndSeconds", "failure"]
     /// The `slate` object flattened (its tracks joined with `;`).
     static let slateColumns = ["project", "scene", "take", "tape", "tracks"]
     /// The sound's clock where it wandered or stepped (`content.clock`): its drift at the first and last measured
     /// moment, its extremes, and each rate step as `seconds:fromPPM>toPPM`, joined with `;`.
     static let clockColumns = ["clockStartPPM", "clockEndPPM", "clockMinPPM", "clockMaxPPM", "rateSteps"]
+    /// A sound-paired row's place among its clip's places (`soundPlace`); then `status`, an unpaired file's one
+    /// status on a sound night (empty on pair rows).
+    static let placeColumns = ["place", "repeats", "fit", "decidedBy"]
 
     /// One header line, then one line per pair (`kind` = `pair`), then one per unpaired file (`unpaired`: its path
     /// in `recording` or `reference` by its kind, the reason in `error`), per scan error (`error`: the path in
@@ -162,6 +168,8 @@ public enum ReportWriter {
                     $0.rateSteps.map { "\(number($0.atSeconds)):\(number($0.fromPPM))>\(number($0.toPPM))" }
                         .joined(separator: ";")
                 },
+                row.soundPlace?.place.rawValue, row.soundPlace?.repeats.map { $0 ? "true" : "false" },
+                row.soundPlace?.fit.map(number), row.soundPlace?.decidedBy, nil,
                 "pair",
             ]
             lines.append(values.map { quote($0 ?? "") }.joined(separator: ","))
@@ -175,7 +183,7 @@ public enum ReportWriter {
             lines.append(
                 line([
                     key: file.path, "folder": (file.path as NSString).deletingLastPathComponent,
-                    "error": file.reason, "kind": "unpaired",
+                    "error": file.reason, "kind": "unpaired", "status": file.status?.rawValue ?? "",
                 ]))
         }
         for issue in report.errors {

@@ -80,40 +80,41 @@ extension SoundPairingText {
                 page += "<tr>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>\n"
             }
             page += "</table>\n"
-            if !group.unmatchedClips.isEmpty {
+            for (status, heading) in SoundPairingText.groupHeadings {
+                let files = group.files.filter { $0.status == status.status && $0.kind == status.kind }
+                guard !files.isEmpty else { continue }
                 page +=
-                    "<p class=\"unmatched-clips\">Clips no recording heard: "
-                    + group.unmatchedClips.map(short).joined(separator: ", ") + "</p>\n"
-            }
-            if !group.unmatchedRecordings.isEmpty {
-                page +=
-                    "<p class=\"unmatched-recordings\">Recordings that heard no clip: "
-                    + group.unmatchedRecordings.map(short).joined(separator: ", ") + "</p>\n"
+                    "<p class=\"files \(status.kind.rawValue) \(status.status.rawValue)\">\(heading): "
+                    + files.map { short($0.path) }.joined(separator: ", ") + "</p>\n"
             }
             for error in group.errors {
                 page += "<p class=\"error\">\(short(error.path)): \(HTMLReport.escape(error.error))</p>\n"
             }
             page += "</section>\n"
         }
-        if !report.leftForAPerson.isEmpty {
-            page +=
-                "<section id=\"left\"><h2>Left for a person</h2><p>Nothing was cut from these clips: each place, and what would decide.</p>\n<table><tr><th>clip</th><th>why</th><th>places</th><th>would decide</th></tr>\n"
-            for left in report.leftForAPerson {
-                let places = left.places.map { place in
-                    var text = "\(HTMLReport.escape(place.recording)) at \(clock(place.recordingStartSeconds))"
-                    text += String(format: ", clarity %.1f", place.clarity)
-                    if let fit = place.fit { text += String(format: ", fit %.3f", fit) }
-                    if let agrees = place.timecodeAgrees {
-                        text += agrees ? ", timecode agrees" : ", timecode disagrees"
-                    }
-                    return text
-                }.joined(separator: "<br>")
-                page +=
-                    "<tr class=\"left \(left.why.rawValue)\" data-clip=\"\(HTMLReport.escape(left.clip))\"><td>\(HTMLReport.escape(left.clip))</td><td>\(left.why.rawValue)</td><td>\(places)</td><td>\(HTMLReport.escape(left.wouldDecide))</td></tr>\n"
-            }
-            page += "</table></section>\n"
-        }
+        page += leftSection(report.leftForAPerson)
         return page + "</body></html>\n"
+    }
+
+    /// The clips left for a person: each, why, its places and what would decide (nothing when there are none).
+    static func leftSection(_ left: [SoundPairingReport.LeftClip]) -> String {
+        guard !left.isEmpty else { return "" }
+        var page =
+            "<section id=\"left\"><h2>Left for a person</h2><p>Nothing was cut from these clips: each place, and what would decide.</p>\n<table><tr><th>clip</th><th>why</th><th>places</th><th>would decide</th></tr>\n"
+        for left in left {
+            let places = left.places.map { place in
+                var text = "\(HTMLReport.escape(place.recording)) at \(clock(place.recordingStartSeconds))"
+                text += String(format: ", clarity %.1f", place.clarity)
+                if let fit = place.fit { text += String(format: ", fit %.3f", fit) }
+                if let agrees = place.timecodeAgrees {
+                    text += agrees ? ", timecode agrees" : ", timecode disagrees"
+                }
+                return text
+            }.joined(separator: "<br>")
+            page +=
+                "<tr class=\"left \(left.why.rawValue)\" data-clip=\"\(HTMLReport.escape(left.clip))\"><td>\(HTMLReport.escape(left.clip))</td><td title=\"\(HTMLReport.escape(SoundPairingText.why(left)))\">\(left.why.rawValue)</td><td>\(places)</td><td>\(HTMLReport.escape(left.wouldDecide))</td></tr>\n"
+        }
+        return page + "</table></section>\n"
     }
 
     /// Writes report.json, report.csv and report.html into `folder`.

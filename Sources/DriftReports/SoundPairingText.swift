@@ -15,7 +15,7 @@ public enum SoundPairingText {
         "timecodeStartSeconds", "timecodeAgrees", "output", "outputFrames", "note",
     ]
 
-    /// One row per match; clips nobody recorded and recordings that matched nothing as rows with that status.
+    /// One row per match; then each file not paired, once, as a row with its status (`csvStatus`).
     public static func csv(_ report: SoundPairingReport) -> String {
         var lines = [csvColumns.joined(separator: ",")]
         func number(_ value: Double?, _ decimals: Int) -> String {
@@ -37,22 +37,12 @@ public enum SoundPairingText {
                     ]
                     .map(field).joined(separator: ","))
             }
-            for clip in group.unmatchedClips {
+            // Every file not paired, once, with its status.
+            for file in group.files {
+                guard let status = csvStatus(file) else { continue }
+                let (clip, recording) = file.kind == .clip ? (file.path, "") : ("", file.path)
                 lines.append(
-                    ([group.title, clip, "", "unmatched-clip"] + Array(repeating: "", count: csvColumns.count - 4)).map(
-                        field
-                    ).joined(separator: ","))
-            }
-            for clip in group.uncertainClips {
-                lines.append(
-                    ([group.title, clip, "", "uncertain-clip"] + Array(repeating: "", count: csvColumns.count - 4)).map(
-                        field
-                    ).joined(separator: ","))
-            }
-            for recording in group.unmatchedRecordings {
-                lines.append(
-                    ([group.title, "", recording, "unmatched-recording"]
-                        + Array(repeating: "", count: csvColumns.count - 4))
+                    ([group.title, clip, recording, status] + Array(repeating: "", count: csvColumns.count - 4))
                         .map(field).joined(separator: ","))
             }
         }
@@ -93,12 +83,10 @@ public enum SoundPairingText {
                     out.append(line)
                 }
             }
-            if !group.unmatchedClips.isEmpty {
-                out.append("  clips no recording heard: " + group.unmatchedClips.map(short).joined(separator: ", "))
-            }
-            if !group.unmatchedRecordings.isEmpty {
-                out.append(
-                    "  recordings that heard no clip: " + group.unmatchedRecordings.map(short).joined(separator: ", "))
+            for (status, heading) in groupHeadings {
+                let files = group.files.filter { $0.status == status.status && $0.kind == status.kind }
+                guard !files.isEmpty else { continue }
+                out.append("  \(heading.lowercased()): " + files.map { short($0.path) }.joined(separator: ", "))
             }
             for error in group.errors { out.append("  error: \(short(error.path)): \(error.error)") }
         }
@@ -109,15 +97,49 @@ public enum SoundPairingText {
         return out.joined(separator: "\n")
     }
 
+    /// The statuses a group's files are listed under, beside its timeline (clips that repeat or were not confirmed
+    /// are listed with their places under "left for a person").
+    static let groupHeadings:
+        [(
+            status: (kind: SoundPairingReport.FileStatus.Kind, status: SoundPairingReport.FileStatus.Status),
+            heading: String
+        )] = [
+            ((.clip, .unheard), "Clips no recording heard"),
+            ((.clip, .silent), "Clips with no sound to sync by"),
+            ((.clip, .tooShort), "Clips too short to measure"),
+            ((.recording, .unheard), "Recordings that heard no clip"),
+            ((.recording, .unsettled), "Recordings that heard clips only at places left for a person"),
+        ]
+
+    /// A file's row in the CSV where it is not paired: `unmatched-clip`, `silent-clip`, `short-clip`,
+    /// `unconfirmed-clip`, `uncertain-clip` (its sound repeats), `unmatched-recording`, `unsettled-recording`.
+    static func csvStatus(_ file: SoundPairingReport.FileStatus) -> String? {
+        switch (file.kind, file.status) {
+        case (.clip, .unheard): "unmatched-clip"
+        case (.clip, .silent): "silent-clip"
+        case (.clip, .tooShort): "short-clip"
+        case (.clip, .unconfirmed): "unconfirmed-clip"
+        case (.clip, .repeats): "uncertain-clip"
+        case (.recording, .unheard): "unmatched-recording"
+        case (.recording, .unsettled): "unsettled-recording"
+        default: nil
+        }
+    }
+
+    /// Why a clip was left for a person, in words.
+    public static func why(_ left: SoundPairingReport.LeftClip) -> String {
+        switch left.why {
+        case .repeats: "its sound repeats: \(left.places.count) places fit equally"
+        case .unconfirmed: "found, but no place confirmed by the measurement"
+        case .tooShort: "too short to measure"
+        case .silent: "no sound of its own to sync by"
+        case .unheard: "no recording heard its sound clearly"
+        }
+    }
+
     /// A clip left for a person, in words: why, each place, and what would decide.
     static func lines(_ left: SoundPairingReport.LeftClip) -> [String] {
-        let why: String
-        switch left.why {
-        case .repeats: why = "its sound repeats: \(left.places.count) places fit equally"
-        case .unconfirmed: why = "found, but no place confirmed by the measurement"
-        case .unheard: why = "no recording heard its sound clearly"
-        }
-        var out = ["  \(left.clip): \(why)"]
+        var out = ["  \(left.clip): \(why(left))"]
         for place in left.places {
             var line = "    \(place.recording) at \(clock(place.recordingStartSeconds))"
             line += String(format: ", clarity %.1f", place.clarity)

@@ -1,3 +1,5 @@
+import DriftSchema
+
 /// What went wrong with a night beside its pairs' own outcomes: each one makes the night unsuccessful (exit 1), and
 /// each is said on one line.
 public enum RunProblem: Sendable, Equatable, CustomStringConvertible {
@@ -13,9 +15,9 @@ public enum RunProblem: Sendable, Equatable, CustomStringConvertible {
     case timelineNotWritten(String)
     /// Pairs a scan was asked to measure by their sound that were not measured (each row says why).
     case unmeasured(Int)
-    /// Clips a pairing by sound could not settle (nothing was cut from them): heard at places that fit equally, heard
-    /// but confirmed nowhere, heard by no recording clearly.
-    case clipsLeft(repeats: Int, unconfirmed: Int, unheard: Int)
+    /// Clips a pairing by sound could not settle (nothing was cut from them), by why: heard at places that fit
+    /// equally, heard but confirmed nowhere, too short to measure, silent, heard by no recording clearly.
+    case clipsLeft([SoundPairingReport.LeftClip.Why: Int])
 
     public var description: String {
         switch self {
@@ -25,12 +27,13 @@ public enum RunProblem: Sendable, Equatable, CustomStringConvertible {
         case .unmeasured(let count):
             return
                 "\(count) pair\(count == 1 ? " was" : "s were") not measured by \(count == 1 ? "its" : "their") sound"
-        case .clipsLeft(let repeats, let unconfirmed, let unheard):
-            let total = repeats + unconfirmed + unheard
-            let parts = [
-                (repeats, "heard at places that fit equally"), (unconfirmed, "found but confirmed nowhere"),
-                (unheard, "heard by no recording clearly"),
-            ].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+        case .clipsLeft(let counts):
+            let total = counts.values.reduce(0, +)
+            let words: [(SoundPairingReport.LeftClip.Why, String)] = [
+                (.repeats, "heard at places that fit equally"), (.unconfirmed, "found but confirmed nowhere"),
+                (.tooShort, "too short to measure"), (.silent, "silent"), (.unheard, "heard by no recording clearly"),
+            ]
+            let parts = words.compactMap { why, text in counts[why].map { "\($0) \(text)" } }
             return
                 "\(total) clip\(total == 1 ? "" : "s") left for a person, nothing cut from \(total == 1 ? "it" : "them"): \(parts.joined(separator: ", "))"
         }

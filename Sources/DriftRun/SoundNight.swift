@@ -58,11 +58,7 @@ struct SoundNight: NightPart {
         var outcome = Run.Outcome(report: report, sound: found)
         let left = found.leftForAPerson
         if !left.isEmpty {
-            outcome.problems.append(
-                .clipsLeft(
-                    repeats: left.filter { $0.why == .repeats }.count,
-                    unconfirmed: left.filter { $0.why == .unconfirmed }.count,
-                    unheard: left.filter { $0.why == .unheard }.count))
+            outcome.problems.append(.clipsLeft(Dictionary(left.map { ($0.why, 1) }, uniquingKeysWith: +)))
         }
         guard let journal, let night = context.run else { return outcome }
         let (status, problem) = run.ending(execution)

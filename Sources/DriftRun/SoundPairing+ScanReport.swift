@@ -30,6 +30,7 @@ extension SoundPairing {
                 row.operations = m.operations ?? []
                 row.output = m.output
                 row.outputFrames = m.outputFrames
+                row.soundPlace = SoundPlace(place: m.status, repeats: m.repeats, fit: m.fit, decidedBy: m.decidedBy)
                 // The table shows recordings; the note says which clip, and where.
                 var notes = [
                     "clip \((m.reference as NSString).lastPathComponent) at \(SoundPairingReport.clock(m.recordingStartSeconds))"
@@ -69,23 +70,39 @@ extension SoundPairing {
                 row.contentNote = notes.joined(separator: "; ")
                 pairs.append(row)
             }
-            unpaired += group.unmatchedClips.map {
-                UnpairedFile(path: $0, kind: .reference, reason: "no recording heard its sound")
-            }
-            unpaired += group.uncertainClips.map { clip in
-                let places = group.matches.filter { $0.reference == clip && $0.repeats == true }.count
-                return UnpairedFile(
-                    path: clip, kind: .reference,
-                    reason: "its sound repeats: \(places) places fit equally; left for a person, nothing cut")
-            }
-            unpaired += group.unmatchedRecordings.map {
-                UnpairedFile(path: $0, kind: .recording, reason: "heard none of the clips")
+            // Every file not paired, once, with its status in a word and its reason in words.
+            for file in group.files {
+                guard let reason = Self.reason(file, in: group) else { continue }
+                unpaired.append(
+                    UnpairedFile(
+                        path: file.path, kind: file.kind == .clip ? .reference : .recording, reason: reason,
+                        status: file.status))
             }
             errors += group.errors.map { ScanIssue(path: $0.path, error: $0.error) }
         }
-        return ScanReport(
+        var scan = ScanReport(
             generated: ISO8601DateFormatter().string(from: generated), roots: roots, pairs: pairs, unpaired: unpaired,
             errors: errors)
+        scan.leftForAPerson = report.leftForAPerson
+        return scan
+    }
+
+    /// Why a file of a sound night is unpaired, in words; nil where it is paired.
+    static func reason(_ file: SoundPairingReport.FileStatus, in group: SoundPairingReport.Group) -> String? {
+        switch file.status {
+        case .paired, .failed, .heard: return nil
+        case .repeats:
+            let places = group.matches.filter { $0.reference == file.path && $0.repeats == true }.count
+            return "its sound repeats: \(places) places fit equally; left for a person, nothing cut"
+        case .unconfirmed: return "found, but no place confirmed by the measurement; left for a person, nothing cut"
+        case .tooShort: return "too short to measure; left for a person, nothing cut"
+        case .silent: return "no sound of its own to sync by"
+        case .unheard:
+            return file.kind == .clip ? "no recording heard its sound" : "heard none of the clips"
+        case .unsettled:
+            let clips = Set(group.matches.filter { $0.recording == file.path }.map(\.reference)).count
+            return "heard \(clips) clip\(clips == 1 ? "" : "s") only at places left for a person"
+        }
     }
 
     /// A report of the pairs names made and the one of what sound paired among the files names left: both pairs'
@@ -94,6 +111,7 @@ extension SoundPairing {
         var report = names
         report.pairs += sound.pairs
         report.unpaired = sound.unpaired
+        report.leftForAPerson = sound.leftForAPerson
         let known = Set(names.errors.map(\.path))
         report.errors += sound.errors.filter { !known.contains($0.path) }
         report.refreshSummary()

@@ -129,10 +129,12 @@ public struct SoundPairing: Sendable {
         var tasks: [(group: Int, task: ClipTask)] = []
         var kept: [(group: Int, clip: String, rows: [SoundPairingReport.Match])] = []
         var groupRecordings: [[String]] = []
+        var groupClips: [[String]] = []
         for name in Set(names.values).sorted() {
             var group = SoundPairingReport.Group(folder: root)
             group.name = grouping.parts.isEmpty ? nil : name
-            group.unmatchedClips = silentClips.filter { names[$0] == name }
+            groupClips.append(
+                silentClips.filter { names[$0] == name } + clipPrints.map(\.path).filter { names[$0] == name })
             let inGroup = recordingPrints.filter { names[$0.path] == name }
             // A clip whose earlier finding still stands (nothing it rests on changed) is not searched for again.
             var searched: [Printed] = []
@@ -145,8 +147,7 @@ public struct SoundPairing: Sendable {
                     searched.append(clip)
                 }
             }
-            let (planned, unheard) = search(searched, in: inGroup, root: root, lengths: &lengths, claimed: &claimed)
-            group.unmatchedClips += unheard
+            let planned = search(searched, in: inGroup, root: root, lengths: &lengths, claimed: &claimed)
             tasks += planned.map { (groups.count, $0) }
             groupRecordings.append(inGroup.map(\.path))
             groups.append(group)
@@ -174,7 +175,7 @@ public struct SoundPairing: Sendable {
         }
         let outcomes =
             zip(tasks, settled).map { ($0.group, $0.task.clip, $1) } + kept.map { ($0.group, $0.clip, $0.rows) }
-        for (g, clip, rows) in outcomes {
+        for (g, _, rows) in outcomes {
             for row in rows {
                 switch row.status {
                 case .failed: logger.error("\(row.reference): \(row.note ?? "failed")")
@@ -185,26 +186,21 @@ public struct SoundPairing: Sendable {
                 default: break
                 }
             }
-            if !rows.contains(where: { $0.status != .uncertain }) {
-                // Heard at places that fit equally (left for a person to choose), or nowhere clearly.
-                if rows.contains(where: { $0.repeats == true }) {
-                    groups[g].uncertainClips.append(clip)
-                } else {
-                    groups[g].unmatchedClips.append(clip)
-                }
-            }
             groups[g].matches += rows
         }
         let devices = rules.device
+        // Shorter than the measurement's least (a second of recording): too short to search for.
+        let short = Set(clipPrints.filter { $0.print.seconds < 1 }.map(\.path))
         for g in groups.indices {
             groups[g].matches = Self.pooledDrift(groups[g].matches) {
                 devices.identify(recording: $0, root: root, metadata: nil).name
             }
-            let heard = Set(groups[g].matches.filter { $0.status != .uncertain }.map(\.recording))
-            groups[g].unmatchedRecordings =
-                g < groupRecordings.count ? groupRecordings[g].filter { !heard.contains($0) } : []
-            groups[g].unmatchedClips.sort()
-            groups[g].uncertainClips.sort()
+            // Each file's one status: a clip paired, repeated, unconfirmed, too short, silent or unheard; a
+            // recording that heard a clip, heard clips only at places left for a person, or heard none.
+            groups[g].classify(
+                clips: g < groupClips.count ? groupClips[g] : [],
+                recordings: g < groupRecordings.count ? groupRecordings[g] : [], silent: Set(silentClips),
+                short: short)
         }
         return groups
     }
@@ -217,12 +213,12 @@ public struct SoundPairing: Sendable {
             "search v\(SoundMatcher.version), sync v\(ClipSync.version); confidence \(settings.minimumConfidence), residual \(settings.residualLimitMs) ms; \(settings.quality.rawValue)\(settings.mux ? ", mux" : ""); engines \(engines.joined(separator: ",")); into \(settings.output ?? "-") as \(rules.soundOutput)"
     }
 
-    /// Each clip searched for in `recordings`: a task per clip heard clearly somewhere, and the clips heard nowhere.
+    /// Each clip searched for in `recordings`: a task per clip heard clearly somewhere (a clip heard nowhere has none).
     private func search(
         _ clipPrints: [Printed], in recordingPrints: [Printed], root: String,
         lengths: inout [String: (frames: Int64, sampleRate: Int)], claimed: inout [String: String]
     )
-        -> (tasks: [ClipTask], unheard: [String])
+        -> [ClipTask]
     {
         let matcher = SoundMatcher(recordings: recordingPrints.map(\.print))
         let recordingPaths = recordingPrints.map(\.path)
@@ -247,13 +243,8 @@ public struct SoundPairing: Sendable {
         }
 
         var tasks: [ClipTask] = []
-        var unheard: [String] = []
-        for (c, candidates) in searched.enumerated() {
+        for (c, candidates) in searched.enumerated() where !candidates.isEmpty {
             let clip = clipPrints[c]
-            guard !candidates.isEmpty else {
-                unheard.append(clip.path)
-                continue
-            }
             var places: [ClipTask.Place] = []
             for candidate in candidates {
                 let recording = recordingPrints[candidate.recording]
@@ -289,7 +280,7 @@ public struct SoundPairing: Sendable {
                     minimumConfidence: settings.minimumConfidence, residualLimitMs: settings.residualLimitMs,
                     quality: settings.quality, mux: settings.mux))
         }
-        return (tasks, unheard)
+        return tasks
     }
 
     /// Where the timecodes put a clip in each recording that carries one (and reaches it), by the recording's index.

@@ -22,11 +22,11 @@ struct SoundTimeline {
     ) {
         var paths: Set<String> = []
         for group in sound.groups {
-            paths.formUnion(group.matches.map(\.reference) + group.unmatchedClips + group.uncertainClips)
+            paths.formUnion(group.matches.map(\.reference) + group.clips)
             paths.formUnion(group.matches.filter { $0.status != .uncertain }.map(\.recording))
             if file.audio == .synced { paths.formUnion(group.matches.compactMap(\.output)) }
         }
-        let clips = Set(sound.groups.flatMap { $0.matches.map(\.reference) + $0.unmatchedClips + $0.uncertainClips })
+        let clips = Set(sound.groups.flatMap { $0.matches.map(\.reference) + $0.clips })
         let ordered = paths.sorted()
         let facts = Parallel.map(ordered, threads: Cores.available) { path in
             Self.media(path, picture: clips.contains(path))

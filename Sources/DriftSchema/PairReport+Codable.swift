@@ -17,6 +17,8 @@ extension PairReport {
         case failure
         // Added with the recorders' chunks.
         case slate
+        // Added with one status per sound-paired place (report version 2).
+        case place, repeats, fit, decidedBy
     }
 
     /// The report columns, in order: JSON keys of a row and the CSV header.
@@ -66,6 +68,10 @@ extension PairReport {
         try c.encode(recordingEndSeconds, forKey: .recordingEndSeconds)
         try c.encode(failure, forKey: .failure)
         try c.encode(slate, forKey: .slate)
+        try c.encode(soundPlace?.place, forKey: .place)
+        try c.encode(soundPlace?.repeats, forKey: .repeats)
+        try c.encode(soundPlace?.fit, forKey: .fit)
+        try c.encode(soundPlace?.decidedBy, forKey: .decidedBy)
     }
 
     // Reports stored in a journal by an earlier release lack the newer keys: they decode with empty values.
@@ -113,6 +119,12 @@ extension PairReport {
         recordingEndSeconds = try c.decodeIfPresent(Double.self, forKey: .recordingEndSeconds)
         failure = try c.decodeIfPresent(FailureKind.self, forKey: .failure)
         slate = try c.decodeIfPresent(Slate.self, forKey: .slate)
+        if let place = try c.decodeIfPresent(SoundPairingReport.Match.Status.self, forKey: .place) {
+            soundPlace = SoundPlace(
+                place: place, repeats: try c.decodeIfPresent(Bool.self, forKey: .repeats),
+                fit: try c.decodeIfPresent(Double.self, forKey: .fit),
+                decidedBy: try c.decodeIfPresent(String.self, forKey: .decidedBy))
+        }
     }
 }
 
@@ -144,6 +156,7 @@ extension ScanSummary {
 extension ScanReport {
     enum CodingKeys: String, CodingKey {
         case version, generated, roots, summary, devices, pairs, unpaired, errors, skipped, history, disruptions
+        case leftForAPerson
     }
 
     public init(from decoder: Decoder) throws {
@@ -159,5 +172,6 @@ extension ScanReport {
         history = try c.decodeIfPresent(DriftHistory.self, forKey: .history)
         disruptions = try c.decodeIfPresent(RunDisruptions.self, forKey: .disruptions)
         devices = try c.decodeIfPresent([DeviceSummary].self, forKey: .devices)
+        leftForAPerson = try c.decodeIfPresent([SoundPairingReport.LeftClip].self, forKey: .leftForAPerson)
     }
 }

@@ -86,6 +86,13 @@ public struct PairReport: Codable, Sendable, Equatable {
     }
     // Boxed as `content` is: most rows of a fleet's report carry none.
     private var slateBox: Boxed<Slate>?
+    /// For a pair found by sound: this place among the clip's places (used, alternative, uncertain, failed), whether
+    /// it is one of places that fit equally, its fit and the witness that chose it; null for a pair found by name.
+    public var soundPlace: SoundPlace? {
+        get { soundPlaceBox?.value }
+        set { soundPlaceBox = newValue.map(Boxed.init) }
+    }
+    private var soundPlaceBox: Boxed<SoundPlace>?
     /// For a pair found by sound: recording seconds of the reference's first and last moments (a clip inside a long
     /// recording; before 0 or past the end where the recording started late or stopped early).
     public var recordingStartSeconds: Double?
@@ -148,6 +155,28 @@ public struct PairReport: Codable, Sendable, Equatable {
     }
 }
 
+/// A sound-paired row's place among its clip's places, as the report's `place`, `repeats`, `fit` and `decidedBy`.
+public struct SoundPlace: Codable, Sendable, Equatable {
+    /// `used` (the clip's chosen place), `alternative` (sure, another recording chosen), `uncertain` (listed, never
+    /// used), `failed` (chosen, its cut failed).
+    public var place: SoundPairingReport.Match.Status
+    /// One of places of one recording that fit the clip equally, none chosen.
+    public var repeats: Bool?
+    /// How well the clip fits here, second by second (where it was heard at more than one place of a recording).
+    public var fit: Double?
+    /// The witness that chose this place among equals: `sound`, `timecode`, `take order`.
+    public var decidedBy: String?
+
+    public init(
+        place: SoundPairingReport.Match.Status, repeats: Bool? = nil, fit: Double? = nil, decidedBy: String? = nil
+    ) {
+        self.place = place
+        self.repeats = repeats
+        self.fit = fit
+        self.decidedBy = decidedBy
+    }
+}
+
 /// An immutable box for a row's content measurement.
 /// A rarely filled value kept out of line, so a row without it carries one pointer.
 private final class Boxed<Value: Sendable & Equatable>: Sendable, Equatable {
@@ -186,11 +215,15 @@ public struct UnpairedFile: Codable, Sendable, Equatable {
     public var path: String
     public var kind: Kind
     public var reason: String
+    /// Where the night paired by sound: the file's one status (`unheard`, `repeats`, `unconfirmed`, `too-short`,
+    /// `silent`, `unsettled`); null where it paired by name.
+    public var status: SoundPairingReport.FileStatus.Status?
 
-    public init(path: String, kind: Kind, reason: String) {
+    public init(path: String, kind: Kind, reason: String, status: SoundPairingReport.FileStatus.Status? = nil) {
         self.path = path
         self.kind = kind
         self.reason = reason
+        self.status = status
     }
 }
 
@@ -258,7 +291,10 @@ public struct ScanSummary: Codable, Sendable, Equatable {
 
 /// The drift report: `driftfix scan`'s JSON, and the source of its CSV and HTML.
 public struct ScanReport: Codable, Sendable, Equatable {
-    public var version = 1
+    /// 2: sound-paired rows carry `place`, `repeats`, `fit`, `decidedBy`; unpaired files their `status`;
+    /// `leftForAPerson` where the night paired by sound.
+    public static let currentVersion = 2
+    public var version = ScanReport.currentVersion
     public var generated: String
     public var roots: [String]
     public var summary: ScanSummary
@@ -274,6 +310,9 @@ public struct ScanReport: Codable, Sendable, Equatable {
     /// The fleet, one entry per device, worst first, as the report files carry it (`ReportWriter` fills it in from
     /// the pairs and the history); absent until then.
     public var devices: [DeviceSummary]?
+    /// Where the night paired by sound: every clip no place was chosen for, with its places and what would decide
+    /// (as `driftfix sync` lists them); null where it paired by name alone.
+    public var leftForAPerson: [SoundPairingReport.LeftClip]?
 
     public init(
         generated: String, roots: [String], pairs: [PairReport], unpaired: [UnpairedFile], errors: [ScanIssue],

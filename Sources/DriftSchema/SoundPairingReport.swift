@@ -20,6 +20,10 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
             case repeats
             /// Found by the prints, but the measurement confirmed no place.
             case unconfirmed
+            /// Too short for the measurement (or to search for).
+            case tooShort = "too-short"
+            /// No sound to search for.
+            case silent
             /// No recording heard its sound clearly.
             case unheard
         }
@@ -43,18 +47,37 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
                             "start timecodes on the clip and the recording, the takes' order by the files' times, or a sound only one place has (a slate, a voice)"
                     ))
             }
-            for clip in group.unmatchedClips {
-                let places = group.matches.filter { $0.reference == clip }
+            for clip in group.unconfirmedClips {
                 left.append(
                     LeftClip(
-                        clip: clip, group: group.title, why: places.isEmpty ? .unheard : .unconfirmed, places: places,
-                        wouldDecide: places.isEmpty
-                            ? "a recording that heard it (in this group: scan.sound-group), or none was running"
-                            : "a longer clip, or a recording that heard it more clearly"))
+                        clip: clip, group: group.title, why: .unconfirmed,
+                        places: group.matches.filter { $0.reference == clip },
+                        wouldDecide: "a longer clip, or a recording that heard it more clearly"))
+            }
+            for clip in group.shortClips {
+                left.append(
+                    LeftClip(
+                        clip: clip, group: group.title, why: .tooShort,
+                        places: group.matches.filter { $0.reference == clip },
+                        wouldDecide:
+                            "a clip of at least \(Int(SoundPairingReport.shortestMeasurableSeconds.rounded(.up))) s of sound"
+                    ))
+            }
+            let silent = Set(group.files.filter { $0.status == .silent }.map(\.path))
+            for clip in group.unmatchedClips {
+                left.append(
+                    LeftClip(
+                        clip: clip, group: group.title, why: silent.contains(clip) ? .silent : .unheard, places: [],
+                        wouldDecide: silent.contains(clip)
+                            ? "a clip with sound of its own (a scratch track): it has none to sync by"
+                            : "a recording that heard it (in this group: scan.sound-group), or none was running"))
             }
             return left
         }
     }
+
+    /// About the shortest clip the measurement confirms: five windows of sound of about 0.77 s each.
+    public static let shortestMeasurableSeconds = 3.84
 
     public struct Group: Codable, Sendable, Equatable {
         /// The folder the group was scanned from.
@@ -68,8 +91,16 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
         /// Clips whose sound was heard at two or more places that fit equally (the sound repeats: a loop, a chorus,
         /// a playback recorded at every take), none decided by a witness: listed with every place, never cut.
         public var uncertainClips: [String] = []
+        /// Clips the prints found but the measurement confirmed at no place.
+        public var unconfirmedClips: [String] = []
+        /// Clips too short to measure or to search for.
+        public var shortClips: [String] = []
         /// Recordings that heard no clip.
         public var unmatchedRecordings: [String]
+        /// Recordings that heard clips only at places left for a person.
+        public var unsettledRecordings: [String] = []
+        /// Every clip and recording with its one status (`classify`).
+        public var files: [SoundPairingReport.FileStatus] = []
         /// Files that could not be read, one line each.
         public var errors: [FileError]
 

@@ -120,6 +120,15 @@ public struct ContentMeasurer {
             measurement: analysis.measurement)
     }
 
+    /// Why a reference is too short to measure, in words.
+    static func tooShort(windows: Int?, rate: Double) -> String {
+        let seconds = Double(WindowPass.windowLength(rate: rate)) / rate
+        let w = String(seconds, decimals: 2)
+        guard let windows else { return "too short to measure: under two windows of \(w) s, and 5 are needed" }
+        return
+            "too short to measure: \(windows) window\(windows == 1 ? "" : "s") of \(w) s with sound in both files, and 5 are needed"
+    }
+
     /// The measurement, and the fitted lag model when there is one; `warp` reads the recording on a drift hypothesis
     /// (the model is then on that warped timeline; the measurement is converted back to the recording's).
     func analyse(
@@ -140,6 +149,12 @@ public struct ContentMeasurer {
         }
         if first.referenceRMS < settings.silence {
             return (unmeasurable(.silentReference, "the reference is silent"), nil, nil, first.reference)
+        }
+        // A reference shorter than two windows touches at most three of the recording's: never the five a
+        // measurement needs.
+        let window = WindowPass.windowLength(rate: rate)
+        if first.referenceSamples < 2 * window {
+            return (unmeasurable(.tooShort, Self.tooShort(windows: nil, rate: rate)), nil, nil, first.reference)
         }
         var coarse = CoarseAligner.align(recording: first.recordingOnsets, reference: first.referenceOnsets)
         if let expected = expectedLag {
@@ -183,14 +198,17 @@ public struct ContentMeasurer {
         else {
             let ambiguous = fine.ambiguousWindows > fine.soundWindows / 2
             var result =
-                fine.soundWindows == 0
-                ? unmeasurable(.noCommonSound, "no window has sound in both files")
-                : ambiguous
-                    ? unmeasurable(.repetitive, "the sound repeats: several places in the reference match equally well")
-                    : unmeasurable(
-                        .noCommonSound,
-                        "no common sound: \(clear.count) of \(fine.soundWindows) windows with sound found a clear match"
-                    )
+                fine.soundWindows < minimumAgreeing && first.referenceSamples < (minimumAgreeing + 1) * window
+                ? unmeasurable(.tooShort, Self.tooShort(windows: fine.soundWindows, rate: rate))
+                : fine.soundWindows == 0
+                    ? unmeasurable(.noCommonSound, "no window has sound in both files")
+                    : ambiguous
+                        ? unmeasurable(
+                            .repetitive, "the sound repeats: several places in the reference match equally well")
+                        : unmeasurable(
+                            .noCommonSound,
+                            "no common sound: \(clear.count) of \(fine.soundWindows) windows with sound found a clear match"
+                        )
             result.windows = fine.soundWindows
             result.agreeingWindows = clear.count
             return (result, nil, coarseDrift, first.reference)

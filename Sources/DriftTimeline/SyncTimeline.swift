@@ -40,7 +40,7 @@ public struct SyncTimeline: Sendable {
     /// The timeline, and a line for each file left off it (its media could not be read).
     public func build(_ report: SoundPairingReport) -> (timeline: EditTimeline, leftOff: [String]) {
         let clipRates = report.groups.flatMap { group in
-            Set(group.matches.map(\.reference) + group.unmatchedClips + group.uncertainClips).compactMap {
+            Set(group.matches.map(\.reference) + group.clips).compactMap {
                 media[$0].flatMap { $0.hasVideo ? $0.rate : nil }
             }
         }
@@ -238,6 +238,8 @@ public struct SyncTimeline: Sendable {
             switch left.why {
             case .repeats: ("uncertain: heard at \(left.places.count) places that fit equally", .red)
             case .unconfirmed: ("unconfirmed: found but confirmed nowhere", .orange)
+            case .tooShort: ("too short: too little sound to measure", .yellow)
+            case .silent: ("silent: no sound of its own to sync by", .yellow)
             case .unheard: ("unheard: no recorder heard this clip", .yellow)
             }
         let comment =

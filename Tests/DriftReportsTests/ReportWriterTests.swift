@@ -76,10 +76,11 @@ struct ReportWriterTests {
         #expect(lines[0] == Substring(ReportWriter.csvColumns.joined(separator: ",")))
         // Every JSON column but the content and slate objects, which are flattened.
         #expect(Set(PairReport.columnNames).subtracting(ReportWriter.csvColumns) == ["content", "slate"])
+        #expect(Set(ReportWriter.csvColumns).subtracting(PairReport.columnNames).contains("status"))
         #expect(
-            ReportWriter.csvColumns.suffix(11) == [
+            ReportWriter.csvColumns.suffix(16) == [
                 "project", "scene", "take", "tape", "tracks", "clockStartPPM", "clockEndPPM", "clockMinPPM",
-                "clockMaxPPM", "rateSteps", "kind",
+                "clockMaxPPM", "rateSteps", "place", "repeats", "fit", "decidedBy", "status", "kind",
             ])
         #expect(lines[1].hasPrefix("\"/m/cam,1/take \"\"01\"\".wav\",\"/m/cam,1/take 01.mov\",\"/m/cam,1\",48000,2,"))
         #expect(lines[1].hasSuffix(",pair") && lines[2].hasSuffix(",pair"))

@@ -63,6 +63,18 @@ struct SyncCommandTests {
         let matches = try #require(group["matches"] as? [[String: Any]])
         #expect(group["unmatchedClips"] as? [String] == [root.file("camera/C0004.MP4")], "\(group)")
         #expect(group["unmatchedRecordings"] as? [String] == [root.file("audio/ZOOM0002.WAV")], "\(group)")
+        // Every file once, with its one status.
+        let files = try #require(group["files"] as? [[String: Any]])
+        let statuses = Dictionary(
+            files.compactMap { f in (f["path"] as? String).map { ($0, f["status"] as? String ?? "") } },
+            uniquingKeysWith: { a, b in a + "," + b })
+        #expect(
+            statuses == [
+                root.file("camera/C0001.MP4"): "paired", root.file("camera/C0002.MP4"): "paired",
+                root.file("camera/C0003.MP4"): "paired", root.file("camera/C0004.MP4"): "unheard",
+                root.file("audio/ZOOM0001.WAV"): "heard", root.file("audio/LAV_B_0007.WAV"): "heard",
+                root.file("audio/ZOOM0002.WAV"): "unheard",
+            ], "\(files)")
 
         let recorders = [root.file("audio/ZOOM0001.WAV"), root.file("audio/LAV_B_0007.WAV")]
         // Clip 2: the lavalier heard its first half only; the recorder that heard all of it is used.
@@ -176,16 +188,25 @@ struct SyncCommandTests {
             let span = (end - start) / (1 + shoot.recorders[r].driftPPM * 1e-6) - shoot.clips[c - 1].seconds
             #expect(span >= -0.001 && span < 0.065, "\(row)")
         }
+        // Report version 2: each row's place in words scripts read, each unpaired file's status, and the clips
+        // left for a person.
+        #expect(scanned["version"] as? Int == 2)
+        #expect(rows.allSatisfy { ["used", "alternative"].contains($0["place"] as? String ?? "") }, "\(rows)")
+        #expect(rows.filter { $0["place"] as? String == "used" }.count == 3)
         let unpaired = try #require(scanned["unpaired"] as? [[String: Any]])
         #expect(
-            Set(unpaired.compactMap { $0["path"] as? String }) == [
-                root.file("camera/C0004.MP4"), root.file("audio/ZOOM0002.WAV"),
-            ])
+            Dictionary(
+                uniqueKeysWithValues: unpaired.compactMap { u in
+                    (u["path"] as? String).map { ($0, u["status"] as? String ?? "") }
+                }) == [root.file("camera/C0004.MP4"): "unheard", root.file("audio/ZOOM0002.WAV"): "unheard"])
+        let left = try #require(scanned["leftForAPerson"] as? [[String: Any]])
+        #expect(left.count == 1 && left[0]["clip"] as? String == root.file("camera/C0004.MP4"))
+        #expect(left.first?["why"] as? String == "unheard")
         let csv = try driftfix(["scan", root.path, "--pair-by", "sound", "--format", "csv"])
         #expect(
             csv.stdout.split(separator: "\n").first?.hasSuffix(
                 ",residualMs,pairedBy,recordingStartSeconds,recordingEndSeconds,failure,project,scene,take,tape,tracks,"
-                    + "clockStartPPM,clockEndPPM,clockMinPPM,clockMaxPPM,rateSteps,kind"
+                    + "clockStartPPM,clockEndPPM,clockMinPPM,clockMaxPPM,rateSteps,place,repeats,fit,decidedBy,status,kind"
             )
                 == true)
 
