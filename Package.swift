@@ -101,7 +101,7 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"), "DriftSchema", "DriftCore", "CZlib",
             ]),
         // Timelines for editors (OpenTimelineIO, FCPXML, CMX3600) from a pairing by sound: pure, exact times.
-        .target(name: "DriftTimeline", dependencies: ["DriftCore", "DriftSchema"]),
+        .target(name: "DriftTimeline", dependencies: ["DriftCore", "DriftSchema", "DriftSupport"]),
         // Wire messages and their codec: pure, testable without sockets.
         .target(name: "DriftWire", dependencies: ["DriftCore", "DriftSchema", "DriftSync"]),
         // ZeroMQ context, sockets and polling, CURVE keys and the ZAP handler (the only importer of CZMQ).

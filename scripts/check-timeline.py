@@ -145,6 +145,7 @@ def read_edl(path, rate):
     timeline = otio.adapters.read_from_file(path, adapter_name="cmx_3600", rate=float(rate))
     hour = 3600 * round(rate)
     items = []
+    reels = []
     for track in timeline.tracks:
         origin = track.source_range.start_time.value if track.source_range else 0
         for index, child in enumerate(track):
@@ -152,6 +153,8 @@ def read_edl(path, rate):
                 continue
             record = track.range_of_child_at_index(index).start_time.value - origin - hour
             media = path_of(getattr(child.media_reference, "target_url", None))
+            cmx = child.metadata.get("cmx_3600", {})
+            reels.append((cmx.get("reel"), media, [c for c in cmx.get("comments", []) if c.startswith("REEL:")]))
             source = Fraction(child.source_range.start_time.value) / rate
             if track.kind == "Audio" and media and os.path.exists(media):
                 start, sample_rate = wave_start(media)
@@ -161,7 +164,26 @@ def read_edl(path, rate):
                 track.name, track.kind, child.name, media, Fraction(record) / rate, source,
                 Fraction(child.source_range.duration.value) / rate,
                 [{"name": m.name, "color": m.color, "comment": ""} for m in child.markers]))
-    return {"name": timeline.name, "rate": float(rate), "items": items, "markers": [], "metadata": {}}
+    return {"name": timeline.name, "rate": float(rate), "items": items, "markers": [], "metadata": {},
+            "reelProblems": reel_problems(reels)}
+
+
+def reel_problems(reels):
+    """A conform links each reel to one file: every reel names one source, every source one reel, and the event's
+    `* REEL:` comment says the same."""
+    problems = []
+    by_reel, by_source = {}, {}
+    for reel, media, comments in reels:
+        if not reel:
+            problems.append(f"{media}: no reel")
+            continue
+        by_reel.setdefault(reel, set()).add(media)
+        by_source.setdefault(media, set()).add(reel)
+        if comments != [f"REEL: {reel} IS {media}"]:
+            problems.append(f"{media}: reel {reel}, its map comment says {comments}")
+    problems += [f"reel {r} links {sorted(s)}" for r, s in by_reel.items() if len(s) > 1]
+    problems += [f"{m} has reels {sorted(r)}" for m, r in by_source.items() if len(r) > 1]
+    return problems
 
 
 def check_report(reading, report, tolerance):
@@ -320,6 +342,10 @@ def main():
                "markers": sorted(m["name"] for i in reading["items"] for m in i["markers"]) + reading["markers"],
                "metadata": reading["metadata"]}
     status = 0
+    if "reelProblems" in reading:
+        summary["reelProblems"] = reading["reelProblems"]
+        summary["reels"] = len({(i["path"]) for i in reading["items"]})
+        status = 1 if reading["reelProblems"] else 0
     if args.truth:
         with open(args.truth) as f:
             truth = json.load(f)

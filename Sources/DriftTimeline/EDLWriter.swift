@@ -1,4 +1,5 @@
 import DriftCore
+import DriftSupport
 
 /// CMX3600 edit decision lists (`.edl`), which every editor reads: whole frames at the timeline's rate, non-drop
 /// timecode from 01:00:00:00, one picture track per list, so one list per camera track, each with the audio of the
@@ -67,18 +68,23 @@ public enum EDLWriter {
         events.sort {
             ($0.recordIn, $0.channel == "V" ? 0 : 1, $0.channel) < ($1.recordIn, $1.channel == "V" ? 0 : 1, $1.channel)
         }
+        let reels = reels(for: events.map(\.item.media.path))
         var lines = ["TITLE: \(title(timeline.name + " " + video.name))", "FCM: NON-DROP FRAME", ""]
-        lines += notes
         for (number, event) in events.enumerated() {
             let item = event.item
             let channel = event.channel.padding(toLength: 5, withPad: " ", startingAt: 0)
+            let reel = reels[item.media.path] ?? "AX      "
             lines.append(
-                String(format: "%03d", number + 1) + "  " + reel(item.media.fileName) + " " + channel + " C        "
+                String(format: "%03d", number + 1) + "  " + reel + " " + channel + " C        "
                     + [
                         event.sourceIn, event.sourceIn + event.frames, event.recordIn, event.recordIn + event.frames,
                     ].map { timecode($0, fps: fps) }.joined(separator: " "))
             lines.append("* FROM CLIP NAME: \(item.name)")
             lines.append("* FROM FILE: \(item.media.path)")
+            // The reel-to-file map, on every event: a conform links the reel to this file and no other.
+            lines.append("* REEL: \(reel) IS \(item.media.path)")
+            // What the list cannot hold, said on its first event (a comment before the first event is not CMX3600).
+            if number == 0 { lines += notes }
             for marker in item.markers {
                 let at = Flicks.units(Flicks.of(marker.at, at: item.media.rate), at: rate)
                 lines.append(
@@ -106,12 +112,44 @@ public enum EDLWriter {
             format: "%02lld:%02lld:%02lld:%02lld", seconds / 3600, seconds / 60 % 60, seconds % 60, frames % fps)
     }
 
-    /// The reel: eight characters of the file's stem, upper case, letters and digits.
-    static func reel(_ fileName: String) -> String {
+    /// Each file's reel in a list: eight characters, unique within the list, and the same every night for the same
+    /// path (`reel(path:)`); where two paths' reels collide (about one pair in 1.7 million), the later path in byte
+    /// order takes the next salt, so the earlier keeps its reel.
+    static func reels(for paths: [String]) -> [String: String] {
+        var owners: [String: String] = [:]
+        var reels: [String: String] = [:]
+        for path in Set(paths).sorted(by: { Array($0.utf8).lexicographicallyPrecedes($1.utf8) }) {
+            var salt = 0
+            var reel = Self.reel(path: path)
+            while owners[reel] != nil {
+                salt += 1
+                reel = Self.reel(path: path, salt: salt)
+            }
+            owners[reel] = path
+            reels[path] = reel
+        }
+        return reels
+    }
+
+    /// A file's reel: the last four letters and digits of its name's stem (upper case; where numbered clips differ),
+    /// then base-36 characters of an FNV-1a hash of its whole path up to eight, so that two files named alike in two
+    /// folders, or two long names that begin alike, get two reels. Never a reel CMX3600 reserves (`BL`, `AX`, `BARS`,
+    /// `BLACK`): it is always eight characters.
+    static func reel(path: String, salt: Int = 0) -> String {
+        let fileName = path.split(separator: "/").last.map(String.init) ?? path
         let stem = fileName.split(separator: ".", omittingEmptySubsequences: false).dropLast().joined(separator: ".")
         let kept = (stem.isEmpty ? fileName : stem).uppercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber) }
-        let reel = kept.isEmpty ? "AX" : String(kept.prefix(8))
-        return reel.padding(toLength: 8, withPad: " ", startingAt: 0)
+        let readable = String(kept.suffix(4))
+        var hash = FNV1a64()
+        Array((salt == 0 ? path : "\(path)#\(salt)").utf8).withUnsafeBytes { hash.update($0) }
+        let digits = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        var value = hash.value
+        var code = ""
+        for _ in 0..<(8 - readable.count) {
+            code.append(digits[Int(value % 36)])
+            value /= 36
+        }
+        return readable + code
     }
 
     private static func title(_ text: String) -> String { String(line(text).prefix(70)) }

@@ -173,9 +173,26 @@ struct SyncTimelineTests {
         #expect(FCPXMLWriter.seconds(96000, at: Rational(48000)) == "2s")
         #expect(FCPXMLWriter.seconds(Flicks.of(3, at: ntsc)) == "1001/8000s")
         #expect(EDLWriter.timecode(90000 + 25 * 61 + 7, fps: 25) == "01:01:01:07")
-        #expect(EDLWriter.reel("A001_C002.mov") == "A001C002")
-        #expect(EDLWriter.reel("zoom.0001.wav") == "ZOOM0001")
-        #expect(EDLWriter.reel("x.wav") == "X       ")
+        // Reels: eight characters of [A-Z0-9], the stem's last four then a hash of the whole path; the same path the
+        // same reel every time.
+        for path in ["/s/A001_C002.mov", "/s/zoom.0001.wav", "/s/x.wav", "/s/.wav", "/s/日本語.wav"] {
+            let reel = EDLWriter.reel(path: path)
+            #expect(reel.count == 8 && reel.allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber) }, "\(reel)")
+            #expect(EDLWriter.reel(path: path) == reel)
+        }
+        #expect(EDLWriter.reel(path: "/s/A001_C002.mov").hasPrefix("C002"))
+        #expect(EDLWriter.reel(path: "/s/x.wav").hasPrefix("X"))
+        // Names that share their first eight characters, and one name in two folders: distinct reels.
+        let paths = [
+            "/m/Interview_long_name_A.mp4", "/m/Interview_long_name_B.mp4", "/cam1/C0001.MP4", "/cam2/C0001.MP4",
+        ]
+        let reels = EDLWriter.reels(for: paths + paths)
+        #expect(Set(reels.values).count == 4 && reels.count == 4, "\(reels)")
+        // A collision is settled by a salt, for the later path only: forced here by asking for many reels.
+        let many = (0..<20_000).map { "/fleet/card\($0 / 100)/A\($0 % 100).WAV" }
+        let manyReels = EDLWriter.reels(for: many)
+        #expect(Set(manyReels.values).count == many.count)
+        #expect(EDLWriter.reels(for: many.reversed()) == manyReels, "the same reels whatever the order")
         let text = OTIOWriter.text(EditTimeline(name: "n", rate: ntsc, tracks: []))
         #expect(text.contains("\"rate\": 23.976023976023978"))
         #expect(OTIOWriter.fileURL("/a b/é#.wav") == "file:///a%20b/%C3%A9%23.wav")

@@ -14,7 +14,10 @@ struct TimelineReading {
     let summary: [String: Any]
     let stderr: String
 
-    var problems: [String] { (summary["problems"] as? [String] ?? []) + (summary["reportProblems"] as? [String] ?? []) }
+    var problems: [String] {
+        (summary["problems"] as? [String] ?? []) + (summary["reportProblems"] as? [String] ?? [])
+            + (summary["reelProblems"] as? [String] ?? [])
+    }
     var tracks: [String] { (summary["tracks"] as? [[String]] ?? []).map { $0.joined(separator: " ") } }
     var clips: [String] { summary["clips"] as? [String] ?? [] }
     var markers: [String] { summary["markers"] as? [String] ?? [] }
@@ -64,8 +67,9 @@ struct TimelineTests {
         let recordings = [root.file("zoom/ZOOM0001.WAV"), root.file("lav/LAV_0007.WAV")]
         for r in recordings.indices { try shoot.writeRecorder(r, to: recordings[r], channels: r == 0 ? 2 : 1) }
         let clips = [
-            root.file("cam-a/A001.MP4"), root.file("cam-b/B001.MOV"), root.file("cam-a/A002.MP4"),
-            root.file("cam-a/A003.MP4"),
+            root.file("cam-a/Interview_long_name_A.MP4"), root.file("cam-b/B001.MOV"),
+            root.file("cam-a/Interview_long_name_B.MP4"),
+            root.file("cam-a/Interview_long_name_C.MP4"),
         ]
         for c in clips.indices {
             try shoot.writeCameraClip(c, to: clips[c], frameRate: c == 1 ? "24000/1001" : "25")
@@ -99,7 +103,10 @@ struct TimelineTests {
         let otio = try readTimeline(files.file("shoot.otio"), check)
         #expect(otio.status == 0 && otio.problems.isEmpty, "\(otio.problems) \(otio.stderr)")
         #expect(otio.tracks == ["Audio lav", "Audio zoom", "Video cam-a", "Video cam-b"], "\(otio.tracks)")
-        #expect(otio.clips == ["A001.MP4", "A002.MP4", "A003.MP4", "B001.MOV"])
+        #expect(
+            otio.clips == [
+                "B001.MOV", "Interview_long_name_A.MP4", "Interview_long_name_B.MP4", "Interview_long_name_C.MP4",
+            ])
         // Clips 0 and 2 by the Zoom, 1 by both (the lavalier from 10 s in), 2 by the lavalier too.
         #expect(otio.checked == 5, "\(otio.summary)")
         #expect(otio.markers.contains("unheard: no recorder heard this clip"), "\(otio.markers)")
@@ -116,7 +123,8 @@ struct TimelineTests {
         #expect(fcpxml.status == 0 && fcpxml.problems.isEmpty, "\(fcpxml.problems) \(fcpxml.stderr)")
         #expect(fcpxml.checked == 5 && fcpxml.clips == otio.clips, "\(fcpxml.summary)")
 
-        // CMX3600: a list per camera, whole frames at 25 fps.
+        // CMX3600: a list per camera, whole frames at 25 fps; names that share their first eight characters get
+        // distinct reels, each linked to its one file (read back by OTIO's adapter).
         let edl = try driftfix(["sync", root.path, "--out", out.path, "--timeline", files.file("shoot.edl")])
         #expect(
             edl.stderr.contains(
@@ -131,6 +139,7 @@ struct TimelineTests {
                     files.file("sync.json"),
                 ])
             #expect(list.status == 0 && list.problems.isEmpty, "\(camera): \(list.problems) \(list.stderr)")
+            #expect(list.summary["reelProblems"] as? [String] == [], "\(list.summary)")
             listed += list.checked
         }
         #expect(listed == 5)
@@ -143,7 +152,8 @@ struct TimelineTests {
         #expect(synced.status == 0, "\(synced.stderr)")
         #expect(
             synced.summary["audioFiles"] as? [String] == [
-                out.file("cam-a/A001.wav"), out.file("cam-a/A002.wav"), out.file("cam-b/B001.wav"),
+                out.file("cam-a/Interview_long_name_A.wav"), out.file("cam-a/Interview_long_name_B.wav"),
+                out.file("cam-b/B001.wav"),
             ], "\(synced.summary)")
         #expect((synced.summary["metadata"] as? [String: Any])?["audio"] as? String == "synced")
     }
