@@ -3,7 +3,6 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
-import Synchronization
 
 /// A small HTTP/1.1 listener for Prometheus: `GET /metrics` answers the text exposition `render` makes, `GET /healthz`
 /// 200 while `healthy` holds (503 otherwise); another path is 404, another method 405. As a service it stops on
@@ -11,10 +10,12 @@ import Synchronization
 ///
 /// What it serves names devices (from folder names), files' drift and the run's progress, with no TLS and no
 /// authentication: it listens on loopback unless the address says `onNetwork` (the caller's acknowledgement), and
-/// refuses to start otherwise. Every connection is bounded: one request, a head of at most
-/// `Limits.headBytes` (the HTTP parser's own bound), and `connectionSeconds` from accept to answer (idle and slow
-/// clients are closed, with 408 when a request's head had arrived); a malformed request gets 400, an oversized head 431, and
-/// at most `connections` are open at once.
+/// refuses to start otherwise. Every connection is bounded: one request, a head of at most `Limits.headBytes` (the
+/// HTTP parser's own bound) within `headSeconds` of accept, and `connectionSeconds` from accept to answer (idle and
+/// slow clients are closed, with 408 when a request had begun); a malformed request gets 400, an oversized head 431.
+/// At most `connections` are open at once, and a new one is never refused for them: the oldest that has not sent a
+/// whole head yet (idle, or a slowloris) is closed to make room, so no client holding connections open keeps a
+/// scrape out (as Go's server, which Prometheus exporters use, serves on under such load).
 public final class MetricsServer: Service, Sendable {
     /// The bounds every connection lives within.
     public struct Limits: Sendable {
@@ -22,11 +23,15 @@ public final class MetricsServer: Service, Sendable {
         public static let headBytes = 80 * 1024
         /// Seconds from accept to answer; a connection still without a whole request then is closed.
         public var connectionSeconds: Double
-        /// Connections open at once; more are closed on accept.
+        /// Seconds from accept to a whole request head (a scraper sends it at once).
+        public var headSeconds: Double
+        /// Connections open at once; a new one beyond them closes the oldest without a whole head. (Each is a file
+        /// descriptor of the process: 256 leave a night most of the usual 1,024.)
         public var connections: Int
 
-        public init(connectionSeconds: Double = 10, connections: Int = 64) {
+        public init(connectionSeconds: Double = 10, headSeconds: Double = 3, connections: Int = 256) {
             self.connectionSeconds = connectionSeconds
+            self.headSeconds = headSeconds
             self.connections = connections
         }
     }
@@ -62,27 +67,34 @@ public final class MetricsServer: Service, Sendable {
     ///   for the event instead of polling the port.
     public func run(listening: @Sendable (MetricsAddress) -> Void) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        // One loop accepts and serves every connection, so the open ones are kept on it without locks.
+        let loop = group.next()
         let render = render
         let healthy = healthy
-        let open = OpenConnections()
+        let open = NIOLoopBoundBox.makeBoxSendingValue(OpenConnections(), eventLoop: loop)
         let limits = limits
         let channel: Channel
         do {
-            channel = try await ServerBootstrap(group: group)
+            channel = try await ServerBootstrap(group: loop)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .serverChannelOption(.backlog, value: 1024)
+                // Accepts drained in batches: a flood of connections must not fill the backlog, where the kernel
+                // drops a scraper's SYN (retried only a second later). A batch is well under a quarter of the
+                // connections, so a scraper's connection is read (its head arrives) before a flood accepted after
+                // it could make it the oldest.
+                .serverChannelOption(.maxMessagesPerRead, value: UInt(max(1, min(64, limits.connections / 4))))
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        guard open.count.add(1, ordering: .relaxed).newValue <= limits.connections else {
-                            open.count.subtract(1, ordering: .relaxed)
-                            throw ChannelError.inputClosed  // refused: the accept loop closes it
-                        }
-                        channel.closeFuture.whenComplete { _ in open.count.subtract(1, ordering: .relaxed) }
+                        let connection = open.value.admit(channel, limit: limits.connections)
+                        channel.closeFuture.whenComplete { _ in open.value.remove(connection) }
                         // One request per connection, so no pipelining assistance; parse errors reach the handler
                         // (400, 431) instead of NIO's own error handler (400 for all).
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                             withPipeliningAssistance: false, withErrorHandling: false)
                         try channel.pipeline.syncOperations.addHandler(
-                            MetricsHandler(render: render, healthy: healthy, seconds: limits.connectionSeconds))
+                            MetricsHandler(
+                                render: render, healthy: healthy, limits: limits,
+                                headArrived: { open.value.headArrived(connection) }))
                     }
                 }
                 .bind(host: address.host, port: address.port).get()
@@ -111,9 +123,33 @@ public final class MetricsServer: Service, Sendable {
     }
 }
 
-/// Connections open on one listener.
-private final class OpenConnections: Sendable {
-    let count = Atomic<Int>(0)
+/// Connections open on one listener, in the order they were accepted; used on its event loop only.
+private final class OpenConnections {
+    private struct Entry {
+        let id: Int
+        let channel: Channel
+        var headArrived = false
+    }
+    private var entries: [Entry] = []
+    private var next = 0
+
+    /// Registers a new connection; when `limit` are open, first closes the oldest that has not sent a whole head (a
+    /// connection being answered is left to finish). Returns the new connection's id.
+    func admit(_ channel: Channel, limit: Int) -> Int {
+        if entries.count >= limit, let oldest = entries.firstIndex(where: { !$0.headArrived }) {
+            let evicted = entries.remove(at: oldest)
+            evicted.channel.close(promise: nil)
+        }
+        next += 1
+        entries.append(Entry(id: next, channel: channel))
+        return next
+    }
+
+    func headArrived(_ id: Int) {
+        if let index = entries.firstIndex(where: { $0.id == id }) { entries[index].headArrived = true }
+    }
+
+    func remove(_ id: Int) { entries.removeAll { $0.id == id } }
 }
 
 /// Why live metrics could not be served or written.
@@ -137,29 +173,35 @@ public enum MetricsError: Error, Equatable, CustomStringConvertible {
 }
 
 /// One request per connection; every answer closes the connection (scrapers reconnect cheaply). A connection gets
-/// `seconds` from accept to a whole request.
+/// `headSeconds` from accept to a whole head and `connectionSeconds` to a whole request.
 private final class MetricsHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     private let render: @Sendable () -> [UInt8]
     private let healthy: @Sendable () -> Bool
+    private let headArrived: () -> Void
     private var request: HTTPRequestHead?
     private var begun = false
     private var answered = false
+    private var headDeadline: Scheduled<Void>?
     private var deadline: Scheduled<Void>?
-    private let seconds: Double
+    private let limits: MetricsServer.Limits
 
-    init(render: @escaping @Sendable () -> [UInt8], healthy: @escaping @Sendable () -> Bool, seconds: Double) {
+    init(
+        render: @escaping @Sendable () -> [UInt8], healthy: @escaping @Sendable () -> Bool,
+        limits: MetricsServer.Limits, headArrived: @escaping () -> Void
+    ) {
         self.render = render
         self.healthy = healthy
-        self.seconds = seconds
+        self.limits = limits
+        self.headArrived = headArrived
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         let loop = context.eventLoop
         let bound = NIOLoopBound((self, context), eventLoop: loop)
-        deadline = loop.scheduleTask(in: .milliseconds(Int64(seconds * 1000))) {
+        @Sendable func expire() {
             let (handler, context) = bound.value
             if handler.begun {
                 handler.answer(.requestTimeout, "no whole request within the time allowed\n", context: context)
@@ -167,16 +209,23 @@ private final class MetricsHandler: ChannelInboundHandler {
                 context.close(promise: nil)
             }
         }
+        let head = min(limits.headSeconds, limits.connectionSeconds)
+        headDeadline = loop.scheduleTask(in: .milliseconds(Int64(head * 1000))) { expire() }
+        deadline = loop.scheduleTask(in: .milliseconds(Int64(limits.connectionSeconds * 1000))) { expire() }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        headDeadline?.cancel()
         deadline?.cancel()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         begun = true
         switch unwrapInboundIn(data) {
-        case .head(let head): request = head
+        case .head(let head):
+            request = head
+            headDeadline?.cancel()
+            headArrived()
         case .body: break
         case .end:
             guard let head = request else { return }
@@ -235,6 +284,7 @@ private final class MetricsHandler: ChannelInboundHandler {
     ) {
         guard !answered else { return }
         answered = true
+        headDeadline?.cancel()
         deadline?.cancel()
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: type)
