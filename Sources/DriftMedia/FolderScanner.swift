@@ -93,15 +93,17 @@ public enum FolderScanner {
                 guard let listing = list(folder, into: &inventory) else { continue }
                 for sub in listing.folders.reversed() { stack.append(sub) }
                 let first = inventory.pairs.count
-                FolderScanner.pair(folder: folder, files: listing.files, rules: rules, into: &inventory)
+                FolderScanner.pair(
+                    folder: folder, files: listing.files, special: listing.special, rules: rules, into: &inventory)
                 for index in first..<inventory.pairs.count { inventory.pairs[index].root = root }
             }
         }
 
         /// The regular files and the sub-folders to walk of `folder`, skipping hidden, temporary and ignored names
-        /// and links the rule above leaves out.
+        /// and links the rule above leaves out; every other kind of file (FIFO, socket, device, dangling link) is
+        /// listed as skipped, never opened, and returned by name with its kind for the pairing's reasons.
         mutating func list(_ folder: String, into inventory: inout ScanInventory) -> (
-            files: [String], folders: [String]
+            files: [String], folders: [String], special: [String: SkippedPath.Kind]
         )? {
             guard let directory = opendir(folder) else {
                 inventory.issues.append(
@@ -112,6 +114,11 @@ public enum FolderScanner {
             var files: [String] = []
             var folders: [String] = []
             var links: [(path: String, target: String)] = []
+            var special: [String: SkippedPath.Kind] = [:]
+            func skip(_ name: String, _ path: String, _ kind: SkippedPath.Kind, throughLink: Bool) {
+                special[name] = kind
+                inventory.skipped.append(.special(path: path, kind: kind, throughLink: throughLink))
+            }
             while let entry = readdir(directory) {
                 let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                     String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
@@ -126,12 +133,18 @@ public enum FolderScanner {
                 if kind == Int32(DT_LNK) || kind == Int32(DT_UNKNOWN) {
                     var info = stat()
                     guard stat(path, &info) == 0 else {
-                        if viaLink { inventory.issues.append(ScanIssue(path: path, error: "broken symbolic link")) }
+                        if viaLink {
+                            special[name] = .danglingLink
+                            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
+                            inventory.skipped.append(.dangling(path: path, target: target))
+                        }
                         continue
                     }
-                    kind =
-                        (info.st_mode & S_IFMT) == S_IFDIR
-                        ? Int32(DT_DIR) : (info.st_mode & S_IFMT) == S_IFREG ? Int32(DT_REG) : 0
+                    kind = Self.entryType(info.st_mode)
+                }
+                if let other = Self.specialKind(kind) {
+                    skip(name, path, other, throughLink: viaLink)
+                    continue
                 }
                 if viaLink, let reason = roots.outsideReason(FilePath(path)) {
                     inventory.skipped.append(SkippedPath(path: path, reason: "symbolic link \(reason)"))
@@ -156,7 +169,31 @@ public enum FolderScanner {
             }
             files.sort()
             folders.sort()
-            return (files, folders)
+            return (files, folders, special)
+        }
+
+        /// A `d_type` for a stat mode.
+        static func entryType(_ mode: mode_t) -> Int32 {
+            switch mode & S_IFMT {
+            case S_IFDIR: Int32(DT_DIR)
+            case S_IFREG: Int32(DT_REG)
+            case S_IFIFO: Int32(DT_FIFO)
+            case S_IFSOCK: Int32(DT_SOCK)
+            case S_IFCHR: Int32(DT_CHR)
+            case S_IFBLK: Int32(DT_BLK)
+            default: Int32(DT_UNKNOWN)
+            }
+        }
+
+        /// The kind of a file that is neither a folder nor a regular file; nil for those.
+        static func specialKind(_ type: Int32) -> SkippedPath.Kind? {
+            switch type {
+            case Int32(DT_FIFO): .fifo
+            case Int32(DT_SOCK): .socket
+            case Int32(DT_CHR): .characterDevice
+            case Int32(DT_BLK): .blockDevice
+            default: nil
+            }
         }
 
         /// Why a link to the folder `target` (inside the roots: the caller has refused the others) is not followed,
@@ -176,12 +213,27 @@ public enum FolderScanner {
     }
 
     /// Pairs the files of one folder: patterns first, then same stem with a reference extension.
-    static func pair(folder: String, files: [String], rules: PairingRules, into inventory: inout ScanInventory) {
+    /// - Parameter special: the folder's files that are not regular ones, by name: a partner that is one is named
+    ///   in the unpaired file's reason.
+    static func pair(
+        folder: String, files: [String], special: [String: SkippedPath.Kind] = [:], rules: PairingRules,
+        into inventory: inout ScanInventory
+    ) {
         let names = Set(files)
         var used = Set<String>()
         let recordingExts = Set(rules.recordingExtensions.map { $0.lowercased() })
         let referenceExts = rules.referenceExtensions.map { $0.lowercased() }
         func path(_ name: String) -> String { folder + "/" + name }
+        /// Why a file has no partner: none by its name, or the one it would have is not a regular file.
+        func noPartner(_ name: String, partner: String, extensions: Set<String>) -> String {
+            let stem = FilePath(name).lastComponent?.stem ?? name
+            let skipped = special.filter { other, _ in
+                (FilePath(other).lastComponent?.stem ?? other) == stem
+                    && extensions.contains(FilePath(other).lowercasedExtension ?? "")
+            }.min { $0.key < $1.key }
+            guard let (other, kind) = skipped else { return "no \(partner) with the same name" }
+            return "its \(partner) \(other) is \(kind.words), not a regular file (skipped)"
+        }
         func rank(_ name: String) -> Int? {
             referenceExts.firstIndex(of: (FilePath(name).lowercasedExtension ?? ""))
         }
@@ -217,7 +269,9 @@ public enum FolderScanner {
             let stem = (FilePath(name).lastComponent?.stem ?? name)
             guard let candidates = referencesByStem[stem], let chosen = candidates.first else {
                 inventory.unpaired.append(
-                    UnpairedFile(path: path(name), kind: .recording, reason: "no reference with the same name"))
+                    UnpairedFile(
+                        path: path(name), kind: .recording,
+                        reason: noPartner(name, partner: "reference", extensions: Set(referenceExts))))
                 continue
             }
             var pair = PairCandidate(recording: path(name), reference: path(chosen))
@@ -249,7 +303,9 @@ public enum FolderScanner {
                 continue
             }
             inventory.unpaired.append(
-                UnpairedFile(path: path(name), kind: .reference, reason: "no recording with the same name"))
+                UnpairedFile(
+                    path: path(name), kind: .reference,
+                    reason: noPartner(name, partner: "recording", extensions: recordingExts)))
         }
     }
 }

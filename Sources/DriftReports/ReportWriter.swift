@@ -113,8 +113,8 @@ public enum ReportWriter {
     /// The sound's clock where it wandered or stepped (`content.clock`): its drift at the first and last measured
     /// moment, its extremes, and each rate step as `seconds:fromPPM>toPPM`, joined with `;`.
     static let clockColumns = ["clockStartPPM", "clockEndPPM", "clockMinPPM", "clockMaxPPM", "rateSteps"]
-    /// A sound-paired row's place among its clip's places (`soundPlace`); then `status`, an unpaired file's one
-    /// status on a sound night (empty on pair rows).
+    /// A sound-paired row's place among its clip's places (`soundPlace`); then `status`: an unpaired file's one
+    /// status on a sound night, a skipped path's kind (empty on pair rows).
     static let placeColumns = ["place", "repeats", "fit", "decidedBy"]
 
     /// One header line, then one line per pair (`kind` = `pair`), then one per unpaired file (`unpaired`: its path
@@ -190,7 +190,10 @@ public enum ReportWriter {
             lines.append(line(["folder": issue.path, "error": issue.error, "kind": "error"]))
         }
         for skipped in report.skipped {
-            lines.append(line(["folder": skipped.path, "error": skipped.reason, "kind": "skipped"]))
+            lines.append(
+                line([
+                    "folder": skipped.path, "error": skipped.reason, "status": skipped.kind.rawValue, "kind": "skipped",
+                ]))
         }
         if !lines.isEmpty { try flush(true) }
     }

@@ -2,6 +2,7 @@ import DriftAudio
 import DriftCore
 import DriftFixtures
 import DriftRules
+import DriftSchema
 import DriftWorker
 import Foundation
 import Testing
@@ -158,8 +159,71 @@ struct FolderScannerTests {
         #expect(inventory.pairs.count == 1)
         #expect(
             inventory.skipped.contains { $0.path == root.file("a/loop") && $0.reason.contains("symbolic link loop") })
-        #expect(inventory.issues.contains { $0.path == root.file("a/dangling.wav") && $0.error.contains("broken") })
-        #expect(inventory.issues.contains { $0.path == root.file("missing") })
+        #expect(
+            inventory.skipped.contains {
+                $0.path == root.file("a/dangling.wav") && $0.kind == .danglingLink
+                    && $0.reason.contains(root.file("nowhere"))
+            }, "\(inventory.skipped)")
+        #expect(inventory.issues.map(\.path) == [root.file("missing")], "\(inventory.issues)")
+    }
+
+    @Test(
+        "a FIFO, a socket, a device and links to them or to nothing: each listed as skipped with its kind, never opened; a sidecar whose recording is one names it"
+    )
+    func specialFiles() throws {
+        let root = TemporaryFolder()
+        try touch(root.file("a/take.wav"))
+        try touch(root.file("a/take.mov"))
+        try "48000@48000\n".write(toFile: root.file("a/fifo.duration"), atomically: true, encoding: .utf8)
+        #expect(mkfifo(root.file("a/fifo.wav"), 0o644) == 0)
+        // A socket bound at a path (what a daemon leaves in a folder).
+        let unix = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(unix) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let socketPath = root.file("a/daemon.wav")
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in socketPath.utf8.enumerated() where i < raw.count - 1 { raw[i] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(unix, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        #expect(bound == 0)
+        try FileManager.default.createSymbolicLink(atPath: root.file("a/null.wav"), withDestinationPath: "/dev/null")
+        try FileManager.default.createSymbolicLink(
+            atPath: root.file("a/pipe-link.wav"), withDestinationPath: root.file("a/fifo.wav"))
+        try FileManager.default.createSymbolicLink(
+            atPath: root.file("a/gone.mov"), withDestinationPath: root.file("a/deleted.mov"))
+        let inventory = FolderScanner.scan(roots: [root.path], rules: PairingRules())
+        #expect(inventory.pairs.map(\.recording) == [root.file("a/take.wav")])
+        #expect(inventory.issues.isEmpty, "\(inventory.issues)")
+        let kinds = Dictionary(uniqueKeysWithValues: inventory.skipped.map { ($0.path, $0.kind) })
+        #expect(
+            kinds == [
+                root.file("a/fifo.wav"): .fifo, root.file("a/daemon.wav"): .socket,
+                root.file("a/null.wav"): .characterDevice, root.file("a/pipe-link.wav"): .fifo,
+                root.file("a/gone.mov"): .danglingLink,
+            ], "\(inventory.skipped)")
+        #expect(inventory.skipped.allSatisfy { !$0.reason.isEmpty })
+        #expect(
+            inventory.skipped.first { $0.path == root.file("a/pipe-link.wav") }?.reason.contains("symbolic link")
+                == true)
+        let sidecar = inventory.unpaired.first { $0.path == root.file("a/fifo.duration") }
+        #expect(
+            sidecar?.reason == "its recording fifo.wav is a FIFO (named pipe), not a regular file (skipped)",
+            "\(inventory.unpaired)")
+        // The report's JSON and CSV say the kind.
+        let report = ScanReport(
+            generated: "", roots: [root.path], pairs: [], unpaired: inventory.unpaired, errors: inventory.issues,
+            skipped: inventory.skipped)
+        let json = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(report)) as? [String: Any]
+        let skipped = json?["skipped"] as? [[String: Any]] ?? []
+        #expect(
+            Set(skipped.compactMap { $0["kind"] as? String }) == [
+                "fifo", "socket", "character-device", "dangling-link",
+            ])
     }
 
     @Test(
