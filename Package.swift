@@ -238,7 +238,7 @@ let package = Package(
             name: "DriftMediaTests",
             dependencies: [
                 "DriftMedia", "DriftAV", "DriftAudio", "DriftCore", "DriftRules", "DriftFixtures", "DriftWorker",
-                .product(name: "SystemPackage", package: "swift-system"),
+                "DriftSchema", .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .testTarget(name: "DriftReportsTests", dependencies: ["DriftSchema", "DriftReports", "DriftCore"]),
         .testTarget(name: "DriftTimelineTests", dependencies: ["DriftTimeline", "DriftSchema", "DriftCore"]),

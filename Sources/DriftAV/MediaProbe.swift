@@ -206,7 +206,7 @@ enum EndTrim {
 enum IsoTopLevel {
     /// Whether `moov` comes before `mdat`.
     static func indexBeforeData(path: String) -> Bool {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let descriptor = PathText.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var offset: Int64 = 0

@@ -178,7 +178,7 @@ public final class MediaRewriter: AudioSink {
         if case .staged(let staged) = target {
             fd = try staged.writableDescriptor()
         } else {
-            fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            fd = PathText.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw AudioError(path: displayPath, cause: AudioFileWriter.cause(forErrno: errno)) }
         }
         descriptor = fd
@@ -186,7 +186,7 @@ public final class MediaRewriter: AudioSink {
         let allocated = avformat_alloc_output_context2(&context, nil, plan.muxer, path)
         guard allocated >= 0, let context else {
             Glibc.close(fd)
-            if ownsName { unlink(path) }
+            if ownsName { PathText.withCString(path, { unlink($0) }) }
             throw AudioError(path: displayPath, cause: .unsupported("no \(plan.muxer) muxer in this FFmpeg build"))
         }
         output = context
@@ -195,7 +195,7 @@ public final class MediaRewriter: AudioSink {
         } catch {
             avformat_free_context(context)
             Glibc.close(fd)
-            if ownsName { unlink(path) }
+            if ownsName { PathText.withCString(path, { unlink($0) }) }
             throw error
         }
     }

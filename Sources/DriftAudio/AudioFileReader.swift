@@ -56,7 +56,7 @@ public final class AudioFileReader: SeekableAudioSource {
             AudioFileReader.guessedByName(path)
         {
             // Headerless formats libsndfile recognises only by extension (MP3 without ID3 tag, .au/.vox/.gsm raw).
-            opened = SndFile.open { sf_open(path, Int32(SFM_READ), &info) }
+            opened = SndFile.open { PathText.withCString(path, { sf_open($0, Int32(SFM_READ), &info) }) }
         }
         let handle: OpaquePointer
         switch opened {

@@ -35,7 +35,7 @@ public final class AudioFileWriter: AudioSink {
     public convenience init(path: String, displayPath: String? = nil, format: AudioFormat, metadata: AudioMetadata)
         throws(AudioError)
     {
-        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = PathText.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             let code = errno
             throw AudioError(path: displayPath ?? path, cause: AudioFileWriter.cause(forErrno: code))
@@ -70,7 +70,7 @@ public final class AudioFileWriter: AudioSink {
         info.format = format.formatCode
         guard sf_format_check(&info) == SF_TRUE else {
             Glibc.close(fd)
-            if removeOnFailure { unlink(path) }
+            if removeOnFailure { PathText.withCString(path, { unlink($0) }) }
             throw AudioError(path: displayPath, cause: .unsupported("libsndfile cannot write \(format)"))
         }
         if let chunks = metadata.chunks,
@@ -93,7 +93,7 @@ public final class AudioFileWriter: AudioSink {
                 raw = opened
             } catch {
                 Glibc.close(fd)
-                if removeOnFailure { unlink(path) }
+                if removeOnFailure { PathText.withCString(path, { unlink($0) }) }
                 throw error
             }
             chunked = (layout, window)
@@ -107,7 +107,7 @@ public final class AudioFileWriter: AudioSink {
         case .success(let opened): handle = opened
         case .failure(let failure):
             // A failed open has closed the descriptor already.
-            if removeOnFailure { unlink(path) }
+            if removeOnFailure { PathText.withCString(path, { unlink($0) }) }
             // Writing the header can be what finds the disk full.
             throw AudioError(
                 path: displayPath, cause: AudioFileWriter.writeCause(errno: failure.systemErrno, text: failure.text))

@@ -1,3 +1,4 @@
+import DriftCore
 import Glibc
 
 /// What sits at a path, as `lstat` sees it (a symbolic link is itself, not its target).
@@ -39,7 +40,7 @@ public enum FileChecks {
     ///
     /// - Returns: the descriptor (the caller closes it) and the file's size.
     public static func openRegularFile(_ path: String) throws(AudioError) -> (descriptor: Int32, size: Int64) {
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        let descriptor = PathText.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno
             switch code {
@@ -72,7 +73,7 @@ public enum FileChecks {
     /// What is at `path` without following a final symbolic link; nil when nothing is there.
     static func kind(atNoFollow path: String) -> FileKind? {
         var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
+        guard PathText.withCString(path, { lstat($0, &info) }) == 0 else { return nil }
         return FileKind(mode: info.st_mode)
     }
 
@@ -80,7 +81,9 @@ public enum FileChecks {
     static func sameFile(_ a: String, _ b: String) -> Bool {
         var sa = stat()
         var sb = stat()
-        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+        guard PathText.withCString(a, { stat($0, &sa) }) == 0, PathText.withCString(b, { stat($0, &sb) }) == 0 else {
+            return false
+        }
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
 

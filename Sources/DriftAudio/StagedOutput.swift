@@ -1,4 +1,5 @@
 internal import CLinux
+import DriftCore
 import Glibc
 
 /// An output written under a hidden temporary name beside its destination and renamed into place only once
@@ -45,7 +46,7 @@ public final class StagedOutput {
         }
         let (folder, name) = StagedOutput.split(destination)
         var info = stat()
-        guard stat(folder, &info) == 0 else {
+        guard PathText.withCString(folder, { stat($0, &info) }) == 0 else {
             let code = errno
             throw AudioError(
                 path: destination,
@@ -55,7 +56,7 @@ public final class StagedOutput {
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
             throw AudioError(path: destination, cause: .destinationMissing)
         }
-        guard access(folder, W_OK | X_OK) == 0 else {
+        guard PathText.withCString(folder, { access($0, W_OK | X_OK) }) == 0 else {
             throw AudioError(path: destination, cause: .destinationNotWritable(FileChecks.errnoText(errno)))
         }
         try StagedOutput.checkReplaceable(destination, replacement)
@@ -67,7 +68,7 @@ public final class StagedOutput {
             let path = folder + "/" + TemporaryName.make(for: name, host: host, pid: getpid(), tag: tag)
             // Known to the signal cleanup before it exists: a signal between the create and the registration would
             // otherwise leave the file behind. The name is this process's own (pid and a random tag).
-            let slot = driftfix_cleanup_add(path)
+            let slot = PathText.withCString(path, { driftfix_cleanup_add($0) })
             switch WriterLock.create(path) {
             case .success(let descriptor):
                 temporaryPath = path
@@ -131,11 +132,12 @@ public final class StagedOutput {
     /// Deletes temporary files for the same destination left by writers of this machine that are gone (a worker
     /// killed mid-job): they can never be completed, and nobody else would clean them up.
     static func removeStale(folder: String, name: String, host: String) {
-        guard let directory = opendir(folder) else { return }
+        guard let directory = PathText.withCString(folder, { opendir($0) }) else { return }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
             let entryName = StaleTemporaryFiles.entryName(entry)
-            guard let parsed = TemporaryName(parsing: entryName), parsed.destinationName == name,
+            guard let parsed = TemporaryName(parsing: entryName),
+                parsed.destinationName == TemporaryName.token(for: name),
                 parsed.host == host
             else { continue }
             _ = StaleTemporaryFiles.removeIfAbandoned(folder + "/" + entryName, writer: parsed, otherHostGone: false)
@@ -160,7 +162,7 @@ public final class StagedOutput {
         close(lockDescriptor)
         lockDescriptor = -1
         // The rename is only durable once the folder entry is on disk.
-        let folderFD = open(StagedOutput.split(destination).folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let folderFD = PathText.open(StagedOutput.split(destination).folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderFD >= 0 {
             fsync(folderFD)
             close(folderFD)
@@ -178,33 +180,41 @@ public final class StagedOutput {
         for _ in 0..<4 {  // a name that appears or disappears meanwhile is looked at again
             try StagedOutput.checkReplaceable(destination, replacement)
             if FileChecks.kind(atNoFollow: destination) == nil {
-                if driftfix_rename_noreplace(temporaryPath, destination) == 0 { return }
+                if PathText.withCStrings(temporaryPath, destination, { driftfix_rename_noreplace($0, $1) }) == 0 {
+                    return
+                }
                 let code = errno
                 if code == EEXIST { continue }
                 guard code == EINVAL || code == ENOSYS else { throw failure(code) }
-                if link(temporaryPath, destination) == 0 {
-                    unlink(temporaryPath)
+                if PathText.withCStrings(temporaryPath, destination, { link($0, $1) }) == 0 {
+                    _ = PathText.withCString(temporaryPath, { unlink($0) })
                     return
                 }
                 if errno == EEXIST { continue }
                 // Neither renameat2 flags nor hard links: a plain rename right after the check.
-                if FileChecks.kind(atNoFollow: destination) == nil && rename(temporaryPath, destination) == 0 { return }
+                if FileChecks.kind(atNoFollow: destination) == nil
+                    && PathText.withCStrings(temporaryPath, destination, { rename($0, $1) }) == 0
+                {
+                    return
+                }
                 throw failure(errno)
             }
-            if driftfix_rename_exchange(temporaryPath, destination) == 0 {
+            if PathText.withCStrings(temporaryPath, destination, { driftfix_rename_exchange($0, $1) }) == 0 {
                 // The temporary name now holds what was at the destination: it must be the regular file checked.
                 let displaced = FileChecks.kind(atNoFollow: temporaryPath)
                 if displaced == .regular {
-                    unlink(temporaryPath)
+                    _ = PathText.withCString(temporaryPath, { unlink($0) })
                     return
                 }
-                _ = driftfix_rename_exchange(temporaryPath, destination)
+                _ = PathText.withCStrings(temporaryPath, destination, { driftfix_rename_exchange($0, $1) })
                 throw AudioError(path: destination, cause: .destinationNotRegular(displaced ?? .other))
             }
             let code = errno
             if code == ENOENT { continue }
             guard code == EINVAL || code == ENOSYS else { throw failure(code) }
-            if FileChecks.kind(atNoFollow: destination) == .regular && rename(temporaryPath, destination) == 0 {
+            if FileChecks.kind(atNoFollow: destination) == .regular
+                && PathText.withCStrings(temporaryPath, destination, { rename($0, $1) }) == 0
+            {
                 return
             }
             throw failure(errno)
@@ -214,7 +224,7 @@ public final class StagedOutput {
 
     /// Deletes the temporary file if it exists.
     public func discard() {
-        unlink(temporaryPath)
+        _ = PathText.withCString(temporaryPath, { unlink($0) })
     }
 
     static func split(_ path: String) -> (folder: String, name: String) {

@@ -1,3 +1,4 @@
+import DriftCore
 import Glibc
 
 /// Removes the temporary files of dead writers from an output tree: after a crash that killed every driftfix
@@ -40,14 +41,14 @@ public enum StaleTemporaryFiles {
         var result = Sweep()
         var stack = [root]
         while let folder = stack.popLast() {
-            guard let directory = opendir(folder) else { continue }
+            guard let directory = PathText.withCString(folder, { opendir($0) }) else { continue }
             defer { closedir(directory) }
             while let entry = readdir(directory) {
                 let name = entryName(entry)
                 if name == "." || name == ".." { continue }
                 let path = folder == "/" ? "/" + name : folder + "/" + name
                 var info = stat()
-                guard lstat(path, &info) == 0 else { continue }
+                guard PathText.withCString(path, { lstat($0, &info) }) == 0 else { continue }
                 let kind = FileKind(mode: info.st_mode)
                 if kind == .directory {
                     if !(folder == root && name == ".driftfix") { stack.append(path) }
@@ -90,14 +91,14 @@ public enum StaleTemporaryFiles {
         case .undecided:
             let gone = local ? writer.pid != getpid() && !ProcessLiveness.isRunning(writer.pid) : otherHostGone
             guard gone else { return .kept }
-            if unlink(path) == 0 || errno == ENOENT { return .removed }
+            if PathText.withCString(path, { unlink($0) }) == 0 || errno == ENOENT { return .removed }
             return .failed(String(cString: strerror(errno)))
         }
     }
 
     static func entryName(_ entry: UnsafeMutablePointer<dirent>) -> String {
         withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            PathText.text(raw.prefix { $0 != 0 })
         }
     }
 }
@@ -113,19 +114,22 @@ extension StaleTemporaryFiles {
         let slash = destination.lastIndex(of: "/")
         let folder = slash.map { $0 == destination.startIndex ? "/" : String(destination[..<$0]) } ?? "."
         let name = slash.map { String(destination[destination.index(after: $0)...]) } ?? destination
-        guard let directory = opendir(folder) else { return result }
+        guard let directory = PathText.withCString(folder, { opendir($0) }) else { return result }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
             let entryName = entryName(entry)
-            guard let parsed = TemporaryName(parsing: entryName), parsed.destinationName == name, parsed.host == host,
+            guard let parsed = TemporaryName(parsing: entryName),
+                parsed.destinationName == TemporaryName.token(for: name), parsed.host == host,
                 parsed.pid == writerPID
             else { continue }
             let path = folder == "/" ? "/" + entryName : folder + "/" + entryName
             var info = stat()
-            guard lstat(path, &info) == 0, FileKind(mode: info.st_mode) == .regular else { continue }
+            guard PathText.withCString(path, { lstat($0, &info) }) == 0, FileKind(mode: info.st_mode) == .regular else {
+                continue
+            }
             if host == TemporaryName.hostTag {
                 result.add(path, removeIfAbandoned(path, writer: parsed, otherHostGone: true))
-            } else if unlink(path) == 0 || errno == ENOENT {
+            } else if PathText.withCString(path, { unlink($0) }) == 0 || errno == ENOENT {
                 result.removed.append(path)
             } else {
                 result.failed.append((path, String(cString: strerror(errno))))

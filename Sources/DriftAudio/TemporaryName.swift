@@ -1,3 +1,4 @@
+import DriftCore
 import DriftSupport
 import Glibc
 
@@ -21,7 +22,26 @@ public struct TemporaryName: Equatable, Sendable {
     }
 
     static func make(for name: String, host: String, pid: Int32, tag: String) -> String {
-        "." + name + ".driftfix-\(host)-\(pid)-\(tag).tmp"
+        "." + token(for: name) + ".driftfix-\(host)-\(pid)-\(tag).tmp"
+    }
+
+    /// The destination as the temporary name holds it: the name itself, or, where the whole would pass the 255 bytes
+    /// a file name may have, its first bytes and a hash of all of it (`take….wav~5f3a…`). Compare a parsed
+    /// `destinationName` with `token(for:)` of a name.
+    public static func token(for name: String) -> String {
+        // The rest of the temporary name: '.', ".driftfix-", a host tag of up to 32, a pid, a tag and ".tmp".
+        let room = 255 - 80
+        let bytes = PathText.bytes(of: name)
+        guard bytes.count > room else { return name }
+        var hash = FNV1a64()
+        bytes.withUnsafeBytes { hash.update($0) }
+        // Whole characters of the name (as text), then the hash.
+        var head = ""
+        for character in name {
+            guard PathText.bytes(of: head + String(character)).count <= room - 18 else { break }
+            head.append(character)
+        }
+        return head + "~" + hash.hex
     }
 
     /// Parses a file name; nil unless it has exactly the temporary-file shape.

@@ -1,3 +1,4 @@
+import DriftCore
 import Glibc
 
 /// How driftfix tells a temporary file whose writer still lives from the leftover of a dead one.
@@ -30,7 +31,7 @@ enum WriterLock {
     ///   `errno` of the failure; `EAGAIN` when a sweep removed the new file before its lock was taken (pick another
     ///   name and try again).
     static func create(_ path: String) -> Result<Int32, Errno> {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let descriptor = PathText.open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return .failure(Errno(errno)) }
         var locked = false
         while true {
@@ -53,7 +54,7 @@ enum WriterLock {
 
     /// Tries to take the lock of the temporary file at `path` without waiting (never following a link).
     static func probe(_ path: String) -> Probe {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        let descriptor = PathText.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard descriptor >= 0 else { return errno == ENOENT ? .gone : .undecided }
         if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return .abandoned(descriptor: descriptor) }
         let code = errno
@@ -67,10 +68,12 @@ enum WriterLock {
         defer { close(descriptor) }
         var named = stat()
         var locked = stat()
-        guard lstat(path, &named) == 0 else { return errno == ENOENT ? .success(()) : .failure(Errno(errno)) }
+        guard PathText.withCString(path, { lstat($0, &named) }) == 0 else {
+            return errno == ENOENT ? .success(()) : .failure(Errno(errno))
+        }
         guard fstat(descriptor, &locked) == 0 else { return .failure(Errno(errno)) }
         guard named.st_dev == locked.st_dev && named.st_ino == locked.st_ino else { return .success(()) }
-        if unlink(path) == 0 || errno == ENOENT { return .success(()) }
+        if PathText.withCString(path, { unlink($0) }) == 0 || errno == ENOENT { return .success(()) }
         return .failure(Errno(errno))
     }
 }

@@ -33,6 +33,20 @@ extension FilePath {
         }
     }
 
+    /// Whether something exists at this path (a dangling link does not).
+    public var exists: Bool {
+        withPlatformString { access($0, F_OK) } == 0
+    }
+
+    /// Where this symbolic link points, as written in it; nil when it is not one.
+    public func linkTarget() -> FilePath? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = withPlatformString { readlink($0, &buffer, buffer.count - 1) }
+        guard count >= 0 else { return nil }
+        buffer[count] = 0
+        return buffer.withUnsafeBufferPointer { FilePath(platformString: $0.baseAddress!) }
+    }
+
     /// Whether this path is `root` or lies below it, by whole components (`/a/bc` is not inside `/a/b`; every
     /// absolute path is inside `/`). Both are compared as written, lexically normal: resolve them first when links
     /// matter.
@@ -74,7 +88,7 @@ public struct PathRoots: Sendable {
         resolved = roots.compactMap { $0.absolute().realPath() }
     }
 
-    public init(_ roots: [String]) { self.init(roots.map { FilePath($0) }) }
+    public init(_ roots: [String]) { self.init(roots.map { FilePath(pathText: $0) }) }
 
     /// The resolved root `path` lies in (the deepest, when roots nest), once its own links are resolved; nil when it
     /// leads outside every root.
@@ -88,7 +102,7 @@ public struct PathRoots: Sendable {
         guard !given.isEmpty else { return "no input roots are configured; nothing may be read" }
         guard root(holding: path) == nil else { return nil }
         let real = path.resolvingLinks()
-        let shown = real == path.lexicallyNormalized() ? "" : " (it resolves to \(real))"
-        return "outside the input roots \(given.map(\.string).joined(separator: ", "))\(shown)"
+        let shown = real == path.lexicallyNormalized() ? "" : " (it resolves to \(real.pathText))"
+        return "outside the input roots \(given.map(\.pathText).joined(separator: ", "))\(shown)"
     }
 }

@@ -13,7 +13,7 @@ public enum FileFingerprint {
 
     /// "SIZE:MTIME_NS:HASH", or nil when the file cannot be read.
     public static func of(path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = PathText.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var info = stat()

@@ -201,7 +201,7 @@ public final class Journal: @unchecked Sendable {  // GRDB serialises access to 
     private static func takeOwnerLock(path: String) throws(JournalError) -> Int32 {
         let lockPath = path + ".lock"
         // Never through a link: whoever can write the output root must not make us truncate another file.
-        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let descriptor = PathText.open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             let reason = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
             throw JournalError(path: path, cause: .notWritable("cannot open \(lockPath): \(reason)"))

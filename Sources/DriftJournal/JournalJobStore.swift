@@ -142,7 +142,7 @@ public final class JournalJobStore: JobStore {
 enum FileStatus {
     static func of(_ path: String) -> (size: Int64, modified: Int64)? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard PathText.withCString(path, { stat($0, &info) }) == 0 else { return nil }
         return (Int64(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 }

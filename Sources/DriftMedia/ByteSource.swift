@@ -1,3 +1,4 @@
+import DriftCore
 import Foundation
 
 /// Random-access bytes: a file read with `pread` (headers only, never the media data) or a buffer in memory
@@ -30,7 +31,7 @@ public final class FileBytes: ByteSource {
     /// Opens `path` read-only.
     public init(path: String) throws(MediaError) {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = PathText.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw MediaError(path: path, reason: String(cString: strerror(errno))) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {

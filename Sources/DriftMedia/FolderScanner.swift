@@ -48,7 +48,7 @@ public enum FolderScanner {
         var walker = Walker(rules: rules, roots: PathRoots(roots))
         for root in roots {
             var info = stat()
-            guard stat(root, &info) == 0 else {
+            guard PathText.withCString(root, { stat($0, &info) }) == 0 else {
                 inventory.issues.append(ScanIssue(path: root, error: "root: \(String(cString: strerror(errno)))"))
                 continue
             }
@@ -80,7 +80,7 @@ public enum FolderScanner {
             var stack = [root]
             while let folder = stack.popLast() {
                 var info = stat()
-                guard stat(folder, &info) == 0 else { continue }
+                guard PathText.withCString(folder, { stat($0, &info) }) == 0 else { continue }
                 let id = FolderID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
                 if let first = visited[id] {
                     // Only roots can get here twice (links are checked before they are pushed).
@@ -105,7 +105,7 @@ public enum FolderScanner {
         mutating func list(_ folder: String, into inventory: inout ScanInventory) -> (
             files: [String], folders: [String], special: [String: SkippedPath.Kind]
         )? {
-            guard let directory = opendir(folder) else {
+            guard let directory = PathText.withCString(folder, { opendir($0) }) else {
                 inventory.issues.append(
                     ScanIssue(path: folder, error: "unreadable folder: \(String(cString: strerror(errno)))"))
                 return nil
@@ -121,7 +121,7 @@ public enum FolderScanner {
             }
             while let entry = readdir(directory) {
                 let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                    PathText.text(raw.prefix { $0 != 0 })
                 }
                 if name.hasPrefix(".") || FolderScanner.temporarySuffixes.contains(where: { name.hasSuffix($0) }) {
                     continue
@@ -132,10 +132,10 @@ public enum FolderScanner {
                 let viaLink = kind == Int32(DT_LNK)
                 if kind == Int32(DT_LNK) || kind == Int32(DT_UNKNOWN) {
                     var info = stat()
-                    guard stat(path, &info) == 0 else {
+                    guard PathText.withCString(path, { stat($0, &info) }) == 0 else {
                         if viaLink {
                             special[name] = .danglingLink
-                            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
+                            let target = FilePath(pathText: path).linkTarget().map(\.pathText) ?? "?"
                             inventory.skipped.append(.dangling(path: path, target: target))
                         }
                         continue
@@ -146,12 +146,12 @@ public enum FolderScanner {
                     skip(name, path, other, throughLink: viaLink)
                     continue
                 }
-                if viaLink, let reason = roots.outsideReason(FilePath(path)) {
+                if viaLink, let reason = roots.outsideReason(FilePath(pathText: path)) {
                     inventory.skipped.append(SkippedPath(path: path, reason: "symbolic link \(reason)"))
                     continue
                 }
                 if kind == Int32(DT_DIR) {
-                    if viaLink, let target = FilePath(path).realPath()?.string {
+                    if viaLink, let target = FilePath(pathText: path).realPath()?.pathText {
                         links.append((path, target))
                     } else {
                         folders.append(path)
@@ -199,9 +199,9 @@ public enum FolderScanner {
         /// Why a link to the folder `target` (inside the roots: the caller has refused the others) is not followed,
         /// or nil to follow it.
         func skipReason(link: String, target: String) -> String? {
-            let real = FilePath(target)
+            let real = FilePath(pathText: target)
             guard let root = roots.root(holding: real) else { return nil }
-            if FilePath(link).removingLastComponent().resolvingLinks().isInside(real) {
+            if FilePath(pathText: link).removingLastComponent().resolvingLinks().isInside(real) {
                 return "symbolic link loop: points to its own ancestor \(target)"
             }
             let hidden = real.relative(to: root)?.components.contains { $0.string.hasPrefix(".") } ?? false
@@ -244,7 +244,7 @@ public enum FolderScanner {
                 let reference = pattern.reference(for: stem)
                 let exists =
                     reference.contains("/")
-                    ? FileManager.default.fileExists(atPath: path(reference)) : names.contains(reference)
+                    ? FilePath(pathText: path(reference)).exists : names.contains(reference)
                 guard exists, reference != name else { continue }
                 inventory.pairs.append(
                     PairCandidate(

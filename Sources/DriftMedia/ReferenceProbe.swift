@@ -102,10 +102,10 @@ public enum ReferenceProbe {
     /// A sidecar holds one duration line: seconds as a decimal (`3600.0375`) or a fraction (`108108/30`), or
     /// frames at a rate (`172800000@48000`). Blank lines and `#` comments are ignored.
     static func sidecar(_ path: String) -> Result<ReferenceDuration, MediaError> {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = PathText.contents(of: path) else {
             return .failure(
                 MediaError(
-                    path: path, reason: FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
+                    path: path, reason: FilePath(pathText: path).exists ? "cannot be read" : "no such file"
                 ))
         }
         guard data.count <= 4096 else { return .failure(MediaError(path: path, reason: "sidecar larger than 4 KiB")) }

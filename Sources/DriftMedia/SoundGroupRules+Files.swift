@@ -1,5 +1,6 @@
 import DriftAV
 import DriftAudio
+import DriftCore
 import DriftRules
 import Foundation
 
@@ -39,7 +40,7 @@ extension SoundGroupRules {
             }
         }
         var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
+        guard PathText.withCString(path, { stat($0, &status) }) == 0 else { return nil }
         var seconds = status.st_mtim.tv_sec
         var local = tm()
         guard localtime_r(&seconds, &local) != nil else { return nil }

@@ -122,7 +122,7 @@ public struct RunMetrics: Sendable, Equatable {
         let temporary =
             (folder.isEmpty ? "." : folder) + "/." + (path as NSString).lastPathComponent + ".\(getpid()).tmp"
         let text = render()
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let descriptor = PathText.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw MetricsError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
         }
@@ -136,13 +136,13 @@ public struct RunMetrics: Sendable, Equatable {
             failure = written < 0 ? String(cString: strerror(writeError)) : "short write (disk full?)"
         } else if !synced {
             failure = String(cString: strerror(syncError))
-        } else if rename(temporary, path) != 0 {
+        } else if PathText.withCStrings(temporary, path, { rename($0, $1) }) != 0 {
             failure = String(cString: strerror(errno))
         } else {
             failure = nil
         }
         if let failure {
-            unlink(temporary)
+            _ = PathText.withCString(temporary, { unlink($0) })
             throw MetricsError.cannotWrite(path: path, reason: failure)
         }
     }

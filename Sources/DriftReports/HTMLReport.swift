@@ -109,7 +109,8 @@ public enum HTMLReport {
     static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
-        for c in text {
+        // A file name's bytes that are not UTF-8 (or not composed) as \xHH.
+        for c in PathText.shown(text) {
             switch c {
             case "&": out += "&amp;"
             case "<": out += "&lt;"

@@ -242,10 +242,12 @@ final class ReportFile {
         do {
             try body(ReportFile(handle: handle))
             try handle.close()
-            guard rename(temporary, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            guard PathText.withCStrings(temporary, path, { rename($0, $1) }) == 0 else {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
         } catch {
             try? handle.close()
-            unlink(temporary)
+            _ = PathText.withCString(temporary, { unlink($0) })
             throw error
         }
     }

@@ -3,10 +3,15 @@ extension String {
     /// on its line in a table or a log and cannot drive the terminal: `\n`, `\r`, `\t`, `\\` are written as such,
     /// other control characters as `\u{1B}`.
     public var escapedForTerminal: String {
-        guard unicodeScalars.contains(where: { $0.isControlCharacter || $0 == "\\" }) else { return self }
+        guard unicodeScalars.contains(where: { $0.isControlCharacter || $0 == "\\" || Self.isEscapedByte($0) }) else {
+            return self
+        }
         var result = ""
         for scalar in unicodeScalars {
             switch scalar {
+            case _ where Self.isEscapedByte(scalar):
+                // A byte of a file name that is not UTF-8 (or not composed), carried as PathText does.
+                result += "\\x" + String(scalar.value - 0xF700, radix: 16, uppercase: true)
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"
@@ -18,6 +23,9 @@ extension String {
         }
         return result
     }
+
+    /// Whether `scalar` is a byte `PathText` carries as a private-use character (U+F780…U+F7FF).
+    static func isEscapedByte(_ scalar: Unicode.Scalar) -> Bool { (0xF780...0xF7FF).contains(scalar.value) }
 
     /// Columns the text takes in a terminal: wide (East Asian) characters and emoji take two, combining marks and
     /// other zero-width characters none.

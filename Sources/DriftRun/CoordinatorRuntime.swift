@@ -1,4 +1,5 @@
 import DriftCoordinator
+import DriftCore
 import DriftJobs
 import DriftSchema
 import DriftSlurm
@@ -100,7 +101,7 @@ public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `s
                 transport: transport, socketFile: socketFile, store: OpenJobStore(store), ready: ready,
                 onEvent: onEvent)
         } catch {
-            if let socketFile { unlink(socketFile) }
+            if let socketFile { PathText.withCString(socketFile, { unlink($0) }) }
             throw error
         }
     }
@@ -122,7 +123,7 @@ public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `s
         guard let started else { return Result(outcome: .complete, handshakeFailures: 0) }
         started.store.close()
         started.inbox.post(.jobsAdded)
-        defer { if let file = started.socketFile { unlink(file) } }
+        defer { if let file = started.socketFile { PathText.withCString(file, { unlink($0) }) } }
         return try await started.services.value
     }
 
@@ -198,7 +199,7 @@ public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `s
         let task = Task {
             defer {
                 completions.end()
-                if let socketFile { unlink(socketFile) }
+                if let socketFile { PathText.withCString(socketFile, { unlink($0) }) }
             }
             try await ServiceGroup(configuration: configuration).run()
             let outcome = coordinator.outcome ?? .stopped

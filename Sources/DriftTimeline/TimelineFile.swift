@@ -1,3 +1,4 @@
+import DriftCore
 import Foundation
 
 /// A timeline file to write, its format named by its extension.
@@ -63,15 +64,15 @@ public struct TimelineFile: Sendable, Equatable {
         let temporary = path + ".driftfix-tmp"
         do {
             try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
-            if rename(temporary, path) != 0 {
+            if PathText.withCStrings(temporary, path, { rename($0, $1) }) != 0 {
                 let reason = String(cString: strerror(errno))
-                unlink(temporary)
+                _ = PathText.withCString(temporary, { unlink($0) })
                 throw TimelineError(path: path, reason: reason)
             }
         } catch let error as TimelineError {
             throw error
         } catch {
-            unlink(temporary)
+            _ = PathText.withCString(temporary, { unlink($0) })
             throw TimelineError(path: path, reason: (error as NSError).localizedDescription)
         }
     }

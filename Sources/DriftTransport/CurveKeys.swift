@@ -1,4 +1,5 @@
 internal import CZMQ
+import DriftCore
 import Foundation
 
 /// A CURVE key pair in Z85 text (40 characters each), as libzmq takes them.
@@ -83,7 +84,7 @@ public enum CurveKeyFile {
                     + "# Public: give it to the coordinator's allowlist (a worker) or to workers' --server-key (a coordinator).\n"
                     + "public-key = \"\(pair.publicKey)\"\n")
         } catch {
-            unlink(secretPath)  // never half a pair
+            PathText.withCString(secretPath, { unlink($0) })  // never half a pair
             throw error
         }
     }
@@ -92,7 +93,7 @@ public enum CurveKeyFile {
     /// user, a symbolic link, and one whose public key does not belong to its secret key.
     public static func loadSecret(_ path: String) throws(KeyFileError) -> CurveKeyPair {
         // One descriptor for the checks and the read: the file checked is the file read.
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let descriptor = PathText.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
             let reason = errno == ELOOP ? "a symbolic link; give the key file itself" : String(cString: strerror(errno))
             throw KeyFileError(path: path, reason: reason)
@@ -170,8 +171,8 @@ public enum CurveKeyFile {
     }
 
     private static func create(_ path: String, mode: mode_t, replace: Bool, text: String) throws(KeyFileError) {
-        if replace { unlink(path) }
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        if replace { PathText.withCString(path, { unlink($0) }) }
+        let descriptor = PathText.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else {
             let reason =
                 errno == EEXIST ? "already exists (use --force to replace it)" : String(cString: strerror(errno))
@@ -183,7 +184,7 @@ public enum CurveKeyFile {
         let written = text.withCString { Glibc.write(descriptor, $0, count) }
         guard written == count, fsync(descriptor) == 0 else {
             let reason = written < 0 ? String(cString: strerror(errno)) : "short write (disk full?)"
-            unlink(path)
+            _ = PathText.withCString(path, { unlink($0) })
             throw KeyFileError(path: path, reason: reason)
         }
     }

@@ -1,3 +1,4 @@
+import DriftCore
 import Foundation
 
 /// The worker public keys a coordinator admits: a file of keys (one per line, or `public-key = "..."` lines), or
@@ -44,7 +45,7 @@ public final class KeyAllowlist {
     public var unsafePermissions: String? {
         for file in [path] + files().filter({ $0 != path }) {
             var info = stat()
-            guard lstat(file, &info) == 0 else { continue }
+            guard PathText.withCString(file, { lstat($0, &info) }) == 0 else { continue }
             if (info.st_mode & S_IFMT) == S_IFLNK { return "\(file) is a symbolic link" }
             let mode = info.st_mode & 0o777
             if mode & 0o022 != 0 {
@@ -72,7 +73,7 @@ public final class KeyAllowlist {
         let current = files()
         let now = current.map { file -> String in
             var info = stat()
-            guard stat(file, &info) == 0 else { return file }
+            guard PathText.withCString(file, { stat($0, &info) }) == 0 else { return file }
             // The change time too: nobody can set it back, so an edit that keeps size and mtime is still seen.
             return "\(file):\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec):"
                 + "\(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec)"

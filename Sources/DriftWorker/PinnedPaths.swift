@@ -62,7 +62,7 @@ struct PinnedPaths {
     static func pinInput(_ input: String, inputRoots: [String]) -> Result<Int32, Failure> {
         // The input comes resolved; its root is the resolved root it lies strictly below (the deepest, when roots
         // nest), and the kernel checks the rest again as it opens.
-        let path = FilePath(input)
+        let path = FilePath(pathText: input)
         guard let root = PathRoots(inputRoots).resolved.filter({ path.isBelow($0) }).last,
             let relative = path.relative(to: root)
         else {
@@ -71,7 +71,7 @@ struct PinnedPaths {
         // Non-blocking, no controlling terminal: a FIFO or a device swapped in must not hang or touch anything.
         let inputDescriptor: Int32
         switch open(
-            relative.string, beneath: root.string, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY,
+            relative.pathText, beneath: root.pathText, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY,
             rootName: "the input root")
         {
         case .failure(let reason): return .failure(.input(reason.description))
@@ -87,20 +87,20 @@ struct PinnedPaths {
 
     /// Opens (creating as needed) the folder of `output` beneath `outputRoot`.
     static func folder(of output: String, beneath outputRoot: String) -> Result<Int32, Failure> {
-        guard let real = FilePath(outputRoot).realPath() else {
+        guard let real = FilePath(pathText: outputRoot).realPath() else {
             return .failure(.output("output root \(outputRoot) does not exist", retryable: true))
         }
-        let realRoot = real.string
-        let folder = FilePath(output).removingLastComponent()
+        let realRoot = real.pathText
+        let folder = FilePath(pathText: output).removingLastComponent()
         // The job names the output below its root as text (as given or resolved); the kernel then resolves it
         // beneath the real root. '..' is refused by its text before any lexical reading could hide it.
         guard !folder.components.contains(where: { $0.kind == .parentDirectory }) else {
             return .failure(.output("'..' in the output path", retryable: false))
         }
-        guard let relative = folder.relative(to: FilePath(outputRoot)) ?? folder.relative(to: real) else {
+        guard let relative = folder.relative(to: FilePath(pathText: outputRoot)) ?? folder.relative(to: real) else {
             return .failure(.output("outside the output root \(outputRoot)", retryable: false))
         }
-        let components = relative.components.map(\.string)
+        let components = relative.pathText.split(separator: "/").map(String.init)
         var prefix = ""
         for component in components + [""] {
             let path = prefix.isEmpty ? "." : prefix
@@ -110,10 +110,10 @@ struct PinnedPaths {
             case .success(let parent):
                 if component.isEmpty { return .success(parent) }  // the whole folder is open
                 // Create the next folder inside the pinned parent (EEXIST is fine: the next open checks it).
-                if mkdirat(parent, component, 0o755) != 0 && errno != EEXIST {
+                if PathText.withCString(component, { mkdirat(parent, $0, 0o755) }) != 0 && errno != EEXIST {
                     let reason = String(cString: strerror(errno))
                     Glibc.close(parent)
-                    return .failure(.output("cannot create \(folder): \(reason)", retryable: true))
+                    return .failure(.output("cannot create \(folder.pathText): \(reason)", retryable: true))
                 }
                 Glibc.close(parent)
                 prefix += (prefix.isEmpty ? "" : "/") + component
@@ -126,13 +126,15 @@ struct PinnedPaths {
     static func open(_ relative: String, beneath root: String, flags: Int32, rootName: String) -> Result<
         Int32, ConfinementError
     > {
-        let rootDescriptor = Glibc.open(root, pathOnly | O_DIRECTORY | O_CLOEXEC)
+        let rootDescriptor = PathText.open(root, pathOnly | O_DIRECTORY | O_CLOEXEC)
         guard rootDescriptor >= 0 else {
             return .failure(ConfinementError("cannot open \(root): \(String(cString: strerror(errno)))"))
         }
         defer { Glibc.close(rootDescriptor) }
         let path = relative.drop { $0 == "/" }
-        let descriptor = driftfix_open_beneath(rootDescriptor, path.isEmpty ? "." : String(path), flags | O_CLOEXEC, 0)
+        let descriptor = PathText.withCString(path.isEmpty ? "." : String(path)) {
+            driftfix_open_beneath(rootDescriptor, $0, flags | O_CLOEXEC, 0)
+        }
         guard descriptor >= 0 else {
             let code = errno
             return .failure(
@@ -151,7 +153,8 @@ struct PinnedPaths {
 
     /// XXH3 of the regular file `name` in the pinned `folder`, opened without following a link at its name.
     static func checksum(of name: String, in folder: Int32) -> String? {
-        let descriptor = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        let descriptor = PathText.withCString(
+            name, { openat(folder, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) })
         guard descriptor >= 0 else { return nil }
         var info = stat()
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {

@@ -11,7 +11,7 @@ enum Volume {
     static func mountPoint(of path: String) -> String? {
         var current = FilePath(path).resolvingLinks()
         var info = stat()
-        while stat(current.string, &info) != 0 {
+        while PathText.withCString(current.string, { stat($0, &info) }) != 0 {
             guard !current.components.isEmpty else { return nil }
             current.removeLastComponent()
         }
@@ -19,7 +19,9 @@ enum Volume {
         while !current.components.isEmpty {
             let parent = current.removingLastComponent()
             var above = stat()
-            guard !parent.isEmpty, stat(parent.string, &above) == 0, above.st_dev == device else { break }
+            guard !parent.isEmpty, PathText.withCString(parent.string, { stat($0, &above) }) == 0,
+                above.st_dev == device
+            else { break }
             current = parent
         }
         return current.string

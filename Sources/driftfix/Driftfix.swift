@@ -1,4 +1,5 @@
 import ArgumentParser
+import DriftCore
 import DriftReports
 import Foundation
 import Logging
@@ -47,7 +48,15 @@ enum DriftfixMain {
             return handler
         }
         do {
-            var command = try Driftfix.parseAsRoot()
+            // The arguments' bytes as text that loses none of them (a root named in bytes that are not UTF-8).
+            let arguments = (1..<Int(CommandLine.argc)).compactMap { index in
+                CommandLine.unsafeArgv[index].map {
+                    PathText.text(
+                        UnsafeBufferPointer(
+                            start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0)))
+                }
+            }
+            var command = try Driftfix.parseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
