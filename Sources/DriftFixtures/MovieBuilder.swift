@@ -24,7 +24,6 @@ public struct Box {
     }
 }
 
-public func be16(_ v: UInt16) -> [UInt8] { [UInt8(v >> 8), UInt8(v & 0xFF)] }
 public func be32(_ v: UInt32) -> [UInt8] {
     [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
 }

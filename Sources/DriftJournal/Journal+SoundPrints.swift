@@ -39,11 +39,6 @@ extension Journal {
             sql: "INSERT OR REPLACE INTO soundPrint (file, filePrint, print, timecode, started) VALUES (?, ?, ?, ?, ?)",
             arguments: [file, PackedPrint(kept.fingerprint), kept.print, kept.timecode, kept.started])
     }
-
-    /// Prints kept.
-    public func soundPrintCount() throws(JournalError) -> Int {
-        try access { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM soundPrint") ?? 0 }
-    }
 }
 
 /// A file's print as the journal keeps it, by the file's fingerprint.

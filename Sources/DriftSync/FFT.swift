@@ -45,6 +45,39 @@ final class FFT: @unchecked Sendable {  // immutable after init: transforms only
     }
 
     /// Transforms `re`/`im` in place: forward (e^{-iωn}) or inverse (unscaled; divide by `size`).
+    /// `clip` correlated with `recording[lowest ..< lowest + window]` (zero outside the recording) at lags 0 ..< `count`
+    /// from `lowest`, unscaled (times the transform's size, which must hold `window + clip.count`).
+    func crossCorrelation(_ clip: [Float], with recording: [Float], from lowest: Int, window: Int, count: Int)
+        -> [Float]
+    {
+        let re = UnsafeMutablePointer<Float>.allocate(capacity: size)
+        let im = UnsafeMutablePointer<Float>.allocate(capacity: size)
+        let xr = UnsafeMutablePointer<Float>.allocate(capacity: size)
+        let xi = UnsafeMutablePointer<Float>.allocate(capacity: size)
+        defer {
+            re.deallocate()
+            im.deallocate()
+            xr.deallocate()
+            xi.deallocate()
+        }
+        for k in 0..<size {
+            let j = lowest + k
+            re[k] = k < window && j >= 0 && j < recording.count ? recording[j] : 0
+            im[k] = 0
+            xr[k] = k < clip.count ? clip[k] : 0
+            xi[k] = 0
+        }
+        transform(re, im)
+        transform(xr, xi)
+        for k in 0..<size {
+            let (a, b, y, z) = (xr[k], xi[k], re[k], im[k])
+            re[k] = a * y + b * z
+            im[k] = a * z - b * y
+        }
+        transform(re, im, inverse: true)
+        return Array(UnsafeBufferPointer(start: re, count: min(count, size)))
+    }
+
     func transform(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>, inverse: Bool = false) {
         let n = size
         for (i, j) in swaps {

@@ -97,35 +97,11 @@ public enum PlaceFit {
         let span = 2 * reach + clip.count
         var size = 8
         while size < span + clip.count { size <<= 1 }
-        let fft = FFT(size: size)
-        let re = UnsafeMutablePointer<Float>.allocate(capacity: size)
-        let im = UnsafeMutablePointer<Float>.allocate(capacity: size)
-        let xr = UnsafeMutablePointer<Float>.allocate(capacity: size)
-        let xi = UnsafeMutablePointer<Float>.allocate(capacity: size)
-        defer {
-            re.deallocate()
-            im.deallocate()
-            xr.deallocate()
-            xi.deallocate()
-        }
         let lowest = guess - reach
-        for k in 0..<size {
-            let j = lowest + k
-            re[k] = k < span && j >= 0 && j < recording.count ? recording[j] : 0
-            im[k] = 0
-            xr[k] = k < clip.count ? clip[k] : 0
-            xi[k] = 0
-        }
-        fft.transform(re, im)
-        fft.transform(xr, xi)
-        for k in 0..<size {
-            let (a, b, y, z) = (xr[k], xi[k], re[k], im[k])
-            re[k] = a * y + b * z
-            im[k] = a * z - b * y
-        }
-        fft.transform(re, im, inverse: true)
+        let values = FFT(size: size).crossCorrelation(
+            clip, with: recording, from: lowest, window: span, count: 2 * reach + 1)
         var best = 0
-        for d in 0...(2 * reach) where re[d] > re[best] { best = d }
+        for d in values.indices where values[d] > values[best] { best = d }
         return lowest + best
     }
 

@@ -504,33 +504,9 @@ public final class SoundMatcher: Sendable {
         let span = 2 * reach + 1
         var size = 8
         while size < span + 2 * c.count { size <<= 1 }
-        let fft = transform(size)
-        let re = UnsafeMutablePointer<Float>.allocate(capacity: size)
-        let im = UnsafeMutablePointer<Float>.allocate(capacity: size)
-        let xr = UnsafeMutablePointer<Float>.allocate(capacity: size)
-        let xi = UnsafeMutablePointer<Float>.allocate(capacity: size)
-        defer {
-            re.deallocate()
-            im.deallocate()
-            xr.deallocate()
-            xi.deallocate()
-        }
         // Recording frames lowest ..< lowest + span + clip, zero outside the recording.
-        for k in 0..<size {
-            let j = lowest + k
-            re[k] = k < span + c.count && j >= 0 && j < r.count ? r[j] : 0
-            im[k] = 0
-            xr[k] = k < c.count ? c[k] : 0
-            xi[k] = 0
-        }
-        fft.transform(re, im)
-        fft.transform(xr, xi)
-        for k in 0..<size {
-            let (a, b, y, z) = (xr[k], xi[k], re[k], im[k])
-            re[k] = a * y + b * z
-            im[k] = a * z - b * y
-        }
-        fft.transform(re, im, inverse: true)
+        let correlation = transform(size).crossCorrelation(
+            c, with: r, from: lowest, window: span + c.count, count: span)
         let scale = 1 / Float(size)
         var values = [Double](repeating: 0, count: span)
         let minimum = min(c.count, max(2, Int(Self.minimumOverlapSeconds * Double(SoundPrint.frameRate))))
@@ -542,7 +518,7 @@ public final class SoundMatcher: Sendable {
             let ec = clip.fineEnergy[end] - clip.fineEnergy[first]
             let er = recording.fineEnergy[end + m] - recording.fineEnergy[first + m]
             guard ec > 0, er > 0 else { continue }
-            values[d] = Double(re[d] * scale) / (ec * er).squareRoot() * Double(end - first).squareRoot()
+            values[d] = Double(correlation[d] * scale) / (ec * er).squareRoot() * Double(end - first).squareRoot()
         }
         guard let peak = Self.peak(values, lobe: SoundPrint.frameRate / 2) else { return nil }
         var position = Double(peak.index)

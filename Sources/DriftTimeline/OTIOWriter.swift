@@ -122,7 +122,8 @@ public enum OTIOWriter {
     /// A `file://` URL for an absolute path, every byte outside the unreserved set percent-encoded.
     public static func fileURL(_ path: String) -> String {
         var out = "file://"
-        for byte in path.utf8 {
+        // The name's bytes (PathText), so a name that is not UTF-8 points at its file.
+        for byte in PathText.bytes(of: path) {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),

@@ -148,9 +148,6 @@ struct PinnedPaths {
         return .success(descriptor)
     }
 
-    /// XXH3 of the output as renamed into the pinned folder, opened without following a link at its name.
-    func outputChecksum() -> String? { Self.checksum(of: name, in: folder) }
-
     /// XXH3 of the regular file `name` in the pinned `folder`, opened without following a link at its name.
     static func checksum(of name: String, in folder: Int32) -> String? {
         let descriptor = PathText.withCString(
