@@ -214,7 +214,10 @@ public final class Dispatcher {
     /// Whether a result ends its job as done (its result kept): a success, or a content job's failed verification,
     /// which the report shows with its measurement. Any other failure is retried or fails the job.
     public static func isDone(_ result: JobResult) -> Bool {
-        result.succeeded || result.content != nil && !(result.failureKind?.retryable ?? false)
+        switch result.outcome {
+        case .repaired, .decided, .heard: true
+        case .failed(let failure): failure.content != nil && !failure.retryable
+        }
     }
 
     private func accept(_ result: JobResult, from peer: String, now: Double) {
@@ -244,21 +247,18 @@ public final class Dispatcher {
             return
         }
         // The retry rule reads the failure's kind (a worker of this release always names one).
-        let retryable = result.failureKind?.retryable ?? false
         if Self.isDone(result) {
             store.complete(job.id, with: result)
-        } else if retryable && job.attempts < settings.maxAttempts {
+        } else if let failure = result.failure, failure.retryable && job.attempts < settings.maxAttempts {
             // The destination failed on this worker (its disk full or read-only): another worker may reach it.
             avoid[job.id, default: []].insert(peer)
-            lastFailure[job.id] = result.failureKind
-            if case .leased = job.state { store.requeue(job.id, reason: result.error ?? "failed") }
+            lastFailure[job.id] = failure.kind
+            if case .leased = job.state { store.requeue(job.id, reason: failure.message) }
             jobsRequeued += 1
-            events.append(.jobRequeued(id: job.id, reason: (result.error ?? "failed") + "; trying another worker"))
+            events.append(.jobRequeued(id: job.id, reason: failure.message + "; trying another worker"))
             return
-        } else {
-            store.fail(
-                job.id, error: result.error ?? "failed without a reason",
-                kind: result.failureKind ?? .other)
+        } else if let failure = result.failure {
+            store.fail(job.id, error: failure.message, kind: failure.kind)
         }
         if let finished = store.job(job.id) { events.append(.jobFinished(finished)) }
     }

@@ -41,26 +41,30 @@ extension JobRecord {
                 ContentFinding(
                     measurement: $0.measurement, measuredBy: $0.measuredBy, operations: $0.operations, note: $0.reason)
             }
-            let repaired = PairOutcome.State.repaired(
-                outputFrames: result.outputFrames, checksum: result.checksum,
-                worker: result.worker, seconds: result.seconds)
-            guard result.succeeded else {
-                return PairOutcome(
-                    state: .failed(result.error ?? "failed"), attempts: attempts, content: finding, failure: failureKind
-                )
-            }
-            switch result.content?.decision {
-            case .skipped?:
-                return PairOutcome(
-                    state: .skipped(result.content?.reason ?? "in sync"), attempts: attempts, content: finding)
-            case .refused?:
-                return PairOutcome(
-                    state: .refused(result.content?.reason ?? "refused"), attempts: attempts, content: finding)
-            case .measured?: return PairOutcome(state: .measured, attempts: attempts, content: finding)
-            case .repaired?, nil:
-                var outcome = PairOutcome(state: repaired, attempts: attempts, content: finding)
+            func repaired(_ output: VerifiedOutput?) -> PairOutcome {
+                var outcome = PairOutcome(
+                    state: .repaired(
+                        outputFrames: output?.frames, checksum: output?.checksum, worker: result.worker,
+                        seconds: result.seconds),
+                    attempts: attempts, content: finding)
                 outcome.warnings = result.warnings ?? []
                 return outcome
+            }
+            switch result.outcome {
+            case .failed(let failure):
+                return PairOutcome(
+                    state: .failed(failure.message), attempts: attempts, content: finding, failure: failureKind)
+            case .decided(let content, let output):
+                switch content.decision {
+                case .skipped:
+                    return PairOutcome(state: .skipped(content.reason ?? "in sync"), attempts: attempts, content: finding)
+                case .refused:
+                    return PairOutcome(state: .refused(content.reason ?? "refused"), attempts: attempts, content: finding)
+                case .measured: return PairOutcome(state: .measured, attempts: attempts, content: finding)
+                case .repaired: return repaired(output)
+                }
+            case .repaired(let output): return repaired(output)
+            case .heard: return repaired(nil)
             }
         case .failed(let error):
             return PairOutcome(state: .failed(error), attempts: attempts, failure: failureKind ?? .other)

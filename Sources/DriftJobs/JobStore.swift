@@ -137,7 +137,7 @@ public final class InMemoryJobStore: JobStore {
         guard var job = jobs[id], !job.isFinished else { return }
         if job.state == .queued { queue.removeAll { $0 == id } }
         job.state = .done(result)
-        job.failureKind = result.failureKind
+        job.failureKind = result.failure?.kind
         jobs[id] = job
         unfinished -= 1
     }

@@ -41,9 +41,9 @@ extension Journal {
                     WHERE run = ? AND id = ?
                     """
             ).execute(arguments: [
-                result.attempt, try ids.term(result.worker), result.outputFrames,
-                result.checksum.map(PackedHex.init), result.seconds, JobRow.resultWork(result),
-                result.succeeded, result.error, try ids.term(result.failure?.rawValue),
+                result.attempt, try ids.term(result.worker), result.output?.frames,
+                result.output?.checksum.map(PackedHex.init), result.seconds, JobRow.resultWork(result),
+                result.succeeded, result.failure?.message, try ids.term(result.failure?.kind.rawValue),
                 result.warnings.map { $0.joined(separator: "\n") }, run, job,
             ])
             if let output { try OutputRow(output, ids: ids).save(db) }

@@ -78,15 +78,15 @@ public final class JournalJobStore: JobStore {
             let seen = FileStatus.of(path)
             return OutputRecord(
                 recording: job.input, prints: prints, output: path, outputFrames: frames, outputSize: seen?.size,
-                outputModified: seen?.modified, checksum: result.checksum, worker: result.worker, run: run,
+                outputModified: seen?.modified, checksum: result.output?.checksum, worker: result.worker, run: run,
                 matches: matches)
         }
         switch job.work {
         case .header(let repair):
-            return (output(repair.output, frames: result.outputFrames ?? repair.targetFrames), nil)
+            return (output(repair.output, frames: result.output?.frames ?? repair.targetFrames), nil)
         case .content(let content):
             guard let path = content.output, result.content?.decision == .repaired else { return nil }
-            return (output(path, frames: result.outputFrames ?? content.targetFrames), nil)
+            return (output(path, frames: result.output?.frames ?? content.targetFrames), nil)
         case .clipSync:
             let matches = result.sound?.matches ?? []
             if let used = matches.first(where: { $0.status == .used && $0.output != nil }), let path = used.output {

@@ -267,6 +267,11 @@ struct RunContext {
     }
 }
 
+/// A `job` row's `state` column, as the journal's SQL writes it (a Codable record's text).
+public enum JournalJobState: String, Codable, Sendable {
+    case queued, leased, done, failed
+}
+
 /// A `job` row: a job's spec, state and verified result as columns. Paths are `name` ids, words `term` ids; the
 /// output root and input roots are the run's unless the row says otherwise. The work's kind is a column; a header
 /// plan's fields (target, method, quality, engine, output) are columns wherever the work has them (a header repair, a
@@ -297,7 +302,7 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
     /// The run key the job carries on the wire.
     var wireRun: Int64?
     var audioSeconds: Double
-    var state: String
+    var state: JournalJobState
     var worker: Int64?
     var attempts: Int
     var leasedAt: Double?
@@ -369,7 +374,7 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
         engine = try ids.term(plan.flatMap { $0.engine == .libsamplerate ? nil : $0.engine.rawValue })
         wireRun = job.spec.run
         audioSeconds = job.audioSeconds
-        state = "queued"
+        state = .queued
         attempts = job.attempts
         recordingPrint = job.fingerprints.map { PackedPrint($0.recording) }
         referencePrint = job.fingerprints.map { PackedPrint($0.reference) }
@@ -409,29 +414,33 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
         spec.run = wireRun
         let jobState: JobState
         switch state {
-        case "done":
+        case .done:
             guard let resultWorker = texts.term(resultWorker), let seconds else { return nil }
-            var result = JobResult(
-                id: id, attempt: resultAttempt ?? attempts, worker: resultWorker,
-                succeeded: resultSucceeded ?? true, outputFrames: outputFrames, checksum: checksum?.text,
-                seconds: seconds, error: resultError)
-            result.run = wireRun
+            var content: ContentResult?
+            var sound: SoundResult?
             switch kind {
-            case .content: result.content = JournalJSON.decode(ContentResult.self, resultWork)
-            case .clip, .print: result.sound = JournalJSON.decode(SoundResult.self, resultWork)
+            case .content: content = JournalJSON.decode(ContentResult.self, resultWork)
+            case .clip, .print: sound = JournalJSON.decode(SoundResult.self, resultWork)
             case .header, .noop: break
             }
-            result.failure = texts.term(failure).flatMap(FailureKind.init(rawValue:))
-            result.warnings = resultWarnings.map { $0.components(separatedBy: "\n") }
-            jobState = .done(result)
-        case "failed": jobState = .failed(error ?? "failed")
-        case "queued", "leased": jobState = .queued
-        default: return nil
+            guard
+                let outcome = JobOutcome(
+                    succeeded: resultSucceeded ?? true,
+                    output: outputFrames.map { VerifiedOutput(frames: $0, checksum: checksum?.text) },
+                    error: resultError, kind: texts.term(failure).flatMap(FailureKind.init(rawValue:)),
+                    retryable: false, content: content, sound: sound)
+            else { return nil }
+            jobState = .done(
+                JobResult(
+                    id: id, attempt: resultAttempt ?? attempts, worker: resultWorker, seconds: seconds,
+                    outcome: outcome, run: wireRun, warnings: resultWarnings.map { $0.components(separatedBy: "\n") }))
+        case .failed: jobState = .failed(error ?? "failed")
+        case .queued, .leased: jobState = .queued
         }
         var job = JobRecord(
             pair: PairID(recording: recording), spec: spec, audioSeconds: audioSeconds, state: jobState,
             attempts: attempts, lastError: error)
-        if state != "queued" && state != "leased" {
+        if state == .done || state == .failed {
             job.failureKind = texts.term(failure).flatMap(FailureKind.init(rawValue:))
         }
         job.fingerprints = prints

@@ -25,16 +25,17 @@ public final class WorkerMetrics: Sendable {
     public func started() { running.increment() }
 
     /// A job ended: the frames it wrote when it succeeded, or the reason it failed.
-    public func finished(succeeded: Bool, outputFrames: Int64?, failure: FailureKind?) {
+    /// A job ended: its output's frames when it wrote one, or why it failed.
+    public func finished(outputFrames: Int64?, failure: FailureKind?) {
         running.decrement()
-        if succeeded {
-            done.increment()
-            frames.increment(by: outputFrames ?? 0)
-        } else {
+        if let failure {
             registry.makeCounter(
-                name: "driftfix_worker_jobs_failed_total", labels: [("reason", (failure ?? .other).rawValue)],
+                name: "driftfix_worker_jobs_failed_total", labels: [("reason", failure.rawValue)],
                 help: "Jobs this worker failed, by reason."
             ).increment()
+        } else {
+            done.increment()
+            frames.increment(by: outputFrames ?? 0)
         }
     }
 

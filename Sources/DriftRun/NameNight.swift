@@ -116,7 +116,7 @@ struct NameNight: NightPart {
                 measured.pairs[index].nameClockCause()
             case .done(let result):
                 unmeasured += 1
-                measured.pairs[index].contentNote = "not measured: \(result.error ?? "failed")"
+                measured.pairs[index].contentNote = "not measured: \(result.failure?.message ?? "failed")"
             case .failed(let error):
                 unmeasured += 1
                 measured.pairs[index].contentNote = "not measured: \(error)"

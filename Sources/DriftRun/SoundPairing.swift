@@ -104,19 +104,22 @@ public struct SoundPairing: Sendable {
         var silentClips: [String] = []
         var lengths: [String: (frames: Int64, sampleRate: Int)] = [:]
         for (index, path) in (recordings + clips).enumerated() {
-            let printed = prints[index]
-            if let error = printed.error {
+            switch prints[index] {
+            case .failed(let error):
                 logger.error("\(error.hasPrefix(path) ? error : "\(path): \(error)")")
                 errors.append(SoundPairingReport.FileError(path: path, error: error))
-            } else if let print = printed.print {
-                let entry = (path, print, printed.timecode, printed.started)
-                if index < recordings.count { recordingPrints.append(entry) } else { clipPrints.append(entry) }
-            } else if index >= recordings.count {
-                silentClips.append(path)
+            case .printed(let file, _):
+                if let print = file.print {
+                    let entry = (path, print, file.timecode, file.started)
+                    if index < recordings.count { recordingPrints.append(entry) } else { clipPrints.append(entry) }
+                } else if index >= recordings.count {
+                    silentClips.append(path)
+                }
             }
         }
+        let keptCount = prints.filter { if case .printed(_, kept: true) = $0 { true } else { false } }.count
         logger.info(
-            "\(root): \(recordingPrints.count) recordings and \(clipPrints.count) clips printed (\(prints.filter(\.kept).count) prints kept from an earlier run) in \(took())"
+            "\(root): \(recordingPrints.count) recordings and \(clipPrints.count) clips printed (\(keptCount) prints kept from an earlier run) in \(took())"
         )
 
         // 2. Each group searched apart: each clip in every recording of its group; each clear place becomes part of

@@ -83,8 +83,8 @@ final class SoundRounds: SoundWork, @unchecked Sendable {  // `previous`, `verif
                         // An empty print is a file kept as having no sound.
                         let print = stored.print.isEmpty ? nil : SoundPrint(bytes: stored.print)
                         if print != nil || stored.print.isEmpty {
-                            printed[index] = PrintedFile(print: print, timecode: stored.timecode, kept: true)
-                            printed[index]?.started = stored.started
+                            printed[index] = .printed(
+                                FilePrint(print: print, timecode: stored.timecode, started: stored.started), kept: true)
                         }
                     }
                 } catch {
@@ -103,7 +103,7 @@ final class SoundRounds: SoundWork, @unchecked Sendable {  // `previous`, `verif
         for (index, job) in zip(missing, done) {
             printed[index] = Self.printed(job)
         }
-        return printed.map { $0 ?? PrintedFile(error: "not printed") }
+        return printed.map { $0 ?? .failed("not printed") }
     }
 
     func clips(_ tasks: [ClipTask]) async -> [[SoundPairingReport.Match]] {
@@ -191,19 +191,23 @@ final class SoundRounds: SoundWork, @unchecked Sendable {  // `previous`, `verif
     /// A print job's file, or why it has none.
     private static func printed(_ job: JobRecord) -> PrintedFile {
         switch job.state {
-        case .done(let result) where result.succeeded:
-            var file = PrintedFile(timecode: result.sound?.timecode)
-            file.started = result.sound?.started
-            guard let bytes = result.sound?.print else { return file }
-            guard let print = SoundPrint(bytes: bytes) else {
-                return PrintedFile(error: "the worker's print is not one this version reads")
+        case .done(let result):
+            switch result.outcome {
+            case .heard(let sound):
+                var file = FilePrint(print: nil, timecode: sound.timecode, started: sound.started)
+                if let bytes = sound.print {
+                    guard let print = SoundPrint(bytes: bytes) else {
+                        return .failed("\(job.input): the worker's print is not one this version reads")
+                    }
+                    file.print = print
+                }
+                return .printed(file, kept: false)
+            case .failed(let failure): return .failed(failure.message)
+            case .repaired, .decided: return .failed("\(job.input): the worker answered a print with another job's result")
             }
-            file.print = print
-            return file
-        case .done(let result): return PrintedFile(error: result.error ?? "failed")
-        case .failed(let error): return PrintedFile(error: error)
+        case .failed(let error): return .failed(error)
         case .queued, .leased:
-            return PrintedFile(error: "\(job.input): not printed: the night ended first (no worker alive, or a stop)")
+            return .failed("\(job.input): not printed: the night ended first (no worker alive, or a stop)")
         }
     }
 
@@ -211,8 +215,12 @@ final class SoundRounds: SoundWork, @unchecked Sendable {  // `previous`, `verif
     private static func rows(_ job: JobRecord, task: ClipTask) -> [SoundPairingReport.Match] {
         let error: String
         switch job.state {
-        case .done(let result) where result.succeeded: return result.sound?.matches ?? []
-        case .done(let result): error = result.error ?? "failed"
+        case .done(let result):
+            switch result.outcome {
+            case .heard(let sound): return sound.matches ?? []
+            case .failed(let failure): error = failure.message
+            case .repaired, .decided: error = "\(task.clip): the worker answered a clip with another job's result"
+            }
         case .failed(let message): error = message
         case .queued, .leased: error = "\(task.clip): not synced: the night ended first (no worker alive, or a stop)"
         }

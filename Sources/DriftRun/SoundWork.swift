@@ -3,26 +3,27 @@ import DriftSync
 import Foundation
 import Synchronization
 
-/// A file's print as the work made it (or as the journal kept it).
-public struct PrintedFile: Sendable {
-    /// nil: the file has no sound of its own (a video without an audio track), or it failed.
+/// A file's print as the work made it (or as the journal kept it), or why it has none.
+public enum PrintedFile: Sendable {
+    /// Printed; `kept` from an earlier night.
+    case printed(FilePrint, kept: Bool)
+    /// Why it could not be printed, naming the file.
+    case failed(String)
+}
+
+/// A file's print and the times its metadata gives.
+public struct FilePrint: Sendable {
+    /// nil: the file has no sound of its own (a video without an audio track).
     public var print: SoundPrint?
     /// Its start timecode (seconds since midnight), where it carries one.
     public var timecode: Double?
     /// When its recording began by its device's calendar clock, seconds since 1970, where its metadata says.
     public var started: Double?
-    /// Why it could not be printed, naming the file.
-    public var error: String?
-    /// Kept from an earlier run.
-    public var kept = false
 
-    public init(
-        print: SoundPrint? = nil, timecode: Double? = nil, error: String? = nil, kept: Bool = false
-    ) {
+    public init(print: SoundPrint?, timecode: Double?, started: Double?) {
         self.print = print
         self.timecode = timecode
-        self.error = error
-        self.kept = kept
+        self.started = started
     }
 }
 

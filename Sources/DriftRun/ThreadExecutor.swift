@@ -70,8 +70,8 @@ public final class ThreadExecutor: JobExecutor, @unchecked Sendable {  // `store
             // No other worker to retry on here: a failure is final.
             if Dispatcher.isDone(result) {
                 store.complete(id, with: result)
-            } else {
-                store.fail(id, error: result.error ?? "failed", kind: result.failureKind ?? .other)
+            } else if let failure = result.failure {
+                store.fail(id, error: failure.message, kind: failure.kind)
             }
             return store.job(id)
         }

@@ -79,7 +79,7 @@ private struct MetricsObserver: WorkerObserver {
 
     func jobStarted(_ job: JobSpec) { metrics.started() }
     func jobFinished(_ result: JobResult) {
-        metrics.finished(succeeded: result.succeeded, outputFrames: result.outputFrames, failure: result.failure)
+        metrics.finished(outputFrames: result.output?.frames, failure: result.failure?.kind)
     }
     func coordinator(connected: Bool) { metrics.coordinator(connected: connected) }
 }

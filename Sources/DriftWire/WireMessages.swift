@@ -161,56 +161,6 @@ public struct JobSpec: Codable, Sendable, Equatable {
     public var outputs: [String] { work.outputs }
 }
 
-/// What a worker reports for a job.
-public struct JobResult: Codable, Sendable, Equatable {
-    public var id: Int
-    public var attempt: Int
-    public var worker: String
-    public var succeeded: Bool
-    /// Frames in the written output, read back from it.
-    public var outputFrames: Int64?
-    /// FNV-1a 64 of the output file's bytes, hex.
-    public var checksum: String?
-    public var seconds: Double
-    /// One line naming the file and the cause, when the job failed.
-    public var error: String?
-    /// Whether another attempt might succeed (a write failure) rather than fail the same way (a corrupt input):
-    /// `failure.retryable` where the worker names a kind.
-    public var retryable: Bool
-    /// What kind of failure, when the job failed.
-    public var failure: FailureKind?
-
-    /// The failure's kind as the coordinator counts and retries it: the worker's, or - from a worker that names none
-    /// - what its `retryable` flag implies; nil when the job succeeded.
-    public var failureKind: FailureKind? {
-        succeeded ? nil : failure ?? (retryable ? .outputUnwritable : .other)
-    }
-    /// The job's `run`, echoed.
-    public var run: Int64?
-    /// A content job's decision and measurement (also on a failed sync verification, with its residual curve).
-    public var content: ContentResult?
-    /// A sound job's print or rows.
-    public var sound: SoundResult?
-    /// What QA should know of a repaired output's metadata (a chunk its type cannot hold, a marker moved off its
-    /// sound); nil when nothing.
-    public var warnings: [String]?
-
-    public init(
-        id: Int, attempt: Int, worker: String, succeeded: Bool, outputFrames: Int64? = nil, checksum: String? = nil,
-        seconds: Double, error: String? = nil, retryable: Bool = false
-    ) {
-        self.id = id
-        self.attempt = attempt
-        self.worker = worker
-        self.succeeded = succeeded
-        self.outputFrames = outputFrames
-        self.checksum = checksum
-        self.seconds = seconds
-        self.error = error
-        self.retryable = retryable
-    }
-}
-
 /// Every message on the wire.
 public enum WireMessage: Sendable, Equatable {
     /// worker → coordinator: first message after connecting (and after each reconnect).

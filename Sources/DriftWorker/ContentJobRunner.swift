@@ -10,7 +10,7 @@ import Foundation
 enum ContentJobRunner {
     static func run(
         _ job: JobSpec, content: ContentJob, worker: String,
-        failure: (String, FailureKind) -> JobResult, seconds: () -> Double
+        failure: JobRunner.Failure, seconds: () -> Double
     ) -> JobResult {
         // 1. The files: both read beneath the input roots; the output's folder beneath its root unless measuring.
         let pinned: PinnedJob
@@ -18,7 +18,7 @@ enum ContentJobRunner {
             inputs: [job.input, content.reference], outputs: content.output.map { [$0] } ?? [],
             inputRoots: job.inputRoots ?? [], outputRoot: job.outputRoot)
         {
-        case .failure(let refusal): return failure(refusal.message, refusal.kind)
+        case .failure(let refusal): return failure(refusal.message, refusal.kind, nil)
         case .success(let paths): pinned = paths
         }
         defer { pinned.close() }
@@ -32,27 +32,27 @@ enum ContentJobRunner {
         do {
             let outcome = try ContentRepair.run(request)
             // 3. What it decided and did, naming the job's paths.
-            var result = JobResult(
-                id: job.id, attempt: job.attempt, worker: worker, succeeded: true, seconds: seconds())
-            result.content = finding(outcome, content: content, shown: pinned.shown)
-            if case .repaired = result.content?.decision {
-                result.outputFrames = outcome.result?.outputFrames
-                result.checksum = pinned.checksum(ofOutput: 0)
-                let warnings = outcome.result?.warnings ?? []
-                result.warnings = warnings.isEmpty ? nil : warnings.map(pinned.shown)
+            let decided = finding(outcome, content: content, shown: pinned.shown)
+            var output: VerifiedOutput?
+            var warnings: [String]?
+            if decided.decision == .repaired, let written = outcome.result {
+                output = VerifiedOutput(frames: written.outputFrames, checksum: pinned.checksum(ofOutput: 0))
+                warnings = written.warnings.isEmpty ? nil : written.warnings.map(pinned.shown)
             }
-            return result
+            return JobResult(
+                id: job.id, attempt: job.attempt, worker: worker, seconds: seconds(),
+                outcome: .decided(decided, output: output), warnings: warnings)
         } catch let error as ContentRepair.SyncFailure {
             // A written output that did not prove in sync: failed for good, with the curve that failed.
-            var result = failure(pinned.shown(error.description), .outOfSync)
             let operations =
                 if case .repair(let planned) = error.decision.action { planned } else { [RepairOperation]() }
-            result.content = ContentResult(
-                decision: .repaired, reason: error.reason, measuredBy: .content, operations: operations,
-                measurement: error.content)
-            return result
+            return failure(
+                pinned.shown(error.description), .outOfSync,
+                ContentResult(
+                    decision: .repaired, reason: error.reason, measuredBy: .content, operations: operations,
+                    measurement: error.content))
         } catch {
-            return failure(pinned.shown("\(error)"), FailureKind(of: error))
+            return failure(pinned.shown("\(error)"), FailureKind(of: error), nil)
         }
     }
 

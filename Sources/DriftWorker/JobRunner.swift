@@ -24,10 +24,13 @@ public enum JobRunner {
 
     private static let logger = Logger(label: "driftfix.worker")
 
+    /// A failed job's result: the line naming the file and the cause, its kind, and a failed sync's measurement.
+    typealias Failure = (String, FailureKind, ContentResult?) -> JobResult
+
     private static func execute(_ job: JobSpec, worker: String, idleCores: Int, slots: CoreSlots) -> JobResult {
         let clock = ContinuousClock.now
         func seconds() -> Double { (ContinuousClock.now - clock).seconds }
-        func failure(_ message: String, _ kind: FailureKind) -> JobResult {
+        func failure(_ message: String, _ kind: FailureKind, content: ContentResult? = nil) -> JobResult {
             let retryable = kind.retryable
             // A retryable failure is this worker's destination failing (full, read-only, gone): another worker may
             // write elsewhere, so the message says whose disk it was.
@@ -35,16 +38,15 @@ public enum JobRunner {
                 retryable && kind != .leaseLost
                 ? job.outputs.first.flatMap(Volume.mountPoint(of:)).map { ", volume \($0)" } ?? "" : ""
             let shown = retryable ? "\(message) (worker \(worker) on \(Machine.name)\(volume))" : message
-            var result = JobResult(
-                id: job.id, attempt: job.attempt, worker: worker, succeeded: false, seconds: seconds(),
-                error: shown, retryable: retryable)
-            result.failure = kind
-            return result
+            return JobResult(
+                id: job.id, attempt: job.attempt, worker: worker, seconds: seconds(),
+                outcome: .failed(JobFailure(message: shown, kind: kind, content: content)))
         }
         switch job.work {
         case .noop(let frames):
             return JobResult(
-                id: job.id, attempt: job.attempt, worker: worker, succeeded: true, outputFrames: frames, seconds: 0)
+                id: job.id, attempt: job.attempt, worker: worker, seconds: 0,
+                outcome: .repaired(VerifiedOutput(frames: frames, checksum: nil)))
         case .content(let content):
             return ContentJobRunner.run(job, content: content, worker: worker, failure: failure, seconds: seconds)
         case .soundPrint:
@@ -60,7 +62,7 @@ public enum JobRunner {
     /// A header repair: the recording to exactly the target length.
     private static func header(
         _ job: JobSpec, _ repair: HeaderRepair, worker: String, idleCores: Int, slots: CoreSlots,
-        failure: (String, FailureKind) -> JobResult, seconds: () -> Double
+        failure: JobRunner.Failure, seconds: () -> Double
     ) -> JobResult {
         // Resolve and check first (clear reasons), then pin: the input file and the output folder are opened
         // beneath their roots by the kernel (openat2, RESOLVE_BENEATH) and used only through those descriptors.
@@ -69,7 +71,7 @@ public enum JobRunner {
             inputs: [job.input], outputs: [repair.output], inputRoots: job.inputRoots ?? [],
             outputRoot: job.outputRoot)
         {
-        case .failure(let refusal): return failure(refusal.message, refusal.kind)
+        case .failure(let refusal): return failure(refusal.message, refusal.kind, nil)
         case .success(let paths): pinned = paths
         }
         defer { pinned.close() }
@@ -86,15 +88,14 @@ public enum JobRunner {
                 logger.info("job \(job.id): \(split.chunks) chunks, \(split.byHelpers) of them on idle cores")
             }
             let checksum = pinned.checksum(ofOutput: 0)
-            var outcome = JobResult(
-                id: job.id, attempt: job.attempt, worker: worker, succeeded: true,
-                outputFrames: result.outputFrames, checksum: checksum, seconds: seconds())
-            outcome.warnings = result.warnings.isEmpty ? nil : result.warnings.map(pinned.shown)
-            return outcome
+            return JobResult(
+                id: job.id, attempt: job.attempt, worker: worker, seconds: seconds(),
+                outcome: .repaired(VerifiedOutput(frames: result.outputFrames, checksum: checksum)),
+                warnings: result.warnings.isEmpty ? nil : result.warnings.map(pinned.shown))
         } catch {
             // The destination may recover (space freed, another worker's disk); a bad input never will.
             // Messages name the job's paths, not the descriptors.
-            return failure(pinned.shown("\(error)"), FailureKind(of: error))
+            return failure(pinned.shown("\(error)"), FailureKind(of: error), nil)
         }
     }
 }

@@ -11,11 +11,11 @@ import Foundation
 enum SoundJobRunner {
     /// The print of the job's input and its start timecode.
     static func print(
-        _ job: JobSpec, worker: String, failure: (String, FailureKind) -> JobResult, seconds: () -> Double
+        _ job: JobSpec, worker: String, failure: JobRunner.Failure, seconds: () -> Double
     ) -> JobResult {
         let pinned: PinnedJob
         switch PinnedJob.pin(inputs: [job.input], inputRoots: job.inputRoots ?? [], outputRoot: nil) {
-        case .failure(let refusal): return failure(refusal.message, refusal.kind)
+        case .failure(let refusal): return failure(refusal.message, refusal.kind, nil)
         case .success(let paths): pinned = paths
         }
         defer { pinned.close() }
@@ -26,21 +26,20 @@ enum SoundJobRunner {
                 let hours = Int(print.seconds / 3600)
                 return failure(
                     "\(job.input): \(hours) hours of sound make a print larger than one message carries (\(WireCodec.maxMessageBytes >> 20) MiB)",
-                    .other)
+                    .other, nil)
             }
-            var result = JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true, seconds: 0)
-            result.sound = SoundResult(print: print?.bytes, timecode: StartTimecode.seconds(of: pinned.inputs[0]))
-            result.sound?.started = FileStart.seconds(of: pinned.inputs[0])
-            result.seconds = seconds()
-            return result
+            var sound = SoundResult(print: print?.bytes, timecode: StartTimecode.seconds(of: pinned.inputs[0]))
+            sound.started = FileStart.seconds(of: pinned.inputs[0])
+            return JobResult(
+                id: job.id, attempt: job.attempt, worker: worker, seconds: seconds(), outcome: .heard(sound))
         } catch {
-            return failure(pinned.shown("\(error)"), FailureKind(of: error))
+            return failure(pinned.shown("\(error)"), FailureKind(of: error), nil)
         }
     }
 
     /// One clip's task, through the pinned paths.
     static func sync(
-        _ job: JobSpec, task original: ClipTask, worker: String, failure: (String, FailureKind) -> JobResult,
+        _ job: JobSpec, task original: ClipTask, worker: String, failure: JobRunner.Failure,
         seconds: () -> Double
     ) -> JobResult {
         // Each recording pinned once, however many places it has (a sound heard twice there is two places of one file).
@@ -51,7 +50,7 @@ enum SoundJobRunner {
             inputs: [original.clip] + recordings, outputs: original.places.compactMap(\.output),
             inputRoots: job.inputRoots ?? [], outputRoot: job.outputRoot)
         {
-        case .failure(let refusal): return failure(refusal.message, refusal.kind)
+        case .failure(let refusal): return failure(refusal.message, refusal.kind, nil)
         case .success(let paths): pinned = paths
         }
         defer { pinned.close() }
@@ -73,9 +72,8 @@ enum SoundJobRunner {
             if let reason = row.content?.reason { row.content?.reason = pinned.shown(reason) }
             return row
         }
-        var result = JobResult(id: job.id, attempt: job.attempt, worker: worker, succeeded: true, seconds: 0)
-        result.sound = SoundResult(matches: rows)
-        result.seconds = seconds()
-        return result
+        return JobResult(
+            id: job.id, attempt: job.attempt, worker: worker, seconds: seconds(),
+            outcome: .heard(SoundResult(matches: rows)))
     }
 }

@@ -179,8 +179,8 @@ public final class WorkerNode {
             for result in finished.takeAll() {
                 if running.removeValue(forKey: result.id) != nil { settings.observer?.jobFinished(result) }
                 completed += 1
-                if result.failure == .leaseLost, let error = result.error {
-                    logger.warning("job \(result.id): \(error)")
+                if let failure = result.failure, failure.kind == .leaseLost {
+                    logger.warning("job \(result.id): \(failure.message)")
                 }
                 send(.result(result))
                 unconfirmed.append(result)

@@ -71,12 +71,12 @@ final class RepairProgress: RunObserver, @unchecked Sendable {
                 switch (result.succeeded, content?.decision) {
                 case (false, _):
                     failed += 1
-                    log("FAILED \(job.input): \(result.error ?? "failed") [\(measured)]", level: .error)
+                    log("FAILED \(job.input): \(result.failure?.message ?? "failed") [\(measured)]", level: .error)
                 case (_, .repaired?):
                     let residual =
                         content?.measurement?.residualMs.map { ", residual \(String(format: "%.3f", $0)) ms" } ?? ""
                     log(
-                        "repaired \(job.output ?? job.input) by its \(content?.measuredBy == .content ? "sound" : "headers") (\(result.outputFrames ?? 0) frames; \(measured)\(residual); \(timing))"
+                        "repaired \(job.output ?? job.input) by its \(content?.measuredBy == .content ? "sound" : "headers") (\(result.output?.frames ?? 0) frames; \(measured)\(residual); \(timing))"
                     )
                 case (_, .skipped?):
                     log("in sync: \(job.input) (\(content?.reason ?? measured); \(measured); \(timing))")
@@ -87,12 +87,12 @@ final class RepairProgress: RunObserver, @unchecked Sendable {
                 }
             case .done(let result) where !result.succeeded:
                 failed += 1
-                log("FAILED \(job.input): \(result.error ?? "failed")", level: .error)
+                log("FAILED \(job.input): \(result.failure?.message ?? "failed")", level: .error)
             case .done(let result):
                 switch job.work {
                 case .header(let repair):
                     log(
-                        "repaired \(repair.output) (\(result.outputFrames ?? 0) frames, \(repair.method.rawValue), \(result.worker), \(String(format: "%.2f", result.seconds)) s)"
+                        "repaired \(repair.output) (\(result.output?.frames ?? 0) frames, \(repair.method.rawValue), \(result.worker), \(String(format: "%.2f", result.seconds)) s)"
                     )
                 case .clipSync:
                     let used = result.sound?.matches?.first { $0.status == .used }

@@ -121,8 +121,8 @@ struct ChaosTests {
         let runs = try journal.runs(limit: 10)
         #expect(runs.map(\.id) == [1] && runs.first?.status == .complete, "\(context): \(runs)")
         let states = try journal.jobStates(run: 1).values
-        #expect(states.filter { $0.state == "done" }.count == repaired, "\(context)")
-        #expect(states.filter { $0.state == "failed" }.count == noRoom + 2, "\(context)")
+        #expect(states.filter { $0.state == .done }.count == repaired, "\(context)")
+        #expect(states.filter { $0.state == .failed }.count == noRoom + 2, "\(context)")
         #expect(
             states.first { $0.output.hasSuffix("/poison.wav") }.map(\.attempts) == settings.maxAttempts, "\(context)")
         let recorded = try journal.outputs()

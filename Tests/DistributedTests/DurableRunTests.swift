@@ -47,7 +47,7 @@ struct DurableRunTests {
         // What the journal says was verified before the crash must not be redone.
         let journalPath = Journal.defaultPath(outputRoot: out.path)
         let states = try Journal(path: journalPath, readOnly: true).jobStates(run: 1)
-        let doneBefore = states.values.filter { $0.state == "done" }.map(\.output)
+        let doneBefore = states.values.filter { $0.state == .done }.map(\.output)
         if failpoint == "result:2" { #expect(doneBefore.count == 2, "\(states)") }
         if failpoint == "scan:1" { #expect(states.isEmpty) }
         let doneIdentities = doneBefore.map(identity)
@@ -61,7 +61,7 @@ struct DurableRunTests {
         let journal = try Journal(path: journalPath, readOnly: true)
         let runs = try journal.runs(limit: 10)
         #expect(runs.map(\.id) == [1] && runs.first?.status == .complete, "one run, finished: \(runs)")
-        #expect(try journal.jobStates(run: 1).values.allSatisfy { $0.state == "done" })
+        #expect(try journal.jobStates(run: 1).values.allSatisfy { $0.state == .done })
         #expect(tree.fingerprints() == before, "originals unchanged")
     }
 
@@ -78,14 +78,14 @@ struct DurableRunTests {
             guard let journal = try? Journal(path: journalPath, readOnly: true),
                 let states = try? journal.jobStates(run: 1)
             else { return false }
-            return states.values.filter { $0.state == "done" }.count >= 3
+            return states.values.filter { $0.state == .done }.count >= 3
         }
         kill(coordinator.pid, SIGKILL)
         _ = coordinator.wait(seconds: 10)
         try #require(caught, "no results were recorded")
         #expect(waitUntil(seconds: 30) { localWorkers(of: coordinator.pid).isEmpty })
         let states = try Journal(path: journalPath, readOnly: true).jobStates(run: 1)
-        let done = states.values.filter { $0.state == "done" }.map(\.output)
+        let done = states.values.filter { $0.state == .done }.map(\.output)
         try #require(done.count < 10, "the run finished before the kill; nothing to resume")
         let identities = done.map(identity)
 

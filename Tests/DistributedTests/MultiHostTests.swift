@@ -108,7 +108,7 @@ struct MultiHostTests {
         // renamed over what the journal recorded.
         let journal = try Journal(path: journalPath, readOnly: true)
         let states = try journal.jobStates(run: 1).values
-        #expect(states.count == 24 && states.allSatisfy { $0.state == "done" }, "\(states.map(\.state))")
+        #expect(states.count == 24 && states.allSatisfy { $0.state == .done }, "\(states.map(\.state))")
         #expect(Set(states.map(\.output)).count == 24)
         let recorded = try journal.outputs()
         for entry in tree.entries {

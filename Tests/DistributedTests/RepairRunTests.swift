@@ -148,7 +148,10 @@ struct RepairRunTests {
             [Array("a".utf8), Array("b".utf8), Array("c".utf8)],
             [
                 WireCodec.encode(
-                    .result(JobResult(id: 1, attempt: 1, worker: "rogue", succeeded: true, outputFrames: 1, seconds: 0))
+                    .result(
+                        JobResult(
+                            id: 1, attempt: 1, worker: "rogue", seconds: 0,
+                            outcome: .repaired(VerifiedOutput(frames: 1, checksum: nil))))
                 )
             ],
             [WireCodec.encode(.heartbeat(running: [1, 2, 3]))],

@@ -31,8 +31,8 @@ private func jobsSent(_ messages: [(String, WireMessage)]) -> [(String, JobSpec)
 private func success(_ spec: JobSpec, _ worker: String) -> WireMessage {
     .result(
         JobResult(
-            id: spec.id, attempt: spec.attempt, worker: worker, succeeded: true, outputFrames: 48_000,
-            seconds: 0.1))
+            id: spec.id, attempt: spec.attempt, worker: worker, seconds: 0.1,
+            outcome: .repaired(VerifiedOutput(frames: 48_000, checksum: "c"))))
 }
 
 @Suite("Dispatcher")
@@ -128,7 +128,10 @@ struct DispatcherTests {
         #expect(sent[0].1.id == 2)
         sent = jobsSent(
             d.received(
-                .result(JobResult(id: 2, attempt: 1, worker: "a", succeeded: false, seconds: 0, error: "corrupt")),
+                .result(
+                    JobResult(
+                        id: 2, attempt: 1, worker: "a", seconds: 0,
+                        outcome: .failed(JobFailure(message: "corrupt", kind: .inputUnreadable)))),
                 from: "a", at: 1))
         #expect(store.job(2)?.state == .failed("corrupt"))
         for attempt in 1...3 {
@@ -137,12 +140,13 @@ struct DispatcherTests {
                 d.received(
                     .result(
                         JobResult(
-                            id: 1, attempt: attempt, worker: "a", succeeded: false, seconds: 0,
-                            error: "disk full", retryable: true)), from: "a", at: Double(attempt + 1)))
+                            id: 1, attempt: attempt, worker: "a", seconds: 0,
+                            outcome: .failed(JobFailure(message: "disk full", kind: .outputFull)))),
+                    from: "a", at: Double(attempt + 1)))
         }
         #expect(store.job(1)?.state == .failed("disk full"))
-        // Without a kind (a worker that names none), the flag decides and the kind follows it.
-        #expect(store.job(2)?.failureKind == .other && store.job(1)?.failureKind == .outputUnwritable)
+        // The kind reaches the record (a worker that names none is read at the wire: WireCodecTests.flatResults).
+        #expect(store.job(2)?.failureKind == .inputUnreadable && store.job(1)?.failureKind == .outputFull)
         #expect(d.isComplete)
     }
 
@@ -154,12 +158,10 @@ struct DispatcherTests {
         store.add(jobs([10, 20, 30]))
         let d = Dispatcher(store: store)
         func failed(_ id: Int, _ attempt: Int, _ kind: FailureKind) -> WireMessage {
-            var result = JobResult(
-                id: id, attempt: attempt, worker: "a", succeeded: false, seconds: 0, error: "\(kind)")
-            result.failure = kind
-            // The flag says the opposite: the kind wins.
-            result.retryable = !kind.retryable
-            return .result(result)
+            .result(
+                JobResult(
+                    id: id, attempt: attempt, worker: "a", seconds: 0,
+                    outcome: .failed(JobFailure(message: "\(kind)", kind: kind))))
         }
         var sent = jobsSent(d.received(hello("a", 1), from: "a", at: 0))
         #expect(sent.map(\.1.id) == [3])
@@ -281,8 +283,9 @@ struct DispatcherTests {
             d.received(
                 .result(
                     JobResult(
-                        id: 3, attempt: 1, worker: "a", succeeded: false, seconds: 0,
-                        error: "/o/3.wav: disk full", retryable: true)), from: "a", at: 1))
+                        id: 3, attempt: 1, worker: "a", seconds: 0,
+                        outcome: .failed(JobFailure(message: "/o/3.wav: disk full", kind: .outputFull)))),
+                from: "a", at: 1))
         // Job 3 waits for b; a takes job 1.
         #expect(next.map(\.0) == ["a"] && next.map(\.1.id) == [1])
         #expect(d.drainEvents().contains(.jobRequeued(id: 3, reason: "/o/3.wav: disk full; trying another worker")))
@@ -308,7 +311,11 @@ struct DispatcherStrangerTests {
         store.add(jobs([10]))
         let d = Dispatcher(store: store)
         _ = d.received(
-            .result(JobResult(id: 1, attempt: 1, worker: "x", succeeded: true, seconds: 0)), from: "x", at: 0)
+            .result(
+                JobResult(
+                    id: 1, attempt: 1, worker: "x", seconds: 0,
+                    outcome: .repaired(VerifiedOutput(frames: 1, checksum: nil)))),
+            from: "x", at: 0)
         #expect(!d.isComplete)
         #expect(store.job(1)?.state == .queued)
     }

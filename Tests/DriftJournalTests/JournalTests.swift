@@ -38,7 +38,7 @@ func samplePlan(run: Int64, count: Int) -> (RunPlan, [JobRecord], [Int: JobFinge
 
 func result(_ id: Int, run: Int64) -> JobResult {
     var result = JobResult(
-        id: id, attempt: 1, worker: "w", succeeded: true, outputFrames: 48_000, checksum: "c\(id)", seconds: 1)
+        id: id, attempt: 1, worker: "w", seconds: 1, outcome: .repaired(VerifiedOutput(frames: 48_000, checksum: "c\(id)")))
     result.run = run
     return result
 }
@@ -82,7 +82,7 @@ struct JournalTests {
                 let id = index + 1
                 _ = store.lease(id, to: "w", at: 0)
                 var done = result(id, run: run)
-                done.checksum = item.checksum
+                done.outcome = .repaired(VerifiedOutput(frames: 48_000, checksum: item.checksum))
                 store.complete(id, with: done)
             }
         }
@@ -101,7 +101,7 @@ struct JournalTests {
                 Issue.record("job \(id) is not done")
                 continue
             }
-            #expect(done.checksum == item.checksum)
+            #expect(done.output?.checksum == item.checksum)
         }
         // The three canonical XXH3 checksums are kept as 8 bytes, in the job rows and in the outputs.
         let count = try Child(
@@ -154,7 +154,7 @@ struct JournalTests {
         #expect(loaded.jobs.first { $0.id == 4 }?.attempts == 1 && loaded.jobs.first { $0.id == 3 }?.attempts == 1)
         #expect(loaded.jobs.map(\.pair.recording) == (1...4).map { "/media/dev\($0 % 2)/take\($0).wav" })
         #expect(loaded.plan.report.pairs.count == 4)
-        #expect(try journal.jobStates(run: run)[2]?.state == "queued", "the requeue is recorded too")
+        #expect(try journal.jobStates(run: run)[2]?.state == .queued, "the requeue is recorded too")
     }
 
     @Test(
@@ -175,9 +175,9 @@ struct JournalTests {
         measurement.residualMs = 3.2
         measurement.residualCurve = [.init(atSeconds: 1, lagMs: 3.2)]
         var repaired = result(1, run: 1)
+        let failure = "/out/take2.wav: sync verification failed: residual lag 3.200 ms exceeds 0.500 ms"
         var failed = JobResult(
-            id: 2, attempt: 1, worker: "w", succeeded: false, seconds: 2,
-            error: "/out/take2.wav: sync verification failed: residual lag 3.200 ms exceeds 0.500 ms")
+            id: 2, attempt: 1, worker: "w", seconds: 2, outcome: .failed(JobFailure(message: failure, kind: .outOfSync)))
         failed.run = 1
         do {
             let journal = try Journal(path: path)
@@ -197,13 +197,18 @@ struct JournalTests {
             try journal.storePlan(run: run, plan: plan, jobs: jobs)
             let store = JournalJobStore(journal: journal, run: run, jobs: jobs)
             repaired = result(1, run: run)
-            repaired.content = ContentResult(
-                decision: .repaired, reason: nil, measuredBy: .content,
-                operations: [.padStart(frames: 71991), .resample(frames: 2_880_377)], measurement: measurement)
+            repaired.outcome = .decided(
+                ContentResult(
+                    decision: .repaired, reason: nil, measuredBy: .content,
+                    operations: [.padStart(frames: 71991), .resample(frames: 2_880_377)], measurement: measurement),
+                output: repaired.output)
             failed.run = run
-            failed.content = ContentResult(
-                decision: .repaired, reason: "residual lag 3.200 ms exceeds 0.500 ms", measuredBy: .content,
-                operations: [.insert(atFrame: 1_920_972, frames: 1440)], measurement: measurement)
+            failed.outcome = .failed(
+                JobFailure(
+                    message: failure, kind: .outOfSync,
+                    content: ContentResult(
+                        decision: .repaired, reason: "residual lag 3.200 ms exceeds 0.500 ms", measuredBy: .content,
+                        operations: [.insert(atFrame: 1_920_972, frames: 1440)], measurement: measurement)))
             _ = store.lease(2, to: "w", at: 1)
             store.complete(2, with: failed)
             _ = store.lease(1, to: "w", at: 2)
@@ -217,7 +222,7 @@ struct JournalTests {
             Issue.record("job 1: \(String(describing: outcomes[1]))")
             return
         }
-        #expect(outcomes[2]?.state == .failed(failed.error ?? ""), "a failed sync proof stays failed")
+        #expect(outcomes[2]?.state == .failed(failure), "a failed sync proof stays failed")
         #expect(
             outcomes[2]?.content?.measurement?.residualCurve == measurement.residualCurve, "with the curve that failed")
     }
@@ -264,12 +269,13 @@ struct JournalTests {
             let store = JournalJobStore(journal: journal, run: run, jobs: [])
             store.add([printJob, clipJob])
             _ = store.lease(1, to: "w", at: 0)
-            var printed = JobResult(id: 1, attempt: 1, worker: "w", succeeded: true, seconds: 0.1)
-            printed.sound = SoundResult(print: Data([1, 2, 3]), timecode: 36_000.5)
+            let printed = JobResult(
+                id: 1, attempt: 1, worker: "w", seconds: 0.1,
+                outcome: .heard(SoundResult(print: Data([1, 2, 3]), timecode: 36_000.5)))
             store.complete(1, with: printed)
             _ = store.lease(2, to: "w", at: 1)
-            var synced = JobResult(id: 2, attempt: 1, worker: "w", succeeded: true, seconds: 2)
-            synced.sound = SoundResult(matches: [row])
+            let synced = JobResult(
+                id: 2, attempt: 1, worker: "w", seconds: 2, outcome: .heard(SoundResult(matches: [row])))
             store.complete(2, with: synced)
         }
         let journal = try Journal(path: path)

@@ -29,12 +29,23 @@ struct WireCodecTests {
         .heartbeat(running: [1, 2, 3]), .job(job),
         .result(
             JobResult(
-                id: 7, attempt: 2, worker: "w1", succeeded: true, outputFrames: 2_880_000, checksum: "abc", seconds: 1.5
-            )),
+                id: 7, attempt: 2, worker: "w1", seconds: 1.5,
+                outcome: .repaired(VerifiedOutput(frames: 2_880_000, checksum: "abc")), run: 3, warnings: ["w"])),
         .result(
             JobResult(
-                id: 8, attempt: 1, worker: "w1", succeeded: false, seconds: 0.1, error: "x: disk full", retryable: true)
-        ),
+                id: 8, attempt: 1, worker: "w1", seconds: 0.1,
+                outcome: .failed(JobFailure(message: "x: disk full", kind: .outputFull)))),
+        .result(
+            JobResult(
+                id: 10, attempt: 1, worker: "w1", seconds: 0.1,
+                outcome: .decided(contentResult, output: VerifiedOutput(frames: 480_000, checksum: "ff")))),
+        .result(
+            JobResult(
+                id: 11, attempt: 1, worker: "w1", seconds: 0.1, outcome: .decided(contentResult, output: nil))),
+        .result(
+            JobResult(
+                id: 12, attempt: 1, worker: "w1", seconds: 0.1,
+                outcome: .failed(JobFailure(message: "x: out of sync", kind: .outOfSync, content: contentResult)))),
         .shutdown, .goodbye, .job(soundJob), .result(soundResult), .job(measureJob),
         .job(JobSpec(id: 4, input: "/m/b.wav", outputRoot: nil, work: .soundPrint)),
         .job(JobSpec(id: 5, input: "/dev/null/5", outputRoot: nil, work: .noop(frames: 1))),
@@ -66,8 +77,12 @@ struct WireCodecTests {
         return job
     }
 
+    static let contentResult = ContentResult(
+        decision: .repaired, reason: "r", measuredBy: .content, operations: [.resample(frames: 480_000)],
+        measurement: ContentMeasurement(
+            offsetMs: 1, driftPPM: -20, driftPPMError: 0.5, model: .clock, confidence: 0.9, reason: nil))
+
     static var soundResult: JobResult {
-        var result = JobResult(id: 9, attempt: 1, worker: "w1", succeeded: true, seconds: 2)
         var match = SoundPairingReport.Match(
             reference: "/m/camera/C0001.MP4", recording: "/m/ZOOM0001.WAV", recordingStartSeconds: 812.371_04,
             recordingEndSeconds: 873.6, coverage: 1, clarity: 11.5,
@@ -78,10 +93,34 @@ struct WireCodecTests {
         match.output = "/o/camera/C0001.wav"
         match.outputFrames = 2_940_000
         match.operations = [.trimStart(frames: 38_993_808), .resample(frames: 2_940_000)]
-        result.sound = SoundResult(
+        let sound = SoundResult(
             print: Data([0x44, 0x46, 0x53, 0x50, 1, 0, 0, 0, 0, 0, 0, 0, 0, 7, 200]), timecode: 36_017.3,
             matches: [match])
-        return result
+        return JobResult(id: 9, attempt: 1, worker: "w1", seconds: 2, outcome: .heard(sound))
+    }
+
+    /// The wire keeps version 7's flat result: a worker that names no failure kind is read by its `retryable` flag,
+    /// and a success that carries nothing is refused, not guessed.
+    @Test("a flat result reads as the one outcome it describes")
+    func flatResults() throws {
+        func result(_ body: String) throws -> JobResult? {
+            let bytes = Array(#"{"v":7,"type":"result","body":{"id":1,"attempt":1,"worker":"w","seconds":1,\#(body)}}"#.utf8)
+            guard case .result(let result) = try WireCodec.decode(bytes) else { return nil }
+            return result
+        }
+        #expect(
+            try result(#""succeeded":false,"retryable":true,"error":"e""#)?.outcome
+                == .failed(JobFailure(message: "e", kind: .outputUnwritable)))
+        #expect(
+            try result(#""succeeded":false,"retryable":false"#)?.outcome
+                == .failed(JobFailure(message: "failed", kind: .other)))
+        #expect(
+            try result(#""succeeded":true,"outputFrames":5,"retryable":false"#)?.outcome
+                == .repaired(VerifiedOutput(frames: 5, checksum: nil)))
+        #expect(throws: WireError.self) { try result(#""succeeded":true,"retryable":false"#) }
+        // What the job failed on decides the retry, whatever the flag says.
+        let full = try #require(try result(#""succeeded":false,"retryable":false,"failure":"output-full""#))
+        #expect(full.failure?.retryable == true)
     }
 
     @Test("every message round-trips", arguments: messages)

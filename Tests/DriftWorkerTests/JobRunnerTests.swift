@@ -31,9 +31,9 @@ struct JobRunnerTests {
         try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
         let result = JobRunner.run(
             job(input: input, output: folder.file("out/a/b/in.wav"), root: folder.file("out")), worker: "w")
-        #expect(result.succeeded, "\(result.error ?? "")")
-        #expect(result.outputFrames == 4801)
-        #expect(result.checksum != nil && result.checksum == xxhsum(folder.file("out/a/b/in.wav")))
+        #expect(result.succeeded, "\(result.failure?.message ?? "")")
+        #expect(result.output?.frames == 4801)
+        #expect(result.output?.checksum != nil && result.output?.checksum == xxhsum(folder.file("out/a/b/in.wav")))
     }
 
     @Test("the reported checksum is the one xxHash's own tool prints, on outputs of several read blocks")
@@ -49,9 +49,9 @@ struct JobRunnerTests {
         let result = JobRunner.run(
             job(input: input, output: folder.file("out/long.wav"), root: folder.file("out"), target: length + 211),
             worker: "w")
-        #expect(result.succeeded, "\(result.error ?? "")")
+        #expect(result.succeeded, "\(result.failure?.message ?? "")")
         let expected = try #require(xxhsum(folder.file("out/long.wav")))
-        #expect(result.checksum == expected)
+        #expect(result.output?.checksum == expected)
         #expect(expected.hasPrefix("xxh3:") && expected.count == 21)
     }
 
@@ -69,10 +69,10 @@ struct JobRunnerTests {
         let output = relative.hasPrefix("/") ? relative : folder.file("out/" + relative)
         let result = JobRunner.run(job(input: input, output: output, root: folder.file("out")), worker: "w")
         #expect(!result.succeeded)
-        #expect(!result.retryable)
+        #expect(!(result.failure?.retryable ?? false))
         #expect(
-            result.error?.contains("output root") == true || result.error?.contains("..") == true,
-            "\(result.error ?? "")")
+            result.failure?.message.contains("output root") == true || result.failure?.message.contains("..") == true,
+            "\(result.failure?.message ?? "")")
         #expect(
             !FileManager.default.fileExists(atPath: folder.file("x.wav"))
                 && !FileManager.default.fileExists(atPath: output.replacingOccurrences(of: "/out/link", with: "")))
@@ -95,8 +95,8 @@ struct JobRunnerTests {
             job(
                 input: input, output: folder.file("out/x.wav"), root: folder.file("out"),
                 inputRoots: [folder.file("media")]), worker: "w")
-        #expect(!result.succeeded && !result.retryable)
-        let error = result.error ?? ""
+        #expect(!result.succeeded && !(result.failure?.retryable ?? false))
+        let error = result.failure?.message ?? ""
         #expect(error.hasPrefix(input + ": refused: "), "\(error)")
         #expect(error.contains("outside the input roots") || error.contains("cannot be resolved"), "\(error)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("out/x.wav")))
@@ -116,7 +116,7 @@ struct JobRunnerTests {
             let result = JobRunner.run(
                 job(input: input, output: root + "/x.wav", root: root, inputRoots: inputRoots), worker: "w")
             #expect(
-                !result.succeeded && result.error?.contains("overlaps the input root") == true, "\(result.error ?? "")")
+                !result.succeeded && result.failure?.message.contains("overlaps the input root") == true, "\(result.failure?.message ?? "")")
             #expect(!FileManager.default.fileExists(atPath: root + "/x.wav"))
         }
     }
@@ -130,7 +130,7 @@ struct JobRunnerTests {
         let result = JobRunner.run(
             job(input: media.file("take.wav"), output: out.file("take.wav"), root: out.path), worker: "w")
         #expect(Date().timeIntervalSince(start) < 5)
-        #expect(!result.succeeded && result.error?.contains("not a regular file") == true, "\(result.error ?? "")")
+        #expect(!result.succeeded && result.failure?.message.contains("not a regular file") == true, "\(result.failure?.message ?? "")")
         #expect(out.entries().isEmpty)
     }
 
@@ -142,7 +142,7 @@ struct JobRunnerTests {
             TestSignal(channelCount: 1, length: 480), to: folder.file("in.wav"), format: format)
         let result = JobRunner.run(
             job(input: input, output: folder.file("o.wav"), root: folder.path, inputRoots: []), worker: "w")
-        #expect(!result.succeeded && result.error?.contains("no input roots") == true)
+        #expect(!result.succeeded && result.failure?.message.contains("no input roots") == true)
     }
 
     @Test("a corrupt input fails for good; a full destination may be retried")
@@ -154,8 +154,8 @@ struct JobRunnerTests {
         let corrupt = JobRunner.run(
             job(input: folder.file("media/bad.wav"), output: folder.file("out/bad.wav"), root: folder.file("out")),
             worker: "w")
-        #expect(!corrupt.succeeded && !corrupt.retryable)
-        #expect(corrupt.error?.contains("bad.wav") == true)
+        #expect(!corrupt.succeeded && !(corrupt.failure?.retryable ?? false))
+        #expect(corrupt.failure?.message.contains("bad.wav") == true)
     }
 }
 

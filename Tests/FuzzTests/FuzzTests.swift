@@ -144,7 +144,9 @@ struct FuzzTests {
             .heartbeat(running: [1, 2]),
             .job(spec),
             .result(
-                JobResult(id: 1, attempt: 1, worker: "w", succeeded: false, seconds: 1, error: "e", retryable: true)),
+                JobResult(
+                    id: 1, attempt: 1, worker: "w", seconds: 1,
+                    outcome: .failed(JobFailure(message: "e", kind: .outputUnwritable)))),
             .shutdown, .goodbye,
         ]
         let seeds = try corpus("wire").map(\.bytes) + messages.map(WireCodec.encode)
