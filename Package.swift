@@ -72,7 +72,7 @@ let package = Package(
         .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate", "CSoxr", "CPolyphase"]),
         // Content measurement: the recording correlated with the reference's own sound (offset, rate, dropouts).
         // Pure Swift on `AudioSource` streams; its FFT is its own.
-        .target(name: "DriftSync", dependencies: ["DriftCore"]),
+        .target(name: "DriftSync", dependencies: ["DriftCore", "DriftSchema"]),
         // The scan's rules as values: how recordings pair with references, how a device is named, how pairing by sound
         // groups files. The configuration builds them; DriftMedia applies them to files.
         .target(name: "DriftRules", dependencies: ["DriftCore"]),
@@ -103,7 +103,7 @@ let package = Package(
         // Timelines for editors (OpenTimelineIO, FCPXML, CMX3600) from a pairing by sound: pure, exact times.
         .target(name: "DriftTimeline", dependencies: ["DriftCore", "DriftSchema", "DriftSupport"]),
         // Wire messages and their codec: pure, testable without sockets.
-        .target(name: "DriftWire", dependencies: ["DriftCore", "DriftSchema", "DriftSync"]),
+        .target(name: "DriftWire", dependencies: ["DriftCore", "DriftSchema"]),
         // ZeroMQ context, sockets and polling, CURVE keys and the ZAP handler (the only importer of CZMQ).
         .target(
             name: "DriftTransport",
@@ -136,7 +136,7 @@ let package = Package(
         .target(
             name: "DriftJournal",
             dependencies: [
-                "DriftPlanning", "DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftJobs", "DriftSync",
+                "DriftPlanning", "DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftJobs",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         // One file's repair (read, convert, write, verify, rename): used by `process` and by workers.
@@ -242,7 +242,7 @@ let package = Package(
             ]),
         .testTarget(name: "DriftReportsTests", dependencies: ["DriftSchema", "DriftReports", "DriftCore"]),
         .testTarget(name: "DriftTimelineTests", dependencies: ["DriftTimeline", "DriftSchema", "DriftCore"]),
-        .testTarget(name: "DriftWireTests", dependencies: ["DriftWire", "DriftCore", "DriftSchema", "DriftSync"]),
+        .testTarget(name: "DriftWireTests", dependencies: ["DriftWire", "DriftCore", "DriftSchema"]),
         .testTarget(
             name: "DriftCoordinatorTests",
             dependencies: [

@@ -41,7 +41,7 @@ extension JobRecord {
                 ContentFinding(
                     measurement: $0.measurement, measuredBy: $0.measuredBy, operations: $0.operations, note: $0.reason)
             }
-            func repaired(_ output: VerifiedOutput?) -> PairOutcome {
+            func repaired(_ output: WrittenOutput?) -> PairOutcome {
                 var outcome = PairOutcome(
                     state: .repaired(
                         outputFrames: output?.frames, checksum: output?.checksum, worker: result.worker,
@@ -57,9 +57,11 @@ extension JobRecord {
             case .decided(let content, let output):
                 switch content.decision {
                 case .skipped:
-                    return PairOutcome(state: .skipped(content.reason ?? "in sync"), attempts: attempts, content: finding)
+                    return PairOutcome(
+                        state: .skipped(content.reason ?? "in sync"), attempts: attempts, content: finding)
                 case .refused:
-                    return PairOutcome(state: .refused(content.reason ?? "refused"), attempts: attempts, content: finding)
+                    return PairOutcome(
+                        state: .refused(content.reason ?? "refused"), attempts: attempts, content: finding)
                 case .measured: return PairOutcome(state: .measured, attempts: attempts, content: finding)
                 case .repaired: return repaired(output)
                 }

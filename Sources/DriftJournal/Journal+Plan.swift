@@ -219,7 +219,9 @@ extension Journal {
     }
 
     /// Each job of a run as last recorded: id → (state, attempts, output path). For inspection and tests.
-    public func jobStates(run: Int64) throws(JournalError) -> [Int: (state: JournalJobState, attempts: Int, output: String)] {
+    public func jobStates(run: Int64) throws(JournalError) -> [Int: (
+        state: JournalJobState, attempts: Int, output: String
+    )] {
         try access { db in
             var states: [Int: (state: JournalJobState, attempts: Int, output: String)] = [:]
             let texts = try JournalTexts(db, namesFrom: "SELECT output FROM job WHERE run = ?", arguments: [run])

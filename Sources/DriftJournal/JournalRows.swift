@@ -2,7 +2,6 @@ import DriftCore
 import DriftJobs
 import DriftPlanning
 import DriftSchema
-import DriftSync
 import DriftWire
 import Foundation
 internal import GRDB
@@ -426,7 +425,7 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
             guard
                 let outcome = JobOutcome(
                     succeeded: resultSucceeded ?? true,
-                    output: outputFrames.map { VerifiedOutput(frames: $0, checksum: checksum?.text) },
+                    output: outputFrames.map { WrittenOutput(frames: $0, checksum: checksum?.text) },
                     error: resultError, kind: texts.term(failure).flatMap(FailureKind.init(rawValue:)),
                     retryable: false, content: content, sound: sound)
             else { return nil }

@@ -2,6 +2,7 @@ import DriftAV
 import DriftAudio
 import DriftCore
 import DriftDSP
+import DriftSchema
 import DriftSync
 import Foundation
 import Synchronization

@@ -203,7 +203,8 @@ final class SoundRounds: SoundWork, @unchecked Sendable {  // `previous`, `verif
                 }
                 return .printed(file, kept: false)
             case .failed(let failure): return .failed(failure.message)
-            case .repaired, .decided: return .failed("\(job.input): the worker answered a print with another job's result")
+            case .repaired, .decided:
+                return .failed("\(job.input): the worker answered a print with another job's result")
             }
         case .failed(let error): return .failed(error)
         case .queued, .leased:

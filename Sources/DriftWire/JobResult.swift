@@ -34,7 +34,7 @@ public struct JobResult: Sendable, Equatable {
         return true
     }
     /// The output written and verified: a header repair's, or a content job's that repaired.
-    public var output: VerifiedOutput? {
+    public var output: WrittenOutput? {
         switch outcome {
         case .repaired(let output): output
         case .decided(_, let output): output
@@ -62,9 +62,9 @@ public struct JobResult: Sendable, Equatable {
 /// What a job came to: each case carries exactly what it means.
 public enum JobOutcome: Sendable, Equatable {
     /// A header repair's output (or a no-op's frames), written and verified.
-    case repaired(VerifiedOutput)
+    case repaired(WrittenOutput)
     /// A content job's decision and measurement; its output when it repaired.
-    case decided(ContentResult, output: VerifiedOutput?)
+    case decided(ContentResult, output: WrittenOutput?)
     /// A sound job's print, or a clip's rows.
     case heard(SoundResult)
     /// Failed: why, and whether another attempt may succeed.
@@ -72,7 +72,7 @@ public enum JobOutcome: Sendable, Equatable {
 }
 
 /// An output as the worker read it back after writing.
-public struct VerifiedOutput: Sendable, Equatable {
+public struct WrittenOutput: Sendable, Equatable {
     /// Frames in the written output, read back from it.
     public var frames: Int64
     /// FNV-1a 64 of the output file's bytes, hex; nil where nothing was written (a no-op).
@@ -120,7 +120,7 @@ extension JobResult: Codable {
         outcome = try JobOutcome(
             succeeded: c.decode(Bool.self, forKey: .succeeded),
             output: c.decodeIfPresent(Int64.self, forKey: .outputFrames).map {
-                VerifiedOutput(frames: $0, checksum: try c.decodeIfPresent(String.self, forKey: .checksum))
+                WrittenOutput(frames: $0, checksum: try c.decodeIfPresent(String.self, forKey: .checksum))
             },
             error: c.decodeIfPresent(String.self, forKey: .error),
             kind: c.decodeIfPresent(FailureKind.self, forKey: .failure),
@@ -155,7 +155,7 @@ extension JobOutcome {
     /// The outcome a flat record describes (the wire's object, the journal's columns); nil when it succeeded with
     /// nothing to show. A failure from a worker that names no kind takes what its `retryable` flag implies.
     public init?(
-        succeeded: Bool, output: VerifiedOutput?, error: String?, kind: FailureKind?, retryable: Bool,
+        succeeded: Bool, output: WrittenOutput?, error: String?, kind: FailureKind?, retryable: Bool,
         content: ContentResult?, sound: SoundResult?
     ) {
         if !succeeded {

@@ -1,5 +1,5 @@
 import DriftCore
-import DriftSync
+import DriftSchema
 
 /// What a job does: exactly one kind of work, matched exhaustively where it runs, carried whole on the wire and in
 /// the journal. Each kind holds only what it needs; nothing stands in for a field another kind has.

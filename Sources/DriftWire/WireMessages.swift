@@ -1,6 +1,5 @@
 import DriftCore
 import DriftSchema
-import DriftSync
 import Foundation
 
 /// The protocol version carried by every envelope. A peer speaking another version is logged and ignored.

@@ -33,10 +33,10 @@ enum ContentJobRunner {
             let outcome = try ContentRepair.run(request)
             // 3. What it decided and did, naming the job's paths.
             let decided = finding(outcome, content: content, shown: pinned.shown)
-            var output: VerifiedOutput?
+            var output: WrittenOutput?
             var warnings: [String]?
             if decided.decision == .repaired, let written = outcome.result {
-                output = VerifiedOutput(frames: written.outputFrames, checksum: pinned.checksum(ofOutput: 0))
+                output = WrittenOutput(frames: written.outputFrames, checksum: pinned.checksum(ofOutput: 0))
                 warnings = written.warnings.isEmpty ? nil : written.warnings.map(pinned.shown)
             }
             return JobResult(

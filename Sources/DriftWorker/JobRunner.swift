@@ -46,7 +46,7 @@ public enum JobRunner {
         case .noop(let frames):
             return JobResult(
                 id: job.id, attempt: job.attempt, worker: worker, seconds: 0,
-                outcome: .repaired(VerifiedOutput(frames: frames, checksum: nil)))
+                outcome: .repaired(WrittenOutput(frames: frames, checksum: nil)))
         case .content(let content):
             return ContentJobRunner.run(job, content: content, worker: worker, failure: failure, seconds: seconds)
         case .soundPrint:
@@ -90,7 +90,7 @@ public enum JobRunner {
             let checksum = pinned.checksum(ofOutput: 0)
             return JobResult(
                 id: job.id, attempt: job.attempt, worker: worker, seconds: seconds(),
-                outcome: .repaired(VerifiedOutput(frames: result.outputFrames, checksum: checksum)),
+                outcome: .repaired(WrittenOutput(frames: result.outputFrames, checksum: checksum)),
                 warnings: result.warnings.isEmpty ? nil : result.warnings.map(pinned.shown))
         } catch {
             // The destination may recover (space freed, another worker's disk); a bad input never will.

@@ -151,7 +151,7 @@ struct RepairRunTests {
                     .result(
                         JobResult(
                             id: 1, attempt: 1, worker: "rogue", seconds: 0,
-                            outcome: .repaired(VerifiedOutput(frames: 1, checksum: nil))))
+                            outcome: .repaired(WrittenOutput(frames: 1, checksum: nil))))
                 )
             ],
             [WireCodec.encode(.heartbeat(running: [1, 2, 3]))],

@@ -32,7 +32,7 @@ private func success(_ spec: JobSpec, _ worker: String) -> WireMessage {
     .result(
         JobResult(
             id: spec.id, attempt: spec.attempt, worker: worker, seconds: 0.1,
-            outcome: .repaired(VerifiedOutput(frames: 48_000, checksum: "c"))))
+            outcome: .repaired(WrittenOutput(frames: 48_000, checksum: "c"))))
 }
 
 @Suite("Dispatcher")
@@ -314,7 +314,7 @@ struct DispatcherStrangerTests {
             .result(
                 JobResult(
                     id: 1, attempt: 1, worker: "x", seconds: 0,
-                    outcome: .repaired(VerifiedOutput(frames: 1, checksum: nil)))),
+                    outcome: .repaired(WrittenOutput(frames: 1, checksum: nil)))),
             from: "x", at: 0)
         #expect(!d.isComplete)
         #expect(store.job(1)?.state == .queued)

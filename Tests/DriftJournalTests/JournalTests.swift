@@ -38,7 +38,8 @@ func samplePlan(run: Int64, count: Int) -> (RunPlan, [JobRecord], [Int: JobFinge
 
 func result(_ id: Int, run: Int64) -> JobResult {
     var result = JobResult(
-        id: id, attempt: 1, worker: "w", seconds: 1, outcome: .repaired(VerifiedOutput(frames: 48_000, checksum: "c\(id)")))
+        id: id, attempt: 1, worker: "w", seconds: 1,
+        outcome: .repaired(WrittenOutput(frames: 48_000, checksum: "c\(id)")))
     result.run = run
     return result
 }
@@ -82,7 +83,7 @@ struct JournalTests {
                 let id = index + 1
                 _ = store.lease(id, to: "w", at: 0)
                 var done = result(id, run: run)
-                done.outcome = .repaired(VerifiedOutput(frames: 48_000, checksum: item.checksum))
+                done.outcome = .repaired(WrittenOutput(frames: 48_000, checksum: item.checksum))
                 store.complete(id, with: done)
             }
         }
@@ -177,7 +178,8 @@ struct JournalTests {
         var repaired = result(1, run: 1)
         let failure = "/out/take2.wav: sync verification failed: residual lag 3.200 ms exceeds 0.500 ms"
         var failed = JobResult(
-            id: 2, attempt: 1, worker: "w", seconds: 2, outcome: .failed(JobFailure(message: failure, kind: .outOfSync)))
+            id: 2, attempt: 1, worker: "w", seconds: 2, outcome: .failed(JobFailure(message: failure, kind: .outOfSync))
+        )
         failed.run = 1
         do {
             let journal = try Journal(path: path)

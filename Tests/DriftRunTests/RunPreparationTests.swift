@@ -57,7 +57,7 @@ struct RunPreparationTests {
         }
         var result = JobResult(
             id: 1, attempt: 1, worker: "w", seconds: 1,
-            outcome: .repaired(VerifiedOutput(frames: repair.targetFrames, checksum: nil)))
+            outcome: .repaired(WrittenOutput(frames: repair.targetFrames, checksum: nil)))
         result.run = first.jobs[0].spec.run
         store.complete(1, with: result)
         _ = store.lease(2, to: "w", at: 1)  // out on lease when the coordinator "dies"

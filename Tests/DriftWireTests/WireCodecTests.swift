@@ -1,6 +1,5 @@
 import DriftCore
 import DriftSchema
-import DriftSync
 import Foundation
 import Testing
 
@@ -30,7 +29,7 @@ struct WireCodecTests {
         .result(
             JobResult(
                 id: 7, attempt: 2, worker: "w1", seconds: 1.5,
-                outcome: .repaired(VerifiedOutput(frames: 2_880_000, checksum: "abc")), run: 3, warnings: ["w"])),
+                outcome: .repaired(WrittenOutput(frames: 2_880_000, checksum: "abc")), run: 3, warnings: ["w"])),
         .result(
             JobResult(
                 id: 8, attempt: 1, worker: "w1", seconds: 0.1,
@@ -38,7 +37,7 @@ struct WireCodecTests {
         .result(
             JobResult(
                 id: 10, attempt: 1, worker: "w1", seconds: 0.1,
-                outcome: .decided(contentResult, output: VerifiedOutput(frames: 480_000, checksum: "ff")))),
+                outcome: .decided(contentResult, output: WrittenOutput(frames: 480_000, checksum: "ff")))),
         .result(
             JobResult(
                 id: 11, attempt: 1, worker: "w1", seconds: 0.1, outcome: .decided(contentResult, output: nil))),
@@ -104,7 +103,8 @@ struct WireCodecTests {
     @Test("a flat result reads as the one outcome it describes")
     func flatResults() throws {
         func result(_ body: String) throws -> JobResult? {
-            let bytes = Array(#"{"v":7,"type":"result","body":{"id":1,"attempt":1,"worker":"w","seconds":1,\#(body)}}"#.utf8)
+            let bytes = Array(
+                #"{"v":7,"type":"result","body":{"id":1,"attempt":1,"worker":"w","seconds":1,\#(body)}}"#.utf8)
             guard case .result(let result) = try WireCodec.decode(bytes) else { return nil }
             return result
         }
@@ -116,7 +116,7 @@ struct WireCodecTests {
                 == .failed(JobFailure(message: "failed", kind: .other)))
         #expect(
             try result(#""succeeded":true,"outputFrames":5,"retryable":false"#)?.outcome
-                == .repaired(VerifiedOutput(frames: 5, checksum: nil)))
+                == .repaired(WrittenOutput(frames: 5, checksum: nil)))
         #expect(throws: WireError.self) { try result(#""succeeded":true,"retryable":false"#) }
         // What the job failed on decides the retry, whatever the flag says.
         let full = try #require(try result(#""succeeded":false,"retryable":false,"failure":"output-full""#))

@@ -116,7 +116,8 @@ struct JobRunnerTests {
             let result = JobRunner.run(
                 job(input: input, output: root + "/x.wav", root: root, inputRoots: inputRoots), worker: "w")
             #expect(
-                !result.succeeded && result.failure?.message.contains("overlaps the input root") == true, "\(result.failure?.message ?? "")")
+                !result.succeeded && result.failure?.message.contains("overlaps the input root") == true,
+                "\(result.failure?.message ?? "")")
             #expect(!FileManager.default.fileExists(atPath: root + "/x.wav"))
         }
     }
@@ -130,7 +131,9 @@ struct JobRunnerTests {
         let result = JobRunner.run(
             job(input: media.file("take.wav"), output: out.file("take.wav"), root: out.path), worker: "w")
         #expect(Date().timeIntervalSince(start) < 5)
-        #expect(!result.succeeded && result.failure?.message.contains("not a regular file") == true, "\(result.failure?.message ?? "")")
+        #expect(
+            !result.succeeded && result.failure?.message.contains("not a regular file") == true,
+            "\(result.failure?.message ?? "")")
         #expect(out.entries().isEmpty)
     }
 
