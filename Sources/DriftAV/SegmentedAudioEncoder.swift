@@ -27,8 +27,8 @@ extension AudioEncoder: StreamEncoder {}
 /// the segment are dropped. Packets are handed on in stream order, so the muxer sees one stream with the one-pass
 /// timestamps and count: the decoded length is the one-pass length. At a join the two frames that overlap come from
 /// two encoders that heard the same sound; tests measure the joins against the ideal and against the sound's own steps.
-/// Its threads share only `finished`, under `lock` (hence `@unchecked Sendable`).
-final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {
+/// Its threads share only `finished`, under `lock` (hence `@unchecked Sendable`: a condition variable, which `Mutex` has not).
+final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // see above
     /// Samples per segment by default: 2880 AAC frames, 61.44 s at 48 kHz. Each segment's encoder also hears the
     /// 256 frames before it (5.5 s at 48 kHz): FFmpeg's AAC encoder steers its rate by a quality factor that settles
     /// over seconds, so a shorter lead-in leaves each segment's start coarser than one pass (measured on steady
@@ -197,7 +197,7 @@ final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {
 }
 
 /// A value handed to another thread that alone uses it from then on.
-final class Owned<Value>: @unchecked Sendable {
+final class Owned<Value>: @unchecked Sendable {  // one owner at a time, by contract
     let value: Value
 
     init(_ value: Value) { self.value = value }

@@ -1,3 +1,4 @@
+import DriftCore
 import Foundation
 
 /// Just enough XML for iXML's flat, vendor-written elements: the text of an element by its path.
@@ -82,16 +83,5 @@ public enum IXMLText {
     }
 
     /// `text` as element content: `&`, `<` and `>` as entities.
-    static func escaped(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            default: result.append(character)
-            }
-        }
-        return result
-    }
+    static func escaped(_ text: String) -> String { TextEscaping.markup(text, inAttribute: false) }
 }

@@ -179,7 +179,7 @@ public struct RecordingChunks: Sendable, Equatable {
 
 /// A recording's descriptor, kept open while its large chunks wait to be copied into the output. Reads are `pread`s
 /// (they move no shared offset), so threads may share it.
-public final class ChunkSource: @unchecked Sendable, Equatable {
+public final class ChunkSource: Sendable, Equatable {
     let descriptor: Int32
 
     init?(duplicating descriptor: Int32) {

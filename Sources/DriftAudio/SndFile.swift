@@ -2,13 +2,14 @@ internal import CSndFile
 import DriftCore
 import Foundation
 import Glibc
+import Synchronization
 
 // Raw libsndfile calls and the conversions between C values and Swift types live here, in one place.
 enum SndFile {
     /// A failed open reports through one process-wide variable (`sf_error(NULL)`), which any other thread's open
     /// overwrites (a text file called .wav was once "corrupt or truncated header (No Error.)" while other files were
     /// probed): every open runs under this lock, and a failure's error is read before it is released.
-    private static let openLock = NSLock()
+    private static let openLock = Mutex(())
 
     /// An open failure as libsndfile stated it: its code and text, and `errno` at the time.
     struct OpenError: Error {
@@ -19,12 +20,12 @@ enum SndFile {
 
     /// Runs `open` (an `sf_open*` call) under the open lock; on failure, its error as it was right after the call.
     static func open(_ open: () -> OpaquePointer?) -> Result<OpaquePointer, OpenError> {
-        openLock.lock()
-        defer { openLock.unlock() }
-        if let handle = open() { return .success(handle) }
-        let systemErrno = errno
-        let (code, text) = lastError(nil)
-        return .failure(OpenError(code: code, text: text, systemErrno: systemErrno))
+        openLock.withLock { _ in
+            if let handle = open() { return .success(handle) }
+            let systemErrno = errno
+            let (code, text) = lastError(nil)
+            return .failure(OpenError(code: code, text: text, systemErrno: systemErrno))
+        }
     }
 
     /// libsndfile's last error for `handle` (or the global open error when nil), as code and text.

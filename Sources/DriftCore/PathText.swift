@@ -113,6 +113,7 @@ public enum PathText {
     }
 
     /// Calls `body` with the path's bytes as a C string (what a system call takes).
+    @discardableResult
     public static func withCString<Result>(_ text: String, _ body: (UnsafePointer<CChar>) throws -> Result) rethrows
         -> Result
     {
@@ -182,6 +183,7 @@ extension PathText {
 
 extension PathText {
     /// Calls `body` with two paths' bytes as C strings (a rename, a link).
+    @discardableResult
     public static func withCStrings<Result>(
         _ a: String, _ b: String, _ body: (UnsafePointer<CChar>, UnsafePointer<CChar>) throws -> Result
     ) rethrows -> Result {

@@ -12,10 +12,13 @@ public struct MethodChoice: Sendable, Equatable, CustomStringConvertible {
     public var method: RepairMethod
     /// "default", "--method", "--tempo", or the config rule that matched.
     public var reason: String
+    /// Asked for on the command line (`--method`), not chosen by a rule: a refusal names the option.
+    public var byOption: Bool
 
-    public init(method: RepairMethod, reason: String) {
+    public init(method: RepairMethod, reason: String, byOption: Bool = false) {
         self.method = method
         self.reason = reason
+        self.byOption = byOption
     }
 
     public var description: String { "\(method.rawValue) (\(reason))" }

@@ -13,7 +13,7 @@ import Synchronization
 /// phase row sums to exactly 1 (no ripple at DC between phases).
 ///
 /// Immutable once made and shared by every converter of the same design (the chunks of a segmented resample).
-final class PolyphaseFilter: @unchecked Sendable {
+final class PolyphaseFilter: @unchecked Sendable {  // its tables are written once in init and only read after
     /// Filter length in input frames (a multiple of 8, for the vector kernel).
     let taps: Int
     /// Rows of the table less one: the phase resolution between two input frames.

@@ -1,5 +1,6 @@
 internal import CLinux
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -25,16 +26,19 @@ public enum Termination: Equatable, Sendable {
 /// good; a hung test then hangs the whole suite. Here every wait has a deadline: a child still running at its deadline
 /// is described (process tree, threads' stacks when gdb is installed), its whole process group is killed, and the
 /// result says it timed out, so the test fails with the reason instead of stalling CI.
-public final class Child: @unchecked Sendable {  // mutable state is guarded by `lock`
+public final class Child: Sendable {
     public let pid: Int32
     public let command: String
-    private let lock = NSLock()
-    private var ended: Termination?
-    private var output = Data()
-    private var errors = Data()
+    /// What the reaper and the pipe readers learn, read by the waiter.
+    private struct State {
+        var ended: Termination?
+        var output = Data()
+        var errors = Data()
+        var stopReading = false
+    }
+    private let state = Mutex(State())
     private let readersDone = DispatchGroup()
     private let exited = DispatchSemaphore(value: 0)
-    private var stopReading = false
 
     /// Output handling for standard output and standard error.
     public enum Stream: Sendable {
@@ -133,7 +137,7 @@ public final class Child: @unchecked Sendable {  // mutable state is guarded by 
         // WIFEXITED / WTERMSIG by hand: the C macros are not imported.
         let signal = status & 0x7F
         let termination: Termination = signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)
-        lock.withLock { ended = termination }
+        state.withLock { $0.ended = termination }
         exited.signal()
         return termination
     }
@@ -144,34 +148,34 @@ public final class Child: @unchecked Sendable {  // mutable state is guarded by 
             var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&entry, 1, 100)
             if ready == 0 {
-                if lock.withLock({ stopReading }) { return }
+                if state.withLock({ $0.stopReading }) { return }
                 continue
             }
             if ready < 0 && errno == EINTR { continue }
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return }
-            lock.withLock {
+            state.withLock {
                 if intoOutput {
-                    output.append(contentsOf: buffer[0..<count])
+                    $0.output.append(contentsOf: buffer[0..<count])
                 } else {
-                    errors.append(contentsOf: buffer[0..<count])
+                    $0.errors.append(contentsOf: buffer[0..<count])
                 }
             }
         }
     }
 
     /// What the child has written to standard output so far.
-    public var outputSoFar: String { lock.withLock { String(decoding: output, as: UTF8.self) } }
+    public var outputSoFar: String { state.withLock { String(decoding: $0.output, as: UTF8.self) } }
 
     /// What the child has written to standard error so far.
-    public var errorsSoFar: String { lock.withLock { String(decoding: errors, as: UTF8.self) } }
+    public var errorsSoFar: String { state.withLock { String(decoding: $0.errors, as: UTF8.self) } }
 
     /// Whether the child still runs.
     public var isRunning: Bool { termination == nil }
 
     /// How the child ended, or nil while it runs.
-    public var termination: Termination? { lock.withLock { ended } }
+    public var termination: Termination? { state.withLock { $0.ended } }
 
     /// Sends `signal` to the child (its pid only, not its group).
     public func send(_ signal: Int32) {
@@ -196,14 +200,14 @@ public final class Child: @unchecked Sendable {  // mutable state is guarded by 
             for descendant in descendants { kill(descendant, SIGKILL) }
             exited.wait()
             exited.signal()
-            lock.withLock { stopReading = true }
+            state.withLock { $0.stopReading = true }
         }
         readersDone.wait()
         let termination = self.termination ?? .signaled(SIGKILL)
-        return lock.withLock {
+        return state.withLock {
             CommandResult(
-                status: termination.status, stdout: String(decoding: output, as: UTF8.self),
-                stderr: String(decoding: errors, as: UTF8.self) + diagnosis,
+                status: termination.status, stdout: String(decoding: $0.output, as: UTF8.self),
+                stderr: String(decoding: $0.errors, as: UTF8.self) + diagnosis,
                 signaled: { if case .signaled = termination { true } else { false } }(), timedOut: timedOut)
         }
     }

@@ -3,7 +3,7 @@ import DriftCore
 import Foundation
 
 /// A fresh temporary folder, removed when the value is released.
-public final class TemporaryFolder: @unchecked Sendable {  // immutable after init
+public final class TemporaryFolder: Sendable {  // immutable after init
     public let path: String
 
     public init(_ name: String = "driftfix-test") {

@@ -2,7 +2,7 @@ import Foundation
 
 /// A small tmpfs mounted for a test: a real full disk or a real read-only file system, no fakes.
 /// Needs root (CI here runs as root); tests that use it are skipped with a reason elsewhere.
-public final class TmpfsMount: @unchecked Sendable {  // immutable after init
+public final class TmpfsMount: Sendable {  // immutable after init
     public let path: String
 
     /// Whether this process may mount file systems.

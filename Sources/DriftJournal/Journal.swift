@@ -10,7 +10,7 @@ internal import GRDB
 /// (`driftfix history`) open it read-only alongside. Commits use `synchronous = NORMAL`: in WAL mode a committed
 /// transaction survives a crash of the process, and a power cut can lose only the last transactions, never
 /// corrupt the file - and a lost transition only means a job runs again, into an atomically replaced output.
-public final class Journal: @unchecked Sendable {  // GRDB serialises access to the queue
+public final class Journal: Sendable {  // GRDB serialises access to the queue
     public let path: String
     let database: DatabaseQueue
     private let lockDescriptor: Int32?

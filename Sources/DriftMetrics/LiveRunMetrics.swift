@@ -4,6 +4,7 @@ import DriftJobs
 import DriftSchema
 import Foundation
 import Prometheus
+import Synchronization
 
 /// What a running `driftfix repair` shows at `/metrics`, fed by the dispatcher's events: the jobs queued and out on
 /// lease, done, failed and requeued, the audio repaired, the workers connected, when the run started and when it
@@ -122,12 +123,11 @@ public final class LiveRunMetrics: Sendable {
     public func render() -> [UInt8] { registry.emitToBuffer() }
 
     /// The gauges of `driftfix_device_*`, made on first use and kept by device name.
-    private final class DeviceGauges: @unchecked Sendable {
-        private let lock = NSLock()
-        private var gauges: [String: Gauge] = [:]
+    private final class DeviceGauges: Sendable {
+        private let made = Mutex<[String: Gauge]>([:])
 
         func update(_ summaries: [DeviceSummary], limit: Int, in registry: PrometheusCollectorRegistry) {
-            lock.withLock {
+            made.withLock { gauges in
                 func gauge(_ name: String, _ labels: [(String, String)], _ help: String) -> Gauge {
                     let key = name + labels.map { "|\($0.0)=\($0.1)" }.joined()
                     if let existing = gauges[key] { return existing }
@@ -144,13 +144,12 @@ public final class LiveRunMetrics: Sendable {
 
     /// Per worker, by the name it goes by (`slurm-4711_3@node07` for a Slurm task, `host-pid` otherwise): whether it
     /// is connected and the jobs it finished, so a dashboard follows each worker (and each node) through the night.
-    private final class WorkerSeries: @unchecked Sendable {
-        private let lock = NSLock()
-        private var connected: [String: Gauge] = [:]
-        private var done: [String: Counter] = [:]
+    private final class WorkerSeries: Sendable {
+        private let connected = Mutex<[String: Gauge]>([:])
+        private let done = Mutex<[String: Counter]>([:])
 
         func connected(_ name: String, _ up: Bool, in registry: PrometheusCollectorRegistry) {
-            cached(&connected, name) {
+            cached(connected, name) {
                 registry.makeGauge(
                     name: "driftfix_run_worker_connected", labels: [("worker", name)],
                     help: "1 while the worker is connected to the run in progress, 0 once it is gone.")
@@ -158,7 +157,7 @@ public final class LiveRunMetrics: Sendable {
         }
 
         func done(by name: String, in registry: PrometheusCollectorRegistry) {
-            cached(&done, name) {
+            cached(done, name) {
                 registry.makeCounter(
                     name: "driftfix_run_worker_jobs_done_total", labels: [("worker", name)],
                     help: "Jobs of the run in progress each worker finished with a verified result.")
@@ -166,8 +165,10 @@ public final class LiveRunMetrics: Sendable {
         }
 
         /// The series of `name`, made on first use.
-        private func cached<Series>(_ series: inout [String: Series], _ name: String, make: () -> Series) -> Series {
-            lock.withLock {
+        private func cached<Series: Sendable>(
+            _ made: borrowing Mutex<[String: Series]>, _ name: String, make: () -> Series
+        ) -> Series {
+            made.withLock { series in
                 if let existing = series[name] { return existing }
                 let made = make()
                 series[name] = made
@@ -177,23 +178,25 @@ public final class LiveRunMetrics: Sendable {
     }
 
     /// Each planned job's audio seconds and round, and each round's series, read from the loop thread.
-    private final class LockedState: @unchecked Sendable {
-        private let lock = NSLock()
-        private var jobs: [Int: (seconds: Double, round: Round)] = [:]
-        private var rounds: [String: Round] = [:]
+    private final class LockedState: Sendable {
+        private struct State {
+            var jobs: [Int: (seconds: Double, round: Round)] = [:]
+            var rounds: [String: Round] = [:]
+        }
+        private let state = Mutex(State())
 
         /// The series of `round` (made on first use), with `jobs` now in it.
         func plan(_ planned: [JobRecord], round label: String?, make: () -> Round) -> Round {
-            lock.withLock {
+            state.withLock { state in
                 let key = label ?? ""
-                let round = rounds[key] ?? make()
-                rounds[key] = round
-                for job in planned { jobs[job.id] = (job.audioSeconds, round) }
+                let round = state.rounds[key] ?? make()
+                state.rounds[key] = round
+                for job in planned { state.jobs[job.id] = (job.audioSeconds, round) }
                 return round
             }
         }
 
-        func round(of job: Int) -> Round? { lock.withLock { jobs[job]?.round } }
-        func audio(of job: Int) -> Double { lock.withLock { jobs[job]?.seconds ?? 0 } }
+        func round(of job: Int) -> Round? { state.withLock { $0.jobs[job]?.round } }
+        func audio(of job: Int) -> Double { state.withLock { $0.jobs[job]?.seconds ?? 0 } }
     }
 }

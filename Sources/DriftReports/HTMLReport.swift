@@ -106,21 +106,8 @@ public enum HTMLReport {
         return String(text.prefix(head)) + "…" + String(text.suffix(limit - 1 - head))
     }
 
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        // A file name's bytes that are not UTF-8 (or not composed) as \xHH.
-        for c in PathText.shown(text) {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
+    /// A file name's bytes that are not UTF-8 (or not composed) shown as \xHH, then escaped as markup.
+    static func escape(_ text: String) -> String { TextEscaping.markup(PathText.shown(text)) }
 
     static let css = """
         body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#1d2330;background:#f6f7f9}

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A Slurm command that failed: which, and what it said.
 public struct SlurmError: Error, Sendable, CustomStringConvertible {
@@ -111,17 +112,15 @@ public struct SlurmClient: Sendable {
 }
 
 /// Set once by the watchdog, read after the child has ended.
-private final class Expiry: @unchecked Sendable {
-    private let lock = NSLock()
-    private var flag = false
-    func mark() { lock.withLock { flag = true } }
-    var happened: Bool { lock.withLock { flag } }
+private final class Expiry: Sendable {
+    private let flag = Atomic(false)
+    func mark() { flag.store(true, ordering: .releasing) }
+    var happened: Bool { flag.load(ordering: .acquiring) }
 }
 
 /// What the standard-error reader collected.
-private final class Collected: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    func set(_ value: Data) { lock.withLock { data = value } }
-    var value: Data { lock.withLock { data } }
+private final class Collected: Sendable {
+    private let data = Mutex(Data())
+    func set(_ value: Data) { data.withLock { $0 = value } }
+    var value: Data { data.withLock { $0 } }
 }

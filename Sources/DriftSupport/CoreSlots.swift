@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// The cores of this host that driftfix processes of one user are busy on, so that a long job's extra threads use
 /// only idle ones (the night's last files) and give them back when other jobs need them.
@@ -34,19 +35,20 @@ public final class CoreSlots: Sendable {
     }
 
     /// A bound name: released by `release()`, when dropped, or when the process ends.
-    public final class Hold: @unchecked Sendable {
+    public final class Hold: Sendable {
         /// A core, or only the claim that a job is waiting for one.
         public let isCore: Bool
-        private var descriptor: Int32
+        /// The bound socket; -1 once released (by whichever thread releases first).
+        private let descriptor: Atomic<Int32>
 
         init(descriptor: Int32, isCore: Bool) {
-            self.descriptor = descriptor
+            self.descriptor = Atomic(descriptor)
             self.isCore = isCore
         }
 
         public func release() {
-            if descriptor >= 0 { close(descriptor) }
-            descriptor = -1
+            let held = descriptor.exchange(-1, ordering: .acquiringAndReleasing)
+            if held >= 0 { close(held) }
         }
 
         deinit { release() }

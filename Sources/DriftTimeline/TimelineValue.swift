@@ -1,3 +1,5 @@
+import DriftCore
+
 /// Metadata a timeline carries beside its times: the shape JSON has, with keys kept in the order given, so OTIO's
 /// metadata dictionaries and FCPXML's `md` entries come out as written.
 public indirect enum TimelineValue: Sendable, Equatable {
@@ -74,22 +76,5 @@ public indirect enum TimelineValue: Sendable, Equatable {
         }
     }
 
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20:
-                out +=
-                    "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count)
-                    + String(c.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    static func quoted(_ text: String) -> String { TextEscaping.jsonString(text) }
 }

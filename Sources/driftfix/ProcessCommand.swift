@@ -190,7 +190,7 @@ extension ProcessCommand {
         case .operations: option = "content repair"
         case .stretch:
             // A stretch asked for on the command line, or by a rule of the configuration.
-            option = request.method.reason == "--method" ? "--method stretch" : "stretch (\(request.method.reason))"
+            option = request.method.byOption ? "--method stretch" : "stretch (\(request.method.reason))"
         }
         return option.map { "\($0): \(error.reason)" } ?? error.reason
     }

@@ -6,18 +6,20 @@ import Synchronization
 /// The command line's side of the graceful stop that the service group runs on SIGINT, SIGTERM and SIGHUP: it says
 /// what happens at the first signal, and makes a second one quit at once (after deleting this process's temporary
 /// output files). Every other terminating signal, and a crash, deletes them too before the process dies.
-final class SecondSignal: @unchecked Sendable {  // `sources` is set once in init; `count` is a Mutex
+final class SecondSignal: @unchecked Sendable {  // `sources` (not Sendable) is only kept alive, never used after init
     private let count = Mutex(0)
-    private var sources: [DispatchSourceSignal] = []
+    private let sources: [DispatchSourceSignal]
 
     init() {
         StagedOutput.removeOnSignals(terminating: false)
-        for number in [SIGINT, SIGTERM, SIGHUP] {
+        let numbers = [SIGINT, SIGTERM, SIGHUP]
+        sources = numbers.map { number in
             signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            return DispatchSource.makeSignalSource(signal: number, queue: .global())
+        }
+        for (number, source) in zip(numbers, sources) {
             source.setEventHandler { [weak self] in self?.received(number) }
             source.resume()
-            sources.append(source)
         }
     }
 
