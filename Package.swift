@@ -244,6 +244,11 @@ let package = Package(
         .testTarget(name: "DriftTimelineTests", dependencies: ["DriftTimeline", "DriftSchema", "DriftCore"]),
         .testTarget(name: "DriftWireTests", dependencies: ["DriftWire", "DriftCore", "DriftSchema"]),
         .testTarget(
+            name: "DriftJobsTests", dependencies: ["DriftJobs", "DriftCore", "DriftPlanning", "DriftWire"]),
+        .testTarget(name: "DriftRulesTests", dependencies: ["DriftRules"]),
+        .testTarget(name: "DriftAVTests", dependencies: ["DriftAV", "DriftCore", "DriftFixtures"]),
+        .testTarget(name: "DriftSchemaTests", dependencies: ["DriftSchema", "DriftCore"]),
+        .testTarget(
             name: "DriftCoordinatorTests",
             dependencies: [
                 "DriftTransport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -34,6 +34,8 @@
 # Needs root (ip netns, tc, mount), sox or ffmpeg (or driftfix-bench beside the binary), and python3. Leaves nothing
 # behind: namespaces (with their links and qdiscs), mounts and processes are removed on exit.
 set -euo pipefail
+# shellcheck source=lib/namespaces.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/namespaces.sh"
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 default_bin=$here/.build/release/driftfix
@@ -88,7 +90,7 @@ cleanup() {
     for pid in "${pids[@]}"; do if [[ -n $pid ]]; then kill -KILL "$pid" 2>/dev/null || true; fi; done
     for mount in "${mounts[@]}"; do umount "$mount" 2>/dev/null || true; done
     # Deleting a namespace deletes its veth ends and their qdiscs with it.
-    for ns in c w1 w2 w3; do ip netns del "$tag-$ns" 2>/dev/null || true; done
+    ns_remove "$tag" 1 2 3
     # The views are bind mounts of the media and output: never delete through one that is still mounted.
     for mount in "${mounts[@]}"; do
         if mountpoint -q "$mount"; then
@@ -107,32 +109,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if ! ip netns add "$tag-c" 2>/dev/null; then
+# One point-to-point link per worker: 10.202.N.1 (coordinator side, $tag-cN, where the disruptions are made)
+# <-> 10.202.N.2 (worker N).
+if ! ns_star "$tag" 202 "${workers[@]}"; then
     echo "chaos-net: cannot create network namespaces here (needs root and CAP_SYS_ADMIN); skipped" >&2
     failed=""
     exit 77
 fi
-for n in "${workers[@]}"; do ip netns add "$tag-w$n"; done
-
-# One point-to-point link per worker: 10.202.N.1 (coordinator side, $tag-cN, where the disruptions are made)
-# <-> 10.202.N.2 (worker N).
-for n in "${workers[@]}"; do
-    ip link add "$tag-c$n" type veth peer name "$tag-w$n"
-    ip link set "$tag-c$n" netns "$tag-c"
-    ip link set "$tag-w$n" netns "$tag-w$n"
-    ip -n "$tag-c" addr add "10.202.$n.1/24" dev "$tag-c$n"
-    ip -n "$tag-w$n" addr add "10.202.$n.2/24" dev "$tag-w$n"
-    ip -n "$tag-c" link set "$tag-c$n" up
-    ip -n "$tag-w$n" link set "$tag-w$n" up
-    ip -n "$tag-w$n" link set lo up
-done
-ip -n "$tag-c" link set lo up
 
 # Keys: the coordinator's pair; one per worker, admitted through the allowlist folder.
 keys="$work/keys"
-mkdir -p "$keys/allow"
-for name in coordinator w1 w2 w3; do "$bin" keygen "$name" --out "$keys" >/dev/null 2>&1; done
-cp "$keys/w1.pub" "$keys/w2.pub" "$keys/w3.pub" "$keys/allow/"
+ns_keys "$bin" "$keys" "${workers[@]}"
 
 # Media: one recording, linked under FILES names in 10 device folders, each beside a sidecar reference 300-800 ppm
 # longer or shorter than it (frames at 48 kHz), so that every pair is planned as a clock-drift repair and every
@@ -169,10 +156,7 @@ night_dir=""
 # by empty file systems, so only the path map leads to the files. Sets wpid[n]: the child is this shell's (wait works).
 start_worker() {  # n
     local n=$1
-    # Paths go in as arguments, never pasted into the script text; each exec keeps the pid: $! is driftfix itself.
-    ip netns exec "$tag-w$n" unshare --mount --propagation private sh -c \
-        'mount -t tmpfs none "$1" && mount -t tmpfs none "$2" && shift 2 && exec "$@"' sh "$media" "$out" \
-        "$bin" worker --connect "tcp://10.202.$n.1:$port" --identity "w$n" --concurrency 1 --heartbeat 0.5 \
+    ns_exec_worker "$tag" "$n" "$media" "$out" "$bin" worker --connect "tcp://10.202.$n.1:$port" --identity "w$n" --concurrency 1 --heartbeat 0.5 \
         --max-backoff 1 --curve-secret "$keys/w$n.key" --server-key "$keys/coordinator.pub" \
         --config "$work/$label-w$n.yaml" >>"$night_dir/w$n.log" 2>&1 &
     wpid[$n]=$!

@@ -21,6 +21,8 @@
 #        the scenario's moment was never reached.
 # Needs root (ip netns, mount). Leaves nothing behind: namespaces, mounts and processes are removed on exit.
 set -euo pipefail
+# shellcheck source=lib/namespaces.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/namespaces.sh"
 
 media=$(realpath "$1")
 out=$(realpath -m "$2")
@@ -40,7 +42,7 @@ cleanup() {
     sleep 0.5
     for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
     for mount in "${mounts[@]}"; do umount "$mount" 2>/dev/null || true; done
-    for ns in c w1 w2; do ip netns del "$tag-$ns" 2>/dev/null || true; done
+    ns_remove "$tag" 1 2
     # The views are bind mounts of the media and output: never delete through one that is still mounted.
     for mount in "${mounts[@]}"; do
         if mountpoint -q "$mount"; then
@@ -52,31 +54,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if ! ip netns add "$tag-c" 2>/dev/null; then
+# One point-to-point link per worker: 10.201.N.1 (coordinator side) <-> 10.201.N.2 (worker N).
+if ! ns_star "$tag" 201 1 2; then
     echo "multihost: cannot create network namespaces here (needs root and CAP_SYS_ADMIN); skipped" >&2
     exit 77
 fi
-ip netns add "$tag-w1"
-ip netns add "$tag-w2"
-
-# One point-to-point link per worker: 10.201.N.1 (coordinator side) <-> 10.201.N.2 (worker N).
-for n in 1 2; do
-    ip link add "$tag-c$n" type veth peer name "$tag-w$n"
-    ip link set "$tag-c$n" netns "$tag-c"
-    ip link set "$tag-w$n" netns "$tag-w$n"
-    ip -n "$tag-c" addr add "10.201.$n.1/24" dev "$tag-c$n"
-    ip -n "$tag-w$n" addr add "10.201.$n.2/24" dev "$tag-w$n"
-    ip -n "$tag-c" link set "$tag-c$n" up
-    ip -n "$tag-w$n" link set "$tag-w$n" up
-    ip -n "$tag-w$n" link set lo up
-done
-ip -n "$tag-c" link set lo up
 
 # Keys: the coordinator's pair; one per worker, admitted through the allowlist folder.
 keys="$work/keys"
-mkdir -p "$keys/allow"
-for name in coordinator w1 w2; do "$bin" keygen "$name" --out "$keys" >/dev/null 2>&1; done
-cp "$keys/w1.pub" "$keys/w2.pub" "$keys/allow/"
+ns_keys "$bin" "$keys" 1 2
 
 # Each worker's view of the shared storage: its own mount points, and a path map from the coordinator's paths.
 for n in 1 2; do
@@ -111,10 +97,7 @@ pids+=("$coordinator")
 start_worker() {  # n [VARIABLE=VALUE...]: the worker's extra environment
     local n=$1
     shift
-    # Paths go in as arguments, never pasted into the script text.
-    ip netns exec "$tag-w$n" unshare --mount --propagation private sh -c \
-        'mount -t tmpfs none "$1" && mount -t tmpfs none "$2" && shift 2 && exec "$@"' sh "$media" "$out" \
-        env "$@" "$bin" worker --connect "tcp://10.201.$n.1:$port" --identity "w$n" --concurrency 1 --heartbeat 0.5 \
+    ns_exec_worker "$tag" "$n" "$media" "$out" env "$@" "$bin" worker --connect "tcp://10.201.$n.1:$port" --identity "w$n" --concurrency 1 --heartbeat 0.5 \
         --max-backoff 1 --curve-secret "$keys/w$n.key" --server-key "$keys/coordinator.pub" --config "$work/w$n.yaml" \
         >"$work/w$n.log" 2>&1 &
     echo $!

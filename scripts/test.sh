@@ -21,7 +21,7 @@ python3 scripts/check-imports.py
 # (its notes are kept where the scripts mean them: indirect calls, single-quoted text for another shell).
 swift format lint --strict --recursive Sources Tests Plugins Package.swift
 if command -v shellcheck >/dev/null; then
-    shellcheck --severity=warning scripts/*.sh .ci/run
+    shellcheck --severity=warning scripts/*.sh scripts/lib/*.sh .ci/run
 fi
 # Optimised, with the debug configuration's testability: content measurement and fixture synthesis run over millions
 # of samples and are many times slower unoptimised. The flag is the build's, not the package's (unsafeFlags in

@@ -170,7 +170,8 @@ public enum DeviceMetadataField: Sendable, Equatable {
         case "bwf-description": self = .bwfDescription(key: argument.flatMap { $0.isEmpty ? nil : $0 })
         case "ixml":
             guard let argument, !argument.isEmpty else { return nil }
-            let path = argument.split(separator: "/").map(String.init)
+            // "A//B" and "A/" are typing errors, not the path A/B.
+            let path = argument.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
             guard path.allSatisfy({ !$0.isEmpty && !$0.contains("<") && !$0.contains(">") }) else { return nil }
             self = .ixml(path: path)
         case "quicktime" where argument == nil: self = .quicktime

@@ -1,0 +1,56 @@
+# shellcheck shell=bash
+# Network namespaces for the multi-host scripts (multihost.sh, chaos-net.sh): a coordinator namespace joined to each
+# worker's namespace by its own veth pair, and workers started in a mount namespace of their own where only their
+# path map leads to the files. Sourced, not run. Needs root.
+
+# ns_star TAG SUBNET N...: namespaces TAG-c and TAG-wN, and per worker N a point-to-point link
+# 10.SUBNET.N.1 (TAG-cN, in TAG-c: where disruptions are made) <-> 10.SUBNET.N.2 (TAG-wN, in TAG-wN).
+# Returns 77 (the skip status) when namespaces cannot be made here.
+ns_star() {
+    local tag=$1 subnet=$2 n
+    shift 2
+    ip netns add "$tag-c" 2>/dev/null || return 77
+    for n in "$@"; do
+        ip netns add "$tag-w$n"
+        ip link add "$tag-c$n" type veth peer name "$tag-w$n"
+        ip link set "$tag-c$n" netns "$tag-c"
+        ip link set "$tag-w$n" netns "$tag-w$n"
+        ip -n "$tag-c" addr add "10.$subnet.$n.1/24" dev "$tag-c$n"
+        ip -n "$tag-w$n" addr add "10.$subnet.$n.2/24" dev "$tag-w$n"
+        ip -n "$tag-c" link set "$tag-c$n" up
+        ip -n "$tag-w$n" link set "$tag-w$n" up
+        ip -n "$tag-w$n" link set lo up
+    done
+    ip -n "$tag-c" link set lo up
+}
+
+# ns_remove TAG N...: the namespaces of ns_star (their veth ends and qdiscs go with them); quiet where absent.
+ns_remove() {
+    local tag=$1 n
+    shift
+    ip netns del "$tag-c" 2>/dev/null || true
+    for n in "$@"; do ip netns del "$tag-w$n" 2>/dev/null || true; done
+}
+
+# ns_keys BIN FOLDER N...: the coordinator's CURVE pair and one per worker, each worker's public key admitted through
+# FOLDER/allow.
+ns_keys() {
+    local bin=$1 keys=$2 n
+    shift 2
+    mkdir -p "$keys/allow"
+    "$bin" keygen coordinator --out "$keys" >/dev/null 2>&1
+    for n in "$@"; do
+        "$bin" keygen "w$n" --out "$keys" >/dev/null 2>&1
+        cp "$keys/w$n.pub" "$keys/allow/"
+    done
+}
+
+# ns_exec_worker TAG N MEDIA OUT COMMAND...: COMMAND in worker N's network namespace and in a mount namespace of its
+# own where MEDIA and OUT are covered by empty file systems, so only its path map leads to the files. Paths go in as
+# arguments, never pasted into the script text; each exec keeps the pid, so a caller's $! is COMMAND itself.
+ns_exec_worker() {
+    local tag=$1 n=$2 media=$3 out=$4
+    shift 4
+    ip netns exec "$tag-w$n" unshare --mount --propagation private sh -c \
+        'mount -t tmpfs none "$1" && mount -t tmpfs none "$2" && shift 2 && exec "$@"' sh "$media" "$out" "$@"
+}
