@@ -252,26 +252,12 @@ disrupt() {
 # status (the coordinator's exit code) and wall_ms.
 run_night() {  # label chaos(0|1)
     label=$1
-    local chaos=$2 n next view deadline signal=TERM
+    local chaos=$2 n next deadline signal=TERM
     night_dir=$dir/$label
     out=$night_dir/out
     mkdir -p "$out" "$night_dir/report"
     for n in "${workers[@]}"; do
-        view="$work/$label-w$n-view"
-        mkdir -p "$view/media" "$view/out"
-        mounts+=("$view/media" "$view/out")  # recorded first: an interruption between the two still unmounts
-        mount --bind "$media" "$view/media"
-        mount --bind "$out" "$view/out"
-        cat >"$work/$label-w$n.yaml" <<YAML
-worker:
-  input-roots: ["$view/media"]
-  output-root: "$view/out"
-  path-map:
-    - from: "$media"
-      to: "$view/media"
-    - from: "$out"
-      to: "$view/out"
-YAML
+        ns_worker_view "$work/$label-w$n-view" "$work/$label-w$n.yaml" "$media" "$out"
     done
     say "$label night: coordinator and 3 workers starting"
     now_ms

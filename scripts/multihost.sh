@@ -65,24 +65,7 @@ keys="$work/keys"
 ns_keys "$bin" "$keys" 1 2
 
 # Each worker's view of the shared storage: its own mount points, and a path map from the coordinator's paths.
-for n in 1 2; do
-    view="$work/w$n-view"
-    mkdir -p "$view/media" "$view/out"
-    mounts+=("$view/media" "$view/out")  # recorded first: an interruption between the two still unmounts
-    mount --bind "$media" "$view/media"
-    mount --bind "$out" "$view/out"
-    # The worker's own roots (what it may read and write) and its path map, in its view.
-    cat >"$work/w$n.yaml" <<YAML
-worker:
-  input-roots: ["$view/media"]
-  output-root: "$view/out"
-  path-map:
-    - from: "$media"
-      to: "$view/media"
-    - from: "$out"
-      to: "$view/out"
-YAML
-done
+for n in 1 2; do ns_worker_view "$work/w$n-view" "$work/w$n.yaml" "$media" "$out"; done
 
 port=5555
 # `ip netns exec` replaces itself with the command, so $! is the coordinator itself.

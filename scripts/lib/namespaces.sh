@@ -47,10 +47,32 @@ ns_keys() {
 
 # ns_exec_worker TAG N MEDIA OUT COMMAND...: COMMAND in worker N's network namespace and in a mount namespace of its
 # own where MEDIA and OUT are covered by empty file systems, so only its path map leads to the files. Paths go in as
-# arguments, never pasted into the script text; each exec keeps the pid, so a caller's $! is COMMAND itself.
+# arguments, never pasted into the script text. Call it in the background (`ns_exec_worker ... &`): it execs, and so
+# does each step after it, so the caller's $! is COMMAND itself (to signal, to wait for, to find in /proc).
 ns_exec_worker() {
     local tag=$1 n=$2 media=$3 out=$4
     shift 4
-    ip netns exec "$tag-w$n" unshare --mount --propagation private sh -c \
+    exec ip netns exec "$tag-w$n" unshare --mount --propagation private sh -c \
         'mount -t tmpfs none "$1" && mount -t tmpfs none "$2" && shift 2 && exec "$@"' sh "$media" "$out" "$@"
+}
+
+# ns_worker_view VIEW CONFIG MEDIA OUT: a worker's view of the shared storage (VIEW/media and VIEW/out, bind mounts of
+# MEDIA and OUT; appended to the caller's `mounts` before mounting, so an interruption between the two still
+# unmounts) and CONFIG, its roots and its path map from the coordinator's paths to the view.
+ns_worker_view() {
+    local view=$1 config=$2 media=$3 out=$4
+    mkdir -p "$view/media" "$view/out"
+    mounts+=("$view/media" "$view/out")
+    mount --bind "$media" "$view/media"
+    mount --bind "$out" "$view/out"
+    cat >"$config" <<YAML
+worker:
+  input-roots: ["$view/media"]
+  output-root: "$view/out"
+  path-map:
+    - from: "$media"
+      to: "$view/media"
+    - from: "$out"
+      to: "$view/out"
+YAML
 }
