@@ -6,7 +6,8 @@ import Foundation
 /// `close()`: one run, over one set of workers, in rounds that each depend on the last (a sound night's prints, then
 /// its clips). It wraps the run's own store (in memory, or the journal) and takes one lock around each call, so the
 /// run's loop and the caller never see each other's half-done state.
-public final class OpenJobStore: JobStore, @unchecked Sendable {  // wraps a store that is not Sendable; every call is under `lock`
+// @unchecked: it wraps a store that is not Sendable; every call is under `lock`.
+public final class OpenJobStore: JobStore, @unchecked Sendable {
     private let lock = NSLock()
     private let store: JobStore
     private var open = true

@@ -11,7 +11,8 @@ import Logging
 ///
 /// `planned` runs before a round's dispatch starts, `event` on the thread that saw it (the coordinator loop's, or a
 /// job thread's when the work runs on threads), `finished` after the work ended; a lock keeps the state whole.
-final class RepairProgress: RunObserver, @unchecked Sendable {  // its state and drawing run under `lock`, on whichever thread reports
+// @unchecked: its state and its drawing run under `lock`, on whichever thread reports.
+final class RepairProgress: RunObserver, @unchecked Sendable {
     private let lock = NSLock()
     private var round = RunRound.repairs
     private var total = 0
