@@ -19,7 +19,7 @@ import Synchronization
 /// - on a resumed night, each clip the killed night verified: reported `repaired`, as that night's.
 ///
 /// With a journal and an output the night is a journal run: every job is recorded before it is acted upon.
-final class SoundRounds: SoundWork, Sendable {  // `previous`, `verifiedBefore` are read-only after init
+final class SoundRounds: SoundWork, Sendable {
     struct Context {
         var roots: [String]
         /// Where clips are cut; nil: listed only (nothing written, nothing kept but prints).
