@@ -187,9 +187,8 @@ let package = Package(
             name: "driftfix",
             dependencies: [
                 .product(name: "SystemPackage", package: "swift-system"),
-                "DriftAudio", "DriftConfig", "DriftCore", "DriftJournal", "DriftMedia", "DriftRepair", "DriftReports",
-                "DriftMetrics", "DriftRun", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftTransport",
-                "DriftWorker", "DriftCoordinator", "DriftAV", "DriftJobs", "DriftRules", "DriftTimeline",
+                // The composition root and the vocabulary it speaks; never an engine module (check-imports.py).
+                "DriftRun", "DriftConfig", "DriftCore", "DriftReports", "DriftRules", "DriftSchema",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

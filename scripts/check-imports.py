@@ -46,10 +46,29 @@ def main() -> int:
             problems.append(f"{name}: imports {', '.join(missing)} without declaring it")
         if unused:
             problems.append(f"{name}: declares {', '.join(unused)} but never imports it")
+    problems += check_front_end(manifest)
     problems += check_architecture(root, manifest)
     for problem in problems:
         print(f"check-imports: {problem}", file=sys.stderr)
     return 1 if problems else 0
+
+
+# The executable speaks to the library through its composition root, DriftRun, and names values of the vocabulary
+# modules only; the engine's types it words come through DriftRun's RunVocabulary.swift.
+FRONT_END = {"DriftRun", "DriftConfig", "DriftCore", "DriftReports", "DriftRules", "DriftSchema"}
+
+
+def check_front_end(manifest):
+    problems = []
+    for target in manifest["targets"]:
+        if target["type"] != "executable" or target["name"] != "driftfix":
+            continue
+        declared = {d[k][0] for d in target.get("dependencies", []) for k in ("byName", "target") if k in d}
+        engine = sorted(n for n in declared if n.startswith("Drift") and n not in FRONT_END)
+        if engine:
+            problems.append(f"driftfix: depends on {', '.join(engine)}; an executable goes through DriftRun "
+                            f"(allowed: {', '.join(sorted(FRONT_END))})")
+    return problems
 
 
 def check_architecture(root, manifest):

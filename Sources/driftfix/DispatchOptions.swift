@@ -1,7 +1,6 @@
 import ArgumentParser
 import DriftConfig
 import DriftRun
-import DriftTransport
 import Foundation
 
 /// How a command reaches its workers: local processes, or an endpoint remote workers connect to (with CURVE).

@@ -1,8 +1,8 @@
 import ArgumentParser
 import DriftConfig
 import DriftCore
-import DriftJournal
 import DriftReports
+import DriftRun
 import DriftSchema
 import Foundation
 
@@ -79,7 +79,7 @@ struct HistoryCommand: ParsableCommand {
         let journalPath =
             journal.map(Paths.absolute)
             ?? configuration.journal.path
-            ?? Journal.defaultPath(outputRoot: Paths.absolute(out ?? "."))
+            ?? JournalHistory.defaultPath(outputRoot: Paths.absolute(out ?? "."))
         var query = HistoryQuery(runs: runs ?? configuration.journal.historyRuns, rule: configuration.journal.alertRule)
         query.path = path.map(Paths.absolute)
         query.devices = device
@@ -88,8 +88,7 @@ struct HistoryCommand: ParsableCommand {
         query.includeFiles = files
         let history: DriftHistory
         do {
-            let opened = try Journal(path: journalPath, readOnly: true)
-            history = try opened.history(query)
+            history = try JournalHistory.read(journalPath, query)
         } catch {
             throw failure(error.description)
         }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import DriftCore
-import DriftMedia
-import DriftRepair
+import DriftRun
 import Foundation
 
 /// `driftfix measure`: one pair's drift measured from the sound (start offset, rate, dropouts).
@@ -29,25 +28,11 @@ struct MeasureCommand: ParsableCommand {
     @Option(help: "table (default on a terminal) or json.") var format: Format?
 
     func run() throws {
-        var m: ContentMeasurement
-        // The headers' view, when both files state a length: compared with the sound, and a hint for large drifts.
-        var header: (drift: Double, recording: Double, reference: Double)?
-        if let measured = try? RecordingProbe.measure(recording),
-            case .success(let duration) = ReferenceProbe.duration(of: reference, movieHeaderFallback: true)
-        {
-            let recordingSeconds = Double(measured.frames) / Double(measured.sampleRate)
-            let referenceSeconds = duration.seconds.doubleValue
-            header = ((recordingSeconds / referenceSeconds - 1) * 1e6, recordingSeconds, referenceSeconds)
-        }
+        let m: ContentMeasurement
         do {
-            m = try ContentProbe.measure(
-                recording: recording, reference: reference, driftHints: header.map { [$0.drift] } ?? [])
+            m = try SingleFile.measure(recording: recording, reference: reference)
         } catch {
             throw failure(error)
-        }
-        if let header {
-            m.compare(
-                headerDriftPPM: header.drift, recordingSeconds: header.recording, referenceSeconds: header.reference)
         }
         switch format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json) {
         case .json:

@@ -1,14 +1,9 @@
 import ArgumentParser
-import DriftAV
-import DriftAudio
 import DriftCore
-import DriftRepair
 import DriftReports
-import DriftSupport
+import DriftRun
 import Foundation
 import Logging
-
-import struct SystemPackage.FilePath
 
 /// `driftfix process`: repair one file.
 struct ProcessCommand: ParsableCommand {
@@ -118,27 +113,21 @@ struct ProcessCommand: ParsableCommand {
     }
 
     func run() throws {
-        // A signal must not leave the hidden temporary file behind.
-        StagedOutput.removeOnSignals(terminating: true)
         var request: ProcessRequest
         do {
             let configuration = try loadConfiguration(method.config)
             let policy = configuration.repair
-            // --format, then the config's process.format, then OUT's extension; without one, the input's type.
-            // A media container (.m4a, .mp4, .mkv...) is written through FFmpeg, in the input's codec.
-            let type =
-                try format ?? configuration.process.format
-                ?? FilePath(output).lowercasedExtension.flatMap { ext -> FileType? in
-                    if let type = FileType(extension: ext) { return type }
-                    guard MediaRewriter.writes(extension: ext) else {
-                        throw ValidationError(
-                            """
-                            OUT \(output): cannot tell the file type from '.\(ext)' (driftfix writes \
-                            \((FileType.knownExtensions + MediaRewriter.extensions).map { "." + $0 }.joined(separator: ", "))); give --format
-                            """)
-                    }
-                    return nil
-                }
+            let type: FileType?
+            do {
+                // --format, then the config's process.format, then OUT's extension; without one, the input's type.
+                type = try SingleFile.outputType(for: output, chosen: format ?? configuration.process.format)
+            } catch {
+                throw ValidationError(
+                    """
+                    OUT \(error.path): cannot tell the file type from '.\(error.ext)' (driftfix writes \
+                    \(error.known.map { "." + $0 }.joined(separator: ", "))); give --format
+                    """)
+            }
             request = ProcessRequest(
                 input: input, output: output, target: try target.resolve(), tempo: try method.tempoValue(),
                 method: method.choice(for: input, policy: policy), quality: method.quality ?? policy.quality,
@@ -156,7 +145,7 @@ struct ProcessCommand: ParsableCommand {
         }
         let bar = ProgressBar(label: (input as NSString).lastPathComponent)
         do {
-            let result = try FileProcessor.run(request) { done, total in bar.update(done: done, total: total) }
+            let result = try SingleFile.repair(request) { done, total in bar.update(done: done, total: total) }
             bar.finish()
             let logger = Logger(label: "driftfix.process")
             for note in result.formatNotes { logger.warning("\(output): \(note)") }

@@ -1,10 +1,7 @@
 import ArgumentParser
-import DriftAV
-import DriftAudio
 import DriftConfig
 import DriftCore
-import DriftMedia
-import DriftRepair
+import DriftRun
 import Foundation
 
 extension ResampleQuality: ExpressibleByArgument {}
@@ -52,23 +49,13 @@ struct TargetOptions: ParsableArguments {
         if let toSeconds { return .seconds(try parsePositive(toSeconds, option: "--to-seconds")) }
         if let ratio { return .ratio(try parsePositive(ratio, option: "--ratio")) }
         guard let match else { return nil }
-        return try Self.target(matching: match)
+        return try SingleFile.target(matching: match)
     }
 
     /// The length a reference asks for: an audio file's frames at its rate (libsndfile's header), a movie's video
     /// presentation duration (MP4/MOV boxes), or what FFmpeg reads from any other container.
-    static func target(matching match: String) throws -> TargetLength {
-        if AudioInput.library(for: match) == .libsndfile, let reference = try? AudioFileReader(path: match) {
-            return .duration(frames: reference.frameCount, sampleRate: reference.format.sampleRate)
-        }
-        switch ReferenceProbe.duration(of: match) {
-        case .success(let reference): return .seconds(reference.seconds)
-        case .failure(let error): throw ProcessError(path: match, cause: error.reason)
-        }
-    }
 }
 
-/// `--method`, `--tempo`, `--quality`, `--engine`, `--config`.
 struct MethodOptions: ParsableArguments {
     @Option(help: "How to change the length: resample (restores pitch; default) or stretch (keeps pitch).")
     var method: RepairMethod?

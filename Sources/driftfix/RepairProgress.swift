@@ -1,6 +1,4 @@
-import DriftCoordinator
 import DriftCore
-import DriftJobs
 import DriftReports
 import DriftRun
 import Foundation

@@ -1,7 +1,6 @@
 import ArgumentParser
 import DriftConfig
 import DriftCore
-import DriftMedia
 import DriftReports
 import DriftRules
 import DriftRun

@@ -1,5 +1,5 @@
 import Dispatch
-import DriftAudio
+import DriftRun
 import Foundation
 import Synchronization
 
@@ -11,7 +11,7 @@ final class SecondSignal: @unchecked Sendable {  // `sources` (not Sendable) is 
     private let sources: [DispatchSourceSignal]
 
     init() {
-        StagedOutput.removeOnSignals(terminating: false)
+        PendingOutputs.removeOnSignals(terminating: false)
         let numbers = [SIGINT, SIGTERM, SIGHUP]
         sources = numbers.map { number in
             signal(number, SIG_IGN)
@@ -29,7 +29,7 @@ final class SecondSignal: @unchecked Sendable {  // `sources` (not Sendable) is 
             return value
         }
         if seen > 1 {
-            StagedOutput.removeAllPending()
+            PendingOutputs.removeAll()
             exit(128 + number)
         }
         let what = number == SIGINT ? "interrupted" : number == SIGHUP ? "hung up" : "terminated"

@@ -1,11 +1,9 @@
 import ArgumentParser
 import DriftCore
-import DriftMedia
 import DriftReports
 import DriftRules
 import DriftRun
 import DriftSchema
-import DriftSupport
 import Foundation
 import Logging
 

@@ -1,10 +1,9 @@
 import ArgumentParser
 import DriftConfig
-import DriftTransport
-import DriftWorker
+import DriftRun
 import Foundation
 
-/// The command line's side of the transport policy (DriftTransport's `TransportPolicy` holds the rule): which key
+/// The command line's side of the transport policy (the library's `TransportPolicy` holds the rule): which key
 /// files the options and the configuration name, and the policy's refusals worded with the options that mend them.
 enum TransportSecurity {
     /// The flag that accepts plaintext on a network endpoint; named so nobody passes it by accident.

@@ -1,8 +1,6 @@
 import ArgumentParser
-import DriftAV
-import DriftAudio
 import DriftCore
-import DriftRepair
+import DriftRun
 import Foundation
 
 /// `driftfix verify`: reopen a file and check its exact length, and/or prove it in sync with a reference's sound.
@@ -67,16 +65,9 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         var passed = true
         do {
-            if frames != nil || match != nil {
-                let (found, rate) = try AudioInput.length(of: file)
-                let expected: Int64
-                if let frames {
-                    expected = frames
-                } else if let match {
-                    expected = try TargetOptions.target(matching: match).resolve(inputFrames: found, sampleRate: rate)
-                } else {
-                    preconditionFailure("validate() guarantees --frames or --match")
-                }
+            let expectation = frames.map { SingleFile.LengthExpectation.frames($0) } ?? match.map { .duration(of: $0) }
+            if let expectation {
+                let (found, expected) = try SingleFile.length(of: file, expecting: expectation)
                 let difference = found - expected
                 passed = difference == 0
                 if format == .text {
@@ -86,7 +77,7 @@ struct VerifyCommand: ParsableCommand {
                 }
             }
             if let sync {
-                let verification = try ContentProbe.verify(
+                let verification = try SingleFile.verifySync(
                     output: file, reference: sync, expectedOffsetMs: offsetMs, limitMs: limitMs)
                 passed = passed && verification.passed
                 switch format {

@@ -1,10 +1,5 @@
 import ArgumentParser
-import DriftMetrics
 import DriftRun
-import DriftSlurm
-import DriftSupport
-import DriftTransport
-import DriftWorker
 import Foundation
 import Logging
 
@@ -113,33 +108,26 @@ struct WorkerCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger(label: "driftfix.worker")
         let configuration = try loadConfiguration(config)
-        let transport = try TransportSecurity.worker(
-            connect: connect, secret: curveSecret, serverKey: serverKey, configuration: configuration.security,
-            insecure: insecurePlaintext)
-        // Under Slurm the task's name (slurm-JOB_TASK@NODE) and its allocation's CPUs, not the whole node's.
-        let environment = ProcessInfo.processInfo.environment
-        let name =
-            identity ?? SlurmIdentity(environment: environment)?.description
-            ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
-        let cores = slurmAllocatedCPUs(environment: environment) ?? Cores.available
-        var node = WorkerNode.Settings(transport: transport, capacity: concurrency ?? cores, identity: name)
-        node.heartbeatInterval = heartbeat
-        node.initialBackoff = min(1, heartbeat)
-        node.maxBackoff = maxBackoff
-        node.persistent = persistent
-        node.drainTimeout = drainTimeout
-        node.idleCores = idleCores ?? configuration.workerIdleCores ?? (node.capacity - 1)
-        node.pathMap = configuration.pathMap
-        node.inputRoots = (inputRoots.isEmpty ? configuration.workerInputRoots : inputRoots).map(Paths.absolute)
-        node.outputRoot = (outputRoot ?? configuration.workerOutputRoot).map(Paths.absolute)
-        if transport.protection == .insecurePlaintext {
+        var launch = WorkerLaunch(
+            transport: try TransportSecurity.worker(
+                connect: connect, secret: curveSecret, serverKey: serverKey, configuration: configuration.security,
+                insecure: insecurePlaintext))
+        launch.concurrency = concurrency
+        launch.identity = identity
+        launch.heartbeat = heartbeat
+        launch.maxBackoff = maxBackoff
+        launch.persistent = persistent
+        launch.drainTimeout = drainTimeout
+        launch.idleCores = idleCores
+        launch.inputRoots = inputRoots.map(Paths.absolute)
+        launch.outputRoot = outputRoot.map(Paths.absolute)
+        launch.parent = parent
+        launch.metricsAddress = try metricsAddress.map { try MetricsOption.parse($0, onNetwork: metricsOnNetwork) }
+        if launch.transport.protection == .insecurePlaintext {
             logger.warning("connecting to \(connect) WITHOUT authentication or encryption (--insecure-plaintext)")
         }
-        var settings = WorkerRun.Settings(node: node)
-        settings.parent = parent
-        settings.metricsAddress = try metricsAddress.map { try MetricsOption.parse($0, onNetwork: metricsOnNetwork) }
-        // The node hands its jobs back at the drain timeout; the service group's own limit is only a backstop.
-        settings.drainTimeout = drainTimeout + 5
+        let (settings, name) = launch.settings(
+            configuration: configuration, environment: ProcessInfo.processInfo.environment)
         let signals = SecondSignal()
         let completed: Int
         do {
