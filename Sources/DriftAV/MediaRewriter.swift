@@ -49,7 +49,7 @@ public final class MediaRewriter: AudioSink {
     public private(set) var framesWritten: Int64 = 0
     public let plan: MediaOutputPlan
     /// Streams of the input the output container cannot hold (dropped, and said).
-    public private(set) var droppedStreams: [String] = []
+    public internal(set) var droppedStreams: [String] = []
     /// Input stream index → output stream index, for the copied streams.
     public var copiedStreams: [Int: Int] { copied.mapValues { Int($0.pointee.index) } }
     /// Input stream index → output stream index, for the replaced streams.
@@ -60,7 +60,7 @@ public final class MediaRewriter: AudioSink {
     public var audioStreamIndex: Int { Int(tracks[0].output.pointee.index) }
 
     /// One replaced stream: its encoder, its output stream, and (beyond the first) the source it is pulled from.
-    private final class Track {
+    final class Track {
         let input: Int
         let encoder: any StreamEncoder
         let output: UnsafeMutablePointer<AVStream>
@@ -80,12 +80,12 @@ public final class MediaRewriter: AudioSink {
     }
 
     private let path: String
-    private let descriptor: Int32
-    private let input: Demuxer
-    private let output: UnsafeMutablePointer<AVFormatContext>
+    let descriptor: Int32
+    let input: Demuxer
+    let output: UnsafeMutablePointer<AVFormatContext>
     private var tracks: [Track] = []
     /// Input stream index → output stream, for copied streams.
-    private var copied: [Int: UnsafeMutablePointer<AVStream>] = [:]
+    var copied: [Int: UnsafeMutablePointer<AVStream>] = [:]
     private let copyPacket = Packet()
     /// `copyPacket` holds a packet read but not yet written (it lies after the new audio's time so far).
     private var copyPending = false
@@ -93,7 +93,7 @@ public final class MediaRewriter: AudioSink {
     private var closed = false
     private var block: [Float] = []
     /// Threads an AAC stream may be encoded on, in segments (`SegmentedAudioEncoder`).
-    private let threads: Int
+    let threads: Int
     /// The end of the first replaced stream's audio handed to the muxer so far, in seconds: copied streams follow it
     /// (a segmented encoder hands on packets a segment at a time, behind the samples it was given).
     private var audioSeconds = -Double.infinity
@@ -217,147 +217,6 @@ public final class MediaRewriter: AudioSink {
         input.discardAll(except: Set(copied.keys))
         try writeHeader(iso: iso, sampleRate: replacing[0].sampleRate)
     }
-
-    /// A replaced stream's encoder, its silent lead-in (whole codec frames in MP4/MOV) and how to open more of it
-    /// (segments).
-    private struct OpenedEncoder {
-        let encoder: AudioEncoder
-        let replacement: Replacement
-        let lead: Int
-        let make: SegmentedAudioEncoder.Make
-        let aac: Bool
-    }
-
-    private func openEncoder(for replacement: Replacement, plan: MediaOutputPlan, iso: Bool) throws(AudioError)
-        -> OpenedEncoder
-    {
-        let globalHeader = (output.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER) != 0
-        let stream = input.stream(replacement.stream)
-        let source = input.describe(stream: replacement.stream)
-        // The new audio starts where the input's did relative to the other streams.
-        var start: Int64 = 0
-        if stream.pointee.start_time != FFmpeg.noTimestamp, stream.pointee.start_time > 0 {
-            start = av_rescale_q(
-                stream.pointee.start_time, stream.pointee.time_base,
-                AVRational(num: 1, den: Int32(replacement.sampleRate)))
-        }
-        var layout = stream.pointee.codecpar.pointee.ch_layout
-        if let channels = replacement.channelCount, channels != Int(layout.nb_channels) {
-            // The stream's own layout is left alone (it may own a channel map): a new default one of that width.
-            var fresh = AVChannelLayout()
-            av_channel_layout_default(&fresh, Int32(channels))
-            layout = fresh
-        }
-        // Opened first to learn the codec's frame size; the lead-in only changes the first timestamp.
-        var encoder = try AudioEncoder(
-            codecName: plan.encoder, sampleRate: replacement.sampleRate, layout: &layout,
-            bitRate: source.bitRate, bitsPerSample: replacement.bitsPerSample ?? source.bitsPerSample,
-            globalHeader: globalHeader, firstTimestamp: start, displayPath: displayPath)
-        var lead = 0
-        if iso && encoder.priming > 0 && encoder.frameSize > 0 {
-            let size = Int64(encoder.frameSize)
-            lead = Int((size - replacement.targetFrames % size) % size)
-            if lead > 0 {
-                encoder = try AudioEncoder(
-                    codecName: plan.encoder, sampleRate: replacement.sampleRate, layout: &layout,
-                    bitRate: source.bitRate, bitsPerSample: replacement.bitsPerSample ?? source.bitsPerSample,
-                    globalHeader: globalHeader, firstTimestamp: start - Int64(lead), displayPath: displayPath)
-            }
-        }
-        encoder.firstSample = start
-        let (name, rate, bitRate, bits, display) = (
-            plan.encoder, replacement.sampleRate, source.bitRate,
-            replacement.bitsPerSample ?? source.bitsPerSample,
-            displayPath
-        )
-        let kept = Owned(layout)  // the input stream's layout, which outlives the encoders
-        let make: SegmentedAudioEncoder.Make = { (timestamp: Int64) throws(AudioError) -> AudioEncoder in
-            var layout = kept.value
-            return try AudioEncoder(
-                codecName: name, sampleRate: rate, layout: &layout, bitRate: bitRate,
-                bitsPerSample: bits, globalHeader: globalHeader, firstTimestamp: timestamp,
-                displayPath: display)
-        }
-        return OpenedEncoder(
-            encoder: encoder, replacement: replacement, lead: lead, make: make, aac: plan.encoder == "aac")
-    }
-
-    /// The output's streams in the input's order: replaced ones encoded, the others copied where the container can
-    /// hold them (and said where not). Returns the replaced streams' tracks by input index.
-    private func addStreams(_ encoders: [Int: OpenedEncoder]) throws(AudioError) -> [Int: Track] {
-        let sameFamily =
-            MediaContainer(demuxer: input.demuxerName)
-            == MediaContainer(demuxer: plan.muxer == "ipod" ? "mov" : plan.muxer)
-        var made: [Int: Track] = [:]
-        for index in 0..<input.streamCount {
-            let from = input.stream(index)
-            if encoders[index] == nil {
-                let described = input.describe(stream: index)
-                let fits =
-                    avformat_query_codec(
-                        output.pointee.oformat, from.pointee.codecpar.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1
-                guard fits else {
-                    droppedStreams.append("stream \(index) (\(described.kind.rawValue), \(described.codec))")
-                    continue
-                }
-            }
-            guard let to = avformat_new_stream(output, nil) else {
-                throw AudioError(path: displayPath, cause: .writeFailed("out of memory"))
-            }
-            if let opened = encoders[index] {
-                let (encoder, replacement, lead) = (opened.encoder, opened.replacement, opened.lead)
-                avcodec_parameters_from_context(to.pointee.codecpar, encoder.context)
-                to.pointee.time_base = AVRational(num: 1, den: Int32(replacement.sampleRate))
-                // AAC packets join cleanly (see SegmentedAudioEncoder); other codecs carry state across packets
-                // (MP3's bit reservoir, FLAC's whole-stream MD5, Opus's and Vorbis's prediction): one pass.
-                let segmented =
-                    threads > 1 && opened.aac && replacement.targetFrames > 2 * SegmentedAudioEncoder.segmentFrames
-                let coder: any StreamEncoder =
-                    segmented
-                    ? SegmentedAudioEncoder(
-                        first: encoder, firstTimestamp: encoder.firstSample - Int64(lead), make: opened.make,
-                        threads: threads)
-                    : encoder
-                made[index] = Track(
-                    input: index, encoder: coder, output: to, target: replacement.targetFrames, leadIn: lead)
-            } else {
-                avcodec_parameters_copy(to.pointee.codecpar, from.pointee.codecpar)
-                // Another container family names codecs by its own tags.
-                if !sameFamily { to.pointee.codecpar.pointee.codec_tag = 0 }
-                to.pointee.time_base = from.pointee.time_base
-                to.pointee.avg_frame_rate = from.pointee.avg_frame_rate
-                to.pointee.r_frame_rate = from.pointee.r_frame_rate
-                to.pointee.sample_aspect_ratio = from.pointee.sample_aspect_ratio
-                MediaRewriter.copySideData(from: from, to: to)
-                copied[index] = to
-            }
-            to.pointee.disposition = from.pointee.disposition
-            av_dict_copy(&to.pointee.metadata, from.pointee.metadata, 0)
-        }
-        return made
-    }
-
-    /// Opens the output through its descriptor and writes the header (MP4/MOV: edit lists in the audio's time scale).
-    private func writeHeader(iso: Bool, sampleRate: Int) throws(AudioError) {
-        var options: OpaquePointer?
-        defer { av_dict_free(&options) }
-        if iso {
-            // Edit lists in the audio's own time scale: exact to the sample.
-            av_dict_set(&options, "movie_timescale", "\(sampleRate)", 0)
-            if input.indexFirst { av_dict_set(&options, "movflags", "+faststart", 0) }
-        }
-        var io: UnsafeMutablePointer<AVIOContext>?
-        var code = avio_open(&io, "file:/proc/self/fd/\(descriptor)", AVIO_FLAG_WRITE)
-        if code >= 0 {
-            output.pointee.pb = io
-            code = avformat_write_header(output, &options)
-        }
-        guard code >= 0 else {
-            if output.pointee.pb != nil { avio_closep(&output.pointee.pb) }
-            throw AudioError(path: displayPath, cause: FFmpeg.writeCause(code))
-        }
-    }
-
     /// Gives replaced stream `stream` (not the first) the source it is encoded from; it must deliver exactly that
     /// stream's target frames.
     public func attach(_ source: AudioSource, toStream stream: Int) {
@@ -372,111 +231,6 @@ public final class MediaRewriter: AudioSink {
         avformat_free_context(output)
         Glibc.close(descriptor)
     }
-
-    /// The media containers driftfix writes through FFmpeg, by extension.
-    public static let extensions = ["m4a", "mp4", "mov", "m4v", "mkv", "mka", "webm", "mxf", "aac"]
-
-    /// Whether a file named `*.ext` is written as a media file through FFmpeg.
-    public static func writes(extension ext: String) -> Bool { extensions.contains(ext.lowercased()) }
-
-    /// The output plan for `source` written under `displayPath`'s extension, or why it cannot be exact.
-    static func plan(for source: MediaStream, displayPath: String, encoderName: String?) throws(AudioError)
-        -> MediaOutputPlan
-    {
-        guard let format = av_guess_format(nil, displayPath, nil) else {
-            throw AudioError(
-                path: displayPath, cause: .unsupported("no container is known for this file name's extension"))
-        }
-        let muxer = String(cString: format.pointee.name)
-        let codec = encoderName.map(MediaRewriter.codecName(ofEncoder:)) ?? source.codec
-        let encoder = encoderName ?? MediaRewriter.encoderName(forCodec: codec)
-        guard let encoder else {
-            throw AudioError(
-                path: displayPath,
-                cause: .unsupported(
-                    "driftfix cannot re-encode \(codec); choose another output with --format (flac, wav)"))
-        }
-        let matroska = ["matroska", "webm"].contains(muxer)
-        let iso = ["mp4", "ipod", "mov"].contains(muxer)
-        // Where the container has no way to say "the last frame ends early", a decoder delivers the codec's padding:
-        // the output could not hold the exact length, so it is refused before any work.
-        let inexact =
-            (codec == "aac" && (matroska || muxer == "adts")) || (codec == "opus" && iso)
-            || (codec == "vorbis" && matroska) || (codec == "mp3" && muxer != "mp3") || codec == "ac3"
-            || codec == "eac3"
-        if inexact {
-            throw AudioError(
-                path: displayPath,
-                cause: .unsupported(
-                    "\(codec) in \(muxer) cannot end on an exact sample (the decoder plays the codec's padding); "
-                        + "write it as .m4a/.mp4/.mov (AAC), .webm/.mka/.ogg (Opus), or a lossless copy with --format flac or wav"
-                ))
-        }
-        let lossless = codec.hasPrefix("pcm_") || ["alac", "flac"].contains(codec)
-        return MediaOutputPlan(muxer: muxer, encoder: encoder, codec: codec, lossy: !lossless)
-    }
-
-    /// The lossless encoder a container named like `displayPath` holds exactly (PCM in MOV and MXF, ALAC in MP4,
-    /// FLAC in Matroska); nil where there is none (WebM).
-    public static func losslessEncoder(for displayPath: String) -> String? {
-        guard let format = av_guess_format(nil, displayPath, nil) else { return nil }
-        switch String(cString: format.pointee.name) {
-        case "mov", "mxf": return "pcm_s24le"
-        case "mp4", "ipod": return "alac"
-        case "matroska": return "flac"
-        default: return nil
-        }
-    }
-
-    /// libavcodec's encoder for a codec driftfix re-encodes.
-    static func encoderName(forCodec codec: String) -> String? {
-        let preferred: [String: [String]] = [
-            "aac": ["aac"], "alac": ["alac"], "flac": ["flac"], "opus": ["libopus", "opus"], "vorbis": ["libvorbis"],
-            "mp3": ["libmp3lame"],
-        ]
-        if codec.hasPrefix("pcm_") { return avcodec_find_encoder_by_name(codec) != nil ? codec : nil }
-        return preferred[codec]?.first { avcodec_find_encoder_by_name($0) != nil }
-    }
-
-    static func codecName(ofEncoder encoder: String) -> String {
-        guard let found = avcodec_find_encoder_by_name(encoder) else { return encoder }
-        return String(cString: avcodec_get_name(found.pointee.id))
-    }
-
-    private static func copySideData(from: UnsafeMutablePointer<AVStream>, to: UnsafeMutablePointer<AVStream>) {
-        for index in 0..<Int(from.pointee.nb_side_data) {
-            let item = from.pointee.side_data[index]
-            guard let data = item.data, item.size > 0, let target = av_stream_new_side_data(to, item.type, item.size)
-            else { continue }
-            target.update(from: data, count: item.size)
-        }
-    }
-
-    private static func copyChapters(
-        from input: UnsafeMutablePointer<AVFormatContext>, to output: UnsafeMutablePointer<AVFormatContext>
-    ) {
-        let count = Int(input.pointee.nb_chapters)
-        guard count > 0, let chapters = av_calloc(count, MemoryLayout<UnsafeMutablePointer<AVChapter>?>.size) else {
-            return
-        }
-        let list = chapters.bindMemory(to: UnsafeMutablePointer<AVChapter>?.self, capacity: count)
-        var made = 0
-        for index in 0..<count {
-            guard let from = input.pointee.chapters[index],
-                let copy = av_mallocz(MemoryLayout<AVChapter>.size)?.bindMemory(to: AVChapter.self, capacity: 1)
-            else { continue }
-            copy.pointee.id = from.pointee.id
-            copy.pointee.time_base = from.pointee.time_base
-            copy.pointee.start = from.pointee.start
-            copy.pointee.end = from.pointee.end
-            av_dict_copy(&copy.pointee.metadata, from.pointee.metadata, 0)
-            list[made] = copy
-            made += 1
-        }
-        output.pointee.chapters = list
-        output.pointee.nb_chapters = UInt32(made)
-    }
-
     /// Appends `frames` frames of the first replaced stream, the further replaced streams' frames up to the same
     /// point, and the copied streams' packets up to the same time.
     public func write(_ buffer: UnsafePointer<Float>, frames: Int) throws(AudioError) {

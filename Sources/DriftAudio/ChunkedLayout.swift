@@ -58,40 +58,13 @@ struct ChunkedLayout {
         self.isRF64 = format.rf64
         bigEndianSamples = format.bigEndian
         let bigEndian = family == .aiff
-        var header: [Piece] = []
-        var trailer: [Piece] = []
         let isRF64 = format.rf64
+        var header = Self.opening(family: family, format: format)
+        var trailer: [Piece] = []
         var carried: [RecordingChunks.Chunk] = []
         func framed(_ chunk: RecordingChunks.Chunk) -> [Piece] {
             defer { carried.append(chunk) }
-            // libsndfile 1.2's RF64 reader does not skip a pad byte (a file with an odd-sized chunk reads as having no
-            // data chunk): in RF64 the pad is counted in the chunk's size, a trailing zero its readers ignore.
-            let odd = chunk.size % 2 == 1
-            let size = UInt64(chunk.size) + (odd && isRF64 ? 1 : 0)
-            let head = Array(chunk.id.utf8) + ChunkBytes.encode(size, width: 4, bigEndian: bigEndian)
-            let pad: [Piece] = odd ? [.bytes([0])] : []
-            let start: [Piece] = [.bytes(head), .payload(carried.count)]
-            switch chunk.payload {
-            case .bytes(let bytes): return start + [.bytes(bytes)] + pad
-            case .file(let source, let offset, let size):
-                return start + [.file(source, offset: offset, size: size)] + pad
-            }
-        }
-        switch family {
-        case .riff:
-            header.append(
-                .bytes(Array((isRF64 ? "RF64" : "RIFF").utf8) + [0xFF, 0xFF, 0xFF, 0xFF] + Array("WAVE".utf8)))
-            if isRF64 {
-                header += [
-                    .mark(\.ds64),
-                    .bytes(ChunkBytes.framed("ds64", [UInt8](repeating: 0, count: 28), bigEndian: false)),
-                ]
-            }
-        case .aiff:
-            header.append(.bytes(Array("FORM".utf8) + [0, 0, 0, 0] + Array(format.form.utf8)))
-            if format.form == "AIFC" {
-                header.append(.bytes(ChunkBytes.framed("FVER", [0xA2, 0x80, 0x51, 0x40], bigEndian: true)))
-            }
+            return Self.framed(chunk, index: carried.count, isRF64: isRF64, bigEndian: bigEndian)
         }
         var items = chunks.items
         // A WAV's JUNK reserved for a ds64 (EBU Tech 3306) becomes the ds64 of its RF64 output.
@@ -133,6 +106,45 @@ struct ChunkedLayout {
         self.header = header
         self.trailer = trailer
         self.carried = carried
+    }
+
+    /// The file's first pieces: the RIFF/RF64 or FORM header, then RF64's ds64 or AIFC's FVER.
+    private static func opening(family: RecordingChunks.Family, format: FormatChunk) -> [Piece] {
+        var header: [Piece] = []
+        switch family {
+        case .riff:
+            header.append(
+                .bytes(Array((format.rf64 ? "RF64" : "RIFF").utf8) + [0xFF, 0xFF, 0xFF, 0xFF] + Array("WAVE".utf8)))
+            if format.rf64 {
+                header += [
+                    .mark(\.ds64),
+                    .bytes(ChunkBytes.framed("ds64", [UInt8](repeating: 0, count: 28), bigEndian: false)),
+                ]
+            }
+        case .aiff:
+            header.append(.bytes(Array("FORM".utf8) + [0, 0, 0, 0] + Array(format.form.utf8)))
+            if format.form == "AIFC" {
+                header.append(.bytes(ChunkBytes.framed("FVER", [0xA2, 0x80, 0x51, 0x40], bigEndian: true)))
+            }
+        }
+        return header
+    }
+
+    /// A carried chunk's pieces: its id and size, a mark where its payload begins (the `index`th carried), its
+    /// payload, and its pad byte.
+    private static func framed(_ chunk: RecordingChunks.Chunk, index: Int, isRF64: Bool, bigEndian: Bool) -> [Piece] {
+        // libsndfile 1.2's RF64 reader does not skip a pad byte (a file with an odd-sized chunk reads as having no
+        // data chunk): in RF64 the pad is counted in the chunk's size, a trailing zero its readers ignore.
+        let odd = chunk.size % 2 == 1
+        let size = UInt64(chunk.size) + (odd && isRF64 ? 1 : 0)
+        let head = Array(chunk.id.utf8) + ChunkBytes.encode(size, width: 4, bigEndian: bigEndian)
+        let pad: [Piece] = odd ? [.bytes([0])] : []
+        let start: [Piece] = [.bytes(head), .payload(index)]
+        switch chunk.payload {
+        case .bytes(let bytes): return start + [.bytes(bytes)] + pad
+        case .file(let source, let offset, let size):
+            return start + [.file(source, offset: offset, size: size)] + pad
+        }
     }
 
     /// The carried chunks the RF64 ds64 or nothing replaced, dropped as `init` dropped them.

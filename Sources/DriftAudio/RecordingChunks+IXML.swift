@@ -18,95 +18,89 @@ extension RecordingChunks {
     /// Nil when the chunk is not markup this can follow.
     static func ixml(_ bytes: [UInt8], _ retiming: ChunkRetiming) -> [UInt8]? {
         guard var document = IXMLDocument(bytes) else { return nil }
-        let root = document.root
-        func number(_ element: IXMLDocument.Element?) -> UInt64? {
-            element.flatMap { document.value(of: $0) }.flatMap { UInt64($0) }
-        }
-        /// Writes a 64-bit count into a LO/HI pair where the pair is there.
-        func setPair(_ parent: IXMLDocument.Element, low: String, high: String, to value: UInt64) {
-            guard let lowElement = parent.children.first(where: { $0.name == low }) else { return }
-            document.setValue(String(value & 0xFFFF_FFFF), of: lowElement)
-            if let highElement = parent.children.first(where: { $0.name == high }) {
-                document.setValue(String(value >> 32), of: highElement)
-            } else if value >> 32 != 0 {
-                document.insert("<\(high)>\(value >> 32)</\(high)>", into: parent)
-            }
-        }
-        func pair(_ parent: IXMLDocument.Element, low: String, high: String) -> UInt64? {
-            guard let lo = number(parent.children.first { $0.name == low }), lo <= UInt64(UInt32.max) else {
-                return nil
-            }
-            let hi = number(parent.children.first { $0.name == high }) ?? 0
-            return hi <= UInt64(UInt32.max) ? hi << 32 | lo : nil
-        }
-        let rateChanged = retiming.inputRate != retiming.outputRate
+        retimeSpeed(&document, retiming)
+        retimeBEXT(&document, retiming)
+        moveSyncPoints(&document, retiming)
+        recordOrigin(&document, retiming)
+        return document.bytes
+    }
 
-        if let speed = document.element(["SPEED"]) {
-            let low = "TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_LO"
-            let high = "TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_HI"
-            // A stated timestamp rate stays; without one the count is at the file's rate, which may change.
-            let stated = number(speed.children.first { $0.name == "TIMESTAMP_SAMPLE_RATE" }).map { Int($0) }
-            if let old = pair(speed, low: low, high: high) {
-                let samples = retiming.startSamples(
-                    recordingStart: old, countedAt: stated ?? retiming.inputRate,
-                    newRate: stated ?? retiming.outputRate)
-                setPair(speed, low: low, high: high, to: samples)
-            }
-            if rateChanged, let rate = speed.children.first(where: { $0.name == "FILE_SAMPLE_RATE" }) {
-                document.setValue(String(retiming.outputRate), of: rate)
-            }
-            if let bits = retiming.bitDepth, let depth = speed.children.first(where: { $0.name == "AUDIO_BIT_DEPTH" }) {
-                document.setValue(String(bits), of: depth)
-            }
+    /// `SPEED`: the start's timestamp, and the rate and depth where the output's differ.
+    private static func retimeSpeed(_ document: inout IXMLDocument, _ retiming: ChunkRetiming) {
+        guard let speed = document.element(["SPEED"]) else { return }
+        let low = "TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_LO"
+        let high = "TIMESTAMP_SAMPLES_SINCE_MIDNIGHT_HI"
+        // A stated timestamp rate stays; without one the count is at the file's rate, which may change.
+        let stated = document.number(speed.children.first { $0.name == "TIMESTAMP_SAMPLE_RATE" }).map { Int($0) }
+        if let old = document.pair(speed, low: low, high: high) {
+            let samples = retiming.startSamples(
+                recordingStart: old, countedAt: stated ?? retiming.inputRate,
+                newRate: stated ?? retiming.outputRate)
+            document.setPair(speed, low: low, high: high, to: samples)
         }
-        if let bext = document.element(["BEXT"]) {
-            let low = "BWF_TIME_REFERENCE_LOW"
-            let high = "BWF_TIME_REFERENCE_HIGH"
-            if let old = pair(bext, low: low, high: high) {
-                let samples = retiming.startSamples(
-                    recordingStart: old, countedAt: retiming.inputRate, newRate: retiming.outputRate)
-                setPair(bext, low: low, high: high, to: samples)
-            }
-            if let line = retiming.history,
-                let history = bext.children.first(where: { $0.name == "BWF_CODING_HISTORY" })
-            {
-                let old = document.value(of: history) ?? ""
-                let extended = extendedHistory(Array(old.utf8), line: line)
-                document.setValue(String(decoding: extended, as: UTF8.self), of: history)
-            }
+        if retiming.inputRate != retiming.outputRate,
+            let rate = speed.children.first(where: { $0.name == "FILE_SAMPLE_RATE" })
+        {
+            document.setValue(String(retiming.outputRate), of: rate)
         }
+        if let bits = retiming.bitDepth, let depth = speed.children.first(where: { $0.name == "AUDIO_BIT_DEPTH" }) {
+            document.setValue(String(bits), of: depth)
+        }
+    }
 
-        // Sync points, and the pre-roll count, move with the sound.
+    /// The `BEXT` copy: its time reference, and its coding history extended as the bext chunk's is.
+    private static func retimeBEXT(_ document: inout IXMLDocument, _ retiming: ChunkRetiming) {
+        guard let bext = document.element(["BEXT"]) else { return }
+        let low = "BWF_TIME_REFERENCE_LOW"
+        let high = "BWF_TIME_REFERENCE_HIGH"
+        if let old = document.pair(bext, low: low, high: high) {
+            let samples = retiming.startSamples(
+                recordingStart: old, countedAt: retiming.inputRate, newRate: retiming.outputRate)
+            document.setPair(bext, low: low, high: high, to: samples)
+        }
+        if let line = retiming.history,
+            let history = bext.children.first(where: { $0.name == "BWF_CODING_HISTORY" })
+        {
+            let old = document.value(of: history) ?? ""
+            let extended = extendedHistory(Array(old.utf8), line: line)
+            document.setValue(String(decoding: extended, as: UTF8.self), of: history)
+        }
+    }
+
+    /// Sync points, and the pre-roll count, move with the sound; a cut leaves out the points it trimmed.
+    private static func moveSyncPoints(_ document: inout IXMLDocument, _ retiming: ChunkRetiming) {
         var removed = 0
         for point in document.elements(["SYNC_POINT_LIST", "SYNC_POINT"]) {
-            guard let position = pair(point, low: "SYNC_POINT_LOW", high: "SYNC_POINT_HIGH") else { continue }
+            guard let position = document.pair(point, low: "SYNC_POINT_LOW", high: "SYNC_POINT_HIGH") else { continue }
             let (placed, placement) = retiming.map.map(Int64(clamping: position))
             if placement == .trimmed && retiming.isCut {
                 document.remove(point)
                 removed += 1
                 continue
             }
-            setPair(point, low: "SYNC_POINT_LOW", high: "SYNC_POINT_HIGH", to: UInt64(max(0, placed)))
+            document.setPair(point, low: "SYNC_POINT_LOW", high: "SYNC_POINT_HIGH", to: UInt64(max(0, placed)))
             if let duration = point.children.first(where: { $0.name == "SYNC_POINT_EVENT_DURATION" }),
-                let length = number(duration)
+                let length = document.number(duration)
             {
                 let mapped = retiming.map.mapLength(from: Int64(clamping: position), length: Int64(clamping: length))
                 document.setValue(String(max(0, mapped)), of: duration)
             }
         }
         if removed > 0, let list = document.element(["SYNC_POINT_LIST"]),
-            let count = list.children.first(where: { $0.name == "SYNC_POINT_COUNT" }), let old = number(count)
+            let count = list.children.first(where: { $0.name == "SYNC_POINT_COUNT" }), let old = document.number(count)
         {
             document.setValue(String(old - min(old, UInt64(removed))), of: count)
         }
-        for preRoll in allElements(named: "PRE_RECORD_SAMPLECOUNT", in: root) {
-            guard let old = number(preRoll) else { continue }
+        for preRoll in allElements(named: "PRE_RECORD_SAMPLECOUNT", in: document.root) {
+            guard let old = document.number(preRoll) else { continue }
             let (placed, placement) = retiming.map.map(Int64(clamping: old))
             let kept = placement == .trimmed && Int64(clamping: old) < retiming.map.kept.lowerBound ? 0 : placed
             document.setValue(String(max(0, kept)), of: preRoll)
         }
+    }
 
-        // Where the file came from.
+    /// Where the file came from: `HISTORY`'s parent name and UID, and a cut's own `FILE_UID`.
+    private static func recordOrigin(_ document: inout IXMLDocument, _ retiming: ChunkRetiming) {
         let uid = document.element(["FILE_UID"]).flatMap { document.value(of: $0) }
         if retiming.isCut, let element = document.element(["FILE_UID"]) {
             document.setValue(cutUID(parent: uid ?? retiming.sourceName, retiming), of: element)
@@ -123,9 +117,8 @@ extension RecordingChunks {
             let fields = [("ORIGINAL_FILENAME", retiming.sourceName)] + history
             document.insert(
                 "<HISTORY>" + fields.map { "<\($0.0)>\(IXMLText.escaped($0.1))</\($0.0)>" }.joined() + "</HISTORY>",
-                into: root)
+                into: document.root)
         }
-        return document.bytes
     }
 
     private static func allElements(named name: String, in element: IXMLDocument.Element) -> [IXMLDocument.Element] {
@@ -144,5 +137,32 @@ extension RecordingChunks {
         for value in cut { withUnsafeBytes(of: value.littleEndian) { hash.update($0) } }
         let digits = String(hash.value, radix: 16, uppercase: true)
         return "DRIFTFIX" + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}
+
+extension IXMLDocument {
+    /// The element's text as a count; nil where it is missing or not one.
+    fileprivate func number(_ element: Element?) -> UInt64? {
+        element.flatMap { value(of: $0) }.flatMap { UInt64($0) }
+    }
+
+    /// The 64-bit count of a LO/HI pair in `parent`; nil where the low half is missing or either half is too large.
+    fileprivate func pair(_ parent: Element, low: String, high: String) -> UInt64? {
+        guard let lo = number(parent.children.first { $0.name == low }), lo <= UInt64(UInt32.max) else {
+            return nil
+        }
+        let hi = number(parent.children.first { $0.name == high }) ?? 0
+        return hi <= UInt64(UInt32.max) ? hi << 32 | lo : nil
+    }
+
+    /// Writes a 64-bit count into a LO/HI pair where the pair is there.
+    fileprivate mutating func setPair(_ parent: Element, low: String, high: String, to value: UInt64) {
+        guard let lowElement = parent.children.first(where: { $0.name == low }) else { return }
+        setValue(String(value & 0xFFFF_FFFF), of: lowElement)
+        if let highElement = parent.children.first(where: { $0.name == high }) {
+            setValue(String(value >> 32), of: highElement)
+        } else if value >> 32 != 0 {
+            insert("<\(high)>\(value >> 32)</\(high)>", into: parent)
+        }
     }
 }

@@ -103,25 +103,7 @@ struct ContentAccuracy: ParsableCommand {
         print("| case | truth | measured | error | residual after repair | independent check | measure ×RT |")
         print("| --- | --- | --- | --- | --- | --- | --- |")
         for (index, item) in cases().enumerated() {
-            let recording = "\(folder)/case\(index)-recording.wav"
-            let referenceWAV = "\(folder)/case\(index)-reference.wav"
-            let reference = "\(folder)/case\(index)-reference.m4a"
-            for path in [recording, referenceWAV, reference, "\(folder)/case\(index)-out.wav"] { unlink(path) }
-            try item.scene.write(.recording, to: recording, channels: 2)
-            switch item.reference {
-            case .scene: try item.scene.write(.reference, to: referenceWAV, encoding: .pcm16)
-            case .longer(let seconds):
-                try TwoMicrophones(sampleRate: 48000, seconds: seconds, seed: item.scene.seed).write(
-                    .reference, to: referenceWAV, encoding: .pcm16)
-            case .unrelated:
-                try TwoMicrophones(sampleRate: 48000, seconds: item.scene.seconds + 5, seed: item.scene.seed &+ 1000)
-                    .write(.reference, to: referenceWAV, encoding: .pcm16)
-            case .silence:
-                try writeSilence(to: referenceWAV, seconds: item.scene.seconds + 1)
-            }
-            try aac(referenceWAV, to: reference)
-            unlink(referenceWAV)
-
+            let (recording, reference) = try writePair(item, index: index)
             let clock = ContinuousClock.now
             let measurement = try ContentProbe.measure(recording: recording, reference: reference)
             let measureSeconds = (ContinuousClock.now - clock).seconds
@@ -133,82 +115,130 @@ struct ContentAccuracy: ParsableCommand {
                 )
                 continue
             }
-            let truthOffset = item.scene.offset * 1000
-            var truthText = "offset \(fmt(truthOffset, 1)) ms, drift \(fmt(item.scene.driftPPM, 1)) ppm"
-            var measuredText =
-                "offset \(fmt(measurement.offsetMs, 3)) ms, drift \(fmt(measurement.driftPPM, 3)) ± \(fmt(measurement.driftPPMError, 3)) ppm"
-            var errorText =
-                "offset \(fmt(measurement.offsetMs.map { $0 - truthOffset }, 3)) ms, drift \(fmt(measurement.driftPPM.map { $0 - item.scene.driftPPM }, 3)) ppm"
-            if item.scene.wander != nil {
-                let (from, to) = (
-                    measurement.clock?.fromSeconds ?? 0, measurement.clock?.toSeconds ?? item.scene.seconds
-                )
-                let truth = (item.scene.driftPPM(at: from), item.scene.driftPPM(at: to))
-                truthText =
-                    "offset \(fmt(truthOffset, 1)) ms, drift \(fmt(truth.0, 2)) → \(fmt(truth.1, 2)) ppm at \(fmt(from, 1)) → \(fmt(to, 1)) s"
-                if let clock = measurement.clock {
-                    measuredText =
-                        "\(measurement.model.rawValue): offset \(fmt(measurement.offsetMs, 3)) ms, drift \(fmt(clock.startPPM, 2)) → \(fmt(clock.endPPM, 2)) ppm (\(fmt(clock.minPPM, 2))…\(fmt(clock.maxPPM, 2)))"
-                        + clock.rateSteps.map {
-                            "; step at \(fmt($0.atSeconds, 2)) ± \(fmt($0.uncertaintySeconds, 2)) s"
-                        }.joined()
-                    errorText =
-                        "offset \(fmt(measurement.offsetMs.map { $0 - truthOffset }, 3)) ms, drift \(fmt(clock.startPPM - truth.0, 2)) / \(fmt(clock.endPPM - truth.1, 2)) ppm"
-                } else {
-                    measuredText = "\(measurement.model.rawValue) (a straight line: the wander not found)"
-                    errorText = "FAIL"
-                }
-            }
-            if !item.scene.dropouts.isEmpty {
-                truthText +=
-                    "; dropouts "
-                    + item.scene.dropouts.map { "\(fmt($0.at, 3)) s/\(fmt($0.missing * 1000, 1)) ms" }.joined(
-                        separator: ", ")
-                measuredText +=
-                    "; dropouts "
-                    + measurement.dropouts.map {
-                        "\(fmt($0.atSeconds, 3)) s ± \(fmt($0.uncertaintyMs, 1)) ms/\(fmt($0.missingMs, 2)) ms"
-                    }.joined(separator: ", ")
-                let pairs = zip(item.scene.dropouts, measurement.dropouts)
-                errorText +=
-                    "; dropouts "
-                    + pairs.map { truth, found in
-                        "\(fmt((found.atSeconds - truth.at) * 1000, 1)) ms/\(fmt(found.missingMs - truth.missing * 1000, 2)) ms"
-                    }.joined(separator: ", ")
-                if measurement.dropouts.count != item.scene.dropouts.count {
-                    errorText += " (\(measurement.dropouts.count) found)"
-                }
-            }
-            // Repair by content, proved in sync.
-            let output = "\(folder)/case\(index)-out.wav"
-            let recordingSeconds = item.scene.seconds
-            let referenceSeconds = try AudioInput.length(of: reference)
-            let headers = HeaderPlan(
-                operations: [], driftPPM: (recordingSeconds / (Double(referenceSeconds.frames) / 48000) - 1) * 1e6,
-                recordingSeconds: recordingSeconds, referenceSeconds: Double(referenceSeconds.frames) / 48000,
-                referenceFrames: referenceSeconds.frames)
-            var residualText = "—"
-            var independent = "—"
-            do {
-                let outcome = try ContentRepair.run(
-                    ContentRepair.Request(
-                        recording: recording, reference: reference, output: output,
-                        policy: ContentPolicy(mode: .content),
-                        headers: headers))
-                residualText =
-                    outcome.content?.residualMs.map { "\(fmt($0, 3)) ms" }
-                    ?? "not repaired (\(outcome.decision.action))"
-                if outcome.result != nil, item.scene.seconds <= 1200, case .scene = item.reference {
-                    independent = try idealCheck(output: output, scene: item.scene)
-                }
-            } catch {
-                residualText = "FAILED: \(error)"
-            }
-            unlink(output)
+            var row = comparison(item, measurement)
+            if !item.scene.dropouts.isEmpty { compareDropouts(item, measurement, into: &row) }
+            let repaired = try repair(item, index: index, recording: recording, reference: reference)
             print(
-                "| \(item.name) | \(truthText) | \(measuredText) | \(errorText) | \(residualText) | \(independent) | \(Int(speed)) |"
+                "| \(item.name) | \(row.truth) | \(row.measured) | \(row.error) | \(repaired.residual) | \(repaired.independent) | \(Int(speed)) |"
             )
         }
+    }
+
+    /// Writes a case's recording (WAV) and reference (AAC in M4A) into the folder, clearing what an earlier run left.
+    private func writePair(_ item: Case, index: Int) throws -> (recording: String, reference: String) {
+        let recording = "\(folder)/case\(index)-recording.wav"
+        let referenceWAV = "\(folder)/case\(index)-reference.wav"
+        let reference = "\(folder)/case\(index)-reference.m4a"
+        for path in [recording, referenceWAV, reference, "\(folder)/case\(index)-out.wav"] { unlink(path) }
+        try item.scene.write(.recording, to: recording, channels: 2)
+        switch item.reference {
+        case .scene: try item.scene.write(.reference, to: referenceWAV, encoding: .pcm16)
+        case .longer(let seconds):
+            try TwoMicrophones(sampleRate: 48000, seconds: seconds, seed: item.scene.seed).write(
+                .reference, to: referenceWAV, encoding: .pcm16)
+        case .unrelated:
+            try TwoMicrophones(sampleRate: 48000, seconds: item.scene.seconds + 5, seed: item.scene.seed &+ 1000)
+                .write(.reference, to: referenceWAV, encoding: .pcm16)
+        case .silence:
+            try writeSilence(to: referenceWAV, seconds: item.scene.seconds + 1)
+        }
+        try aac(referenceWAV, to: reference)
+        unlink(referenceWAV)
+        return (recording, reference)
+    }
+
+    /// A measurable case's table cells: the truth, what was measured, and the error.
+    private struct Comparison {
+        var truth: String
+        var measured: String
+        var error: String
+    }
+
+    /// The offset and drift against the truth; for a wandering clock, its drift at the first and last window.
+    private func comparison(_ item: Case, _ measurement: ContentMeasurement) -> Comparison {
+        let truthOffset = item.scene.offset * 1000
+        var row = Comparison(
+            truth: "offset \(fmt(truthOffset, 1)) ms, drift \(fmt(item.scene.driftPPM, 1)) ppm",
+            measured:
+                "offset \(fmt(measurement.offsetMs, 3)) ms, drift \(fmt(measurement.driftPPM, 3)) ± \(fmt(measurement.driftPPMError, 3)) ppm",
+            error:
+                "offset \(fmt(measurement.offsetMs.map { $0 - truthOffset }, 3)) ms, drift \(fmt(measurement.driftPPM.map { $0 - item.scene.driftPPM }, 3)) ppm"
+        )
+        guard item.scene.wander != nil else { return row }
+        let (from, to) = (
+            measurement.clock?.fromSeconds ?? 0, measurement.clock?.toSeconds ?? item.scene.seconds
+        )
+        let truth = (item.scene.driftPPM(at: from), item.scene.driftPPM(at: to))
+        row.truth =
+            "offset \(fmt(truthOffset, 1)) ms, drift \(fmt(truth.0, 2)) → \(fmt(truth.1, 2)) ppm at \(fmt(from, 1)) → \(fmt(to, 1)) s"
+        if let clock = measurement.clock {
+            row.measured =
+                "\(measurement.model.rawValue): offset \(fmt(measurement.offsetMs, 3)) ms, drift \(fmt(clock.startPPM, 2)) → \(fmt(clock.endPPM, 2)) ppm (\(fmt(clock.minPPM, 2))…\(fmt(clock.maxPPM, 2)))"
+                + clock.rateSteps.map {
+                    "; step at \(fmt($0.atSeconds, 2)) ± \(fmt($0.uncertaintySeconds, 2)) s"
+                }.joined()
+            row.error =
+                "offset \(fmt(measurement.offsetMs.map { $0 - truthOffset }, 3)) ms, drift \(fmt(clock.startPPM - truth.0, 2)) / \(fmt(clock.endPPM - truth.1, 2)) ppm"
+        } else {
+            row.measured = "\(measurement.model.rawValue) (a straight line: the wander not found)"
+            row.error = "FAIL"
+        }
+        return row
+    }
+
+    /// Adds the dropouts, planted and found, to a row's cells.
+    private func compareDropouts(_ item: Case, _ measurement: ContentMeasurement, into row: inout Comparison) {
+        row.truth +=
+            "; dropouts "
+            + item.scene.dropouts.map { "\(fmt($0.at, 3)) s/\(fmt($0.missing * 1000, 1)) ms" }.joined(
+                separator: ", ")
+        row.measured +=
+            "; dropouts "
+            + measurement.dropouts.map {
+                "\(fmt($0.atSeconds, 3)) s ± \(fmt($0.uncertaintyMs, 1)) ms/\(fmt($0.missingMs, 2)) ms"
+            }.joined(separator: ", ")
+        let pairs = zip(item.scene.dropouts, measurement.dropouts)
+        row.error +=
+            "; dropouts "
+            + pairs.map { truth, found in
+                "\(fmt((found.atSeconds - truth.at) * 1000, 1)) ms/\(fmt(found.missingMs - truth.missing * 1000, 2)) ms"
+            }.joined(separator: ", ")
+        if measurement.dropouts.count != item.scene.dropouts.count {
+            row.error += " (\(measurement.dropouts.count) found)"
+        }
+    }
+
+    /// Repairs a case by content, proved in sync: the residual lag, and the independent check against the ideal where
+    /// the scene is short enough to render it.
+    private func repair(_ item: Case, index: Int, recording: String, reference: String) throws -> (
+        residual: String, independent: String
+    ) {
+        let output = "\(folder)/case\(index)-out.wav"
+        let recordingSeconds = item.scene.seconds
+        let referenceSeconds = try AudioInput.length(of: reference)
+        let headers = HeaderPlan(
+            operations: [], driftPPM: (recordingSeconds / (Double(referenceSeconds.frames) / 48000) - 1) * 1e6,
+            recordingSeconds: recordingSeconds, referenceSeconds: Double(referenceSeconds.frames) / 48000,
+            referenceFrames: referenceSeconds.frames)
+        var residualText = "—"
+        var independent = "—"
+        do {
+            let outcome = try ContentRepair.run(
+                ContentRepair.Request(
+                    recording: recording, reference: reference, output: output,
+                    policy: ContentPolicy(mode: .content),
+                    headers: headers))
+            residualText =
+                outcome.content?.residualMs.map { "\(fmt($0, 3)) ms" }
+                ?? "not repaired (\(outcome.decision.action))"
+            if outcome.result != nil, item.scene.seconds <= 1200, case .scene = item.reference {
+                independent = try idealCheck(output: output, scene: item.scene)
+            }
+        } catch {
+            residualText = "FAILED: \(error)"
+        }
+        unlink(output)
+        return (residualText, independent)
     }
 
     /// The output's worst lag against the ideal (the scene on a perfect clock from the reference's start), by direct

@@ -121,36 +121,7 @@ public final class ChaosNight {
         let deadline = started.addingTimeInterval(settings.timeout)
         var figures = Figures()
         let watch = Watch()
-        let target = FilePath(poison).realPath()?.string ?? poison
-        let cut = FilePath(vanishing).realPath()?.string ?? vanishing
-        let watcher = Thread { [settings] in
-            guard settings.poisonKills || settings.vanishingInput else { return }
-            var lastRefresh = Date.distantPast
-            var pids: [Int32] = []
-            var killed: Set<Int32> = []  // a killed process lists its descriptors until it is torn down
-            var cutDone = !settings.vanishingInput
-            while watch.active.load(ordering: .relaxed) {
-                if Date().timeIntervalSince(lastRefresh) > 0.05 {
-                    pids = localWorkers(of: watch.coordinator.load(ordering: .relaxed))
-                    lastRefresh = Date()
-                }
-                for pid in pids where settings.poisonKills && !killed.contains(pid) && Self.hasOpen(target, pid: pid) {
-                    kill(pid, SIGKILL)
-                    killed.insert(pid)
-                    watch.kills.add(1, ordering: .relaxed)
-                }
-                // A third of the file is left, header and all: the reader meets the end early.
-                if !cutDone, pids.contains(where: { Self.hasOpen(cut, pid: $0) }) {
-                    var info = stat()
-                    if stat(cut, &info) == 0, truncate(cut, info.st_size / 3) == 0 {
-                        cutDone = true
-                        watch.inputCut.store(true, ordering: .relaxed)
-                    }
-                }
-                usleep(1_000)
-            }
-        }
-        watcher.start()
+        startWatcher(watch)
         defer { watch.active.store(false, ordering: .relaxed) }
 
         var coordinator = try Background(arguments, executable: settings.executable)
@@ -200,6 +171,41 @@ public final class ChaosNight {
         figures.poisonKills = watch.kills.load(ordering: .relaxed)
         figures.inputCut = watch.inputCut.load(ordering: .relaxed)
         return (last, figures)
+    }
+
+    /// Starts the thread that kills each worker that opens the poison file and cuts the vanishing input short once a
+    /// worker has it open (as the settings ask), while `watch` is active.
+    private func startWatcher(_ watch: Watch) {
+        let target = FilePath(poison).realPath()?.string ?? poison
+        let cut = FilePath(vanishing).realPath()?.string ?? vanishing
+        let watcher = Thread { [settings] in
+            guard settings.poisonKills || settings.vanishingInput else { return }
+            var lastRefresh = Date.distantPast
+            var pids: [Int32] = []
+            var killed: Set<Int32> = []  // a killed process lists its descriptors until it is torn down
+            var cutDone = !settings.vanishingInput
+            while watch.active.load(ordering: .relaxed) {
+                if Date().timeIntervalSince(lastRefresh) > 0.05 {
+                    pids = localWorkers(of: watch.coordinator.load(ordering: .relaxed))
+                    lastRefresh = Date()
+                }
+                for pid in pids where settings.poisonKills && !killed.contains(pid) && Self.hasOpen(target, pid: pid) {
+                    kill(pid, SIGKILL)
+                    killed.insert(pid)
+                    watch.kills.add(1, ordering: .relaxed)
+                }
+                // A third of the file is left, header and all: the reader meets the end early.
+                if !cutDone, pids.contains(where: { Self.hasOpen(cut, pid: $0) }) {
+                    var info = stat()
+                    if stat(cut, &info) == 0, truncate(cut, info.st_size / 3) == 0 {
+                        cutDone = true
+                        watch.inputCut.store(true, ordering: .relaxed)
+                    }
+                }
+                usleep(1_000)
+            }
+        }
+        watcher.start()
     }
 
     /// What the poison watcher shares with the chaos loop.

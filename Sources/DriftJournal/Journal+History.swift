@@ -33,26 +33,7 @@ extension Journal {
     /// at any fleet size); a path scopes them to its recordings, from the samples.
     public func history(_ query: HistoryQuery) throws(JournalError) -> DriftHistory {
         try access { db in
-            // Every run that got as far as a plan, whether or not it measured anything new (a night without new
-            // recordings is still a night: its column shows none).
-            var sql = """
-                SELECT id, started, status FROM run
-                WHERE (generated IS NOT NULL OR EXISTS (SELECT 1 FROM device_run WHERE device_run.run = run.id))
-                """
-            var arguments: StatementArguments = []
-            if let since = query.since {
-                sql += " AND started >= ?"
-                arguments += [since.timeIntervalSince1970]
-            }
-            let runRows = try Row.fetchAll(
-                db, sql: sql + " ORDER BY id DESC LIMIT ?", arguments: arguments + [query.runs]
-            ).reversed()
-            let formatter = ISO8601DateFormatter()
-            let runs = runRows.map { row in
-                DriftHistory.Run(
-                    id: row["id"], started: formatter.string(from: Date(timeIntervalSince1970: row["started"])),
-                    status: row["status"])
-            }
+            let runs = try Self.historyRuns(db, since: query.since, newest: query.runs)
             guard let first = runs.first?.id else {
                 return DriftHistory(runs: [], rule: query.rule, devices: [], files: [])
             }
@@ -61,52 +42,20 @@ extension Journal {
                 db, idsFrom: "SELECT DISTINCT device FROM device_run WHERE run >= ?",
                 arguments: [first])
             let wanted = deviceNames.filter { Self.matches($0.value, query.devices) }
-
-            // Per device and run: (median, spread, worst, count), and the wandering clocks (count, widest span).
-            var cells: [Int64: [(Double?, Double?, Double?, Int)]] = [:]
-            var wandering: [Int64: [(Int, Double?)]] = [:]
-            func empty() -> [(Double?, Double?, Double?, Int)] {
-                Array(repeating: (nil, nil, nil, 0), count: runs.count)
-            }
-            var fileSeries: [DriftHistory.Series] = []
+            let table: DeviceTable
             if let path = query.path {
-                let samples = try Self.samples(db, under: path, from: first)
-                var values: [Int64: [[Double]]] = [:]
-                var byFile: [Int64: [Double?]] = [:]
-                var fileNames: [Int64: String] = [:]
-                for sample in samples where wanted[sample.device] != nil {
-                    guard let index = column[sample.run] else { continue }
-                    values[sample.device, default: Array(repeating: [], count: runs.count)][index].append(sample.ppm)
-                    byFile[sample.recording, default: Array(repeating: nil, count: runs.count)][index] = sample.ppm
-                    fileNames[sample.recording] = sample.name
-                }
-                for (device, perRun) in values {
-                    cells[device] = perRun.map { list in
-                        guard !list.isEmpty else { return (nil, nil, nil, 0) }
-                        let statistics = DriftStatistics(list)
-                        return (statistics.median, statistics.spread, statistics.worst, list.count)
-                    }
-                }
-                fileSeries = byFile.map { id, ppm in
-                    DriftHistory.Series(
-                        name: fileNames[id] ?? "", ppm: ppm, files: ppm.map { $0 == nil ? 0 : 1 }, rule: query.rule)
-                }
+                table = try Self.deviceTable(
+                    db, under: path, from: first, wanted: wanted, column: column, runs: runs.count, rule: query.rule)
             } else {
-                let rows = try DeviceRunRow.filter(Column("run") >= first).fetchCursor(db)
-                while let row = try rows.next() {
-                    guard wanted[row.device] != nil, let index = column[row.run] else { continue }
-                    cells[row.device, default: empty()][index] = (row.medianPPM, row.spread, row.worstPPM, row.measured)
-                    wandering[row.device, default: Array(repeating: (0, nil), count: runs.count)][index] = (
-                        row.wandering, row.wanderPPM
-                    )
-                }
+                table = try Self.deviceTable(db, from: first, wanted: wanted, column: column, runs: runs.count)
             }
-            let devices = cells.compactMap { device, perRun -> DriftHistory.Series? in
+            var fileSeries = table.files
+            let devices = table.cells.compactMap { device, perRun -> DriftHistory.Series? in
                 guard let name = wanted[device] else { return nil }
                 return DriftHistory.Series(
                     name: name, ppm: perRun.map(\.0), files: perRun.map(\.3), spreadPPM: perRun.map(\.1),
-                    worstPPM: perRun.map(\.2), wandering: wandering[device].map { $0.map(\.0) },
-                    wanderPPM: wandering[device].map { $0.map(\.1) }, rule: query.rule)
+                    worstPPM: perRun.map(\.2), wandering: table.wandering[device].map { $0.map(\.0) },
+                    wanderPPM: table.wandering[device].map { $0.map(\.1) }, rule: query.rule)
             }.sorted(by: DriftHistory.worstFirst)
             let shown = query.limit.map { Array(devices.prefix($0)) } ?? devices
             if query.path == nil && (query.includeFiles || !query.devices.isEmpty) {
@@ -124,6 +73,85 @@ extension Journal {
             return DriftHistory(
                 runs: runs, rule: query.rule, devices: shown, devicesTotal: devices.count, files: fileSeries)
         }
+    }
+
+    /// The newest `newest` runs (since `since`), oldest first: every run that got as far as a plan, whether or not it
+    /// measured anything new (a night without new recordings is still a night: its column shows none).
+    private static func historyRuns(_ db: Database, since: Date?, newest: Int) throws -> [DriftHistory.Run] {
+        var sql = """
+            SELECT id, started, status FROM run
+            WHERE (generated IS NOT NULL OR EXISTS (SELECT 1 FROM device_run WHERE device_run.run = run.id))
+            """
+        var arguments: StatementArguments = []
+        if let since {
+            sql += " AND started >= ?"
+            arguments += [since.timeIntervalSince1970]
+        }
+        let runRows = try Row.fetchAll(
+            db, sql: sql + " ORDER BY id DESC LIMIT ?", arguments: arguments + [newest]
+        ).reversed()
+        let formatter = ISO8601DateFormatter()
+        return runRows.map { row in
+            DriftHistory.Run(
+                id: row["id"], started: formatter.string(from: Date(timeIntervalSince1970: row["started"])),
+                status: row["status"])
+        }
+    }
+
+    /// Per device and run: (median, spread, worst, count), and the wandering clocks (count, widest span); with the
+    /// files' own series where the samples were read.
+    private struct DeviceTable {
+        var cells: [Int64: [(Double?, Double?, Double?, Int)]] = [:]
+        var wandering: [Int64: [(Int, Double?)]] = [:]
+        var files: [DriftHistory.Series] = []
+    }
+
+    /// The wanted devices' table from the samples of recordings at or below `path`, and each recording's series.
+    private static func deviceTable(
+        _ db: Database, under path: String, from first: Int64, wanted: [Int64: String], column: [Int64: Int],
+        runs: Int, rule: AlertRule
+    ) throws -> DeviceTable {
+        var table = DeviceTable()
+        let samples = try Self.samples(db, under: path, from: first)
+        var values: [Int64: [[Double]]] = [:]
+        var byFile: [Int64: [Double?]] = [:]
+        var fileNames: [Int64: String] = [:]
+        for sample in samples where wanted[sample.device] != nil {
+            guard let index = column[sample.run] else { continue }
+            values[sample.device, default: Array(repeating: [], count: runs)][index].append(sample.ppm)
+            byFile[sample.recording, default: Array(repeating: nil, count: runs)][index] = sample.ppm
+            fileNames[sample.recording] = sample.name
+        }
+        for (device, perRun) in values {
+            table.cells[device] = perRun.map { list in
+                guard !list.isEmpty else { return (nil, nil, nil, 0) }
+                let statistics = DriftStatistics(list)
+                return (statistics.median, statistics.spread, statistics.worst, list.count)
+            }
+        }
+        table.files = byFile.map { id, ppm in
+            DriftHistory.Series(
+                name: fileNames[id] ?? "", ppm: ppm, files: ppm.map { $0 == nil ? 0 : 1 }, rule: rule)
+        }
+        return table
+    }
+
+    /// The wanted devices' table from the per-device rows each run stored.
+    private static func deviceTable(
+        _ db: Database, from first: Int64, wanted: [Int64: String], column: [Int64: Int], runs: Int
+    ) throws -> DeviceTable {
+        var table = DeviceTable()
+        let rows = try DeviceRunRow.filter(Column("run") >= first).fetchCursor(db)
+        while let row = try rows.next() {
+            guard wanted[row.device] != nil, let index = column[row.run] else { continue }
+            table.cells[row.device, default: Array(repeating: (nil, nil, nil, 0), count: runs)][index] = (
+                row.medianPPM, row.spread, row.worstPPM, row.measured
+            )
+            table.wandering[row.device, default: Array(repeating: (0, nil), count: runs)][index] = (
+                row.wandering, row.wanderPPM
+            )
+        }
+        return table
     }
 
     private struct Sample {

@@ -219,11 +219,35 @@ public enum FolderScanner {
         folder: String, files: [String], special: [String: SkippedPath.Kind] = [:], rules: PairingRules,
         into inventory: inout ScanInventory
     ) {
-        let names = Set(files)
+        var pairing = FolderPairing(folder: folder, files: files, special: special, rules: rules)
+        pairing.pairByPatterns(into: &inventory)
+        pairing.pairByStems(into: &inventory)
+        pairing.listUnpairedReferences(into: &inventory)
+    }
+
+    /// One folder's pairing as it goes: its files, the rules, and the files already used.
+    private struct FolderPairing {
+        let folder: String
+        let files: [String]
+        let names: Set<String>
+        let special: [String: SkippedPath.Kind]
+        let rules: PairingRules
+        let recordingExts: Set<String>
+        let referenceExts: [String]
         var used = Set<String>()
-        let recordingExts = Set(rules.recordingExtensions.map { $0.lowercased() })
-        let referenceExts = rules.referenceExtensions.map { $0.lowercased() }
+
+        init(folder: String, files: [String], special: [String: SkippedPath.Kind], rules: PairingRules) {
+            self.folder = folder
+            self.files = files
+            names = Set(files)
+            self.special = special
+            self.rules = rules
+            recordingExts = Set(rules.recordingExtensions.map { $0.lowercased() })
+            referenceExts = rules.referenceExtensions.map { $0.lowercased() }
+        }
+
         func path(_ name: String) -> String { folder + "/" + name }
+
         /// Why a file has no partner: none by its name, or the one it would have is not a regular file.
         func noPartner(_ name: String, partner: String, extensions: Set<String>) -> String {
             let stem = FilePath(name).lastComponent?.stem ?? name
@@ -234,78 +258,91 @@ public enum FolderScanner {
             guard let (other, kind) = skipped else { return "no \(partner) with the same name" }
             return "its \(partner) \(other) is \(kind.words), not a regular file (skipped)"
         }
+
         func rank(_ name: String) -> Int? {
             referenceExts.firstIndex(of: (FilePath(name).lowercasedExtension ?? ""))
         }
 
-        for pattern in rules.patterns {
-            for name in files where !used.contains(name) {
-                guard let stem = pattern.stem(of: name) else { continue }
-                let reference = pattern.reference(for: stem)
-                let exists =
-                    reference.contains("/")
-                    ? FilePath(pathText: path(reference)).exists : names.contains(reference)
-                guard exists, reference != name else { continue }
-                inventory.pairs.append(
-                    PairCandidate(
-                        recording: path(name), reference: FilePath(path(reference)).lexicallyNormalized().string))
-                used.insert(name)
-                if !reference.contains("/") { used.insert(reference) }
+        mutating func pairByPatterns(into inventory: inout ScanInventory) {
+            for pattern in rules.patterns {
+                for name in files where !used.contains(name) {
+                    guard let stem = pattern.stem(of: name) else { continue }
+                    let reference = pattern.reference(for: stem)
+                    let exists =
+                        reference.contains("/")
+                        ? FilePath(pathText: path(reference)).exists : names.contains(reference)
+                    guard exists, reference != name else { continue }
+                    inventory.pairs.append(
+                        PairCandidate(
+                            recording: path(name), reference: FilePath(path(reference)).lexicallyNormalized().string))
+                    used.insert(name)
+                    if !reference.contains("/") { used.insert(reference) }
+                }
             }
         }
 
-        // Every reference of each stem, most preferred first (ties, such as take.MOV beside take.mov, by name).
-        var referencesByStem: [String: [String]] = [:]
-        for name in files where !used.contains(name) {
-            guard rank(name) != nil else { continue }
-            referencesByStem[(FilePath(name).lastComponent?.stem ?? name), default: []].append(name)
+        /// Each recording with the reference of its stem: the most preferred where there are several, which the
+        /// pair is warned of, or refused for.
+        mutating func pairByStems(into inventory: inout ScanInventory) {
+            // Every reference of each stem, most preferred first (ties, such as take.MOV beside take.mov, by name).
+            var referencesByStem: [String: [String]] = [:]
+            for name in files where !used.contains(name) {
+                guard rank(name) != nil else { continue }
+                referencesByStem[(FilePath(name).lastComponent?.stem ?? name), default: []].append(name)
+            }
+            for stem in referencesByStem.keys {
+                referencesByStem[stem]?.sort { (rank($0) ?? 0, $0) < (rank($1) ?? 0, $1) }
+            }
+            var pairedReferences = Set<String>()
+            for name in files
+            where !used.contains(name) && recordingExts.contains((FilePath(name).lowercasedExtension ?? "")) {
+                let stem = (FilePath(name).lastComponent?.stem ?? name)
+                guard let candidates = referencesByStem[stem], let chosen = candidates.first else {
+                    inventory.unpaired.append(
+                        UnpairedFile(
+                            path: path(name), kind: .recording,
+                            reason: noPartner(name, partner: "reference", extensions: Set(referenceExts))))
+                    continue
+                }
+                var pair = PairCandidate(recording: path(name), reference: path(chosen))
+                if candidates.count > 1 {
+                    let others = candidates.dropFirst().joined(separator: ", ")
+                    let order = referenceExts.joined(separator: ", ")
+                    switch rules.ambiguousReferences {
+                    case .prefer:
+                        pair.warnings.append(
+                            "\(candidates.count) references for one recording: \(chosen) chosen over \(others) (scan.references order: \(order))"
+                        )
+                    case .refuse:
+                        pair.refusal =
+                            "\(candidates.count) references for one recording (\(candidates.joined(separator: ", "))): refused until the configuration chooses (scan.references order, or scan.ambiguous-references: prefer)"
+                    }
+                }
+                inventory.pairs.append(pair)
+                used.insert(name)
+                pairedReferences.formUnion(candidates)
+            }
+            used.formUnion(pairedReferences)
         }
-        for stem in referencesByStem.keys {
-            referencesByStem[stem]?.sort { (rank($0) ?? 0, $0) < (rank($1) ?? 0, $1) }
-        }
-        var pairedReferences = Set<String>()
-        for name in files
-        where !used.contains(name) && recordingExts.contains((FilePath(name).lowercasedExtension ?? "")) {
-            let stem = (FilePath(name).lastComponent?.stem ?? name)
-            guard let candidates = referencesByStem[stem], let chosen = candidates.first else {
+
+        /// The references left: a video with its own audio track is paired with itself, the others listed unpaired.
+        func listUnpairedReferences(into inventory: inout ScanInventory) {
+            for name in files
+            where !used.contains(name) && referenceExts.contains((FilePath(name).lowercasedExtension ?? "")) {
+                // A video with its own audio track and no separate recording: the track is measured against its
+                // picture.
+                if rules.selfPairs, name.lowercased().hasSuffix("." + ReferenceProbe.sidecarExtension) == false,
+                    let info = try? MediaProbe.probe(path(name)), !info.videoStreams.isEmpty,
+                    !info.audioStreams.isEmpty
+                {
+                    inventory.pairs.append(PairCandidate(recording: path(name), reference: path(name)))
+                    continue
+                }
                 inventory.unpaired.append(
                     UnpairedFile(
-                        path: path(name), kind: .recording,
-                        reason: noPartner(name, partner: "reference", extensions: Set(referenceExts))))
-                continue
+                        path: path(name), kind: .reference,
+                        reason: noPartner(name, partner: "recording", extensions: recordingExts)))
             }
-            var pair = PairCandidate(recording: path(name), reference: path(chosen))
-            if candidates.count > 1 {
-                let others = candidates.dropFirst().joined(separator: ", ")
-                let order = referenceExts.joined(separator: ", ")
-                switch rules.ambiguousReferences {
-                case .prefer:
-                    pair.warnings.append(
-                        "\(candidates.count) references for one recording: \(chosen) chosen over \(others) (scan.references order: \(order))"
-                    )
-                case .refuse:
-                    pair.refusal =
-                        "\(candidates.count) references for one recording (\(candidates.joined(separator: ", "))): refused until the configuration chooses (scan.references order, or scan.ambiguous-references: prefer)"
-                }
-            }
-            inventory.pairs.append(pair)
-            used.insert(name)
-            pairedReferences.formUnion(candidates)
-        }
-        used.formUnion(pairedReferences)
-        for name in files
-        where !used.contains(name) && referenceExts.contains((FilePath(name).lowercasedExtension ?? "")) {
-            // A video with its own audio track and no separate recording: the track is measured against its picture.
-            if rules.selfPairs, name.lowercased().hasSuffix("." + ReferenceProbe.sidecarExtension) == false,
-                let info = try? MediaProbe.probe(path(name)), !info.videoStreams.isEmpty, !info.audioStreams.isEmpty
-            {
-                inventory.pairs.append(PairCandidate(recording: path(name), reference: path(name)))
-                continue
-            }
-            inventory.unpaired.append(
-                UnpairedFile(
-                    path: path(name), kind: .reference,
-                    reason: noPartner(name, partner: "recording", extensions: recordingExts)))
         }
     }
 }

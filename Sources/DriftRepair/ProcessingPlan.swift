@@ -58,8 +58,28 @@ public struct ProcessingPlan: Sendable, Equatable {
         }
         reverse = request.edits.reverse
         let used = Int64(range.count)
+        let target = try ProcessingPlan.target(of: request, used: used, inputRate: sampleRate, outputRate: outputRate)
+        targetFrames = target.frames
+        let change = try ProcessingPlan.lengthStage(
+            for: target, byTempo: request.tempo != nil, used: used, inputRate: sampleRate, outputRate: outputRate)
+        length = change.length
+        method = change.method
+        fadeIn = try ProcessingPlan.fade(request.edits.fadeIn, field: .fadeIn, rate: outputRate, within: targetFrames)
+        fadeOut = try ProcessingPlan.fade(
+            request.edits.fadeOut, field: .fadeOut, rate: outputRate, within: targetFrames)
+    }
 
-        // The output length at the output rate.
+    /// A request's output length: as asked, in frames at the output rate, and the method asked to make it.
+    private struct Target {
+        let wanted: TargetLength
+        let frames: Int64
+        let method: MethodChoice
+    }
+
+    /// The output length at the output rate (`--tempo` asks for a stretch).
+    private static func target(of request: ProcessRequest, used: Int64, inputRate sampleRate: Int, outputRate: Int)
+        throws(PlanError) -> Target
+    {
         let wanted: TargetLength
         var method = request.method
         if let tempo = request.tempo {
@@ -86,21 +106,27 @@ public struct ProcessingPlan: Sendable, Equatable {
             }
             throw PlanError(.target, error.description)
         }
-        targetFrames = resolved
+        return Target(wanted: wanted, frames: resolved, method: method)
+    }
 
-        // The length stage.
+    /// The length stage that makes `target` from `used` input frames, and the method that does it (nil: the length
+    /// is kept); a length no method can make is refused.
+    private static func lengthStage(
+        for target: Target, byTempo: Bool, used: Int64, inputRate sampleRate: Int, outputRate: Int
+    ) throws(PlanError) -> (length: LengthStage, method: MethodChoice?) {
+        let (wanted, targetFrames, method) = (target.wanted, target.frames, target.method)
         let durationChanges = Int128(targetFrames) * Int128(sampleRate) != Int128(used) * Int128(outputRate)
         if !durationChanges && outputRate == sampleRate && targetFrames == used {
-            length = .none
-            self.method = nil
-        } else if method.method == .stretch && durationChanges {
+            return (.none, nil)
+        }
+        if method.method == .stretch && durationChanges {
             // Stretch the duration at the input rate, then convert the rate exactly.
             let atInputRate =
                 Rational(targetFrames, 1).multipliedRounded(by: Int64(sampleRate), dividedBy: Int64(outputRate)) ?? 0
             guard atInputRate > 0, Int128(atInputRate) * 2 >= Int128(used), Int128(atInputRate) <= 2 * Int128(used)
             else {
                 throw PlanError(
-                    request.tempo != nil ? .tempo : .stretch,
+                    byTempo ? .tempo : .stretch,
                     ProcessingPlan.outOfRange(
                         wanted: wanted, frames: targetFrames, used: used, inputRate: sampleRate, outputRate: outputRate,
                         stretch: true))
@@ -108,25 +134,21 @@ public struct ProcessingPlan: Sendable, Equatable {
             guard Resampling.accepts(input: Int64(sampleRate), output: Int64(outputRate)) else {
                 throw PlanError(.rate, ProcessingPlan.rateOutOfRange(from: sampleRate, to: outputRate))
             }
-            length = .stretch(frames: atInputRate, rateFrames: outputRate == sampleRate ? nil : targetFrames)
-            self.method = method
-        } else {
-            guard Resampling.accepts(input: used, output: targetFrames) else {
-                throw durationChanges
-                    ? PlanError(
-                        .target,
-                        ProcessingPlan.outOfRange(
-                            wanted: wanted, frames: targetFrames, used: used,
-                            inputRate: sampleRate, outputRate: outputRate, stretch: false))
-                    : PlanError(.rate, ProcessingPlan.rateOutOfRange(from: sampleRate, to: outputRate))
-            }
-            length = .resample(frames: targetFrames)
-            self.method = durationChanges ? method : MethodChoice(method: .resample, reason: "--rate")
+            return (.stretch(frames: atInputRate, rateFrames: outputRate == sampleRate ? nil : targetFrames), method)
         }
-
-        fadeIn = try ProcessingPlan.fade(request.edits.fadeIn, field: .fadeIn, rate: outputRate, within: targetFrames)
-        fadeOut = try ProcessingPlan.fade(
-            request.edits.fadeOut, field: .fadeOut, rate: outputRate, within: targetFrames)
+        guard Resampling.accepts(input: used, output: targetFrames) else {
+            throw durationChanges
+                ? PlanError(
+                    .target,
+                    ProcessingPlan.outOfRange(
+                        wanted: wanted, frames: targetFrames, used: used,
+                        inputRate: sampleRate, outputRate: outputRate, stretch: false))
+                : PlanError(.rate, ProcessingPlan.rateOutOfRange(from: sampleRate, to: outputRate))
+        }
+        return (
+            .resample(frames: targetFrames),
+            durationChanges ? method : MethodChoice(method: .resample, reason: "--rate")
+        )
     }
 
     /// Plans a content repair: the start trimmed or padded, the end trimmed or padded, dropouts re-filled, then one
@@ -139,14 +161,37 @@ public struct ProcessingPlan: Sendable, Equatable {
         reverse = false
         fadeIn = nil
         fadeOut = nil
+        var edits = ContentEdits(end: frames)
+        for operation in operations { try edits.apply(operation, frames: frames, sampleRate: sampleRate) }
+        range = edits.trim..<edits.end
+        leadingSilence = edits.pad
+        trailingSilence = edits.trailing
+        gaps = edits.gaps
+        let used = edits.end - edits.trim + edits.pad + edits.trailing + edits.gaps.reduce(0) { $0 + $1.frames }
+        let length = edits.length
+        let change = try ProcessingPlan.contentLength(length, used: used, sampleRate: sampleRate)
+        targetFrames = change.frames
+        method = change.method
+        // A length change to the same length is none; a warp's path moves every moment even so.
+        if case .warp = length {
+            self.length = length
+        } else {
+            self.length = targetFrames == used && length != .none ? .none : length
+        }
+    }
+
+    /// A content repair's operations as they add up, each checked against the recording and the order they must
+    /// come in.
+    private struct ContentEdits {
         var trim: Int64 = 0
         var pad: Int64 = 0
-        var end = frames
+        var end: Int64
         var trailing: Int64 = 0
         var gaps: [GapFiller.Gap] = []
         var length: LengthStage = .none
         var stage = 0  // 0: start, 1: end, 2: inserts, 3: length; operations must come in this order
-        for operation in operations {
+
+        mutating func apply(_ operation: RepairOperation, frames: Int64, sampleRate: Int) throws(PlanError) {
             switch operation {
             case .trimStart(let n), .padStart(let n):
                 guard stage == 0 else { throw PlanError(.operations, "\(operation) after another operation") }
@@ -185,7 +230,7 @@ public struct ProcessingPlan: Sendable, Equatable {
                         .operations, "\(operation): a gap longer than \(GapFiller.maximumGapSeconds) s is not a dropout"
                     )
                 }
-                guard at > trim, at < end else { continue }
+                guard at > trim, at < end else { return }
                 let position = at - trim + pad
                 guard gaps.last.map({ $0.at <= position }) ?? true else {
                     throw PlanError(.operations, "\(operation): gaps out of order")
@@ -202,11 +247,13 @@ public struct ProcessingPlan: Sendable, Equatable {
                 stage = 3
             }
         }
-        range = trim..<end
-        leadingSilence = pad
-        trailingSilence = trailing
-        self.gaps = gaps
-        let used = end - trim + pad + trailing + gaps.reduce(0) { $0 + $1.frames }
+    }
+
+    /// The frames a content repair's length change makes from the `used` frames of its stream, and its method;
+    /// a change no method can make is refused.
+    private static func contentLength(_ length: LengthStage, used: Int64, sampleRate: Int)
+        throws(PlanError) -> (frames: Int64, method: MethodChoice?)
+    {
         switch length {
         case .resample(let n):
             guard Resampling.accepts(input: used, output: n) else {
@@ -216,8 +263,7 @@ public struct ProcessingPlan: Sendable, Equatable {
                         wanted: .frames(n), frames: n, used: used, inputRate: sampleRate,
                         outputRate: sampleRate, stretch: false))
             }
-            targetFrames = n
-            method = MethodChoice(method: .resample, reason: "content: clock rate")
+            return (n, MethodChoice(method: .resample, reason: "content: clock rate"))
         case .stretch(let n, _):
             guard Int128(n) * 2 >= Int128(used), Int128(n) <= 2 * Int128(used) else {
                 throw PlanError(
@@ -226,8 +272,7 @@ public struct ProcessingPlan: Sendable, Equatable {
                         wanted: .frames(n), frames: n, used: used, inputRate: sampleRate,
                         outputRate: sampleRate, stretch: true))
             }
-            targetFrames = n
-            method = MethodChoice(method: .stretch, reason: "content")
+            return (n, MethodChoice(method: .stretch, reason: "content"))
         case .warp(let n, let knots):
             guard WarpKnot.isPath(knots, frames: n), knots.last?.input == used else {
                 throw PlanError(
@@ -238,17 +283,9 @@ public struct ProcessingPlan: Sendable, Equatable {
                 throw PlanError(
                     .operations, "warp: a ratio of \(b.output - a.output)/\(b.input - a.input) at frame \(a.input)")
             }
-            targetFrames = n
-            method = MethodChoice(method: .resample, reason: "content: a wandering clock")
+            return (n, MethodChoice(method: .resample, reason: "content: a wandering clock"))
         case .none:
-            targetFrames = used
-            method = nil
-        }
-        // A length change to the same length is none; a warp's path moves every moment even so.
-        if case .warp = length {
-            self.length = length
-        } else {
-            self.length = targetFrames == used && length != .none ? .none : length
+            return (used, nil)
         }
     }
 

@@ -66,6 +66,28 @@ extension Run {
         /// an output root inside a root (repaired files would be scanned as recordings) or a root inside it (paths
         /// compared with links resolved); resuming a full run; and each setting the path has no use for.
         public func validate() throws(SettingsError) {
+            try validateFolders()
+            if let refusal = metricsAddress?.refusal { throw SettingsError(.metricsAddress, refusal.description) }
+            if resume == true && full {
+                throw SettingsError(
+                    .full, "resuming keeps the stored plan and a full run makes a fresh one: choose one")
+            }
+            try validateUses()
+            try validateTimeline()
+            if measureContent {
+                if outputRoot != nil {
+                    throw SettingsError(.measureContent, "a repair measures by the sound as content.measure says")
+                }
+                if pairing == .sound {
+                    throw SettingsError(.measureContent, "pairing by sound measures every clip by its sound already")
+                }
+            }
+        }
+
+        /// The output root apart from the roots (paths compared with links resolved), and a journal named by the
+        /// user in a folder that exists: a typing error must not create folders (as root, anywhere). Only below the
+        /// output folder, driftfix's own, are folders made for it (the default `OUT/.driftfix/`).
+        private func validateFolders() throws(SettingsError) {
             if let outputRoot {
                 let realOut = FilePath(outputRoot).resolvingLinks()
                 if let inside = roots.first(where: { realOut.isInside(FilePath($0).resolvingLinks()) }) {
@@ -81,27 +103,21 @@ extension Run {
                     )
                 }
             }
-            // A journal named by the user (option or configuration) goes into a folder that exists: a typing error
-            // must not create folders (as root, anywhere). Only below the output folder, driftfix's own, are folders
-            // made for it (the default `OUT/.driftfix/`).
             if let named = journalPath ?? configuration.journal.path,
                 !(outputRoot.map { FilePath(named).isBelow(FilePath($0)) } ?? false)
             {
                 let folder = FilePath(named).removingLastComponent()
-                var isFolder: ObjCBool = false
-                if !FileManager.default.fileExists(atPath: folder.string, isDirectory: &isFolder) || !isFolder.boolValue
-                {
+                if !Self.isFolder(folder) {
                     throw SettingsError(
                         .journal,
                         "\(named): the folder \(folder) does not exist (driftfix creates the journal, not its folder)")
                 }
             }
-            if let refusal = metricsAddress?.refusal { throw SettingsError(.metricsAddress, refusal.description) }
-            if resume == true && full {
-                throw SettingsError(
-                    .full, "resuming keeps the stored plan and a full run makes a fresh one: choose one")
-            }
-            let path = pairing
+        }
+
+        /// Each setting this path has no use for: without an output folder nothing is written, and a scan by names
+        /// reads headers only.
+        private func validateUses() throws(SettingsError) {
             func refuse(_ setting: Setting, _ reason: String) -> SettingsError { SettingsError(setting, reason) }
             if outputRoot == nil {
                 let nothing = "nothing is written without an output folder"
@@ -111,11 +127,11 @@ extension Run {
                 if engine != nil { throw refuse(.engine, "\(nothing), so nothing is resampled") }
                 if mux == true { throw refuse(.mux, "\(nothing): give one to write clips") }
                 if metricsFile != nil { throw refuse(.metricsFile, "\(nothing): the metrics describe a night's run") }
-                if metricsAddress != nil, path == .name, !measureContent {
+                if metricsAddress != nil, pairing == .name, !measureContent {
                     throw refuse(.metricsAddress, "a scan by names reads headers only: nothing runs to watch")
                 }
             }
-            if path == .name {
+            if pairing == .name {
                 if mux == true {
                     throw refuse(.mux, "it writes clips paired by sound into copies of the clips; names pair none")
                 }
@@ -126,33 +142,31 @@ extension Run {
                     throw refuse(.journal, "a scan by names reads headers only and records nothing")
                 }
             }
-            if let timeline {
-                if path == .name {
-                    throw refuse(
-                        .timeline,
-                        "names pair no clips with recordings: a timeline comes from a pairing by sound (sound or name-then-sound)"
-                    )
-                }
-                if timeline.audio == .synced, outputRoot == nil {
-                    throw refuse(
-                        .timeline,
-                        "nothing is written without an output folder, so there is no synced audio to point at")
-                }
-                let folder = FilePath(timeline.path).removingLastComponent()
-                var isFolder: ObjCBool = false
-                if !FileManager.default.fileExists(atPath: folder.string, isDirectory: &isFolder) || !isFolder.boolValue
-                {
-                    throw refuse(.timeline, "\(timeline.path): the folder \(folder) does not exist")
-                }
+        }
+
+        /// A timeline comes from a pairing by sound, points at synced audio only where some is written, and goes
+        /// into a folder that exists.
+        private func validateTimeline() throws(SettingsError) {
+            guard let timeline else { return }
+            if pairing == .name {
+                throw SettingsError(
+                    .timeline,
+                    "names pair no clips with recordings: a timeline comes from a pairing by sound (sound or name-then-sound)"
+                )
             }
-            if measureContent {
-                if outputRoot != nil {
-                    throw refuse(.measureContent, "a repair measures by the sound as content.measure says")
-                }
-                if path == .sound {
-                    throw refuse(.measureContent, "pairing by sound measures every clip by its sound already")
-                }
+            if timeline.audio == .synced, outputRoot == nil {
+                throw SettingsError(
+                    .timeline, "nothing is written without an output folder, so there is no synced audio to point at")
             }
+            let folder = FilePath(timeline.path).removingLastComponent()
+            if !Self.isFolder(folder) {
+                throw SettingsError(.timeline, "\(timeline.path): the folder \(folder) does not exist")
+            }
+        }
+
+        private static func isFolder(_ path: FilePath) -> Bool {
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: path.string, isDirectory: &isFolder) && isFolder.boolValue
         }
     }
 

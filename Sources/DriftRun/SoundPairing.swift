@@ -73,14 +73,34 @@ public struct SoundPairing: Sendable {
 
     private typealias Printed = (path: String, print: SoundPrint, timecode: Double?, started: Double?)
 
+    /// A root's files printed: the recordings and clips with a print, the clips without sound, the files that failed.
+    private struct PrintedFiles {
+        var recordings: [Printed] = []
+        var clips: [Printed] = []
+        var silentClips: [String] = []
+        var errors: [SoundPairingReport.FileError] = []
+        /// Prints kept from an earlier run.
+        var kept = 0
+    }
+
+    /// A root's groups searched: the clip tasks to settle, the findings an earlier night made that still stand, and
+    /// each group's clips and recordings.
+    private struct Searched {
+        var groups: [SoundPairingReport.Group] = []
+        var tasks: [(group: Int, task: ClipTask)] = []
+        var kept: [(group: Int, clip: String, rows: [SoundPairingReport.Match])] = []
+        var recordings: [[String]] = []
+        var clips: [[String]] = []
+    }
+
     /// - Parameter claimed: outputs already given to a clip in this run, by the clip: two clips never share one.
     private func groups(_ root: String, claimed: inout [String: String]) async -> [SoundPairingReport.Group] {
         // Every video here is a clip to find, with or without a track of its own: no file needs opening to list them.
         var listing = rules
         listing.selfPairs = false
         let inventory = FolderScanner.scan(roots: [root], rules: listing)
-        var errors = inventory.issues.map { SoundPairingReport.FileError(path: $0.path, error: $0.error) }
-        if settings.mode == .name { return [SoundPairingReport.Group(folder: root, errors: errors)] }
+        let listed = inventory.issues.map { SoundPairingReport.FileError(path: $0.path, error: $0.error) }
+        if settings.mode == .name { return [SoundPairingReport.Group(folder: root, errors: listed)] }
         let named = settings.mode == .sound ? inventory.pairs.filter { $0.recording != $0.reference } : []
         let recordings = Array(
             Set(named.map(\.recording) + inventory.unpaired.filter { $0.kind == .recording }.map(\.path))
@@ -90,7 +110,6 @@ public struct SoundPairing: Sendable {
         )
         .filter { !$0.hasSuffix(".duration") }.sorted()
 
-        // 1. Every file's print, once.
         let clock = ContinuousClock()
         var began = clock.now
         func took() -> String {
@@ -98,112 +117,140 @@ public struct SoundPairing: Sendable {
             defer { began = now }
             return String(format: "%.2f s", (now - began).seconds)
         }
+        // 1. Every file's print, once.
+        var printed = await printAll(recordings: recordings, clips: clips)
+        printed.errors = listed + printed.errors
+        logger.info(
+            "\(root): \(printed.recordings.count) recordings and \(printed.clips.count) clips printed (\(printed.kept) prints kept from an earlier run) in \(took())"
+        )
+        // 2. Each group searched apart.
+        var searched = searchGroups(printed, root: root, claimed: &claimed)
+        logger.info(
+            "\(root): \(printed.clips.count - searched.kept.count) clips searched for in \(printed.recordings.count) recordings (\(searched.kept.count) as an earlier night found them) in \(took())"
+        )
+        // 3. Each clip's places measured, the recording that heard it chosen, its audio cut (where the work runs).
+        var settled = await work.clips(searched.tasks.map(\.task))
+        logger.info("\(root): \(searched.tasks.count) clips settled in \(took())")
+        // 4. Clips whose sound repeats in a recording, decided by when they were filmed: cut where the order puts them.
+        let decided = await placeByTakeOrder(searched.tasks.map(\.task), settled: &settled, printed: printed)
+        if decided > 0 {
+            logger.info("\(root): \(decided) clips whose sound repeats placed by the takes' order in \(took())")
+        }
+        let outcomes =
+            zip(searched.tasks, settled).map { ($0.group, $1) } + searched.kept.map { ($0.group, $0.rows) }
+        for (g, rows) in outcomes {
+            for row in rows { log(row) }
+            searched.groups[g].matches += rows
+        }
+        return classified(searched, printed: printed, root: root)
+    }
+
+    /// Every recording's and clip's print (`work` decides where they are made, and keeps those still valid).
+    private func printAll(recordings: [String], clips: [String]) async -> PrintedFiles {
         let prints = await work.prints(recordings + clips)
-        var recordingPrints: [Printed] = []
-        var clipPrints: [Printed] = []
-        var silentClips: [String] = []
-        var lengths: [String: (frames: Int64, sampleRate: Int)] = [:]
+        var printed = PrintedFiles()
         for (index, path) in (recordings + clips).enumerated() {
             switch prints[index] {
             case .failed(let error):
                 logger.error("\(error.hasPrefix(path) ? error : "\(path): \(error)")")
-                errors.append(SoundPairingReport.FileError(path: path, error: error))
-            case .printed(let file, _):
+                printed.errors.append(SoundPairingReport.FileError(path: path, error: error))
+            case .printed(let file, let kept):
+                if kept { printed.kept += 1 }
                 if let print = file.print {
                     let entry = (path, print, file.timecode, file.started)
-                    if index < recordings.count { recordingPrints.append(entry) } else { clipPrints.append(entry) }
+                    if index < recordings.count {
+                        printed.recordings.append(entry)
+                    } else {
+                        printed.clips.append(entry)
+                    }
                 } else if index >= recordings.count {
-                    silentClips.append(path)
+                    printed.silentClips.append(path)
                 }
             }
         }
-        let keptCount = prints.filter { if case .printed(_, kept: true) = $0 { true } else { false } }.count
-        logger.info(
-            "\(root): \(recordingPrints.count) recordings and \(clipPrints.count) clips printed (\(keptCount) prints kept from an earlier run) in \(took())"
-        )
+        return printed
+    }
 
-        // 2. Each group searched apart: each clip in every recording of its group; each clear place becomes part of
-        // the clip's task.
+    /// Each group searched apart: each clip in every recording of its group; each clear place becomes part of the
+    /// clip's task. A clip whose earlier finding still stands (nothing it rests on changed) is not searched again.
+    private func searchGroups(_ printed: PrintedFiles, root: String, claimed: inout [String: String]) -> Searched {
         let grouping = rules.soundGroup
-        let everyFile = recordingPrints.map(\.path) + clipPrints.map(\.path) + silentClips
+        let everyFile = printed.recordings.map(\.path) + printed.clips.map(\.path) + printed.silentClips
         let names = Dictionary(
             uniqueKeysWithValues: zip(everyFile, parallel(everyFile) { grouping.group(of: $0, root: root) }))
-        var groups: [SoundPairingReport.Group] = []
-        var tasks: [(group: Int, task: ClipTask)] = []
-        var kept: [(group: Int, clip: String, rows: [SoundPairingReport.Match])] = []
-        var groupRecordings: [[String]] = []
-        var groupClips: [[String]] = []
+        var lengths: [String: (frames: Int64, sampleRate: Int)] = [:]
+        var searched = Searched()
         for name in Set(names.values).sorted() {
             var group = SoundPairingReport.Group(folder: root)
             group.name = grouping.parts.isEmpty ? nil : name
-            groupClips.append(
-                silentClips.filter { names[$0] == name } + clipPrints.map(\.path).filter { names[$0] == name })
-            let inGroup = recordingPrints.filter { names[$0.path] == name }
-            // A clip whose earlier finding still stands (nothing it rests on changed) is not searched for again.
-            var searched: [Printed] = []
-            for clip in clipPrints where names[clip.path] == name {
+            searched.clips.append(
+                printed.silentClips.filter { names[$0] == name }
+                    + printed.clips.map(\.path).filter { names[$0] == name })
+            let inGroup = printed.recordings.filter { names[$0.path] == name }
+            var unsettled: [Printed] = []
+            for clip in printed.clips where names[clip.path] == name {
                 let group = inGroup.map(\.path)
                 if let rows = work.earlier(clip: clip.path, group: group, settings: deciding(group: group)) {
-                    kept.append((groups.count, clip.path, rows))
+                    searched.kept.append((searched.groups.count, clip.path, rows))
                     for output in rows.compactMap(\.output) { claimed[output] = clip.path }
                 } else {
-                    searched.append(clip)
+                    unsettled.append(clip)
                 }
             }
-            let planned = search(searched, in: inGroup, root: root, lengths: &lengths, claimed: &claimed)
-            tasks += planned.map { (groups.count, $0) }
-            groupRecordings.append(inGroup.map(\.path))
-            groups.append(group)
+            let planned = search(unsettled, in: inGroup, root: root, lengths: &lengths, claimed: &claimed)
+            searched.tasks += planned.map { (searched.groups.count, $0) }
+            searched.recordings.append(inGroup.map(\.path))
+            searched.groups.append(group)
         }
-        if groups.isEmpty { groups.append(SoundPairingReport.Group(folder: root)) }
-        groups[0].errors = errors
-        logger.info(
-            "\(root): \(clipPrints.count - kept.count) clips searched for in \(recordingPrints.count) recordings (\(kept.count) as an earlier night found them) in \(took())"
-        )
+        if searched.groups.isEmpty { searched.groups.append(SoundPairingReport.Group(folder: root)) }
+        searched.groups[0].errors = printed.errors
+        return searched
+    }
 
-        // 3. Each clip's places measured, the recording that heard it chosen, its audio cut (where the work runs).
-        var settled = await work.clips(tasks.map(\.task))
-        logger.info("\(root): \(tasks.count) clips settled in \(took())")
-        // 4. Clips whose sound repeats in a recording, decided by when they were filmed: cut where the order puts them.
+    /// Clips whose sound repeats in a recording, placed again where the takes' order puts them; how many.
+    private func placeByTakeOrder(
+        _ tasks: [ClipTask], settled: inout [[SoundPairingReport.Match]], printed: PrintedFiles
+    ) async -> Int {
         let started = Dictionary(
-            (recordingPrints + clipPrints).compactMap { entry in entry.started.map { (entry.path, $0) } },
+            (printed.recordings + printed.clips).compactMap { entry in entry.started.map { (entry.path, $0) } },
             uniquingKeysWith: { first, _ in first })
-        let decided = takeOrder(Array(zip(tasks.map(\.task), settled)), started: started)
-        if !decided.isEmpty {
-            let again = await work.clips(decided.map(\.task))
-            for ((index, chosen, task), rows) in zip(decided, again) {
-                settled[index] = Self.chosenByTakeOrder(settled[index], place: chosen, rows: rows, task: task)
-            }
-            logger.info("\(root): \(decided.count) clips whose sound repeats placed by the takes' order in \(took())")
+        let decided = takeOrder(Array(zip(tasks, settled)), started: started)
+        guard !decided.isEmpty else { return 0 }
+        let again = await work.clips(decided.map(\.task))
+        for ((index, chosen, task), rows) in zip(decided, again) {
+            settled[index] = Self.chosenByTakeOrder(settled[index], place: chosen, rows: rows, task: task)
         }
-        let outcomes =
-            zip(tasks, settled).map { ($0.group, $0.task.clip, $1) } + kept.map { ($0.group, $0.clip, $0.rows) }
-        for (g, _, rows) in outcomes {
-            for row in rows {
-                switch row.status {
-                case .failed: logger.error("\(row.reference): \(row.note ?? "failed")")
-                case .used where row.output != nil:
-                    logger.notice(
-                        "\(row.reference): \(row.output ?? "") from \(row.recording), \(row.outputFrames ?? 0) frames, residual \(row.content?.residualMs.map { "\($0) ms" } ?? "n/a")"
-                    )
-                default: break
-                }
-            }
-            groups[g].matches += rows
+        return decided.count
+    }
+
+    /// A clip's row in the log: a failure as an error, a cut as a notice.
+    private func log(_ row: SoundPairingReport.Match) {
+        switch row.status {
+        case .failed: logger.error("\(row.reference): \(row.note ?? "failed")")
+        case .used where row.output != nil:
+            logger.notice(
+                "\(row.reference): \(row.output ?? "") from \(row.recording), \(row.outputFrames ?? 0) frames, residual \(row.content?.residualMs.map { "\($0) ms" } ?? "n/a")"
+            )
+        default: break
         }
+    }
+
+    /// The groups with each device's pooled drift and each file's one status: a clip paired, repeated, unconfirmed,
+    /// too short, silent or unheard; a recording that heard a clip, heard clips only at places left for a person,
+    /// or heard none.
+    private func classified(_ searched: Searched, printed: PrintedFiles, root: String) -> [SoundPairingReport.Group] {
+        var groups = searched.groups
         let devices = rules.device
         // Shorter than the measurement's least (a second of recording): too short to search for.
-        let short = Set(clipPrints.filter { $0.print.seconds < 1 }.map(\.path))
+        let short = Set(printed.clips.filter { $0.print.seconds < 1 }.map(\.path))
         for g in groups.indices {
             groups[g].matches = Self.pooledDrift(groups[g].matches) {
                 devices.identify(recording: $0, root: root, metadata: nil).name
             }
-            // Each file's one status: a clip paired, repeated, unconfirmed, too short, silent or unheard; a
-            // recording that heard a clip, heard clips only at places left for a person, or heard none.
             groups[g].classify(
-                clips: g < groupClips.count ? groupClips[g] : [],
-                recordings: g < groupRecordings.count ? groupRecordings[g] : [], silent: Set(silentClips),
-                short: short)
+                clips: g < searched.clips.count ? searched.clips[g] : [],
+                recordings: g < searched.recordings.count ? searched.recordings[g] : [],
+                silent: Set(printed.silentClips), short: short)
         }
         return groups
     }

@@ -141,48 +141,11 @@ public struct ContentMeasurer {
         // Pass 1: onsets and loudness.
         let first = try OnsetPass(recording: recording, reference: reference, warp: warp, cached: cached)
         let rate = first.rate
-        if first.recordingSamples < Int(rate) {
-            return (unmeasurable(.tooShort, "the recording is shorter than a second"), nil, nil, first.reference)
-        }
-        if first.recordingRMS < settings.silence {
-            return (unmeasurable(.silentRecording, "the recording is silent"), nil, nil, first.reference)
-        }
-        if first.referenceRMS < settings.silence {
-            return (unmeasurable(.silentReference, "the reference is silent"), nil, nil, first.reference)
-        }
-        // A reference shorter than two windows touches at most three of the recording's: never the five a
-        // measurement needs.
-        let window = WindowPass.windowLength(rate: rate)
-        if first.referenceSamples < 2 * window {
-            return (unmeasurable(.tooShort, Self.tooShort(windows: nil, rate: rate)), nil, nil, first.reference)
-        }
-        var coarse = CoarseAligner.align(recording: first.recordingOnsets, reference: first.referenceOnsets)
-        if let expected = expectedLag {
-            // The witness's place, unless the onsets found the same one more finely.
-            let middle = Double(first.recordingSamples) / rate / 2
-            if coarse.predictedLag(at: middle).map({ abs($0 - expected) > 0.05 }) ?? true {
-                coarse = CoarseAlignment(
-                    blocks: [],
-                    agreeing: [CoarseAlignment.Block(start: 0, lag: expected, clarity: 0, ambiguity: 0)],
-                    intercept: expected, slope: 0)
-            }
-        }
+        if let refused = refusal(first) { return (refused, nil, nil, first.reference) }
+        let coarse = Self.coarseAlignment(first, expectedLag: expectedLag)
         if coarse.agreeing.isEmpty {
-            // Nothing stands out: unrelated sound, or a sound that repeats (a loop), which offers many equal places (a
-            // repeating recording resembles itself a period later; speech and unrelated takes do not), or a drift too
-            // large for the onsets as they are (stretched by about the right amount, they find their line).
-            let periodic = CoarseAligner.repeats(first.recordingOnsets)
-            let swept =
-                periodic
-                ? nil
-                : CoarseAligner.driftBySweeping(recording: first.recordingOnsets, reference: first.referenceOnsets)
-            return (
-                periodic
-                    ? unmeasurable(.repetitive, "the sound repeats: several places in the reference match equally well")
-                    : unmeasurable(.noCommonSound, "no common sound: no place in the reference matches the recording"),
-                nil,
-                swept.map { ((1 + warp) * (1 + $0 * 1e-6) - 1) * 1e6 }, first.reference
-            )
+            let missed = noPlace(first, warp: warp)
+            return (missed.measurement, nil, missed.driftPPM, first.reference)
         }
         // The onsets' line as a drift on the recording's own timeline.
         let coarseDrift = ((1 + warp) / (1 + coarse.slope) - 1) * 1e6
@@ -196,40 +159,116 @@ public struct ContentMeasurer {
         guard clear.count >= minimumAgreeing, let model = LagModel.fit(clear, clockShapes: clockShapes),
             model.agreeing.count >= minimumAgreeing
         else {
-            let ambiguous = fine.ambiguousWindows > fine.soundWindows / 2
-            var result =
-                fine.soundWindows < minimumAgreeing && first.referenceSamples < (minimumAgreeing + 1) * window
-                ? unmeasurable(.tooShort, Self.tooShort(windows: fine.soundWindows, rate: rate))
-                : fine.soundWindows == 0
-                    ? unmeasurable(.noCommonSound, "no window has sound in both files")
-                    : ambiguous
-                        ? unmeasurable(
-                            .repetitive, "the sound repeats: several places in the reference match equally well")
-                        : unmeasurable(
-                            .noCommonSound,
-                            "no common sound: \(clear.count) of \(fine.soundWindows) windows with sound found a clear match"
-                        )
-            result.windows = fine.soundWindows
-            result.agreeingWindows = clear.count
+            let result = unmatched(
+                fine, clear: clear.count, minimumAgreeing: minimumAgreeing, referenceSamples: first.referenceSamples,
+                rate: rate)
             return (result, nil, coarseDrift, first.reference)
         }
 
         // Pass 3: where exactly each gap is.
+        let dropouts = try Self.dropouts(model, fine: fine, sources: first.sources, rate: rate, warp: warp)
+        let measurement = measured(model, first, fine: fine, dropouts: dropouts, warp: warp)
+        return (measurement, model, coarseDrift, first.reference)
+    }
+
+    /// Why pass 1 already rules a measurement out (too short, silent, a reference under two windows); nil where not.
+    private func refusal(_ first: OnsetPass) -> ContentMeasurement? {
+        let rate = first.rate
+        if first.recordingSamples < Int(rate) {
+            return unmeasurable(.tooShort, "the recording is shorter than a second")
+        }
+        if first.recordingRMS < settings.silence {
+            return unmeasurable(.silentRecording, "the recording is silent")
+        }
+        if first.referenceRMS < settings.silence {
+            return unmeasurable(.silentReference, "the reference is silent")
+        }
+        // A reference shorter than two windows touches at most three of the recording's: never the five a
+        // measurement needs.
+        if first.referenceSamples < 2 * WindowPass.windowLength(rate: rate) {
+            return unmeasurable(.tooShort, Self.tooShort(windows: nil, rate: rate))
+        }
+        return nil
+    }
+
+    /// The onsets' place of the recording in the reference, or the witness's (`expectedLag`), unless the onsets found
+    /// the same one more finely.
+    private static func coarseAlignment(_ first: OnsetPass, expectedLag: Double?) -> CoarseAlignment {
+        let coarse = CoarseAligner.align(recording: first.recordingOnsets, reference: first.referenceOnsets)
+        guard let expected = expectedLag else { return coarse }
+        let middle = Double(first.recordingSamples) / first.rate / 2
+        guard coarse.predictedLag(at: middle).map({ abs($0 - expected) > 0.05 }) ?? true else { return coarse }
+        return CoarseAlignment(
+            blocks: [],
+            agreeing: [CoarseAlignment.Block(start: 0, lag: expected, clarity: 0, ambiguity: 0)],
+            intercept: expected, slope: 0)
+    }
+
+    /// The onsets found no place: why, and the drift that sweeping them found (ppm, recording's timeline), if any.
+    private func noPlace(_ first: OnsetPass, warp: Double) -> (measurement: ContentMeasurement, driftPPM: Double?) {
+        // Nothing stands out: unrelated sound, or a sound that repeats (a loop), which offers many equal places (a
+        // repeating recording resembles itself a period later; speech and unrelated takes do not), or a drift too
+        // large for the onsets as they are (stretched by about the right amount, they find their line).
+        let periodic = CoarseAligner.repeats(first.recordingOnsets)
+        let swept =
+            periodic
+            ? nil
+            : CoarseAligner.driftBySweeping(recording: first.recordingOnsets, reference: first.referenceOnsets)
+        return (
+            periodic
+                ? unmeasurable(.repetitive, "the sound repeats: several places in the reference match equally well")
+                : unmeasurable(.noCommonSound, "no common sound: no place in the reference matches the recording"),
+            swept.map { ((1 + warp) * (1 + $0 * 1e-6) - 1) * 1e6 }
+        )
+    }
+
+    /// Why too few windows agreed on a lag model: a reference too short, no sound in both, a repeating sound or none
+    /// in common.
+    private func unmatched(
+        _ fine: WindowPass, clear: Int, minimumAgreeing: Int, referenceSamples: Int, rate: Double
+    ) -> ContentMeasurement {
+        let window = WindowPass.windowLength(rate: rate)
+        let ambiguous = fine.ambiguousWindows > fine.soundWindows / 2
+        var result =
+            fine.soundWindows < minimumAgreeing && referenceSamples < (minimumAgreeing + 1) * window
+            ? unmeasurable(.tooShort, Self.tooShort(windows: fine.soundWindows, rate: rate))
+            : fine.soundWindows == 0
+                ? unmeasurable(.noCommonSound, "no window has sound in both files")
+                : ambiguous
+                    ? unmeasurable(
+                        .repetitive, "the sound repeats: several places in the reference match equally well")
+                    : unmeasurable(
+                        .noCommonSound,
+                        "no common sound: \(clear) of \(fine.soundWindows) windows with sound found a clear match"
+                    )
+        result.windows = fine.soundWindows
+        result.agreeingWindows = clear
+        return result
+    }
+
+    /// Pass 3: each step of the model placed exactly, on the recording's own timeline.
+    private static func dropouts(
+        _ model: LagModel, fine: WindowPass, sources: AnalysisSources, rate: Double, warp: Double
+    ) throws -> [ContentMeasurement.Dropout] {
+        guard !model.steps.isEmpty else { return [] }
         // On a warped timeline t_w (recording time t = t_w·(1 + warp)), the lag read there is lag_w; the lag at the
         // recording's own time is lag_w − t_w·warp, and the drifts compose: (1 + D) = (1 + warp)(1 + d_w).
         let stretch = 1 + warp
-        var dropouts: [ContentMeasurement.Dropout] = []
-        if !model.steps.isEmpty {
-            let located = try DropoutLocator.locate(
-                model: model, windowLength: fine.windowLength, rate: rate, sources: first.sources)
-            for (step, place) in zip(model.steps, located) {
-                dropouts.append(
-                    ContentMeasurement.Dropout(
-                        atSeconds: (place.at * stretch * 1e6).rounded() / 1e6, missingMs: step.size * 1000,
-                        uncertaintyMs: (place.uncertainty * stretch * 1e4).rounded() / 10))
-            }
+        let located = try DropoutLocator.locate(
+            model: model, windowLength: fine.windowLength, rate: rate, sources: sources)
+        return zip(model.steps, located).map { step, place in
+            ContentMeasurement.Dropout(
+                atSeconds: (place.at * stretch * 1e6).rounded() / 1e6, missingMs: step.size * 1000,
+                uncertaintyMs: (place.uncertainty * stretch * 1e4).rounded() / 10)
         }
+    }
 
+    /// The measurement a fitted model gives, converted from the warped timeline back to the recording's.
+    private func measured(
+        _ model: LagModel, _ first: OnsetPass, fine: WindowPass, dropouts: [ContentMeasurement.Dropout], warp: Double
+    ) -> ContentMeasurement {
+        let rate = first.rate
+        let stretch = 1 + warp
         let warpedDuration = Double(first.recordingSamples) / rate
         let startLag = model.lag(at: 0, window: 0)
         let endLag = model.lag(at: warpedDuration, window: Int.max) - warpedDuration * warp
@@ -267,7 +306,7 @@ public struct ContentMeasurer {
         measurement.offsetMsError = 1.96 * model.interceptError * 1000
         measurement.referenceSoundSeconds = Double(first.referenceSamples) / rate
         measurement.clock = clock
-        return (measurement, model, coarseDrift, first.reference)
+        return measurement
     }
 
     /// The clock's path where it did not run straight, on the recording's own timeline: its lag every few seconds (and

@@ -201,24 +201,8 @@ struct LagModel {
             }
             rows.append(row)
         }
-        // Straddling windows: compare with the two levels from the clean windows.
         if rows.contains(where: { $0.contains(-1) }) {
-            let clean = zip(rows, s).filter { !$0.0.contains(-1) }
-            if let first = fitRows(clean.map(\.0), clean.map(\.1.lag)) {
-                for i in rows.indices where rows[i].contains(-1) {
-                    for j in base..<unknowns where rows[i][j] == -1 {
-                        var without = rows[i]
-                        for k in base..<unknowns where without[k] == -1 { without[k] = 0 }
-                        var with = without
-                        with[j] = 1
-                        let p0 = zip(without, first.coefficients).reduce(0) { $0 + $1.0 * $1.1 }
-                        let p1 = zip(with, first.coefficients).reduce(0) { $0 + $1.0 * $1.1 }
-                        rows[i][j] = abs(s[i].lag - p1) < abs(s[i].lag - p0) ? 1 : 0
-                    }
-                }
-            } else {
-                for i in rows.indices { for j in rows[i].indices where rows[i][j] == -1 { rows[i][j] = 0 } }
-            }
+            assignStraddling(&rows, s, stepColumns: base..<unknowns)
         }
         guard let result = fitRows(rows, s.map(\.lag)) else { return nil }
         let c = result.coefficients
@@ -227,15 +211,7 @@ struct LagModel {
         let residuals = zip(rows, s).map { row, sample in sample.lag - zip(row, c).reduce(0) { $0 + $1.0 * $1.1 } }
         let n = Double(s.count)
         let variance = residuals.reduce(0) { $0 + $1 * $1 } / max(1, n - Double(unknowns))
-        // Neighbouring windows share reverberation and noise: count independent windows by the lag-1 correlation.
-        var r1 = 0.0
-        var r0 = 0.0
-        for i in residuals.indices {
-            r0 += residuals[i] * residuals[i]
-            if i > 0 { r1 += residuals[i] * residuals[i - 1] }
-        }
-        let rho = r0 > 0 ? max(0, min(0.95, r1 / r0)) : 0
-        let inflation = (1 + rho) / (1 - rho)
+        let inflation = varianceInflation(residuals)
         let clock = Array(c[0..<base])
         func value(_ columns: [Double]) -> Double { zip(columns, clock).reduce(0) { $0 + $1.0 * $1.1 } }
         /// The variance of a linear function of the clock's coefficients.
@@ -258,6 +234,40 @@ struct LagModel {
             interceptError: spread(startColumns), steps: fitted, agreeing: s,
             scatter: (residuals.reduce(0) { $0 + $1 * $1 } / n).squareRoot(), shape: shape, coefficients: clock,
             centre: tMean)
+    }
+
+    /// Straddling windows (-1 in a step's column) go to the side whose level is nearer: compared with the two levels
+    /// a fit of the clean windows gives (0 where there is no such fit).
+    private static func assignStraddling(_ rows: inout [[Double]], _ s: [LagSample], stepColumns: Range<Int>) {
+        let clean = zip(rows, s).filter { !$0.0.contains(-1) }
+        guard let first = fitRows(clean.map(\.0), clean.map(\.1.lag)) else {
+            for i in rows.indices { for j in rows[i].indices where rows[i][j] == -1 { rows[i][j] = 0 } }
+            return
+        }
+        for i in rows.indices where rows[i].contains(-1) {
+            for j in stepColumns where rows[i][j] == -1 {
+                var without = rows[i]
+                for k in stepColumns where without[k] == -1 { without[k] = 0 }
+                var with = without
+                with[j] = 1
+                let p0 = zip(without, first.coefficients).reduce(0) { $0 + $1.0 * $1.1 }
+                let p1 = zip(with, first.coefficients).reduce(0) { $0 + $1.0 * $1.1 }
+                rows[i][j] = abs(s[i].lag - p1) < abs(s[i].lag - p0) ? 1 : 0
+            }
+        }
+    }
+
+    /// Neighbouring windows share reverberation and noise: how much the residuals' lag-1 correlation inflates the
+    /// variance (fewer independent windows than there are).
+    private static func varianceInflation(_ residuals: [Double]) -> Double {
+        var r1 = 0.0
+        var r0 = 0.0
+        for i in residuals.indices {
+            r0 += residuals[i] * residuals[i]
+            if i > 0 { r1 += residuals[i] * residuals[i - 1] }
+        }
+        let rho = r0 > 0 ? max(0, min(0.95, r1 / r0)) : 0
+        return (1 + rho) / (1 - rho)
     }
 
     /// Solves the normal equations; the coefficients and (XᵀX)⁻¹.

@@ -124,122 +124,149 @@ public final class WorkerNode {
     /// back); `abort` returns at once (jobs still running are abandoned).
     public func run(stop: StopEvent, abort: StopEvent? = nil, parent: Int32? = nil) throws {
         try connect()
-        var lastHeard = now
-        heard.heard(at: lastHeard, after: lastHeard, limit: fenceLimit)
-        var lastSent = now
-        var backoff = settings.initialBackoff
-        var stopping = false
-        var runEnded = false
-        var drainDeadline: Double?
-        // Whether the coordinator is away (silent, or between runs): said once when it goes, once when it is back.
-        var away = true  // until the first word from a coordinator
-        var nextAttempt = 0.0
+        let firstHeard = now
+        heard.heard(at: firstHeard, after: firstHeard, limit: fenceLimit)
+        var state = LoopState(lastHeard: firstHeard, lastSent: now, backoff: settings.initialBackoff)
         func stopRequested() -> Bool { stop.isFired || (parent.map { getppid() != $0 } ?? false) }
         while true {
             guard let socket else { break }
             if abort?.isFired == true { return }
             let (readable, fired) = try socket.poll(
-                milliseconds: 100, descriptors: [wake.read] + (stopping ? [] : [stop.descriptor]))
+                milliseconds: 100, descriptors: [wake.read] + (state.stopping ? [] : [stop.descriptor]))
             if fired.first == true { drainWakePipe() }
-            if readable {
-                while let frames = try socket.receive() {
-                    heard.heard(at: now, after: lastHeard, limit: fenceLimit)
-                    lastHeard = now
-                    unconfirmed.removeAll()
-                    backoff = settings.initialBackoff
-                    guard frames.count == 1 else { continue }
-                    let message: WireMessage
-                    do {
-                        message = try WireCodec.decode(frames[0])
-                    } catch {
-                        logger.warning("dropped message from the coordinator: \(error)")
-                        continue
-                    }
-                    if case .shutdown = message, away {
-                        // A closing coordinator repeats its farewell to whoever speaks (our goodbye crossed it, or
-                        // we reached it as it closed): a worker that stays keeps waiting for the next run; it is
-                        // neither back nor at another run's end.
-                        if !settings.persistent { stopping = true }
-                        continue
-                    }
-                    if away {
-                        away = false
-                        logger.notice("connected to the coordinator at \(settings.endpoint)")
-                        settings.observer?.coordinator(connected: true)
-                    }
-                    switch message {
-                    case .job(let job): start(job, stopping: stopping || runEnded)
-                    case .shutdown:
-                        // A persistent worker ends its part in the run; any other stops.
-                        if !settings.persistent { stopping = true } else { runEnded = true }
-                    default: break
-                    }
-                }
-            }
-            for result in finished.takeAll() {
-                if running.removeValue(forKey: result.id) != nil { settings.observer?.jobFinished(result) }
-                completed += 1
-                if let failure = result.failure, failure.kind == .leaseLost {
-                    logger.warning("job \(result.id): \(failure.message)")
-                }
-                send(.result(result))
-                unconfirmed.append(result)
-                lastSent = now
-            }
-            if !away && now - lastSent >= settings.heartbeatInterval {
+            if readable { try receiveAll(from: socket, state: &state) }
+            sendFinished(state: &state)
+            if !state.away && now - state.lastSent >= settings.heartbeatInterval {
                 send(.heartbeat(running: running.keys.sorted()))
-                lastSent = now
+                state.lastSent = now
             }
-            if !stopping && stopRequested() {
-                stopping = true
-                drainDeadline = now + settings.drainTimeout
+            if !state.stopping && stopRequested() {
+                state.stopping = true
+                state.drainDeadline = now + settings.drainTimeout
                 logger.notice("stopping: finishing \(running.count) running jobs (at most \(settings.drainTimeout) s)")
             }
-            if stopping && running.isEmpty {
+            if drained(state) {
                 send(.goodbye)
                 return
             }
-            if stopping, let drainDeadline, now >= drainDeadline {
-                // The coordinator requeues what a goodbye leaves leased; the abandoned jobs' temporary files are
-                // unlocked when this process exits, and swept.
-                logger.warning("drain timeout: handing back \(running.count) running jobs")
-                send(.goodbye)
-                return
-            }
-            if runEnded && running.isEmpty {
-                // The night is over: say so, and wait for the next coordinator. The closing one is left to go
-                // (silent, it is given up like any other, below); then fresh connections look for the next.
-                send(.goodbye)
-                runEnded = false
-                away = true
-                settings.observer?.coordinator(connected: false)
-                logger.notice("the run ended; waiting for the next coordinator at \(settings.endpoint)")
-                backoff = settings.initialBackoff
+            if state.runEnded && running.isEmpty {
+                awaitNextRun(state: &state)
                 continue
             }
             // Silent too long: a fresh connection (a restarted coordinator needs a new hello), then again after a
             // back-off that doubles. The new socket is polled meanwhile, so a coordinator that comes back is heard at
             // once, whatever the back-off.
-            if now - lastHeard > settings.heartbeatInterval * settings.liveness && now >= nextAttempt {
-                if !away {
-                    away = true
-                    settings.observer?.coordinator(connected: false)
-                    logger.warning(
-                        "coordinator at \(settings.endpoint) silent for \(Int(now - lastHeard)) s; reconnecting (back-off up to \(settings.maxBackoff) s)"
-                    )
-                } else {
-                    logger.debug("coordinator still away; connecting again, next try in \(backoff) s")
-                }
-                try reconnect()
-                nextAttempt = now + backoff
-                backoff = min(backoff * 2, settings.maxBackoff)
-                // Tell the coordinator what still runs here, so it does not hand those jobs out again, and what
-                // ended here that it may not have heard.
-                send(.heartbeat(running: running.keys.sorted()))
-                for result in unconfirmed { send(.result(result)) }
-                lastSent = now
+            if now - state.lastHeard > settings.heartbeatInterval * settings.liveness && now >= state.nextAttempt {
+                try reconnectAfterSilence(state: &state)
             }
         }
+    }
+
+    /// What `run`'s loop keeps from one turn to the next.
+    private struct LoopState {
+        var lastHeard: Double
+        var lastSent: Double
+        var backoff: Double
+        var stopping = false
+        var runEnded = false
+        var drainDeadline: Double?
+        /// Whether the coordinator is away (silent, or between runs): said once when it goes, once when it is back.
+        var away = true  // until the first word from a coordinator
+        var nextAttempt = 0.0
+    }
+
+    /// Takes every message the socket holds: each proves the coordinator is there; jobs start, a shutdown stops.
+    private func receiveAll(from socket: MessageSocket, state: inout LoopState) throws {
+        while let frames = try socket.receive() {
+            heard.heard(at: now, after: state.lastHeard, limit: fenceLimit)
+            state.lastHeard = now
+            unconfirmed.removeAll()
+            state.backoff = settings.initialBackoff
+            guard frames.count == 1 else { continue }
+            let message: WireMessage
+            do {
+                message = try WireCodec.decode(frames[0])
+            } catch {
+                logger.warning("dropped message from the coordinator: \(error)")
+                continue
+            }
+            if case .shutdown = message, state.away {
+                // A closing coordinator repeats its farewell to whoever speaks (our goodbye crossed it, or
+                // we reached it as it closed): a worker that stays keeps waiting for the next run; it is
+                // neither back nor at another run's end.
+                if !settings.persistent { state.stopping = true }
+                continue
+            }
+            if state.away {
+                state.away = false
+                logger.notice("connected to the coordinator at \(settings.endpoint)")
+                settings.observer?.coordinator(connected: true)
+            }
+            switch message {
+            case .job(let job): start(job, stopping: state.stopping || state.runEnded)
+            case .shutdown:
+                // A persistent worker ends its part in the run; any other stops.
+                if !settings.persistent { state.stopping = true } else { state.runEnded = true }
+            default: break
+            }
+        }
+    }
+
+    /// Sends the results of the jobs that finished since the last turn (kept until the coordinator speaks again).
+    private func sendFinished(state: inout LoopState) {
+        for result in finished.takeAll() {
+            if running.removeValue(forKey: result.id) != nil { settings.observer?.jobFinished(result) }
+            completed += 1
+            if let failure = result.failure, failure.kind == .leaseLost {
+                logger.warning("job \(result.id): \(failure.message)")
+            }
+            send(.result(result))
+            unconfirmed.append(result)
+            state.lastSent = now
+        }
+    }
+
+    /// Whether a stopping worker is done: its jobs finished, or the drain timeout passed (they are handed back).
+    private func drained(_ state: LoopState) -> Bool {
+        guard state.stopping else { return false }
+        if running.isEmpty { return true }
+        guard let drainDeadline = state.drainDeadline, now >= drainDeadline else { return false }
+        // The coordinator requeues what a goodbye leaves leased; the abandoned jobs' temporary files are
+        // unlocked when this process exits, and swept.
+        logger.warning("drain timeout: handing back \(running.count) running jobs")
+        return true
+    }
+
+    /// The night is over: say so, and wait for the next coordinator. The closing one is left to go (silent, it is
+    /// given up like any other); then fresh connections look for the next.
+    private func awaitNextRun(state: inout LoopState) {
+        send(.goodbye)
+        state.runEnded = false
+        state.away = true
+        settings.observer?.coordinator(connected: false)
+        logger.notice("the run ended; waiting for the next coordinator at \(settings.endpoint)")
+        state.backoff = settings.initialBackoff
+    }
+
+    /// A fresh connection to a coordinator silent too long, the next one after a back-off that doubles.
+    private func reconnectAfterSilence(state: inout LoopState) throws {
+        if !state.away {
+            state.away = true
+            settings.observer?.coordinator(connected: false)
+            logger.warning(
+                "coordinator at \(settings.endpoint) silent for \(Int(now - state.lastHeard)) s; reconnecting (back-off up to \(settings.maxBackoff) s)"
+            )
+        } else {
+            logger.debug("coordinator still away; connecting again, next try in \(state.backoff) s")
+        }
+        try reconnect()
+        state.nextAttempt = now + state.backoff
+        state.backoff = min(state.backoff * 2, settings.maxBackoff)
+        // Tell the coordinator what still runs here, so it does not hand those jobs out again, and what
+        // ended here that it may not have heard.
+        send(.heartbeat(running: running.keys.sorted()))
+        for result in unconfirmed { send(.result(result)) }
+        state.lastSent = now
     }
 
     /// A job's output is published only while this worker may still hold its lease: the coordinator gives a lease up
