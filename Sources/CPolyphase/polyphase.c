@@ -10,14 +10,23 @@
 
 enum { max_taps = 512 };
 
+typedef struct {
+    const float *coefficients;
+    const float *differences;
+    int taps;
+    int phases;
+} filter_table;
+
 static inline void locate(
-    const driftfix_polyphase_position *p, driftfix_polyphase_step step, int phases, int *row, float *fraction) {
-    // The phase from the exact remainder (integers until here): row and the fraction of the way to the next row.
-    // remainder < target < 2^63: a signed conversion is one instruction.
-    double scaled = (double)(int64_t)p->remainder * ((double)phases / (double)(int64_t)step.target);
+    const driftfix_polyphase_position *p, driftfix_polyphase_step step, filter_table table, const float **c,
+    const float **d, float *fraction) {
+    // The phase from the exact remainder (integers until here): the row, its differences to the next row, and the
+    // fraction of the way there. remainder < target < 2^63: a signed conversion is one instruction.
+    double scaled = (double)(int64_t)p->remainder * ((double)table.phases / (double)(int64_t)step.target);
     int j = (int)scaled;
-    if (j >= phases) j = phases - 1;
-    *row = j;
+    if (j >= table.phases) j = table.phases - 1;
+    *c = table.coefficients + (size_t)j * table.taps;
+    *d = table.differences + (size_t)j * table.taps;
     *fraction = (float)(scaled - (double)j);
 }
 
@@ -33,13 +42,12 @@ static inline void advance(driftfix_polyphase_position *p, driftfix_polyphase_st
 static void run_portable(
     const float *coefficients, const float *differences, int taps, int phases, const float *const *planes,
     int channels, driftfix_polyphase_position *position, driftfix_polyphase_step step, int count, float *output) {
+    const filter_table table = {coefficients, differences, taps, phases};
     float filter[max_taps];
     for (int k = 0; k < count; k++) {
-        int row;
+        const float *c, *d;
         float t;
-        locate(position, step, phases, &row, &t);
-        const float *c = coefficients + (size_t)row * taps;
-        const float *d = differences + (size_t)row * taps;
+        locate(position, step, table, &c, &d, &t);
         for (int i = 0; i < taps; i++) filter[i] = c[i] + t * d[i];
         for (int ch = 0; ch < channels; ch++) {
             const float *x = planes[ch] + position->index;
@@ -67,13 +75,12 @@ __attribute__((target("avx2,fma"))) static inline float sum8(__m256 v) {
 __attribute__((target("avx2,fma"))) static void run_avx2(
     const float *coefficients, const float *differences, int taps, int phases, const float *const *planes,
     int channels, driftfix_polyphase_position *position, driftfix_polyphase_step step, int count, float *output) {
+    const filter_table table = {coefficients, differences, taps, phases};
     float filter[max_taps] __attribute__((aligned(32)));
     for (int k = 0; k < count; k++) {
-        int row;
+        const float *c, *d;
         float t;
-        locate(position, step, phases, &row, &t);
-        const float *c = coefficients + (size_t)row * taps;
-        const float *d = differences + (size_t)row * taps;
+        locate(position, step, table, &c, &d, &t);
         const __m256 tv = _mm256_set1_ps(t);
         float *out = output + (size_t)k * channels;
         if (channels == 1 || channels == 2) {

@@ -42,15 +42,10 @@ final class OutputWindow {
     }
 
     private func seek(_ offset: sf_count_t, whence: Int32) -> sf_count_t {
-        let base: Int64
-        switch whence {
-        case SEEK_SET: base = 0
-        case SEEK_CUR: base = position
-        case SEEK_END: base = length
-        default: return -1
+        guard let target = virtualSeekTarget(offset, whence: whence, position: position, length: length) else {
+            return -1
         }
-        guard base + offset >= 0 else { return -1 }
-        position = base + offset
+        position = target
         return position
     }
 

@@ -49,15 +49,9 @@ final class RawWindow {
     }
 
     private func seek(_ offset: sf_count_t, whence: Int32) -> sf_count_t {
-        let base: Int64
-        switch whence {
-        case SEEK_SET: base = 0
-        case SEEK_CUR: base = position
-        case SEEK_END: base = length
-        default: return -1
+        guard let target = virtualSeekTarget(offset, whence: whence, position: position, length: length) else {
+            return -1
         }
-        let target = base + offset
-        guard target >= 0 else { return -1 }
         position = target
         return position
     }

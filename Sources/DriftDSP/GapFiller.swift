@@ -213,55 +213,45 @@ public final class GapFiller: AudioSource {
     }
 }
 
-/// `frames` frames of silence, then the upstream: a recording that started after its reference, moved to the
-/// reference's start.
-public final class LeadingSilence: AudioSource {
+/// `upstream` with `frames` frames of silence before it (a recording that started after its reference, moved to the
+/// reference's start) or after it (a recording that stopped before its reference did).
+public final class SilencePadding: AudioSource {
+    public enum Side: Sendable {
+        case leading, trailing
+    }
+
     public let channelCount: Int
     public let frameCount: Int64
     private let upstream: AudioSource
-    private var remaining: Int64
-
-    public init(_ upstream: AudioSource, frames: Int64) {
-        precondition(frames >= 0)
-        self.upstream = upstream
-        channelCount = upstream.channelCount
-        frameCount = upstream.frameCount + frames
-        remaining = frames
-    }
-
-    public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
-        if remaining > 0 {
-            let count = Int(min(Int64(frames), remaining))
-            buffer.update(repeating: 0, count: count * channelCount)
-            remaining -= Int64(count)
-            return count
-        }
-        return try upstream.read(into: buffer, frames: frames)
-    }
-}
-
-/// `upstream`, then `frames` frames of silence (a recording that stopped before its reference did).
-public final class TrailingSilence: AudioSource {
-    public let channelCount: Int
-    public let frameCount: Int64
-    private let upstream: AudioSource
+    private let side: Side
     private var upstreamDone = false
     private var remaining: Int64
 
-    public init(_ upstream: AudioSource, frames: Int64) {
+    public init(_ upstream: AudioSource, frames: Int64, side: Side) {
         precondition(frames >= 0)
         self.upstream = upstream
+        self.side = side
         channelCount = upstream.channelCount
         frameCount = upstream.frameCount + frames
         remaining = frames
     }
 
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
-        if !upstreamDone {
-            let got = try upstream.read(into: buffer, frames: frames)
-            if got > 0 { return got }
-            upstreamDone = true
+        switch side {
+        case .leading:
+            if remaining > 0 { return silence(into: buffer, frames: frames) }
+            return try upstream.read(into: buffer, frames: frames)
+        case .trailing:
+            if !upstreamDone {
+                let got = try upstream.read(into: buffer, frames: frames)
+                if got > 0 { return got }
+                upstreamDone = true
+            }
+            return silence(into: buffer, frames: frames)
         }
+    }
+
+    private func silence(into buffer: UnsafeMutablePointer<Float>, frames: Int) -> Int {
         let count = Int(min(Int64(frames), remaining))
         buffer.update(repeating: 0, count: count * channelCount)
         remaining -= Int64(count)

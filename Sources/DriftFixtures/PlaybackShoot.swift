@@ -41,16 +41,8 @@ public struct PlaybackShoot: Sendable {
         }
     }
 
-    public struct Clip: Sendable {
-        /// Scene time of its first frame and its length (a camera's clock is the scene's).
-        public var start: Double
-        public var seconds: Double
-
-        public init(start: Double, seconds: Double) {
-            self.start = start
-            self.seconds = seconds
-        }
-    }
+    /// A camera's clip: scene time of its first frame and its length (a camera's clock is the scene's).
+    public typealias Clip = Shoot.Clip
 
     public let rate: Int
     /// The song, at `rate`.

@@ -4,6 +4,19 @@ internal import GRDB
 
 // The schema from the first release to the resampling engine (v1-v6).
 extension Journal {
+    /// A pair's scan row, plan and outcome as v3 made them and v5 copied them (frozen: what those versions wrote).
+    static let pairRecordColumnsV3 = """
+        sampleRate INTEGER, channels INTEGER, format TEXT, recordingFrames INTEGER,
+        recordingSeconds REAL, referenceSeconds REAL, referenceDuration TEXT, referenceSource TEXT,
+        driftSeconds REAL, driftPPM REAL, endOffsetMs REAL, sync TEXT, flags TEXT NOT NULL,
+        cause TEXT, causeDetail TEXT, action TEXT NOT NULL, method TEXT, methodReason TEXT,
+        targetFrames INTEGER, error TEXT, warnings TEXT NOT NULL,
+        decision TEXT NOT NULL CHECK (decision IN ('skip', 'refuse', 'repair', 'unchanged')),
+        operations TEXT NOT NULL,
+        measuredBy TEXT NOT NULL,
+        output TEXT, outcome TEXT, outputFrames INTEGER, checksum TEXT, attempts INTEGER, worker TEXT,
+        """
+
     /// Migration "v1".
     static func v1(_ db: Database) throws {
         // One row per `driftfix repair`; `report` was the plan (the scan report) once the scan finished, and the
@@ -78,15 +91,7 @@ extension Journal {
                     recording TEXT NOT NULL,
                     reference TEXT NOT NULL,
                     folder TEXT NOT NULL,
-                    sampleRate INTEGER, channels INTEGER, format TEXT, recordingFrames INTEGER,
-                    recordingSeconds REAL, referenceSeconds REAL, referenceDuration TEXT, referenceSource TEXT,
-                    driftSeconds REAL, driftPPM REAL, endOffsetMs REAL, sync TEXT, flags TEXT NOT NULL,
-                    cause TEXT, causeDetail TEXT, action TEXT NOT NULL, method TEXT, methodReason TEXT,
-                    targetFrames INTEGER, error TEXT, warnings TEXT NOT NULL,
-                    decision TEXT NOT NULL CHECK (decision IN ('skip', 'refuse', 'repair', 'unchanged')),
-                    operations TEXT NOT NULL,
-                    measuredBy TEXT NOT NULL,
-                    output TEXT, outcome TEXT, outputFrames INTEGER, checksum TEXT, attempts INTEGER, worker TEXT,
+                    \(pairRecordColumnsV3)
                     processingSeconds REAL,
                     PRIMARY KEY (run, recording)
                 );
@@ -184,15 +189,7 @@ extension Journal {
                     reference INTEGER NOT NULL,
                     device INTEGER NOT NULL,
                     deviceSource TEXT NOT NULL,
-                    sampleRate INTEGER, channels INTEGER, format TEXT, recordingFrames INTEGER,
-                    recordingSeconds REAL, referenceSeconds REAL, referenceDuration TEXT, referenceSource TEXT,
-                    driftSeconds REAL, driftPPM REAL, endOffsetMs REAL, sync TEXT, flags TEXT NOT NULL,
-                    cause TEXT, causeDetail TEXT, action TEXT NOT NULL, method TEXT, methodReason TEXT,
-                    targetFrames INTEGER, error TEXT, warnings TEXT NOT NULL,
-                    decision TEXT NOT NULL CHECK (decision IN ('skip', 'refuse', 'repair', 'unchanged')),
-                    operations TEXT NOT NULL,
-                    measuredBy TEXT NOT NULL,
-                    output TEXT, outcome TEXT, outputFrames INTEGER, checksum TEXT, attempts INTEGER, worker TEXT,
+                    \(pairRecordColumnsV3)
                     processingSeconds REAL, content TEXT, executed TEXT, contentNote TEXT,
                     PRIMARY KEY (run, recording)
                 );

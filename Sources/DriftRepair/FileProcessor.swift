@@ -273,9 +273,9 @@ public enum FileProcessor {
         }
         // Reading ahead on a thread of its own pays only where another core can run it.
         if overlapsIO { source = PrefetchingSource(source, blockFrames: request.blockFrames) }
-        if plan.leadingSilence > 0 { source = LeadingSilence(source, frames: plan.leadingSilence) }
+        if plan.leadingSilence > 0 { source = SilencePadding(source, frames: plan.leadingSilence, side: .leading) }
         if !plan.gaps.isEmpty { source = GapFiller(source, gaps: plan.gaps, sampleRate: plan.inputRate) }
-        if plan.trailingSilence > 0 { source = TrailingSilence(source, frames: plan.trailingSilence) }
+        if plan.trailingSilence > 0 { source = SilencePadding(source, frames: plan.trailingSilence, side: .trailing) }
         switch plan.length {
         case .none:
             break

@@ -167,8 +167,13 @@ final class SpectrumBuffers {
     let re: UnsafeMutablePointer<Float>
     let im: UnsafeMutablePointer<Float>
 
-    init(size: Int) {
-        fft = FFT.of(size: size)
+    convenience init(size: Int) {
+        self.init(fft: FFT.of(size: size))
+    }
+
+    init(fft: FFT) {
+        self.fft = fft
+        let size = fft.size
         re = .allocate(capacity: size)
         im = .allocate(capacity: size)
         re.initialize(repeating: 0, count: size)

@@ -20,7 +20,7 @@ enum PrintSpectra {
     static func spectra(of signals: [[Float]], fft: FFT) -> [HalfSpectrum] {
         let n = fft.size
         let half = n / 2
-        let buffer = Scratch(size: n)
+        let buffer = SpectrumBuffers(fft: fft)
         var out: [HalfSpectrum] = []
         out.reserveCapacity(signals.count)
         var next = 0
@@ -87,7 +87,7 @@ enum PrintSpectra {
     static func inverse(_ first: HalfSpectrum, _ second: HalfSpectrum?, fft: FFT) -> ([Float], [Float]?) {
         let n = fft.size
         let half = n / 2
-        let buffer = Scratch(size: n)
+        let buffer = SpectrumBuffers(fft: fft)
         for k in 0...half {
             let (pr, pi) = (first.re[k], first.im[k])
             let (qr, qi) = second.map { ($0.re[k], $0.im[k]) } ?? (0, 0)
@@ -102,23 +102,5 @@ enum PrintSpectra {
         fft.transform(buffer.re, buffer.im, inverse: true)
         let real = Array(UnsafeBufferPointer(start: buffer.re, count: n))
         return (real, second == nil ? nil : Array(UnsafeBufferPointer(start: buffer.im, count: n)))
-    }
-}
-
-/// Two arrays for one transform, released with it.
-private final class Scratch {
-    let re: UnsafeMutablePointer<Float>
-    let im: UnsafeMutablePointer<Float>
-
-    init(size: Int) {
-        re = .allocate(capacity: size)
-        im = .allocate(capacity: size)
-        re.initialize(repeating: 0, count: size)
-        im.initialize(repeating: 0, count: size)
-    }
-
-    deinit {
-        re.deallocate()
-        im.deallocate()
     }
 }

@@ -44,17 +44,7 @@ struct MultiHostTests {
         #expect(
             rows.values.contains { $0["worker"] as? String == "w2" && ($0["attempts"] as? Int ?? 0) >= 2 },
             "the job w1 held when its link went down was leased again and finished by w2")
-        for entry in tree.entries {
-            let name = (entry.recording as NSString).lastPathComponent
-            #expect(rows[name]?["outcome"] as? String == "repaired", "\(name)")
-            let (samples, _, frames) = try readAll(tree.output(entry, in: out.path))
-            #expect(frames == entry.target, "\(name)")
-            let snr = SignalMeasure.snr(
-                actual: samples, ideal: entry.signal.ideal(target: entry.target, start: 0, count: Int(entry.target)))
-            #expect(snr > 100, "\(name): SNR \(snr) dB")
-        }
-        #expect(hiddenFiles(under: out.path).isEmpty, "no temporary files left: \(hiddenFiles(under: out.path))")
-        #expect(tree.fingerprints() == before, "originals unchanged")
+        try expectRepaired(tree, rows: rows, out: out.path, originals: before)
         // The script removed its namespaces.
         #expect(try runTool("/bin/sh", ["-c", "ip netns list | grep -cE '^dfx[0-9]+-(c|w1|w2)( |$)' || true"]) == "0")
     }
@@ -92,17 +82,7 @@ struct MultiHostTests {
             "the held job was leased again and published by w2")
         // w1 was held at its first job, so every job it finished came after the partition healed.
         #expect(rows.values.contains { $0["worker"] as? String == "w1" }, "w1 took new jobs once back")
-        for entry in tree.entries {
-            let name = (entry.recording as NSString).lastPathComponent
-            #expect(rows[name]?["outcome"] as? String == "repaired", "\(name)")
-            let (samples, _, frames) = try readAll(tree.output(entry, in: out.path))
-            #expect(frames == entry.target, "\(name)")
-            let snr = SignalMeasure.snr(
-                actual: samples, ideal: entry.signal.ideal(target: entry.target, start: 0, count: Int(entry.target)))
-            #expect(snr > 100, "\(name): SNR \(snr) dB")
-        }
-        #expect(hiddenFiles(under: out.path).isEmpty, "no temporary files left: \(hiddenFiles(under: out.path))")
-        #expect(tree.fingerprints() == before, "originals unchanged")
+        try expectRepaired(tree, rows: rows, out: out.path, originals: before)
 
         // The journal: each job once, done; each output the file on disk (size and time to the ns), so nothing was
         // renamed over what the journal recorded.
@@ -122,5 +102,22 @@ struct MultiHostTests {
                 "\(path): the file on disk is the one the journal recorded")
         }
         #expect(try runTool("/bin/sh", ["-c", "ip netns list | grep -cE '^dfx[0-9]+-(c|w1|w2)( |$)' || true"]) == "0")
+    }
+
+    /// Every pair repaired, exact and clean against the ideal; nothing hidden left in `out`; the originals untouched.
+    private func expectRepaired(
+        _ tree: RepairTree, rows: [String: [String: Any]], out: String, originals: [String: UInt64]
+    ) throws {
+        for entry in tree.entries {
+            let name = (entry.recording as NSString).lastPathComponent
+            #expect(rows[name]?["outcome"] as? String == "repaired", "\(name)")
+            let (samples, _, frames) = try readAll(tree.output(entry, in: out))
+            #expect(frames == entry.target, "\(name)")
+            let snr = SignalMeasure.snr(
+                actual: samples, ideal: entry.signal.ideal(target: entry.target, start: 0, count: Int(entry.target)))
+            #expect(snr > 100, "\(name): SNR \(snr) dB")
+        }
+        #expect(hiddenFiles(under: out).isEmpty, "no temporary files left: \(hiddenFiles(under: out))")
+        #expect(tree.fingerprints() == originals, "originals unchanged")
     }
 }

@@ -183,15 +183,7 @@ struct ConfigurationTests {
             ("security:\n  public-key: x\n", 2, "security.public-key", "unknown key"),
         ])
     func errors(yaml: String, line: Int, key: String, message: String) {
-        do {
-            _ = try Configuration.parse(yaml, path: "bad.yaml")
-            Issue.record("accepted: \(yaml)")
-        } catch {
-            #expect(error.line == line, "\(error)")
-            #expect(error.key == key, "\(error)")
-            #expect(error.message.contains(message), "\(error)")
-            #expect(error.description.hasPrefix("bad.yaml:\(line): \(key): "))
-        }
+        expectRefused(yaml, line: line, key: key, message: message)
     }
 
     @Test("a duplicate key is refused with its line")
@@ -325,12 +317,19 @@ struct ScanConfigurationTests {
             ("scan:\n  device: []\n", 2, "scan.device"),
         ])
     func errors(yaml: String, line: Int, key: String) {
-        do {
-            _ = try Configuration.parse(yaml, path: "bad.yaml")
-            Issue.record("accepted: \(yaml)")
-        } catch {
-            #expect(error.line == line, "\(error)")
-            #expect(error.key == key, "\(error)")
-        }
+        expectRefused(yaml, line: line, key: key)
+    }
+}
+
+/// `yaml` refused at `line`, naming `key` (and saying `message`), in the one-line form `bad.yaml:LINE: KEY: ...`.
+private func expectRefused(_ yaml: String, line: Int, key: String, message: String? = nil) {
+    do {
+        _ = try Configuration.parse(yaml, path: "bad.yaml")
+        Issue.record("accepted: \(yaml)")
+    } catch {
+        #expect(error.line == line, "\(error)")
+        #expect(error.key == key, "\(error)")
+        if let message { #expect(error.message.contains(message), "\(error)") }
+        #expect(error.description.hasPrefix("bad.yaml:\(line): \(key): "))
     }
 }

@@ -100,9 +100,20 @@ import Testing
 
     @Test func leadingSilence() throws {
         let signal = tone(frames: 1000)
-        let out = try drain(LeadingSilence(MemoryAudioSource(signal, channels: 2), frames: 250), blockFrames: 64)
+        let out = try drain(
+            SilencePadding(MemoryAudioSource(signal, channels: 2), frames: 250, side: .leading), blockFrames: 64)
         #expect(out.count == 2500)
         #expect(out[0..<500].allSatisfy { $0 == 0 })
         #expect(Array(out[500...]) == signal)
+    }
+
+    @Test func trailingSilence() throws {
+        let signal = tone(frames: 1000)
+        let padding = SilencePadding(MemoryAudioSource(signal, channels: 2), frames: 250, side: .trailing)
+        #expect(padding.frameCount == 1250)
+        let out = try drain(padding, blockFrames: 64)
+        #expect(out.count == 2500)
+        #expect(Array(out[0..<2000]) == signal)
+        #expect(out[2000...].allSatisfy { $0 == 0 })
     }
 }
