@@ -7,7 +7,10 @@
 #   scripts/test-package.sh          needs root (debootstrap, chroot) and the Debian mirror; says so and exits 0
 #                                    without them, never silently; with DRIFTFIX_REQUIRE_PACKAGE_TEST=1 (CI) it
 #                                    fails instead
-#   DRIFTFIX_PACKAGE_ROOT=DIR        keep a debootstrapped root in DIR between runs (it is made once, then reused)
+#   DRIFTFIX_PACKAGE_ROOT=DIR        keep the debootstrapped root in DIR between runs (it is made once, then reused);
+#                                    by default it is kept for a week in /var/cache/driftfix-test (the next week's
+#                                    run makes a fresh one, with that week's updates) - the packages installed into
+#                                    a copy of it are this run's, so only waiting is saved
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,7 +30,14 @@ echo "test-package.sh: built $deb ($(du -h "$deb" | cut -f1)) in $((SECONDS - st
 mirror=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
 mirror=${mirror:-http://deb.debian.org/debian}
 keep=${DRIFTFIX_PACKAGE_ROOT:-}
-base=${keep:-$(mktemp -d /var/tmp/driftfix-debian12.XXXXXX)}
+if [[ -z "$keep" ]]; then
+    cache=/var/cache/driftfix-test
+    keep="$cache/debian12-$(date -u +%G-w%V)"
+    mkdir -p "$cache"
+    find "$cache" -mindepth 1 -maxdepth 1 -name 'debian12-*' ! -path "$keep" -exec rm -rf {} + 2>/dev/null || true
+fi
+base=$keep
+mkdir -p "$base"
 root="$base/work"
 cleanup() {
     umount "$root/proc" 2>/dev/null || true

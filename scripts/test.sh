@@ -16,6 +16,8 @@ started_at=$SECONDS
 scripts/install-deps.sh
 # Package.swift must declare exactly the modules each target imports.
 python3 scripts/check-imports.py
+# No Swift file over 500 lines, no function over 80 (the exceptions are listed in the script with their reasons).
+python3 scripts/check-sizes.py
 # The house style is checked, not hoped for: swift format's lint under the committed .swift-format (fix with
 # `swift format format -i -r Sources Tests Plugins Package.swift`), and shellcheck's warnings and errors in the scripts
 # (its notes are kept where the scripts mean them: indirect calls, single-quoted text for another shell).
@@ -24,9 +26,10 @@ if command -v shellcheck >/dev/null; then
     shellcheck --severity=warning scripts/*.sh scripts/lib/*.sh .ci/run
 fi
 # Optimised, with the debug configuration's testability: content measurement and fixture synthesis run over millions
-# of samples and are many times slower unoptimised. The flag is the build's, not the package's (unsafeFlags in
-# Package.swift would make the package unusable as a dependency).
-swift build --build-tests -Xswiftc -O
+# of samples and are many times slower unoptimised, and so are the C loops (the polyphase kernel, sample packing) that
+# every repair in the suite runs. The flags are the build's, not the package's (unsafeFlags in Package.swift would
+# make the package unusable as a dependency).
+swift build --build-tests -Xswiftc -O -Xcc -O2
 # Only Swift Testing is used, so the last summary line counts the tests that ran. The fuzz suite bounds the parsers'
 # peak memory, which only means something in a process of its own: it runs after the others, alone.
 # The output is kept too: a failure is named again at the end, where a log's tail shows it. tee runs on a descriptor
@@ -36,7 +39,8 @@ trap 'rm -f "$log"' EXIT
 exec 3> >(tee "$log")
 teepid=$!
 if [[ $quick -eq 1 ]]; then
-    swift test --skip-build --disable-xctest --skip 'EndToEndTests|DistributedTests|FuzzTests' "$@" >&3 2>&1 &
+    DRIFTFIX_TEST_TIER=quick swift test --skip-build --disable-xctest --skip 'EndToEndTests|DistributedTests|FuzzTests' "$@" \
+        >&3 2>&1 &
 elif [[ $# -eq 0 ]]; then
     swift test --skip-build --disable-xctest --skip FuzzTests >&3 2>&1 &
 else

@@ -56,6 +56,7 @@ private func compare(
 struct SegmentedResamplerTests {
     @Test(
         "ratios that reduce to small fractions, cut at odd positions into chunks of 65537 on 3 threads: the exact length, the one-pass output at every frame (joins included) within float rounding, the ideal's SNR; 1, 2 and 6 channels",
+        .enabled(if: SuiteTier.full, "full tier: 36 resamples at best quality, each against the ideal"),
         arguments: [
             ("pull-up 1001/1000", Int64(400_000), Int64(400_400)), ("+10%", 400_000, 440_000),
             ("44.1k to 48k", 441_000, 480_000), ("pull-down 1000/1001", 400_400, 400_000),
