@@ -175,15 +175,17 @@ struct SecurityTests {
             "--curve-secret", keys.file("coordinator.key"), "--allow", allow, "--heartbeat", "0.5", "--report",
             report.path,
         ])
-        func worker(_ name: String) throws -> Background {
-            try Background([
-                "worker", "--connect", "tcp://127.0.0.1:\(port)", "--identity", name, "--heartbeat", "0.5",
-                "--concurrency", "1",
-                "--curve-secret", keys.file("\(name).key"), "--server-key", keys.file("coordinator.pub"),
-            ])
+        func worker(_ name: String, environment: [String: String] = [:]) throws -> Background {
+            try Background(
+                [
+                    "worker", "--connect", "tcp://127.0.0.1:\(port)", "--identity", name, "--heartbeat", "0.5",
+                    "--concurrency", "1",
+                    "--curve-secret", keys.file("\(name).key"), "--server-key", keys.file("coordinator.pub"),
+                ], environment: environment)
         }
-        let first = try worker("first")
-        // Once the first worker has delivered a file, revoke its key; then a second worker joins to finish.
+        // The first worker delivers one file, then takes a second over each later rename (a failpoint), so however
+        // fast the repairs run, it is mid-night, still talking, when its key is revoked.
+        let first = try worker("first", environment: ["DRIFTFIX_FAILPOINT": "commit:2:delay"])
         let outputs = tree.entries.map { tree.output($0, in: out.path) }
         try #require(
             waitUntil(seconds: 60) { outputs.contains { FileManager.default.fileExists(atPath: $0) } },

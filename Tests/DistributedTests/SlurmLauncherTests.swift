@@ -233,13 +233,20 @@ struct SlurmNodesTests {
 
         let result = coordinator.wait(seconds: 300)
         #expect(result.status == 0, "\(result.stderr)")
-        // Its workers' leases went back (they fell silent with the link), and their tasks were replaced.
+        // Its workers' leases went back (they fell silent with the link).
         #expect(
             capture("worker (slurm-[0-9]+_[0-9]+@\(victim)) lost; [0-9]+ jobs? back in the queue", in: result.stderr)
                 != nil, "\(result.stderr)")
-        #expect(
-            capture("task [0-9]+_[0-9]+ on \(victim) [^;]+; submitted ([0-9]+_[0-9]+) in its place", in: result.stderr)
-                != nil, "\(result.stderr)")
+        // Its task is replaced when the pool gives up on it before the night ends; a night that the other nodes
+        // finish first needs no replacement. Which happened depends on the machine's speed, so both pass, and the
+        // test says which; either way nothing is left in the queue (below).
+        if let replacement = capture(
+            "task [0-9]+_[0-9]+ on \(victim) [^;]+; submitted ([0-9]+_[0-9]+) in its place", in: result.stderr)
+        {
+            print("SlurmLauncherTests: the lost node's task was replaced by \(replacement)")
+        } else {
+            print("SlurmLauncherTests: the night finished before the lost node's task was replaced")
+        }
 
         let rows = try reportRows(report.path)
         #expect(rows.count == 24)
