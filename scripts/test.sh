@@ -26,10 +26,11 @@ if command -v shellcheck >/dev/null; then
     shellcheck --severity=warning scripts/*.sh scripts/lib/*.sh .ci/run
 fi
 # Optimised, with the debug configuration's testability: content measurement and fixture synthesis run over millions
-# of samples and are many times slower unoptimised, and so are the C loops (the polyphase kernel, sample packing) that
-# every repair in the suite runs. The flags are the build's, not the package's (unsafeFlags in Package.swift would
-# make the package unusable as a dependency).
-swift build --build-tests -Xswiftc -O -Xcc -O2
+# of samples and are many times slower unoptimised. The flag is the build's, not the package's (unsafeFlags in
+# Package.swift would make the package unusable as a dependency). The C targets stay at -O0 here: with the kernel
+# optimised (-Xcc -O2), repairs run several times faster and two distributed tests that still depend on a repair being
+# slow fail (docs/development.md names them; issue 52); they go first.
+swift build --build-tests -Xswiftc -O
 # Only Swift Testing is used, so the last summary line counts the tests that ran. The fuzz suite bounds the parsers'
 # peak memory, which only means something in a process of its own: it runs after the others, alone.
 # The output is kept too: a failure is named again at the end, where a log's tail shows it. tee runs on a descriptor

@@ -84,7 +84,7 @@ struct LagModel {
         for i in 1..<level.count { jumps.append(abs(level[i] - level[i - 1])) }
         let noise = 1.4826 * (median(jumps) ?? 0)
         let far = max(0.000_5, 8 * noise)
-        var kept = samples.indices.filter { i in
+        let kept = samples.indices.filter { i in
             let before = median(Array(level[max(0, i - 3)..<i]))
             let after = median(i + 1 < level.count ? Array(level[(i + 1)...min(level.count - 1, i + 3)]) : [])
             let sides = [before, after].compactMap { $0 }

