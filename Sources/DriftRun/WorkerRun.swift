@@ -1,4 +1,3 @@
-import DriftAudio
 import DriftMetrics
 import DriftSupport
 import DriftTransport
@@ -64,10 +63,6 @@ public struct WorkerRun {
         logger.info(
             "worker \(settings.node.identity) connecting to \(settings.node.endpoint) with capacity \(settings.node.capacity)"
         )
-        defer {
-            // Jobs abandoned by a cancellation must not leave their temporary files behind.
-            StagedOutput.removeAllPending()
-        }
         try await ServiceGroup(configuration: configuration).run()
         return service.completed
     }

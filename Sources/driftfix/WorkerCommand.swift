@@ -129,6 +129,9 @@ struct WorkerCommand: AsyncParsableCommand {
         let (settings, name) = launch.settings(
             configuration: configuration, environment: ProcessInfo.processInfo.environment)
         let signals = SecondSignal()
+        // Jobs abandoned by a cancellation must not leave their temporary files behind. The process owns that list,
+        // so the process clears it: a library run in a shared process (the tests) must not clear other work's files.
+        defer { PendingOutputs.removeAll() }
         let completed: Int
         do {
             completed = try await WorkerRun(settings: settings, logger: logger).run()
