@@ -10,6 +10,12 @@ extension FilePath {
         isAbsolute ? self : (folder ?? FilePath(FileManager.default.currentDirectoryPath)).pushing(self)
     }
 
+    /// A path as a person gives it (an option, a configuration value): absolute from the working folder, `.` and `..`
+    /// removed by their text, the same way for every root, output, journal and key file.
+    public static func given(_ path: String) -> String {
+        FilePath(path).absolute().lexicallyNormalized().string
+    }
+
     /// The path as the kernel finds it, every link and `..` resolved, when all of it exists; nil otherwise.
     public func realPath() -> FilePath? {
         withPlatformString { path in

@@ -41,14 +41,14 @@ public enum SingleFile {
         }
     }
 
-    /// Repairs one file (a temporary output removed on a terminating signal), verified before it is renamed.
+    /// Repairs one file, verified before it is renamed. Removing the temporary output on a signal is the process's
+    /// to arrange (`PendingOutputs`), not a library's.
     ///
     /// - Parameter progress: after each block, (output frames written, output frames in all).
     public static func repair(_ request: ProcessRequest, progress: ((Int64, Int64) -> Void)? = nil) throws
         -> ProcessResult
     {
-        StagedOutput.removeOnSignals(terminating: true)
-        return try FileProcessor.run(request, progress: progress)
+        try FileProcessor.run(request, progress: progress)
     }
 
     /// A file's frame count and rate, counted (compressed audio decoded), and the count `reference` or `frames`

@@ -1,4 +1,5 @@
 import DriftConfig
+import DriftCore
 import DriftMetrics
 import DriftSlurm
 import DriftSupport
@@ -50,17 +51,13 @@ public struct WorkerLaunch: Sendable {
         node.drainTimeout = drainTimeout
         node.idleCores = idleCores ?? configuration.workerIdleCores ?? (node.capacity - 1)
         node.pathMap = configuration.pathMap
-        node.inputRoots = inputRoots.isEmpty ? configuration.workerInputRoots.map(Self.absolute) : inputRoots
-        node.outputRoot = outputRoot ?? configuration.workerOutputRoot.map(Self.absolute)
+        node.inputRoots = inputRoots.isEmpty ? configuration.workerInputRoots.map(FilePath.given) : inputRoots
+        node.outputRoot = outputRoot ?? configuration.workerOutputRoot.map(FilePath.given)
         var settings = WorkerRun.Settings(node: node)
         settings.parent = parent
         settings.metricsAddress = metricsAddress
         // The node hands its jobs back at the drain timeout; the service group's own limit is only a backstop.
         settings.drainTimeout = drainTimeout + 5
         return (settings, name)
-    }
-
-    private static func absolute(_ path: String) -> String {
-        FilePath(path).absolute().lexicallyNormalized().string
     }
 }

@@ -1,3 +1,4 @@
+import DriftCore
 import Foundation
 
 import struct SystemPackage.FilePath
@@ -6,6 +7,6 @@ import struct SystemPackage.FilePath
 /// every subcommand: roots, outputs, journals, key files.
 enum Paths {
     static func absolute(_ path: String) -> String {
-        FilePath(path).absolute().lexicallyNormalized().string
+        FilePath.given(path)
     }
 }

@@ -113,6 +113,8 @@ struct ProcessCommand: ParsableCommand {
     }
 
     func run() throws {
+        // A signal must not leave the hidden temporary file behind.
+        PendingOutputs.removeOnSignals(terminating: true)
         var request: ProcessRequest
         do {
             let configuration = try loadConfiguration(method.config)
