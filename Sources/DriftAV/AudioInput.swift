@@ -29,7 +29,7 @@ public enum AudioInput {
 
     /// The library that reads `path`.
     public static func library(for path: String) -> Library {
-        let ext = FilePath(path).lowercasedExtension ?? ""
+        let ext = FilePath.lowercasedExtension(of: path) ?? ""
         if mediaExtensions.contains(ext) { return .ffmpeg }
         // libsndfile's own containers stay with libsndfile, whose refusals stand; CAF may hold a codec it lacks.
         if let type = FileType(extension: ext), type != .caf { return .libsndfile }

@@ -250,17 +250,17 @@ public enum FolderScanner {
 
         /// Why a file has no partner: none by its name, or the one it would have is not a regular file.
         func noPartner(_ name: String, partner: String, extensions: Set<String>) -> String {
-            let stem = FilePath(name).lastComponent?.stem ?? name
+            let stem = FilePath.stem(ofName: name)
             let skipped = special.filter { other, _ in
-                (FilePath(other).lastComponent?.stem ?? other) == stem
-                    && extensions.contains(FilePath(other).lowercasedExtension ?? "")
+                (FilePath.stem(ofName: other)) == stem
+                    && extensions.contains(FilePath.lowercasedExtension(of: other) ?? "")
             }.min { $0.key < $1.key }
             guard let (other, kind) = skipped else { return "no \(partner) with the same name" }
             return "its \(partner) \(other) is \(kind.words), not a regular file (skipped)"
         }
 
         func rank(_ name: String) -> Int? {
-            referenceExts.firstIndex(of: (FilePath(name).lowercasedExtension ?? ""))
+            referenceExts.firstIndex(of: (FilePath.lowercasedExtension(of: name) ?? ""))
         }
 
         mutating func pairByPatterns(into inventory: inout ScanInventory) {
@@ -288,15 +288,15 @@ public enum FolderScanner {
             var referencesByStem: [String: [String]] = [:]
             for name in files where !used.contains(name) {
                 guard rank(name) != nil else { continue }
-                referencesByStem[(FilePath(name).lastComponent?.stem ?? name), default: []].append(name)
+                referencesByStem[(FilePath.stem(ofName: name)), default: []].append(name)
             }
             for stem in referencesByStem.keys {
                 referencesByStem[stem]?.sort { (rank($0) ?? 0, $0) < (rank($1) ?? 0, $1) }
             }
             var pairedReferences = Set<String>()
             for name in files
-            where !used.contains(name) && recordingExts.contains((FilePath(name).lowercasedExtension ?? "")) {
-                let stem = (FilePath(name).lastComponent?.stem ?? name)
+            where !used.contains(name) && recordingExts.contains((FilePath.lowercasedExtension(of: name) ?? "")) {
+                let stem = (FilePath.stem(ofName: name))
                 guard let candidates = referencesByStem[stem], let chosen = candidates.first else {
                     inventory.unpaired.append(
                         UnpairedFile(
@@ -328,7 +328,7 @@ public enum FolderScanner {
         /// The references left: a video with its own audio track is paired with itself, the others listed unpaired.
         func listUnpairedReferences(into inventory: inout ScanInventory) {
             for name in files
-            where !used.contains(name) && referenceExts.contains((FilePath(name).lowercasedExtension ?? "")) {
+            where !used.contains(name) && referenceExts.contains((FilePath.lowercasedExtension(of: name) ?? "")) {
                 // A video with its own audio track and no separate recording: the track is measured against its
                 // picture.
                 if rules.selfPairs, name.lowercased().hasSuffix("." + ReferenceProbe.sidecarExtension) == false,

@@ -34,7 +34,7 @@ public enum ReferenceProbe {
     public static func duration(of path: String, movieHeaderFallback: Bool = false) -> Result<
         ReferenceDuration, MediaError
     > {
-        let ext = FilePath(path).lowercasedExtension ?? ""
+        let ext = FilePath.lowercasedExtension(of: path) ?? ""
         if ext == sidecarExtension { return sidecar(path) }
         if movieExtensions.contains(ext) { return movie(path, movieHeaderFallback: movieHeaderFallback) }
         if AudioInput.library(for: path) == .ffmpeg { return media(path) }

@@ -2,19 +2,15 @@ import DriftCore
 import DriftSchema
 import Foundation
 
-import struct SystemPackage.FilePath
-
 /// The terminal table `driftfix scan` prints: one line per pair, then unpaired files, errors, skipped paths and a
 /// summary. Control characters in file names are escaped (a name holding a newline stays on its row), columns are
 /// aligned by display width (CJK and emoji take two columns), long paths are shortened in the middle, and the last
 /// column - the note with errors and warnings - is never cut.
 public enum ReportTable {
     public static func render(_ report: ScanReport, relativeTo base: String? = nil) -> String {
+        let folder = base.map(FolderPrefix.init)
         func short(_ path: String) -> String {
-            guard let base, FilePath(path).isBelow(FilePath(base)),
-                let relative = FilePath(path).relative(to: FilePath(base))
-            else { return path.escapedForTerminal }
-            return relative.string.escapedForTerminal
+            (folder?.relative(path) ?? path).escapedForTerminal
         }
         let withOutcome = report.pairs.contains { $0.outcome != nil }
         // The take column only where a recorder wrote one.

@@ -17,11 +17,9 @@ public enum ReportWriter {
     public static func writeJSON(_ report: ScanReport, to sink: (Data) throws -> Void) throws {
         var report = report
         report.devices = report.devices ?? report.deviceSummaries()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         func nested<T: Encodable>(_ value: T, depth: Int) throws -> Data {
             var out: [UInt8] = []
-            try indented(encoder.encode(value), depth: depth, into: &out)
+            try PrettyJSON.write(value, depth: depth, into: &out)
             return Data(out)
         }
         // Every member but the pairs is small: encoded whole. nil stands for the pairs, streamed in their place.
@@ -52,12 +50,13 @@ public enum ReportWriter {
                 try sink(Data("[\n\n  ]".utf8))
                 continue
             }
-            // Bytes, not Data: appending to Data a piece at a time cost more than encoding the rows.
+            // Bytes, not Data: appending to Data a piece at a time cost more than encoding the rows; each row is
+            // written straight into them (PrettyJSON), not encoded by Foundation and copied.
             var chunk: [UInt8] = Array("[\n".utf8)
             chunk.reserveCapacity(1 << 20 + (1 << 16))
             for (index, pair) in report.pairs.enumerated() {
                 chunk.append(contentsOf: "    ".utf8)
-                try indented(encoder.encode(pair), depth: 4, into: &chunk)
+                try PrettyJSON.write(pair, depth: 4, into: &chunk)
                 chunk.append(contentsOf: (index == report.pairs.count - 1 ? "\n" : ",\n").utf8)
                 if chunk.count > 1 << 20 {
                     try sink(Data(chunk))
@@ -68,24 +67,6 @@ public enum ReportWriter {
             try sink(Data(chunk))
         }
         try sink(Data("\n}".utf8))
-    }
-
-    /// `data` (a value encoded alone) appended to `out` with its lines after the first indented by `depth` spaces, to
-    /// where it sits in the whole document. Blank lines (inside an empty array) stay blank, as the whole encoder
-    /// writes them. Copied line by line, never byte by byte.
-    static func indented(_ data: Data, depth: Int, into out: inout [UInt8]) {
-        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var start = 0
-            while start < bytes.count {
-                let end = bytes[start...].firstIndex(of: 0x0A).map { $0 + 1 } ?? bytes.count
-                if start > 0 && bytes[start] != 0x0A {
-                    out.append(contentsOf: repeatElement(0x20 as UInt8, count: depth))
-                }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
-                start = end
-            }
-        }
     }
 
     /// The columns of devices.csv, in order.

@@ -3,6 +3,7 @@ extension String {
     /// on its line in a table or a log and cannot drive the terminal: `\n`, `\r`, `\t`, `\\` are written as such,
     /// other control characters as `\u{1B}`.
     public var escapedForTerminal: String {
+        if isPrintableASCII && !utf8.contains(UInt8(ascii: "\\")) { return self }
         guard unicodeScalars.contains(where: { $0.isControlCharacter || $0 == "\\" || Self.isEscapedByte($0) }) else {
             return self
         }
@@ -30,8 +31,12 @@ extension String {
     /// Columns the text takes in a terminal: wide (East Asian) characters and emoji take two, combining marks and
     /// other zero-width characters none.
     public var terminalWidth: Int {
-        reduce(0) { $0 + $1.terminalWidth }
+        // Printable ASCII, nearly every cell of a fleet's table, is one column a byte.
+        if isPrintableASCII { return utf8.count }
+        return reduce(0) { $0 + $1.terminalWidth }
     }
+
+    var isPrintableASCII: Bool { utf8.allSatisfy { (0x20..<0x7F).contains($0) } }
 
     /// The longest prefix that fits in `columns`.
     func prefix(columns: Int) -> Substring {
