@@ -84,14 +84,24 @@ enum SndFile {
             Int(sf_command(handle, Int32(SFC_GET_LOG_INFO), buffer.baseAddress, Int32(buffer.count - 1)))
         }
         guard length > 0 else { return nil }
-        let text = String(decoding: log.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        for line in text.split(separator: "\n") where line.contains("(should be") {
-            let fields = line.split(separator: ":", maxSplits: 1)
-            guard fields.count == 2 else { continue }
-            let chunk = fields[0].trimmingCharacters(in: .whitespaces)
+        // "    data : 1000 (should be 800)": by bytes, as every file of a scan is asked (the standard library's
+        // generic substring search cost more than opening the file).
+        let bytes = log.prefix(length).map { UInt8(bitPattern: $0) }
+        let marker = Array("(should be".utf8)
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            defer { start = end + 1 }
+            let line = bytes[start..<end]
+            guard line.indices.contains(where: { line[$0...].starts(with: marker) }),
+                let colon = line.firstIndex(of: UInt8(ascii: ":"))
+            else { continue }
+            let chunk = String(decoding: line[..<colon], as: UTF8.self).trimmedWhitespace
             guard chunk == "data" || chunk == "SSND" else { continue }
-            let number = fields[1].split(separator: "(")[0].trimmingCharacters(in: .whitespaces)
-            if let claimed = Int64(number) { return claimed }
+            let rest = line[(colon + 1)...]
+            let number = String(
+                decoding: rest[..<(rest.firstIndex(of: UInt8(ascii: "(")) ?? rest.endIndex)], as: UTF8.self)
+            if let claimed = Int64(number.trimmedWhitespace) { return claimed }
         }
         return nil
     }

@@ -113,7 +113,7 @@ public enum ReferenceProbe {
             .map {
                 $0.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
             }
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { String($0.trimmedWhitespace) }
             .filter { !$0.isEmpty }
         guard lines.count == 1, let line = lines.first else {
             return .failure(MediaError(path: path, reason: "expected exactly one duration line, found \(lines.count)"))
@@ -121,8 +121,8 @@ public enum ReferenceProbe {
         do {
             let seconds: Rational
             if let at = line.firstIndex(of: "@") {
-                guard let frames = Int64(line[..<at].trimmingCharacters(in: .whitespaces)),
-                    let rate = Int64(line[line.index(after: at)...].trimmingCharacters(in: .whitespaces)), frames > 0,
+                guard let frames = Int64(line[..<at].trimmedWhitespace),
+                    let rate = Int64(line[line.index(after: at)...].trimmedWhitespace), frames > 0,
                     rate > 0
                 else { return .failure(MediaError(path: path, reason: "'\(line)' is not FRAMES@RATE")) }
                 seconds = Rational(frames, rate)

@@ -17,21 +17,6 @@ enum JSONValue {
 
 final class JSONObject {
     var members: [(key: String, value: JSONValue)] = []
-
-    /// The members by their keys' UTF-8 bytes (Foundation's sorted-keys order on Linux); a key given twice keeps its
-    /// last value, as Foundation's dictionary does.
-    var sortedMembers: [(key: String, value: JSONValue)] {
-        let sorted = members.enumerated().sorted { a, b in
-            a.element.key == b.element.key
-                ? a.offset < b.offset : a.element.key.utf8.lexicographicallyPrecedes(b.element.key.utf8)
-        }
-        var out: [(key: String, value: JSONValue)] = []
-        out.reserveCapacity(sorted.count)
-        for (_, member) in sorted {
-            if out.last?.key == member.key { out[out.count - 1] = member } else { out.append(member) }
-        }
-        return out
-    }
 }
 
 final class JSONArray {
@@ -97,6 +82,19 @@ final class JSONTreeEncoder: Encoder {
         return nil
     }
 
+    /// An optional string or number as a leaf, without an encoder of its own: a report row is mostly these.
+    /// Recognised by its static type, so nothing is cast at run time.
+    static func optionalLeaf<T: Encodable>(_ value: T, path: @autoclosure () -> [any CodingKey]) throws -> JSONValue? {
+        if T.self == String?.self { return unsafeBitCast(value, to: String?.self).map(JSONValue.string) ?? .null }
+        if T.self == Int?.self { return unsafeBitCast(value, to: Int?.self).map { .int(Int64($0)) } ?? .null }
+        if T.self == Int64?.self { return unsafeBitCast(value, to: Int64?.self).map(JSONValue.int) ?? .null }
+        if T.self == Double?.self {
+            guard let number = unsafeBitCast(value, to: Double?.self) else { return .null }
+            return try PrettyJSON.number(number, path: path())
+        }
+        return nil
+    }
+
     static func integer<I: BinaryInteger>(_ number: I) -> JSONValue {
         Int64(exactly: number).map(JSONValue.int) ?? .number(String(number))
     }
@@ -134,6 +132,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt32, forKey key: Key) throws { put(.int(Int64(value)), key) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { put(JSONTreeEncoder.integer(value), key) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        if let leaf = try JSONTreeEncoder.optionalLeaf(value, path: codingPath + [key]) { return put(leaf, key) }
         put(try encoder.box(value, key: key), key)
     }
 

@@ -17,9 +17,10 @@ public enum ReportWriter {
     public static func writeJSON(_ report: ScanReport, to sink: (Data) throws -> Void) throws {
         var report = report
         report.devices = report.devices ?? report.deviceSummaries()
+        var json = PrettyJSON()
         func nested<T: Encodable>(_ value: T, depth: Int) throws -> Data {
             var out: [UInt8] = []
-            try PrettyJSON.write(value, depth: depth, into: &out)
+            try json.write(value, depth: depth, into: &out)
             return Data(out)
         }
         // Every member but the pairs is small: encoded whole. nil stands for the pairs, streamed in their place.
@@ -56,7 +57,7 @@ public enum ReportWriter {
             chunk.reserveCapacity(1 << 20 + (1 << 16))
             for (index, pair) in report.pairs.enumerated() {
                 chunk.append(contentsOf: "    ".utf8)
-                try PrettyJSON.write(pair, depth: 4, into: &chunk)
+                try json.write(pair, depth: 4, into: &chunk)
                 chunk.append(contentsOf: (index == report.pairs.count - 1 ? "\n" : ",\n").utf8)
                 if chunk.count > 1 << 20 {
                     try sink(Data(chunk))

@@ -275,6 +275,12 @@ public struct DeviceRules: Sendable, Equatable {
 
     /// Trims a found name; control characters become spaces; empty is no name.
     package static func clean(_ name: String) -> String? {
+        // Printable ASCII with no space at either end, as nearly every folder name is, is already clean.
+        if let first = name.utf8.first, let last = name.utf8.last, first != 0x20, last != 0x20,
+            name.utf8.allSatisfy({ (0x20..<0x7F).contains($0) })
+        {
+            return name
+        }
         let cleaned = String(
             name.unicodeScalars.map { CharacterSet.controlCharacters.contains($0) ? " " : Character($0) }
         )

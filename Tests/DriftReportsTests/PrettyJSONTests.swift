@@ -57,6 +57,15 @@ struct PrettyJSONTests {
         try Self.same(Special())
     }
 
+    @Test("optional strings and numbers given explicitly: null when absent, the value when present")
+    func optionals() throws {
+        try Self.same(Optionals(text: "a/b", count: -3, frames: .max, seconds: 1e-9))
+        try Self.same(Optionals(text: nil, count: nil, frames: nil, seconds: nil))
+        #expect(throws: EncodingError.self) {
+            try PrettyJSON.data(Optionals(text: nil, count: nil, frames: nil, seconds: .nan))
+        }
+    }
+
     @Test("a non-finite number is refused, as Foundation refuses it")
     func nonFinite() {
         #expect(throws: EncodingError.self) { try PrettyJSON.data([Double.nan]) }
@@ -77,6 +86,22 @@ struct Special: Encodable {
     let decimal = Decimal(string: "12345.678901234567890")
     let optionalURL: URL? = URL(string: "file:///x")
     let urls = [URL(string: "a/b")!]
+}
+
+/// A row's shape: optionals encoded with `encode`, not `encodeIfPresent`, so that absent ones are null.
+struct Optionals: Encodable {
+    let text: String?
+    let count: Int?
+    let frames: Int64?
+    let seconds: Double?
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: AnyKey.self)
+        try container.encode(text, forKey: AnyKey("text"))
+        try container.encode(count, forKey: AnyKey("count"))
+        try container.encode(frames, forKey: AnyKey("frames"))
+        try container.encode(seconds, forKey: AnyKey("seconds"))
+    }
 }
 
 struct AnyKey: CodingKey {
