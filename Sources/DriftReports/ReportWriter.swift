@@ -51,23 +51,48 @@ public enum ReportWriter {
                 try sink(Data("[\n\n  ]".utf8))
                 continue
             }
-            // Bytes, not Data: appending to Data a piece at a time cost more than encoding the rows; each row is
-            // written straight into them (PrettyJSON), not encoded by Foundation and copied.
-            var chunk: [UInt8] = Array("[\n".utf8)
-            chunk.reserveCapacity(1 << 20 + (1 << 16))
-            for (index, pair) in report.pairs.enumerated() {
-                chunk.append(contentsOf: "    ".utf8)
-                try json.write(pair, depth: 4, into: &chunk)
-                chunk.append(contentsOf: (index == report.pairs.count - 1 ? "\n" : ",\n").utf8)
-                if chunk.count > 1 << 20 {
-                    try sink(Data(chunk))
-                    chunk.removeAll(keepingCapacity: true)
-                }
-            }
-            chunk.append(contentsOf: "  ]".utf8)
-            try sink(Data(chunk))
+            try sink(Data("[\n".utf8))
+            try writeRows(report.pairs) { try sink(Data($0)) }
+            try sink(Data("  ]".utf8))
         }
         try sink(Data("\n}".utf8))
+    }
+
+    /// The rows of `pairs`, as the pairs array of the report shows them, handed to `sink` in blocks of bytes: each
+    /// block of rows is written on a core of its own (every row stands alone), a core's worth at a time, so the
+    /// bytes in flight stay a few megabytes however many rows there are. Bytes, not Data: appending to Data a piece
+    /// at a time cost more than encoding the rows.
+    static func writeRows(_ pairs: [PairReport], to sink: ([UInt8]) throws -> Void) throws {
+        let rowsPerBlock = 1_024
+        let blocks = (pairs.count + rowsPerBlock - 1) / rowsPerBlock
+        let inFlight = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        for first in stride(from: 0, to: blocks, by: inFlight) {
+            let batch = first..<min(blocks, first + inFlight)
+            let written = [Result<[UInt8], any Error>](unsafeUninitializedCapacity: batch.count) { buffer, count in
+                guard let base = buffer.baseAddress else { return }
+                nonisolated(unsafe) let results = base
+                DispatchQueue.concurrentPerform(iterations: batch.count) { offset in
+                    let rows =
+                        (batch.lowerBound + offset)
+                        * rowsPerBlock..<min(pairs.count, (batch.lowerBound + offset + 1) * rowsPerBlock)
+                    (results + offset).initialize(to: Result { try block(pairs, rows) })
+                }
+                count = batch.count
+            }
+            for result in written { try sink(try result.get()) }
+        }
+    }
+
+    private static func block(_ pairs: [PairReport], _ rows: Range<Int>) throws -> [UInt8] {
+        var json = PrettyJSON()
+        var out: [UInt8] = []
+        out.reserveCapacity(rows.count * 1_600)
+        for index in rows {
+            out.append(contentsOf: "    ".utf8)
+            try json.write(pairs[index], depth: 4, into: &out)
+            out.append(contentsOf: (index == pairs.count - 1 ? "\n" : ",\n").utf8)
+        }
+        return out
     }
 
     /// The columns of devices.csv, in order.

@@ -69,6 +69,23 @@ struct ReportWriterTests {
         #expect(streamedEmpty == (try encoder.encode(empty)))
     }
 
+    @Test("thousands of rows, written in blocks on every core, come out in order, byte for byte as one encoding")
+    func manyRows() throws {
+        var report = ReportWriterTests.report
+        let template = report.pairs
+        report.pairs = (0..<5_000).map { index in
+            var pair = template[index % template.count]
+            pair.recording = "/media/cam\(index % 7)/take\(index).wav"
+            pair.driftPPM = pair.driftPPM.map { $0 + Double(index) / 1_000 }
+            return pair
+        }
+        let streamed = try ReportWriter.json(report)
+        report.devices = report.deviceSummaries()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        #expect(streamed == (try encoder.encode(report)))
+    }
+
     @Test("CSV quotes commas and quotes, one line per pair, then unpaired files and errors as rows of their own kind")
     func csv() {
         let lines = ReportWriter.csv(ReportWriterTests.report).split(separator: "\n", omittingEmptySubsequences: false)
