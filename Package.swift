@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 // driftfix builds and runs on Linux only (5.6 or later): it relies on openat2 and renameat2, /proc/self/fd and Glibc
@@ -30,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // FilePath: the one path type (paths are bytes to the kernel; a name that is not UTF-8 survives).
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+        // Benchmarks that count (allocations, peak memory) rather than time: `swift package benchmark`
+        // (scripts/bench-counts.sh). The malloc interposer gives the allocation counts.
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         // System libraries. Module maps link the library directly: libzmq's pkg-config file adds a Kerberos include
@@ -281,6 +284,16 @@ let package = Package(
                 "DriftJournal", "DriftFixtures", .product(name: "Yams", package: "Yams"),
             ],
             exclude: ["Fixtures"]),
+        // Counted benchmarks: allocations and peak memory per unit of work, checked against Thresholds/.
+        .executableTarget(
+            name: "DriftBenchmarks",
+            dependencies: [
+                "DriftCore", "DriftDSP", "DriftSync", "DriftMedia", "DriftRules", "DriftSchema", "DriftReports",
+                "DriftCoordinator", "DriftJobs", "DriftWire", "DriftFixtures",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/DriftBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
         .testTarget(
             name: "DriftAudioTests",
             dependencies: ["DriftAudio", "DriftCore", "DriftFixtures", "DriftSupport", "CSndFile"]),

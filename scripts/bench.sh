@@ -46,6 +46,15 @@ median3() {  # median3 COMMAND...: median wall seconds and the peak RSS (MiB) of
     echo "$(printf "%s\n" "${walls[@]}" | sort -g | sed -n 2p) $((rss / 1024))"
 }
 
+median5() {  # median5 COMMAND...: median, min and max wall seconds and the peak RSS (MiB) of five runs
+    local walls=() rss=0
+    for _ in 1 2 3 4 5; do
+        /usr/bin/time -o "$work/time.txt" -f "%e %M" "$@" >/dev/null 2>"$work/stderr.txt" || { cat "$work/stderr.txt" >&2; return 1; }
+        read -r w r < <(tail -1 "$work/time.txt"); walls+=("$w"); (( r > rss )) && rss=$r
+    done
+    echo "$(printf "%s\n" "${walls[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[3], v[1], v[5] }') $((rss / 1024))"
+}
+
 measure() {  # measure LABEL COMMAND... → "LABEL xRT peakMiB"
     local label=$1; shift
     /usr/bin/time -o "$work/time.txt" -f "%e %M" "$@" >/dev/null 2>"$work/stderr.txt" \
@@ -70,24 +79,26 @@ declare -A kwall=()
 krow() {  # krow LABEL OUTPUT(or -) COMMAND...
     local label=$1 out=$2; shift 2
     if [[ "$out" != - ]]; then rm -f "$out"; fi
-    read -r w m < <(median3 "$@")
+    read -r w lo hi m < <(median5 "$@")
     kwall[$label]=$w
     local quality="-"
     if [[ "$out" != - && -f "$out" ]]; then
         read -r snr _ _ off < <("$bin/driftfix-bench" snr "$out" --input-frames "$kn" --target-frames "$kt")
         quality="$snr dB, $off off"
     fi
-    printf "| %-52s | %6.2f s | %8s | %9s | %-18s |\n" "$label" "$w" \
+    printf "| %-52s | %6.2f s (%.2f-%.2f) | %8s | %9s | %-18s |\n" "$label" "$w" "$lo" "$hi" \
         "$(awk -v a="${kwall[ffmpeg swr]:-0}" -v w="$w" 'BEGIN { if (a > 0) printf "%.2fx", a / w; else print "-" }')" "$m" "$quality"
     if [[ "$out" != - ]]; then rm -f "$out"; fi
 }
 echo
-echo "## The speed of a copy: $klen s, 48 kHz stereo 24-bit WAV, -131 ppm ($kn -> $kt frames), $(nproc) cores; median of 3"
+echo "## The speed of a copy: $klen s, 48 kHz stereo 24-bit WAV, -131 ppm ($kn -> $kt frames), $(nproc) cores; median of 5 (min-max)"
 echo "| command | wall | vs ffmpeg swr | peak MiB | against the ideal |"
 echo "| --- | --- | --- | --- | --- |"
 krow "ffmpeg swr" "$kscratch/o.wav" ffmpeg -nostdin -loglevel error -y -i "$ksrc" \
     -af "asetrate=1000000,aresample=999869:resampler=swr,asetrate=48000" -c:a pcm_s24le "$kscratch/o.wav"
-krow "cp of the input (the floor)" - cp "$ksrc" "$kscratch/copy.wav"
+krow "dd conv=fsync of the input (the floor)" - dd if="$ksrc" of="$kscratch/copy.wav" bs=1M conv=fsync status=none
+rm -f "$kscratch/copy.wav"
+krow "cp of the input (no fsync)" - cp "$ksrc" "$kscratch/copy.wav"
 rm -f "$kscratch/copy.wav"
 krow "ffmpeg decode + PCM encode, no resampling" - ffmpeg -nostdin -loglevel error -y -i "$ksrc" -c:a pcm_s24le "$kscratch/copy.wav"
 rm -f "$kscratch/copy.wav"
@@ -101,8 +112,8 @@ one=${kwall[driftfix process (default), one core]}
 all=${kwall[driftfix process --to-frames N (default, every core)]}
 kraw=$(taskset -c 0 "$bin/driftfix-bench" raw "$ksrc" --seconds "$klen" --engine polyphase --quality medium)
 awk -v f="${kwall[ffmpeg swr]}" -v f1="${kwall[ffmpeg swr, one core]}" -v x="${kwall[sox speed, one core]}" \
-    -v c="${kwall[cp of the input (the floor)]}" -v a="$all" -v o="$one" -v r="$kraw" -v l="$klen" 'BEGIN {
-    printf "whole machine: %.2fx ffmpeg swr (goal 1.5); one core: %.2fx ffmpeg swr on one core (goal 1.0), %.2fx sox (goal 2); %.1fx a cp (goal 4)\n", f / a, f1 / o, x / o, a / c
+    -v c="${kwall[dd conv=fsync of the input (the floor)]}" -v a="$all" -v o="$one" -v r="$kraw" -v l="$klen" 'BEGIN {
+    printf "whole machine: %.2fx ffmpeg swr (goal 2.5); one core: %.2fx ffmpeg swr on one core (goal 1.5), %.2fx sox; %.1fx the synced copy (goal 2)\n", f / a, f1 / o, x / o, a / c
     printf "the kernel alone on one core (in memory): %.2f s of the %.2f s; the rest is reading, converting and writing\n", l / r, o }'
 rm -f "$ksrc"
 if [[ "$kscratch" != "$work" ]]; then rm -rf "$kscratch"; fi
@@ -379,16 +390,34 @@ fi
 
 if want scan; then
 echo
-pairs=${BENCH_SCAN_PAIRS:-10000}
-tree="$work/tree-$pairs"
-[[ -d "$tree" ]] || { echo "generating a tree of $pairs pairs in $tree"; "$bin/driftfix-bench" tree "$tree" --pairs "$pairs"; }
-"$bin/driftfix" scan "$tree" --format json >/dev/null || true   # warm the cache
-start=$(date +%s.%N)
-"$bin/driftfix" scan "$tree" --format json >"$work/scan.json" || true
-end=$(date +%s.%N)
-measured=$(grep -c '"recording" :' "$work/scan.json" || true)
-echo "## Scan: $measured pairs (tiny WAV + MP4), warm cache, all cores"
-awk -v n="$measured" -v a="$start" -v b="$end" 'BEGIN { printf "%d pairs in %.2f s: %.0f pairs/s\n", n, b - a, n / (b - a) }'
+# One night of a fleet (60 s sparse WAVs with duration sidecars), 40 takes per device: 2,501 devices make 100,040 pairs.
+scan_devices=${BENCH_SCAN_DEVICES:-2501}
+tree="$work/scan-fleet-$scan_devices"
+[[ -d "$tree" ]] || "$bin/driftfix-bench" fleet "$tree/media" --devices "$scan_devices" --takes 40 --night 0 >/dev/null
+spread5() {  # spread5 COMMAND...: "median min max" wall seconds of five runs (after one to warm the cache)
+    "$@" >/dev/null 2>&1 || true
+    local walls=()
+    for _ in 1 2 3 4 5; do
+        /usr/bin/time -o "$work/time.txt" -f "%e" "$@" >/dev/null 2>&1 || true
+        walls+=("$(tail -1 "$work/time.txt")")
+    done
+    printf "%s\n" "${walls[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[3], v[1], v[5] }'
+}
+heads() { find "$tree/media" -type f -print0 | xargs -0 head -c 4096; }
+read -r json_med json_min json_max < <(spread5 "$bin/driftfix" scan "$tree/media" --format json)
+read -r table_med table_min table_max < <(spread5 "$bin/driftfix" scan "$tree/media" --format table)
+read -r head_med head_min head_max < <(spread5 bash -c "$(declare -f heads); tree='$tree' heads")
+pairs=$("$bin/driftfix" scan "$tree/media" --format json 2>/dev/null | grep -c '"recording" :' || true)
+echo "## Fleet scan: $pairs pairs (WAV headers and sidecars), warm cache, all cores; median of 5 (min-max)"
+echo "scan --format json    $json_med s ($json_min-$json_max)"
+echo "scan --format table   $table_med s ($table_min-$table_max)"
+echo "first 4 KiB of every file (find | xargs head): $head_med s ($head_min-$head_max)"
+awk -v j="$json_med" -v h="$head_med" 'BEGIN { printf "json scan / header read: %.1fx\n", j / h }'
+if [[ -w /proc/sys/vm/drop_caches ]]; then
+    sync && echo 3 >/proc/sys/vm/drop_caches
+    /usr/bin/time -o "$work/time.txt" -f "%e" "$bin/driftfix" scan "$tree/media" --format json >/dev/null 2>&1 || true
+    echo "scan --format json, cold cache (one run): $(tail -1 "$work/time.txt") s"
+fi
 fi
 
 if want fleet; then

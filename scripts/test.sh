@@ -21,7 +21,7 @@ python3 scripts/check-sizes.py
 # The house style is checked, not hoped for: swift format's lint under the committed .swift-format (fix with
 # `swift format format -i -r Sources Tests Plugins Package.swift`), and shellcheck's warnings and errors in the scripts
 # (its notes are kept where the scripts mean them: indirect calls, single-quoted text for another shell).
-swift format lint --strict --recursive Sources Tests Plugins Package.swift
+swift format lint --strict --recursive Sources Tests Plugins Benchmarks Package.swift
 if command -v shellcheck >/dev/null; then
     shellcheck --severity=warning scripts/*.sh scripts/lib/*.sh .ci/run
 fi
@@ -128,6 +128,11 @@ if [[ $# -eq 0 ]]; then
     if [[ $fuzzed -lt 5 ]]; then
         echo "test.sh: only $fuzzed fuzz tests ran; there are at least 5" >&2
         exit 1
+    fi
+    # Counted benchmarks (allocations and peak memory per unit of the hot paths) against Thresholds/: a regression
+    # beyond its tolerance fails the run. DRIFTFIX_SKIP_BENCH_COUNTS=1 skips it (a release build, about 6 minutes).
+    if [[ "${DRIFTFIX_SKIP_BENCH_COUNTS:-0}" != "1" ]]; then
+        scripts/bench-counts.sh | grep -v '^\[[0-9]*/[0-9]*\]'
     fi
 fi
 # The package, installed into a fresh Debian 12 root (root only; it says why when it cannot run, and in CI, where
