@@ -12,6 +12,9 @@ private func recording(
     return try writeRecording(TestSignal(channelCount: channels, length: frames), to: folder.file(name), format: format)
 }
 
+/// Whether this CPU runs the kernel's AVX-512 loop.
+private let avx512 = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.contains(" avx512f") ?? false
+
 @Suite("driftfix process and verify (the built binary)")
 struct ProcessCommandTests {
     @Test("every command has --help", arguments: [[], ["process"], ["verify"]])
@@ -35,6 +38,33 @@ struct ProcessCommandTests {
         let mismatch = try driftfix(["verify", folder.file("out.wav"), "--frames", "48000"])
         #expect(mismatch.status == 1)
         #expect(mismatch.stdout.contains("difference 6: MISMATCH"))
+    }
+
+    @Test(
+        "the kernel's 16-lane loop writes the 8-lane loop's output bit for bit, at every quality (72, 80 and 96 taps and more below 1), mono and stereo",
+        .enabled(if: avx512, "this CPU has no AVX-512"))
+    func wideRegisters() throws {
+        let folder = TemporaryFolder()
+        for (channels, quality, target) in [
+            (2, "fast", "47994"), (2, "medium", "47994"), (2, "best", "48100"), (1, "medium", "47000"),
+            (2, "fast", "47500"),
+        ] {
+            let name = "in\(channels).wav"
+            let input =
+                FileManager.default.fileExists(atPath: folder.file(name))
+                ? folder.file(name) : try recording(folder, name, channels: channels)
+            var outputs: [Data] = []
+            for environment in [[:], ["DRIFTFIX_NO_AVX512": "1"]] {
+                let output = folder.file("out-\(outputs.count).wav")
+                try? FileManager.default.removeItem(atPath: output)
+                let result = try driftfix(
+                    ["process", input, output, "--to-frames", target, "--engine", "polyphase", "--quality", quality],
+                    environment: environment)
+                #expect(result.status == 0, "\(result.stderr)")
+                outputs.append(try Data(contentsOf: URL(fileURLWithPath: output)))
+            }
+            #expect(outputs[0] == outputs[1], "\(channels) ch, \(quality), to \(target) frames")
+        }
     }
 
     @Test("--match takes the reference's duration, converting between sample rates")
