@@ -85,14 +85,17 @@ start_worker() {  # n [VARIABLE=VALUE...]: the worker's extra environment
         >"$work/w$n.log" 2>&1 &
     echo $!
 }
-# In the heal scenario worker 1 stops itself at its first rename (verified temporary file, not yet renamed).
+# In the heal scenario worker 1 stops itself at its first rename (verified temporary file, not yet renamed), and
+# worker 2 takes a second over each rename after its first: jobs are still queued when worker 1 is back, on a fast
+# machine as on a slow one.
 if [[ $scenario == heal ]]; then
     w1=$(start_worker 1 DRIFTFIX_FAILPOINT=commit:1:stop)
+    w2=$(start_worker 2 DRIFTFIX_FAILPOINT=commit:2:delay)
 else
     w1=$(start_worker 1)
+    w2=$(start_worker 2)
 fi
 pids+=("$w1")
-w2=$(start_worker 2)
 pids+=("$w2")
 
 # Waits until the command succeeds, at most $1 seconds (in steps of 0.05 s); fails when the coordinator is gone.

@@ -7,13 +7,13 @@ import Synchronization
 /// Crash injection for the crash-and-resume tests: with `DRIFTFIX_FAILPOINT=NAME:N` in the environment, the N-th
 /// time the process passes the point NAME it kills itself with SIGKILL (no clean-up, no flush: a real crash at a
 /// known place). `NAME:N:stop` stops it with SIGSTOP instead (a hung process: alive, holding what it holds, silent),
-/// for the test to kill later. `NAME:N:delay` makes the N-th pass and every later one wait a second (a slow disk or
-/// a slow machine, where the test must not depend on how fast the rest runs). Without the variable a point costs one
+/// for the test to kill later. `NAME:N:delay` makes the N-th pass and every later one wait a second, `NAME:N:delayS`
+/// S seconds (a slow disk or a slow machine, where the test must not depend on how fast the rest runs). Without the variable a point costs one
 /// comparison.
 public enum Failpoint {
     private enum Action {
         case signal(Int32)
-        case delay
+        case delay(UInt32)
     }
 
     private static let armed: (name: String, count: Int, action: Action)? = {
@@ -22,7 +22,9 @@ public enum Failpoint {
         guard let name = parts.first else { return nil }
         let count = parts.count >= 2 ? Int(parts[1]) ?? 1 : 1
         let mode = parts.count == 3 ? parts[2] : ""
-        let action: Action = mode == "delay" ? .delay : .signal(mode == "stop" ? SIGSTOP : SIGKILL)
+        let action: Action =
+            mode.hasPrefix("delay")
+            ? .delay(UInt32(mode.dropFirst(5)) ?? 1) : .signal(mode == "stop" ? SIGSTOP : SIGKILL)
         return (String(name), count, action)
     }()
     private static let passes = Mutex(0)
@@ -38,7 +40,7 @@ public enum Failpoint {
         // thread, and this one runs on for a few instructions first).
         switch armed.action {
         case .signal(let signal) where count == armed.count: raise(signal)
-        case .delay where count >= armed.count: sleep(1)
+        case .delay(let seconds) where count >= armed.count: sleep(seconds)
         default: break
         }
     }

@@ -74,10 +74,13 @@ struct PersistentWorkerTests {
                 "repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
                 "--heartbeat", "0.5", "--idle-timeout", "60", "--quality", "best",
             ])
-            let worker = try Background([
-                "worker", "--connect", endpoint, "--persistent", "--concurrency", "1",
-                "--heartbeat", "0.5", "--drain-timeout", drainTimeout,
-            ])
+            // The job is held at its rename for 10 s (the failpoint), so the stop finds it running however fast the
+            // machine converts it.
+            let worker = try Background(
+                [
+                    "worker", "--connect", endpoint, "--persistent", "--concurrency", "1",
+                    "--heartbeat", "0.5", "--drain-timeout", drainTimeout,
+                ], environment: ["DRIFTFIX_FAILPOINT": "commit:1:delay10"])
             defer { kill(worker.pid, SIGKILL) }
             try #require(
                 waitUntil(seconds: 60) { hiddenFiles(under: out.path).count == 1 }, "\(label): the job is being written"
