@@ -223,7 +223,8 @@ let package = Package(
         .testTarget(
             name: "DriftCoreTests",
             dependencies: ["DriftCore", .product(name: "SystemPackage", package: "swift-system")]),
-        .testTarget(name: "DriftSlurmTests", dependencies: ["DriftSlurm"]),
+        .testTarget(
+            name: "DriftSlurmTests", dependencies: ["DriftSlurm", "DriftCoordinator", "DriftJobs", "DriftWire"]),
         .testTarget(
             name: "DriftMetricsTests",
             dependencies: ["DriftMetrics", "DriftFixtures", .product(name: "Logging", package: "swift-log")]),

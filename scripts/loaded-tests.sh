@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 runs=${1:-5}
-filter=${2-LocalWorkerPoolTests|SecurityTests|RepairRunTests|GracefulStopTests|IdleCoreTests|SupervisionTests|MetricsServerTests|LiveMetricsTests|DeploymentTests|TimelineTests|BadInputTests|FolderScannerTests|MultiHostTests|VolumeTests|DurableRunTests}
+filter=${2-LocalWorkerPoolTests|SecurityTests|RepairRunTests|GracefulStopTests|IdleCoreTests|SupervisionTests|MetricsServerTests|LiveMetricsTests|DeploymentTests|TimelineTests|BadInputTests|FolderScannerTests|MultiHostTests|SlurmNodesTests|SlurmLauncherTests|PersistentWorkerTests|VolumeTests|DurableRunTests}
 command -v stress-ng >/dev/null || { echo "loaded-tests.sh: stress-ng is not installed (scripts/install-deps.sh)" >&2; exit 2; }
 logs=${DRIFTFIX_LOADED_LOGS:-$(mktemp -d /tmp/driftfix-loaded.XXXXXX)}
 mkdir -p "$logs"

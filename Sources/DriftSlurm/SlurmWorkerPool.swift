@@ -50,18 +50,8 @@ public final class SlurmWorkerPool: WorkerPool {
         }
     }
 
-    /// One position of the array: the job that currently runs it.
-    private struct Slot {
-        var job: Int?
-        var node = ""
-        var seen = false
-        var joined = false
-        /// Cancelled by this coordinator because its worker stopped answering (not by a person).
-        var cancelledAsSilent = false
-    }
-
     private struct State {
-        var slots: [Slot]
+        var slots: SlurmSlots
         var stopping = false
         var failed = false
         var resubmits = 0
@@ -86,7 +76,7 @@ public final class SlurmWorkerPool: WorkerPool {
         self.client = client
         self.logger = logger
         self.inbox = inbox
-        state = Mutex(State(slots: Array(repeating: Slot(), count: settings.count)))
+        state = Mutex(State(slots: SlurmSlots(count: settings.count)))
         wake = try StopEvent()
     }
 
@@ -101,14 +91,14 @@ public final class SlurmWorkerPool: WorkerPool {
     /// The Slurm job ids of the array's current tasks (`4711_0`, `4712_1` after a resubmit).
     public var taskIDs: [String] {
         state.withLock { state in
-            state.slots.enumerated().compactMap { index, slot in slot.job.map { "\($0)_\(index)" } }
+            state.slots.slots.enumerated().compactMap { index, slot in slot.job.map { "\($0)_\(index)" } }
         }
     }
 
     public func run() async throws {
         do {
             let job = try submit(Array(0..<settings.count))
-            state.withLock { state in for index in state.slots.indices { state.slots[index].job = job } }
+            state.withLock { state in for index in state.slots.slots.indices { state.slots.start(index, job: job) } }
             logger.notice(
                 "submitted \(settings.count) worker task\(settings.count == 1 ? "" : "s") to Slurm as job \(job) (\(settings.jobName)); they connect to \(settings.endpoint)"
             )
@@ -134,23 +124,16 @@ public final class SlurmWorkerPool: WorkerPool {
     }
 
     public func joined(_ identity: String) {
-        guard let name = SlurmIdentity(identity), let index = name.task else { return }
+        guard let name = SlurmIdentity(identity) else { return }
         state.withLock { state in
-            guard state.slots.indices.contains(index), state.slots[index].job == name.job else { return }
-            state.slots[index].joined = true
-            state.slots[index].node = name.node
-            state.endedBeforeJoiningInARow = 0
+            if state.slots.joined(name) { state.endedBeforeJoiningInARow = 0 }
         }
     }
 
     public func silent(_ identity: String) {
         guard let name = SlurmIdentity(identity), state.withLock({ !$0.stopping }) else { return }
         logger.warning("Slurm worker \(identity) stopped answering; cancelling its task \(name.jobID)")
-        state.withLock { state in
-            if let task = name.task, state.slots.indices.contains(task), state.slots[task].job == name.job {
-                state.slots[task].cancelledAsSilent = true
-            }
-        }
+        state.withLock { $0.slots.silent(name) }
         do {
             try client.cancel(job: name.jobID)
         } catch {
@@ -190,42 +173,10 @@ public final class SlurmWorkerPool: WorkerPool {
         }) {
             logger.notice("the Slurm queue answers again")
         }
-        var ended: [(index: Int, job: Int, node: String, why: String, joined: Bool)] = []
-        state.withLock { state in
-            for index in state.slots.indices {
-                guard let job = state.slots[index].job else { continue }
-                let task = tasks.first { $0.arrayJob == job && $0.index == index }
-                if let task, !task.node.isEmpty { state.slots[index].node = task.node }
-                if let task, !task.state.isFinished {
-                    state.slots[index].seen = true
-                    continue
-                }
-                // Gone from the queue (purged) after it was seen, or listed as ended.
-                guard let task else {
-                    if state.slots[index].seen {
-                        ended.append((index, job, state.slots[index].node, "left the queue", state.slots[index].joined))
-                        state.slots[index].job = nil
-                    }
-                    continue
-                }
-                let why =
-                    task.state == .cancelled && state.slots[index].cancelledAsSilent
-                    ? "cancelled here: its worker stopped answering" : task.state.reason
-                ended.append((index, job, state.slots[index].node, why, state.slots[index].joined))
-                state.slots[index].job = nil
-                state.slots[index].cancelledAsSilent = false
-            }
-        }
+        let ended = state.withLock { $0.slots.ended(in: tasks) }
         for task in ended { replace(task) }
         // Tasks still waiting for a node: the coordinator does not count the wait as idle (a busy cluster).
-        let waiting = state.withLock { state in
-            state.slots.indices.filter { index in
-                guard let job = state.slots[index].job else { return false }
-                return tasks.first { $0.arrayJob == job && $0.index == index }.map {
-                    [.pending, .configuring, .requeued].contains($0.state)
-                } ?? true
-            }.count
-        }
+        let waiting = state.withLock { $0.slots.waiting(in: tasks) }
         if waiting > 0 { inbox?.post(.workersQueued) }
         let said = state.withLock { state in
             defer { state.waitingSaid = waiting }
@@ -238,7 +189,7 @@ public final class SlurmWorkerPool: WorkerPool {
         }
     }
 
-    private func replace(_ task: (index: Int, job: Int, node: String, why: String, joined: Bool)) {
+    private func replace(_ task: SlurmSlots.Ended) {
         let name = "\(task.job)_\(task.index)"
         if !task.node.isEmpty {
             // Its worker cannot say goodbye (a failed node, SIGKILL): its leases go back to the queue now.
@@ -284,7 +235,7 @@ public final class SlurmWorkerPool: WorkerPool {
             do {
                 let job = try submit([task.index])
                 state.withLock { state in
-                    state.slots[task.index] = Slot(job: job)
+                    state.slots.start(task.index, job: job)
                 }
                 logger.warning(
                     "Slurm worker task \(name)\(place) \(task.why); submitted \(job)_\(task.index) in its place (resubmit \(number) of at most \(settings.maxResubmits))"

@@ -1,0 +1,90 @@
+/// The positions of a worker array and what became of each task: the pool's bookkeeping, with no queue, clock or
+/// lock of its own, so its rules (and the reason it gives for each task that ended) are tested directly.
+struct SlurmSlots {
+    /// One position of the array: the job that currently runs it.
+    struct Slot {
+        var job: Int?
+        var node = ""
+        var seen = false
+        var joined = false
+        /// Cancelled by this coordinator because its worker stopped answering (not by a person).
+        var cancelledAsSilent = false
+    }
+
+    /// A task that ended: its position, its job, where it ran, why it ended and whether its worker had joined.
+    struct Ended: Equatable {
+        var index: Int
+        var job: Int
+        var node: String
+        var why: String
+        var joined: Bool
+    }
+
+    /// Why a task this coordinator cancelled for its silent worker ended.
+    static let silentReason = "cancelled here: its worker stopped answering"
+
+    var slots: [Slot]
+
+    init(count: Int) { slots = Array(repeating: Slot(), count: count) }
+
+    /// Position `index` is run by `job` from now on (the array's first submission, or a replacement): nothing of the
+    /// task before it carries over.
+    mutating func start(_ index: Int, job: Int) { slots[index] = Slot(job: job) }
+
+    /// The worker of `name` joined the run; false when `name` is not a task of this array now.
+    @discardableResult
+    mutating func joined(_ name: SlurmIdentity) -> Bool {
+        guard let index = name.task, slots.indices.contains(index), slots[index].job == name.job else { return false }
+        slots[index].joined = true
+        slots[index].node = name.node
+        return true
+    }
+
+    /// The worker of `name` stopped answering and its task is being cancelled here: when the queue shows it
+    /// cancelled, that is why.
+    mutating func silent(_ name: SlurmIdentity) {
+        guard let index = name.task, slots.indices.contains(index), slots[index].job == name.job else { return }
+        slots[index].cancelledAsSilent = true
+    }
+
+    /// One look at the queue's `tasks`: each position whose task ended or left the queue after it was seen, with
+    /// why; its position is then free for a replacement.
+    mutating func ended(in tasks: [SlurmTask]) -> [Ended] {
+        var ended: [Ended] = []
+        for index in slots.indices {
+            guard let job = slots[index].job else { continue }
+            let task = tasks.first { $0.arrayJob == job && $0.index == index }
+            if let task, !task.node.isEmpty { slots[index].node = task.node }
+            if let task, !task.state.isFinished {
+                slots[index].seen = true
+                continue
+            }
+            // Gone from the queue (purged) after it was seen, or listed as ended.
+            guard let task else {
+                if slots[index].seen {
+                    ended.append(
+                        Ended(
+                            index: index, job: job, node: slots[index].node, why: "left the queue",
+                            joined: slots[index].joined))
+                    slots[index].job = nil
+                }
+                continue
+            }
+            let why = task.state == .cancelled && slots[index].cancelledAsSilent ? Self.silentReason : task.state.reason
+            ended.append(Ended(index: index, job: job, node: slots[index].node, why: why, joined: slots[index].joined))
+            slots[index].job = nil
+            slots[index].cancelledAsSilent = false
+        }
+        return ended
+    }
+
+    /// Positions whose task still waits for a node (or is not listed yet).
+    func waiting(in tasks: [SlurmTask]) -> Int {
+        slots.indices.filter { index in
+            guard let job = slots[index].job else { return false }
+            return tasks.first { $0.arrayJob == job && $0.index == index }.map {
+                [.pending, .configuring, .requeued].contains($0.state)
+            } ?? true
+        }.count
+    }
+}

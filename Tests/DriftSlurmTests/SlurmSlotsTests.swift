@@ -1,0 +1,93 @@
+import DriftCoordinator
+import DriftJobs
+import DriftWire
+import Testing
+
+@testable import DriftSlurm
+
+/// The pool's account of each task of its array, driven by the dispatcher on a clock the test moves: which worker
+/// the coordinator gives up as silent, and the reason each task that ended is given, whatever the timing.
+@Suite("Slurm: the pool's account of its tasks")
+struct SlurmSlotsTests {
+    static let array = 4711
+    static let first = SlurmIdentity(job: array, task: 0, node: "n1")
+    static let second = SlurmIdentity(job: array, task: 1, node: "n2")
+
+    static func task(_ index: Int, _ state: SlurmState, job: Int = array) -> SlurmTask {
+        SlurmTask(arrayJob: job, index: index, state: state, node: index == 0 ? "n1" : "n2")
+    }
+
+    static func hello(_ name: SlurmIdentity) -> WireMessage {
+        .hello(WorkerHello(worker: name.description, capacity: 1, software: "driftfix", host: name.node, pid: 1))
+    }
+
+    static func jobs(_ count: Int) -> [JobRecord] {
+        (1...count).map { id in
+            JobRecord(
+                id: id, input: "/m/\(id).wav",
+                work: .header(
+                    HeaderRepair(
+                        output: "/o/\(id).wav", targetFrames: 48_000, method: .resample, methodReason: "default",
+                        quality: .medium)),
+                outputRoot: "/o", inputRoots: nil, audioSeconds: 60)
+        }
+    }
+
+    @Test(
+        "a worker silent past its liveness is given up by the dispatcher's clock, not before; its task, cancelled here, ends 'cancelled here: its worker stopped answering', and one a person cancelled ends as Slurm says"
+    )
+    func silentWorker() throws {
+        var slots = SlurmSlots(count: 2)
+        for index in 0..<2 { slots.start(index, job: Self.array) }
+        #expect(slots.ended(in: [Self.task(0, .running), Self.task(1, .running)]).isEmpty)
+        slots.joined(Self.first)
+        slots.joined(Self.second)
+
+        // Heartbeats every second, given up after three missed: the second worker answers every tenth of a second,
+        // the first never again after its hello.
+        let store = InMemoryJobStore()
+        store.add(Self.jobs(4))
+        let dispatcher = Dispatcher(store: store)
+        _ = dispatcher.received(Self.hello(Self.first), from: Self.first.description, at: 0)
+        _ = dispatcher.received(Self.hello(Self.second), from: Self.second.description, at: 0)
+        var silentAt: [(String, Double)] = []
+        for tenth in 1...50 {
+            let now = Double(tenth) / 10
+            _ = dispatcher.received(.heartbeat(running: []), from: Self.second.description, at: now)
+            _ = dispatcher.tick(at: now)
+            for case .workerSilent(let peer) in dispatcher.drainEvents() { silentAt.append((peer, now)) }
+        }
+        #expect(silentAt.map(\.0) == [Self.first.description], "only the first, once")
+        let when = try #require(silentAt.first?.1)
+        #expect(when > 3 && when <= 3.1, "given up just past three heartbeats of silence: \(when) s")
+
+        for (peer, _) in silentAt { slots.silent(try #require(SlurmIdentity(peer))) }
+        // scancel ended the first task; a person cancelled the second.
+        let ended = slots.ended(in: [Self.task(0, .cancelled), Self.task(1, .cancelled)])
+        #expect(
+            ended == [
+                .init(index: 0, job: Self.array, node: "n1", why: SlurmSlots.silentReason, joined: true),
+                .init(index: 1, job: Self.array, node: "n2", why: SlurmState.cancelled.reason, joined: true),
+            ])
+        #expect(SlurmSlots.silentReason == "cancelled here: its worker stopped answering")
+
+        // The replacement in the first position is a new task: cancelled by a person, it is not taken for silent.
+        slots.start(0, job: Self.array + 1)
+        let replacement = slots.ended(in: [Self.task(0, .cancelled, job: Self.array + 1)])
+        #expect(replacement.map(\.why) == [SlurmState.cancelled.reason])
+        #expect(replacement.map(\.joined) == [false], "its worker never joined")
+    }
+
+    @Test("a task seen running and then gone from the queue 'left the queue'; one never listed yet is waited for")
+    func leftTheQueue() {
+        var slots = SlurmSlots(count: 2)
+        for index in 0..<2 { slots.start(index, job: Self.array) }
+        #expect(slots.waiting(in: []) == 2, "not listed yet: waiting")
+        #expect(slots.ended(in: []).isEmpty, "never seen: not ended")
+        #expect(slots.ended(in: [Self.task(0, .running), Self.task(1, .pending)]).isEmpty)
+        #expect(slots.waiting(in: [Self.task(0, .running), Self.task(1, .pending)]) == 1)
+        let ended = slots.ended(in: [Self.task(1, .pending)])
+        #expect(ended.map(\.why) == ["left the queue"] && ended.map(\.index) == [0])
+        #expect(slots.slots[0].job == nil && slots.slots[1].job == Self.array)
+    }
+}
