@@ -33,6 +33,9 @@ let benchmarks: @Sendable () -> Void = {
             maxIterations: 10, thresholds: [.mallocCountTotal: counted, .peakMemoryResident: memory])
     }
 
+    // The scan's and the report's folders go when the benchmarks end.
+    Benchmark.teardown = { try? FileManager.default.removeItem(atPath: Work.scratch) }
+
     Benchmark("kernel-60s-48k-stereo", configuration: configuration(perFile)) { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try Work.resample(seconds: 60)) }
     }
@@ -57,6 +60,8 @@ let benchmarks: @Sendable () -> Void = {
 /// The unit of work each benchmark repeats.
 enum Work {
     static let rate = 48_000
+    /// Where the benchmarks write their folders: one per process, removed by the teardown.
+    static let scratch = NSTemporaryDirectory() + "driftfix-bench-\(getpid())"
 
     static func signal(seconds: Int) -> TestSignal {
         TestSignal(channelCount: 2, length: Int64(seconds * rate), seed: 7)
@@ -82,7 +87,7 @@ enum Work {
 
     /// A folder of `pairs` one-second WAVs, each with a duration sidecar 131 ppm longer.
     static func makeFolder(pairs: Int) throws -> String {
-        let folder = NSTemporaryDirectory() + "driftfix-bench-scan-\(getpid())/night1/cam1"
+        let folder = scratch + "/night\(pairs)/cam1"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let wave = Data(WaveBytes.file(channels: 2, audio: WaveBytes.pcm16(signal(seconds: 1))))
         for index in 0..<pairs {
