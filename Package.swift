@@ -222,7 +222,7 @@ let package = Package(
 
         .testTarget(
             name: "DriftCoreTests",
-            dependencies: ["DriftCore", .product(name: "SystemPackage", package: "swift-system")]),
+            dependencies: ["DriftCore", "DriftFixtures", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
             name: "DriftSlurmTests", dependencies: ["DriftSlurm", "DriftCoordinator", "DriftJobs", "DriftWire"]),
         .testTarget(
@@ -243,7 +243,8 @@ let package = Package(
                 "DriftMedia", "DriftAV", "DriftAudio", "DriftCore", "DriftRules", "DriftFixtures", "DriftWorker",
                 "DriftSchema", .product(name: "SystemPackage", package: "swift-system"),
             ]),
-        .testTarget(name: "DriftReportsTests", dependencies: ["DriftSchema", "DriftReports", "DriftCore"]),
+        .testTarget(
+            name: "DriftReportsTests", dependencies: ["DriftSchema", "DriftReports", "DriftCore", "DriftFixtures"]),
         .testTarget(name: "DriftTimelineTests", dependencies: ["DriftTimeline", "DriftSchema", "DriftCore"]),
         .testTarget(name: "DriftWireTests", dependencies: ["DriftWire", "DriftCore", "DriftSchema"]),
         .testTarget(

@@ -23,14 +23,14 @@ struct ShootFolder: ParsableCommand {
     }
 
     func run() throws {
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: seed ^ 0x5851_F42D_4C95_7F2D)  // the places this seed has always given
         // Clips spread over the first recorder's run, 20 to 80 s long, then one after every recorder stopped.
         var placed: [Shoot.Clip] = []
         let slot = (seconds - 20) / Double(clips)
         for k in 0..<clips {
-            let length = min(slot - 2, 20 + 60 * random.uniform())
+            let length = min(slot - 2, 20 + 60 * random.nextUnit())
             placed.append(
-                Shoot.Clip(start: 10 + Double(k) * slot + (slot - length - 1) * random.uniform(), seconds: length))
+                Shoot.Clip(start: 10 + Double(k) * slot + (slot - length - 1) * random.nextUnit(), seconds: length))
         }
         placed.append(Shoot.Clip(start: seconds + 30, seconds: 25))
         var shoot = Shoot(
@@ -82,20 +82,6 @@ struct ShootFolder: ParsableCommand {
         let data = try JSONSerialization.data(withJSONObject: ["clips": truth], options: [.prettyPrinted, .sortedKeys])
         try data.write(to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent("truth.json")))
     }
-}
-
-/// A seeded generator for the clips' places (SplitMix64).
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed ^ 0x5851_F42D_4C95_7F2D }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
 
 /// Writes one of the recorded-music cases the tests use (`PlaybackShoot`), with its truth: the same samples twice, a

@@ -1,4 +1,5 @@
 import DriftCore
+import DriftFixtures
 import Testing
 
 import struct SystemPackage.FilePath
@@ -11,7 +12,7 @@ struct PathBytesTests {
 
     /// `count` paths made of random pieces, from a generator seeded so a failure can be replayed.
     static func randomPaths(_ count: Int, seed: UInt64) -> [String] {
-        var generator = SplitMix(state: seed)
+        var generator = SplitMix64(seed: seed)
         return (0..<count).map { _ in
             (0..<Int.random(in: 0...7, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }
                 .joined()
@@ -52,18 +53,5 @@ struct PathBytesTests {
         #expect(FolderPrefix("/media").relative("/media/cam/take.wav") == "cam/take.wav")
         #expect(FolderPrefix("/media").relative("/mediax/take.wav") == nil)
         #expect(FolderPrefix("/media").relative("/media") == nil)
-    }
-}
-
-/// A small seeded generator (SplitMix64), so that the random paths are the same on every run.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import DriftFixtures
 import DriftReports
 import Foundation
 import Testing
@@ -27,7 +28,7 @@ struct PrettyJSONTests {
     func randomTrees() throws {
         var bytes = 0
         for seed in UInt64(0)..<300 {
-            var generator = Seeded(state: seed &+ 1)
+            var generator = SplitMix64(seed: seed &+ 1)
             let tree = Node.random(depth: 0, using: &generator)
             try Self.same(tree, "seed \(seed)")
             bytes += try PrettyJSON.data(tree).count
@@ -37,7 +38,7 @@ struct PrettyJSONTests {
 
     @Test("floating-point numbers from random bits, and the awkward ones")
     func numbers() throws {
-        var generator = Seeded(state: 99)
+        var generator = SplitMix64(seed: 99)
         var doubles: [Double] = [
             0, -0.0, 1, -1, 0.1, 1e16, 1e-7, 123_456_789_012_345_680, .ulpOfOne, .leastNonzeroMagnitude,
             .leastNormalMagnitude, .greatestFiniteMagnitude, 100, -2.5, 1e21, 1e22, 5e-324,
@@ -136,7 +137,7 @@ indirect enum Node: Encodable {
         "a", "é", "😀", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "\u{2028}", "\u{8}", "\u{C}", "x",
     ]
 
-    static func random(depth: Int, using generator: inout Seeded) -> Node {
+    static func random(depth: Int, using generator: inout SplitMix64) -> Node {
         let leaf = depth > 3 || Int.random(in: 0..<3, using: &generator) == 0
         if leaf {
             switch Int.random(in: 0..<9, using: &generator) {
@@ -241,18 +242,5 @@ indirect enum Node: Encodable {
             for (key, value) in members { try value.encodeMember(AnyKey(key), into: &nested) }
         default: try container.encode(self)
         }
-    }
-}
-
-/// SplitMix64, seeded: the same trees on every run.
-struct Seeded: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
