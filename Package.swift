@@ -101,7 +101,8 @@ let package = Package(
         .target(
             name: "DriftReports",
             dependencies: [
-                .product(name: "SystemPackage", package: "swift-system"), "DriftSchema", "DriftCore", "CZlib",
+                .product(name: "SystemPackage", package: "swift-system"), "DriftSchema", "DriftCore", "DriftSupport",
+                "CZlib",
             ]),
         // Timelines for editors (OpenTimelineIO, FCPXML, CMX3600) from a pairing by sound: pure, exact times.
         .target(name: "DriftTimeline", dependencies: ["DriftCore", "DriftSchema", "DriftSupport"]),
@@ -206,7 +207,7 @@ let package = Package(
             name: "DriftFixtures",
             dependencies: [
                 .product(name: "SystemPackage", package: "swift-system"), "DriftSchema", "DriftCore", "DriftAudio",
-                "CLinux",
+                "DriftJobs", "DriftWire", "CLinux",
             ]),
         .executableTarget(
             name: "DriftBench",
@@ -224,7 +225,8 @@ let package = Package(
             name: "DriftCoreTests",
             dependencies: ["DriftCore", "DriftFixtures", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
-            name: "DriftSlurmTests", dependencies: ["DriftSlurm", "DriftCoordinator", "DriftJobs", "DriftWire"]),
+            name: "DriftSlurmTests",
+            dependencies: ["DriftSlurm", "DriftCoordinator", "DriftJobs", "DriftWire", "DriftFixtures"]),
         .testTarget(
             name: "DriftMetricsTests",
             dependencies: ["DriftMetrics", "DriftFixtures", .product(name: "Logging", package: "swift-log")]),
@@ -257,7 +259,7 @@ let package = Package(
             dependencies: [
                 "DriftTransport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"), "DriftCoordinator", "DriftWire", "DriftCore",
-                "DriftJobs",
+                "DriftJobs", "DriftFixtures",
             ]),
         .testTarget(
             name: "DriftTransportTests",

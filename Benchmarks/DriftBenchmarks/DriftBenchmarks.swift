@@ -123,15 +123,7 @@ enum Work {
     static func dispatch(jobs count: Int) -> Int {
         let store = InMemoryJobStore()
         store.add(
-            (1...count).map { id in
-                JobRecord(
-                    id: id, input: "/m/\(id).wav",
-                    work: .header(
-                        HeaderRepair(
-                            output: "/o/\(id).wav", targetFrames: 48_000, method: .resample, methodReason: "default",
-                            quality: .medium)),
-                    outputRoot: "/o", inputRoots: nil, audioSeconds: Double(id % 300))
-            })
+            (1...count).map { JobRecord.headerRepair(id: $0, audioSeconds: Double($0 % 300)) })
         let dispatcher = Dispatcher(store: store)
         var pending: [(String, JobSpec)] = []
         for worker in ["a", "b"] {

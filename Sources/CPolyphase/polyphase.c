@@ -164,16 +164,6 @@ __attribute__((target("avx512f,avx2,fma"))) static void run_avx512(
     }
 }
 
-static int wide_registers(void) {
-    static int known = -1;
-    int value = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (value < 0) {
-        __builtin_cpu_init();
-        value = __builtin_cpu_supports("avx512f") && getenv("DRIFTFIX_NO_AVX512") == NULL;
-        __atomic_store_n(&known, value, __ATOMIC_RELAXED);
-    }
-    return value;
-}
 #endif
 
 void driftfix_polyphase_deinterleave(
@@ -194,34 +184,40 @@ void driftfix_polyphase_deinterleave(
     }
 }
 
-int driftfix_polyphase_vectorised(void) {
+int driftfix_polyphase_widest(void) {
 #if defined(__x86_64__)
     // Decided once; every thread that races here computes the same answer.
     static int known = -1;
     int value = __atomic_load_n(&known, __ATOMIC_RELAXED);
     if (value < 0) {
         __builtin_cpu_init();
-        value = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        value = driftfix_polyphase_portable;
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+            value = __builtin_cpu_supports("avx512f") && getenv("DRIFTFIX_NO_AVX512") == NULL
+                ? driftfix_polyphase_avx512 : driftfix_polyphase_avx2;
+        }
         __atomic_store_n(&known, value, __ATOMIC_RELAXED);
     }
     return value;
 #else
-    return 0;
+    return driftfix_polyphase_portable;
 #endif
 }
 
-void driftfix_polyphase_run(
-    const float *coefficients, const float *differences, int taps, int phases, const float *const *planes,
+int driftfix_polyphase_run_loop(
+    int loop, const float *coefficients, const float *differences, int taps, int phases, const float *const *planes,
     int channels, driftfix_polyphase_position *position, driftfix_polyphase_step step, int count, float *output) {
+    if (loop > driftfix_polyphase_widest()) loop = driftfix_polyphase_widest();
 #if defined(__x86_64__)
-    if (driftfix_polyphase_vectorised() && channels <= 2 && taps % 8 == 0 && wide_registers()) {
+    if (loop >= driftfix_polyphase_avx512 && channels <= 2 && taps % 8 == 0) {
         run_avx512(coefficients, differences, taps, phases, planes, channels, position, step, count, output);
-        return;
+        return driftfix_polyphase_avx512;
     }
-    if (driftfix_polyphase_vectorised()) {
+    if (loop >= driftfix_polyphase_avx2) {
         run_avx2(coefficients, differences, taps, phases, planes, channels, position, step, count, output);
-        return;
+        return driftfix_polyphase_avx2;
     }
 #endif
     run_portable(coefficients, differences, taps, phases, planes, channels, position, step, count, output);
+    return driftfix_polyphase_portable;
 }

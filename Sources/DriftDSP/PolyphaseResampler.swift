@@ -16,7 +16,22 @@ import DriftCore
 ///
 /// One converter per stream; not thread-safe.
 final class PolyphaseResampler: StreamConverter {
+    /// The kernel's loops, narrowest first; the wider loops write the 8-lane loop's output bit for bit.
+    enum Loop: Int32, Comparable {
+        case portable = 0
+        case eightLanes = 1
+        case sixteenLanes = 2
+
+        /// The widest this CPU runs (`DRIFTFIX_NO_AVX512` stops at eight lanes).
+        static var widest: Loop { Loop(rawValue: driftfix_polyphase_widest()) ?? .portable }
+
+        static func < (a: Loop, b: Loop) -> Bool { a.rawValue < b.rawValue }
+    }
+
     let channelCount: Int
+    /// The widest loop this converter may run (tests narrow it), and the one its last block ran.
+    var loop = Loop.sixteenLanes
+    private(set) var ran: Loop?
     private let filter: PolyphaseFilter
     private var step: driftfix_polyphase_step
     /// The steps after the current segment's, with the output frame at which each begins, in order.
@@ -162,9 +177,11 @@ final class PolyphaseResampler: StreamConverter {
             var position = driftfix_polyphase_position(index: first - base, remainder: remainder)
             planes.withUnsafeBufferPointer { pointers in
                 pointers.withMemoryRebound(to: UnsafePointer<Float>?.self) { constant in
-                    driftfix_polyphase_run(
-                        filter.coefficients, filter.differences, Int32(filter.taps), Int32(filter.phases),
-                        constant.baseAddress, Int32(channelCount), &position, step, Int32(count), output)
+                    ran = Loop(
+                        rawValue: driftfix_polyphase_run_loop(
+                            loop.rawValue, filter.coefficients, filter.differences, Int32(filter.taps),
+                            Int32(filter.phases), constant.baseAddress, Int32(channelCount), &position, step,
+                            Int32(count), output))
                 }
             }
             first = base + position.index

@@ -1,5 +1,6 @@
 import DriftCore
 import DriftSchema
+import DriftSupport
 import Foundation
 
 /// Writes a drift report in the formats `driftfix scan` offers.
@@ -65,7 +66,7 @@ public enum ReportWriter {
     static func writeRows(_ pairs: [PairReport], to sink: ([UInt8]) throws -> Void) throws {
         let rowsPerBlock = 1_024
         let blocks = (pairs.count + rowsPerBlock - 1) / rowsPerBlock
-        let inFlight = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let inFlight = Cores.available  // this process's cores (taskset, a cgroup's cpuset), not the machine's
         for first in stride(from: 0, to: blocks, by: inFlight) {
             let batch = first..<min(blocks, first + inFlight)
             let written = [Result<[UInt8], any Error>](unsafeUninitializedCapacity: batch.count) { buffer, count in

@@ -1,4 +1,5 @@
 import DriftCore
+import DriftFixtures
 import DriftJobs
 import DriftWire
 import Testing
@@ -6,15 +7,7 @@ import Testing
 @testable import DriftCoordinator
 
 private func jobs(_ seconds: [Double]) -> [JobRecord] {
-    seconds.enumerated().map { index, length in
-        JobRecord(
-            id: index + 1, input: "/m/\(index + 1).wav",
-            work: .header(
-                HeaderRepair(
-                    output: "/o/\(index + 1).wav", targetFrames: 48_000, method: .resample, methodReason: "default",
-                    quality: .medium)),
-            outputRoot: "/o", inputRoots: nil, audioSeconds: length)
-    }
+    seconds.enumerated().map { index, length in JobRecord.headerRepair(id: index + 1, audioSeconds: length) }
 }
 
 private func hello(_ name: String, _ capacity: Int) -> WireMessage {

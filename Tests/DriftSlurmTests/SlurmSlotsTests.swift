@@ -1,4 +1,5 @@
 import DriftCoordinator
+import DriftFixtures
 import DriftJobs
 import DriftWire
 import Testing
@@ -22,15 +23,7 @@ struct SlurmSlotsTests {
     }
 
     static func jobs(_ count: Int) -> [JobRecord] {
-        (1...count).map { id in
-            JobRecord(
-                id: id, input: "/m/\(id).wav",
-                work: .header(
-                    HeaderRepair(
-                        output: "/o/\(id).wav", targetFrames: 48_000, method: .resample, methodReason: "default",
-                        quality: .medium)),
-                outputRoot: "/o", inputRoots: nil, audioSeconds: 60)
-        }
+        (1...count).map { JobRecord.headerRepair(id: $0) }
     }
 
     @Test(
