@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Counted benchmarks: allocations and peak memory per unit of each hot path (the resampling kernel, a sound print,
-# a scan of 200 pairs, 1,000 JSON report rows, the dispatcher over 1,000 jobs), built in release mode by
-# package-benchmark and checked against the figures committed in Thresholds/. Counts repeat on a busy machine where
-# times do not, so this runs in CI; wall-clock ratios to ffmpeg and sox stay in scripts/bench.sh.
+# Counted benchmarks: allocations and peak memory per unit of each hot path (the resampling kernel, libsoxr cut into
+# chunks on two threads, a sound print, a scan of 200 pairs, 1,000 JSON report rows, the dispatcher over 1,000 jobs),
+# built in release mode by package-benchmark and checked against the figures committed in Thresholds/. Counts repeat
+# on a busy machine where times do not, so this runs in CI; wall-clock ratios to ffmpeg and sox stay in
+# scripts/bench.sh.
 #
 #   scripts/bench-counts.sh            check: exit 0 within tolerance (or better), 1 on a regression
 #   scripts/bench-counts.sh --update   measure again and rewrite Thresholds/ (commit it, saying why)

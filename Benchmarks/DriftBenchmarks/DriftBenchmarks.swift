@@ -17,6 +17,7 @@ import Foundation
 // fails on a regression beyond the tolerance below. (Instruction counts need the CPU's performance counters, which
 // the virtual machines here do not expose; wall-clock ratios to ffmpeg and sox stay in scripts/bench.sh.) The names
 // are the threshold files' names: kernel = 60 s of 48 kHz stereo through the default engine (polyphase, medium);
+// segmented-soxr = 54 s through libsoxr on two threads (chunks of about 8 MiB: its peak holds what is in flight);
 // soundprint = the print of 60 s; scan = 200 pairs of WAV headers and sidecars; json-report = 1,000 rows;
 // dispatcher = 1,000 jobs handed to two workers of four slots and answered.
 let benchmarks: @Sendable () -> Void = {
@@ -38,6 +39,9 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("kernel-60s-48k-stereo", configuration: configuration(perFile)) { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try Work.resample(seconds: 60)) }
+    }
+    Benchmark("segmented-soxr-54s-48k-stereo", configuration: configuration(perFile)) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try Work.segmented()) }
     }
     Benchmark("soundprint-60s-48k-stereo", configuration: configuration(perFile)) { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try Work.soundPrint(seconds: 60)) }
@@ -73,11 +77,27 @@ enum Work {
         let target = source.frameCount - source.frameCount * 131 / 1_000_000
         let resampler = try ExactLengthResampler(
             upstream: source, targetFrames: target, quality: .default, engine: .polyphase)
+        return try drain(resampler)
+    }
+
+    /// Reads every frame.
+    static func drain(_ resampler: AudioSource) throws -> Int {
         let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 8_192 * 2)
         defer { buffer.deallocate() }
         var total = 0
         while case let frames = try resampler.read(into: buffer, frames: 8_192), frames > 0 { total += frames }
         return total
+    }
+
+    /// 2,600,017 frames to 131 ppm short through libsoxr, cut into three chunks converted on two threads.
+    static func segmented() throws -> Int {
+        let signal = TestSignal(channelCount: 2, length: 2_600_017, seed: 7)
+        guard
+            let resampler = SegmentedResampler.make(
+                open: { SignalSource(signal) }, range: 0..<signal.length, channelCount: 2,
+                targetFrames: signal.length - 341, quality: .default, engine: .soxr, threads: 2)
+        else { throw CocoaError(.featureUnsupported) }
+        return try drain(resampler)
     }
 
     static func soundPrint(seconds: Int) throws -> SoundPrint {

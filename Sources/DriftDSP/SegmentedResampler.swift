@@ -1,5 +1,6 @@
 import DriftCore
 import Foundation
+import Synchronization
 
 /// `ExactLengthResampler`'s output, made on several threads: every core on one long file.
 ///
@@ -18,8 +19,9 @@ import Foundation
 /// hours were declined.) The last chunk ends exactly at T as the one-pass resampler does (trim, or hold the last frame, by at
 /// most `ExactLengthResampler.maxEndCorrection`).
 ///
-/// Memory stays flat: at most `threads + 1` chunks (each at most 1¾ × `chunkFrames`) are converted or waiting at a time.
-/// With the polyphase engine every chunk starts exactly at its nominal output frame (its converter starts at any
+/// Memory stays flat whatever the chunks' sizes: their output goes to the reader in pieces (`ChunkPieces`), the chunk
+/// it is reading as fast as it is converted, the chunks after it holding at most `aheadBytes` together (their
+/// converters wait beyond that). With the polyphase engine every chunk starts exactly at its nominal output frame (its converter starts at any
 /// phase), nothing is converted twice, and any ratio is cut.
 ///
 /// With an `admission`, the first thread always converts and the others only on cores it lends them, one chunk at a
@@ -29,8 +31,9 @@ public final class SegmentedResampler: AudioSource {
     public let frameCount: Int64
 
     /// Output frames per chunk, sized by bytes. The polyphase engine starts a chunk anywhere for free, so its chunks
-    /// are small: all `threads + 1` in flight together hold at most 8 MiB of float samples (1 MiB each at most, never
-    /// under 32,768 frames). The other engines discard a pre-roll of 8,192 frames per chunk: about 8 MiB each.
+    /// are small: `threads + 1` of them hold at most 8 MiB of float samples (1 MiB each at most, never under 32,768
+    /// frames). The other engines discard a pre-roll of 8,192 frames per chunk and need a wide window to find a start
+    /// near a whole input frame: about 8 MiB each, of which the reader never holds more than `aheadBytes` at once.
     public static func chunkFrames(channelCount: Int, engine: ResampleEngine = .soxr, threads: Int = 1) -> Int {
         guard engine == .polyphase else { return max(1 << 16, (1 << 21) / channelCount) }
         let bytes = min(1 << 20, (8 << 20) / (threads + 1))
@@ -48,9 +51,13 @@ public final class SegmentedResampler: AudioSource {
     public var helperChunks: Int { shared.helperChunks }
 
     private let shared: Shared
-    private var next = 0
+    /// The chunk being read, and the piece of it being read from.
+    private var chunk = 0
+    private var piece: ChunkPieces.Piece?
     private var offset = 0
-    private var current: [Float] = []
+
+    /// Bytes of output the chunks after the one being read may hold together: one chunk of the default size.
+    static let aheadBytes = 4 << 20
 
     /// The furthest a chunk's converter may start from the one-pass phase, in input frames.
     public static let maxPhaseError = 2e-6
@@ -125,20 +132,27 @@ public final class SegmentedResampler: AudioSource {
     }
 
     deinit {
-        shared.cancel()
+        if let piece { shared.pieces.recycle(piece.samples) }
+        shared.pieces.stop(CancellationError())
     }
 
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
-        if offset == current.count {
-            guard next < shared.chunkCount else { return 0 }
-            current = try shared.take(next)
-            next += 1
-            offset = 0
+        while piece == nil || offset == piece?.count {
+            if let done = piece {
+                shared.pieces.recycle(done.samples)
+                piece = nil
+            }
+            guard chunk < shared.chunkCount else { return 0 }
+            if let next = try shared.pieces.take(chunk: chunk) {
+                piece = next
+                offset = 0
+            } else {
+                chunk += 1
+            }
         }
-        let count = min(frames * channelCount, current.count - offset)
-        current.withUnsafeBufferPointer { chunk in
-            buffer.update(from: chunk.baseAddress! + offset, count: count)
-        }
+        guard let piece else { return 0 }
+        let count = min(frames * channelCount, piece.count - offset)
+        buffer.update(from: piece.samples + offset, count: count)
         offset += count
         return count / channelCount
     }
@@ -168,8 +182,8 @@ public final class SegmentedResampler: AudioSource {
         return (best.output, whole + (best.up && best.distance != 0 ? 1 : 0), Double(best.distance) / Double(t))
     }
 
-    /// The state the reading side and the converting threads share.
-    private final class Shared: @unchecked Sendable {  // guarded by `condition`
+    /// What the reading side and the converting threads share: the chunks' starts and the pieces of their output.
+    private final class Shared: @unchecked Sendable {  // immutable but `pieces` (thread-safe) and `helped` (atomic)
         let open: Open
         let range: Range<Int64>
         let channelCount: Int
@@ -179,16 +193,10 @@ public final class SegmentedResampler: AudioSource {
         let starts: [Start]
         let threads: Int
         let admission: Admission?
+        let pieces: ChunkPieces
         var chunkCount: Int { starts.count }
-        var helperChunks: Int { condition.withLock { helped } }
-
-        private let condition = NSCondition()
-        private var done: [Int: [Float]] = [:]
-        private var claimed = 0
-        private var taken = 0
-        private var failure: Error?
-        private var cancelled = false
-        private var helped = 0
+        var helperChunks: Int { helped.load(ordering: .relaxed) }
+        private let helped = Atomic<Int>(0)
 
         init(
             open: @escaping Open, range: Range<Int64>, channelCount: Int, target: Int64, quality: ResampleQuality,
@@ -203,6 +211,8 @@ public final class SegmentedResampler: AudioSource {
             self.starts = starts
             self.threads = threads
             self.admission = admission
+            pieces = ChunkPieces(
+                chunkCount: starts.count, channelCount: channelCount, budget: SegmentedResampler.aheadBytes / 4)
         }
 
         func start() {
@@ -213,28 +223,12 @@ public final class SegmentedResampler: AudioSource {
             }
         }
 
-        func cancel() {
-            condition.withLock { cancelled = true }
-            condition.broadcast()
-        }
-
-        /// Chunk `index`, once converted (in order: the reader asks for each once).
-        func take(_ index: Int) throws -> [Float] {
-            condition.lock()
-            defer { condition.unlock() }
-            while done[index] == nil && failure == nil { condition.wait() }
-            if let failure { throw failure }
-            taken = index + 1
-            condition.broadcast()
-            return done.removeValue(forKey: index) ?? []
-        }
-
         private func work(helper: Bool) {
             let reader: SeekableAudioSource
             do {
                 reader = try open()
             } catch {
-                fail(error)
+                pieces.stop(error)
                 return
             }
             while true {
@@ -243,91 +237,57 @@ public final class SegmentedResampler: AudioSource {
                 if helper, let admission {
                     lent = admission()
                     if lent == nil {
-                        condition.lock()
-                        defer { condition.unlock() }
-                        guard !cancelled, failure == nil, claimed < chunkCount else { return }
-                        _ = condition.wait(until: Date(timeIntervalSinceNow: 0.25))
+                        guard pieces.pause(seconds: 0.25) else { return }
                         continue
                     }
                 }
-                condition.lock()
-                // No more than `threads + 1` chunks ahead of the reader: memory stays flat. (One fewer saves a chunk
-                // of memory but leaves a converter idle while the reader writes: 10-15 % slower on two cores.)
-                while !cancelled && failure == nil && claimed < chunkCount && claimed > taken + threads {
-                    condition.wait()
-                }
-                guard !cancelled, failure == nil, claimed < chunkCount else {
-                    condition.unlock()
-                    return
-                }
-                let index = claimed
-                claimed += 1
-                condition.unlock()
+                // No more than `threads + 1` chunks from the reader's: later ones would only wait.
+                guard let index = pieces.claim(ahead: threads + 1) else { return }
                 do {
-                    let samples = try withExtendedLifetime(lent) { try convert(index, reader: reader) }
-                    condition.withLock {
-                        done[index] = samples
-                        if helper { helped += 1 }
-                    }
-                    condition.broadcast()
+                    try withExtendedLifetime(lent) { try convert(index, reader: reader) }
+                    if helper { helped.add(1, ordering: .relaxed) }
                 } catch {
-                    fail(error)
+                    pieces.stop(error)
                     return
                 }
             }
         }
 
-        private var isCancelled: Bool { condition.withLock { cancelled } }
-
-        private func fail(_ error: Error) {
-            condition.withLock { if failure == nil { failure = error } }
-            condition.broadcast()
-        }
-
-        /// Output frames [index × chunk, next chunk's start) exactly as the one-pass converter makes them.
-        private func convert(_ index: Int, reader: SeekableAudioSource) throws -> [Float] {
+        /// Output frames [this chunk's start, the next chunk's start) exactly as the one-pass converter makes them,
+        /// handed to `pieces` as they fill.
+        private func convert(_ index: Int, reader: SeekableAudioSource) throws {
             let n = Int64(range.count)
             let begin = starts[index]
             let from = begin.begins
             let to = index + 1 == chunkCount ? target : starts[index + 1].begins
             try reader.seek(toFrame: range.lowerBound + begin.input)
             let source = Window(reader, frames: n - begin.input)
-            let converter: any StreamConverter =
-                switch engine {
-                case .polyphase:
-                    try PolyphaseResampler(
-                        filter: PolyphaseFilter.make(quality: quality, ratio: Double(target) / Double(n)),
-                        channelCount: channelCount, inputFrames: n, outputFrames: target, startOutput: begin.output)
-                case .libsamplerate:
-                    try Resampler(quality: quality, channelCount: channelCount, ratio: Double(target) / Double(n))
-                case .soxr:
-                    try SoxrResampler(
-                        quality: quality, channelCount: channelCount, inputFrames: n, outputFrames: target)
-                }
+            let converter = try makeConverter(startOutput: begin.output)
             var skip = from - begin.output
             var wanted = Int(to - from)
-            var out = [Float](repeating: 0, count: wanted * channelCount)
             let block = 8192
             let input = UnsafeMutablePointer<Float>.allocate(capacity: block * channelCount)
             let scratch = UnsafeMutablePointer<Float>.allocate(capacity: block * channelCount)
+            var output = Output(pieces: pieces, chunk: index, channelCount: channelCount)
             defer {
                 input.deallocate()
                 scratch.deallocate()
+                output.release()
             }
             var start = 0
             var available = 0
             var ended = false
-            var filled = 0
             while wanted > 0 {
                 if available == 0 && !ended {
                     start = 0
                     available = try source.read(into: input, frames: block)
                     ended = available == 0
                 }
-                let room = skip > 0 ? Int(min(Int64(block), skip)) : min(block, wanted)
+                // The pre-roll goes to scratch; the chunk itself straight into its piece.
+                let room = skip > 0 ? Int(min(Int64(block), skip)) : min(block, wanted, output.room)
                 let (used, generated) = try converter.process(
                     input: input + start * channelCount, inputFrames: available,
-                    output: scratch, outputFrames: room, endOfInput: ended)
+                    output: skip > 0 ? scratch : output.next, outputFrames: room, endOfInput: ended)
                 start += used
                 available -= used
                 if used == 0 && generated == 0 {
@@ -338,26 +298,101 @@ public final class SegmentedResampler: AudioSource {
                     skip -= Int64(generated)
                     continue
                 }
-                out.withUnsafeMutableBufferPointer { buffer in
-                    (buffer.baseAddress! + filled * channelCount).update(from: scratch, count: generated * channelCount)
-                }
-                filled += generated
+                try output.wrote(generated)
                 wanted -= generated
-                if isCancelled { throw CancellationError() }
             }
             if wanted > 0 {
                 // The end of the file, a few frames short: hold the last frame, as the one-pass resampler does.
-                guard to == target, Int64(wanted) <= ExactLengthResampler.maxEndCorrection, filled > 0 || from > 0
+                guard to == target, Int64(wanted) <= ExactLengthResampler.maxEndCorrection,
+                    output.frames > 0 || from > 0
                 else {
-                    throw DSPError.lengthMismatch(target: target, produced: from + Int64(filled))
+                    throw DSPError.lengthMismatch(target: target, produced: from + Int64(output.frames))
                 }
-                for frame in filled..<(filled + wanted) {
-                    for c in 0..<channelCount {
-                        out[frame * channelCount + c] = filled > 0 ? out[(filled - 1) * channelCount + c] : 0
-                    }
-                }
+                try output.hold(wanted)
             }
-            return out
+            try output.finish()
+        }
+
+        private func makeConverter(startOutput: Int64) throws -> any StreamConverter {
+            let n = Int64(range.count)
+            switch engine {
+            case .polyphase:
+                return try PolyphaseResampler(
+                    filter: PolyphaseFilter.make(quality: quality, ratio: Double(target) / Double(n)),
+                    channelCount: channelCount, inputFrames: n, outputFrames: target, startOutput: startOutput)
+            case .libsamplerate:
+                return try Resampler(quality: quality, channelCount: channelCount, ratio: Double(target) / Double(n))
+            case .soxr:
+                return try SoxrResampler(
+                    quality: quality, channelCount: channelCount, inputFrames: n, outputFrames: target)
+            }
+        }
+    }
+
+    /// A chunk's output as it is written: the piece being filled, handed over whenever it is full.
+    private struct Output {
+        let pieces: ChunkPieces
+        let chunk: Int
+        let channelCount: Int
+        private var samples: UnsafeMutablePointer<Float>?
+        private var filled = 0
+        /// Frames written in all, and the last of them (held at the end of a file a few frames short).
+        private(set) var frames = 0
+        private var last: [Float]
+
+        init(pieces: ChunkPieces, chunk: Int, channelCount: Int) {
+            self.pieces = pieces
+            self.chunk = chunk
+            self.channelCount = channelCount
+            last = [Float](repeating: 0, count: channelCount)
+        }
+
+        /// Where the next frames go, and how many fit there.
+        var next: UnsafeMutablePointer<Float> {
+            mutating get {
+                let piece = samples ?? pieces.piece()
+                samples = piece
+                return piece + filled
+            }
+        }
+        var room: Int { (pieces.pieceSamples - filled) / channelCount }
+
+        /// `count` frames were written at `next`.
+        mutating func wrote(_ count: Int) throws {
+            guard count > 0, let piece = samples else { return }
+            filled += count * channelCount
+            frames += count
+            let end = piece + filled - channelCount
+            for c in 0..<channelCount { last[c] = end[c] }
+            if filled == pieces.pieceSamples { try hand() }
+        }
+
+        /// Repeats the last frame (silence if none) `count` times.
+        mutating func hold(_ count: Int) throws {
+            for _ in 0..<count {
+                let at = next
+                for c in 0..<channelCount { at[c] = last[c] }
+                try wrote(1)
+            }
+        }
+
+        mutating func finish() throws {
+            if filled > 0 { try hand() }
+            pieces.finish(chunk: chunk)
+        }
+
+        /// Gives back a piece never handed over (the work stopped).
+        mutating func release() {
+            if let piece = samples { pieces.recycle(piece) }
+            samples = nil
+        }
+
+        private mutating func hand() throws {
+            guard let piece = samples else { return }
+            samples = nil
+            let count = filled
+            filled = 0
+            try pieces.hand(ChunkPieces.Piece(samples: piece, count: count), chunk: chunk)
         }
     }
 

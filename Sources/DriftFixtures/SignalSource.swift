@@ -4,7 +4,7 @@ import Foundation
 /// An `AudioSource` that renders a `TestSignal` on the fly, so DSP stages can be tested on hours of audio
 /// without writing files. Each block starts from exactly computed phases and advances them by rotation, which
 /// keeps rendering fast and exact to well below float precision.
-public final class SignalSource: AudioSource {
+public final class SignalSource: SeekableAudioSource {
     public let signal: TestSignal
     public var channelCount: Int { signal.channelCount }
     public var frameCount: Int64 { signal.length }
@@ -13,6 +13,9 @@ public final class SignalSource: AudioSource {
     public init(_ signal: TestSignal) {
         self.signal = signal
     }
+
+    /// Every block is rendered from its own position: a seek only moves it.
+    public func seek(toFrame frame: Int64) throws { position = frame }
 
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
         let count = Int(min(Int64(frames), frameCount - position))
