@@ -32,6 +32,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         // Benchmarks that count (allocations, peak memory) rather than time: `swift package benchmark`
         // (scripts/bench-counts.sh). The malloc interposer gives the allocation counts.
+        // Traces: swift-distributed-tracing's API (spans, task-local context, W3C propagation); DriftTrace exports
+        // them over OTLP/HTTP itself (see docs/operations.md for why not swift-otel).
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -58,6 +61,14 @@ let package = Package(
         // The vocabulary: rational time, target lengths, edits, methods, drift analysis and policy, paths and the
         // roots they must lie in. Pure Swift.
         .target(name: "DriftCore", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+        // Traces: spans over swift-distributed-tracing's API, exported by OTLP/HTTP (protobuf) from a bounded batch.
+        .target(
+            name: "DriftTrace",
+            dependencies: [
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Small utilities with no domain: FNV-1a hashing, rate-limited logging, crash injection for tests.
         .target(name: "DriftSupport", dependencies: ["CLinux", "CXXHash"]),
         // The report schema: what a scan and a run found, as the JSON and CSV columns.
@@ -133,7 +144,8 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "DriftCore",
                 "DriftAudio", "DriftWire", "DriftTransport", "DriftRepair", "DriftSchema", "DriftSync", "CLinux",
-                .product(name: "Logging", package: "swift-log"),
+                "DriftTrace", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         // The durable run journal (SQLite through GRDB): job states written ahead, resume, incremental runs, drift
         // history, metrics.
@@ -149,6 +161,7 @@ let package = Package(
             dependencies: [
                 .product(name: "SystemPackage", package: "swift-system"),
                 "DriftSupport", "DriftCore", "DriftAudio", "DriftDSP", "DriftAV", "DriftSchema", "DriftSync",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         // The composition root: one repair run (journal, plan, coordinator services, outcome, history, metrics) and
         // one worker, from settings to outcome; the command line and the benchmark both run through it.
@@ -181,9 +194,11 @@ let package = Package(
                 "DriftMedia", "DriftRules",
                 "DriftMetrics", "DriftRepair",
                 "DriftPlanning", "DriftReports", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftSync",
-                "DriftTimeline", "DriftTransport", "DriftWire",
+                "DriftTimeline", "DriftTrace", "DriftTransport", "DriftWire",
                 "DriftWorker",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]),
@@ -249,6 +264,12 @@ let package = Package(
             name: "DriftReportsTests", dependencies: ["DriftSchema", "DriftReports", "DriftCore", "DriftFixtures"]),
         .testTarget(name: "DriftTimelineTests", dependencies: ["DriftTimeline", "DriftSchema", "DriftCore"]),
         .testTarget(name: "DriftWireTests", dependencies: ["DriftWire", "DriftCore", "DriftSchema"]),
+        .testTarget(
+            name: "DriftTraceTests",
+            dependencies: [
+                "DriftTrace", "DriftFixtures", .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+            ]),
         .testTarget(
             name: "DriftJobsTests", dependencies: ["DriftJobs", "DriftCore", "DriftPlanning", "DriftWire"]),
         .testTarget(name: "DriftRulesTests", dependencies: ["DriftRules"]),

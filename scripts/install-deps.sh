@@ -45,13 +45,16 @@ if [[ ${#missing[@]} -gt 0 ]]; then
     echo "install-deps: done" >&2
 fi
 
-# The timelines' readers and wavinfo (a reader of every WAVE metadata chunk: bext, iXML, cues, labels, smpl), pinned,
-# in a venv of the checkout's own (Debian's Python is externally managed): the tests and the demo read every timeline
-# driftfix writes with them (scripts/check-timeline.py), and the chunks of its outputs.
+# The timelines' readers, wavinfo (a reader of every WAVE metadata chunk: bext, iXML, cues, labels, smpl) and
+# opentelemetry-proto (the trace receiver's decoder, scripts/otlp-receiver.py), pinned, in a venv of the checkout's
+# own (Debian's Python is externally managed): the tests and the demo read every timeline driftfix writes with them
+# (scripts/check-timeline.py), the chunks of its outputs, and the spans it exports.
 if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]]; then
     venv="${DRIFTFIX_OTIO_VENV:-$(cd "$(dirname "$0")/.." && pwd)/.build-otio}"
-    readers=(opentimelineio==0.18.1 otio-cmx3600-adapter==1.0.0 otio-fcpx-xml-adapter==1.0.0 wavinfo==4.0.1)
-    if ! "$venv/bin/python" -c 'import opentimelineio, otio_cmx3600_adapter, otio_fcpx_xml_adapter, wavinfo' 2>/dev/null; then
+    readers=(opentimelineio==0.18.1 otio-cmx3600-adapter==1.0.0 otio-fcpx-xml-adapter==1.0.0 wavinfo==4.0.1
+        opentelemetry-proto==1.45.2)
+    if ! "$venv/bin/python" -c 'import opentimelineio, otio_cmx3600_adapter, otio_fcpx_xml_adapter, wavinfo
+import opentelemetry.proto.collector.trace.v1.trace_service_pb2' 2>/dev/null; then
         echo "install-deps: installing ${readers[*]} into $venv" >&2
         /usr/bin/python3 -m venv "$venv"
         "$venv/bin/pip" install -q --disable-pip-version-check "${readers[@]}"

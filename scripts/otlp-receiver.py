@@ -3,10 +3,12 @@
 opentelemetry-proto package and appends every span to a JSON-lines file.
 
     otlp-receiver.py --port-file P --out spans.jsonl      listen on a free loopback port (written to P)
+                     [--host 0.0.0.0]                     ... or on every address (a namespace's collector)
     otlp-receiver.py --html spans.jsonl > night.html      a waterfall of the received spans, one row per span
 
 Each line: {"trace": hex, "span": hex, "parent": hex or "", "name", "kind", "start": ns, "end": ns,
-"attributes": {...}, "events": [{"name", "time", "attributes"}], "resource": {...}, "status": code}.
+"attributes": {...}, "events": [{"name", "time", "attributes"}], "links": [{"trace", "span"}], "resource": {...},
+"status": code, "message": status message, "flags": span flags}.
 """
 import argparse
 import html
@@ -48,11 +50,13 @@ def spans(body):
                     "end": span.end_time_unix_nano, "attributes": attributes(span.attributes),
                     "events": [{"name": e.name, "time": e.time_unix_nano, "attributes": attributes(e.attributes)}
                                for e in span.events],
-                    "resource": resource, "status": span.status.code,
+                    "links": [{"trace": link.trace_id.hex(), "span": link.span_id.hex()} for link in span.links],
+                    "resource": resource, "status": span.status.code, "message": span.status.message,
+                    "flags": span.flags, "scope": scope_spans.scope.name,
                 }
 
 
-def serve(out, port_file):
+def serve(out, port_file, host):
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
@@ -80,7 +84,7 @@ def serve(out, port_file):
         def log_message(self, *args):
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer((host, 0), Handler)
     with open(port_file + ".tmp", "w", encoding="utf-8") as handle:
         handle.write(str(server.server_address[1]))
     import os
@@ -112,22 +116,24 @@ def waterfall(path):
     for row, depth in ordered:
         left = (row["start"] - start) * scale
         width = max(0.2, (row["end"] - row["start"]) * scale)
-        service = row["resource"].get("service.name", "")
-        label = html.escape(f"{row['name']} ({service}, {(row['end'] - row['start']) / 1e6:.1f} ms)")
+        role = row["resource"].get("driftfix.role", "")
+        who = row["resource"].get("service.instance.id") or f"pid {row['resource'].get('process.pid', '?')}"
+        label = html.escape(f"{row['name']} ({role} {who}, {(row['end'] - row['start']) / 1e6:.1f} ms)")
         lines.append(f'<div class="row"><span class="name" style="padding-left:{depth * 14}px">{label}</span>'
-                     f'<span class="lane"><span class="bar {html.escape(service)}" style="left:{left:.3f}%;'
+                     f'<span class="lane"><span class="bar {html.escape(role)}" style="left:{left:.3f}%;'
                      f'width:{width:.3f}%"></span></span></div>')
     return ("<!doctype html><meta charset=utf-8><title>driftfix night trace</title><style>"
             "body{font:12px sans-serif}.row{display:flex;align-items:center;height:18px}"
             ".name{width:420px;white-space:nowrap;overflow:hidden}.lane{position:relative;flex:1;height:12px;"
             "background:#f3f3f3}.bar{position:absolute;top:0;bottom:0;background:#4a7fd0}"
-            ".bar.driftfix-worker{background:#d07a4a}</style>" + "".join(lines))
+            ".bar.worker{background:#d07a4a}.bar.error{background:#c33}</style>" + "".join(lines))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out")
     parser.add_argument("--port-file")
+    parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--html", metavar="SPANS")
     args = parser.parse_args()
     if args.html:
@@ -135,7 +141,7 @@ def main():
         return 0
     if not args.out or not args.port_file:
         parser.error("--out and --port-file, or --html")
-    serve(args.out, args.port_file)
+    serve(args.out, args.port_file, args.host)
     return 0
 
 

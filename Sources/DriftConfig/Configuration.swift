@@ -21,6 +21,8 @@ public struct Configuration: Sendable, Equatable {
     public var pathMapping: [PathMapping] = []
     /// The run journal, drift history and nightly metrics.
     public var journal = JournalSettings()
+    /// OpenTelemetry traces (off unless enabled here or by the standard `OTEL_*` variables).
+    public var tracing = TracingSettings()
     /// CURVE key files for network endpoints.
     public var security = SecuritySettings()
     /// `driftfix process`: the output's file type and sample encoding, when not OUT's extension and the input's.
@@ -85,12 +87,13 @@ public struct Configuration: Sendable, Equatable {
             case "slurm": configuration.slurm = try reader.slurmSection(value, key: "slurm")
             case "process": configuration.process = try reader.processSection(value, key: "process")
             case "content": configuration.content = try reader.contentSection(value, key: "content")
+            case "tracing": configuration.tracing = try reader.tracingSection(value, key: "tracing")
             default:
                 throw reader.unknown(
                     key, in: "",
                     allowed: [
                         "repair", "scan", "drift", "content", "worker", "journal", "metrics",
-                        "security", "slurm", "process",
+                        "security", "slurm", "process", "tracing",
                     ])
             }
         }

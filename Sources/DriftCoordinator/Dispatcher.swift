@@ -45,6 +45,8 @@ public final class Dispatcher {
         public var liveness: Double = 3
         /// Leases per job before it is marked failed.
         public var maxAttempts = 3
+        /// The trace context each job message carries (the coordinator's span for the job), if tracing.
+        public var traceparent: (@Sendable (Int) -> String?)?
         public init() {}
     }
 
@@ -332,6 +334,7 @@ public final class Dispatcher {
             events.append(.jobStarted(id: job.id, worker: peer, attempt: attempt))
             var spec = job.spec
             spec.attempt = attempt
+            spec.traceparent = settings.traceparent?(job.id)
             outgoing.append((peer, .job(spec)))
         }
         return outgoing

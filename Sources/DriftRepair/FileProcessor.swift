@@ -5,6 +5,7 @@ import DriftDSP
 import DriftSupport
 import Foundation
 import Synchronization
+import Tracing
 
 /// What to do with one file: the repair `driftfix process` runs and a worker runs for each job.
 public struct ProcessRequest: Sendable {
@@ -182,14 +183,7 @@ public enum FileProcessor {
     ) throws -> ProcessResult {
         if AudioInput.library(for: request.input) == .ffmpeg { return try MediaRepair.run(request, progress: progress) }
         let clock = ContinuousClock.now
-        let reader = try AudioFileReader(path: request.input)
-        let plan: ProcessingPlan
-        do {
-            plan = try ProcessingPlan(
-                request: request, inputFrames: reader.frameCount, sampleRate: reader.format.sampleRate)
-        } catch {
-            throw ProcessError(path: request.input, plan: error)
-        }
+        let (reader, plan) = try probe(request)
         if let target = request.muxInto {
             let method = plan.summary + (plan.length == .none ? "" : qualityNote(plan, request))
             return try MediaMux.write(
@@ -254,6 +248,20 @@ public enum FileProcessor {
             methodChoice: plan.method, droppedMetadata: writer.droppedMetadata, formatNotes: choice.notes,
             metadataNotes: metadataNotes, seconds: (ContinuousClock.now - clock).seconds,
             split: segments.map { ($0.chunkCount, $0.helperChunks) })
+    }
+
+    /// The input opened and the repair planned from what it holds (a span of its own).
+    private static func probe(_ request: ProcessRequest) throws -> (AudioFileReader, ProcessingPlan) {
+        try withSpan("probe") { _ in
+            let reader = try AudioFileReader(path: request.input)
+            do {
+                let plan = try ProcessingPlan(
+                    request: request, inputFrames: reader.frameCount, sampleRate: reader.format.sampleRate)
+                return (reader, plan)
+            } catch let error as PlanError {
+                throw ProcessError(path: request.input, plan: error)
+            }
+        }
     }
 
     /// Builds the stages in their fixed order: trim/reverse → read-ahead → length → rate → fades.

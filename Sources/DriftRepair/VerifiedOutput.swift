@@ -2,6 +2,7 @@ import DriftAV
 import DriftAudio
 import DriftCore
 import DriftSupport
+import Tracing
 
 /// A written output's check: what it found, and how it differs from what was planned (nothing when it passed).
 protocol OutputCheck {
@@ -37,19 +38,27 @@ enum VerifiedOutput {
         open: (StagedOutput) throws -> Writer, beforeClose: ((Writer) throws -> Void)? = nil,
         check: (Writer, String) throws -> Check
     ) throws -> (writer: Writer, check: Check) {
-        let staged = try StagedOutput(
-            destination: request.output, protecting: request.input, replacing: request.replacing)
-        let source = try makeSource()
-        let writer = try open(staged)
-        try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
-        try beforeClose?(writer)
-        try writer.close()
-        let found = try check(writer, staged.temporaryPath)
+        // The steps are spans of their own (read, convert and write stream together, so they are one).
+        let (staged, source, writer) = try withSpan("prepare") { _ in
+            let staged = try StagedOutput(
+                destination: request.output, protecting: request.input, replacing: request.replacing)
+            let source = try makeSource()
+            return (staged, source, try open(staged))
+        }
+        try withSpan("convert") { span in
+            span.attributes["driftfix.output.frames"] = source.frameCount
+            try FileProcessor.pump(source, into: writer, blockFrames: request.blockFrames, progress: progress)
+            try beforeClose?(writer)
+            try writer.close()
+        }
+        let found = try withSpan("verify") { _ in try check(writer, staged.temporaryPath) }
         guard found.mismatches.isEmpty else { throw ProcessError.unverified(request.output, found.mismatches) }
-        // Crash and stall injection between a verified temporary file and its rename (the sweep tests).
-        Failpoint.hit("commit")
-        try request.beforeCommit?(staged.temporaryPath)
-        try staged.commit()
+        try withSpan("commit") { _ in
+            // Crash and stall injection between a verified temporary file and its rename (the sweep tests).
+            Failpoint.hit("commit")
+            try request.beforeCommit?(staged.temporaryPath)
+            try staged.commit()
+        }
         return (writer, found)
     }
 }

@@ -2,6 +2,7 @@ import DriftCoordinator
 import DriftJobs
 import DriftJournal
 import DriftSchema
+import DriftTrace
 import Foundation
 import Logging
 
@@ -22,13 +23,20 @@ extension Run {
     ) async throws(RunError) -> (T, Execution) {
         switch work {
         case .threads(let threads):
-            let executor = ThreadExecutor(threads: threads, store: store, onEvent: watch.events)
+            let spans = watch.spans
+            let traceparent: (@Sendable (Int) -> String?)? =
+                Traces.isOn ? { @Sendable id in spans.parent(of: id) } : nil
+            let executor = ThreadExecutor(
+                threads: threads, store: store, traceparent: traceparent, onEvent: watch.events)
             return (await body(executor), Execution(outcome: .complete))
         case .workers(var dispatch):
             dispatch.maxAttempts = settings.configuration.maxAttempts
-            let runtime = CoordinatorRuntime(
-                settings: try dispatch.runtime(roots: settings.roots, outputRoot: outputRoot, logger: logger),
-                logger: logger)
+            var runtimeSettings = try dispatch.runtime(roots: settings.roots, outputRoot: outputRoot, logger: logger)
+            if Traces.isOn {
+                let spans = watch.spans
+                runtimeSettings.dispatch.traceparent = { spans.parent(of: $0) }
+            }
+            let runtime = CoordinatorRuntime(settings: runtimeSettings, logger: logger)
             // Started with its first jobs: a night with nothing to do binds nothing and starts no worker.
             let starting = RuntimeOnDemand(runtime: runtime, store: store, watch: watch, logger: logger) {
                 [logger, bind = dispatch.bind] endpoint in

@@ -9,8 +9,10 @@ import DriftReports
 import DriftRules
 import DriftSchema
 import DriftTimeline
+import DriftTrace
 import Foundation
 import Logging
+import Tracing
 
 /// One run of driftfix, whatever the command and whatever the pairing: the one use case `scan`, `repair` and `sync`
 /// share. Built from settings, it pairs the files (by names, by sound, or names then sound), measures them, and with
@@ -48,6 +50,41 @@ public struct Run: Sendable {
     }
 
     public func run() async throws(RunError) -> Outcome {
+        Traces.start(
+            TraceStart.settings(
+                settings.configuration.tracing, environment: ProcessInfo.processInfo.environment, logger: logger),
+            role: "coordinator", logger: logger)
+        // One trace per night: its scan, plan, dispatch and finish are children, each job's span below dispatch.
+        let result = await withSpan("driftfix night", ofKind: .server) { span -> Result<Outcome, RunError> in
+            span.attributes["driftfix.roots"] = settings.roots
+            span.attributes["driftfix.pairing"] = "\(settings.pairing)"
+            if let outputRoot = settings.outputRoot { span.attributes["driftfix.output.root"] = outputRoot }
+            let result: Result<Outcome, RunError>
+            do throws(RunError) {
+                result = .success(try await untraced())
+            } catch {
+                result = .failure(error)
+            }
+            Self.describe(result, on: span)
+            return result
+        }
+        Traces.flush()
+        return try result.get()
+    }
+
+    private static func describe(_ result: Result<Outcome, RunError>, on span: any Span) {
+        switch result {
+        case .success(let outcome):
+            span.attributes["driftfix.pairs"] = outcome.report.pairs.count
+            if let status = outcome.status { span.attributes["driftfix.status"] = status.rawValue }
+            if !outcome.succeeded { span.setStatus(SpanStatus(code: .error, message: "not every pair succeeded")) }
+        case .failure(let error):
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error, message: "\(error)"))
+        }
+    }
+
+    private func untraced() async throws(RunError) -> Outcome {
         do {
             try settings.validate()
         } catch {
@@ -120,7 +157,9 @@ public struct Run: Sendable {
             outcome.problems += bySound.problems
             outcome.status = Self.worse(byNames.status, bySound.status)
         }
-        observer?.finished()
+        watch.finished()
+        let finishing = startSpan("finish")
+        defer { finishing.end() }
         if let file = settings.timeline, let sound = outcome.sound {
             let (written, leftOff) = SoundTimeline(settings: settings).write(sound, to: file)
             for line in leftOff { logger.warning("\(line)") }

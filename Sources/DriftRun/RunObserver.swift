@@ -30,8 +30,11 @@ struct Watch: Sendable {
     /// Whether the live series carry the round (a night with sound rounds); a night by names alone keeps its series
     /// unlabelled, as dashboards know them.
     let labelled: Bool
+    /// The coordinator's span per job (nothing while tracing is off).
+    let spans = JobSpans()
 
     func planned(_ jobs: [JobRecord], round: RunRound) {
+        spans.planned(jobs, round: round)
         observer?.planned(jobs, round: round)
         live?.planned(jobs, round: labelled ? round.rawValue : nil)
     }
@@ -42,9 +45,16 @@ struct Watch: Sendable {
 
     /// The events as one function, for an executor.
     var events: @Sendable (DispatchEvent) -> Void {
-        { [observer, live] event in
+        { [observer, live, spans] event in
+            spans.event(event)
             observer?.event(event)
             live?.event(event)
         }
+    }
+
+    /// The run's work ended.
+    func finished() {
+        spans.finished()
+        observer?.finished()
     }
 }

@@ -11,6 +11,7 @@ import DriftSupport
 import DriftWire
 import Foundation
 import Logging
+import Tracing
 
 /// What one `driftfix repair` will do: a run in the journal, its plan, and the jobs still to run. Either resumed from
 /// the journal (an unfinished run over the same roots: its plan as stored, jobs done stay done, jobs out on lease go
@@ -61,6 +62,16 @@ public enum RunPreparation {
         try RunError.journaling(journal) { try prepareOrThrow(journal: journal, options: options, logger: logger) }
     }
 
+    /// The scan of `roots`, a span of its own.
+    private static func scan(_ roots: [String], _ configuration: Configuration) -> ScanReport {
+        withSpan("scan") { span in
+            let report = DriftScanner.scan(
+                roots: roots, rules: configuration.pairing, drift: configuration.drift, repair: configuration.repair)
+            span.attributes["driftfix.pairs"] = report.pairs.count
+            return report
+        }
+    }
+
     private static func prepareOrThrow(journal: Journal, options: Options, logger: Logger) throws -> PreparedRun {
         let roots = options.layout.roots
         let outputRoot = options.layout.outputRoot
@@ -96,12 +107,12 @@ public enum RunPreparation {
         Failpoint.hit("scan")
 
         let configuration = options.configuration
-        let report = DriftScanner.scan(
-            roots: roots, rules: configuration.pairing, drift: configuration.drift,
-            repair: configuration.repair)
+        let report = scan(roots, configuration)
         // With --full no earlier output is looked at: every pair to repair is repaired.
         let previous = options.full ? [:] : try journal.outputs()
         var prints: [PairID: JobFingerprints] = [:]
+        let planning = startSpan("plan")
+        defer { planning.end() }
         let plan = RunPlanner.plan(report, layout: options.layout, content: configuration.content) { pair in
             let fingerprints = JobFingerprints(
                 plan: pair, quality: options.quality,

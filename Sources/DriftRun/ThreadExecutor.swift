@@ -15,12 +15,16 @@ public final class ThreadExecutor: JobExecutor, @unchecked Sendable {  // `store
     private let lock = NSLock()
     private let onEvent: @Sendable (DispatchEvent) -> Void
     private let identity = "local-threads-\(getpid())"
+    /// Each job's trace context (the night's span for it), as a worker would receive it.
+    private let traceparent: (@Sendable (Int) -> String?)?
 
     public init(
-        threads: Int, store: JobStore = InMemoryJobStore(), onEvent: @escaping @Sendable (DispatchEvent) -> Void
+        threads: Int, store: JobStore = InMemoryJobStore(), traceparent: (@Sendable (Int) -> String?)? = nil,
+        onEvent: @escaping @Sendable (DispatchEvent) -> Void
     ) {
         self.threads = max(1, threads)
         self.store = store
+        self.traceparent = traceparent
         self.onEvent = onEvent
     }
 
@@ -61,6 +65,7 @@ public final class ThreadExecutor: JobExecutor, @unchecked Sendable {  // `store
                 guard let attempt = store.lease(id, to: identity, at: 0) else { return nil }
                 var spec = store.job(id)?.spec
                 spec?.attempt = attempt
+                spec?.traceparent = traceparent?(id)
                 return spec
             })
         else { return }

@@ -6,6 +6,7 @@ import DriftSupport
 import DriftTransport
 import DriftWorker
 import Foundation
+import Logging
 
 import struct SystemPackage.FilePath
 
@@ -56,6 +57,8 @@ public struct WorkerLaunch: Sendable {
         var settings = WorkerRun.Settings(node: node)
         settings.parent = parent
         settings.metricsAddress = metricsAddress
+        settings.tracing = TraceStart.settings(
+            configuration.tracing, environment: environment, logger: Logger(label: "driftfix.worker"))
         // The node hands its jobs back at the drain timeout; the service group's own limit is only a backstop.
         settings.drainTimeout = drainTimeout + 5
         return (settings, name)

@@ -1,5 +1,6 @@
 import DriftMetrics
 import DriftSupport
+import DriftTrace
 import DriftTransport
 import DriftWire
 import DriftWorker
@@ -20,6 +21,8 @@ public struct WorkerRun {
         public var drainTimeout: Double = 3600
         /// Where to serve live metrics (`/metrics`, `/healthz`); nil: nowhere.
         public var metricsAddress: MetricsAddress?
+        /// Where this worker's spans go; nil: not traced.
+        public var tracing: TraceSettings?
 
         public init(node: WorkerNode.Settings) {
             self.node = node
@@ -37,6 +40,8 @@ public struct WorkerRun {
     /// Works until told to stop; returns the number of jobs completed.
     public func run() async throws -> Int {
         Failpoint.hit("worker-start")  // the crash-loop test: every worker dies before it connects
+        Traces.start(settings.tracing, role: "worker", instance: settings.node.identity, logger: logger)
+        defer { Traces.shutdown() }
         let context = try MessageContext()
         var nodeSettings = settings.node
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []

@@ -12,7 +12,7 @@ import Foundation
 /// its kind needs; a job writing nothing has no output root. A version-4 peer is refused by name.
 /// 6: jobs may name the polyphase engine.
 /// 7: a failure may be `lease-lost` (a worker's verified output not published: it had lost touch past its lease).
-public let wireProtocolVersion = 7
+public let wireProtocolVersion = 8
 
 /// A worker introducing itself: how many jobs it runs at once (its credit) and what it is.
 public struct WorkerHello: Codable, Sendable, Equatable {
@@ -146,6 +146,9 @@ public struct JobSpec: Codable, Sendable, Equatable {
     /// The coordinator's run (journal run id): a result is credited only to the run that leased it, so a result
     /// delivered after a coordinator restart cannot complete a different run's job of the same id.
     public var run: Int64?
+    /// The coordinator's span for this job, as a W3C `traceparent` (`00-<trace>-<span>-<flags>`): the worker's span
+    /// for the job is its child. Nil when the coordinator is not tracing.
+    public var traceparent: String?
     public var work: JobWork
 
     public init(id: Int, attempt: Int = 0, input: String, outputRoot: String?, work: JobWork) {

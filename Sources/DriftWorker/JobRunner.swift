@@ -2,9 +2,11 @@ import DriftAudio
 import DriftCore
 import DriftRepair
 import DriftSupport
+import DriftTrace
 import DriftWire
 import Foundation
 import Logging
+import Tracing
 
 /// Runs one job through the same chain as `driftfix process`: temporary file, exact-length verification by
 /// reopening the output, rename into place, then a checksum of the file as written.
@@ -15,11 +17,38 @@ public enum JobRunner {
     public static func run(_ job: JobSpec, worker: String, idleCores: Int = 0, slots: CoreSlots = .host) -> JobResult {
         var noop = false
         if case .noop = job.work { noop = true }
-        let core = noop ? nil : slots.takeForJob()
-        defer { core?.release() }
-        var result = execute(job, worker: worker, idleCores: idleCores, slots: slots)
-        result.run = job.run
-        return result
+        // The worker's span for the job, a child of the coordinator's (its context came in the message); waiting
+        // for a core is part of it.
+        return Traces.continuing(job.traceparent, "work \(job.work.kind.rawValue)") { span in
+            span.attributes["driftfix.job.id"] = job.id
+            span.attributes["driftfix.attempt"] = job.attempt
+            span.attributes["driftfix.worker"] = worker
+            span.attributes["file.path"] = job.input
+            let core = noop ? nil : withSpan("wait for a core") { _ in slots.takeForJob() }
+            defer { core?.release() }
+            var result = execute(job, worker: worker, idleCores: idleCores, slots: slots)
+            result.run = job.run
+            describe(result, on: span)
+            return result
+        }
+    }
+
+    private static func describe(_ result: JobResult, on span: any Span) {
+        switch result.outcome {
+        case .repaired(let output):
+            span.attributes["driftfix.outcome"] = "repaired"
+            span.attributes["driftfix.output.frames"] = output.frames
+        case .decided(let content, let output):
+            span.attributes["driftfix.outcome"] = content.decision.rawValue
+            if let ppm = content.measurement?.driftPPM { span.attributes["driftfix.drift.ppm"] = ppm }
+            if let frames = output?.frames { span.attributes["driftfix.output.frames"] = frames }
+        case .heard:
+            span.attributes["driftfix.outcome"] = "heard"
+        case .failed(let failure):
+            span.attributes["driftfix.outcome"] = "failed"
+            span.attributes["driftfix.failure.kind"] = failure.kind.rawValue
+            span.setStatus(SpanStatus(code: .error, message: failure.message))
+        }
     }
 
     private static let logger = Logger(label: "driftfix.worker")
@@ -67,10 +96,12 @@ public enum JobRunner {
         // Resolve and check first (clear reasons), then pin: the input file and the output folder are opened
         // beneath their roots by the kernel (openat2, RESOLVE_BENEATH) and used only through those descriptors.
         let pinned: PinnedJob
-        switch PinnedJob.pin(
-            inputs: [job.input], outputs: [repair.output], inputRoots: job.inputRoots ?? [],
-            outputRoot: job.outputRoot)
-        {
+        let pinning = withSpan("pin") { _ in
+            PinnedJob.pin(
+                inputs: [job.input], outputs: [repair.output], inputRoots: job.inputRoots ?? [],
+                outputRoot: job.outputRoot)
+        }
+        switch pinning {
         case .failure(let refusal): return failure(refusal.message, refusal.kind, nil)
         case .success(let paths): pinned = paths
         }
@@ -87,7 +118,7 @@ public enum JobRunner {
             if let split = result.split {
                 logger.info("job \(job.id): \(split.chunks) chunks, \(split.byHelpers) of them on idle cores")
             }
-            let checksum = pinned.checksum(ofOutput: 0)
+            let checksum = withSpan("checksum") { _ in pinned.checksum(ofOutput: 0) }
             return JobResult(
                 id: job.id, attempt: job.attempt, worker: worker, seconds: seconds(),
                 outcome: .repaired(WrittenOutput(frames: result.outputFrames, checksum: checksum)),

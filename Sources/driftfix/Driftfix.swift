@@ -1,6 +1,7 @@
 import ArgumentParser
 import DriftCore
 import DriftReports
+import DriftRun
 import Foundation
 import Logging
 
@@ -40,13 +41,15 @@ enum ExitStatus {
 @main
 enum DriftfixMain {
     static func main() async {
-        LoggingSystem.bootstrap { label in
-            var handler = OneLineLogHandler(StreamLogHandler.standardError(label: label))
-            handler.logLevel =
-                ProcessInfo.processInfo.environment["DRIFTFIX_LOG_LEVEL"]
-                .flatMap(Logger.Level.init(rawValue:)) ?? .notice
-            return handler
-        }
+        LoggingSystem.bootstrap(
+            { label, provider in
+                var handler = OneLineLogHandler(
+                    StreamLogHandler.standardError(label: label, metadataProvider: provider))
+                handler.logLevel =
+                    ProcessInfo.processInfo.environment["DRIFTFIX_LOG_LEVEL"]
+                    .flatMap(Logger.Level.init(rawValue:)) ?? .notice
+                return handler
+            }, metadataProvider: LogContext.metadataProvider)
         do {
             // The arguments' bytes as text that loses none of them (a root named in bytes that are not UTF-8).
             let arguments = (1..<Int(CommandLine.argc)).compactMap { index in

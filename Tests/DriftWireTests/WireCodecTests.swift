@@ -21,7 +21,10 @@ struct WireCodecTests {
             method: MethodChoice(method: .resample, reason: "in sync by the headers"), quality: .best,
             headersInSync: true, headerDriftPPM: 2.5, recordingSeconds: 10, referenceSeconds: 10.00002)
         content.headersRefusal = "x"
-        return JobSpec(id: 3, attempt: 1, input: "/m/a.wav", outputRoot: nil, work: .content(content))
+        var job = JobSpec(id: 3, attempt: 1, input: "/m/a.wav", outputRoot: nil, work: .content(content))
+        // The coordinator's span for the job (version 8): the trace context survives the trip.
+        job.traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        return job
     }
     static let messages: [WireMessage] = [
         .hello(WorkerHello(worker: "w1", capacity: 2, software: "driftfix", host: "h", pid: 42)),
@@ -98,13 +101,13 @@ struct WireCodecTests {
         return JobResult(id: 9, attempt: 1, worker: "w1", seconds: 2, outcome: .heard(sound))
     }
 
-    /// The wire keeps version 7's flat result: a worker that names no failure kind is read by its `retryable` flag,
+    /// The wire keeps version 7's flat result (version 8 too): a worker that names no failure kind is read by its `retryable` flag,
     /// and a success that carries nothing is refused, not guessed.
     @Test("a flat result reads as the one outcome it describes")
     func flatResults() throws {
         func result(_ body: String) throws -> JobResult? {
             let bytes = Array(
-                #"{"v":7,"type":"result","body":{"id":1,"attempt":1,"worker":"w","seconds":1,\#(body)}}"#.utf8)
+                #"{"v":8,"type":"result","body":{"id":1,"attempt":1,"worker":"w","seconds":1,\#(body)}}"#.utf8)
             guard case .result(let result) = try WireCodec.decode(bytes) else { return nil }
             return result
         }
@@ -131,38 +134,39 @@ struct WireCodecTests {
     @Test("the envelope is versioned JSON")
     func envelope() throws {
         let text = String(decoding: WireCodec.encode(.shutdown), as: UTF8.self)
-        #expect(text == #"{"type":"shutdown","v":7}"#)
+        #expect(text == #"{"type":"shutdown","v":8}"#)
     }
 
     @Test(
         "garbage, wrong versions, unknown types and bad fields are refused with a reason",
         arguments: [
             (Array("not json".utf8), "malformed") as ([UInt8], String),
-            (Array(#"{"v":1,"type":"hello"}"#.utf8), "protocol version 1, expected 7"),
-            (Array(#"{"v":3,"type":"hello"}"#.utf8), "protocol version 3, expected 7"),
-            (Array(#"{"v":5,"type":"hello"}"#.utf8), "protocol version 5, expected 7"),
-            (Array(#"{"v":6,"type":"hello"}"#.utf8), "protocol version 6, expected 7"),
+            (Array(#"{"v":1,"type":"hello"}"#.utf8), "protocol version 1, expected 8"),
+            (Array(#"{"v":3,"type":"hello"}"#.utf8), "protocol version 3, expected 8"),
+            (Array(#"{"v":5,"type":"hello"}"#.utf8), "protocol version 5, expected 8"),
+            (Array(#"{"v":6,"type":"hello"}"#.utf8), "protocol version 6, expected 8"),
+            (Array(#"{"v":7,"type":"hello"}"#.utf8), "protocol version 7, expected 8"),
             // A job as a version-4 coordinator sent it (the work in optional fields): refused by its version.
             (
                 Array(
                     #"{"v":4,"type":"job","body":{"id":1,"attempt":1,"input":"/m/a.wav","output":"/o/a.wav","outputRoot":"/o","targetFrames":1,"method":"resample","methodReason":"x","quality":"fast","noop":false}}"#
-                        .utf8), "protocol version 4, expected 7"
+                        .utf8), "protocol version 4, expected 8"
             ),
-            (Array(#"{"v":7,"type":"launch-missiles"}"#.utf8), "unknown message type"),
-            (Array(#"{"v":7,"type":"job","body":{"id":"seven"}}"#.utf8), "malformed"),
+            (Array(#"{"v":8,"type":"launch-missiles"}"#.utf8), "unknown message type"),
+            (Array(#"{"v":8,"type":"job","body":{"id":"seven"}}"#.utf8), "malformed"),
             // A job whose work names no kind, or a kind without its payload.
-            (Array(#"{"v":7,"type":"job","body":{"id":1,"attempt":1,"input":"/a","work":{}}}"#.utf8), "malformed"),
+            (Array(#"{"v":8,"type":"job","body":{"id":1,"attempt":1,"input":"/a","work":{}}}"#.utf8), "malformed"),
             (
-                Array(#"{"v":7,"type":"job","body":{"id":1,"attempt":1,"input":"/a","work":{"kind":"header"}}}"#.utf8),
+                Array(#"{"v":8,"type":"job","body":{"id":1,"attempt":1,"input":"/a","work":{"kind":"header"}}}"#.utf8),
                 "malformed"
             ),
             (
-                Array(#"{"v":7,"type":"job","body":{"id":1,"attempt":1,"input":"/a","work":{"kind":"rm -rf"}}}"#.utf8),
+                Array(#"{"v":8,"type":"job","body":{"id":1,"attempt":1,"input":"/a","work":{"kind":"rm -rf"}}}"#.utf8),
                 "malformed"
             ),
             (
                 Array(
-                    #"{"v":7,"type":"hello","body":{"worker":"w","capacity":0,"software":"x","host":"h","pid":1}}"#.utf8
+                    #"{"v":8,"type":"hello","body":{"worker":"w","capacity":0,"software":"x","host":"h","pid":1}}"#.utf8
                 ), "malformed"
             ),
             ([], "malformed"),

@@ -1,0 +1,30 @@
+import DriftConfig
+import DriftTrace
+import Logging
+
+/// Where a process's traces go: the standard `OTEL_*` variables over the configuration's `tracing:` section.
+enum TraceStart {
+    /// The settings, or nil (off). A setting that cannot be followed is one line, and the night goes on untraced:
+    /// traces never stop a night.
+    static func settings(
+        _ configured: TracingSettings, environment: [String: String], logger: Logger
+    ) -> TraceSettings? {
+        var asked = TraceSettings.Configured()
+        asked.enabled = configured.enabled
+        asked.endpoint = configured.endpoint
+        asked.serviceName = configured.serviceName
+        asked.resourceAttributes = configured.resourceAttributes
+        do {
+            return try TraceSettings.resolve(environment: environment, configured: asked)
+        } catch {
+            logger.error("traces: \(error); the night goes on without traces")
+            return nil
+        }
+    }
+}
+
+/// What every log line carries beside its message: inside a traced span, its trace and span ids (`trace_id`,
+/// `span_id`), so a person can go from an error line to its trace.
+public enum LogContext {
+    public static let metadataProvider: Logger.MetadataProvider = Traces.logMetadata
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Synchronization
+
+/// Batches finished spans and sends them from a thread of its own, so a span's end costs the traced code an append
+/// under a lock, never a network round trip. The queue is bounded: spans beyond it, and spans a failed request
+/// carried, are dropped and counted (`dropped`), so a collector that is away costs neither memory nor time.
+public final class SpanExporter: Sendable {
+    /// What has become of the spans so far.
+    public struct Counts: Sendable, Equatable {
+        /// Spans the collector accepted.
+        public var exported = 0
+        /// Spans dropped: the queue was full, or the request carrying them failed.
+        public var dropped = 0
+        /// Requests that failed.
+        public var failedRequests = 0
+        /// The last failure, for a log line.
+        public var lastFailure: String?
+    }
+
+    private struct State {
+        var queue: [FinishedSpan] = []
+        var counts = Counts()
+        var stopping = false
+        var lastFailed = false
+    }
+
+    let settings: TraceSettings
+    private let resource: [(String, FinishedSpan.Value)]
+    private let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+    /// Called once per failed request with the reason (the first one logged, later ones counted).
+    private let onFailure: @Sendable (String) -> Void
+
+    public init(
+        settings: TraceSettings, resource: [(String, FinishedSpan.Value)],
+        onFailure: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.settings = settings
+        self.resource = resource
+        self.onFailure = onFailure
+        let thread = Thread { [self] in loop() }
+        thread.name = "driftfix-trace-export"
+        thread.start()
+    }
+
+    public var counts: Counts { state.withLock { $0.counts } }
+
+    /// Queues a finished span (or counts it dropped when the queue is full).
+    public func submit(_ span: FinishedSpan) {
+        let full = state.withLock { state -> Bool in
+            guard !state.stopping, state.queue.count < settings.maxQueue else {
+                state.counts.dropped += 1
+                return false
+            }
+            state.queue.append(span)
+            return state.queue.count == settings.maxBatch
+        }
+        if full { wake.signal() }
+    }
+
+    /// Sends everything queued now, on the caller's thread; a failed request ends it (the rest waits for the
+    /// thread's next try), so a collector that is away costs a night's end one short attempt.
+    public func flush() {
+        while let batch = take() {
+            send(batch)
+            if state.withLock({ $0.lastFailed }) { break }
+        }
+    }
+
+    /// Sends what is queued and stops the thread. A collector that failed the last request gets one short try, so a
+    /// process never waits long on exit for a collector that is away.
+    public func shutdown() {
+        let failing = state.withLock { state in
+            state.stopping = true
+            return state.lastFailed
+        }
+        wake.signal()
+        _ = done.wait(timeout: .now() + (failing ? 0.5 : settings.timeout + 1))
+    }
+
+    private func take() -> [FinishedSpan]? {
+        state.withLock { state in
+            let count = min(settings.maxBatch, state.queue.count)
+            guard count > 0 else { return nil }
+            defer { state.queue.removeFirst(count) }
+            return Array(state.queue.prefix(count))
+        }
+    }
+
+    private func loop() {
+        while true {
+            _ = wake.wait(timeout: .now() + settings.delay)
+            let stopping = state.withLock { $0.stopping }
+            while let batch = take() {
+                send(batch)
+                if stopping && state.withLock({ $0.lastFailed }) { break }
+            }
+            if stopping {
+                state.withLock { state in
+                    state.counts.dropped += state.queue.count
+                    state.queue.removeAll()
+                }
+                done.signal()
+                return
+            }
+        }
+    }
+
+    private func send(_ batch: [FinishedSpan]) {
+        let body = OTLPEncoder.request(batch, resource: resource, scope: "driftfix", version: TraceSettings.version)
+        let failing = state.withLock { $0.lastFailed }
+        do {
+            try HTTPPost.send(
+                body, to: settings.endpoint, headers: settings.headers,
+                timeout: failing ? min(settings.timeout, 1) : settings.timeout)
+            state.withLock { state in
+                state.counts.exported += batch.count
+                state.lastFailed = false
+            }
+        } catch {
+            let why = "\(settings.endpoint): \(error)"
+            let first = state.withLock { state -> Bool in
+                state.counts.dropped += batch.count
+                state.counts.failedRequests += 1
+                state.counts.lastFailure = why
+                defer { state.lastFailed = true }
+                return !state.lastFailed
+            }
+            if first { onFailure(why) }
+        }
+    }
+}
+
+extension TraceSettings {
+    /// The instrumentation scope's version in every request.
+    public static let version = "1"
+}
