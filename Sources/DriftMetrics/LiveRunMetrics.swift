@@ -13,6 +13,7 @@ import Synchronization
 /// names: measured when the night is planned, with the history's alerts once it ends.
 public final class LiveRunMetrics: Sendable {
     public let registry = PrometheusCollectorRegistry()
+    private let traces = TraceSeries()
     private let workers: Gauge
     private let started: Gauge
     private let progress: Gauge
@@ -120,6 +121,11 @@ public final class LiveRunMetrics: Sendable {
     }
 
     /// The exposition, as `/metrics` serves it.
+    /// What became of this process's spans (nil: not traced, no series).
+    public func spans(_ counts: SpanCounts?) {
+        if let counts { traces.update(counts, in: registry) }
+    }
+
     public func render() -> [UInt8] { registry.emitToBuffer() }
 
     /// The gauges of `driftfix_device_*`, made on first use and kept by device name.

@@ -6,6 +6,7 @@ import Prometheus
 /// jobs running now, and whether a coordinator is answering.
 public final class WorkerMetrics: Sendable {
     public let registry = PrometheusCollectorRegistry()
+    private let traces = TraceSeries()
     private let done: Counter
     private let frames: Counter
     private let running: Gauge
@@ -40,6 +41,11 @@ public final class WorkerMetrics: Sendable {
     }
 
     public func coordinator(connected isConnected: Bool) { connected.set(isConnected ? 1.0 : 0.0) }
+
+    /// What became of this process's spans (nil: not traced, no series).
+    public func spans(_ counts: SpanCounts?) {
+        if let counts { traces.update(counts, in: registry) }
+    }
 
     public func render() -> [UInt8] { registry.emitToBuffer() }
 }

@@ -50,6 +50,19 @@ final class JobSpans: Sendable {
         span(id)?.context.traceParent?.description
     }
 
+    /// The context of the job `event` is about, nil for other events (or while tracing is off).
+    func context(for event: DispatchEvent) -> InstrumentationContext? {
+        switch event {
+        case .jobStarted(let id, _, _), .jobRequeued(let id, _), .duplicateResult(let id, _),
+            .staleResult(let id, _, _, _):
+            return span(id)?.context
+        case .jobFinished(let job):
+            return span(job.id)?.context
+        default:
+            return nil
+        }
+    }
+
     func event(_ event: DispatchEvent) {
         switch event {
         case .jobStarted(let id, let worker, let attempt):

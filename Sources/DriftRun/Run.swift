@@ -100,7 +100,10 @@ public struct Run: Sendable {
         let live = LiveRunMetrics()
         let server: MetricsServer
         do {
-            server = try MetricsServer(address: address, logger: logger) { live.render() }
+            server = try MetricsServer(address: address, logger: logger) {
+                live.spans(Traces.spanCounts)
+                return live.render()
+            }
         } catch {
             throw .invalidSettings(SettingsError(.metricsAddress, error.description))
         }

@@ -2,6 +2,7 @@ import DriftCoordinator
 import DriftJobs
 import DriftMetrics
 import DriftSchema
+import Instrumentation
 
 /// A run's rounds of jobs, as progress and live metrics name them.
 public enum RunRound: String, Sendable, CaseIterable {
@@ -46,10 +47,17 @@ struct Watch: Sendable {
     /// The events as one function, for an executor.
     var events: @Sendable (DispatchEvent) -> Void {
         { [observer, live, spans] event in
+            // A job's lines (started, requeued, failed) are logged inside its span: they carry its trace id.
+            let context = spans.context(for: event)
             spans.event(event)
-            observer?.event(event)
-            live?.event(event)
+            guard let context else { return Self.notify(observer, live, event) }
+            InstrumentationContext.withValue(context) { Self.notify(observer, live, event) }
         }
+    }
+
+    private static func notify(_ observer: RunObserver?, _ live: LiveRunMetrics?, _ event: DispatchEvent) {
+        observer?.event(event)
+        live?.event(event)
     }
 
     /// The run's work ended.

@@ -1,4 +1,5 @@
 import DriftConfig
+import DriftMetrics
 import DriftTrace
 import Logging
 
@@ -27,4 +28,11 @@ enum TraceStart {
 /// `span_id`), so a person can go from an error line to its trace.
 public enum LogContext {
     public static let metadataProvider: Logger.MetadataProvider = Traces.logMetadata
+}
+
+extension Traces {
+    /// The exporter's counts as the metrics take them; nil while tracing is off.
+    static var spanCounts: SpanCounts? {
+        counts.map { SpanCounts(exported: $0.exported, dropped: $0.dropped, failedRequests: $0.failedRequests) }
+    }
 }

@@ -48,7 +48,10 @@ public struct WorkerRun {
         if let address = settings.metricsAddress {
             let metrics = WorkerMetrics()
             nodeSettings.observer = MetricsObserver(metrics: metrics)
-            let server = try MetricsServer(address: address, logger: logger) { metrics.render() }
+            let server = try MetricsServer(address: address, logger: logger) {
+                metrics.spans(Traces.spanCounts)
+                return metrics.render()
+            }
             services.append(
                 .init(
                     service: server, successTerminationBehavior: .ignore,

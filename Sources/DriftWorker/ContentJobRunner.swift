@@ -3,6 +3,7 @@ import DriftCore
 import DriftRepair
 import DriftWire
 import Foundation
+import Tracing
 
 /// Runs a content job: the recording and its reference checked and pinned beneath the input roots, the sound
 /// measured, the repair decided under the job's policy and (unless measuring only) run and proved in sync, all
@@ -14,10 +15,12 @@ enum ContentJobRunner {
     ) -> JobResult {
         // 1. The files: both read beneath the input roots; the output's folder beneath its root unless measuring.
         let pinned: PinnedJob
-        switch PinnedJob.pin(
-            inputs: [job.input, content.reference], outputs: content.output.map { [$0] } ?? [],
-            inputRoots: job.inputRoots ?? [], outputRoot: job.outputRoot)
-        {
+        let pinning = withSpan("pin") { _ in
+            PinnedJob.pin(
+                inputs: [job.input, content.reference], outputs: content.output.map { [$0] } ?? [],
+                inputRoots: job.inputRoots ?? [], outputRoot: job.outputRoot)
+        }
+        switch pinning {
         case .failure(let refusal): return failure(refusal.message, refusal.kind, nil)
         case .success(let paths): pinned = paths
         }
@@ -30,13 +33,17 @@ enum ContentJobRunner {
         request.engine = content.engine
         request.recordingName = (job.input as NSString).lastPathComponent
         do {
-            let outcome = try ContentRepair.run(request)
+            // Measured by the sound, decided, and repaired (its steps are spans of their own) when it writes.
+            let outcome = try withSpan(content.output == nil ? "measure" : "measure and repair") { _ in
+                try ContentRepair.run(request)
+            }
             // 3. What it decided and did, naming the job's paths.
             let decided = finding(outcome, content: content, shown: pinned.shown)
             var output: WrittenOutput?
             var warnings: [String]?
             if decided.decision == .repaired, let written = outcome.result {
-                output = WrittenOutput(frames: written.outputFrames, checksum: pinned.checksum(ofOutput: 0))
+                let checksum = withSpan("checksum") { _ in pinned.checksum(ofOutput: 0) }
+                output = WrittenOutput(frames: written.outputFrames, checksum: checksum)
                 warnings = written.warnings.isEmpty ? nil : written.warnings.map(pinned.shown)
             }
             return JobResult(

@@ -4,6 +4,7 @@ import DriftSchema
 import DriftSync
 import DriftWire
 import Foundation
+import Tracing
 
 /// Runs the work of a pairing by sound where the files are: a file's print, or one clip's task (its places measured,
 /// the recording chosen, the clip's audio cut). Every input and every output folder is checked and pinned as for a
@@ -14,13 +15,16 @@ enum SoundJobRunner {
         _ job: JobSpec, worker: String, failure: JobRunner.Failure, seconds: () -> Double
     ) -> JobResult {
         let pinned: PinnedJob
-        switch PinnedJob.pin(inputs: [job.input], inputRoots: job.inputRoots ?? [], outputRoot: nil) {
+        let pinning = withSpan("pin") { _ in
+            PinnedJob.pin(inputs: [job.input], inputRoots: job.inputRoots ?? [], outputRoot: nil)
+        }
+        switch pinning {
         case .failure(let refusal): return failure(refusal.message, refusal.kind, nil)
         case .success(let paths): pinned = paths
         }
         defer { pinned.close() }
         do {
-            let print = try ClipSync.print(of: pinned.inputs[0])
+            let print = try withSpan("print") { _ in try ClipSync.print(of: pinned.inputs[0]) }
             // base64 in JSON: 4 bytes for 3, and the envelope.
             if let print, print.bytes.count / 3 * 4 + 4096 > WireCodec.maxMessageBytes {
                 let hours = Int(print.seconds / 3600)
@@ -46,10 +50,12 @@ enum SoundJobRunner {
         var recordings: [String] = []
         for place in original.places where !recordings.contains(place.recording) { recordings.append(place.recording) }
         let pinned: PinnedJob
-        switch PinnedJob.pin(
-            inputs: [original.clip] + recordings, outputs: original.places.compactMap(\.output),
-            inputRoots: job.inputRoots ?? [], outputRoot: job.outputRoot)
-        {
+        let pinning = withSpan("pin") { _ in
+            PinnedJob.pin(
+                inputs: [original.clip] + recordings, outputs: original.places.compactMap(\.output),
+                inputRoots: job.inputRoots ?? [], outputRoot: job.outputRoot)
+        }
+        switch pinning {
         case .failure(let refusal): return failure(refusal.message, refusal.kind, nil)
         case .success(let paths): pinned = paths
         }
@@ -62,7 +68,12 @@ enum SoundJobRunner {
             task.places[p].recording = pinned.inputs[1 + (recordings.firstIndex(of: original.places[p].recording) ?? 0)]
             if task.places[p].output != nil { task.places[p].output = outputs.next() }
         }
-        let rows = ClipSync.run(task, shown: pinned.shown).map { found in
+        // The clip measured at each place, chosen, and cut (each cut's steps are spans of their own).
+        let found = withSpan("sync") { span in
+            span.attributes["driftfix.places"] = task.places.count
+            return ClipSync.run(task, shown: pinned.shown)
+        }
+        let rows = found.map { found in
             var row = found
             row.reference = original.clip
             row.recording = pinned.shown(row.recording)

@@ -6,38 +6,6 @@ import Tracing
 
 @testable import DriftTrace
 
-private let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
-    .standardized.path
-private let python =
-    ProcessInfo.processInfo.environment["DRIFTFIX_OTIO_PYTHON"] ?? repository + "/.build-otio/bin/python"
-
-/// scripts/otlp-receiver.py on a free loopback port: OTLP/HTTP requests decoded by the opentelemetry-proto package.
-private final class Receiver {
-    let folder = TemporaryFolder("driftfix-otlp")
-    let child: Child
-    let port: Int
-
-    init() throws {
-        child = try Child(
-            python,
-            [
-                repository + "/scripts/otlp-receiver.py", "--port-file", folder.file("port"), "--out",
-                folder.file("spans.jsonl"),
-            ])
-        for _ in 0..<400 where !FileManager.default.fileExists(atPath: folder.file("port")) { usleep(25_000) }
-        port = Int((try? String(contentsOfFile: folder.file("port"), encoding: .utf8)) ?? "") ?? 0
-    }
-
-    deinit { child.send(SIGTERM) }
-
-    var spans: [[String: Any]] {
-        let text = (try? String(contentsOfFile: folder.file("spans.jsonl"), encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
-    }
-}
-
 private func settings(port: Int) throws -> TraceSettings {
     var settings = try #require(
         try TraceSettings.resolve(environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(port)"]))
@@ -67,9 +35,9 @@ private func closedPort() -> Int {
 struct SpanExporterTests {
     @Test(
         "ids, parents, kinds, every attribute type, events, links and status arrive as sent",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: python), "scripts/install-deps.sh makes the venv"))
+        .enabled(if: OTLPReceiver.available, "scripts/install-deps.sh makes the venv"))
     func decoded() throws {
-        let receiver = try Receiver()
+        let receiver = try OTLPReceiver()
         let exporter = SpanExporter(
             settings: try settings(port: receiver.port),
             resource: [("service.name", .string("test")), ("process.pid", .int(42))])
