@@ -5,7 +5,7 @@
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
 #   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (kernel engines resample stretch quality aac content sync
-#                                music soundnight movieprobe scan fleet journal dispatch repair slurm chaos chaos-net compare;
+#                                music soundnight movieprobe scan fleet journal dispatch repair traces slurm chaos chaos-net compare;
 #                                default: all)
 #   BENCH_NIGHT_CLIPS=200 BENCH_NIGHT_SECONDS=2400   the soundnight section's large shoot (clips, recorder seconds)
 #   BENCH_JOURNAL_DEVICES=500 BENCH_JOURNAL_NIGHTS=3   the journal section: devices x 40 real repair jobs, then
@@ -26,7 +26,7 @@ bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
 mkdir -p "$work"
-sections=" ${BENCH_SECTIONS:-kernel engines resample stretch quality aac content sync music soundnight movieprobe scan fleet journal dispatch repair slurm chaos chaos-net compare} "
+sections=" ${BENCH_SECTIONS:-kernel engines resample stretch quality aac content sync music soundnight movieprobe scan fleet journal dispatch repair traces slurm chaos chaos-net compare} "
 want() { [[ "$sections" == *" $1 "* ]]; }
 input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
@@ -575,6 +575,53 @@ time.sleep(3600)' "$(id -u)" "$cores" &
     done
 done
 rm -rf "$work/long-out"
+fi
+
+if want traces; then
+echo
+echo "## Traces: the same night (24 x 60 s stereo, -131 ppm, medium, 2 local workers) untraced, traced to a collector"
+echo "## that refuses (closed port), to one that never answers (a loopback listener that accepts nothing), and to a"
+echo "## real receiver (scripts/otlp-receiver.py);"
+echo "## 5 rounds interleaved, median (min-max) wall seconds"
+make_corpus
+python=${DRIFTFIX_OTIO_PYTHON:-.build-otio/bin/python}
+"$python" scripts/otlp-receiver.py --port-file "$work/otlp.port" --out "$work/spans.jsonl" &
+receiver=$!
+# A collector that never answers: it listens and accepts nothing (requests wait for their timeout).
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+open(sys.argv[1], "w").write(str(s.getsockname()[1])); time.sleep(86400)' "$work/silent.port" &
+silent=$!
+for _ in $(seq 1 100); do [[ -s "$work/otlp.port" && -s "$work/silent.port" ]] && break; sleep 0.05; done
+declare -A endpoint=([untraced]="" [refused]="http://127.0.0.1:9" [silent]="http://127.0.0.1:$(cat "$work/silent.port")"
+    [received]="http://127.0.0.1:$(cat "$work/otlp.port")")
+modes=(untraced refused silent received)
+declare -A night_walls
+for _ in 1 2 3 4 5; do
+    for mode in "${modes[@]}"; do
+        rm -rf "$work/traced-out"
+        start=$(date +%s.%N)
+        if [[ -n ${endpoint[$mode]} ]]; then
+            OTEL_EXPORTER_OTLP_ENDPOINT=${endpoint[$mode]} "$bin/driftfix" repair "$corpus" --out "$work/traced-out" \
+                --workers 2 >/dev/null 2>&1 || echo "$mode: the night failed" >&2
+        else
+            "$bin/driftfix" repair "$corpus" --out "$work/traced-out" --workers 2 >/dev/null 2>&1 \
+                || echo "$mode: the night failed" >&2
+        fi
+        end=$(date +%s.%N)
+        night_walls[$mode]+="$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }') "
+    done
+done
+kill "$receiver" "$silent" 2>/dev/null || true
+# shellcheck disable=SC2086  # the walls are words
+base=$(printf "%s\n" ${night_walls[untraced]} | sort -g | sed -n 3p)
+for mode in "${modes[@]}"; do
+    # shellcheck disable=SC2086
+    printf "%s\n" ${night_walls[$mode]} | sort -g | awk -v m="$mode" -v b="$base" '{ v[NR] = $1 }
+        END { printf "%-9s %.2f s (%.2f-%.2f): %+.1f %% against untraced\n", m, v[3], v[1], v[5], (v[3] / b - 1) * 100 }'
+done
+echo "spans received: $(wc -l <"$work/spans.jsonl") over 5 traced nights"
+rm -rf "$work/traced-out" "$work/spans.jsonl" "$work/otlp.port" "$work/silent.port"
 fi
 
 if want slurm; then

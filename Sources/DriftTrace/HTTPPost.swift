@@ -61,14 +61,22 @@ enum HTTPPost {
     static func send(
         _ body: [UInt8], to endpoint: CollectorEndpoint, headers: [(String, String)], timeout: Double
     ) throws(Failure) {
-        let socket = try connect(endpoint, timeout: timeout)
+        // One deadline for the whole request: connecting, sending and reading the answer.
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        func left() throws(Failure) -> Double {
+            let remaining = (deadline - ContinuousClock.now).components
+            let seconds = Double(remaining.seconds) + Double(remaining.attoseconds) / 1e18
+            guard seconds > 0 else { throw .io("no answer in \(timeout) s") }
+            return seconds
+        }
+        let socket = try connect(endpoint, timeout: try left())
         defer { close(socket) }
         var head = "POST \(endpoint.path) HTTP/1.1\r\nHost: \(endpoint.host):\(endpoint.port)\r\n"
         head += "Content-Type: application/x-protobuf\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
-        try write(Array(head.utf8) + body, to: socket)
-        let reply = try readHead(socket)
+        try write(Array(head.utf8) + body, to: socket, left: left)
+        let reply = try readHead(socket, left: left)
         let parts = reply.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, let code = Int(parts[1]) else { throw .io("not an HTTP reply: \(reply.prefix(80))") }
         guard (200..<300).contains(code) else { throw .status(code, String(reply.prefix(120))) }
@@ -123,22 +131,29 @@ enum HTTPPost {
             }
         }
         _ = fcntl(fd, F_SETFL, flags)
-        let seconds = max(timeout, 0.001)
-        var limit = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1e6))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         return true
     }
 
-    private static func write(_ bytes: [UInt8], to fd: Int32) throws(Failure) {
+    /// Send and receive time out after `seconds` (what is left of the request's deadline).
+    private static func limit(_ fd: Int32, to seconds: Double) throws(Failure) {
+        let seconds = max(seconds, 0.001)
+        var limit = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1e6))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    private static func write(
+        _ bytes: [UInt8], to fd: Int32, left: () throws(Failure) -> Double
+    ) throws(Failure) {
         var sent = 0
         while sent < bytes.count {
+            try limit(fd, to: try left())
             // MSG_NOSIGNAL: a collector that hung up is an error here, not SIGPIPE for the whole process.
             let count = bytes.withUnsafeBytes { all in
                 Glibc.send(fd, all.baseAddress.map { $0 + sent }, all.count - sent, Int32(MSG_NOSIGNAL))
             }
             if count < 0 {
-                if errno == EINTR { continue }
+                if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
                 throw .io("sending: \(String(cString: strerror(errno)))")
             }
             sent += count
@@ -146,12 +161,14 @@ enum HTTPPost {
     }
 
     /// Reads until the end of the status line (the rest of the reply is not needed).
-    private static func readHead(_ fd: Int32) throws(Failure) -> String {
+    private static func readHead(_ fd: Int32, left: () throws(Failure) -> Double) throws(Failure) -> String {
         var reply: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 512)
         while !reply.contains(10), reply.count < 8192 {
+            try limit(fd, to: try left())
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
+            // Timed out (the socket's limit is the deadline): `left` says so, or it was early and we go on.
+            if count < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) { continue }
             guard count > 0 else {
                 throw .io(count == 0 ? "the collector closed the connection" : String(cString: strerror(errno)))
             }

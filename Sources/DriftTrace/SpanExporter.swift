@@ -59,24 +59,34 @@ public final class SpanExporter: Sendable {
         if full { wake.signal() }
     }
 
-    /// Sends everything queued now, on the caller's thread; a failed request ends it (the rest waits for the
-    /// thread's next try), so a collector that is away costs a night's end one short attempt.
+    /// The longest a process's end waits for its spans: a collector that answers takes milliseconds; one that does
+    /// not must not hold the night's end (nor a worker's exit, which the night waits for).
+    public static let endBudget = 2.0
+
+    /// Sends everything queued now, on the caller's thread, within `endBudget`; a failed request ends it (the rest
+    /// waits for the thread's next try).
     public func flush() {
+        let deadline = ContinuousClock.now + .seconds(Self.endBudget)
         while let batch = take() {
-            send(batch)
+            let remaining = (deadline - ContinuousClock.now).components
+            let left = Double(remaining.seconds) + Double(remaining.attoseconds) / 1e18
+            guard left > 0.01 else {
+                dropped(batch, why: nil)
+                break
+            }
+            send(batch, within: left)
             if state.withLock({ $0.lastFailed }) { break }
         }
     }
 
-    /// Sends what is queued and stops the thread. A collector that failed the last request gets one short try, so a
-    /// process never waits long on exit for a collector that is away.
+    /// Sends what is queued and stops the thread, waiting `endBudget` at most (half a second once a request failed).
     public func shutdown() {
         let failing = state.withLock { state in
             state.stopping = true
             return state.lastFailed
         }
         wake.signal()
-        _ = done.wait(timeout: .now() + (failing ? 0.5 : settings.timeout + 1))
+        _ = done.wait(timeout: .now() + (failing ? 0.5 : Self.endBudget))
     }
 
     private func take() -> [FinishedSpan]? {
@@ -93,7 +103,7 @@ public final class SpanExporter: Sendable {
             _ = wake.wait(timeout: .now() + settings.delay)
             let stopping = state.withLock { $0.stopping }
             while let batch = take() {
-                send(batch)
+                send(batch, within: stopping ? Self.endBudget : settings.timeout)
                 if stopping && state.withLock({ $0.lastFailed }) { break }
             }
             if stopping {
@@ -107,28 +117,34 @@ public final class SpanExporter: Sendable {
         }
     }
 
-    private func send(_ batch: [FinishedSpan]) {
+    /// One request; `within` bounds it (and a collector that failed the last request gets a second at most).
+    private func send(_ batch: [FinishedSpan], within limit: Double) {
         let body = OTLPEncoder.request(batch, resource: resource, scope: "driftfix", version: TraceSettings.version)
         let failing = state.withLock { $0.lastFailed }
         do {
             try HTTPPost.send(
                 body, to: settings.endpoint, headers: settings.headers,
-                timeout: failing ? min(settings.timeout, 1) : settings.timeout)
+                timeout: min(limit, failing ? min(settings.timeout, 1) : settings.timeout))
             state.withLock { state in
                 state.counts.exported += batch.count
                 state.lastFailed = false
             }
         } catch {
-            let why = "\(settings.endpoint): \(error)"
-            let first = state.withLock { state -> Bool in
-                state.counts.dropped += batch.count
-                state.counts.failedRequests += 1
-                state.counts.lastFailure = why
-                defer { state.lastFailed = true }
-                return !state.lastFailed
-            }
-            if first { onFailure(why) }
+            dropped(batch, why: "\(settings.endpoint): \(error)")
         }
+    }
+
+    /// Counts `batch` dropped; `why` (a failed request) is logged the first time in a row.
+    private func dropped(_ batch: [FinishedSpan], why: String?) {
+        let first = state.withLock { state -> Bool in
+            state.counts.dropped += batch.count
+            guard let why else { return false }
+            state.counts.failedRequests += 1
+            state.counts.lastFailure = why
+            defer { state.lastFailed = true }
+            return !state.lastFailed
+        }
+        if first, let why { onFailure(why) }
     }
 }
 

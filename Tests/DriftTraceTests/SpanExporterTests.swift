@@ -105,6 +105,34 @@ struct SpanExporterTests {
         #expect(exporter.counts.dropped == 1501, "a stopped exporter queues nothing")
     }
 
+    @Test("a collector that accepts and never answers: the request ends at its deadline, the spans are counted dropped")
+    func collectorSilent() throws {
+        // Listening, never accepting: connects complete (the kernel's backlog), no answer ever comes.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(listener, pointer, length) == 0 && listen(listener, 4) == 0
+                    && getsockname(listener, pointer, &length) == 0
+            }
+        }
+        try #require(bound)
+        var limits = try settings(port: Int(UInt16(bigEndian: address.sin_port)))
+        limits.timeout = 0.3
+        let exporter = SpanExporter(settings: limits, resource: [])
+        let tracer = OTLPTracer(exporter: exporter)
+        for _ in 0..<10 { tracer.startSpan("s", context: .topLevel).end() }
+        exporter.flush()
+        let counts = exporter.counts
+        #expect(counts.dropped == 10 && counts.failedRequests == 1, "\(counts)")
+        #expect(counts.lastFailure?.contains("no answer in 0.3 s") == true, "\(counts.lastFailure ?? "")")
+        exporter.shutdown()
+    }
+
     @Test("the queue is bounded: spans beyond it are dropped and counted, never held")
     func bounded() throws {
         var limits = try settings(port: closedPort())
