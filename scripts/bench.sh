@@ -12,6 +12,7 @@
 #                                unchanged nights
 #   BENCH_FLEET_DEVICES=500 BENCH_FLEET_TAKES=40 BENCH_FLEET_NIGHTS=5   the fleet section's size (100,000 pairs)
 #   BENCH_ENGINE_SECONDS="600 3600"   the engines section's file lengths
+#   BENCH_TRACES_ARGS="--engine soxr --quality best"   the traces section's repair options
 #   BENCH_CHAOS_SEEDS="11 22 33" BENCH_CHAOS_FILES=1000   the chaos nights' seeds and size
 #   BENCH_CHAOSNET_FILES=1000 BENCH_CHAOSNET_SEED=1   the networked chaos night's size and seed (scripts/chaos-net.sh)
 #   BENCH_BASELINE=REV scripts/bench.sh   also build revision REV in a worktree and measure journalled dispatch and
@@ -579,7 +580,8 @@ fi
 
 if want traces; then
 echo
-echo "## Traces: the same night (24 x 60 s stereo, -131 ppm, medium, 2 local workers) untraced, traced to a collector"
+traces_args=${BENCH_TRACES_ARGS:---engine soxr --quality best}
+echo "## Traces: the same night (24 x 60 s stereo, -131 ppm, $traces_args, 2 local workers) untraced, traced to a collector"
 echo "## that refuses (closed port), to one that never answers (a loopback listener that accepts nothing), and to a"
 echo "## real receiver (scripts/otlp-receiver.py);"
 echo "## 5 rounds interleaved, median (min-max) wall seconds"
@@ -602,10 +604,12 @@ for _ in 1 2 3 4 5; do
         rm -rf "$work/traced-out"
         start=$(date +%s.%N)
         if [[ -n ${endpoint[$mode]} ]]; then
+            # shellcheck disable=SC2086  # the arguments are words
             OTEL_EXPORTER_OTLP_ENDPOINT=${endpoint[$mode]} "$bin/driftfix" repair "$corpus" --out "$work/traced-out" \
-                --workers 2 >/dev/null 2>&1 || echo "$mode: the night failed" >&2
+                --workers 2 $traces_args >/dev/null 2>&1 || echo "$mode: the night failed" >&2
         else
-            "$bin/driftfix" repair "$corpus" --out "$work/traced-out" --workers 2 >/dev/null 2>&1 \
+            # shellcheck disable=SC2086
+            "$bin/driftfix" repair "$corpus" --out "$work/traced-out" --workers 2 $traces_args >/dev/null 2>&1 \
                 || echo "$mode: the night failed" >&2
         fi
         end=$(date +%s.%N)

@@ -22,6 +22,14 @@ public final class SpanExporter: Sendable {
         var counts = Counts()
         var stopping = false
         var lastFailed = false
+        /// When the request now being sent started (nil: none is).
+        var sending: ContinuousClock.Instant?
+
+        /// A collector that failed the last request, or has kept one waiting a quarter of a second: not worth
+        /// waiting for at a process's end.
+        var unanswering: Bool {
+            lastFailed || sending.map { ContinuousClock.now - $0 > .milliseconds(250) } ?? false
+        }
     }
 
     let settings: TraceSettings
@@ -61,32 +69,32 @@ public final class SpanExporter: Sendable {
 
     /// The longest a process's end waits for its spans: a collector that answers takes milliseconds; one that does
     /// not must not hold the night's end (nor a worker's exit, which the night waits for).
-    public static let endBudget = 2.0
+    public static let endBudget = 1.0
 
-    /// Sends everything queued now, on the caller's thread, within `endBudget`; a failed request ends it (the rest
-    /// waits for the thread's next try).
+    /// Sends everything queued now, on the caller's thread, within `endBudget`. Against a collector that is not
+    /// answering (the last request failed, or one is waiting) nothing is tried: the spans are counted dropped.
     public func flush() {
         let deadline = ContinuousClock.now + .seconds(Self.endBudget)
         while let batch = take() {
             let remaining = (deadline - ContinuousClock.now).components
             let left = Double(remaining.seconds) + Double(remaining.attoseconds) / 1e18
-            guard left > 0.01 else {
+            guard left > 0.01, !state.withLock({ $0.unanswering }) else {
                 dropped(batch, why: nil)
-                break
+                continue
             }
             send(batch, within: left)
-            if state.withLock({ $0.lastFailed }) { break }
         }
     }
 
-    /// Sends what is queued and stops the thread, waiting `endBudget` at most (half a second once a request failed).
+    /// Sends what is queued and stops the thread, waiting `endBudget` at most, and not at all for a collector that
+    /// is not answering.
     public func shutdown() {
-        let failing = state.withLock { state in
+        let unanswering = state.withLock { state in
             state.stopping = true
-            return state.lastFailed
+            return state.unanswering
         }
         wake.signal()
-        _ = done.wait(timeout: .now() + (failing ? 0.5 : Self.endBudget))
+        if !unanswering { _ = done.wait(timeout: .now() + Self.endBudget) }
     }
 
     private func take() -> [FinishedSpan]? {
@@ -103,8 +111,11 @@ public final class SpanExporter: Sendable {
             _ = wake.wait(timeout: .now() + settings.delay)
             let stopping = state.withLock { $0.stopping }
             while let batch = take() {
+                if stopping && state.withLock({ $0.unanswering }) {
+                    dropped(batch, why: nil)
+                    continue
+                }
                 send(batch, within: stopping ? Self.endBudget : settings.timeout)
-                if stopping && state.withLock({ $0.lastFailed }) { break }
             }
             if stopping {
                 state.withLock { state in
@@ -120,7 +131,11 @@ public final class SpanExporter: Sendable {
     /// One request; `within` bounds it (and a collector that failed the last request gets a second at most).
     private func send(_ batch: [FinishedSpan], within limit: Double) {
         let body = OTLPEncoder.request(batch, resource: resource, scope: "driftfix", version: TraceSettings.version)
-        let failing = state.withLock { $0.lastFailed }
+        let failing = state.withLock { state in
+            state.sending = .now
+            return state.lastFailed
+        }
+        defer { state.withLock { $0.sending = nil } }
         do {
             try HTTPPost.send(
                 body, to: settings.endpoint, headers: settings.headers,
