@@ -584,7 +584,7 @@ traces_args=${BENCH_TRACES_ARGS:---engine soxr --quality best}
 echo "## Traces: the same night (24 x 60 s stereo, -131 ppm, $traces_args, 2 local workers) untraced, traced to a collector"
 echo "## that refuses (closed port), to one that never answers (a loopback listener that accepts nothing), and to a"
 echo "## real receiver (scripts/otlp-receiver.py);"
-echo "## 5 rounds interleaved, median (min-max) wall seconds"
+echo "## ${BENCH_TRACES_ROUNDS:-7} rounds interleaved, median (min-max) wall and CPU seconds, against untraced"
 make_corpus
 python=${DRIFTFIX_OTIO_PYTHON:-.build-otio/bin/python}
 "$python" scripts/otlp-receiver.py --port-file "$work/otlp.port" --out "$work/spans.jsonl" &
@@ -598,33 +598,36 @@ for _ in $(seq 1 100); do [[ -s "$work/otlp.port" && -s "$work/silent.port" ]] &
 declare -A endpoint=([untraced]="" [refused]="http://127.0.0.1:9" [silent]="http://127.0.0.1:$(cat "$work/silent.port")"
     [received]="http://127.0.0.1:$(cat "$work/otlp.port")")
 modes=(untraced refused silent received)
-declare -A night_walls
-for _ in 1 2 3 4 5; do
+declare -A night_walls night_cpu
+rounds=${BENCH_TRACES_ROUNDS:-7}
+for _ in $(seq 1 "$rounds"); do
     for mode in "${modes[@]}"; do
         rm -rf "$work/traced-out"
-        start=$(date +%s.%N)
-        if [[ -n ${endpoint[$mode]} ]]; then
-            # shellcheck disable=SC2086  # the arguments are words
-            OTEL_EXPORTER_OTLP_ENDPOINT=${endpoint[$mode]} "$bin/driftfix" repair "$corpus" --out "$work/traced-out" \
-                --workers 2 $traces_args >/dev/null 2>&1 || echo "$mode: the night failed" >&2
-        else
-            # shellcheck disable=SC2086
-            "$bin/driftfix" repair "$corpus" --out "$work/traced-out" --workers 2 $traces_args >/dev/null 2>&1 \
-                || echo "$mode: the night failed" >&2
-        fi
-        end=$(date +%s.%N)
-        night_walls[$mode]+="$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }') "
+        # Wall seconds, and the CPU seconds of the coordinator and its workers (its children, waited for).
+        # shellcheck disable=SC2086  # the arguments are words
+        env ${endpoint[$mode]:+OTEL_EXPORTER_OTLP_ENDPOINT=${endpoint[$mode]}} /usr/bin/time -o "$work/time.txt" \
+            -f "%e %U %S" "$bin/driftfix" repair "$corpus" --out "$work/traced-out" --workers 2 $traces_args \
+            >/dev/null 2>&1 || echo "$mode: the night failed" >&2
+        read -r wall user system < <(tail -1 "$work/time.txt")
+        night_walls[$mode]+="$wall "
+        night_cpu[$mode]+="$(awk -v u="$user" -v s="$system" 'BEGIN { print u + s }') "
     done
 done
 kill "$receiver" "$silent" 2>/dev/null || true
-# shellcheck disable=SC2086  # the walls are words
-base=$(printf "%s\n" ${night_walls[untraced]} | sort -g | sed -n 3p)
+median() { printf "%s\n" "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+# shellcheck disable=SC2086  # the values are words
+read -r base _ _ < <(median ${night_walls[untraced]})
+# shellcheck disable=SC2086
+read -r cpu_base _ _ < <(median ${night_cpu[untraced]})
 for mode in "${modes[@]}"; do
     # shellcheck disable=SC2086
-    printf "%s\n" ${night_walls[$mode]} | sort -g | awk -v m="$mode" -v b="$base" '{ v[NR] = $1 }
-        END { printf "%-9s %.2f s (%.2f-%.2f): %+.1f %% against untraced\n", m, v[3], v[1], v[5], (v[3] / b - 1) * 100 }'
+    read -r w lo hi < <(median ${night_walls[$mode]})
+    # shellcheck disable=SC2086
+    read -r c clo chi < <(median ${night_cpu[$mode]})
+    awk -v m="$mode" -v w="$w" -v lo="$lo" -v hi="$hi" -v b="$base" -v c="$c" -v clo="$clo" -v chi="$chi" -v cb="$cpu_base" \
+        'BEGIN { printf "%-9s wall %.2f s (%.2f-%.2f) %+.1f %%   cpu %.2f s (%.2f-%.2f) %+.1f %%\n", m, w, lo, hi, (w / b - 1) * 100, c, clo, chi, (c / cb - 1) * 100 }'
 done
-echo "spans received: $(wc -l <"$work/spans.jsonl") over 5 traced nights"
+echo "spans received: $(wc -l <"$work/spans.jsonl") over ${BENCH_TRACES_ROUNDS:-7} traced nights"
 rm -rf "$work/traced-out" "$work/spans.jsonl" "$work/otlp.port" "$work/silent.port"
 fi
 

@@ -24,6 +24,9 @@ public final class SpanExporter: Sendable {
         var lastFailed = false
         /// When the request now being sent started (nil: none is).
         var sending: ContinuousClock.Instant?
+        /// Whether a request was ever made: until then the queue is looked at every half second, so a collector
+        /// that is away is known early (and not waited for at the end) even in a short night.
+        var tried = false
 
         /// A collector that failed the last request, or has kept one waiting a quarter of a second: not worth
         /// waiting for at a process's end.
@@ -108,7 +111,8 @@ public final class SpanExporter: Sendable {
 
     private func loop() {
         while true {
-            _ = wake.wait(timeout: .now() + settings.delay)
+            let tried = state.withLock { $0.tried }
+            _ = wake.wait(timeout: .now() + (tried ? settings.delay : min(settings.delay, 0.5)))
             let stopping = state.withLock { $0.stopping }
             while let batch = take() {
                 if stopping && state.withLock({ $0.unanswering }) {
@@ -133,6 +137,7 @@ public final class SpanExporter: Sendable {
         let body = OTLPEncoder.request(batch, resource: resource, scope: "driftfix", version: TraceSettings.version)
         let failing = state.withLock { state in
             state.sending = .now
+            state.tried = true
             return state.lastFailed
         }
         defer { state.withLock { $0.sending = nil } }
