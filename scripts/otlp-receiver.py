@@ -119,14 +119,21 @@ def waterfall(path):
         role = row["resource"].get("driftfix.role", "")
         who = row["resource"].get("service.instance.id") or f"pid {row['resource'].get('process.pid', '?')}"
         label = html.escape(f"{row['name']} ({role} {who}, {(row['end'] - row['start']) / 1e6:.1f} ms)")
+        kind = "error" if row.get("status") == 2 else html.escape(role)
         lines.append(f'<div class="row"><span class="name" style="padding-left:{depth * 14}px">{label}</span>'
-                     f'<span class="lane"><span class="bar {html.escape(role)}" style="left:{left:.3f}%;'
+                     f'<span class="lane"><span class="bar {kind}" style="left:{left:.3f}%;'
                      f'width:{width:.3f}%"></span></span></div>')
+    traces = sorted({row["trace"] for row in rows})
+    head = (f'<h1>driftfix night: {len(rows)} spans, {(end - start) / 1e9:.2f} s</h1><p>trace '
+            f'{html.escape(", ".join(traces))} &middot; <span class="key coordinator"></span> coordinator '
+            f'<span class="key worker"></span> worker <span class="key error"></span> error</p>')
     return ("<!doctype html><meta charset=utf-8><title>driftfix night trace</title><style>"
             "body{font:12px sans-serif}.row{display:flex;align-items:center;height:18px}"
             ".name{width:420px;white-space:nowrap;overflow:hidden}.lane{position:relative;flex:1;height:12px;"
             "background:#f3f3f3}.bar{position:absolute;top:0;bottom:0;background:#4a7fd0}"
-            ".bar.worker{background:#d07a4a}.bar.error{background:#c33}</style>" + "".join(lines))
+            ".bar.worker{background:#d07a4a}.bar.error{background:#c33}h1{font-size:15px;margin:4px 0}"
+            "p{margin:2px 0 8px}.key{display:inline-block;width:10px;height:10px;background:#4a7fd0}"
+            ".key.worker{background:#d07a4a}.key.error{background:#c33}</style>" + head + "".join(lines))
 
 
 def main():
