@@ -35,23 +35,10 @@ tag="dfx$$"
 work=$(mktemp -d "/run/driftfix-multihost-XXXXXX")
 mkdir -p "$out" "$report"
 pids=()
+# shellcheck disable=SC2034  # filled by ns_worker_view, read by ns_cleanup (lib/namespaces.sh)
 mounts=()
 
-cleanup() {
-    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    sleep 0.5
-    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-    for mount in "${mounts[@]}"; do umount "$mount" 2>/dev/null || true; done
-    ns_remove "$tag" 1 2
-    # The views are bind mounts of the media and output: never delete through one that is still mounted.
-    for mount in "${mounts[@]}"; do
-        if mountpoint -q "$mount"; then
-            echo "multihost: $mount is still mounted; leaving $work in place" >&2
-            return
-        fi
-    done
-    rm -rf --one-file-system "$work"
-}
+cleanup() { ns_cleanup multihost "$tag" "$work" 1 2; }
 trap cleanup EXIT
 
 # One point-to-point link per worker: 10.201.N.1 (coordinator side) <-> 10.201.N.2 (worker N).

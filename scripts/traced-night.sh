@@ -9,6 +9,7 @@
 # requeued and finished by a local worker. Needs root (namespaces). Exit 77: namespaces cannot be made here; 3: the
 # scenario was not reached (w1 never caught writing).
 set -euo pipefail
+# shellcheck source=lib/namespaces.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/namespaces.sh"
 
 media=$(realpath "$1")
@@ -26,22 +27,10 @@ work=$(mktemp -d "/run/driftfix-traced-XXXXXX")
 mkdir -p "$out" "$report"
 : >"$spans"
 pids=()
+# shellcheck disable=SC2034  # filled by ns_worker_view, read by ns_cleanup (lib/namespaces.sh)
 mounts=()
 
-cleanup() {
-    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    sleep 0.5
-    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-    for mount in "${mounts[@]}"; do umount "$mount" 2>/dev/null || true; done
-    ns_remove "$tag" 1
-    for mount in "${mounts[@]}"; do
-        if mountpoint -q "$mount"; then
-            echo "traced-night: $mount is still mounted; leaving $work in place" >&2
-            return
-        fi
-    done
-    rm -rf --one-file-system "$work"
-}
+cleanup() { ns_cleanup traced-night "$tag" "$work" 1; }
 trap cleanup EXIT
 
 if ! ns_star "$tag" "$subnet" 1; then

@@ -176,3 +176,20 @@ public struct Shoot: Sendable {
         return lags
     }
 }
+
+extension Shoot {
+    /// The smallest sound night with both rounds: one recorder of 180 s whose clock runs 95 ppm fast and two camera
+    /// clips it heard (40 s from 15 s, 45 s from 100 s), written under `root` as `audio/REC0001.WAV` and
+    /// `camera/A001.MP4`, `camera/A002.MP4`.
+    public static func smallNight(in root: String) throws -> Shoot {
+        let shoot = Shoot(
+            sound: .speech, seed: 47, sampleRate: 16000,
+            recorders: [Shoot.Recorder(start: -5, seconds: 180, driftPPM: 95)],
+            clips: [Shoot.Clip(start: 15, seconds: 40), Shoot.Clip(start: 100, seconds: 45)])
+        try FileManager.default.createDirectory(atPath: root + "/audio", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/camera", withIntermediateDirectories: true)
+        try shoot.writeRecorder(0, to: root + "/audio/REC0001.WAV")
+        for c in shoot.clips.indices { try shoot.writeCameraClip(c, to: root + "/camera/A00\(c + 1).MP4") }
+        return shoot
+    }
+}

@@ -248,15 +248,8 @@ struct SyncCommandTests {
         "repair --pair-by sound on a worker started elsewhere: prints and cuts run in the worker process, over one run the worker stays in for both rounds; a worker that may not read the files refuses every job by name"
     )
     func onWorkers() throws {
-        let shoot = Shoot(
-            sound: .speech, seed: 47, sampleRate: 16000,
-            recorders: [Shoot.Recorder(start: -5, seconds: 180, driftPPM: 95)],
-            clips: [Shoot.Clip(start: 15, seconds: 40), Shoot.Clip(start: 100, seconds: 45)])
         let root = TemporaryFolder()
-        try FileManager.default.createDirectory(atPath: root.file("audio"), withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: root.file("camera"), withIntermediateDirectories: true)
-        try shoot.writeRecorder(0, to: root.file("audio/REC0001.WAV"))
-        for c in shoot.clips.indices { try writeClip(shoot, c, to: root.file("camera/A00\(c + 1).MP4")) }
+        let shoot = try Shoot.smallNight(in: root.path)
 
         func night(workerArguments: [String]) throws -> (
             coordinator: CommandResult, worker: CommandResult, out: TemporaryFolder

@@ -11,15 +11,8 @@ struct TracedSoundNightTests {
         "repair --pair-by sound on local workers: the prints and the clips each a round below the night, every job's worker span its child with its steps"
     )
     func soundNight() throws {
-        let shoot = Shoot(
-            sound: .speech, seed: 47, sampleRate: 16000,
-            recorders: [Shoot.Recorder(start: -5, seconds: 180, driftPPM: 95)],
-            clips: [Shoot.Clip(start: 15, seconds: 40), Shoot.Clip(start: 100, seconds: 45)])
         let root = TemporaryFolder()
-        try FileManager.default.createDirectory(atPath: root.file("audio"), withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: root.file("camera"), withIntermediateDirectories: true)
-        try shoot.writeRecorder(0, to: root.file("audio/REC0001.WAV"))
-        for c in shoot.clips.indices { try shoot.writeCameraClip(c, to: root.file("camera/A00\(c + 1).MP4")) }
+        _ = try Shoot.smallNight(in: root.path)
         let receiver = try OTLPReceiver()
         let out = TemporaryFolder("driftfix-out")
         let result = try Background(

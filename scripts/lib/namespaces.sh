@@ -32,6 +32,28 @@ ns_remove() {
     for n in "$@"; do ip netns del "$tag-w$n" 2>/dev/null || true; done
 }
 
+# ns_cleanup NAME TAG WORK N...: a namespace script's exit (its EXIT trap): the caller's `pids` sent SIGTERM, then
+# SIGKILL half a second later; its `mounts` unmounted; the namespaces of ns_star removed (their veth ends and qdiscs go
+# with them); WORK deleted - unless a mount stayed, when WORK is left in place and said (never delete through a view
+# of the media that is still mounted).
+ns_cleanup() {
+    local name=$1 tag=$2 work=$3 pid mount
+    shift 3
+    # shellcheck disable=SC2154  # the caller's arrays
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    sleep 0.5
+    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+    for mount in "${mounts[@]}"; do umount "$mount" 2>/dev/null || true; done
+    ns_remove "$tag" "$@"
+    for mount in "${mounts[@]}"; do
+        if mountpoint -q "$mount"; then
+            echo "$name: $mount is still mounted; leaving $work in place" >&2
+            return 0
+        fi
+    done
+    rm -rf --one-file-system "$work"
+}
+
 # ns_keys BIN FOLDER N...: the coordinator's CURVE pair and one per worker, each worker's public key admitted through
 # FOLDER/allow.
 ns_keys() {
