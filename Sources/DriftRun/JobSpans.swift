@@ -108,7 +108,7 @@ final class JobSpans: Sendable {
             switch job.state {
             case .done(let result):
                 attributes["driftfix.worker"] = result.worker
-                attributes["driftfix.outcome"] = outcomeName(result.outcome)
+                attributes["driftfix.outcome"] = result.outcome.name
                 if case .failed(let failure) = result.outcome {
                     attributes["driftfix.failure.kind"] = failure.kind.rawValue
                     span.setStatus(SpanStatus(code: .error, message: failure.message))
@@ -126,15 +126,6 @@ final class JobSpans: Sendable {
             }
         }
         span.end()
-    }
-
-    static func outcomeName(_ outcome: JobOutcome) -> String {
-        switch outcome {
-        case .repaired: "repaired"
-        case .decided(let content, _): content.decision.rawValue
-        case .heard: "heard"
-        case .failed: "failed"
-        }
     }
 
     /// What the plan asked of the worker: method, engine, the target length and the drift it corrects.

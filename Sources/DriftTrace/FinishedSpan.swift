@@ -1,5 +1,5 @@
 /// A span once it ended: everything the exporter sends, in plain values (no closures, no locks).
-public struct FinishedSpan: Sendable, Equatable {
+public struct FinishedSpan: Sendable {
     /// What OTLP calls the span's kind.
     public enum Kind: Int, Sendable {
         case `internal` = 1
@@ -21,23 +21,15 @@ public struct FinishedSpan: Sendable, Equatable {
         case bools([Bool])
     }
 
-    public struct Event: Sendable, Equatable {
+    public struct Event: Sendable {
         public var name: String
         public var nanoseconds: UInt64
         public var attributes: [(String, Value)]
-
-        public static func == (a: Event, b: Event) -> Bool {
-            a.name == b.name && a.nanoseconds == b.nanoseconds && a.attributes.elementsEqual(b.attributes, by: ==)
-        }
     }
 
-    public struct Link: Sendable, Equatable {
+    public struct Link: Sendable {
         public var parent: TraceParent
         public var attributes: [(String, Value)]
-
-        public static func == (a: Link, b: Link) -> Bool {
-            a.parent == b.parent && a.attributes.elementsEqual(b.attributes, by: ==)
-        }
     }
 
     /// OTLP's status: unset, ok, or an error with its message.
@@ -57,10 +49,4 @@ public struct FinishedSpan: Sendable, Equatable {
     public var events: [Event]
     public var links: [Link]
     public var status: Status
-
-    public static func == (a: FinishedSpan, b: FinishedSpan) -> Bool {
-        a.name == b.name && a.kind == b.kind && a.context == b.context && a.parentSpanID == b.parentSpanID
-            && a.start == b.start && a.end == b.end && a.attributes.elementsEqual(b.attributes, by: ==)
-            && a.events == b.events && a.links == b.links && a.status == b.status
-    }
 }

@@ -60,6 +60,18 @@ public struct JobResult: Sendable, Equatable {
 }
 
 /// What a job came to: each case carries exactly what it means.
+extension JobOutcome {
+    /// The outcome in one word, as traces name it: `repaired`, a content decision, `heard` or `failed`.
+    public var name: String {
+        switch self {
+        case .repaired: "repaired"
+        case .decided(let content, _): content.decision.rawValue
+        case .heard: "heard"
+        case .failed: "failed"
+        }
+    }
+}
+
 public enum JobOutcome: Sendable, Equatable {
     /// A header repair's output (or a no-op's frames), written and verified.
     case repaired(WrittenOutput)

@@ -34,18 +34,16 @@ public enum JobRunner {
     }
 
     private static func describe(_ result: JobResult, on span: any Span) {
+        span.attributes["driftfix.outcome"] = result.outcome.name
         switch result.outcome {
         case .repaired(let output):
-            span.attributes["driftfix.outcome"] = "repaired"
             span.attributes["driftfix.output.frames"] = output.frames
         case .decided(let content, let output):
-            span.attributes["driftfix.outcome"] = content.decision.rawValue
             if let ppm = content.measurement?.driftPPM { span.attributes["driftfix.drift.ppm"] = ppm }
             if let frames = output?.frames { span.attributes["driftfix.output.frames"] = frames }
         case .heard:
-            span.attributes["driftfix.outcome"] = "heard"
+            break
         case .failed(let failure):
-            span.attributes["driftfix.outcome"] = "failed"
             span.attributes["driftfix.failure.kind"] = failure.kind.rawValue
             span.setStatus(SpanStatus(code: .error, message: failure.message))
         }

@@ -14,21 +14,27 @@ private func settings(port: Int) throws -> TraceSettings {
     return settings
 }
 
-/// A port nothing listens on: bound, then closed.
-private func closedPort() -> Int {
+/// A TCP socket bound to a free loopback port, listening when asked, and its port.
+private func loopbackSocket(listening: Bool) -> (fd: Int32, port: Int) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
+    let bound = withUnsafeMutablePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-            bind(fd, pointer, length)
-            return getsockname(fd, pointer, &length)
+            bind(fd, pointer, length) == 0 && (!listening || listen(fd, 4) == 0)
+                && getsockname(fd, pointer, &length) == 0
         }
     }
-    return Int(UInt16(bigEndian: address.sin_port))
+    return (fd, bound ? Int(UInt16(bigEndian: address.sin_port)) : 0)
+}
+
+/// A port nothing listens on: bound, then closed.
+private func closedPort() -> Int {
+    let (fd, port) = loopbackSocket(listening: false)
+    close(fd)
+    return port
 }
 
 @Suite("spans exported over OTLP/HTTP, read back by the official protobuf package", .serialized)
@@ -109,20 +115,10 @@ struct SpanExporterTests {
     @Test("a collector that accepts and never answers: the request ends at its deadline, the spans are counted dropped")
     func collectorSilent() throws {
         // Listening, never accepting: connects complete (the kernel's backlog), no answer ever comes.
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (listener, port) = loopbackSocket(listening: true)
         defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(listener, pointer, length) == 0 && listen(listener, 4) == 0
-                    && getsockname(listener, pointer, &length) == 0
-            }
-        }
-        try #require(bound)
-        var limits = try settings(port: Int(UInt16(bigEndian: address.sin_port)))
+        try #require(port != 0)
+        var limits = try settings(port: port)
         limits.timeout = 0.3
         let exporter = SpanExporter(settings: limits, resource: [])
         let tracer = OTLPTracer(exporter: exporter)
