@@ -9,7 +9,7 @@
 #include <immintrin.h>
 #endif
 
-enum { max_taps = 512 };
+enum { max_taps = 512, max_register_vectors = 7 };
 
 typedef struct {
     const float *coefficients;
@@ -18,17 +18,23 @@ typedef struct {
     int phases;
 } filter_table;
 
-static inline void locate(
-    const driftfix_polyphase_position *p, driftfix_polyphase_step step, filter_table table, const float **c,
-    const float **d, float *fraction) {
-    // The phase from the exact remainder (integers until here): the row, its differences to the next row, and the
-    // fraction of the way there. remainder < target < 2^63: a signed conversion is one instruction.
+static inline int phase_row(
+    const driftfix_polyphase_position *p, driftfix_polyphase_step step, filter_table table, float *fraction) {
+    // The phase from the exact remainder (integers until here): the row and the fraction of the way to the next.
+    // remainder < target < 2^63: a signed conversion is one instruction.
     double scaled = (double)(int64_t)p->remainder * ((double)table.phases / (double)(int64_t)step.target);
     int j = (int)scaled;
     if (j >= table.phases) j = table.phases - 1;
+    *fraction = (float)(scaled - (double)j);
+    return j;
+}
+
+static inline void locate(
+    const driftfix_polyphase_position *p, driftfix_polyphase_step step, filter_table table, const float **c,
+    const float **d, float *fraction) {
+    int j = phase_row(p, step, table, fraction);
     *c = table.coefficients + (size_t)j * table.taps;
     *d = table.differences + (size_t)j * table.taps;
-    *fraction = (float)(scaled - (double)j);
 }
 
 static inline void advance(driftfix_polyphase_position *p, driftfix_polyphase_step step) {
@@ -128,11 +134,59 @@ __attribute__((target("avx2,fma"))) static void run_avx2(
 
 // The same loop on 16-lane registers, for one or two channels: lanes 0-7 are the AVX2 loop's first chain and lanes
 // 8-15 its second, a tail of 8 taps goes to the first chain, and the chains are added as there. So every output is
-// bit for bit the AVX2 loop's, with half the loads and multiply-adds issued.
-__attribute__((target("avx512f,avx2,fma"))) static void run_avx512(
-    const float *coefficients, const float *differences, int taps, int phases, const float *const *planes,
-    int channels, driftfix_polyphase_position *position, driftfix_polyphase_step step, int count, float *output) {
-    const filter_table table = {coefficients, differences, taps, phases};
+// bit for bit the AVX2 loop's, with half the loads and multiply-adds issued. `vectors` (the full 16-tap vectors, a
+// constant where this is inlined) lets the two table rows live in registers: at drift-sized ratios the row changes
+// every few frames, so most frames load only their samples.
+__attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void run_avx512_rows(
+    const int vectors, const filter_table table, const float *const *planes, int channels,
+    driftfix_polyphase_position *position, driftfix_polyphase_step step, int count, float *output) {
+    const int full = vectors * 16;
+    const __mmask16 tail = (__mmask16)((1u << (table.taps - full)) - 1u);
+    __m512 c[max_register_vectors + 1], d[max_register_vectors + 1];
+    int row = -1;
+    for (int k = 0; k < count; k++) {
+        float t;
+        const int j = phase_row(position, step, table, &t);
+        if (j != row) {
+            row = j;
+            const float *cr = table.coefficients + (size_t)j * table.taps;
+            const float *dr = table.differences + (size_t)j * table.taps;
+            for (int v = 0; v < vectors; v++) {
+                c[v] = _mm512_loadu_ps(cr + v * 16);
+                d[v] = _mm512_loadu_ps(dr + v * 16);
+            }
+            c[vectors] = _mm512_maskz_loadu_ps(tail, cr + full);
+            d[vectors] = _mm512_maskz_loadu_ps(tail, dr + full);
+        }
+        const __m512 tv = _mm512_set1_ps(t);
+        const float *x0 = planes[0] + position->index;
+        const float *x1 = planes[channels - 1] + position->index;
+        __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+        for (int v = 0; v < vectors; v++) {
+            __m512 h = _mm512_fmadd_ps(tv, d[v], c[v]);
+            a0 = _mm512_fmadd_ps(h, _mm512_loadu_ps(x0 + v * 16), a0);
+            a1 = _mm512_fmadd_ps(h, _mm512_loadu_ps(x1 + v * 16), a1);
+        }
+        if (tail) {
+            __m512 h = _mm512_fmadd_ps(tv, d[vectors], c[vectors]);
+            a0 = _mm512_mask3_fmadd_ps(h, _mm512_maskz_loadu_ps(tail, x0 + full), a0, tail);
+            a1 = _mm512_mask3_fmadd_ps(h, _mm512_maskz_loadu_ps(tail, x1 + full), a1, tail);
+        }
+        float *out = output + (size_t)k * channels;
+        out[0] = sum8(_mm256_add_ps(
+            _mm512_castps512_ps256(a0), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a0), 1))));
+        if (channels == 2)
+            out[1] = sum8(_mm256_add_ps(
+                _mm512_castps512_ps256(a1), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a1), 1))));
+        advance(position, step);
+    }
+}
+
+// The 16-lane loop for filters too long for registers (ratios far below 1), reading both rows for every frame.
+__attribute__((target("avx512f,avx2,fma"))) static void run_avx512_long(
+    const filter_table table, const float *const *planes, int channels, driftfix_polyphase_position *position,
+    driftfix_polyphase_step step, int count, float *output) {
+    const int taps = table.taps;
     const int full = taps / 16 * 16;
     const __mmask16 tail = (__mmask16)((1u << (taps - full)) - 1u);
     for (int k = 0; k < count; k++) {
@@ -161,6 +215,22 @@ __attribute__((target("avx512f,avx2,fma"))) static void run_avx512(
             out[1] = sum8(_mm256_add_ps(
                 _mm512_castps512_ps256(a1), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a1), 1))));
         advance(position, step);
+    }
+}
+
+
+// Up to 7 full vectors and a tail (128 taps: every quality near ratio 1) keep both rows in 16 of the 32 registers.
+__attribute__((target("avx512f,avx2,fma"))) static void run_avx512(
+    const float *coefficients, const float *differences, int taps, int phases, const float *const *planes,
+    int channels, driftfix_polyphase_position *position, driftfix_polyphase_step step, int count, float *output) {
+    const filter_table table = {coefficients, differences, taps, phases};
+    switch (taps / 16) {
+#define DRIFTFIX_ROWS(n) \
+    case n: run_avx512_rows(n, table, planes, channels, position, step, count, output); return;
+        DRIFTFIX_ROWS(1) DRIFTFIX_ROWS(2) DRIFTFIX_ROWS(3) DRIFTFIX_ROWS(4) DRIFTFIX_ROWS(5) DRIFTFIX_ROWS(6)
+        DRIFTFIX_ROWS(7)
+#undef DRIFTFIX_ROWS
+    default: run_avx512_long(table, planes, channels, position, step, count, output);
     }
 }
 
