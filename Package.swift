@@ -48,11 +48,10 @@ let package = Package(
         // libsoxr: the second resampling engine (the library sox's `rate` effect is built on).
         .systemLibrary(name: "CSoxr", providers: [.apt(["libsoxr-dev"])]),
         .systemLibrary(name: "CXXHash", providers: [.apt(["libxxhash-dev"])]),
-        // FFmpeg's libraries (libavformat-dev, libavcodec-dev, libavutil-dev from apt) and the few C helpers Swift
-        // cannot express: error-code macros and a va_list log callback.
-        .target(
-            name: "CFFmpeg",
-            linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil")]),
+        // FFmpeg's libraries (libavformat-dev, libavcodec-dev, libavutil-dev from apt for the headers), loaded at first
+        // use rather than linked, and the few C helpers Swift cannot express: error-code macros and a va_list log
+        // callback.
+        .target(name: "CFFmpeg"),
 
         // Linux system calls Swift cannot reach (openat2 for the worker's confinement, renameat2 for outputs that
         // never replace anything but a regular file) and the async-signal-safe removal of temporary files.

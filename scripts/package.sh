@@ -70,9 +70,14 @@ gzip -9n <CHANGELOG.md >"$root/usr/share/doc/driftfix/changelog.gz" 2>/dev/null 
     sed 's/^/ /; s/^ $/ ./' LICENSE
 } >"$root/usr/share/doc/driftfix/copyright"
 
-# Depends: the package of every shared library the binary asks for, at least the version built against.
+# Depends: the package of every shared library the binary asks for, at least the version built against: those it
+# links (NEEDED) and libavformat, which it loads at first use by the soname written into it (libavformat's package
+# brings libavcodec's and libavutil's).
+needed=$(objdump -p "$binary" | awk '$1 == "NEEDED" { print $2 }')
+loaded=$(strings -a "$binary" | grep -xE 'libavformat\.so\.[0-9]+' | sort -u)
+[[ $(wc -w <<<"$loaded") -eq 1 ]] || { echo "package.sh: the binary names no single libavformat soname" >&2; exit 1; }
 depends=()
-for library in $(objdump -p "$binary" | awk '$1 == "NEEDED" { print $2 }'); do
+for library in $needed $loaded; do
     # (awk reads to the end: an early exit would make ldconfig die of SIGPIPE under pipefail)
     path=$(ldconfig -p | awk -v l="$library" '$1 == l && !found { print $NF; found = 1 }')
     [[ -n "$path" ]] || { echo "package.sh: $library is not installed here" >&2; exit 1; }

@@ -12,7 +12,7 @@ static void log_callback(void *context, int level, const char *format, va_list a
     }
 }
 
-void driftfix_av_quiet(void) { av_log_set_callback(log_callback); }
+void driftfix_av_quiet(void) { driftfix_av_log_set_callback(log_callback); }
 
 void driftfix_av_clear_message(void) { last_message[0] = 0; }
 

@@ -29,29 +29,29 @@ final class AudioDecoder {
         guard let parameters = stream.pointee.codecpar else {
             throw AudioError(path: demuxer.path, cause: .corrupt("stream \(streamIndex) has no codec parameters"))
         }
-        guard let decoder = avcodec_find_decoder(parameters.pointee.codec_id) else {
+        guard let decoder = driftfix_avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw AudioError(
                 path: demuxer.path,
                 cause: .unsupported(
-                    "no decoder for \(String(cString: avcodec_get_name(parameters.pointee.codec_id))) in this FFmpeg build"
+                    "no decoder for \(String(cString: driftfix_avcodec_get_name(parameters.pointee.codec_id))) in this FFmpeg build"
                 ))
         }
-        guard let context = avcodec_alloc_context3(decoder) else {
+        guard let context = driftfix_avcodec_alloc_context3(decoder) else {
             throw AudioError(path: demuxer.path, cause: .readFailed("out of memory"))
         }
-        var code = avcodec_parameters_to_context(context, parameters)
+        var code = driftfix_avcodec_parameters_to_context(context, parameters)
         if code >= 0 {
             context.pointee.pkt_timebase = stream.pointee.time_base
             context.pointee.thread_count = 1
-            code = avcodec_open2(context, decoder, nil)
+            code = driftfix_avcodec_open2(context, decoder, nil)
         }
         guard code >= 0 else {
             var doomed: UnsafeMutablePointer<AVCodecContext>? = context
-            avcodec_free_context(&doomed)
+            driftfix_avcodec_free_context(&doomed)
             throw AudioError(path: demuxer.path, cause: .unsupported(FFmpeg.describe(code)))
         }
         codec = context
-        frame = av_frame_alloc()
+        frame = driftfix_av_frame_alloc()
         channelCount = Int(context.pointee.ch_layout.nb_channels)
         sampleRate = Int(context.pointee.sample_rate)
         guard channelCount > 0, channelCount <= 1024, sampleRate > 0, sampleRate <= 1_536_000 else {
@@ -63,9 +63,9 @@ final class AudioDecoder {
 
     deinit {
         var doomedFrame: UnsafeMutablePointer<AVFrame>? = frame
-        av_frame_free(&doomedFrame)
+        driftfix_av_frame_free(&doomedFrame)
         var doomed: UnsafeMutablePointer<AVCodecContext>? = codec
-        avcodec_free_context(&doomed)
+        driftfix_avcodec_free_context(&doomed)
     }
 
     /// Fills up to `frames` frames; returns how many, 0 at the end of the stream.
@@ -97,10 +97,10 @@ final class AudioDecoder {
         pending.removeAll(keepingCapacity: true)
         pendingStart = 0
         while !finished {
-            let received = avcodec_receive_frame(codec, frame)
+            let received = driftfix_avcodec_receive_frame(codec, frame)
             if received >= 0 {
                 append(frame)
-                av_frame_unref(frame)
+                driftfix_av_frame_unref(frame)
                 if !pending.isEmpty { return true }
                 continue
             }
@@ -119,11 +119,11 @@ final class AudioDecoder {
                 if try demuxer.read(into: packet.pointer) {
                     defer { packet.unref() }
                     guard Int(packet.pointer.pointee.stream_index) == streamIndex else { continue }
-                    let sent = avcodec_send_packet(codec, packet.pointer)
+                    let sent = driftfix_avcodec_send_packet(codec, packet.pointer)
                     guard sent >= 0 || sent == FFmpeg.again else { throw damaged(sent, at: packet.pointer) }
                     fed = true
                 } else {
-                    _ = avcodec_send_packet(codec, nil)
+                    _ = driftfix_avcodec_send_packet(codec, nil)
                     sentEnd = true
                     fed = true
                 }
@@ -151,7 +151,7 @@ final class AudioDecoder {
         let channels = Int(frame.pointee.ch_layout.nb_channels)
         guard count > 0, channels == channelCount, let planes = frame.pointee.extended_data else { return }
         let format = AVSampleFormat(rawValue: frame.pointee.format)
-        let planar = av_sample_fmt_is_planar(format) != 0
+        let planar = driftfix_av_sample_fmt_is_planar(format) != 0
         let start = pending.count
         pending.append(contentsOf: repeatElement(0, count: count * channels))
         pending.withUnsafeMutableBufferPointer { out in
@@ -174,7 +174,7 @@ enum SampleConversion {
         _ plane: UnsafeMutablePointer<UInt8>, format: AVSampleFormat, count: Int, step: Int, offset: Int,
         into out: UnsafeMutablePointer<Float>, stride: Int
     ) {
-        let packed = av_get_packed_sample_fmt(format)
+        let packed = driftfix_av_get_packed_sample_fmt(format)
         switch packed {
         case AV_SAMPLE_FMT_U8:
             for i in 0..<count { out[i * stride] = (Float(plane[i * step + offset]) - 128) / 128 }
@@ -212,7 +212,7 @@ extension SampleConversion {
         into frame: UnsafeMutablePointer<AVFrame>, at offset: Int
     ) {
         let format = AVSampleFormat(rawValue: frame.pointee.format)
-        let planar = av_sample_fmt_is_planar(format) != 0
+        let planar = driftfix_av_sample_fmt_is_planar(format) != 0
         guard let planes = frame.pointee.extended_data else { return }
         func integer(_ value: Float, scale: Double, low: Double, high: Double) -> Double {
             min(high, max(low, (Double(value) * scale).rounded()))
@@ -221,7 +221,7 @@ extension SampleConversion {
             guard let plane = planar ? planes[channel] : planes[0] else { continue }
             let step = planar ? 1 : channels
             let first = planar ? offset : offset * channels + channel
-            switch av_get_packed_sample_fmt(format) {
+            switch driftfix_av_get_packed_sample_fmt(format) {
             case AV_SAMPLE_FMT_FLT:
                 plane.withMemoryRebound(to: Float.self, capacity: (first + frames * step)) { out in
                     for i in 0..<frames { out[first + i * step] = samples[i * channels + channel] }

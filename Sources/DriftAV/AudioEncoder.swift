@@ -33,29 +33,29 @@ final class AudioEncoder {
         globalHeader: Bool, firstTimestamp: Int64, displayPath: String
     ) throws(AudioError) {
         display = displayPath
-        guard let codec = avcodec_find_encoder_by_name(codecName) else {
+        guard let codec = driftfix_avcodec_find_encoder_by_name(codecName) else {
             throw AudioError(path: displayPath, cause: .unsupported("this FFmpeg build has no \(codecName) encoder"))
         }
-        guard let context = avcodec_alloc_context3(codec) else {
+        guard let context = driftfix_avcodec_alloc_context3(codec) else {
             throw AudioError(path: displayPath, cause: .writeFailed("out of memory"))
         }
         self.context = context
         context.pointee.sample_rate = Int32(sampleRate)
         context.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
-        av_channel_layout_copy(&context.pointee.ch_layout, layout)
+        driftfix_av_channel_layout_copy(&context.pointee.ch_layout, layout)
         context.pointee.sample_fmt = AudioEncoder.sampleFormat(for: codec, bits: bitsPerSample)
-        if let bitsPerSample, bitsPerSample > 16, av_get_bytes_per_sample(context.pointee.sample_fmt) == 4,
-            av_sample_fmt_is_planar(context.pointee.sample_fmt) != 0 || codecName == "alac"
+        if let bitsPerSample, bitsPerSample > 16, driftfix_av_get_bytes_per_sample(context.pointee.sample_fmt) == 4,
+            driftfix_av_sample_fmt_is_planar(context.pointee.sample_fmt) != 0 || codecName == "alac"
         {
             context.pointee.bits_per_raw_sample = Int32(min(bitsPerSample, 32))
         }
         if let bitRate, bitRate > 0 { context.pointee.bit_rate = Int64(bitRate) }
         if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         context.pointee.thread_count = 1
-        let opened = avcodec_open2(context, codec, nil)
+        let opened = driftfix_avcodec_open2(context, codec, nil)
         guard opened >= 0 else {
             var doomed: UnsafeMutablePointer<AVCodecContext>? = context
-            avcodec_free_context(&doomed)
+            driftfix_avcodec_free_context(&doomed)
             throw AudioError(
                 path: displayPath,
                 cause: .unsupported("cannot open the \(codecName) encoder: \(FFmpeg.describe(opened))"))
@@ -65,16 +65,16 @@ final class AudioEncoder {
         let size = Int(context.pointee.frame_size)
         let variable = (codec.pointee.capabilities & AV_CODEC_CAP_VARIABLE_FRAME_SIZE) != 0
         frameSize = size > 0 && !variable ? size : 4096
-        frame = av_frame_alloc()
+        frame = driftfix_av_frame_alloc()
         nextTimestamp = firstTimestamp
         try allocateFrame()
     }
 
     deinit {
         var doomedFrame: UnsafeMutablePointer<AVFrame>? = frame
-        av_frame_free(&doomedFrame)
+        driftfix_av_frame_free(&doomedFrame)
         var doomed: UnsafeMutablePointer<AVCodecContext>? = context
-        avcodec_free_context(&doomed)
+        driftfix_avcodec_free_context(&doomed)
     }
 
     /// The encoder's sample format: floats for lossy codecs that take them, else integers wide enough for the source.
@@ -105,8 +105,8 @@ final class AudioEncoder {
         frame.pointee.nb_samples = Int32(frameSize)
         frame.pointee.format = context.pointee.sample_fmt.rawValue
         frame.pointee.sample_rate = context.pointee.sample_rate
-        av_channel_layout_copy(&frame.pointee.ch_layout, &context.pointee.ch_layout)
-        let code = av_frame_get_buffer(frame, 0)
+        driftfix_av_channel_layout_copy(&frame.pointee.ch_layout, &context.pointee.ch_layout)
+        let code = driftfix_av_frame_get_buffer(frame, 0)
         guard code >= 0 else { throw AudioError(path: display, cause: .writeFailed(FFmpeg.describe(code))) }
     }
 
@@ -118,7 +118,7 @@ final class AudioEncoder {
         var done = 0
         while done < frames {
             if filled == 0 {
-                let writable = av_frame_make_writable(frame)
+                let writable = driftfix_av_frame_make_writable(frame)
                 guard writable >= 0 else {
                     throw AudioError(path: display, cause: .writeFailed(FFmpeg.describe(writable)))
                 }
@@ -138,7 +138,7 @@ final class AudioEncoder {
         guard !flushed else { return }
         if filled > 0 { try send(count: filled, emit: emit) }
         flushed = true
-        let code = avcodec_send_frame(context, nil)
+        let code = driftfix_avcodec_send_frame(context, nil)
         guard code >= 0 || code == FFmpeg.endOfFile else {
             throw AudioError(path: display, cause: .writeFailed(FFmpeg.describe(code)))
         }
@@ -150,7 +150,7 @@ final class AudioEncoder {
         frame.pointee.nb_samples = Int32(count)
         frame.pointee.pts = nextTimestamp
         nextTimestamp += Int64(count)
-        let code = avcodec_send_frame(context, frame)
+        let code = driftfix_avcodec_send_frame(context, frame)
         guard code >= 0 else {
             throw AudioError(path: display, cause: .writeFailed("encoding failed: \(FFmpeg.describe(code))"))
         }
@@ -161,7 +161,7 @@ final class AudioEncoder {
 
     private func drain(emit: (UnsafeMutablePointer<AVPacket>) throws(AudioError) -> Void) throws(AudioError) {
         while true {
-            let code = avcodec_receive_packet(context, packet.pointer)
+            let code = driftfix_avcodec_receive_packet(context, packet.pointer)
             if code == FFmpeg.again || code == FFmpeg.endOfFile { return }
             guard code >= 0 else {
                 throw AudioError(path: display, cause: .writeFailed("encoding failed: \(FFmpeg.describe(code))"))

@@ -15,19 +15,19 @@ final class Demuxer {
     ///
     /// - Throws: `AudioError` naming the file and the cause.
     init(path: String) throws(AudioError) {
-        FFmpeg.prepare()
+        try FFmpeg.prepare(for: path)
         let (descriptor, size) = try FileChecks.openRegularFile(path)
         defer { close(descriptor) }
         // libavformat opens the very file that was checked, through the checked descriptor.
         var opened: UnsafeMutablePointer<AVFormatContext>?
-        let code = avformat_open_input(&opened, "file:/proc/self/fd/\(descriptor)", nil, nil)
+        let code = driftfix_avformat_open_input(&opened, "file:/proc/self/fd/\(descriptor)", nil, nil)
         guard code >= 0, let opened else {
             throw AudioError(path: path, cause: .notAudio("FFmpeg: \(FFmpeg.describe(code))"))
         }
-        let found = avformat_find_stream_info(opened, nil)
+        let found = driftfix_avformat_find_stream_info(opened, nil)
         guard found >= 0 else {
             var doomed: UnsafeMutablePointer<AVFormatContext>? = opened
-            avformat_close_input(&doomed)
+            driftfix_avformat_close_input(&doomed)
             throw AudioError(path: path, cause: .corrupt(FFmpeg.describe(found)))
         }
         self.path = path
@@ -37,7 +37,7 @@ final class Demuxer {
 
     deinit {
         var doomed: UnsafeMutablePointer<AVFormatContext>? = context
-        avformat_close_input(&doomed)
+        driftfix_avformat_close_input(&doomed)
     }
 
     var streamCount: Int { Int(context.pointee.nb_streams) }
@@ -65,7 +65,7 @@ final class Demuxer {
     ///
     /// - Throws: `AudioError.readFailed` when the file cannot be read further (not the end).
     func read(into packet: UnsafeMutablePointer<AVPacket>) throws(AudioError) -> Bool {
-        let code = av_read_frame(context, packet)
+        let code = driftfix_av_read_frame(context, packet)
         if code == FFmpeg.endOfFile { return false }
         guard code >= 0 else { throw AudioError(path: path, cause: .readFailed(FFmpeg.describe(code))) }
         return true
@@ -85,7 +85,7 @@ final class Demuxer {
         default: kind = .other
         }
         var described = MediaStream(
-            index: index, kind: kind, codec: String(cString: avcodec_get_name(parameters.codec_id)),
+            index: index, kind: kind, codec: String(cString: driftfix_avcodec_get_name(parameters.codec_id)),
             timeBase: Rational(Int64(stream.pointee.time_base.num), Int64(max(1, stream.pointee.time_base.den))))
         described.isAttachedPicture = (stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC) != 0
         if kind == .audio {
@@ -93,7 +93,7 @@ final class Demuxer {
             described.channelCount = Int(parameters.ch_layout.nb_channels)
             var layout = parameters.ch_layout
             var buffer = [CChar](repeating: 0, count: 64)
-            if av_channel_layout_describe(&layout, &buffer, buffer.count) > 0 {
+            if driftfix_av_channel_layout_describe(&layout, &buffer, buffer.count) > 0 {
                 described.channelLayout = String(
                     decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             }
@@ -116,7 +116,7 @@ final class Demuxer {
     static func tags(_ dictionary: OpaquePointer?) -> [String: String] {
         var tags: [String: String] = [:]
         var entry: UnsafeMutablePointer<AVDictionaryEntry>?
-        while let next = av_dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX) {
+        while let next = driftfix_av_dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX) {
             tags[String(cString: next.pointee.key)] = String(cString: next.pointee.value)
             entry = next
         }
@@ -129,13 +129,13 @@ final class Packet {
     let pointer: UnsafeMutablePointer<AVPacket>
 
     init() {
-        pointer = av_packet_alloc()
+        pointer = driftfix_av_packet_alloc()
     }
 
     deinit {
         var doomed: UnsafeMutablePointer<AVPacket>? = pointer
-        av_packet_free(&doomed)
+        driftfix_av_packet_free(&doomed)
     }
 
-    func unref() { av_packet_unref(pointer) }
+    func unref() { driftfix_av_packet_unref(pointer) }
 }

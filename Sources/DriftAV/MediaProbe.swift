@@ -45,9 +45,9 @@ public enum MediaProbe {
         while try demuxer.read(into: packet.pointer) {
             defer { packet.unref() }
             guard Int(packet.pointer.pointee.stream_index) == index else { continue }
-            var count = Int64(av_get_audio_frame_duration2(av.pointee.codecpar, packet.pointer.pointee.size))
+            var count = Int64(driftfix_av_get_audio_frame_duration2(av.pointee.codecpar, packet.pointer.pointee.size))
             if count <= 0, packet.pointer.pointee.duration > 0 {
-                count = av_rescale_q(
+                count = driftfix_av_rescale_q(
                     packet.pointer.pointee.duration, av.pointee.time_base, AVRational(num: 1, den: Int32(rate)))
             }
             samples += count
@@ -156,7 +156,7 @@ enum AudioStreamChoice {
 enum SkipSamples {
     static func of(_ packet: UnsafeMutablePointer<AVPacket>) -> (start: Int64, end: Int64) {
         var size: Int = 0
-        guard let data = av_packet_get_side_data(packet, AV_PKT_DATA_SKIP_SAMPLES, &size), size >= 10 else {
+        guard let data = driftfix_av_packet_get_side_data(packet, AV_PKT_DATA_SKIP_SAMPLES, &size), size >= 10 else {
             return (0, 0)
         }
         func le32(_ offset: Int) -> Int64 {
@@ -187,7 +187,7 @@ enum EndTrim {
     static func statedFrames(_ stream: UnsafeMutablePointer<AVStream>) -> Int64? {
         let rate = stream.pointee.codecpar.pointee.sample_rate
         guard stream.pointee.duration > 0, stream.pointee.duration != FFmpeg.noTimestamp, rate > 0 else { return nil }
-        return av_rescale_q(stream.pointee.duration, stream.pointee.time_base, AVRational(num: 1, den: rate))
+        return driftfix_av_rescale_q(stream.pointee.duration, stream.pointee.time_base, AVRational(num: 1, den: rate))
     }
 
     static func apply(decoded: Int64, stream: UnsafeMutablePointer<AVStream>, frameSize: Int?) -> Int64 {
@@ -195,7 +195,8 @@ enum EndTrim {
         guard stream.pointee.duration > 0, stream.pointee.duration != FFmpeg.noTimestamp, rate > 0 else {
             return decoded
         }
-        let stated = av_rescale_q(stream.pointee.duration, stream.pointee.time_base, AVRational(num: 1, den: rate))
+        let stated = driftfix_av_rescale_q(
+            stream.pointee.duration, stream.pointee.time_base, AVRational(num: 1, den: rate))
         let frame = Int64(frameSize ?? 0)
         guard frame > 0, stated < decoded, decoded - stated < frame else { return decoded }
         return stated

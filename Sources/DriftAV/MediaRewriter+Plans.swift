@@ -12,7 +12,7 @@ extension MediaRewriter {
     static func plan(for source: MediaStream, displayPath: String, encoderName: String?) throws(AudioError)
         -> MediaOutputPlan
     {
-        guard let format = av_guess_format(nil, displayPath, nil) else {
+        guard let format = driftfix_av_guess_format(nil, displayPath, nil) else {
             throw AudioError(
                 path: displayPath, cause: .unsupported("no container is known for this file name's extension"))
         }
@@ -48,7 +48,7 @@ extension MediaRewriter {
     /// The lossless encoder a container named like `displayPath` holds exactly (PCM in MOV and MXF, ALAC in MP4,
     /// FLAC in Matroska); nil where there is none (WebM).
     public static func losslessEncoder(for displayPath: String) -> String? {
-        guard let format = av_guess_format(nil, displayPath, nil) else { return nil }
+        guard FFmpeg.available, let format = driftfix_av_guess_format(nil, displayPath, nil) else { return nil }
         switch String(cString: format.pointee.name) {
         case "mov", "mxf": return "pcm_s24le"
         case "mp4", "ipod": return "alac"
@@ -63,19 +63,20 @@ extension MediaRewriter {
             "aac": ["aac"], "alac": ["alac"], "flac": ["flac"], "opus": ["libopus", "opus"], "vorbis": ["libvorbis"],
             "mp3": ["libmp3lame"],
         ]
-        if codec.hasPrefix("pcm_") { return avcodec_find_encoder_by_name(codec) != nil ? codec : nil }
-        return preferred[codec]?.first { avcodec_find_encoder_by_name($0) != nil }
+        if codec.hasPrefix("pcm_") { return driftfix_avcodec_find_encoder_by_name(codec) != nil ? codec : nil }
+        return preferred[codec]?.first { driftfix_avcodec_find_encoder_by_name($0) != nil }
     }
 
     static func codecName(ofEncoder encoder: String) -> String {
-        guard let found = avcodec_find_encoder_by_name(encoder) else { return encoder }
-        return String(cString: avcodec_get_name(found.pointee.id))
+        guard let found = driftfix_avcodec_find_encoder_by_name(encoder) else { return encoder }
+        return String(cString: driftfix_avcodec_get_name(found.pointee.id))
     }
 
     static func copySideData(from: UnsafeMutablePointer<AVStream>, to: UnsafeMutablePointer<AVStream>) {
         for index in 0..<Int(from.pointee.nb_side_data) {
             let item = from.pointee.side_data[index]
-            guard let data = item.data, item.size > 0, let target = av_stream_new_side_data(to, item.type, item.size)
+            guard let data = item.data, item.size > 0,
+                let target = driftfix_av_stream_new_side_data(to, item.type, item.size)
             else { continue }
             target.update(from: data, count: item.size)
         }
@@ -85,20 +86,22 @@ extension MediaRewriter {
         from input: UnsafeMutablePointer<AVFormatContext>, to output: UnsafeMutablePointer<AVFormatContext>
     ) {
         let count = Int(input.pointee.nb_chapters)
-        guard count > 0, let chapters = av_calloc(count, MemoryLayout<UnsafeMutablePointer<AVChapter>?>.size) else {
+        guard count > 0, let chapters = driftfix_av_calloc(count, MemoryLayout<UnsafeMutablePointer<AVChapter>?>.size)
+        else {
             return
         }
         let list = chapters.bindMemory(to: UnsafeMutablePointer<AVChapter>?.self, capacity: count)
         var made = 0
         for index in 0..<count {
             guard let from = input.pointee.chapters[index],
-                let copy = av_mallocz(MemoryLayout<AVChapter>.size)?.bindMemory(to: AVChapter.self, capacity: 1)
+                let copy = driftfix_av_mallocz(MemoryLayout<AVChapter>.size)?.bindMemory(
+                    to: AVChapter.self, capacity: 1)
             else { continue }
             copy.pointee.id = from.pointee.id
             copy.pointee.time_base = from.pointee.time_base
             copy.pointee.start = from.pointee.start
             copy.pointee.end = from.pointee.end
-            av_dict_copy(&copy.pointee.metadata, from.pointee.metadata, 0)
+            driftfix_av_dict_copy(&copy.pointee.metadata, from.pointee.metadata, 0)
             list[made] = copy
             made += 1
         }

@@ -21,7 +21,7 @@ extension MediaRewriter {
         // The new audio starts where the input's did relative to the other streams.
         var start: Int64 = 0
         if stream.pointee.start_time != FFmpeg.noTimestamp, stream.pointee.start_time > 0 {
-            start = av_rescale_q(
+            start = driftfix_av_rescale_q(
                 stream.pointee.start_time, stream.pointee.time_base,
                 AVRational(num: 1, den: Int32(replacement.sampleRate)))
         }
@@ -29,7 +29,7 @@ extension MediaRewriter {
         if let channels = replacement.channelCount, channels != Int(layout.nb_channels) {
             // The stream's own layout is left alone (it may own a channel map): a new default one of that width.
             var fresh = AVChannelLayout()
-            av_channel_layout_default(&fresh, Int32(channels))
+            driftfix_av_channel_layout_default(&fresh, Int32(channels))
             layout = fresh
         }
         // Opened first to learn the codec's frame size; the lead-in only changes the first timestamp.
@@ -78,19 +78,19 @@ extension MediaRewriter {
             if encoders[index] == nil {
                 let described = input.describe(stream: index)
                 let fits =
-                    avformat_query_codec(
+                    driftfix_avformat_query_codec(
                         output.pointee.oformat, from.pointee.codecpar.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1
                 guard fits else {
                     droppedStreams.append("stream \(index) (\(described.kind.rawValue), \(described.codec))")
                     continue
                 }
             }
-            guard let to = avformat_new_stream(output, nil) else {
+            guard let to = driftfix_avformat_new_stream(output, nil) else {
                 throw AudioError(path: displayPath, cause: .writeFailed("out of memory"))
             }
             if let opened = encoders[index] {
                 let (encoder, replacement, lead) = (opened.encoder, opened.replacement, opened.lead)
-                avcodec_parameters_from_context(to.pointee.codecpar, encoder.context)
+                driftfix_avcodec_parameters_from_context(to.pointee.codecpar, encoder.context)
                 to.pointee.time_base = AVRational(num: 1, den: Int32(replacement.sampleRate))
                 // AAC packets join cleanly (see SegmentedAudioEncoder); other codecs carry state across packets
                 // (MP3's bit reservoir, FLAC's whole-stream MD5, Opus's and Vorbis's prediction): one pass.
@@ -105,7 +105,7 @@ extension MediaRewriter {
                 made[index] = Track(
                     input: index, encoder: coder, output: to, target: replacement.targetFrames, leadIn: lead)
             } else {
-                avcodec_parameters_copy(to.pointee.codecpar, from.pointee.codecpar)
+                driftfix_avcodec_parameters_copy(to.pointee.codecpar, from.pointee.codecpar)
                 // Another container family names codecs by its own tags.
                 if !sameFamily { to.pointee.codecpar.pointee.codec_tag = 0 }
                 to.pointee.time_base = from.pointee.time_base
@@ -116,7 +116,7 @@ extension MediaRewriter {
                 copied[index] = to
             }
             to.pointee.disposition = from.pointee.disposition
-            av_dict_copy(&to.pointee.metadata, from.pointee.metadata, 0)
+            driftfix_av_dict_copy(&to.pointee.metadata, from.pointee.metadata, 0)
         }
         return made
     }
@@ -124,20 +124,20 @@ extension MediaRewriter {
     /// Opens the output through its descriptor and writes the header (MP4/MOV: edit lists in the audio's time scale).
     func writeHeader(iso: Bool, sampleRate: Int) throws(AudioError) {
         var options: OpaquePointer?
-        defer { av_dict_free(&options) }
+        defer { driftfix_av_dict_free(&options) }
         if iso {
             // Edit lists in the audio's own time scale: exact to the sample.
-            av_dict_set(&options, "movie_timescale", "\(sampleRate)", 0)
-            if input.indexFirst { av_dict_set(&options, "movflags", "+faststart", 0) }
+            driftfix_av_dict_set(&options, "movie_timescale", "\(sampleRate)", 0)
+            if input.indexFirst { driftfix_av_dict_set(&options, "movflags", "+faststart", 0) }
         }
         var io: UnsafeMutablePointer<AVIOContext>?
-        var code = avio_open(&io, "file:/proc/self/fd/\(descriptor)", AVIO_FLAG_WRITE)
+        var code = driftfix_avio_open(&io, "file:/proc/self/fd/\(descriptor)", AVIO_FLAG_WRITE)
         if code >= 0 {
             output.pointee.pb = io
-            code = avformat_write_header(output, &options)
+            code = driftfix_avformat_write_header(output, &options)
         }
         guard code >= 0 else {
-            if output.pointee.pb != nil { avio_closep(&output.pointee.pb) }
+            if output.pointee.pb != nil { driftfix_avio_closep(&output.pointee.pb) }
             throw AudioError(path: displayPath, cause: FFmpeg.writeCause(code))
         }
     }

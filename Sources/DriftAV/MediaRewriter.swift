@@ -183,7 +183,7 @@ public final class MediaRewriter: AudioSink {
         }
         descriptor = fd
         var context: UnsafeMutablePointer<AVFormatContext>?
-        let allocated = avformat_alloc_output_context2(&context, nil, plan.muxer, path)
+        let allocated = driftfix_avformat_alloc_output_context2(&context, nil, plan.muxer, path)
         guard allocated >= 0, let context else {
             Glibc.close(fd)
             if ownsName { PathText.withCString(path, { unlink($0) }) }
@@ -193,7 +193,7 @@ public final class MediaRewriter: AudioSink {
         do {
             try build(replacing: replacing, plans: plans)
         } catch {
-            avformat_free_context(context)
+            driftfix_avformat_free_context(context)
             Glibc.close(fd)
             if ownsName { PathText.withCString(path, { unlink($0) }) }
             throw error
@@ -212,7 +212,7 @@ public final class MediaRewriter: AudioSink {
         guard tracks.count == replacing.count else {
             throw AudioError(path: displayPath, cause: .writeFailed("could not add the audio streams"))
         }
-        av_dict_copy(&output.pointee.metadata, input.context.pointee.metadata, 0)
+        driftfix_av_dict_copy(&output.pointee.metadata, input.context.pointee.metadata, 0)
         MediaRewriter.copyChapters(from: input.context, to: output)
         input.discardAll(except: Set(copied.keys))
         try writeHeader(iso: iso, sampleRate: replacing[0].sampleRate)
@@ -227,8 +227,8 @@ public final class MediaRewriter: AudioSink {
     }
 
     deinit {
-        if !closed, output.pointee.pb != nil { avio_closep(&output.pointee.pb) }
-        avformat_free_context(output)
+        if !closed, output.pointee.pb != nil { driftfix_avio_closep(&output.pointee.pb) }
+        driftfix_avformat_free_context(output)
         Glibc.close(descriptor)
     }
     /// Appends `frames` frames of the first replaced stream, the further replaced streams' frames up to the same
@@ -294,9 +294,9 @@ public final class MediaRewriter: AudioSink {
             audioSeconds = Double(packet.pointee.pts + packet.pointee.duration) / Double(track.encoder.sampleRate)
         }
         packet.pointee.stream_index = track.output.pointee.index
-        av_packet_rescale_ts(
+        driftfix_av_packet_rescale_ts(
             packet, AVRational(num: 1, den: Int32(track.encoder.sampleRate)), track.output.pointee.time_base)
-        let code = av_interleaved_write_frame(output, packet)
+        let code = driftfix_av_interleaved_write_frame(output, packet)
         guard code >= 0 else { throw AudioError(path: displayPath, cause: FFmpeg.writeCause(code)) }
     }
 
@@ -323,9 +323,9 @@ public final class MediaRewriter: AudioSink {
                 if time != FFmpeg.noTimestamp && Double(time) * av_q2d(source.pointee.time_base) > seconds { return }
             }
             packet.pointee.stream_index = target.pointee.index
-            av_packet_rescale_ts(packet, source.pointee.time_base, target.pointee.time_base)
+            driftfix_av_packet_rescale_ts(packet, source.pointee.time_base, target.pointee.time_base)
             packet.pointee.pos = -1
-            let code = av_interleaved_write_frame(output, packet)  // takes the packet's data, leaves it blank
+            let code = driftfix_av_interleaved_write_frame(output, packet)  // takes the packet's data, leaves it blank
             copyPacket.unref()
             copyPending = false
             guard code >= 0 else { throw AudioError(path: displayPath, cause: FFmpeg.writeCause(code)) }
@@ -343,8 +343,8 @@ public final class MediaRewriter: AudioSink {
             }
         }
         try copyPackets(upTo: nil)
-        var code = av_write_trailer(output)
-        let flushed = avio_closep(&output.pointee.pb)
+        var code = driftfix_av_write_trailer(output)
+        let flushed = driftfix_avio_closep(&output.pointee.pb)
         closed = true
         if code >= 0 { code = flushed }
         guard code >= 0 else { throw AudioError(path: displayPath, cause: FFmpeg.writeCause(code)) }

@@ -89,7 +89,7 @@ final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // see 
         for case .success(let packets) in finished.values {
             for packet in packets {
                 var doomed: UnsafeMutablePointer<AVPacket>? = packet
-                av_packet_free(&doomed)
+                driftfix_av_packet_free(&doomed)
             }
         }
     }
@@ -146,7 +146,7 @@ final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // see 
                 let keep = { (packet: UnsafeMutablePointer<AVPacket>) throws(AudioError) in
                     let time = packet.pointee.pts
                     guard time >= lower && time < upper else { return }
-                    guard let copy = av_packet_clone(packet) else {
+                    guard let copy = driftfix_av_packet_clone(packet) else {
                         throw AudioError(path: "", cause: .writeFailed("out of memory"))
                     }
                     kept.append(copy)
@@ -188,7 +188,7 @@ final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // see 
                         do throws(AudioError) { try emit(packet) } catch { failure = error }
                     }
                     var doomed: UnsafeMutablePointer<AVPacket>? = packet
-                    av_packet_free(&doomed)
+                    driftfix_av_packet_free(&doomed)
                 }
                 if let failure { throw failure }
             }
