@@ -5,6 +5,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 static inline uint32_t load_word(const uint8_t *p, int width, int big_endian) {
     // The sample as the top bits of a 32-bit word (16-bit samples in the low half, sign-extended by the caller).
@@ -17,6 +20,27 @@ static inline uint32_t load_word(const uint8_t *p, int width, int big_endian) {
     }
 }
 
+#if defined(__x86_64__)
+// 24-bit little-endian, 8 samples a step (the WAV a fleet records): two 16-byte loads of 12 bytes' samples each, one
+// byte shuffle putting each sample in the top three bytes of a 32-bit word, one conversion. The same values as the
+// scalar loop (the conversion is exact and the scale a power of two). Reads at most 4 bytes past a step's 24, which
+// the last step keeps within the room the caller leaves; returns the samples done.
+__attribute__((target("avx2"))) static size_t decode24_avx2(const uint8_t *bytes, float *samples, size_t count) {
+    const __m256 scale = _mm256_set1_ps(1.0f / 2147483648.0f);
+    const __m256i order = _mm256_setr_epi8(
+        -1, 0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1, 0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11);
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const uint8_t *b = bytes + 3 * i;
+        __m256i raw = _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)b)), _mm_loadu_si128((const __m128i *)(b + 12)), 1);
+        __m256i words = _mm256_shuffle_epi8(raw, order);
+        _mm256_storeu_ps(samples + i, _mm256_mul_ps(_mm256_cvtepi32_ps(words), scale));
+    }
+    return i;
+}
+#endif
+
 void driftfix_pcm_decode(const uint8_t *bytes, float *samples, size_t count, int width, int big_endian) {
     if (width == 2) {
         const float scale = 1.0f / 32768.0f;
@@ -26,8 +50,12 @@ void driftfix_pcm_decode(const uint8_t *bytes, float *samples, size_t count, int
     }
     const float scale = 1.0f / 2147483648.0f;
     if (width == 3 && !big_endian) {
+        size_t i = 0;
+#if defined(__x86_64__)
+        if (__builtin_cpu_supports("avx2")) i = decode24_avx2(bytes, samples, count);
+#endif
         // One unaligned 4-byte load per sample (the slack byte past the last is read and shifted out).
-        for (size_t i = 0; i < count; i++) {
+        for (; i < count; i++) {
             uint32_t word;
             memcpy(&word, bytes + 3 * i, 4);
             samples[i] = (float)(int32_t)(word << 8) * scale;
