@@ -4,7 +4,7 @@
 #
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
-#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (kernel engines resample stretch quality aac content sync
+#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (kernel memory engines resample stretch quality aac content sync
 #                                music soundnight movieprobe scan fleet journal dispatch repair traces slurm chaos chaos-net compare;
 #                                default: all)
 #   BENCH_NIGHT_CLIPS=200 BENCH_NIGHT_SECONDS=2400   the soundnight section's large shoot (clips, recorder seconds)
@@ -27,7 +27,7 @@ bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
 mkdir -p "$work"
-sections=" ${BENCH_SECTIONS:-kernel engines resample stretch quality aac content sync music soundnight movieprobe scan fleet journal dispatch repair traces slurm chaos chaos-net compare} "
+sections=" ${BENCH_SECTIONS:-kernel memory engines resample stretch quality aac content sync music soundnight movieprobe scan fleet journal dispatch repair traces slurm chaos chaos-net compare} "
 want() { [[ "$sections" == *" $1 "* ]]; }
 input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
@@ -118,6 +118,48 @@ awk -v f="${kwall[ffmpeg swr]}" -v f1="${kwall[ffmpeg swr, one core]}" -v x="${k
     printf "the kernel alone on one core (in memory): %.2f s of the %.2f s; the rest is reading, converting and writing\n", l / r, o }'
 rm -f "$ksrc"
 if [[ "$kscratch" != "$work" ]]; then rm -rf "$kscratch"; fi
+fi
+
+if want memory; then
+# Peak memory of every engine, quality and repair kind on 2 cores and on 1 (the goal: under 64 MiB each): 600 s of
+# stereo and 300 s of six channels, 48 kHz 24-bit at -131 ppm, files on tmpfs when there is one; the largest peak RSS
+# of two runs (MiB).
+mscratch=$work; [[ -d /dev/shm && -w /dev/shm ]] && mscratch=$(mktemp -d /dev/shm/driftfix-memory.XXXXXX)
+"$bin/driftfix-bench" generate "$mscratch/stereo.wav" --seconds 600
+"$bin/driftfix-bench" generate "$mscratch/six.wav" --seconds 300 --channels 6
+peak() {  # peak ARGS...: the largest peak RSS (MiB) of two runs of driftfix process ARGS
+    local rss=0 r
+    for _ in 1 2; do
+        /usr/bin/time -o "$work/time.txt" -f "%M" "$@" >/dev/null 2>"$work/stderr.txt" || { cat "$work/stderr.txt" >&2; return 1; }
+        r=$(tail -1 "$work/time.txt"); (( r > rss )) && rss=$r
+    done
+    echo $((rss / 1024))
+}
+mrow() {  # mrow LABEL FILE FRAMES OPTIONS...: one row, 2 cores then 1
+    local label=$1 file=$2 frames=$3; shift 3
+    local all one
+    all=$(peak "$bin/driftfix" process "$file" "$mscratch/o.wav" --to-frames "$frames" -q -y "$@")
+    one=$(peak taskset -c 0 "$bin/driftfix" process "$file" "$mscratch/o.wav" --to-frames "$frames" -q -y "$@")
+    printf "| %-46s | %7s | %7s |\n" "$label" "$all" "$one"
+}
+st=$(awk 'BEGIN { printf "%.0f", 600 * 48000 * 0.999869 }'); sx=$(awk 'BEGIN { printf "%.0f", 300 * 48000 * 0.999869 }')
+echo
+echo "## Peak memory (MiB): 600 s stereo and 300 s six channels, 48 kHz 24-bit, -131 ppm; the larger of two runs"
+echo "| repair | 2 cores | 1 core |"
+echo "| --- | --- | --- |"
+for engine in polyphase soxr libsamplerate; do
+    for quality in fast medium best; do
+        mrow "stereo, $engine, $quality" "$mscratch/stereo.wav" "$st" --engine "$engine" --quality "$quality"
+    done
+done
+mrow "stereo, --method stretch" "$mscratch/stereo.wav" "$st" --method stretch
+mrow "stereo, --method stretch --engine soxr" "$mscratch/stereo.wav" "$st" --method stretch --engine soxr
+for engine in polyphase soxr libsamplerate; do
+    mrow "six channels, $engine, best" "$mscratch/six.wav" "$sx" --engine "$engine" --quality best
+done
+mrow "six channels, --method stretch" "$mscratch/six.wav" "$sx" --method stretch
+rm -f "$mscratch/stereo.wav" "$mscratch/six.wav" "$mscratch/o.wav"
+if [[ "$mscratch" != "$work" ]]; then rm -rf "$mscratch"; fi
 fi
 
 if want engines; then
