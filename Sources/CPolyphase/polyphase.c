@@ -132,53 +132,92 @@ __attribute__((target("avx2,fma"))) static void run_avx2(
     }
 }
 
-// The same loop on 16-lane registers, for one or two channels: lanes 0-7 are the AVX2 loop's first chain and lanes
-// 8-15 its second, a tail of 8 taps goes to the first chain, and the chains are added as there. So every output is
-// bit for bit the AVX2 loop's, with half the loads and multiply-adds issued. `vectors` (the full 16-tap vectors, a
-// constant where this is inlined) lets the two table rows live in registers: at drift-sized ratios the row changes
-// every few frames, so most frames load only their samples.
-__attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void run_avx512_rows(
-    const int vectors, const filter_table table, const float *const *planes, int channels,
-    driftfix_polyphase_position *position, driftfix_polyphase_step step, int count, float *output) {
+// Eight 16-lane accumulators summed at once by sum8's tree (lane i plus i + 8, then i + 4, i + 2, i + 1), so each
+// sum is bit for bit what sum8 gives; written to `out` in the order given. Four shuffles a level instead of a chain of
+// extracts and shuffles for every sum: the horizontal sums were half the loop's time.
+__attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void sum8_eight(
+    const __m512 *v, float *out) {
+    __m512 p[4];
+    for (int i = 0; i < 4; i++)  // [v(2i) lanes 0-7 + 8-15 | v(2i+1) the same]
+        p[i] = _mm512_add_ps(
+            _mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], 0x44), _mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], 0xEE));
+    __m512 q[2];
+    for (int i = 0; i < 2; i++)  // a quarter per accumulator: lanes 0-3 + 4-7
+        q[i] = _mm512_add_ps(
+            _mm512_shuffle_f32x4(p[2 * i], p[2 * i + 1], 0x88), _mm512_shuffle_f32x4(p[2 * i], p[2 * i + 1], 0xDD));
+    // Per quarter j: lanes 0 + 2 and 1 + 3 of v(j), then of v(4 + j); then the pairs added.
+    const __m512 r = _mm512_add_ps(
+        _mm512_shuffle_ps(q[0], q[1], _MM_SHUFFLE(1, 0, 1, 0)), _mm512_shuffle_ps(q[0], q[1], _MM_SHUFFLE(3, 2, 3, 2)));
+    const __m512 w = _mm512_add_ps(r, _mm512_movehdup_ps(r));
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 2, 6, 10, 14, 0, 0, 0, 0, 0, 0, 0, 0);
+    _mm256_storeu_ps(out, _mm512_castps512_ps256(_mm512_permutexvar_ps(order, w)));
+}
+
+// One output frame of the 16-lane loop: its channels' accumulators (before their sums), the table rows reloaded only
+// when the phase has moved to another row.
+__attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void frame16(
+    const int vectors, const int channels, const filter_table table, const float *const *planes,
+    driftfix_polyphase_position *position, driftfix_polyphase_step step, int *row, __m512 *c, __m512 *d,
+    __m512 *sums) {
     const int full = vectors * 16;
     const __mmask16 tail = (__mmask16)((1u << (table.taps - full)) - 1u);
-    __m512 c[max_register_vectors + 1], d[max_register_vectors + 1];
-    int row = -1;
-    for (int k = 0; k < count; k++) {
-        float t;
-        const int j = phase_row(position, step, table, &t);
-        if (j != row) {
-            row = j;
-            const float *cr = table.coefficients + (size_t)j * table.taps;
-            const float *dr = table.differences + (size_t)j * table.taps;
-            for (int v = 0; v < vectors; v++) {
-                c[v] = _mm512_loadu_ps(cr + v * 16);
-                d[v] = _mm512_loadu_ps(dr + v * 16);
-            }
-            c[vectors] = _mm512_maskz_loadu_ps(tail, cr + full);
-            d[vectors] = _mm512_maskz_loadu_ps(tail, dr + full);
-        }
-        const __m512 tv = _mm512_set1_ps(t);
-        const float *x0 = planes[0] + position->index;
-        const float *x1 = planes[channels - 1] + position->index;
-        __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+    float t;
+    const int j = phase_row(position, step, table, &t);
+    if (j != *row) {
+        *row = j;
+        const float *cr = table.coefficients + (size_t)j * table.taps;
+        const float *dr = table.differences + (size_t)j * table.taps;
         for (int v = 0; v < vectors; v++) {
-            __m512 h = _mm512_fmadd_ps(tv, d[v], c[v]);
-            a0 = _mm512_fmadd_ps(h, _mm512_loadu_ps(x0 + v * 16), a0);
-            a1 = _mm512_fmadd_ps(h, _mm512_loadu_ps(x1 + v * 16), a1);
+            c[v] = _mm512_loadu_ps(cr + v * 16);
+            d[v] = _mm512_loadu_ps(dr + v * 16);
         }
-        if (tail) {
-            __m512 h = _mm512_fmadd_ps(tv, d[vectors], c[vectors]);
-            a0 = _mm512_mask3_fmadd_ps(h, _mm512_maskz_loadu_ps(tail, x0 + full), a0, tail);
-            a1 = _mm512_mask3_fmadd_ps(h, _mm512_maskz_loadu_ps(tail, x1 + full), a1, tail);
-        }
-        float *out = output + (size_t)k * channels;
-        out[0] = sum8(_mm256_add_ps(
-            _mm512_castps512_ps256(a0), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a0), 1))));
-        if (channels == 2)
-            out[1] = sum8(_mm256_add_ps(
-                _mm512_castps512_ps256(a1), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a1), 1))));
-        advance(position, step);
+        c[vectors] = _mm512_maskz_loadu_ps(tail, cr + full);
+        d[vectors] = _mm512_maskz_loadu_ps(tail, dr + full);
+    }
+    const __m512 tv = _mm512_set1_ps(t);
+    const float *x0 = planes[0] + position->index;
+    const float *x1 = planes[channels - 1] + position->index;
+    __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+    for (int v = 0; v < vectors; v++) {
+        __m512 h = _mm512_fmadd_ps(tv, d[v], c[v]);
+        a0 = _mm512_fmadd_ps(h, _mm512_loadu_ps(x0 + v * 16), a0);
+        if (channels == 2) a1 = _mm512_fmadd_ps(h, _mm512_loadu_ps(x1 + v * 16), a1);
+    }
+    if (tail) {
+        __m512 h = _mm512_fmadd_ps(tv, d[vectors], c[vectors]);
+        a0 = _mm512_mask3_fmadd_ps(h, _mm512_maskz_loadu_ps(tail, x0 + full), a0, tail);
+        if (channels == 2) a1 = _mm512_mask3_fmadd_ps(h, _mm512_maskz_loadu_ps(tail, x1 + full), a1, tail);
+    }
+    sums[0] = a0;
+    if (channels == 2) sums[1] = a1;
+    advance(position, step);
+}
+
+// The same loop on 16-lane registers, for one or two channels: lanes 0-7 are the AVX2 loop's first chain and lanes
+// 8-15 its second, a tail of 8 taps goes to the first chain, and the chains are added as there. So every output is
+// bit for bit the AVX2 loop's, with half the loads and multiply-adds issued. `vectors` (the full 16-tap vectors) and
+// `channels` are constants where this is inlined: the two table rows live in registers (at drift-sized ratios the row
+// changes every few frames, so most frames load only their samples), and the sums of eight outputs (four stereo
+// frames, eight mono) are taken together.
+__attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void run_avx512_rows(
+    const int vectors, const int channels, const filter_table table, const float *const *planes,
+    driftfix_polyphase_position *position, driftfix_polyphase_step step, int count, float *output) {
+    const int group = 8 / channels;
+    __m512 c[max_register_vectors + 1], d[max_register_vectors + 1], sums[8];
+    int row = -1;
+    int k = 0;
+    for (; k + group <= count; k += group) {
+#pragma clang loop unroll(full)
+        for (int m = 0; m < group; m++)
+            frame16(vectors, channels, table, planes, position, step, &row, c, d, sums + m * channels);
+        sum8_eight(sums, output + (size_t)k * channels);
+    }
+    for (; k < count; k++) {  // the last frames of a call, fewer than a group: one sum each
+        frame16(vectors, channels, table, planes, position, step, &row, c, d, sums);
+        for (int i = 0; i < channels; i++)
+            output[(size_t)k * channels + i] = sum8(_mm256_add_ps(
+                _mm512_castps512_ps256(sums[i]),
+                _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(sums[i]), 1))));
     }
 }
 
@@ -225,8 +264,11 @@ __attribute__((target("avx512f,avx2,fma"))) static void run_avx512(
     int channels, driftfix_polyphase_position *position, driftfix_polyphase_step step, int count, float *output) {
     const filter_table table = {coefficients, differences, taps, phases};
     switch (taps / 16) {
-#define DRIFTFIX_ROWS(n) \
-    case n: run_avx512_rows(n, table, planes, channels, position, step, count, output); return;
+#define DRIFTFIX_ROWS(n)                                                                    \
+    case n:                                                                                 \
+        if (channels == 2) run_avx512_rows(n, 2, table, planes, position, step, count, output); \
+        else run_avx512_rows(n, 1, table, planes, position, step, count, output);          \
+        return;
         DRIFTFIX_ROWS(1) DRIFTFIX_ROWS(2) DRIFTFIX_ROWS(3) DRIFTFIX_ROWS(4) DRIFTFIX_ROWS(5) DRIFTFIX_ROWS(6)
         DRIFTFIX_ROWS(7)
 #undef DRIFTFIX_ROWS
