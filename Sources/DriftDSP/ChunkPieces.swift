@@ -40,7 +40,9 @@ final class ChunkPieces: @unchecked Sendable {  // guarded by `condition`
     /// - Parameters:
     ///   - budget: samples the chunks after the head may hold together (a converter may overshoot it by a piece).
     ///   - headPieces: pieces of the head the reader may have still to take before its converter waits.
-    init(chunkCount: Int, channelCount: Int, pieceBytes: Int = 256 << 10, budget: Int, headPieces: Int = 4) {
+    ///   - pieceBytes: 1 MiB: each piece handed over wakes the reader; 256 KiB pieces made twice the context switches
+    ///     and 10 % more wall time for 600 s of stereo on 2 cores, for 1-3 MiB less at the peak.
+    init(chunkCount: Int, channelCount: Int, pieceBytes: Int = 1 << 20, budget: Int, headPieces: Int = 4) {
         self.chunkCount = chunkCount
         pieceSamples = max(1, pieceBytes / 4 / channelCount) * channelCount
         self.budget = budget
