@@ -11,6 +11,13 @@ public protocol AudioSource: AnyObject {
     /// Fills up to `frames` frames of `buffer` (which holds at least `frames × channelCount` floats).
     /// Returns the frames written; 0 only at the end of the stream.
     func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int
+    /// Whether this source makes its frames ahead on threads of its own (a conversion cut into chunks): its reader
+    /// overlaps nothing more by handing the frames to yet another thread, and each hand-off costs a wake-up.
+    var convertsAhead: Bool { get }
+}
+
+extension AudioSource {
+    public var convertsAhead: Bool { false }
 }
 
 /// A source that can jump to any frame: a file. Trim and reverse need it.

@@ -9,6 +9,7 @@ public final class FadeStage: AudioSource {
     public let channelCount: Int
     public let frameCount: Int64
     private let upstream: AudioSource
+    public var convertsAhead: Bool { upstream.convertsAhead }
     private let fadeIn: FadeSpan?
     private let fadeOut: FadeSpan?
     private var position: Int64 = 0

@@ -29,6 +29,7 @@ import Synchronization
 public final class SegmentedResampler: AudioSource {
     public let channelCount: Int
     public let frameCount: Int64
+    public var convertsAhead: Bool { true }
 
     /// Output frames per chunk, sized by bytes. The polyphase engine starts a chunk anywhere for free, so its chunks
     /// are small: `threads + 1` of them hold at most 8 MiB of float samples (1 MiB each at most, never under 32,768

@@ -350,16 +350,17 @@ public enum FileProcessor {
     /// use more than one core (on one, the hand-offs and copies would cost more than they overlap).
     static let overlapsIO = Cores.available > 1
 
-    /// Moves blocks from `source` to `writer` until the source ends, writing on a thread of its own so the
-    /// encoder overlaps the conversion (with one core: in turn, on this thread); checks the source kept its
-    /// promised length.
     /// Samples in a block handed from the reading thread to the writing one (512 KiB of floats).
     static let handOffSamples = 131_072
+
+    /// Moves blocks from `source` to `writer` until the source ends, writing on a thread of its own so the
+    /// encoder overlaps the conversion (with one core, or from a source that converts ahead on threads of its own: in
+    /// turn, on this thread); checks the source kept its promised length.
 
     static func pump(
         _ source: AudioSource, into writer: AudioSink, blockFrames: Int, progress: ((Int64, Int64) -> Void)?
     ) throws {
-        if !overlapsIO {
+        if !overlapsIO || source.convertsAhead {
             let block = AudioBlock(frames: blockFrames, channels: source.channelCount)
             var delivered: Int64 = 0
             while true {
