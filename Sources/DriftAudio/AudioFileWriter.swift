@@ -1,3 +1,4 @@
+internal import CLinux
 internal import CSndFile
 import DriftCore
 import Glibc
@@ -24,6 +25,8 @@ public final class AudioFileWriter: AudioSink {
     /// Integer samples are converted here and written as bytes, a block at a time (see `PCMCodec`).
     private var codec: PCMCodec?
     private var bytes = RawBuffer()
+    /// Bytes written since the disk was last asked to start writing back what is dirty.
+    private var unsynced = 0
     /// What the finished file must carry, checked and put back by `close()`.
     private let metadata: AudioMetadata
     /// Where driftfix lays out the container itself around the recording's chunks: the layout and the audio region
@@ -176,7 +179,18 @@ public final class AudioFileWriter: AudioSink {
         let code = chunked.map { $0.window.failure } ?? errno
         guard written == frames else { throw failure(handle: handle, errno: code) }
         framesWritten += Int64(written)
+        unsynced += frames * format.channelCount * (codec?.bytesPerSample ?? 4)
+        if unsynced >= Self.writebackBytes {
+            unsynced = 0
+            // A hint, so its failure (a file system without it) changes nothing: close()'s fsync makes the data
+            // durable either way.
+            _ = driftfix_start_writeback(descriptor)
+        }
     }
+
+    /// Dirty bytes after which their writeback is started: the disk writes while the conversion goes on, and the
+    /// fsync in `close()` finds most of the file already on its way instead of flushing all of it at the end.
+    static let writebackBytes = 8 << 20
 
     /// Puts the values of `chunks` into the carried chunks already written, where only values changed (markers moved
     /// onto where a stretch really put their sound, known once the audio is written); before `close()`. Returns the

@@ -17,6 +17,10 @@ int driftfix_open_beneath(int dirfd, const char *path, int flags, unsigned int m
 /// system cannot do it (NFS, some FUSE).
 int driftfix_rename_noreplace(const char *from, const char *to);
 
+/// sync_file_range(fd, 0, to the end, SYNC_FILE_RANGE_WRITE): starts writing the file's dirty pages back to the disk
+/// without waiting for them (a hint: fsync is still what makes them durable). 0, or -1 with errno set.
+int driftfix_start_writeback(int fd);
+
 /// renameat2(a, b, RENAME_EXCHANGE): swaps the two names atomically (both must exist); EINVAL where unsupported.
 int driftfix_rename_exchange(const char *a, const char *b);
 
