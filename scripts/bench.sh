@@ -109,6 +109,14 @@ krow "ffmpeg swr, one core" "$kscratch/o.wav" taskset -c 0 ffmpeg -nostdin -logl
     -af "asetrate=1000000,aresample=999869:resampler=swr,asetrate=48000" -c:a pcm_s24le "$kscratch/o.wav"
 krow "sox speed, one core" "$kscratch/o.wav" taskset -c 0 sox "$ksrc" "$kscratch/o.wav" speed 1.000131017
 krow "driftfix process (default), one core" "$kscratch/o.wav" taskset -c 0 "$bin/driftfix" process "$ksrc" "$kscratch/o.wav" --to-frames "$kt" -q -y
+# The same two on the disk (the work folder), where fsync writes to a device rather than to memory.
+if [[ "$kscratch" != "$work" ]]; then
+    cp "$ksrc" "$work/kernel-src.wav"
+    krow "dd conv=fsync of the input, on the disk" - dd if="$work/kernel-src.wav" of="$work/copy.wav" bs=1M conv=fsync status=none
+    rm -f "$work/copy.wav"
+    krow "driftfix process (default, every core), on the disk" "$work/o.wav" "$bin/driftfix" process "$work/kernel-src.wav" "$work/o.wav" --to-frames "$kt" -q -y
+    rm -f "$work/kernel-src.wav"
+fi
 one=${kwall[driftfix process (default), one core]}
 all=${kwall[driftfix process --to-frames N (default, every core)]}
 kraw=$(taskset -c 0 "$bin/driftfix-bench" raw "$ksrc" --seconds "$klen" --engine polyphase --quality medium)
