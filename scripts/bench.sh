@@ -129,7 +129,7 @@ if [[ "$kscratch" != "$work" ]]; then rm -rf "$kscratch"; fi
 fi
 
 if want memory; then
-# Peak memory of every engine, quality and repair kind on 2 cores and on 1 (the goal: under 64 MiB each): 600 s of
+# Peak memory of every engine, quality and repair kind on every core and on 1 (the goal: under 64 MiB each): 600 s of
 # stereo and 300 s of six channels, 48 kHz 24-bit at -131 ppm, files on tmpfs when there is one; the largest peak RSS
 # of two runs (MiB).
 mscratch=$work; [[ -d /dev/shm && -w /dev/shm ]] && mscratch=$(mktemp -d /dev/shm/driftfix-memory.XXXXXX)
@@ -143,7 +143,7 @@ peak() {  # peak ARGS...: the largest peak RSS (MiB) of two runs of driftfix pro
     done
     echo $((rss / 1024))
 }
-mrow() {  # mrow LABEL FILE FRAMES OPTIONS...: one row, 2 cores then 1
+mrow() {  # mrow LABEL FILE FRAMES OPTIONS...: one row, every core then 1
     local label=$1 file=$2 frames=$3; shift 3
     local all one
     all=$(peak "$bin/driftfix" process "$file" "$mscratch/o.wav" --to-frames "$frames" -q -y "$@")
@@ -153,7 +153,7 @@ mrow() {  # mrow LABEL FILE FRAMES OPTIONS...: one row, 2 cores then 1
 st=$(awk 'BEGIN { printf "%.0f", 600 * 48000 * 0.999869 }'); sx=$(awk 'BEGIN { printf "%.0f", 300 * 48000 * 0.999869 }')
 echo
 echo "## Peak memory (MiB): 600 s stereo and 300 s six channels, 48 kHz 24-bit, -131 ppm; the larger of two runs"
-echo "| repair | 2 cores | 1 core |"
+echo "| repair | every core ($(nproc)) | 1 core |"
 echo "| --- | --- | --- |"
 for engine in polyphase soxr libsamplerate; do
     for quality in fast medium best; do

@@ -74,7 +74,7 @@ gzip -9n <CHANGELOG.md >"$root/usr/share/doc/driftfix/changelog.gz" 2>/dev/null 
 # links (NEEDED) and libavformat, which it loads at first use by the soname written into it (libavformat's package
 # brings libavcodec's and libavutil's).
 needed=$(objdump -p "$binary" | awk '$1 == "NEEDED" { print $2 }')
-loaded=$(strings -a "$binary" | grep -xE 'libavformat\.so\.[0-9]+' | sort -u)
+loaded=$(strings -a "$binary" | grep -xE 'libavformat\.so\.[0-9]+' | sort -u || true)
 [[ $(wc -w <<<"$loaded") -eq 1 ]] || { echo "package.sh: the binary names no single libavformat soname" >&2; exit 1; }
 depends=()
 for library in $needed $loaded; do

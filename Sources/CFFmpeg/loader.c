@@ -1,6 +1,7 @@
 // FFmpeg loaded at first use: the libraries by their sonames (the major versions of the headers built against, so an
 // ABI change is refused by the loader, never called into), every function looked up once into a table, and a
-// forwarding driftfix_<name> per function. Loaded RTLD_LOCAL: nothing of FFmpeg's can bind to our symbols or others'.
+// forwarding driftfix_<name> per function. Loaded RTLD_LOCAL: FFmpeg's symbols stay out of the global scope, so no
+// library loaded later binds to them by accident.
 #include "cffmpeg.h"
 
 #include <dlfcn.h>

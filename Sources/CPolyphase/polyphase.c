@@ -1,6 +1,7 @@
 // The polyphase kernel. Each output frame's filter is the table row at its phase plus the fraction of the way to the
 // next row (one fused multiply-add per coefficient), shared by every channel; each channel is then one dot product.
-// Drift repair moves the phase by a few millionths of a frame per output, so the two rows it reads stay in cache.
+// Drift repair moves the phase by about 10^-4 of a frame per output (a small part of a row), so the two rows it reads
+// stay in cache, or in registers.
 #include "polyphase.h"
 
 #include <stdlib.h>
@@ -258,7 +259,8 @@ __attribute__((target("avx512f,avx2,fma"))) static void run_avx512_long(
 }
 
 
-// Up to 7 full vectors and a tail (128 taps: every quality near ratio 1) keep both rows in 16 of the 32 registers.
+// Up to 7 full vectors and a tail (120 taps; every quality near ratio 1 has 72 to 96) keep both rows in 16 of the 32
+// registers.
 __attribute__((target("avx512f,avx2,fma"))) static void run_avx512(
     const float *coefficients, const float *differences, int taps, int phases, const float *const *planes,
     int channels, driftfix_polyphase_position *position, driftfix_polyphase_step step, int count, float *output) {

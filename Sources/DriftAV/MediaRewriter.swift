@@ -86,7 +86,9 @@ public final class MediaRewriter: AudioSink {
     private var tracks: [Track] = []
     /// Input stream index → output stream, for copied streams.
     var copied: [Int: UnsafeMutablePointer<AVStream>] = [:]
-    private let copyPacket = Packet()
+    /// Made at first use: a stored property's initial value would call FFmpeg before `init` opened the input (the
+    /// libraries are loaded there).
+    private lazy var copyPacket = Packet()
     /// `copyPacket` holds a packet read but not yet written (it lies after the new audio's time so far).
     private var copyPending = false
     private var copyExhausted = false

@@ -179,7 +179,8 @@ public final class AudioFileWriter: AudioSink {
         let code = chunked.map { $0.window.failure } ?? errno
         guard written == frames else { throw failure(handle: handle, errno: code) }
         framesWritten += Int64(written)
-        unsynced += frames * format.channelCount * (codec?.bytesPerSample ?? 4)
+        // Sample bytes before any compression: a measure of what is dirty, near enough for a hint.
+        unsynced += frames * format.channelCount * (codec?.bytesPerSample ?? format.encoding.bytesPerSample ?? 4)
         if unsynced >= Self.writebackBytes {
             unsynced = 0
             // A hint, so its failure (a file system without it) changes nothing: close()'s fsync makes the data

@@ -356,7 +356,6 @@ public enum FileProcessor {
     /// Moves blocks from `source` to `writer` until the source ends, writing on a thread of its own so the
     /// encoder overlaps the conversion (with one core, or from a source that converts ahead on threads of its own: in
     /// turn, on this thread); checks the source kept its promised length.
-
     static func pump(
         _ source: AudioSource, into writer: AudioSink, blockFrames: Int, progress: ((Int64, Int64) -> Void)?
     ) throws {

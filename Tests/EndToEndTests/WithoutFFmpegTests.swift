@@ -8,7 +8,7 @@ import Testing
 private let libavformat: String? = {
     guard let listing = try? runTool("/sbin/ldconfig", ["-p"]) else { return nil }
     for line in listing.split(separator: "\n") {
-        let fields = line.split(separator: " ")
+        let fields = line.split(whereSeparator: \.isWhitespace)  // each line begins with a tab
         guard let name = fields.first, name.wholeMatch(of: /libavformat\.so\.\d+/) != nil, let path = fields.last else {
             continue
         }
