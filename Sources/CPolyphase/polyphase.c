@@ -133,9 +133,15 @@ __attribute__((target("avx2,fma"))) static void run_avx2(
     }
 }
 
-// Eight 16-lane accumulators summed at once by sum8's tree (lane i plus i + 8, then i + 4, i + 2, i + 1), so each
-// sum is bit for bit what sum8 gives; written to `out` in the order given. Four shuffles a level instead of a chain of
-// extracts and shuffles for every sum: the horizontal sums were half the loop's time.
+// A 16-lane accumulator's sum: its two 8-lane chains added, then sum8 (the AVX2 loop's order).
+__attribute__((target("avx512f,avx2,fma"), always_inline)) static inline float sum16(__m512 v) {
+    return sum8(_mm256_add_ps(
+        _mm512_castps512_ps256(v), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
+}
+
+// Eight 16-lane accumulators summed at once by sum16's tree (lane i plus i + 8, then i + 4, i + 2, i + 1), so each
+// sum is bit for bit what sum16 gives; written to `out` in the order given. A few shuffles a level shared by all eight
+// instead of a chain of extracts and shuffles for every sum: the horizontal sums were half the loop's time.
 __attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void sum8_eight(
     const __m512 *v, float *out) {
     __m512 p[4];
@@ -198,7 +204,7 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void fr
 // 8-15 its second, a tail of 8 taps goes to the first chain, and the chains are added as there. So every output is
 // bit for bit the AVX2 loop's, with half the loads and multiply-adds issued. `vectors` (the full 16-tap vectors) and
 // `channels` are constants where this is inlined: the two table rows live in registers (at drift-sized ratios the row
-// changes every few frames, so most frames load only their samples), and the sums of eight outputs (four stereo
+// changes every 2 to 15 frames, so most frames load only their samples), and the sums of eight outputs (four stereo
 // frames, eight mono) are taken together.
 __attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void run_avx512_rows(
     const int vectors, const int channels, const filter_table table, const float *const *planes,
@@ -215,10 +221,7 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void ru
     }
     for (; k < count; k++) {  // the last frames of a call, fewer than a group: one sum each
         frame16(vectors, channels, table, planes, position, step, &row, c, d, sums);
-        for (int i = 0; i < channels; i++)
-            output[(size_t)k * channels + i] = sum8(_mm256_add_ps(
-                _mm512_castps512_ps256(sums[i]),
-                _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(sums[i]), 1))));
+        for (int i = 0; i < channels; i++) output[(size_t)k * channels + i] = sum16(sums[i]);
     }
 }
 
@@ -249,15 +252,11 @@ __attribute__((target("avx512f,avx2,fma"))) static void run_avx512_long(
             a1 = _mm512_mask3_fmadd_ps(h, _mm512_maskz_loadu_ps(tail, x1 + i), a1, tail);
         }
         float *out = output + (size_t)k * channels;
-        out[0] = sum8(_mm256_add_ps(
-            _mm512_castps512_ps256(a0), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a0), 1))));
-        if (channels == 2)
-            out[1] = sum8(_mm256_add_ps(
-                _mm512_castps512_ps256(a1), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a1), 1))));
+        out[0] = sum16(a0);
+        if (channels == 2) out[1] = sum16(a1);
         advance(position, step);
     }
 }
-
 
 // Up to 7 full vectors and a tail (120 taps; every quality near ratio 1 has 72 to 96) keep both rows in 16 of the 32
 // registers.

@@ -4,10 +4,11 @@ import Foundation
 /// of a fixed size, in chunk order, with the bytes held bounded whatever the chunks' sizes.
 ///
 /// A converter fills pieces of its chunk and hands each over as it fills. The reader takes the chunk it has reached
-/// (the head) piece by piece as they come, so a long head (libsoxr's and libsamplerate's chunks) is never held whole; the chunks after it wait, together at most
-/// `budget` samples: a converter of a later chunk waits while they hold more. The head's converter waits only while
-/// the reader has `headPieces` of its pieces still to take (a slow writer or encoder), never on the later chunks, so
-/// the reader always gets on and nothing deadlocks. Pieces the reader is done with are used again.
+/// (the head) piece by piece as they come, so a long head (libsoxr's and libsamplerate's chunks) is never held whole;
+/// the chunks after it wait, together at most `budget` samples: a converter of a later chunk waits while they hold
+/// more. The head's converter waits only while the reader has `headPieces` of its pieces still to take (a slow writer
+/// or encoder), never on the later chunks, so the reader always gets on and nothing deadlocks. Pieces the reader is
+/// done with are used again.
 ///
 /// Thread-safe: converters on their threads, the reader on its own.
 final class ChunkPieces: @unchecked Sendable {  // guarded by `condition`
