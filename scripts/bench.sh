@@ -21,8 +21,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
-swift build -c release --product driftfix >/dev/null
-swift build -c release --product driftfix-bench >/dev/null
+swift build -c release --static-swift-stdlib --product driftfix >/dev/null
+swift build -c release --static-swift-stdlib --product driftfix-bench >/dev/null
 bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
@@ -811,7 +811,7 @@ if want compare && [[ -n "${BENCH_BASELINE:-}" ]]; then
         git worktree remove --force "$base" 2>/dev/null || rm -rf "$base"
         git worktree add -f --detach "$base" "$BENCH_BASELINE" >/dev/null 2>&1
     fi
-    (cd "$base" && swift build -c release --product driftfix >/dev/null && swift build -c release --product driftfix-bench >/dev/null)
+    (cd "$base" && swift build -c release --static-swift-stdlib --product driftfix >/dev/null && swift build -c release --static-swift-stdlib --product driftfix-bench >/dev/null)
     make_corpus
     head_rev=$(git rev-parse --short HEAD)
     if [[ -n "$(git status --porcelain --untracked-files=no)" ]]; then head_rev+="+changes"; fi

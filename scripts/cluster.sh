@@ -10,7 +10,7 @@ out=${2:?usage: scripts/cluster.sh MEDIA_DIR OUT_DIR [WORKERS] [PORT]}
 workers=${3:-$(nproc)}
 port=${4:-5555}
 bin=${DRIFTFIX_BIN:-.build/release/driftfix}
-[[ -x "$bin" ]] || swift build -c release --product driftfix >/dev/null
+[[ -x "$bin" ]] || swift build -c release --static-swift-stdlib --product driftfix >/dev/null
 
 "$bin" repair "$media" --out "$out" --bind "tcp://127.0.0.1:$port" --workers 0 --report "$out/_report" ${DRIFTFIX_CONFIG:+--config "$DRIFTFIX_CONFIG"} &
 coordinator=$!

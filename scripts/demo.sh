@@ -14,8 +14,8 @@ cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
 echo "== building driftfix (release)"
-swift build -c release --product driftfix 2>&1 | tail -1
-swift build -c release --product driftfix-bench 2>&1 | tail -1
+swift build -c release --static-swift-stdlib --product driftfix 2>&1 | tail -1
+swift build -c release --static-swift-stdlib --product driftfix-bench 2>&1 | tail -1
 bin=.build/release/driftfix
 scenes=.build/release/driftfix-bench
 

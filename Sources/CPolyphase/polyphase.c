@@ -19,31 +19,53 @@ typedef struct {
     int phases;
 } filter_table;
 
-static inline int phase_row(
-    const driftfix_polyphase_position *p, driftfix_polyphase_step step, filter_table table, float *fraction) {
-    // The phase from the exact remainder (integers until here): the row and the fraction of the way to the next.
-    // remainder < target < 2^63: a signed conversion is one instruction.
-    double scaled = (double)(int64_t)p->remainder * ((double)table.phases / (double)(int64_t)step.target);
-    int j = (int)scaled;
-    if (j >= table.phases) j = table.phases - 1;
-    *fraction = (float)(scaled - (double)j);
-    return j;
+// Where the walk through the input stands: the position (whole frames, and a remainder over the target), and the
+// phase within the frame split the same way in integers, row = floor(remainder × phases / target) and rest the part
+// of a row left over, both stepped by additions. So each frame's row is exact and its fraction one conversion, and no
+// floating-point work competes with the multiply-adds for their pipes.
+typedef struct {
+    driftfix_polyphase_position *position;
+    driftfix_polyphase_step step;
+    uint64_t row, rest;
+    uint64_t row_step, rest_step;
+    uint64_t phases;
+    double per_target;
+} phase_walk;
+
+static inline phase_walk walk_from(driftfix_polyphase_position *p, driftfix_polyphase_step step, int phases) {
+    // remainder, fraction < target < 2^63 and phases ≤ 2^16: the products fit in 128 bits, the quotients in 64.
+    const unsigned __int128 at = (unsigned __int128)p->remainder * (uint64_t)phases;
+    const unsigned __int128 by = (unsigned __int128)step.fraction * (uint64_t)phases;
+    phase_walk walk = {p, step, (uint64_t)(at / step.target), (uint64_t)(at % step.target),
+        (uint64_t)(by / step.target), (uint64_t)(by % step.target), (uint64_t)phases, 1.0 / (double)step.target};
+    return walk;
 }
 
-static inline void locate(
-    const driftfix_polyphase_position *p, driftfix_polyphase_step step, filter_table table, const float **c,
-    const float **d, float *fraction) {
-    int j = phase_row(p, step, table, fraction);
+static inline int phase_row(const phase_walk *w, float *fraction) {
+    *fraction = (float)((double)(int64_t)w->rest * w->per_target);
+    return (int)w->row;
+}
+
+static inline void locate(const phase_walk *w, filter_table table, const float **c, const float **d, float *fraction) {
+    int j = phase_row(w, fraction);
     *c = table.coefficients + (size_t)j * table.taps;
     *d = table.differences + (size_t)j * table.taps;
 }
 
-static inline void advance(driftfix_polyphase_position *p, driftfix_polyphase_step step) {
-    p->index += (int64_t)step.whole;
-    p->remainder += step.fraction;
-    if (p->remainder >= step.target) {
-        p->remainder -= step.target;
+static inline void advance(phase_walk *w) {
+    driftfix_polyphase_position *p = w->position;
+    p->index += (int64_t)w->step.whole;
+    p->remainder += w->step.fraction;
+    w->row += w->row_step;
+    w->rest += w->rest_step;
+    if (w->rest >= w->step.target) {
+        w->rest -= w->step.target;
+        w->row += 1;
+    }
+    if (p->remainder >= w->step.target) {
+        p->remainder -= w->step.target;
         p->index += 1;
+        w->row -= w->phases;
     }
 }
 
@@ -51,11 +73,12 @@ static void run_portable(
     const float *coefficients, const float *differences, int taps, int phases, const float *const *planes,
     int channels, driftfix_polyphase_position *position, driftfix_polyphase_step step, int count, float *output) {
     const filter_table table = {coefficients, differences, taps, phases};
+    phase_walk walk = walk_from(position, step, phases);
     float filter[max_taps];
     for (int k = 0; k < count; k++) {
         const float *c, *d;
         float t;
-        locate(position, step, table, &c, &d, &t);
+        locate(&walk, table, &c, &d, &t);
         for (int i = 0; i < taps; i++) filter[i] = c[i] + t * d[i];
         for (int ch = 0; ch < channels; ch++) {
             const float *x = planes[ch] + position->index;
@@ -68,7 +91,7 @@ static void run_portable(
             }
             output[(size_t)k * channels + ch] = (a0 + a1) + (a2 + a3);
         }
-        advance(position, step);
+        advance(&walk);
     }
 }
 
@@ -84,11 +107,12 @@ __attribute__((target("avx2,fma"))) static void run_avx2(
     const float *coefficients, const float *differences, int taps, int phases, const float *const *planes,
     int channels, driftfix_polyphase_position *position, driftfix_polyphase_step step, int count, float *output) {
     const filter_table table = {coefficients, differences, taps, phases};
+    phase_walk walk = walk_from(position, step, phases);
     float filter[max_taps] __attribute__((aligned(32)));
     for (int k = 0; k < count; k++) {
         const float *c, *d;
         float t;
-        locate(position, step, table, &c, &d, &t);
+        locate(&walk, table, &c, &d, &t);
         const __m256 tv = _mm256_set1_ps(t);
         float *out = output + (size_t)k * channels;
         if (channels == 1 || channels == 2) {
@@ -129,7 +153,7 @@ __attribute__((target("avx2,fma"))) static void run_avx2(
                 out[ch] = sum8(_mm256_add_ps(a, b));
             }
         }
-        advance(position, step);
+        advance(&walk);
     }
 }
 
@@ -163,13 +187,12 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void su
 // One output frame of the 16-lane loop: its channels' accumulators (before their sums), the table rows reloaded only
 // when the phase has moved to another row.
 __attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void frame16(
-    const int vectors, const int channels, const filter_table table, const float *const *planes,
-    driftfix_polyphase_position *position, driftfix_polyphase_step step, int *row, __m512 *c, __m512 *d,
-    __m512 *sums) {
+    const int vectors, const int channels, const filter_table table, const float *const *planes, phase_walk *walk,
+    int *row, __m512 *c, __m512 *d, __m512 *sums) {
     const int full = vectors * 16;
     const __mmask16 tail = (__mmask16)((1u << (table.taps - full)) - 1u);
     float t;
-    const int j = phase_row(position, step, table, &t);
+    const int j = phase_row(walk, &t);
     if (j != *row) {
         *row = j;
         const float *cr = table.coefficients + (size_t)j * table.taps;
@@ -182,8 +205,8 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void fr
         d[vectors] = _mm512_maskz_loadu_ps(tail, dr + full);
     }
     const __m512 tv = _mm512_set1_ps(t);
-    const float *x0 = planes[0] + position->index;
-    const float *x1 = planes[channels - 1] + position->index;
+    const float *x0 = planes[0] + walk->position->index;
+    const float *x1 = planes[channels - 1] + walk->position->index;
     __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
     for (int v = 0; v < vectors; v++) {
         __m512 h = _mm512_fmadd_ps(tv, d[v], c[v]);
@@ -197,7 +220,7 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void fr
     }
     sums[0] = a0;
     if (channels == 2) sums[1] = a1;
-    advance(position, step);
+    advance(walk);
 }
 
 // The same loop on 16-lane registers, for one or two channels: lanes 0-7 are the AVX2 loop's first chain and lanes
@@ -211,16 +234,17 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void ru
     driftfix_polyphase_position *position, driftfix_polyphase_step step, int count, float *output) {
     const int group = 8 / channels;
     __m512 c[max_register_vectors + 1], d[max_register_vectors + 1], sums[8];
+    phase_walk walk = walk_from(position, step, table.phases);
     int row = -1;
     int k = 0;
     for (; k + group <= count; k += group) {
 #pragma clang loop unroll(full)
         for (int m = 0; m < group; m++)
-            frame16(vectors, channels, table, planes, position, step, &row, c, d, sums + m * channels);
+            frame16(vectors, channels, table, planes, &walk, &row, c, d, sums + m * channels);
         sum8_eight(sums, output + (size_t)k * channels);
     }
     for (; k < count; k++) {  // the last frames of a call, fewer than a group: one sum each
-        frame16(vectors, channels, table, planes, position, step, &row, c, d, sums);
+        frame16(vectors, channels, table, planes, &walk, &row, c, d, sums);
         for (int i = 0; i < channels; i++) output[(size_t)k * channels + i] = sum16(sums[i]);
     }
 }
@@ -232,10 +256,11 @@ __attribute__((target("avx512f,avx2,fma"))) static void run_avx512_long(
     const int taps = table.taps;
     const int full = taps / 16 * 16;
     const __mmask16 tail = (__mmask16)((1u << (taps - full)) - 1u);
+    phase_walk walk = walk_from(position, step, table.phases);
     for (int k = 0; k < count; k++) {
         const float *c, *d;
         float t;
-        locate(position, step, table, &c, &d, &t);
+        locate(&walk, table, &c, &d, &t);
         const __m512 tv = _mm512_set1_ps(t);
         const float *x0 = planes[0] + position->index;
         const float *x1 = planes[channels - 1] + position->index;
@@ -254,7 +279,7 @@ __attribute__((target("avx512f,avx2,fma"))) static void run_avx512_long(
         float *out = output + (size_t)k * channels;
         out[0] = sum16(a0);
         if (channels == 2) out[1] = sum16(a1);
-        advance(position, step);
+        advance(&walk);
     }
 }
 

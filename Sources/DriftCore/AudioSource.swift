@@ -14,10 +14,18 @@ public protocol AudioSource: AnyObject {
     /// Whether this source makes its frames ahead on threads of its own (a conversion cut into chunks): its reader
     /// overlaps nothing more by handing the frames to yet another thread, and each hand-off costs a wake-up.
     var convertsAhead: Bool { get }
+    /// Up to `frames` frames to use in place, valid until the next read or view: the source's own storage where it
+    /// holds its frames already (a conversion's output pieces: no copy), otherwise `scratch` (room for `frames`
+    /// frames) read into. Empty only at the end of the stream.
+    func view(frames: Int, scratch: UnsafeMutablePointer<Float>) throws -> UnsafeMutableBufferPointer<Float>
 }
 
 extension AudioSource {
     public var convertsAhead: Bool { false }
+
+    public func view(frames: Int, scratch: UnsafeMutablePointer<Float>) throws -> UnsafeMutableBufferPointer<Float> {
+        UnsafeMutableBufferPointer(start: scratch, count: try read(into: scratch, frames: frames) * channelCount)
+    }
 }
 
 /// A source that can jump to any frame: a file. Trim and reverse need it.

@@ -25,6 +25,18 @@ public final class FadeStage: AudioSource {
 
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
         let got = try upstream.read(into: buffer, frames: frames)
+        fade(buffer, frames: got)
+        return got
+    }
+
+    public func view(frames: Int, scratch: UnsafeMutablePointer<Float>) throws -> UnsafeMutableBufferPointer<Float> {
+        let next = try upstream.view(frames: frames, scratch: scratch)
+        if let base = next.baseAddress { fade(base, frames: next.count / channelCount) }
+        return next
+    }
+
+    /// Applies the fades to the next `got` frames, in place.
+    private func fade(_ buffer: UnsafeMutablePointer<Float>, frames got: Int) {
         if let fade = fadeIn, position < fade.frames {
             let end = Int(min(Int64(got), fade.frames - position))
             for i in 0..<end {
@@ -41,7 +53,6 @@ public final class FadeStage: AudioSource {
             }
         }
         position += Int64(got)
-        return got
     }
 
     private func scale(_ frame: UnsafeMutablePointer<Float>, by gain: Float) {

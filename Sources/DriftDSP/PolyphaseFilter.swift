@@ -44,7 +44,9 @@ final class PolyphaseFilter: @unchecked Sendable {  // its tables are written on
         let half = Double(taps / 2)
         let normaliser = Self.besselI0(beta)
         var row = [Double](repeating: 0, count: taps)
-        for j in 0...phases {
+        // Row phases − j is row j reversed (tap i of one sits at -u of the other's tap taps − 1 − i, and the filter is
+        // even): half the rows are designed, each written twice. The design is the serial start of every repair.
+        for j in 0...phases / 2 {
             let phase = Double(j) / Double(phases)
             var sum = 0.0
             for i in 0..<taps {
@@ -57,7 +59,11 @@ final class PolyphaseFilter: @unchecked Sendable {  // its tables are written on
                 row[i] = 2 * cutoff * sinc * window
                 sum += row[i]
             }
-            for i in 0..<taps { coefficients[j * taps + i] = Float(row[i] / sum) }
+            for i in 0..<taps {
+                let value = Float(row[i] / sum)
+                coefficients[j * taps + i] = value
+                coefficients[(phases - j) * taps + taps - 1 - i] = value
+            }
         }
         for j in 0..<phases {
             for i in 0..<taps {
@@ -76,13 +82,16 @@ final class PolyphaseFilter: @unchecked Sendable {  // its tables are written on
         var sum = 1.0
         var term = 1.0
         let quarter = x * x / 4
-        for k in 1..<200 {
-            term *= quarter / Double(k * k)
+        for k in 1..<inverseSquares.count {
+            term *= quarter * inverseSquares[k]
             sum += term
             if term < sum * 1e-17 { break }
         }
         return sum
     }
+
+    /// 1 / k² for the series' terms: a multiply where a divide would be the design's slowest step.
+    private static let inverseSquares = (0..<200).map { $0 == 0 ? 0 : 1 / Double($0 * $0) }
 
     /// Stopband rejection (dB) and phase rows for each quality name.
     static func design(_ quality: ResampleQuality) -> (attenuation: Double, phases: Int) {

@@ -57,9 +57,14 @@ public final class SegmentedResampler: AudioSource {
     private var piece: ChunkPieces.Piece?
     private var offset = 0
 
-    /// Bytes of output the chunks after the one being read may hold together: half a chunk of the default size
-    /// (8 MiB). Twice that was 5-13 % faster for 5 MiB more; half of it, slower again for 2 MiB less.
-    static let aheadBytes = 4 << 20
+    /// Bytes of output the chunks after the one being read may hold together: 8 MiB, so that converters seldom wait.
+    /// A waiting converter is woken by the reader, and the scheduler then often ran both converters on one core
+    /// while the reader's idled: with 4 MiB (and 3 chunks claimed ahead, not 7), 600 s of stereo took 213 ms on 2
+    /// cores instead of 204 ms, one core idle for 100 of them; the peak is 5 MiB higher.
+    static let aheadBytes = 8 << 20
+
+    /// Chunks a converter may claim past the one being read, beyond one per thread (see `aheadBytes`).
+    static let claimAhead = 5
 
     /// The furthest a chunk's converter may start from the one-pass phase, in input frames.
     public static let maxPhaseError = 2e-6
@@ -139,12 +144,20 @@ public final class SegmentedResampler: AudioSource {
     }
 
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
+        let next = try view(frames: frames, scratch: buffer)
+        guard let base = next.baseAddress, base != buffer else { return next.count / channelCount }
+        buffer.update(from: base, count: next.count)
+        return next.count / channelCount
+    }
+
+    /// The rest of the piece being read, up to `frames` frames, in place: the converters' output is written once.
+    public func view(frames: Int, scratch: UnsafeMutablePointer<Float>) throws -> UnsafeMutableBufferPointer<Float> {
         while piece == nil || offset == piece?.count {
             if let done = piece {
                 shared.pieces.recycle(done.samples)
                 piece = nil
             }
-            guard chunk < shared.chunkCount else { return 0 }
+            guard chunk < shared.chunkCount else { return UnsafeMutableBufferPointer(start: scratch, count: 0) }
             if let next = try shared.pieces.take(chunk: chunk) {
                 piece = next
                 offset = 0
@@ -152,11 +165,10 @@ public final class SegmentedResampler: AudioSource {
                 chunk += 1
             }
         }
-        guard let piece else { return 0 }
+        guard let piece else { return UnsafeMutableBufferPointer(start: scratch, count: 0) }
         let count = min(frames * channelCount, piece.count - offset)
-        buffer.update(from: piece.samples + offset, count: count)
-        offset += count
-        return count / channelCount
+        defer { offset += count }
+        return UnsafeMutableBufferPointer(start: piece.samples + offset, count: count)
     }
 
     /// The output frame where a chunk's converter starts and the input frame it starts reading: the candidate nearest
@@ -182,6 +194,25 @@ public final class SegmentedResampler: AudioSource {
         }
         let whole = t.dividingFullWidth(best.output.multipliedFullWidth(by: n)).quotient
         return (best.output, whole + (best.up && best.distance != 0 ? 1 : 0), Double(best.distance) / Double(t))
+    }
+
+    /// A converter thread's input and pre-roll blocks, kept across its chunks: blocks this large come from mmap, and
+    /// allocating them per chunk cost 9,000 page faults for 600 s of stereo.
+    private final class Buffers {
+        /// Frames per read: 32,768 (8,192 made 3,800 read calls for 600 s of stereo).
+        let frames = 32768
+        let input: UnsafeMutablePointer<Float>
+        let scratch: UnsafeMutablePointer<Float>
+
+        init(channelCount: Int) {
+            input = .allocate(capacity: frames * channelCount)
+            scratch = .allocate(capacity: frames * channelCount)
+        }
+
+        deinit {
+            input.deallocate()
+            scratch.deallocate()
+        }
     }
 
     /// What the reading side and the converting threads share: the chunks' starts and the pieces of their output.
@@ -233,6 +264,7 @@ public final class SegmentedResampler: AudioSource {
                 pieces.stop(error)
                 return
             }
+            let buffers = Buffers(channelCount: channelCount)
             while true {
                 // A helper with an admission converts only on a lent core; without one it looks again shortly.
                 var lent: AnyObject?
@@ -243,10 +275,10 @@ public final class SegmentedResampler: AudioSource {
                         continue
                     }
                 }
-                // No more than `threads + 1` chunks from the reader's: later ones would only wait.
-                guard let index = pieces.claim(ahead: threads + 1) else { return }
+                // No more than `threads + claimAhead` chunks from the reader's: later ones would only wait.
+                guard let index = pieces.claim(ahead: threads + SegmentedResampler.claimAhead) else { return }
                 do {
-                    try withExtendedLifetime(lent) { try convert(index, reader: reader) }
+                    try withExtendedLifetime(lent) { try convert(index, reader: reader, buffers: buffers) }
                     if helper { helped.add(1, ordering: .relaxed) }
                 } catch {
                     pieces.stop(error)
@@ -257,7 +289,7 @@ public final class SegmentedResampler: AudioSource {
 
         /// Output frames [this chunk's start, the next chunk's start) exactly as the one-pass converter makes them,
         /// handed to `pieces` as they fill.
-        private func convert(_ index: Int, reader: SeekableAudioSource) throws {
+        private func convert(_ index: Int, reader: SeekableAudioSource, buffers: Buffers) throws {
             let n = Int64(range.count)
             let begin = starts[index]
             let from = begin.begins
@@ -267,15 +299,11 @@ public final class SegmentedResampler: AudioSource {
             let converter = try makeConverter(startOutput: begin.output)
             var skip = from - begin.output
             var wanted = Int(to - from)
-            let block = 8192
-            let input = UnsafeMutablePointer<Float>.allocate(capacity: block * channelCount)
-            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: block * channelCount)
+            let block = buffers.frames
+            let input = buffers.input
+            let scratch = buffers.scratch
             var output = Output(pieces: pieces, chunk: index, channelCount: channelCount)
-            defer {
-                input.deallocate()
-                scratch.deallocate()
-                output.release()
-            }
+            defer { output.release() }
             var start = 0
             var available = 0
             var ended = false

@@ -360,12 +360,16 @@ public enum FileProcessor {
         _ source: AudioSource, into writer: AudioSink, blockFrames: Int, progress: ((Int64, Int64) -> Void)?
     ) throws {
         if !overlapsIO || source.convertsAhead {
-            let block = AudioBlock(frames: blockFrames, channels: source.channelCount)
+            // From a source converting ahead, large blocks: each is one write call (dd's 1 MiB is its floor).
+            let frames = source.convertsAhead ? max(blockFrames, handOffSamples / source.channelCount) : blockFrames
+            let block = AudioBlock(frames: frames, channels: source.channelCount)
             var delivered: Int64 = 0
             while true {
-                let frames = try source.read(into: block.samples, frames: block.capacity)
-                if frames == 0 { break }
-                try writer.write(block.samples, frames: frames)
+                // A source converting ahead lends its own pieces: the frames go to the encoder without a copy.
+                let next = try source.view(frames: block.capacity, scratch: block.samples)
+                guard let samples = next.baseAddress, !next.isEmpty else { break }
+                let frames = next.count / source.channelCount
+                try writer.write(samples, frames: frames)
                 delivered += Int64(frames)
                 progress?(delivered, source.frameCount)
             }
