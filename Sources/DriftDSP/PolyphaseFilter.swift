@@ -42,22 +42,38 @@ final class PolyphaseFilter: @unchecked Sendable {  // its tables are written on
         differences = .allocate(capacity: phases * taps)
         let beta = 0.1102 * (attenuation - 8.7)  // Kaiser's β for attenuation above 50 dB
         let half = Double(taps / 2)
+        let lead = Double(taps / 2 - 1)
         let normaliser = Self.besselI0(beta)
+        // sin(2πc·u) at u = i − lead − phase is sin(a + i·δ), a = −δ·(lead + phase), δ = 2πc: a sine and a cosine per
+        // row and the steps' own, the same in every row.
+        let delta = 2 * Double.pi * cutoff
+        let stepCos = (0..<taps).map { cos(Double($0) * delta) }
+        let stepSin = (0..<taps).map { sin(Double($0) * delta) }
         var row = [Double](repeating: 0, count: taps)
         // Row phases − j is row j reversed (tap i of one sits at -u of the other's tap taps − 1 − i, and the filter is
-        // even): half the rows are designed, each written twice. The design is the serial start of every repair.
+        // even): half the rows are designed, each written twice. The design is the serial start of every repair and
+        // comes again with every file's ratio: the window's series runs four taps at a time (taps is a multiple of 8).
         for j in 0...phases / 2 {
             let phase = Double(j) / Double(phases)
+            let a = -delta * (lead + phase)
+            let (sinA, cosA) = (sin(a), cos(a))
             var sum = 0.0
-            for i in 0..<taps {
+            for first in stride(from: 0, to: taps, by: 4) {
                 // Tap i sits at input frame floor(p) - lead + i, i.e. u = i - lead - phase frames from p.
-                let u = Double(i) - Double(taps / 2 - 1) - phase
+                let u =
+                    SIMD4<Double>(Double(first), Double(first + 1), Double(first + 2), Double(first + 3)) - lead - phase
                 let x = u / half
-                let window = abs(x) >= 1 ? 0 : Self.besselI0(beta * (1 - x * x).squareRoot()) / normaliser
-                let argument = 2 * cutoff * u
-                let sinc = argument == 0 ? 1 : sin(Double.pi * argument) / (Double.pi * argument)
-                row[i] = 2 * cutoff * sinc * window
-                sum += row[i]
+                let inside = (x * x) .< 1
+                let quarter = SIMD4<Double>(repeating: 0).replacing(with: beta * beta / 4 * (1 - x * x), where: inside)
+                let window = Self.besselI0(quarter: quarter) / normaliser
+                for lane in 0..<4 {
+                    let i = first + lane
+                    let argument = 2 * cutoff * u[lane]
+                    let sine = sinA * stepCos[i] + cosA * stepSin[i]
+                    let sinc = argument == 0 ? 1 : sine / (Double.pi * argument)
+                    row[i] = inside[lane] ? 2 * cutoff * sinc * window[lane] : 0
+                    sum += row[i]
+                }
             }
             for i in 0..<taps {
                 let value = Float(row[i] / sum)
@@ -86,6 +102,18 @@ final class PolyphaseFilter: @unchecked Sendable {  // its tables are written on
             term *= quarter * inverseSquares[k]
             sum += term
             if term < sum * 1e-17 { break }
+        }
+        return sum
+    }
+
+    /// I₀ at four points, each given as (x / 2)²: the same series on four lanes, until every lane's has converged.
+    static func besselI0(quarter: SIMD4<Double>) -> SIMD4<Double> {
+        var sum = SIMD4<Double>(repeating: 1)
+        var term = sum
+        for k in 1..<inverseSquares.count {
+            term *= quarter * inverseSquares[k]
+            sum += term
+            if all(term .< sum * 1e-17) { break }
         }
         return sum
     }
