@@ -86,6 +86,47 @@ struct OperationsTests {
         #expect(out[4800] == 0.5 && out[frames - 12_001] == 0.5)
     }
 
+    @Test("fades over a resample cut into chunks on two threads are sample-exact: applied in place on the lent pieces")
+    func fadesOverChunks() throws {
+        let folder = TemporaryFolder()
+        let frames = 20 * 48_000
+        let tone = (0..<frames).map { Float(0.5 * sin(Double($0) * 0.031)) }
+        let format = AudioFormat(container: .wav, encoding: .float32, sampleRate: 48_000, channelCount: 1)
+        let writer = try AudioFileWriter(path: folder.file("in.wav"), format: format, metadata: AudioMetadata())
+        try tone.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frames: frames) }
+        try writer.close()
+        let target = Int64(frames) - 126  // -131 ppm
+        func repaired(_ name: String, _ edits: EditOperations) throws -> ([Float], ProcessResult) {
+            var chunked = request(
+                folder.file("in.wav"), folder.file(name), target: .frames(target), quality: .medium, edits: edits)
+            chunked.engine = .polyphase
+            chunked.threads = 2
+            let result = try FileProcessor.run(chunked)
+            return (try readAll(folder.file(name)).samples, result)
+        }
+        let (plain, _) = try repaired("plain.wav", EditOperations())
+        let fadeIn = 48_000 / 10
+        let fadeOut = 48_000 / 4
+        let (faded, result) = try repaired(
+            "faded.wav",
+            EditOperations(
+                fadeIn: Fade(seconds: Rational(1, 10), curve: .linear),
+                fadeOut: Fade(seconds: Rational(1, 4), curve: .linear)))
+        #expect(
+            (result.split?.chunks ?? 0) > 2, "the repair was not cut into chunks: \(String(describing: result.split))")
+        #expect(faded.count == Int(target) && plain.count == Int(target))
+        // Independent reference: the gains of a 4,800-frame linear fade-in from 0 and a 12,000-frame fade-out to 0 at
+        // the last frame, applied to the unfaded repair.
+        var worst = 0.0
+        for n in 0..<min(faded.count, plain.count) {
+            var gain = 1.0
+            if n < fadeIn { gain *= Double(n) / Double(fadeIn) }
+            if n >= Int(target) - fadeOut { gain *= Double(Int(target) - 1 - n) / Double(fadeOut) }
+            worst = max(worst, abs(Double(faded[n]) - Double(plain[n]) * gain))
+        }
+        #expect(worst < 1e-7, "largest deviation \(worst)")
+    }
+
     @Test("44.1 kHz to 48 kHz: exact length and above 90 dB against the ideal sine")
     func rateConversion() throws {
         let folder = TemporaryFolder()
