@@ -196,22 +196,33 @@ public final class SegmentedResampler: AudioSource {
         return (best.output, whole + (best.up && best.distance != 0 ? 1 : 0), Double(best.distance) / Double(t))
     }
 
-    /// A converter thread's input and pre-roll blocks, kept across its chunks: blocks this large come from mmap, and
-    /// allocating them per chunk cost 9,000 page faults for 600 s of stereo.
+    /// A converter thread's input block, and its pre-roll block where the engine has one, kept across its chunks:
+    /// blocks this large come from mmap, and allocating them per chunk cost 9,000 page faults for 600 s of stereo.
+    /// 1 MiB of input floats for every thread together, between 8,192 and 32,768 frames a thread (8,192 made 3,800
+    /// read calls for 600 s of stereo on 2 threads; 32,768, 1,200).
     private final class Buffers {
-        /// Frames per read: 32,768 (8,192 made 3,800 read calls for 600 s of stereo).
-        let frames = 32768
+        let frames: Int
         let input: UnsafeMutablePointer<Float>
-        let scratch: UnsafeMutablePointer<Float>
+        private let channelCount: Int
+        private var preroll: UnsafeMutablePointer<Float>?
 
-        init(channelCount: Int) {
+        init(channelCount: Int, threads: Int) {
+            frames = min(32768, max(8192, (1 << 20) / (4 * channelCount * threads)))
+            self.channelCount = channelCount
             input = .allocate(capacity: frames * channelCount)
-            scratch = .allocate(capacity: frames * channelCount)
+        }
+
+        /// Room for `frames` frames of pre-roll output, made at first use (the polyphase engine has none).
+        func scratch() -> UnsafeMutablePointer<Float> {
+            if let preroll { return preroll }
+            let made = UnsafeMutablePointer<Float>.allocate(capacity: frames * channelCount)
+            preroll = made
+            return made
         }
 
         deinit {
             input.deallocate()
-            scratch.deallocate()
+            preroll?.deallocate()
         }
     }
 
@@ -264,7 +275,7 @@ public final class SegmentedResampler: AudioSource {
                 pieces.stop(error)
                 return
             }
-            let buffers = Buffers(channelCount: channelCount)
+            let buffers = Buffers(channelCount: channelCount, threads: threads)
             while true {
                 // A helper with an admission converts only on a lent core; without one it looks again shortly.
                 var lent: AnyObject?
@@ -301,7 +312,6 @@ public final class SegmentedResampler: AudioSource {
             var wanted = Int(to - from)
             let block = buffers.frames
             let input = buffers.input
-            let scratch = buffers.scratch
             var output = Output(pieces: pieces, chunk: index, channelCount: channelCount)
             defer { output.release() }
             var start = 0
@@ -317,7 +327,7 @@ public final class SegmentedResampler: AudioSource {
                 let room = skip > 0 ? Int(min(Int64(block), skip)) : min(block, wanted, output.room)
                 let (used, generated) = try converter.process(
                     input: input + start * channelCount, inputFrames: available,
-                    output: skip > 0 ? scratch : output.next, outputFrames: room, endOfInput: ended)
+                    output: skip > 0 ? buffers.scratch() : output.next, outputFrames: room, endOfInput: ended)
                 start += used
                 available -= used
                 if used == 0 && generated == 0 {
