@@ -93,20 +93,13 @@ final class PolyphaseFilter: @unchecked Sendable {  // its tables are written on
         differences.deallocate()
     }
 
-    /// The zeroth-order modified Bessel function of the first kind (its power series; converges for the β used).
+    /// The zeroth-order modified Bessel function of the first kind at one point (the four-lane series, its lanes alike).
     static func besselI0(_ x: Double) -> Double {
-        var sum = 1.0
-        var term = 1.0
-        let quarter = x * x / 4
-        for k in 1..<inverseSquares.count {
-            term *= quarter * inverseSquares[k]
-            sum += term
-            if term < sum * 1e-17 { break }
-        }
-        return sum
+        besselI0(quarter: SIMD4(repeating: x * x / 4))[0]
     }
 
-    /// I₀ at four points, each given as (x / 2)²: the same series on four lanes, until every lane's has converged.
+    /// I₀ at four points, each given as (x / 2)², by its power series (converging for the β used) on four lanes, until
+    /// every lane's has converged.
     static func besselI0(quarter: SIMD4<Double>) -> SIMD4<Double> {
         var sum = SIMD4<Double>(repeating: 1)
         var term = sum

@@ -361,8 +361,8 @@ public enum FileProcessor {
     ) throws {
         if !overlapsIO || source.convertsAhead {
             // From a source converting ahead, large blocks: each is one write call (dd's 1 MiB is its floor).
-            let frames = source.convertsAhead ? max(blockFrames, handOffSamples / source.channelCount) : blockFrames
-            let block = AudioBlock(frames: frames, channels: source.channelCount)
+            let capacity = source.convertsAhead ? max(blockFrames, handOffSamples / source.channelCount) : blockFrames
+            let block = AudioBlock(frames: capacity, channels: source.channelCount)
             var delivered: Int64 = 0
             while true {
                 // A source converting ahead lends its own pieces: the frames go to the encoder without a copy.
