@@ -38,9 +38,8 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
-        // System libraries. Module maps link the library directly: libzmq's pkg-config file adds a Kerberos include
-        // path that SwiftPM rejects, and the headers all live in /usr/include.
-        .systemLibrary(name: "CZMQ", providers: [.apt(["libzmq3-dev"])]),
+        // System libraries. Module maps link the library directly (no pkg-config: the headers all live in
+        // /usr/include).
         .systemLibrary(name: "CSndFile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSampleRate", providers: [.apt(["libsamplerate0-dev"])]),
         // zlib: the HTML report carries its full pair table gzip-compressed (browsers inflate it natively).
@@ -52,6 +51,9 @@ let package = Package(
         // use rather than linked, and the few C helpers Swift cannot express: error-code macros and a va_list log
         // callback.
         .target(name: "CFFmpeg"),
+        // libzmq (libzmq3-dev from apt for the header), loaded at first use rather than linked: only the coordinator,
+        // the workers and key generation speak ZeroMQ, and its dozen dependencies slowed every process's start.
+        .target(name: "CZMQ"),
 
         // Linux system calls Swift cannot reach (openat2 for the worker's confinement, renameat2 for outputs that
         // never replace anything but a regular file) and the async-signal-safe removal of temporary files.

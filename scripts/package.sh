@@ -71,11 +71,15 @@ gzip -9n <CHANGELOG.md >"$root/usr/share/doc/driftfix/changelog.gz" 2>/dev/null 
 } >"$root/usr/share/doc/driftfix/copyright"
 
 # Depends: the package of every shared library the binary asks for, at least the version built against: those it
-# links (NEEDED) and libavformat, which it loads at first use by the soname written into it (libavformat's package
-# brings libavcodec's and libavutil's).
+# links (NEEDED), and libavformat and libzmq, which it loads at first use by the sonames written into it
+# (libavformat's package brings libavcodec's and libavutil's).
 needed=$(objdump -p "$binary" | awk '$1 == "NEEDED" { print $2 }')
-loaded=$(strings -a "$binary" | grep -xE 'libavformat\.so\.[0-9]+' | sort -u || true)
-[[ $(wc -w <<<"$loaded") -eq 1 ]] || { echo "package.sh: the binary names no single libavformat soname" >&2; exit 1; }
+loaded=""
+for library in libavformat libzmq; do
+    soname=$(strings -a "$binary" | grep -xE "$library\.so\.[0-9]+" | sort -u || true)
+    [[ $(wc -w <<<"$soname") -eq 1 ]] || { echo "package.sh: the binary names no single $library soname" >&2; exit 1; }
+    loaded+=" $soname"
+done
 depends=()
 for library in $needed $loaded; do
     # (awk reads to the end: an early exit would make ldconfig die of SIGPIPE under pipefail)

@@ -14,16 +14,17 @@ public struct CurveKeyPair: Sendable, Equatable {
 
     /// A fresh key pair from libzmq (its CSPRNG).
     public static func generate() throws(TransportError) -> CurveKeyPair {
+        try ZMQ.load()
         var publicText = [CChar](repeating: 0, count: 41)
         var secretText = [CChar](repeating: 0, count: 41)
-        guard zmq_curve_keypair(&publicText, &secretText) == 0 else { throw ZMQ.error("zmq_curve_keypair") }
+        guard driftfix_zmq_curve_keypair(&publicText, &secretText) == 0 else { throw ZMQ.error("zmq_curve_keypair") }
         return CurveKeyPair(publicKey: text(publicText), secretKey: text(secretText))
     }
 
     /// The public key that belongs to a secret key (both Z85).
     public static func publicKey(ofSecret secret: String) -> String? {
         var publicText = [CChar](repeating: 0, count: 41)
-        guard zmq_curve_public(&publicText, secret) == 0 else { return nil }
+        guard driftfix_zmq_curve_public(&publicText, secret) == 0 else { return nil }
         return text(publicText)
     }
 
@@ -36,7 +37,7 @@ public struct CurveKeyPair: Sendable, Equatable {
     static func decode(_ text: String) -> [UInt8]? {
         guard text.utf8.count == 40, text.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else { return nil }
         var bytes = [UInt8](repeating: 0, count: 32)
-        guard zmq_z85_decode(&bytes, text) != nil else { return nil }
+        guard driftfix_zmq_z85_decode(&bytes, text) != nil else { return nil }
         return bytes
     }
 
@@ -44,7 +45,7 @@ public struct CurveKeyPair: Sendable, Equatable {
     static func encode(_ bytes: [UInt8]) -> String? {
         guard bytes.count == 32 else { return nil }
         var text = [CChar](repeating: 0, count: 41)
-        guard zmq_z85_encode(&text, bytes, 32) != nil else { return nil }
+        guard driftfix_zmq_z85_encode(&text, bytes, 32) != nil else { return nil }
         return Self.text(text)
     }
 
@@ -123,6 +124,7 @@ public enum CurveKeyFile {
             throw KeyFileError(
                 path: path, reason: "no public-key and secret-key lines (write one with driftfix keygen)")
         }
+        try requireLibrary(path)
         guard CurveKeyPair.isValidKey(publicKey), CurveKeyPair.isValidKey(secretKey) else {
             throw KeyFileError(path: path, reason: "a key is not 40 characters of Z85")
         }
@@ -132,10 +134,18 @@ public enum CurveKeyFile {
         return CurveKeyPair(publicKey: publicKey, secretKey: secretKey)
     }
 
+    /// Keys are checked by libzmq's Z85 and CURVE functions: without libzmq, say so rather than call a key invalid.
+    private static func requireLibrary(_ path: String) throws(KeyFileError) {
+        do throws(TransportError) { try ZMQ.load() } catch {
+            throw KeyFileError(path: path, reason: "cannot check its keys: \(error.text)")
+        }
+    }
+
     /// Reads the public key of a `.pub` (or `.key`) file.
     public static func loadPublic(_ path: String) throws(KeyFileError) -> String {
         let fields = try read(path)
         guard let key = fields["public-key"] else { throw KeyFileError(path: path, reason: "no public-key line") }
+        try requireLibrary(path)
         guard CurveKeyPair.isValidKey(key) else {
             throw KeyFileError(path: path, reason: "the public key is not 40 characters of Z85")
         }

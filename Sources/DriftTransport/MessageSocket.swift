@@ -46,7 +46,7 @@ public final class MessageSocket {
     public init(context: MessageContext, kind: SocketKind, maxMessageBytes: Int, security: SocketSecurity = .none)
         throws(TransportError)
     {
-        guard let handle = zmq_socket(context.handle, kind.raw) else { throw ZMQ.error("zmq_socket") }
+        guard let handle = driftfix_zmq_socket(context.handle, kind.raw) else { throw ZMQ.error("zmq_socket") }
         self.handle = handle
         self.kind = kind
         self.context = context
@@ -87,8 +87,9 @@ public final class MessageSocket {
 
     /// A byte-string option (keys as Z85 text, the ZAP domain, the routing id).
     private func setBytes(_ option: Int32, _ bytes: [UInt8], _ name: String) throws(TransportError) {
-        let status = bytes.withUnsafeBytes { raw in zmq_setsockopt(handle, option, raw.baseAddress, raw.count) }
-        guard status == 0 else { throw ZMQ.error("zmq_setsockopt(\(name))") }
+        let status = bytes.withUnsafeBytes { raw in driftfix_zmq_setsockopt(handle, option, raw.baseAddress, raw.count)
+        }
+        guard status == 0 else { throw ZMQ.error("driftfix_zmq_setsockopt(\(name))") }
     }
 
     /// Closes the socket now (on its owning thread) rather than whenever the last reference goes: a context cannot
@@ -96,7 +97,7 @@ public final class MessageSocket {
     public func close() {
         guard !closed else { return }
         closed = true
-        zmq_close(handle)
+        driftfix_zmq_close(handle)
     }
 
     deinit {
@@ -107,16 +108,16 @@ public final class MessageSocket {
     private func setOption<T>(_ option: Int32, _ value: T, _ name: String) throws(TransportError) {
         var copy = value
         let status = withUnsafeBytes(of: &copy) { raw in
-            zmq_setsockopt(handle, option, raw.baseAddress, raw.count)
+            driftfix_zmq_setsockopt(handle, option, raw.baseAddress, raw.count)
         }
-        guard status == 0 else { throw ZMQ.error("zmq_setsockopt(\(name))") }
+        guard status == 0 else { throw ZMQ.error("driftfix_zmq_setsockopt(\(name))") }
     }
 
     /// Starts reporting failed security handshakes on this socket (call before bind): a PAIR socket reads the
     /// events libzmq's monitor publishes on an inproc endpoint.
     public func monitorHandshakes(name: String) throws(TransportError) -> HandshakeMonitor {
         let address = "inproc://driftfix-monitor-\(name)"
-        guard zmq_socket_monitor(handle, address, HandshakeMonitor.events) == 0 else {
+        guard driftfix_zmq_socket_monitor(handle, address, HandshakeMonitor.events) == 0 else {
             throw ZMQ.error("zmq_socket_monitor")
         }
         let reader = try MessageSocket(context: context, kind: .pair, maxMessageBytes: 4096)
@@ -130,18 +131,18 @@ public final class MessageSocket {
     }
 
     public func bind(_ endpoint: String) throws(TransportError) {
-        guard zmq_bind(handle, endpoint) == 0 else { throw ZMQ.error("bind \(endpoint)") }
+        guard driftfix_zmq_bind(handle, endpoint) == 0 else { throw ZMQ.error("bind \(endpoint)") }
     }
 
     public func connect(_ endpoint: String) throws(TransportError) {
-        guard zmq_connect(handle, endpoint) == 0 else { throw ZMQ.error("connect \(endpoint)") }
+        guard driftfix_zmq_connect(handle, endpoint) == 0 else { throw ZMQ.error("connect \(endpoint)") }
     }
 
     /// The endpoint actually bound (resolves `tcp://127.0.0.1:*` to its port).
     public var lastEndpoint: String {
         var buffer = [CChar](repeating: 0, count: 256)
         var size = buffer.count
-        _ = zmq_getsockopt(handle, ZMQ_LAST_ENDPOINT, &buffer, &size)
+        _ = driftfix_zmq_getsockopt(handle, ZMQ_LAST_ENDPOINT, &buffer, &size)
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
@@ -151,9 +152,9 @@ public final class MessageSocket {
         for (index, frame) in frames.enumerated() {
             let flags = index < frames.count - 1 ? ZMQ_SNDMORE | ZMQ_DONTWAIT : ZMQ_DONTWAIT
             while true {
-                let sent = frame.withUnsafeBytes { raw in zmq_send(handle, raw.baseAddress, raw.count, flags) }
+                let sent = frame.withUnsafeBytes { raw in driftfix_zmq_send(handle, raw.baseAddress, raw.count, flags) }
                 if sent >= 0 { break }
-                let code = zmq_errno()
+                let code = driftfix_zmq_errno()
                 if code == EINTR { continue }
                 if code == EAGAIN || code == EHOSTUNREACH { return false }
                 throw ZMQ.error("zmq_send")
@@ -170,12 +171,12 @@ public final class MessageSocket {
     public func receive() throws(TransportError) -> [[UInt8]]? {
         var frames: [[UInt8]] = []
         while true {
-            guard zmq_msg_init(message) == 0 else { throw ZMQ.error("zmq_msg_init") }
-            defer { zmq_msg_close(message) }
+            guard driftfix_zmq_msg_init(message) == 0 else { throw ZMQ.error("zmq_msg_init") }
+            defer { driftfix_zmq_msg_close(message) }
             let flags: Int32 = frames.isEmpty ? ZMQ_DONTWAIT : 0
-            let size = zmq_msg_recv(message, handle, flags)
+            let size = driftfix_zmq_msg_recv(message, handle, flags)
             if size < 0 {
-                let code = zmq_errno()
+                let code = driftfix_zmq_errno()
                 if code == EAGAIN && frames.isEmpty { return nil }
                 if code == EINTR { continue }
                 throw ZMQ.error("zmq_msg_recv")
@@ -183,12 +184,12 @@ public final class MessageSocket {
             // A ROUTER's identity frame carries no metadata: take it from the first frame that does.
             if frames.isEmpty { lastUserId = nil }
             if readsUserId && lastUserId == nil {
-                lastUserId = zmq_msg_gets(message, "User-Id").map { String(cString: $0) }
+                lastUserId = driftfix_zmq_msg_gets(message, "User-Id").map { String(cString: $0) }
             }
-            if frames.count < MessageSocket.maxFrames, let data = zmq_msg_data(message) {
+            if frames.count < MessageSocket.maxFrames, let data = driftfix_zmq_msg_data(message) {
                 frames.append(Array(UnsafeRawBufferPointer(start: data, count: Int(size))))
             }
-            guard zmq_msg_more(message) == 1 else { return frames }
+            guard driftfix_zmq_msg_more(message) == 1 else { return frames }
         }
     }
 
@@ -208,9 +209,9 @@ public final class MessageSocket {
             items.append(zmq_pollitem_t(socket: nil, fd: descriptor, events: Int16(ZMQ_POLLIN), revents: 0))
         }
         while true {
-            let status = zmq_poll(&items, Int32(items.count), milliseconds)
+            let status = driftfix_zmq_poll(&items, Int32(items.count), milliseconds)
             if status >= 0 { break }
-            if zmq_errno() == EINTR { return (false, descriptors.map { _ in false }) }
+            if driftfix_zmq_errno() == EINTR { return (false, descriptors.map { _ in false }) }
             throw ZMQ.error("zmq_poll")
         }
         let readable = items.map { $0.revents & Int16(ZMQ_POLLIN) != 0 }

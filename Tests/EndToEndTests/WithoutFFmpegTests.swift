@@ -4,46 +4,24 @@ import DriftFixtures
 import Foundation
 import Testing
 
-/// The file behind libavformat's soname on this machine (what the loader opens), nil when it is not installed.
-private let libavformat: String? = {
-    guard let listing = try? runTool("/sbin/ldconfig", ["-p"]) else { return nil }
-    for line in listing.split(separator: "\n") {
-        let fields = line.split(whereSeparator: \.isWhitespace)  // each line begins with a tab
-        guard let name = fields.first, name.wholeMatch(of: /libavformat\.so\.\d+/) != nil, let path = fields.last else {
-            continue
-        }
-        return URL(fileURLWithPath: String(path)).resolvingSymlinksInPath().path
-    }
-    return nil
-}()
-
-/// Whether a mount namespace can hide a file here (root, util-linux's unshare, FFmpeg installed to hide).
-private let canHide =
-    getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") && libavformat != nil
-
-/// Runs driftfix where libavformat cannot be loaded: in a mount namespace of its own, /dev/null is bound over the
-/// library's file, as on a host without FFmpeg (dlopen fails: "file too short").
-private func driftfixWithoutFFmpeg(_ arguments: [String]) throws -> CommandResult {
-    try runChild(
-        "/usr/bin/unshare",
-        [
-            "--mount", "--", "/bin/sh", "-c", "mount --bind /dev/null \"$0\" && exec \"$@\"",
-            libavformat ?? "/nonexistent",
-            driftfixPath(),
-        ] + arguments)
-}
+/// libavformat, hidden where this machine can (see `HiddenLibrary`).
+private let libavformat = HiddenLibrary("libavformat")
 
 /// FFmpeg's libraries are loaded at first use, not linked: a WAV repair never maps them, and a host without them
 /// still repairs every file libsndfile reads; a compressed input there fails alone, with one line naming it.
 @Suite("Without FFmpeg's libraries: WAV repairs as before, a compressed input is one clear line")
 struct WithoutFFmpegTests {
-    @Test("a WAV repair with libavformat unloadable: exact, verified, exit 0", .enabled(if: canHide, "needs root"))
+    @Test(
+        "a WAV repair with libavformat unloadable: exact, verified, exit 0",
+        .enabled(if: libavformat != nil, "needs root"))
     func wavWithoutFFmpeg() throws {
         let folder = TemporaryFolder()
         let format = AudioFormat(container: .wav, encoding: .pcm24, sampleRate: 48_000, channelCount: 2)
         let input = try writeRecording(
             TestSignal(channelCount: 2, length: 96_000), to: folder.file("take.wav"), format: format)
-        let result = try driftfixWithoutFFmpeg(["process", input, folder.file("out.wav"), "--to-frames", "95987"])
+        let result = try #require(libavformat).driftfix([
+            "process", input, folder.file("out.wav"), "--to-frames", "95987",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try AudioFileReader(path: folder.file("out.wav")).frameCount == 95_987)
     }
@@ -51,7 +29,8 @@ struct WithoutFFmpegTests {
     @Test(
         "an AAC input with libavformat unloadable: exit 1, one line naming the file and the cause, nothing written",
         .enabled(
-            if: canHide && FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "needs root and ffmpeg"))
+            if: libavformat != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"),
+            "needs root and ffmpeg"))
     func compressedWithoutFFmpeg() throws {
         let folder = TemporaryFolder()
         let input = folder.file("take.m4a")
@@ -59,7 +38,7 @@ struct WithoutFFmpegTests {
             "/usr/bin/ffmpeg",
             ["-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "sine=f=440:d=2", "-c:a", "aac", input])
         let output = folder.file("out.m4a")
-        let result = try driftfixWithoutFFmpeg(["process", input, output, "--ratio", "1.0001"])
+        let result = try #require(libavformat).driftfix(["process", input, output, "--ratio", "1.0001"])
         #expect(result.status == 1)
         #expect(result.errorLines.count == 1, "\(result.stderr)")
         let line = result.errorLines.first ?? ""
