@@ -32,6 +32,12 @@ public final class AudioFileReader: SeekableAudioSource {
     /// Integer samples are read as bytes and converted here, a block at a time (see `PCMCodec`); nil: libsndfile converts.
     private let codec: PCMCodec?
     private var bytes = RawBuffer()
+    /// Frames read ahead into `bytes` by planar reads and not yet decoded: [aheadFrom, aheadTo).
+    private var aheadFrom = 0
+    private var aheadTo = 0
+    /// Frames a planar read asks libsndfile for at once: a converter's planes take a few thousand frames at a time,
+    /// and a read call each was six times the calls.
+    static let planarReadFrames = 32_768
 
     /// A header whose 32-bit data size wrapped: what it stated and what the file really holds.
     public struct WrappedHeader: Equatable, Sendable {
@@ -185,17 +191,69 @@ public final class AudioFileReader: SeekableAudioSource {
     ///
     /// - Throws: `AudioError` when the data ends before the header's frame count (a truncated file).
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(AudioError) -> Int {
+        if let codec, aheadTo > aheadFrom, let base = bytes.base {  // what a planar read left, first
+            let n = min(frames, aheadTo - aheadFrom)
+            codec.decode(base + aheadFrom * codec.bytesPerSample * channelCount, into: buffer, count: n * channelCount)
+            aheadFrom += n
+            position += Int64(n)
+            return n
+        }
         let wanted = Int(min(Int64(frames), frameCount - position))
         guard wanted > 0 else { return 0 }
         let got: Int
         if let codec {
-            let frameBytes = codec.bytesPerSample * format.channelCount
-            let raw = bytes.reserve(wanted * frameBytes)
-            got = Int(sf_read_raw(samples, raw, sf_count_t(wanted * frameBytes))) / frameBytes
-            codec.decode(raw, into: buffer, count: got * format.channelCount)
+            let raw = try readRaw(frames: wanted, codec: codec)
+            got = raw.frames
+            codec.decode(raw.bytes, into: buffer, count: got * format.channelCount)
         } else {
-            got = Int(sf_readf_float(samples, buffer, sf_count_t(wanted)))
+            got = try checked(Int(sf_readf_float(samples, buffer, sf_count_t(wanted))), wanted: wanted)
         }
+        position += Int64(got)
+        return got
+    }
+
+    public var readsPlanes: Bool { codec != nil }
+
+    /// Integer PCM is decoded straight into the planes, from bytes read `planarReadFrames` at a time; other
+    /// encodings are read interleaved into `scratch` and parted.
+    public func read(
+        planes: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frames: Int,
+        scratch: UnsafeMutablePointer<Float>
+    ) throws -> Int {
+        guard let codec else {
+            let got = try read(into: scratch, frames: frames)
+            AudioPlanes.part(scratch, frames: got, channels: channelCount, into: planes, offset: offset)
+            return got
+        }
+        if aheadTo == aheadFrom {
+            let wanted = Int(min(Int64(Self.planarReadFrames), frameCount - position))
+            guard wanted > 0 else { return 0 }
+            aheadFrom = 0
+            aheadTo = try readRaw(frames: wanted, codec: codec).frames
+        }
+        guard let base = bytes.base else { return 0 }
+        let n = min(frames, aheadTo - aheadFrom)
+        codec.decode(
+            base + aheadFrom * codec.bytesPerSample * channelCount, planes: planes, offset: offset, frames: n,
+            channels: channelCount)
+        aheadFrom += n
+        position += Int64(n)
+        return n
+    }
+
+    /// Up to `frames` frames of the file's bytes, into `bytes`.
+    private func readRaw(frames: Int, codec: PCMCodec) throws(AudioError) -> (
+        bytes: UnsafeMutableRawPointer, frames: Int
+    ) {
+        let frameBytes = codec.bytesPerSample * format.channelCount
+        let raw = bytes.reserve(frames * frameBytes)
+        let got = Int(sf_read_raw(samples, raw, sf_count_t(frames * frameBytes))) / frameBytes
+        return (raw, try checked(got, wanted: frames))
+    }
+
+    /// `got` of `wanted` frames read: fewer is the end of what libsndfile reads, an error, or (none at all before
+    /// the header's count) a truncated file.
+    private func checked(_ got: Int, wanted: Int) throws(AudioError) -> Int {
         if got < wanted {
             let (code, text) = SndFile.lastError(samples)
             if code != 0 { throw AudioError(path: path, cause: .readFailed(text)) }
@@ -204,13 +262,13 @@ public final class AudioFileReader: SeekableAudioSource {
                     path: path, cause: .truncated(claimedFrames: frameCount, availableFrames: position))
             }
         }
-        position += Int64(got)
         return got
     }
 
     /// Moves the read position to `frame` (0-based).
     public func seek(toFrame frame: Int64) throws(AudioError) {
         precondition(frame >= 0 && frame <= frameCount, "seek outside the file")
+        (aheadFrom, aheadTo) = (0, 0)  // bytes read ahead belong to the old position
         guard sf_seek(samples, sf_count_t(frame), SEEK_SET) == frame else {
             throw AudioError(
                 path: path, cause: .readFailed("seek to frame \(frame): \(SndFile.lastError(samples).text)"))

@@ -45,6 +45,19 @@ public struct PCMCodec: Sendable, Equatable {
             bigEndian ? 1 : 0)
     }
 
+    /// `frames` frames of `channels` channels from `bytes` into one plane per channel, each from `offset`: the
+    /// values `decode` gives, parted as a planar converter holds them (24-bit stereo in one pass). The same slack.
+    public func decode(
+        _ bytes: UnsafeRawPointer, planes: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frames: Int,
+        channels: Int
+    ) {
+        planes.withMemoryRebound(to: UnsafeMutablePointer<Float>?.self, capacity: channels) { rebound in
+            driftfix_pcm_decode_planar(
+                bytes.assumingMemoryBound(to: UInt8.self), rebound, offset, frames, Int32(channels),
+                Int32(width.rawValue), bigEndian ? 1 : 0)
+        }
+    }
+
     /// `count` floats into `bytes` (with 4 writable bytes past the last sample), clipped to the integer range. NaN is written as the most negative value, as
     /// libsndfile writes it.
     public func encode(_ samples: UnsafePointer<Float>, into bytes: UnsafeMutableRawPointer, count: Int) {

@@ -14,6 +14,9 @@ struct RawBuffer {
         return grown
     }
 
+    /// The storage as last reserved (nil before the first reserve).
+    var base: UnsafeMutableRawPointer? { storage }
+
     /// Frees the storage (the owner's deinit).
     mutating func release() {
         storage?.deallocate()

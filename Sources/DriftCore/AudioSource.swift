@@ -18,6 +18,16 @@ public protocol AudioSource: AnyObject {
     /// holds its frames already (a conversion's output pieces: no copy), otherwise `scratch` (room for `frames`
     /// frames) read into. Empty only at the end of the stream.
     func view(frames: Int, scratch: UnsafeMutablePointer<Float>) throws -> UnsafeMutableBufferPointer<Float>
+    /// Whether `read(planes:…)` reads each channel straight into its plane (a reader of integer PCM: the bytes
+    /// decoded there), rather than interleaved and then parted.
+    var readsPlanes: Bool { get }
+    /// Reads up to `frames` frames into `planes` (one per channel, each written from `offset`), as a planar converter
+    /// holds them. The default reads interleaved into `scratch` (room for `frames` frames) and parts the channels.
+    /// Returns the frames read; 0 only at the end of the stream.
+    func read(
+        planes: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frames: Int,
+        scratch: UnsafeMutablePointer<Float>
+    ) throws -> Int
 }
 
 extension AudioSource {
@@ -25,6 +35,31 @@ extension AudioSource {
 
     public func view(frames: Int, scratch: UnsafeMutablePointer<Float>) throws -> UnsafeMutableBufferPointer<Float> {
         UnsafeMutableBufferPointer(start: scratch, count: try read(into: scratch, frames: frames) * channelCount)
+    }
+
+    public var readsPlanes: Bool { false }
+
+    public func read(
+        planes: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frames: Int,
+        scratch: UnsafeMutablePointer<Float>
+    ) throws -> Int {
+        let got = try read(into: scratch, frames: frames)
+        AudioPlanes.part(scratch, frames: got, channels: channelCount, into: planes, offset: offset)
+        return got
+    }
+}
+
+/// Frames as a planar converter holds them: one array per channel.
+public enum AudioPlanes {
+    /// Parts `frames` interleaved frames of `channels` channels into `planes`, each written from `offset`.
+    public static func part(
+        _ interleaved: UnsafePointer<Float>, frames: Int, channels: Int,
+        into planes: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int
+    ) {
+        for channel in 0..<channels {
+            let plane = planes[channel] + offset
+            for frame in 0..<frames { plane[frame] = interleaved[frame * channels + channel] }
+        }
     }
 }
 

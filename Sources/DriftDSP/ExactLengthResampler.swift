@@ -18,6 +18,10 @@ public final class ExactLengthResampler: AudioSource {
 
     private let upstream: AudioSource
     private let converter: any StreamConverter
+    /// The converter, where it reads the upstream itself (polyphase, from a source that reads into planes).
+    private var planar: PolyphaseResampler? {
+        upstream.readsPlanes ? converter as? PolyphaseResampler : nil
+    }
     private let blockFrames: Int
     private let input: UnsafeMutablePointer<Float>
     private var inputStart = 0
@@ -100,8 +104,15 @@ public final class ExactLengthResampler: AudioSource {
         return written
     }
 
-    /// One converter call, refilling the input block from upstream when it is used up.
+    /// One converter call, refilling the input block from upstream when it is used up; a polyphase converter reads
+    /// a source of integer PCM itself, straight into its planes.
     private func convert(into output: UnsafeMutablePointer<Float>, capacity: Int) throws -> Int {
+        if let polyphase = planar {
+            let (read, generated) = try polyphase.process(
+                reading: upstream, scratch: input, scratchFrames: blockFrames, output: output, outputFrames: capacity)
+            if read == 0 && generated == 0 { drained = true }
+            return generated
+        }
         if inputAvailable == 0 && !upstreamEnded {
             inputStart = 0
             inputAvailable = try upstream.read(into: input, frames: blockFrames)

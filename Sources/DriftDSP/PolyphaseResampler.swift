@@ -145,7 +145,43 @@ final class PolyphaseResampler: StreamConverter {
             filled += used
             received += Int64(used)
         }
-        if endOfInput && used == inputFrames && !ended {
+        let generated = try convert(
+            endOfInput: endOfInput && used == inputFrames, output: output, outputFrames: outputFrames)
+        return (used, generated)
+    }
+
+    /// As `process(input:…)`, the input read by the converter itself, straight into its planes: as many frames as
+    /// they have room for (`AudioSource.read(planes:…)`: a reader of integer PCM decodes each channel into its plane,
+    /// with no interleaved copy to part). `scratch` (room for `scratchFrames` frames, which bounds a read) is lent
+    /// to sources that read interleaved. The end of the input is the source's: a read that brings nothing.
+    func process(
+        reading source: AudioSource, scratch: UnsafeMutablePointer<Float>, scratchFrames: Int,
+        output: UnsafeMutablePointer<Float>, outputFrames: Int
+    ) throws -> (read: Int, generated: Int) {
+        guard remaining > 0 else { return (0, 0) }
+        compact()
+        var read = 0
+        var atEnd = ended
+        if !ended && filled < capacity {
+            read = try planes.withUnsafeBufferPointer { pointers in
+                guard let first = pointers.baseAddress else { return 0 }
+                return try source.read(
+                    planes: first, offset: filled, frames: min(capacity - filled, scratchFrames), scratch: scratch)
+            }
+            filled += read
+            received += Int64(read)
+            atEnd = read == 0
+        }
+        return (read, try convert(endOfInput: atEnd, output: output, outputFrames: outputFrames))
+    }
+
+    /// Makes what outputs the planes' frames reach (up to `outputFrames`); with `endOfInput`, the input has ended
+    /// (every frame of it is in the planes) and zeros follow it.
+    private func convert(endOfInput: Bool, output: UnsafeMutablePointer<Float>, outputFrames: Int) throws(DSPError)
+        -> Int
+    {
+        guard remaining > 0 else { return 0 }
+        if endOfInput && !ended {
             ended = true
             // A stream that ends early would be padded with silence: an error, never papered over.
             guard received >= expected else {
@@ -195,14 +231,13 @@ final class PolyphaseResampler: StreamConverter {
             nextSteps.removeFirst()
             segmentEnd = nextSteps.first?.output ?? target
             if count < outputFrames, remaining > 0 {
-                let (moreUsed, more) = try process(
-                    input: nil, inputFrames: 0, output: output + count * channelCount,
-                    outputFrames: outputFrames - count,
-                    endOfInput: endOfInput && used == inputFrames)
-                return (used + moreUsed, count + more)
+                return count
+                    + (try convert(
+                        endOfInput: endOfInput, output: output + count * channelCount,
+                        outputFrames: outputFrames - count))
             }
         }
-        return (used, count)
+        return count
     }
 
     /// Drops the frames no later output reads, making room at the end of the planes.

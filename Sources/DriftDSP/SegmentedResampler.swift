@@ -308,12 +308,38 @@ public final class SegmentedResampler: AudioSource {
             try reader.seek(toFrame: range.lowerBound + begin.input)
             let source = Window(reader, frames: n - begin.input)
             let converter = try makeConverter(startOutput: begin.output)
-            var skip = from - begin.output
-            var wanted = Int(to - from)
+            var output = ChunkOutput(pieces: pieces, chunk: index, channelCount: channelCount)
+            defer { output.release() }
+            let wanted: Int
+            if from == begin.output, let polyphase = converter as? PolyphaseResampler, source.readsPlanes {
+                wanted = try pull(polyphase, from: source, into: &output, wanted: Int(to - from), buffers: buffers)
+            } else {
+                wanted = try push(
+                    converter, from: source, into: &output, wanted: Int(to - from), skip: from - begin.output,
+                    buffers: buffers)
+            }
+            if wanted > 0 {
+                // The end of the file, a few frames short: hold the last frame, as the one-pass resampler does.
+                guard to == target, Int64(wanted) <= ExactLengthResampler.maxEndCorrection,
+                    output.frames > 0 || from > 0
+                else {
+                    throw DSPError.lengthMismatch(target: target, produced: from + Int64(output.frames))
+                }
+                try output.hold(wanted)
+            }
+            try output.finish()
+        }
+
+        /// The chunk's outputs from a converter given the input interleaved, a block at a time, after the first
+        /// `skip` outputs (the pre-roll) made into scratch. Returns the outputs still wanted when the input ran out.
+        private func push(
+            _ converter: any StreamConverter, from source: AudioSource, into output: inout ChunkOutput, wanted: Int,
+            skip: Int64, buffers: Buffers
+        ) throws -> Int {
+            var wanted = wanted
+            var skip = skip
             let block = buffers.frames
             let input = buffers.input
-            var output = Output(pieces: pieces, chunk: index, channelCount: channelCount)
-            defer { output.release() }
             var start = 0
             var available = 0
             var ended = false
@@ -341,16 +367,27 @@ public final class SegmentedResampler: AudioSource {
                 try output.wrote(generated)
                 wanted -= generated
             }
-            if wanted > 0 {
-                // The end of the file, a few frames short: hold the last frame, as the one-pass resampler does.
-                guard to == target, Int64(wanted) <= ExactLengthResampler.maxEndCorrection,
-                    output.frames > 0 || from > 0
-                else {
-                    throw DSPError.lengthMismatch(target: target, produced: from + Int64(output.frames))
-                }
-                try output.hold(wanted)
+            return wanted
+        }
+
+        /// The chunk's outputs from a polyphase converter that reads its input itself, straight into its planes
+        /// (integer PCM decoded there: no interleaved copy to part). Returns the outputs still wanted when the input
+        /// ran out (the end of a file a few frames short).
+        private func pull(
+            _ converter: PolyphaseResampler, from source: AudioSource, into output: inout ChunkOutput, wanted: Int,
+            buffers: Buffers
+        ) throws -> Int {
+            var wanted = wanted
+            while wanted > 0 {
+                let room = min(wanted, output.room)
+                let (read, generated) = try converter.process(
+                    reading: source, scratch: buffers.input, scratchFrames: buffers.frames, output: output.next,
+                    outputFrames: room)
+                if read == 0 && generated == 0 { break }  // the input has ended and made every output it reaches
+                try output.wrote(generated)
+                wanted -= generated
             }
-            try output.finish()
+            return wanted
         }
 
         private func makeConverter(startOutput: Int64) throws -> any StreamConverter {
@@ -366,73 +403,6 @@ public final class SegmentedResampler: AudioSource {
                 return try SoxrResampler(
                     quality: quality, channelCount: channelCount, inputFrames: n, outputFrames: target)
             }
-        }
-    }
-
-    /// A chunk's output as it is written: the piece being filled, handed over whenever it is full.
-    private struct Output {
-        let pieces: ChunkPieces
-        let chunk: Int
-        let channelCount: Int
-        private var samples: UnsafeMutablePointer<Float>?
-        private var filled = 0
-        /// Frames written in all, and the last of them (held at the end of a file a few frames short).
-        private(set) var frames = 0
-        private var last: [Float]
-
-        init(pieces: ChunkPieces, chunk: Int, channelCount: Int) {
-            self.pieces = pieces
-            self.chunk = chunk
-            self.channelCount = channelCount
-            last = [Float](repeating: 0, count: channelCount)
-        }
-
-        /// Where the next frames go, and how many fit there.
-        var next: UnsafeMutablePointer<Float> {
-            mutating get {
-                let piece = samples ?? pieces.piece()
-                samples = piece
-                return piece + filled
-            }
-        }
-        var room: Int { (pieces.pieceSamples - filled) / channelCount }
-
-        /// `count` frames were written at `next`.
-        mutating func wrote(_ count: Int) throws {
-            guard count > 0, let piece = samples else { return }
-            filled += count * channelCount
-            frames += count
-            let end = piece + filled - channelCount
-            for c in 0..<channelCount { last[c] = end[c] }
-            if filled == pieces.pieceSamples { try hand() }
-        }
-
-        /// Repeats the last frame (silence if none) `count` times.
-        mutating func hold(_ count: Int) throws {
-            for _ in 0..<count {
-                let at = next
-                for c in 0..<channelCount { at[c] = last[c] }
-                try wrote(1)
-            }
-        }
-
-        mutating func finish() throws {
-            if filled > 0 { try hand() }
-            pieces.finish(chunk: chunk)
-        }
-
-        /// Gives back a piece never handed over (the work stopped).
-        mutating func release() {
-            if let piece = samples { pieces.recycle(piece) }
-            samples = nil
-        }
-
-        private mutating func hand() throws {
-            guard let piece = samples else { return }
-            samples = nil
-            let count = filled
-            filled = 0
-            try pieces.hand(ChunkPieces.Piece(samples: piece, count: count), chunk: chunk)
         }
     }
 
@@ -452,6 +422,19 @@ public final class SegmentedResampler: AudioSource {
         func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
             guard left > 0 else { return 0 }
             let got = try upstream.read(into: buffer, frames: Int(min(Int64(frames), left)))
+            left -= Int64(got)
+            return got
+        }
+
+        var readsPlanes: Bool { upstream.readsPlanes }
+
+        func read(
+            planes: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frames: Int,
+            scratch: UnsafeMutablePointer<Float>
+        ) throws -> Int {
+            guard left > 0 else { return 0 }
+            let got = try upstream.read(
+                planes: planes, offset: offset, frames: Int(min(Int64(frames), left)), scratch: scratch)
             left -= Int64(got)
             return got
         }

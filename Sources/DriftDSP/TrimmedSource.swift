@@ -24,6 +24,20 @@ public final class TrimmedSource: AudioSource {
         delivered += Int64(got)
         return got
     }
+
+    public var readsPlanes: Bool { upstream.readsPlanes }
+
+    public func read(
+        planes: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frames: Int,
+        scratch: UnsafeMutablePointer<Float>
+    ) throws -> Int {
+        if delivered == 0 && range.lowerBound > 0 { try upstream.seek(toFrame: range.lowerBound) }
+        let wanted = Int(min(Int64(frames), frameCount - delivered))
+        guard wanted > 0 else { return 0 }
+        let got = try upstream.read(planes: planes, offset: offset, frames: wanted, scratch: scratch)
+        delivered += Int64(got)
+        return got
+    }
 }
 
 /// Frames `range` of a seekable source, last frame first: the samples themselves run backwards.

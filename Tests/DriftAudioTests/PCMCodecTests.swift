@@ -155,3 +155,68 @@ struct PCMCodecTests {
         }
     }
 }
+
+@Suite("PCM block codec: reads into planes")
+struct PCMPlanarReadTests {
+    @Test(
+        "a reader's planar reads, in odd sizes, mixed with interleaved reads and a seek back, are sample for sample libsndfile's float read; 1, 2 and 3 channels",
+        arguments: codecCases)
+    func planarSameAsLibsndfile(container: AudioContainer, encoding: SampleEncoding, order: ByteOrder) throws {
+        for channels in [1, 2, 3] {
+            let folder = TemporaryFolder()
+            let samples = probes(
+                count: 90_001 - 90_001 % channels, seed: UInt64(channels) &* 7 &+ UInt64(encoding.code))
+            let frames = samples.count / channels
+            let format = AudioFormat(
+                container: container, encoding: encoding, byteOrder: order, sampleRate: 48_000,
+                channelCount: channels)
+            let path = folder.file("take")
+            let writer = try AudioFileWriter(path: path, format: format, metadata: AudioMetadata())
+            try samples.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frames: frames) }
+            try writer.close()
+            var info = SF_INFO()
+            let handle = try #require(sf_open(path, Int32(SFM_READ), &info))
+            var theirs = [Float](repeating: 0, count: frames * channels)
+            _ = theirs.withUnsafeMutableBufferPointer { sf_readf_float(handle, $0.baseAddress, sf_count_t(frames)) }
+            sf_close(handle)
+
+            let reader = try AudioFileReader(path: path)
+            #expect(reader.readsPlanes)
+            let planes = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: frames + 3) }
+            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 40_000 * channels)
+            defer {
+                for plane in planes { plane.deallocate() }
+                scratch.deallocate()
+            }
+            var mine = [Float](repeating: .nan, count: frames * channels)
+            func planar(_ count: Int, at frame: Int) throws -> Int {
+                let got = try planes.withUnsafeBufferPointer {
+                    try reader.read(planes: $0.baseAddress!, offset: 3, frames: count, scratch: scratch)
+                }
+                for i in 0..<got { for c in 0..<channels { mine[(frame + i) * channels + c] = planes[c][3 + i] } }
+                return got
+            }
+            var done = 0
+            for (block, kind) in [(5, 0), (1, 0), (4096, 0), (3000, 1), (40_000, 0), (7, 1), (33_333, 0)]
+            where done < frames {
+                let count = min(block, frames - done)
+                done +=
+                    kind == 0
+                    ? try planar(count, at: done)
+                    : try mine.withUnsafeMutableBufferPointer {
+                        try reader.read(into: $0.baseAddress! + done * channels, frames: count)
+                    }
+            }
+            // Back to the middle: what was read ahead belongs to the old position.
+            done = frames / 2
+            try reader.seek(toFrame: Int64(done))
+            while done < frames { done += try planar(min(4100, frames - done), at: done) }
+            #expect(try planar(10, at: 0) == 0)
+            let mismatch = zip(mine, theirs).enumerated().first { $0.element.0.bitPattern != $0.element.1.bitPattern }
+            #expect(
+                mismatch == nil,
+                "\(format): sample \(mismatch?.offset ?? -1): \(mismatch?.element.0 ?? 0) vs libsndfile \(mismatch?.element.1 ?? 0)"
+            )
+        }
+    }
+}

@@ -11,8 +11,30 @@ private final class SeekableSignal: SeekableAudioSource {
     var position: Int64 = 0
     var channelCount: Int { signal.channelCount }
     var frameCount: Int64 { signal.length }
+    /// Whether it reads into planes itself (as a reader of integer PCM does), never through the scratch.
+    let readsPlanes: Bool
 
-    init(_ signal: TestSignal) { self.signal = signal }
+    init(_ signal: TestSignal, planes: Bool = false) {
+        self.signal = signal
+        readsPlanes = planes
+    }
+
+    func read(
+        planes: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frames: Int,
+        scratch: UnsafeMutablePointer<Float>
+    ) throws -> Int {
+        precondition(readsPlanes, "an interleaved source reads planes through the default")
+        let count = Int(min(Int64(frames), frameCount - position))
+        guard count > 0 else { return 0 }
+        let samples = signal.recording(start: position, count: count)
+        for frame in 0..<count {
+            for channel in 0..<channelCount {
+                planes[channel][offset + frame] = samples[frame * channelCount + channel]
+            }
+        }
+        position += Int64(count)
+        return count
+    }
 
     func seek(toFrame frame: Int64) throws { position = frame }
 
@@ -76,6 +98,81 @@ struct SegmentedResamplerTests {
             #expect(
                 SignalMeasure.snr(actual: result.segmented, ideal: ideal) > 120, "\(ratio.0), \(channels) ch, \(engine)"
             )
+        }
+    }
+
+    @Test(
+        "polyphase chunks that read their input straight into the converter's planes: bit for bit the chunks that read it interleaved, the exact length, the ideal's SNR; 1, 2 and 6 channels, drift and pull-down, odd chunks",
+        arguments: [("-131 ppm", Int64(1_000_003), Int64(1_000_003 - 131)), ("pull-down 1000/1001", 400_400, 400_000)])
+    func planarReads(ratio: (String, Int64, Int64)) throws {
+        for channels in [1, 2, 6] {
+            let signal = TestSignal(channelCount: channels, length: ratio.1, seed: UInt64(channels + 70))
+            func run(planes: Bool) throws -> [Float] {
+                let segmented = SegmentedResampler.make(
+                    open: { SeekableSignal(signal, planes: planes) }, range: 0..<signal.length,
+                    channelCount: channels, targetFrames: ratio.2, quality: .medium, engine: .polyphase,
+                    threads: 3, chunkFrames: 40_009)
+                return try drain(try #require(segmented, "\(ratio.0): not cut"), blockFrames: 5003)
+            }
+            let planar = try run(planes: true)
+            let interleaved = try run(planes: false)
+            #expect(planar.count == Int(ratio.2) * channels, "\(ratio.0), \(channels) ch")
+            #expect(planar == interleaved, "\(ratio.0), \(channels) ch")
+            let ideal = signal.ideal(target: ratio.2, start: 0, count: Int(ratio.2))
+            #expect(SignalMeasure.snr(actual: planar, ideal: ideal) > 110, "\(ratio.0), \(channels) ch")
+        }
+    }
+
+    @Test(
+        "one pass reading its input straight into the converter's planes (a file, a trim of it, a wandering clock's warp): bit for bit the pass that reads it interleaved; 1, 2 and 6 channels"
+    )
+    func onePassPlanarReads() throws {
+        for channels in [1, 2, 6] {
+            let length: Int64 = 300_007
+            let signal = TestSignal(channelCount: channels, length: length, seed: UInt64(channels + 90))
+            let knots = [
+                WarpKnot(input: 0, output: 0), WarpKnot(input: 100_000, output: 99_990),
+                WarpKnot(input: length, output: length - 41),
+            ]
+            func run(planes: Bool, _ make: (SeekableSignal) throws -> AudioSource) throws -> [Float] {
+                try drain(try make(SeekableSignal(signal, planes: planes)), blockFrames: 3001)
+            }
+            let cases: [(String, (SeekableSignal) throws -> AudioSource)] = [
+                (
+                    "-131 ppm",
+                    {
+                        try ExactLengthResampler(
+                            upstream: $0, targetFrames: length - 39, quality: .medium, engine: .polyphase)
+                    }
+                ),
+                (
+                    "+10 %",
+                    {
+                        try ExactLengthResampler(
+                            upstream: $0, targetFrames: length * 11 / 10, quality: .fast, engine: .polyphase)
+                    }
+                ),
+                (
+                    "a trim",
+                    {
+                        try ExactLengthResampler(
+                            upstream: TrimmedSource($0, range: 1_234..<250_000), targetFrames: 248_700, quality: .best,
+                            engine: .polyphase)
+                    }
+                ),
+                (
+                    "a warp",
+                    {
+                        try ExactLengthResampler(
+                            upstream: $0, targetFrames: length - 41, quality: .medium, along: knots)
+                    }
+                ),
+            ]
+            for (name, make) in cases {
+                let planar = try run(planes: true, make)
+                let interleaved = try run(planes: false, make)
+                #expect(!planar.isEmpty && planar == interleaved, "\(name), \(channels) ch")
+            }
         }
     }
 

@@ -8,3 +8,8 @@
 // as slack by the 24-bit loops).
 void driftfix_pcm_decode(const uint8_t *bytes, float *samples, size_t count, int width, int big_endian);
 void driftfix_pcm_encode(const float *samples, uint8_t *bytes, size_t count, int width, int big_endian);
+
+// The same decoding into one plane per channel: frame i's channel c goes to planes[c][offset + i] (a planar
+// converter's layout, so no separate pass parts the channels). `count` is in frames; `bytes` needs the same slack.
+void driftfix_pcm_decode_planar(
+    const uint8_t *bytes, float *const *planes, size_t offset, size_t frames, int channels, int width, int big_endian);
