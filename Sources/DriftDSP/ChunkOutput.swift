@@ -1,4 +1,3 @@
-
 /// A chunk's output as it is written: the piece being filled, handed over whenever it is full.
 struct ChunkOutput {
     let pieces: ChunkPieces
