@@ -53,6 +53,16 @@ private func dataBytes(_ path: String) throws -> [UInt8] {
     return bytes
 }
 
+/// The file's samples as libsndfile's own normalised float read gives them: the reference for driftfix's reader.
+private func libsndfileFloats(_ path: String, frames: Int, channels: Int) throws -> [Float] {
+    var info = SF_INFO()
+    let handle = try #require(sf_open(path, Int32(SFM_READ), &info))
+    defer { sf_close(handle) }
+    var samples = [Float](repeating: 0, count: frames * channels)
+    _ = samples.withUnsafeMutableBufferPointer { sf_readf_float(handle, $0.baseAddress, sf_count_t(frames)) }
+    return samples
+}
+
 @Suite("PCM block codec")
 struct PCMCodecTests {
     @Test(
@@ -105,11 +115,7 @@ struct PCMCodecTests {
         )
 
         // driftfix's reader against libsndfile's normalised float read of the same file, bit for bit.
-        var readInfo = SF_INFO()
-        let readHandle = try #require(sf_open(reference, Int32(SFM_READ), &readInfo))
-        var theirs = [Float](repeating: 0, count: frames * channels)
-        _ = theirs.withUnsafeMutableBufferPointer { sf_readf_float(readHandle, $0.baseAddress, sf_count_t(frames)) }
-        sf_close(readHandle)
+        let theirs = try libsndfileFloats(reference, frames: frames, channels: channels)
         let reader = try AudioFileReader(path: reference)
         var mine = [Float](repeating: .nan, count: frames * channels)
         var done = 0
@@ -174,11 +180,7 @@ struct PCMPlanarReadTests {
             let writer = try AudioFileWriter(path: path, format: format, metadata: AudioMetadata())
             try samples.withUnsafeBufferPointer { try writer.write($0.baseAddress!, frames: frames) }
             try writer.close()
-            var info = SF_INFO()
-            let handle = try #require(sf_open(path, Int32(SFM_READ), &info))
-            var theirs = [Float](repeating: 0, count: frames * channels)
-            _ = theirs.withUnsafeMutableBufferPointer { sf_readf_float(handle, $0.baseAddress, sf_count_t(frames)) }
-            sf_close(handle)
+            let theirs = try libsndfileFloats(path, frames: frames, channels: channels)
 
             let reader = try AudioFileReader(path: path)
             #expect(reader.readsPlanes)
