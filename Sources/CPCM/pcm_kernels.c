@@ -1,6 +1,7 @@
 // Hot loops of the PCM block codec (DriftAudio's PCMCodec), in C so the compiler vectorises them with SSE2: a
 // float-to-integer conversion per sample that rounds as lrintf does, without a library call.
 #include "pcm_kernels.h"
+#include <stdlib.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -101,6 +102,22 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) static size_t decode24_st
 }
 #endif
 
+#if defined(__x86_64__)
+// Whether the CPU permutes bytes across 64 (AVX-512 VBMI) and may be asked to: DRIFTFIX_NO_AVX512 keeps driftfix off
+// 512-bit registers, here as in the polyphase kernel. Decided once; threads racing here compute the same answer.
+static int byte_permutes(void) {
+    static int known = -1;
+    int value = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (value < 0) {
+        __builtin_cpu_init();
+        value = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512vbmi") && getenv("DRIFTFIX_NO_AVX512") == NULL;
+        __atomic_store_n(&known, value, __ATOMIC_RELAXED);
+    }
+    return value;
+}
+#endif
+
 void driftfix_pcm_decode_planar(
     const uint8_t *bytes, float *const *planes, size_t offset, size_t frames, int channels, int width, int big_endian) {
     if (channels == 1) {
@@ -109,7 +126,7 @@ void driftfix_pcm_decode_planar(
     }
     size_t done = 0;
 #if defined(__x86_64__)
-    if (channels == 2 && width == 3 && !big_endian && __builtin_cpu_supports("avx512vbmi"))
+    if (channels == 2 && width == 3 && !big_endian && byte_permutes())
         done = decode24_stereo_vbmi(bytes, planes[0] + offset, planes[1] + offset, frames);
 #endif
     // Elsewhere: a stretch decoded interleaved (the vector loops above), then parted into the planes.
