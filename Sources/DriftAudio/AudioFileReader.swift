@@ -191,9 +191,9 @@ public final class AudioFileReader: SeekableAudioSource {
     ///
     /// - Throws: `AudioError` when the data ends before the header's frame count (a truncated file).
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(AudioError) -> Int {
-        if let codec, aheadTo > aheadFrom, let base = bytes.base {  // what a planar read left, first
+        if let codec, let ahead = aheadBytes(codec) {  // what a planar read left, first
             let n = min(frames, aheadTo - aheadFrom)
-            codec.decode(base + aheadFrom * codec.bytesPerSample * channelCount, into: buffer, count: n * channelCount)
+            codec.decode(ahead, into: buffer, count: n * channelCount)
             aheadFrom += n
             position += Int64(n)
             return n
@@ -221,9 +221,7 @@ public final class AudioFileReader: SeekableAudioSource {
         scratch: UnsafeMutablePointer<Float>
     ) throws -> Int {
         guard let codec else {
-            let got = try read(into: scratch, frames: frames)
-            AudioPlanes.part(scratch, frames: got, channels: channelCount, into: planes, offset: offset)
-            return got
+            return try readParting(planes: planes, offset: offset, frames: frames, scratch: scratch)
         }
         if aheadTo == aheadFrom {
             let wanted = Int(min(Int64(Self.planarReadFrames), frameCount - position))
@@ -231,14 +229,18 @@ public final class AudioFileReader: SeekableAudioSource {
             aheadFrom = 0
             aheadTo = try readRaw(frames: wanted, codec: codec).frames
         }
-        guard let base = bytes.base else { return 0 }
+        guard let ahead = aheadBytes(codec) else { return 0 }
         let n = min(frames, aheadTo - aheadFrom)
-        codec.decode(
-            base + aheadFrom * codec.bytesPerSample * channelCount, planes: planes, offset: offset, frames: n,
-            channels: channelCount)
+        codec.decode(ahead, planes: planes, offset: offset, frames: n, channels: channelCount)
         aheadFrom += n
         position += Int64(n)
         return n
+    }
+
+    /// The first byte read ahead and not yet decoded; nil when none is.
+    private func aheadBytes(_ codec: PCMCodec) -> UnsafeMutableRawPointer? {
+        guard aheadTo > aheadFrom, let base = bytes.base else { return nil }
+        return base + aheadFrom * codec.bytesPerSample * channelCount
     }
 
     /// Up to `frames` frames of the file's bytes, into `bytes`.

@@ -43,6 +43,15 @@ extension AudioSource {
         planes: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frames: Int,
         scratch: UnsafeMutablePointer<Float>
     ) throws -> Int {
+        try readParting(planes: planes, offset: offset, frames: frames, scratch: scratch)
+    }
+
+    /// `read(planes:…)` as the default does it: an interleaved read into `scratch`, parted into the planes (also
+    /// what a source that reads planes for some encodings only does for the others).
+    public func readParting(
+        planes: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frames: Int,
+        scratch: UnsafeMutablePointer<Float>
+    ) throws -> Int {
         let got = try read(into: scratch, frames: frames)
         AudioPlanes.part(scratch, frames: got, channels: channelCount, into: planes, offset: offset)
         return got

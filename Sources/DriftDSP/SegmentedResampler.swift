@@ -420,10 +420,7 @@ public final class SegmentedResampler: AudioSource {
         }
 
         func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
-            guard left > 0 else { return 0 }
-            let got = try upstream.read(into: buffer, frames: Int(min(Int64(frames), left)))
-            left -= Int64(got)
-            return got
+            try take(frames) { try upstream.read(into: buffer, frames: $0) }
         }
 
         var readsPlanes: Bool { upstream.readsPlanes }
@@ -432,9 +429,13 @@ public final class SegmentedResampler: AudioSource {
             planes: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frames: Int,
             scratch: UnsafeMutablePointer<Float>
         ) throws -> Int {
+            try take(frames) { try upstream.read(planes: planes, offset: offset, frames: $0, scratch: scratch) }
+        }
+
+        /// Up to `frames` frames of what is left, read by `read` (given how many it may read).
+        private func take(_ frames: Int, _ read: (Int) throws -> Int) throws -> Int {
             guard left > 0 else { return 0 }
-            let got = try upstream.read(
-                planes: planes, offset: offset, frames: Int(min(Int64(frames), left)), scratch: scratch)
+            let got = try read(Int(min(Int64(frames), left)))
             left -= Int64(got)
             return got
         }

@@ -17,12 +17,7 @@ public final class TrimmedSource: AudioSource {
     }
 
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
-        if delivered == 0 && range.lowerBound > 0 { try upstream.seek(toFrame: range.lowerBound) }
-        let wanted = Int(min(Int64(frames), frameCount - delivered))
-        guard wanted > 0 else { return 0 }
-        let got = try upstream.read(into: buffer, frames: wanted)
-        delivered += Int64(got)
-        return got
+        try take(frames) { try upstream.read(into: buffer, frames: $0) }
     }
 
     public var readsPlanes: Bool { upstream.readsPlanes }
@@ -31,10 +26,15 @@ public final class TrimmedSource: AudioSource {
         planes: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, frames: Int,
         scratch: UnsafeMutablePointer<Float>
     ) throws -> Int {
+        try take(frames) { try upstream.read(planes: planes, offset: offset, frames: $0, scratch: scratch) }
+    }
+
+    /// Up to `frames` frames of the range, read by `read` (given how many it may read), from the range's start.
+    private func take(_ frames: Int, _ read: (Int) throws -> Int) throws -> Int {
         if delivered == 0 && range.lowerBound > 0 { try upstream.seek(toFrame: range.lowerBound) }
         let wanted = Int(min(Int64(frames), frameCount - delivered))
         guard wanted > 0 else { return 0 }
-        let got = try upstream.read(planes: planes, offset: offset, frames: wanted, scratch: scratch)
+        let got = try read(wanted)
         delivered += Int64(got)
         return got
     }
