@@ -194,16 +194,28 @@ printf 'not audio\n' > "$out/media/stage/broken.wav"
 "$bin" process "$out/media/stage/broken.wav" "$out/repaired/broken.wav" --ratio 1.001 || echo "   (exit code $?)"
 
 echo "== a fleet over two nights: 6 recorders, 5 takes each a night, laid out fleet/devNNN/nightK/takeM.wav (60 s files"
-echo "   with sidecar references); the device is the folder under the root (the night folders are left out by default)"
-"$scenes" fleet "$out/fleet" --devices 6 --takes 5 --night 0 --change-night 1 | sed 's/^/   /'
+echo "   with sidecar references); the device is the folder under the root (the night folders are left out by default)."
+echo "   dev005 records real sound beside a camera (takeM.mp4) and is started 0.4-0.9 s after it every take, stopped about"
+echo "   a second before: its lengths differ by some 20,000 ppm, its clock runs 47 ppm slow"
+"$scenes" fleet "$out/fleet" --devices 6 --takes 5 --night 0 --change-night 1 --late-device 5 | sed 's/^/   /'
 "$bin" repair "$out/fleet" --out "$out/fleet-repaired" --report "$out/fleet-report" 2>/dev/null | tail -1 | sed 's/^/   night 0: /' || true
-"$scenes" fleet "$out/fleet" --devices 6 --takes 5 --night 1 --change-night 1 | sed 's/^/   /'
+"$scenes" fleet "$out/fleet" --devices 6 --takes 5 --night 1 --change-night 1 --late-device 5 | sed 's/^/   /'
 echo "   night 1: dev001's clock starts drifting (+80 ppm), dev002 turns erratic, dev003 has a wrong pairing, a broken file"
 echo "   and a lost reference"
 "$bin" repair "$out/fleet" --out "$out/fleet-repaired" --report "$out/fleet-report" 2>/dev/null | tail -1 | sed 's/^/   night 1: /' || true
 echo "   the fleet report (devices worst first, problems, every pair): $out/fleet-report/report.html; devices.csv beside it"
 echo "== driftfix history: the alerting devices first"
 "$bin" history --out "$out/fleet-repaired" | sed 's/^/   /' || status=1
+# dev005's lengths were never its clock: the default content.measure (auto) measured its takes by their sound, so its
+# history is its clock (-47 ppm, by the sound) and its late starts a series of their own.
+"$bin" history --out "$out/fleet-repaired" --device dev005 --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["devices"][0]
+ok = all(abs(v + 47) < 1 for v in d["ppm"]) and all(m == "content" for m in d["measuredBy"]) and not d.get("alert")
+print("   dev005, started late every take: clock %s ppm per night (measured by %s), start %s ms; %s" % (
+    ", ".join("%+.1f" % v for v in d["ppm"]), "/".join(sorted(set(d["measuredBy"]))),
+    ", ".join("%+.0f" % v for v in d["startOffsetMs"]), "reported right" if ok else "NOT RIGHT"))
+sys.exit(0 if ok else 1)' || status=1
 
 echo "== originals untouched; repaired files in $out/repaired, $out/repaired-by-sound and $out/synced; reports in $out/report, $out/repair-report, $out/sound-report and $out/fleet-report"
 exit $status

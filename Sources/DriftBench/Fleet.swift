@@ -13,6 +13,11 @@ import Foundation
 /// takes. Device 1 starts drifting on the last night (+80 ppm: its recordings need repair and it must alert);
 /// device 2 turns erratic on the last night (its spread grows: ±15 ppm; it must alert). A few pairs per night are
 /// problems: one refused (8 % short: a wrong pairing), one unreadable, one without its reference.
+///
+/// With `--late-device N`, device N records real sound beside a camera instead: each take a scene heard by both (the
+/// tests' `TwoMicrophones`), its clock 47 ppm slow, started 0.4-0.9 s after its camera and stopped about a second
+/// before it, the camera's file an MP4 with its own AAC sound (by ffmpeg). Its lengths differ by more than a clock
+/// drifts; its sound says what its clock did.
 struct Fleet: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write one night of a synthetic recorder fleet (sparse WAVs + sidecars).")
@@ -26,6 +31,11 @@ struct Fleet: ParsableCommand {
     @Option(help: "Seconds per recording.") var seconds = 60
     @Option(help: "Drift (ppm) added to every device: enough makes every pair a real repair job (the journal bench).")
     var addPPM = 0.0
+    @Option(help: "A device that records real sound beside a camera, started late every take (the demo).")
+    var lateDevice: Int?
+
+    /// The late device's clock, ppm.
+    static let lateClockPPM = -47.0
 
     func run() throws {
         let rate = 48_000
@@ -37,6 +47,10 @@ struct Fleet: ParsableCommand {
             var deviceRandom = SplitMix64(seed: UInt64(device) &* 0x9E37_79B9 &+ 17)
             let steady = (deviceRandom.nextUnit() * 2 - 1) * 12 + addPPM
             var takeRandom = SplitMix64(seed: UInt64(device) &* 1_000_003 &+ UInt64(night) &* 7919 &+ 5)
+            if device == lateDevice {
+                written += try Self.lateTakes(folder: folder, takes: takes, seconds: seconds, night: night)
+                continue
+            }
             for take in 0..<takes {
                 var ppm = steady + (takeRandom.nextUnit() * 2 - 1) * 0.5
                 if night >= changeNight && device == 1 { ppm = steady + 80 }
@@ -59,6 +73,19 @@ struct Fleet: ParsableCommand {
             }
         }
         print("night \(night): \(written) recordings under \(root)")
+    }
+
+    /// The late device's takes of one night: `takeM.wav` beside the camera's `takeM.mp4`.
+    static func lateTakes(folder: String, takes: Int, seconds: Int, night: Int) throws -> Int {
+        var random = SplitMix64(seed: 4242 &+ UInt64(night))
+        for take in 0..<takes {
+            var scene = TwoMicrophones(
+                sampleRate: 48_000, seconds: Double(seconds), offset: 0.4 + 0.5 * random.nextUnit(),
+                driftPPM: lateClockPPM, seed: 500 &+ UInt64(night * 100 + take))
+            scene.referenceLength = scene.referenceTime(Double(seconds)) + 0.8 + 0.4 * random.nextUnit()
+            try scene.writeCameraPair(folder: folder, name: "take\(take)")
+        }
+        return takes
     }
 
     /// A mono 16-bit WAV header for `frames`, and a hole where its samples would be.

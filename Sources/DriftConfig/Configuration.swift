@@ -112,11 +112,15 @@ public struct JournalSettings: Sendable, Equatable {
     /// A device is flagged when the spread between its recordings (interquartile range) grew by more than this over
     /// the median of its earlier runs' spreads.
     public var alertSpreadPPM = 10.0
+    /// A device is flagged when the median sync at its recordings' first frames (by their sound) is further than this
+    /// from zero in the latest run, ms: a recorder started late or early. Nil: never (the default), for that is an
+    /// operator's habit, not a clock fault.
+    public var alertStartMs: Double?
     /// Finished runs whose plans and job rows are kept (older ones keep only their drift samples).
     public var keepRuns = 3
 
     /// The alert rule these settings describe.
-    public var alertRule: AlertRule { AlertRule(driftPPM: alertPPM, spreadPPM: alertSpreadPPM) }
+    public var alertRule: AlertRule { AlertRule(driftPPM: alertPPM, spreadPPM: alertSpreadPPM, startMs: alertStartMs) }
     /// The Prometheus text file written after each run; nil: none.
     public var metricsFile: String?
     /// Devices with series of their own in the metrics at most (alerting and worst first): a cap on label

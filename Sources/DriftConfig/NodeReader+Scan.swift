@@ -300,11 +300,21 @@ extension NodeReader {
                 let ppm = try number(value, key: full)
                 guard ppm.numerator > 0 else { throw error(value, key: full, "must be greater than 0") }
                 settings.alertSpreadPPM = ppm.doubleValue
+            case "alert-start-ms":
+                // `off` (or null), or a positive number of milliseconds.
+                if let text = value.scalar?.string, ["off", "", "~", "null"].contains(text.lowercased()) {
+                    settings.alertStartMs = nil
+                    continue
+                }
+                let ms = try number(value, key: full)
+                guard ms.numerator > 0 else { throw error(value, key: full, "must be greater than 0, or off") }
+                settings.alertStartMs = ms.doubleValue
             case "keep-runs":
                 settings.keepRuns = try wholeNumber(value, key: full, in: 1...100_000)
             default:
                 throw unknown(
-                    k, in: key, allowed: ["path", "history-runs", "alert-ppm", "alert-spread-ppm", "keep-runs"])
+                    k, in: key,
+                    allowed: ["path", "history-runs", "alert-ppm", "alert-spread-ppm", "alert-start-ms", "keep-runs"])
             }
         }
     }

@@ -1,8 +1,13 @@
 /// Which measurement plans a pair's repair: the headers' two lengths, the sound, or both (config `content:`).
 public struct ContentPolicy: Sendable, Equatable, Codable {
     public enum Mode: String, Sendable, CaseIterable, Codable {
-        /// Durations from the headers only (the default; the only choice where a reference has no sound).
+        /// Durations from the headers only (the only choice where a reference has no sound).
         case headers
+        /// The default: the headers plan every pair whose lengths a clock explains; the sound measures and plans the
+        /// others (lengths that differ by more than a clock drifts: a take started or stopped apart from its camera, a
+        /// wrong pairing), where the reference has sound of its own. Where the sound cannot tell (a steady tone, a
+        /// silent reference), the headers plan it; where both files have sound and share none, it is refused.
+        case auto
         /// The sound decides; headers only where the reference has no sound (or is silent).
         case content
         /// Both are measured: content plans the repair when it is confident and agrees with the headers; a
@@ -24,7 +29,7 @@ public struct ContentPolicy: Sendable, Equatable, Codable {
     public var headerPrecisionMs: Double
 
     public init(
-        mode: Mode = .headers, confidenceFloor: Double = 0.5, start: ContentRepairPlan.Start = .reference,
+        mode: Mode = .auto, confidenceFloor: Double = 0.5, start: ContentRepairPlan.Start = .reference,
         residualLimitMs: Double = 1, headerPrecisionMs: Double = 50
     ) {
         self.mode = mode
@@ -34,8 +39,45 @@ public struct ContentPolicy: Sendable, Equatable, Codable {
         self.headerPrecisionMs = headerPrecisionMs
     }
 
-    /// Whether pairs are measured by their sound.
+    /// Whether pairs are measured by their sound (all of them, or under `auto` those whose lengths no clock explains).
     public var measuresContent: Bool { mode != .headers }
+
+    /// Whether a pair of this cause (by its lengths) is measured by its sound, where its reference has sound.
+    public func measures(_ cause: DriftCause?) -> Bool {
+        switch mode {
+        case .headers: false
+        case .content, .both: true
+        case .auto: cause == .lengthsDiffer
+        }
+    }
+
+    /// The policy a worker decides a pair under: `auto` measures only pairs the lengths cannot explain, and decides
+    /// those by the sound, falling back to the headers where the sound cannot tell.
+    public var forWorker: ContentPolicy {
+        var policy = self
+        if mode == .auto { policy.mode = .content }
+        policy.fallsBackToHeaders = fallsBackToHeaders || mode == .auto
+        return policy
+    }
+
+    /// Where the sound cannot measure a pair (other than a wrong pairing), the headers plan it instead of a refusal
+    /// (set for the pairs `auto` measures: their lengths already had a plan).
+    public var fallsBackToHeaders = false
+
+    private enum CodingKeys: String, CodingKey {
+        case mode, confidenceFloor, start, residualLimitMs, headerPrecisionMs, fallsBackToHeaders
+    }
+
+    // A job from a coordinator before `fallsBackToHeaders` has no such key: it never fell back.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        mode = try c.decode(Mode.self, forKey: .mode)
+        confidenceFloor = try c.decode(Double.self, forKey: .confidenceFloor)
+        start = try c.decode(ContentRepairPlan.Start.self, forKey: .start)
+        residualLimitMs = try c.decode(Double.self, forKey: .residualLimitMs)
+        headerPrecisionMs = try c.decode(Double.self, forKey: .headerPrecisionMs)
+        fallsBackToHeaders = try c.decodeIfPresent(Bool.self, forKey: .fallsBackToHeaders) ?? false
+    }
 }
 
 /// What the headers alone would do with a pair, and the numbers the content measurement is compared with.
@@ -123,7 +165,7 @@ public struct ContentDecision: Sendable, Equatable {
                 // Both files have sound and none of it is shared: the pair is most likely wrong.
                 return ContentDecision(action: .refuse("\(why) (a wrong pairing?)"), measuredBy: .content)
             default:
-                return policy.mode == .both
+                return policy.mode == .both || policy.fallsBackToHeaders
                     ? byHeaders("\(why): planned by the headers")
                     : ContentDecision(action: .refuse(why), measuredBy: .content)
             }

@@ -10,17 +10,64 @@ public enum DriftCause: String, Codable, Sendable, CaseIterable {
     case pullUp = "ntsc-pull-up"
     /// Audio at one common rate labelled as another (44.1 kHz tagged 48 kHz, ...).
     case rateMislabel = "rate-mislabel"
-    /// None of the above: a wrong pairing, a truncated file, dropped buffers...
+    /// By the sound: a rate no clock runs at and no known ratio explains.
     case unexplained
     /// By the sound: the recorder's clock rate moved during the take (warming, a heater cycling).
     case clockWander = "clock-wander"
     /// By the sound: the recorder's clock rate stepped during the take (re-disciplined: GPS, a timecode re-jam).
     case clockStep = "clock-step"
+    /// By the lengths alone: they differ by more than a clock drifts (`DriftPolicy.clockDriftLimitPPM`) and by no known
+    /// ratio. Started or stopped apart, a wrong pairing, a truncated file, dropped buffers: the lengths cannot tell.
+    case lengthsDiffer = "lengths-differ"
+    /// By the sound: the device lost buffers (the sound jumps; its pitch is right).
+    case dropouts
+    /// By the sound, its clock right: the recording started after its reference (a late press of record).
+    case lateStart = "late-start"
+    /// By the sound, its clock right: the recording started before its reference.
+    case earlyStart = "early-start"
+    /// By the sound, its clock and start right: the recording stopped before its reference (in sync, shorter).
+    case earlyStop = "early-stop"
+    /// By the sound, its clock and start right: the recording ran on after its reference (in sync, longer).
+    case lateStop = "late-stop"
+
+    /// Whether a row of this cause carries a clock figure a device's history may use: a crystal's error, however the
+    /// take was started or stopped. Recognised ratios (pull-down, a mislabelled rate) are settings, not clocks, and
+    /// lengths no clock explains are no clock figure at all.
+    public var isClock: Bool {
+        switch self {
+        case .inSync, .clockDrift, .clockWander, .clockStep, .dropouts, .lateStart, .earlyStart, .earlyStop,
+            .lateStop:
+            true
+        case .pullDown, .pullUp, .rateMislabel, .unexplained, .lengthsDiffer: false
+        }
+    }
 }
 
 /// What to do with a pair.
 public enum PlanAction: String, Codable, Sendable, CaseIterable {
     case skip, resample, stretch, refuse
+    /// By the sound: move the start and re-insert lost buffers, with no change of rate (a clock that runs right).
+    case align
+
+    /// Whether the pair is repaired.
+    public var repairs: Bool { self == .resample || self == .stretch || self == .align }
+
+    /// The action a plan's operations amount to: the rate change they hold (a warp resamples), else `align` for
+    /// edits alone, else `skip`.
+    public init(operations: [RepairOperation]) {
+        if operations.contains(where: { if case .stretch = $0 { true } else { false } }) {
+            self = .stretch
+        } else if operations.contains(where: {
+            switch $0 {
+            case .resample, .warp: true
+            default: false
+            }
+        }) {
+            self = .resample
+        } else {
+            self = operations.isEmpty ? .skip : .align
+        }
+    }
 }
 
 /// A perceptibility limit the drift at the end of the file crosses.
@@ -37,8 +84,12 @@ public struct DriftPolicy: Sendable, Equatable {
     public var tolerance: Rational = Rational(1, 1000)
     /// |ratio − 1| beyond this, unexplained, is refused as a probable wrong pairing or truncated file.
     public var refuseLimit: Rational = Rational(5, 100)
-    /// The largest drift still called crystal clock drift, in ppm.
-    public var clockDriftLimitPPM: Double = 1000
+    /// The largest length difference still called crystal clock drift, in ppm. A crystal's tolerance, temperature
+    /// and ageing together stay within ±100 ppm in the recorders and cameras measured (the fleets' worst so far is
+    /// −131 ppm); three times that leaves room for a poor one. Beyond it, and matching no known ratio, two lengths
+    /// are no clock figure: a recording started or stopped apart from its reference differs by the whole gap (300 ms
+    /// in a 2-minute take is 2,500 ppm).
+    public var clockDriftLimitPPM: Double = 300
     /// How close (ppm) a ratio must be to a known pull-down or rate ratio to be named after it.
     public var recognitionWindowPPM: Double = 100
 
@@ -100,14 +151,14 @@ public struct DriftAnalysis: Sendable, Equatable {
             action = .skip
             method = nil
             refusal = nil
-        } else if cause == .unexplained && beyondLimit {
+        } else if cause == .lengthsDiffer && beyondLimit {
             action = .refuse
             method = nil
             let percent = String(format2: abs(ratio - 1) * 100)
             let limit = (policy.refuseLimit.multipliedExactly(by: Rational(100, 1)) ?? policy.refuseLimit)
                 .decimalString(maxFractionDigits: 4)
             refusal =
-                "unexplained \(percent)% length difference, beyond the \(limit)% limit: probably a wrong pairing or a truncated file"
+                "lengths differ by \(percent)%, beyond the \(limit)% limit: probably a wrong pairing or a truncated file"
         } else if targetFrames <= 0 {
             action = .refuse
             method = nil
@@ -141,15 +192,24 @@ public struct DriftAnalysis: Sendable, Equatable {
             let speed = ppm < 0 ? "slow" : "fast"
             return (.clockDrift, "recorder clock \(String(format2: abs(ppm))) ppm \(speed)")
         }
-        // Audio sampled at `actual` but labelled `labelled` lasts actual/labelled of its true duration.
+        if let mislabel = mislabel(ratio: ratio, sampleRate: sampleRate, policy: policy) { return mislabel }
+        let gap = String(format1: abs(drift.doubleValue) * 1000)
+        return (
+            .lengthsDiffer,
+            "lengths differ by \(gap) ms (\(String(format1: ppm)) ppm), more than a clock drifts: started or stopped apart?"
+        )
+    }
+
+    /// Audio sampled at one common rate but labelled another lasts actual/labelled of its true duration.
+    static func mislabel(ratio: Double, sampleRate: Int, policy: DriftPolicy) -> (DriftCause, String)? {
         for actual in DriftAnalysis.commonRates {
             for labelled in DriftAnalysis.commonRates where labelled != actual && labelled == sampleRate {
-                if near(Double(actual) / Double(labelled)) {
+                if abs(ratio / (Double(actual) / Double(labelled)) - 1) * 1e6 <= policy.recognitionWindowPPM {
                     return (.rateMislabel, "\(actual) Hz audio labelled \(labelled) Hz")
                 }
             }
         }
-        return (.unexplained, "\(String(format2: ppm)) ppm matches no known cause")
+        return nil
     }
 
     /// Sample rates recorders and editors commonly use (including NTSC-adjusted 47.952 and 48.048 kHz).

@@ -32,11 +32,30 @@ extension FilePath {
         var existing = absolute()
         var rest: [FilePath.Component] = []
         while true {
-            if let real = existing.realPath() { return real.appending(rest.reversed()).lexicallyNormalized() }
+            if let real = existing.realPath() { return Self.walk(from: real, rest.reversed()) }
             guard let last = existing.lastComponent else { return absolute().lexicallyNormalized() }
             rest.append(last)
             existing.removeLastComponent()
         }
+    }
+
+    /// `components` walked from the real path `real` one at a time: a `..` back up (out of a file too, where the
+    /// kernel would refuse: `a/f.wav/../b` is `a/b`), each existing prefix resolved again (a link reached after a `..`
+    /// is followed), and by text alone from the first one that does not exist.
+    private static func walk(from real: FilePath, _ components: [FilePath.Component]) -> FilePath {
+        var resolved = real
+        var missing = false
+        for component in components {
+            switch component.kind {
+            case .currentDirectory: continue
+            case .parentDirectory: resolved.removeLastComponent()
+            case .regular:
+                resolved.append(component)
+                guard !missing else { continue }
+                if let next = resolved.realPath() { resolved = next } else { missing = true }
+            }
+        }
+        return resolved.lexicallyNormalized()
     }
 
     /// Whether something exists at this path (a dangling link does not).

@@ -92,7 +92,7 @@ extension ContentJob {
     ) {
         self.init(
             reference: row.reference, output: nil, policy: policy, targetFrames: targetFrames, method: method,
-            quality: quality, headersInSync: row.action == .skip, headerDriftPPM: row.driftPPM,
+            quality: quality, headersInSync: row.action == .skip, headerDriftPPM: row.lengths?.ratioPPM,
             recordingSeconds: row.recordingSeconds ?? 0, referenceSeconds: row.referenceSeconds)
         headersRefusal = row.action == .refuse ? row.error ?? "refused by the headers" : nil
     }

@@ -22,7 +22,7 @@ public enum IncrementalCheck {
             return .current(
                 PreviousOutput(
                     output: previous.output, outputFrames: previous.outputFrames,
-                    checksum: previous.checksum, worker: previous.worker))
+                    checksum: previous.checksum, worker: previous.worker, finding: previous.finding))
         case .failure(let stale):
             return .stale(stale.reason)
         }

@@ -50,12 +50,18 @@ extension Journal {
                 table = try Self.deviceTable(db, from: first, wanted: wanted, column: column, runs: runs.count)
             }
             var fileSeries = table.files
-            let devices = table.cells.compactMap { device, perRun -> DriftHistory.Series? in
+            let devices = try table.cells.compactMap { device, perRun -> DriftHistory.Series? in
                 guard let name = wanted[device] else { return nil }
-                return DriftHistory.Series(
-                    name: name, ppm: perRun.map(\.0), files: perRun.map(\.3), spreadPPM: perRun.map(\.1),
-                    worstPPM: perRun.map(\.2), wandering: table.wandering[device].map { $0.map(\.0) },
-                    wanderPPM: table.wandering[device].map { $0.map(\.1) }, rule: query.rule)
+                var series = DriftHistory.Series(
+                    name: name, ppm: perRun.map(\.median), files: perRun.map(\.count), spreadPPM: perRun.map(\.spread),
+                    worstPPM: perRun.map(\.worst), wandering: table.wandering[device].map { $0.map(\.0) },
+                    wanderPPM: table.wandering[device].map { $0.map(\.1) }, measuredBy: perRun.map(\.measuredBy),
+                    startOffsetMs: perRun.map(\.startMs), rule: query.rule)
+                if series.alert != nil {
+                    series.recordings = try Self.points(
+                        db, device: device, from: first, column: column, runs: runs.count)
+                }
+                return series
             }.sorted(by: DriftHistory.worstFirst)
             let shown = query.limit.map { Array(devices.prefix($0)) } ?? devices
             if query.path == nil && (query.includeFiles || !query.devices.isEmpty) {
@@ -98,12 +104,37 @@ extension Journal {
         }
     }
 
-    /// Per device and run: (median, spread, worst, count), and the wandering clocks (count, widest span); with the
-    /// files' own series where the samples were read.
+    /// One device's figures in one run.
+    private struct Cell {
+        var median: Double?
+        var spread: Double?
+        var worst: Double?
+        var count = 0
+        var measuredBy: String?
+        var startMs: Double?
+    }
+
+    /// Per device and run: its figures, and the wandering clocks (count, widest span); with the files' own series
+    /// where the samples were read.
     private struct DeviceTable {
-        var cells: [Int64: [(Double?, Double?, Double?, Int)]] = [:]
+        var cells: [Int64: [Cell]] = [:]
         var wandering: [Int64: [(Int, Double?)]] = [:]
         var files: [DriftHistory.Series] = []
+    }
+
+    /// An alerting device's recordings in each run, each its clock figure: its chart's points.
+    private static func points(
+        _ db: Database, device: Int64, from first: Int64, column: [Int64: Int], runs: Int
+    ) throws -> [[Double]] {
+        var points = Array(repeating: [Double](), count: runs)
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT run, ppm FROM sample WHERE device = ? AND run >= ? ORDER BY run, ppm",
+            arguments: [device, first])
+        while let row = try rows.next() {
+            guard let index = column[row["run"]] else { continue }
+            points[index].append(row["ppm"])
+        }
+        return points
     }
 
     /// The wanted devices' table from the samples of recordings at or below `path`, and each recording's series.
@@ -113,20 +144,25 @@ extension Journal {
     ) throws -> DeviceTable {
         var table = DeviceTable()
         let samples = try Self.samples(db, under: path, from: first)
-        var values: [Int64: [[Double]]] = [:]
+        var values: [Int64: [[Sample]]] = [:]
         var byFile: [Int64: [Double?]] = [:]
         var fileNames: [Int64: String] = [:]
         for sample in samples where wanted[sample.device] != nil {
             guard let index = column[sample.run] else { continue }
-            values[sample.device, default: Array(repeating: [], count: runs)][index].append(sample.ppm)
+            values[sample.device, default: Array(repeating: [], count: runs)][index].append(sample)
             byFile[sample.recording, default: Array(repeating: nil, count: runs)][index] = sample.ppm
             fileNames[sample.recording] = sample.name
         }
         for (device, perRun) in values {
             table.cells[device] = perRun.map { list in
-                guard !list.isEmpty else { return (nil, nil, nil, 0) }
-                let statistics = DriftStatistics(list)
-                return (statistics.median, statistics.spread, statistics.worst, list.count)
+                guard !list.isEmpty else { return Cell() }
+                let statistics = DriftStatistics(list.map(\.ppm))
+                let bySound = list.filter(\.bySound).count
+                let starts = list.compactMap(\.startMs)
+                return Cell(
+                    median: statistics.median, spread: statistics.spread, worst: statistics.worst, count: list.count,
+                    measuredBy: bySound == list.count ? "content" : bySound == 0 ? "headers" : "mixed",
+                    startMs: starts.isEmpty ? nil : DriftStatistics(starts).median)
             }
         }
         table.files = byFile.map { id, ppm in
@@ -144,9 +180,9 @@ extension Journal {
         let rows = try DeviceRunRow.filter(Column("run") >= first).fetchCursor(db)
         while let row = try rows.next() {
             guard wanted[row.device] != nil, let index = column[row.run] else { continue }
-            table.cells[row.device, default: Array(repeating: (nil, nil, nil, 0), count: runs)][index] = (
-                row.medianPPM, row.spread, row.worstPPM, row.measured
-            )
+            table.cells[row.device, default: Array(repeating: Cell(), count: runs)][index] = Cell(
+                median: row.medianPPM, spread: row.spread, worst: row.worstPPM, count: row.measured,
+                measuredBy: row.measuredBy, startMs: row.startMs)
             table.wandering[row.device, default: Array(repeating: (0, nil), count: runs)][index] = (
                 row.wandering, row.wanderPPM
             )
@@ -160,6 +196,8 @@ extension Journal {
         var recording: Int64
         var ppm: Double
         var name: String
+        var startMs: Double?
+        var bySound: Bool
     }
 
     /// Samples of recordings at or below `path` from run `first` on.
@@ -169,11 +207,14 @@ extension Journal {
         let rows = try Row.fetchAll(
             db,
             sql: """
-                SELECT s.device, s.run, s.recording, s.ppm, n.text FROM name n JOIN sample s ON s.recording = n.id
+                SELECT s.device, s.run, s.recording, s.ppm, s.startMs, s.bySound, n.text FROM name n
+                JOIN sample s ON s.recording = n.id
                 WHERE (n.text = ? OR (n.text >= ? AND n.text < ?)) AND s.run >= ?
                 """, arguments: [prefix, prefix + "/", prefix + "0", first])
         return rows.map {
-            Sample(device: $0["device"], run: $0["run"], recording: $0["recording"], ppm: $0["ppm"], name: $0["text"])
+            Sample(
+                device: $0["device"], run: $0["run"], recording: $0["recording"], ppm: $0["ppm"], name: $0["text"],
+                startMs: $0["startMs"], bySound: $0["bySound"])
         }
     }
 

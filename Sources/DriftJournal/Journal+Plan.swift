@@ -13,8 +13,8 @@ public struct StoredRun: Sendable {
 }
 
 extension Journal {
-    /// Stores a run's plan (every pair's scan row and plan, the unpaired files, scan errors and skipped paths), its
-    /// jobs and its drift measurements in one transaction; the run becomes `running`.
+    /// Stores a run's plan (every pair's scan row and plan, the unpaired files, scan errors and skipped paths) and its
+    /// jobs in one transaction; the run becomes `running`. Its drift history is stored when it finishes.
     public func storePlan(run: Int64, plan: RunPlan, jobs: [JobRecord]) throws(JournalError) {
         try write { db in
             try db.execute(
@@ -40,7 +40,7 @@ extension Journal {
             // A plan's jobs all start queued (pairs already current were left out of it as `unchanged`).
             let context = try RunContext(db, run: run)
             for job in jobs { try JobRow(run: run, job: job, context: context, ids: ids).insert(db) }
-            try DeviceRunRow.store(db, run: run, report: plan.report, ids: names)
+            // The run's device history is stored when it finishes: the sound measured on the way may revise it.
         }
     }
 
@@ -132,7 +132,7 @@ extension Journal {
     }
 
     /// Stores the report of a run planned as it went (a sound night: its rows are known once its clips are synced):
-    /// its pair rows, unpaired files, errors and drift measurements, as `storePlan` stores a plan's.
+    /// its pair rows, unpaired files, errors and drift measurements (`finishRun` stores them again with its outcomes).
     public func storeReport(run: Int64, report: ScanReport) throws(JournalError) {
         try write { db in
             try db.execute(
@@ -180,11 +180,15 @@ extension Journal {
             try db.execute(
                 sql: "UPDATE run SET status = ?, ok = ?, finished = ? WHERE id = ?",
                 arguments: [status.rawValue, succeeded, date.timeIntervalSince1970, run])
+            // With the outcome, the row's figures, cause and plan as the sound revised them (where it measured).
             let update = try db.makeStatement(
                 sql: """
                     UPDATE pair SET outcome = ?, output = ?, outputFrames = ?, checksum = ?, attempts = ?, worker = ?,
                     processingSeconds = ?, error = ?, measuredBy = ?, content = ?, sync = ?,
-                    executed = CASE WHEN ? = operations THEN '=' ELSE ? END, contentNote = ?
+                    executed = CASE WHEN ? = operations THEN '=' ELSE ? END, contentNote = ?,
+                    driftSeconds = ?, driftPPM = ?, endOffsetMs = ?, startOffsetMs = ?, worstOffsetMs = ?,
+                    worstAtSeconds = ?, flags = ?, cause = ?, causeDetail = ?, action = ?, method = ?, methodReason = ?,
+                    targetFrames = ?
                     WHERE run = ? AND recording = ? AND reference = ?
                     """)
             // The run's recordings and references were named when its plan was stored.
@@ -204,12 +208,18 @@ extension Journal {
                     row.checksum.map(PackedHex.init),
                     row.attempts, try ids.term(row.worker), row.processingSeconds, row.error,
                     try ids.term(row.measuredBy.rawValue),
-                    JournalJSON.encode(row.content),
-                    PairRow.storedSync(row.sync, cause: row.cause, endOffsetMs: row.endOffsetMs),
-                    executed, executed, row.contentNote, run, names[row.recording], names[row.reference],
+                    JournalJSON.encode(row.content), PairRow.storedSync(row), executed, executed, row.contentNote,
+                    row.driftSeconds, row.driftPPM, row.endOffsetMs, row.startOffsetMs, row.worstOffsetMs,
+                    row.worstAtSeconds, row.flags.map(\.rawValue).joined(separator: ";"),
+                    try ids.term(row.cause?.rawValue), row.causeDetail, try ids.term(row.action.rawValue),
+                    try ids.term(row.method?.rawValue), try ids.term(row.methodReason), row.targetFrames,
+                    run, names[row.recording], names[row.reference],
                 ])
             }
-
+            // The device history from the run's final figures: the sound's where it measured.
+            var known = names
+            for (text, id) in try NameTable.intern(db, report.pairs.lazy.map(\.device)) { known[text] = id }
+            try DeviceRunRow.store(db, run: run, report: report, ids: known)
         }
     }
 

@@ -116,6 +116,10 @@ struct DeviceRunRow: Codable, FetchableRecord, PersistableRecord {
     /// within one of them, ppm (NULL when none; 0 and NULL in rows before v12).
     var wandering: Int = 0
     var wanderPPM: Double?
+    /// Of the recordings measured, how many by their sound (the rest by lengths a clock explains); 0 before v13.
+    var bySound: Int = 0
+    /// The median sync at the first frames of the recordings measured by their sound, ms; NULL where none.
+    var startMs: Double?
 
     init(device: Int64, run: Int64, statistics: DriftStatistics) {
         self.device = device
@@ -129,33 +133,69 @@ struct DeviceRunRow: Codable, FetchableRecord, PersistableRecord {
 
     var spread: Double { upperQuartilePPM - lowerQuartilePPM }
 
-    /// Stores a run's samples and per-device rows from its report: a sample for each measured, not refused recording
-    /// whose drift is new (never measured, or changed since: a replaced file), and per device the statistics of
-    /// those. `latest` keeps every recording's last drift to tell.
+    /// Which measurement the row's figures came from: `content`, `headers` or `mixed`.
+    var measuredBy: String { bySound == measured ? "content" : bySound == 0 ? "headers" : "mixed" }
+
+    /// Stores a run's samples and per-device rows from its report: a sample for each recording with a clock figure
+    /// (`PairReport.isClockFigure`: its clock's error by its sound, or lengths a clock explains) whose figure is new
+    /// (never measured, or changed since: a replaced file), and per device the statistics of those. `latest` keeps
+    /// every recording's last figure to tell. Stored again when the run's report changes (a night's sound measured
+    /// after its plan, a run resumed): what the run stored before is taken back first.
     static func store(_ db: Database, run: Int64, report: ScanReport, ids: [String: Int64]) throws {
+        try takeBack(db, run: run)
         var latest: [Int64: Double] = [:]
         let known = try Row.fetchCursor(db, sql: "SELECT recording, ppm FROM latest")
         while let row = try known.next() { latest[row["recording"]] = row["ppm"] }
         let sample = try db.makeStatement(
-            sql: "INSERT OR REPLACE INTO sample (device, run, recording, ppm) VALUES (?, ?, ?, ?)")
+            sql: """
+                INSERT OR REPLACE INTO sample (device, run, recording, ppm, startMs, bySound) VALUES (?, ?, ?, ?, ?, ?)
+                """)
         let remember = try db.makeStatement(sql: "INSERT OR REPLACE INTO latest (recording, ppm, run) VALUES (?, ?, ?)")
         var drifts: [Int64: [Double]] = [:]
         var wanders: [Int64: [Double]] = [:]
+        var sounds: [Int64: Int] = [:]
+        var starts: [Int64: [Double]] = [:]
         for pair in report.pairs {
-            guard let ppm = pair.driftPPM, pair.action != .refuse, let device = ids[pair.device],
+            guard pair.isClockFigure, let ppm = pair.driftPPM, let device = ids[pair.device],
                 let recording = ids[pair.recording], latest[recording] != ppm
             else { continue }
-            try sample.execute(arguments: [device, run, recording, ppm])
+            let bySound = pair.measuredBy == .content
+            try sample.execute(arguments: [device, run, recording, ppm, pair.startOffsetMs, bySound])
             try remember.execute(arguments: [recording, ppm, run])
             drifts[device, default: []].append(ppm)
+            if bySound { sounds[device, default: 0] += 1 }
+            if let start = pair.startOffsetMs { starts[device, default: []].append(start) }
             if let clock = pair.content?.clock { wanders[device, default: []].append(clock.maxPPM - clock.minPPM) }
         }
         for (device, values) in drifts {
             var row = DeviceRunRow(device: device, run: run, statistics: DriftStatistics(values))
             row.wandering = wanders[device]?.count ?? 0
             row.wanderPPM = wanders[device]?.max()
+            row.bySound = sounds[device] ?? 0
+            row.startMs = starts[device].map { DriftStatistics($0).median }
             try row.insert(db, onConflict: .replace)
         }
+    }
+
+    /// Takes back what an earlier store of `run` put in: its samples and device rows, and each recording's last
+    /// figure where this run set it (the one before is found again among the samples left).
+    private static func takeBack(_ db: Database, run: Int64) throws {
+        guard
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM device_run WHERE run = ?)", arguments: [run])
+                == true
+        else { return }
+        try db.execute(sql: "DELETE FROM sample WHERE run = ?", arguments: [run])
+        try db.execute(sql: "DELETE FROM device_run WHERE run = ?", arguments: [run])
+        // One pass over the samples: SQLite gives a bare column the row of its group's MAX().
+        try db.execute(sql: "CREATE TEMP TABLE taken AS SELECT recording FROM latest WHERE run = ?", arguments: [run])
+        try db.execute(sql: "DELETE FROM latest WHERE run = ?", arguments: [run])
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO latest (recording, ppm, run)
+                SELECT recording, ppm, MAX(run) FROM sample WHERE recording IN (SELECT recording FROM taken)
+                GROUP BY recording
+                """)
+        try db.execute(sql: "DROP TABLE taken")
     }
 
     /// Per-device rows and latest drifts from the samples (measurements of earlier releases, every recording of

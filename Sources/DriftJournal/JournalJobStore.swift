@@ -1,5 +1,6 @@
 import DriftCore
 import DriftJobs
+import DriftPlanning
 import DriftSchema
 import DriftSupport
 import DriftWire
@@ -79,7 +80,12 @@ public final class JournalJobStore: JobStore {
             return OutputRecord(
                 recording: job.input, prints: prints, output: path, outputFrames: frames, outputSize: seen?.size,
                 outputModified: seen?.modified, checksum: result.output?.checksum, worker: result.worker, run: run,
-                matches: matches)
+                matches: matches,
+                finding: result.content.map {
+                    ContentFinding(
+                        measurement: $0.measurement, measuredBy: $0.measuredBy, operations: $0.operations,
+                        note: $0.reason)
+                })
         }
         switch job.work {
         case .header(let repair):

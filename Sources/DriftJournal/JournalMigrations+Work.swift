@@ -2,7 +2,7 @@ import DriftCore
 import Foundation
 internal import GRDB
 
-// From sound prints to wandering clocks (v8-v12).
+// From sound prints to the figures of the best measurement (v8-v13).
 extension Journal {
     /// Migration "v8 sound prints".
     static func v8SoundPrints(_ db: Database) throws {
@@ -87,5 +87,59 @@ extension Journal {
         // or stepped during the take (by their sound), and the widest such drift span (ppm): its own alert.
         try db.execute(sql: "ALTER TABLE device_run ADD COLUMN wandering INTEGER NOT NULL DEFAULT 0")
         try db.execute(sql: "ALTER TABLE device_run ADD COLUMN wanderPPM REAL")
+    }
+
+    /// Migration "v13 sound figures".
+    static func v13SoundFigures(_ db: Database) throws {
+        // A row's figures come from its best measurement: the sync at its first frame and at its worst, by the sound;
+        // an output a content job made keeps what its sound found and planned, reported again while the output stands.
+        // A sample keeps its start and whether the sound measured it; a device's run row, how many of its samples the
+        // sound measured and their median start. Samples of earlier releases that are no clock figure (lengths that
+        // differ by more than 300 ppm, the bound of this release: a start or stop apart, a known ratio) are taken out,
+        // and the device rows of their runs summarised again, so that no alert compares a clock with a late start.
+        try db.execute(
+            sql: """
+                ALTER TABLE pair ADD COLUMN startOffsetMs REAL;
+                ALTER TABLE pair ADD COLUMN worstOffsetMs REAL;
+                ALTER TABLE pair ADD COLUMN worstAtSeconds REAL;
+                ALTER TABLE sample ADD COLUMN startMs REAL;
+                ALTER TABLE sample ADD COLUMN bySound INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE device_run ADD COLUMN bySound INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE device_run ADD COLUMN startMs REAL;
+                ALTER TABLE output ADD COLUMN content TEXT;
+                ALTER TABLE output ADD COLUMN operations TEXT;
+                ALTER TABLE output ADD COLUMN contentNote TEXT;
+                CREATE TEMP TABLE v13_touched AS SELECT DISTINCT device, run FROM sample WHERE abs(ppm) > 300;
+                DELETE FROM sample WHERE abs(ppm) > 300;
+                DELETE FROM latest WHERE abs(ppm) > 300;
+                DELETE FROM device_run WHERE (device, run) IN (SELECT device, run FROM v13_touched);
+                """)
+        // This release's summary, kept here as it was: a migration never changes once released.
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT s.device, s.run, s.ppm FROM sample s JOIN v13_touched t ON t.device = s.device AND t.run = s.run
+                ORDER BY s.device, s.run, s.ppm
+                """)
+        var groups: [[Int64]: [Double]] = [:]
+        for row in rows { groups[[row["device"], row["run"]], default: []].append(row["ppm"]) }
+        let insert = try db.makeStatement(
+            sql: """
+                INSERT INTO device_run (device, run, measured, medianPPM, worstPPM, lowerQuartilePPM, upperQuartilePPM)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
+        for (key, sorted) in groups {
+            func quantile(_ q: Double) -> Double {
+                let position = q * Double(sorted.count - 1)
+                let low = Int(position.rounded(.down))
+                let high = min(low + 1, sorted.count - 1)
+                return sorted[low] + (sorted[high] - sorted[low]) * (position - Double(low))
+            }
+            let worst = abs(sorted[0]) > abs(sorted[sorted.count - 1]) ? sorted[0] : sorted[sorted.count - 1]
+            try insert.execute(arguments: [
+                key[0], key[1], sorted.count, quantile(0.5), worst, quantile(0.25), quantile(0.75),
+            ])
+        }
+        try db.execute(sql: "DROP TABLE v13_touched")
     }
 }

@@ -99,12 +99,15 @@ public struct OutputRecord: Sendable, Equatable {
     public var run: Int64
     /// A clip's rows as its sync found them (each place, the one used): reported again while the output stands.
     public var matches: [SoundPairingReport.Match]?
+    /// What a content job's sound found and planned when it made the output: reported again while the output stands.
+    public var finding: ContentFinding?
 
     public init(
         recording: String, prints: JobFingerprints, output: String, outputFrames: Int64, outputSize: Int64?,
         outputModified: Int64?, checksum: String?, worker: String?, run: Int64,
-        matches: [SoundPairingReport.Match]? = nil
+        matches: [SoundPairingReport.Match]? = nil, finding: ContentFinding? = nil
     ) {
+        self.finding = finding
         self.recording = recording
         self.prints = prints
         self.output = output

@@ -1,4 +1,6 @@
+import DriftCore
 import DriftJobs
+import DriftPlanning
 import DriftSchema
 import Foundation
 internal import GRDB
@@ -53,6 +55,11 @@ struct OutputRow: Codable, FetchableRecord, PersistableRecord {
     var run: Int64
     /// A clip's rows (JSON), for a sync by sound.
     var sound: String?
+    /// A content job's finding (v13): the sound's measurement (JSON, as `pair.content`), the operations it planned
+    /// (one per line) and its note.
+    var content: String?
+    var operations: String?
+    var contentNote: String?
 
     init(_ record: OutputRecord, ids: JournalIds) throws {
         recording = try ids.name(record.recording)
@@ -67,6 +74,9 @@ struct OutputRow: Codable, FetchableRecord, PersistableRecord {
         worker = try ids.term(record.worker)
         run = record.run
         sound = JournalJSON.encode(record.matches)
+        content = JournalJSON.encode(record.finding?.measurement)
+        operations = record.finding.map { RepairOperation.text($0.operations) }
+        contentNote = record.finding?.note
     }
 
     func record(_ texts: JournalTexts) -> OutputRecord? {
@@ -78,7 +88,12 @@ struct OutputRow: Codable, FetchableRecord, PersistableRecord {
                 plan: planPrint.text),
             output: output, outputFrames: outputFrames, outputSize: outputSize, outputModified: outputModified,
             checksum: checksum?.text, worker: texts.term(worker), run: run,
-            matches: JournalJSON.decode([SoundPairingReport.Match].self, sound))
+            matches: JournalJSON.decode([SoundPairingReport.Match].self, sound),
+            finding: operations.map {
+                ContentFinding(
+                    measurement: JournalJSON.decode(ContentMeasurement.self, content), measuredBy: .content,
+                    operations: RepairOperation.list($0) ?? [], note: contentNote)
+            })
     }
 }
 

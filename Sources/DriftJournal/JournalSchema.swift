@@ -42,6 +42,7 @@ extension Journal {
         ("v10 work", v10Work),
         ("v11 warnings", v11Warnings),
         ("v12 wandering clocks", v12WanderingClocks),
+        ("v13 sound figures", v13SoundFigures),
     ]
 
     private static func makeMigrator() -> DatabaseMigrator {

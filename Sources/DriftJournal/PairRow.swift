@@ -59,6 +59,10 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
     /// The operations that ran, one per line (a content job's own plan); "=" when they are the planned ones.
     var executed: String?
     var contentNote: String?
+    /// The sync at the first frame and at its worst (ms), and when (s): the sound's figures (v13; NULL before).
+    var startOffsetMs: Double?
+    var worstOffsetMs: Double?
+    var worstAtSeconds: Double?
 
     /// The row of `row` and its plan.
     init(run: Int64, position: Int, row: PairReport, plan: PairPlan?, ids: JournalIds) throws {
@@ -79,6 +83,9 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
         driftSeconds = row.driftSeconds
         driftPPM = row.driftPPM
         endOffsetMs = row.endOffsetMs
+        startOffsetMs = row.startOffsetMs
+        worstOffsetMs = row.worstOffsetMs
+        worstAtSeconds = row.worstAtSeconds
         flags = row.flags.map(\.rawValue).joined(separator: ";")
         cause = try ids.term(row.cause?.rawValue)
         causeDetail = row.causeDetail
@@ -123,12 +130,14 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
         processingSeconds = row.processingSeconds
         content = JournalJSON.encode(row.content)
         executed = Self.executed(row.operations, planned: operations)
-        sync = Self.storedSync(row.sync, cause: row.cause, endOffsetMs: row.endOffsetMs)
+        sync = Self.storedSync(row)
     }
 
-    static func storedSync(_ sync: String?, cause: DriftCause?, endOffsetMs: Double?) -> String? {
-        let derived = PairReport.syncPhrase(cause: cause, endOffsetMs: endOffsetMs)
-        return sync == derived ? nil : (sync ?? "")
+    /// NULL where the row's sync reads as its figures do (`PairReport.syncPhrase`), else the phrase ("" for none).
+    static func storedSync(_ row: PairReport) -> String? {
+        let derived = PairReport.syncPhrase(
+            cause: row.cause, startOffsetMs: row.startOffsetMs, endOffsetMs: row.endOffsetMs)
+        return row.sync == derived ? nil : (row.sync ?? "")
     }
 
     static func executed(_ operations: [RepairOperation], planned: String) -> String? {
@@ -157,10 +166,14 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
         row.driftSeconds = driftSeconds
         row.driftPPM = driftPPM
         row.endOffsetMs = endOffsetMs
+        row.startOffsetMs = startOffsetMs
+        row.worstOffsetMs = worstOffsetMs
+        row.worstAtSeconds = worstAtSeconds
         row.flags = flags.split(separator: ";").compactMap { SyncFlag(rawValue: String($0)) }
         row.cause = texts.term(cause).flatMap(DriftCause.init(rawValue:))
         row.sync =
-            sync.map { $0.isEmpty ? nil : $0 } ?? PairReport.syncPhrase(cause: row.cause, endOffsetMs: endOffsetMs)
+            sync.map { $0.isEmpty ? nil : $0 }
+            ?? PairReport.syncPhrase(cause: row.cause, startOffsetMs: startOffsetMs, endOffsetMs: endOffsetMs)
         row.causeDetail = causeDetail
         row.action = texts.term(action).flatMap(PlanAction.init(rawValue:)) ?? .refuse
         row.method = texts.term(method).flatMap(RepairMethod.init(rawValue:))

@@ -66,12 +66,18 @@ public struct PreviousOutput: Sendable, Equatable {
     public var outputFrames: Int64
     public var checksum: String?
     public var worker: String?
+    /// What the sound found and planned when a content job made it: the report shows it again while the output
+    /// stands (nil for a header repair).
+    public var finding: ContentFinding?
 
-    public init(output: String, outputFrames: Int64, checksum: String?, worker: String?) {
+    public init(
+        output: String, outputFrames: Int64, checksum: String?, worker: String?, finding: ContentFinding? = nil
+    ) {
         self.output = output
         self.outputFrames = outputFrames
         self.checksum = checksum
         self.worker = worker
+        self.finding = finding
     }
 }
 

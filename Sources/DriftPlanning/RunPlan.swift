@@ -8,6 +8,8 @@ public struct RunPlan: Sendable, Equatable {
     /// One plan per row of the report, in the report's order.
     public private(set) var pairs: [PairPlan]
     private var index: [PairID: Int]
+    /// The drift policy a pair's figures are named under when its sound is measured.
+    public var drift = DriftPolicy()
 
     public init(report: ScanReport, pairs: [PairPlan]) {
         self.report = report
@@ -26,18 +28,27 @@ public struct RunPlan: Sendable, Equatable {
     }
 
     /// The report with each pair's outcome filled in: `skipped` and `refused` by decision, `unchanged` with its earlier
-    /// output, and the repaired pairs from `outcomes` (`unfinished` where there is none).
+    /// output, and the repaired pairs from `outcomes` (`unfinished` where there is none). A pair its sound measured
+    /// shows what the sound found and planned in place of the lengths' figures and plan, so that the plan, the
+    /// outcome and the summary's counts agree.
     public func report(with outcomes: [PairID: PairOutcome]) -> ScanReport {
         var report = self.report
         for row in report.pairs.indices {
             let id = PairID(recording: report.pairs[row].recording)
             guard let plan = pair(id) else { continue }
+            let floor = plan.content?.confidenceFloor ?? ContentPolicy().confidenceFloor
             switch plan.decision {
             case .skip:
                 report.pairs[row].outcome = .skipped
             case .refuse:
                 report.pairs[row].outcome = .refused
             case .unchanged(let previous):
+                if let finding = previous.finding {
+                    report.pairs[row].revise(
+                        bySound: finding.measurement, plan: .repair(finding.operations), drift: drift,
+                        confidenceFloor: floor)
+                    report.pairs[row].contentNote = finding.note
+                }
                 report.pairs[row].outcome = .unchanged
                 report.pairs[row].output = previous.output
                 report.pairs[row].outputFrames = previous.outputFrames
@@ -53,43 +64,58 @@ public struct RunPlan: Sendable, Equatable {
                 }
                 report.pairs[row].attempts = outcome.attempts
                 if let finding = outcome.content {
-                    report.pairs[row].measuredBy = finding.measuredBy
+                    report.pairs[row].revise(
+                        bySound: finding.measurement, plan: Self.soundPlan(outcome.state, finding: finding),
+                        drift: drift, confidenceFloor: floor)
                     report.pairs[row].operations = finding.operations
-                    report.pairs[row].content = finding.measurement
                     report.pairs[row].contentNote = finding.note
-                    report.pairs[row].nameClockCause()
                 }
-                switch outcome.state {
-                case .repaired(let frames, let checksum, let worker, let seconds):
-                    report.pairs[row].outcome = .repaired
-                    report.pairs[row].error = nil
-                    report.pairs[row].outputFrames = frames
-                    report.pairs[row].checksum = checksum
-                    report.pairs[row].worker = worker
-                    report.pairs[row].processingSeconds = seconds
-                    report.pairs[row].warnings += outcome.warnings
-                case .failed(let error):
-                    report.pairs[row].outcome = .failed
-                    report.pairs[row].error = error
-                    report.pairs[row].failure = outcome.failure
-                case .unfinished(let last):
-                    report.pairs[row].outcome = .unfinished
-                    report.pairs[row].error = last.map { "unfinished; last: \($0)" } ?? "unfinished"
-                case .skipped(let reason):
-                    report.pairs[row].outcome = .skipped
-                    report.pairs[row].output = nil
-                    report.pairs[row].contentNote = report.pairs[row].contentNote ?? reason
-                case .refused(let reason):
-                    report.pairs[row].outcome = .refused
-                    report.pairs[row].output = nil
-                    report.pairs[row].error = reason
-                case .measured:
-                    report.pairs[row].outcome = nil
-                    report.pairs[row].output = nil
-                }
+                Self.fill(&report.pairs[row], with: outcome)
             }
         }
         report.refreshSummary()
         return report
+    }
+
+    /// The plan a content job's sound made, as its outcome shows it.
+    static func soundPlan(_ state: PairOutcome.State, finding: ContentFinding) -> SoundPlan? {
+        switch state {
+        case .skipped(let reason): .skip(reason)
+        case .refused(let reason): .refuse(reason)
+        case .repaired, .failed, .unfinished: finding.operations.isEmpty ? nil : .repair(finding.operations)
+        case .measured: nil
+        }
+    }
+
+    /// A repaired pair's row with how its job ended.
+    private static func fill(_ row: inout PairReport, with outcome: PairOutcome) {
+        switch outcome.state {
+        case .repaired(let frames, let checksum, let worker, let seconds):
+            row.outcome = .repaired
+            row.error = nil
+            row.outputFrames = frames
+            row.checksum = checksum
+            row.worker = worker
+            row.processingSeconds = seconds
+            row.warnings += outcome.warnings
+        case .failed(let error):
+            row.outcome = .failed
+            row.error = error
+            row.failure = outcome.failure
+        case .unfinished(let last):
+            row.outcome = .unfinished
+            row.error = last.map { "unfinished; last: \($0)" } ?? "unfinished"
+        case .skipped(let reason):
+            row.outcome = .skipped
+            row.output = nil
+            row.contentNote = row.contentNote ?? reason
+        case .refused(let reason):
+            row.outcome = .refused
+            row.output = nil
+            row.error = reason
+        case .measured:
+            row.outcome = nil
+            row.output = nil
+        }
     }
 }

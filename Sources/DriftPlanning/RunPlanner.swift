@@ -25,11 +25,13 @@ public enum RunPlanner {
     /// - Parameters:
     ///   - content: the content policy; under `content` or `both`, every pair whose reference may have sound of its
     ///     own (not a sidecar, not the recording's own file) goes to a worker that measures it and decides there,
-    ///     the in-sync ones included (a late start leaves the lengths equal).
+    ///     the in-sync ones included (a late start leaves the lengths equal); under `auto`, those whose lengths no
+    ///     clock explains.
+    ///   - drift: the drift policy the report's figures are named under once the sound is measured.
     ///   - verdict: whether an earlier output of a pair to repair is still current; nil decides none is (a full run).
     public static func plan(
         _ report: ScanReport, layout: Layout, content: ContentPolicy = ContentPolicy(),
-        verdict: ((PairPlan) -> IncrementalVerdict)? = nil
+        drift: DriftPolicy = DriftPolicy(), verdict: ((PairPlan) -> IncrementalVerdict)? = nil
     ) -> RunPlan {
         var pairs: [PairPlan] = []
         for row in report.pairs {
@@ -37,9 +39,9 @@ public enum RunPlanner {
                 id: PairID(recording: row.recording), reference: row.reference, decision: .skip,
                 audioSeconds: row.recordingSeconds ?? 0)
             plan.targetFrames = row.targetFrames
-            let byContent = content.measuresContent && hasOwnSound(row)
+            let byContent = content.measures(row.cause) && hasOwnSound(row)
             switch row.action {
-            case .skip where byContent, .refuse where byContent && row.driftPPM != nil:
+            case .skip where byContent, .refuse where byContent && row.cause != nil:
                 // Measured by the sound on a worker: in sync by the headers (a late start leaves the lengths equal),
                 // or refused by them (the sound may explain the difference, or confirm a wrong pairing).
                 guard let output = outputPath(for: row.recording, layout: layout) else { break }
@@ -47,14 +49,14 @@ public enum RunPlanner {
                 plan.targetFrames = row.recordingFrames
                 plan.method = nil
                 plan.measuredBy = .content
-                plan.content = content
+                plan.content = content.forWorker
                 plan.output = output
                 if let verdict, case .current(let previous) = verdict(plan) { plan.decision = .unchanged(previous) }
             case .skip:
                 plan.decision = .skip
             case .refuse:
                 plan.decision = .refuse(row.error ?? "refused")
-            case .resample, .stretch:
+            case .resample, .stretch, .align:
                 guard let target = row.targetFrames, let method = row.method,
                     let output = outputPath(for: row.recording, layout: layout)
                 else {
@@ -67,13 +69,15 @@ public enum RunPlanner {
                 plan.output = output
                 if byContent {
                     plan.measuredBy = .content
-                    plan.content = content
+                    plan.content = content.forWorker
                 }
                 if let verdict, case .current(let previous) = verdict(plan) { plan.decision = .unchanged(previous) }
             }
             pairs.append(plan)
         }
-        return RunPlan(report: report, pairs: pairs)
+        var run = RunPlan(report: report, pairs: pairs)
+        run.drift = drift
+        return run
     }
 
     /// Whether a pair's reference may carry sound of its own to measure against: not a sidecar file, and not the

@@ -14,14 +14,15 @@ extension HTMLReport {
             shown.count < devices.count
             ? "The first \(shown.count) of \(devices.count) devices, alerting and troubled first; every device is in report.json and devices.csv. "
             : "\(devices.count) device\(devices.count == 1 ? "" : "s"), alerting and troubled first. "
-        html += "Median, worst and spread (interquartile range) of each device's recordings in this run"
+        html += "Median, worst and spread (interquartile range) of each device's clock errors in this run (by their "
+        html += "sound where measured: By sound counts those), and the median sync at their first frames (Start ms; "
+        html += "negative: started late)"
         html += runs >= 2 ? "; the trend is its median drift over the last \(runs) runs.</p>" : ".</p>"
         html +=
             "<div class=\"scroll tall\"><table id=\"devices\" data-total=\"\(devices.count)\" data-shown=\"\(shown.count)\"><thead><tr>"
         for title in [
-            "Device", "Recordings", "Audio h", "Median ppm", "Worst ppm", "Spread ppm", "Past limit", "Refused",
-            "Failed",
-            "Trend", "Alert",
+            "Device", "Recordings", "By sound", "Audio h", "Median ppm", "Worst ppm", "Spread ppm", "Start ms",
+            "Past limit", "Refused", "Failed", "Trend", "Alert",
         ] {
             html += "<th>\(title)</th>"
         }
@@ -33,10 +34,12 @@ extension HTMLReport {
             html += "<tr class=\"\(tone)\" data-device=\"\(escape(device.device))\">"
             html += cell(middle(device.device), title: device.device)
             html += countCell(device.recordings)
+            html += countCell(device.measuredBySound)
             html += numberCell(device.audioSeconds / 3600, "%.1f")
             html += numberCell(device.medianPPM, "%+.1f")
             html += numberCell(device.worstPPM, "%+.1f")
             html += numberCell(device.spreadPPM, "%.1f")
+            html += numberCell(device.medianStartOffsetMs, "%+.1f")
             html += countCell(device.pastLimit)
             html += countCell(device.refused)
             html += countCell(device.failed)

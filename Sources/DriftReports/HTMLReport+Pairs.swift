@@ -12,7 +12,7 @@ extension HTMLReport {
         if row.outcome == .refused || row.action == .refuse { return 1 }
         if !row.flags.isEmpty { return 2 }
         if !row.warnings.isEmpty { return 3 }
-        if row.outcome == .repaired || row.action == .resample || row.action == .stretch { return 4 }
+        if row.outcome == .repaired || row.action.repairs { return 4 }
         return 5
     }
 
@@ -29,7 +29,7 @@ extension HTMLReport {
             : "Failed, refused, unreadable, past a lip-sync limit or with a warning, worst first.</p>"
         html += "<div class=\"scroll\"><table id=\"problems\" data-total=\"\(problems.count)\"><thead><tr>"
         for title in [
-            "Recording", "Reference", "Device", "Take", "Drift ms", "ppm", "At the end", "Flags", "Cause", "Plan",
+            "Recording", "Reference", "Device", "Take", "Drift ms", "ppm", "Sync", "Flags", "Cause", "By", "Plan",
             "Outcome", "Note",
         ] {
             html += "<th>\(title)</th>"
@@ -46,11 +46,17 @@ extension HTMLReport {
             html += cell(row.sync ?? "")
             html += "<td>" + flags(row.flags) + "</td>"
             html += cell(row.cause.map { $0.rawValue + (row.causeDetail.map { ": \($0)" } ?? "") } ?? "")
+            html += cell(measuredBy(row))
             html += cell(row.action.rawValue + (row.methodReason.map { " (\($0))" } ?? ""))
             html += cell(row.outcome?.rawValue ?? "")
             html += "<td class=\"wrap\">\(escape(note(row)))</td></tr>\n"
         }
         return html + "</tbody></table></div></section>\n"
+    }
+
+    /// Which measurement a row's figures come from, in a word: `sound` or `lengths`.
+    static func measuredBy(_ row: PairReport) -> String {
+        row.cause == nil ? "" : row.measuredBy == .content ? "sound" : "lengths"
     }
 
     static func flags(_ flags: [SyncFlag]) -> String {
@@ -98,15 +104,25 @@ extension HTMLReport {
           function esc(s) { return String(s).replace(/[&<>"]/g, function (c) { return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c]; }); }
           function fix(v, d, sign) { if (v === null || v === undefined) return ''; var t = v.toFixed(d); return sign && v >= 0 ? '+' + t : t; }
           function cut(s, n) { return s.length <= n ? s : s.slice(0, (n - 1) >> 1) + '…' + s.slice(s.length - (n - 1 - ((n - 1) >> 1))); }
+          // As PairReport.syncPhrase words it.
+          function syncPhrase(cause, start, end) {
+            if (cause === 'in-sync' || cause === 'early-stop' || cause === 'late-stop') return 'in sync';
+            if (end === null) return cause === 'lengths-differ' ? 'the lengths cannot tell' : '';
+            function amount(ms) { return Math.abs(ms).toFixed(Math.abs(ms) >= 10 ? 1 : 2); }
+            function way(ms) { return ms < 0 ? 'leads' : 'lags'; }
+            if (start === null || Math.abs(start) < 0.05) return 'sound ' + way(end) + ' by ' + amount(end) + ' ms at the end';
+            return 'sound ' + way(start) + ' by ' + amount(start) + ' ms at the start, '
+              + (way(start) === way(end) ? '' : way(end) + ' by ') + amount(end) + ' ms at the end';
+          }
           function decode(d) {
             return d.rows.map(function (r) {
               var folder = d.folders[r[0]], path = folder + '/' + r[1], stem = r[1].replace(/\\.[^.]*$/, '');
               var reference = r[2].charAt(0) === '.' ? folder + '/' + stem + r[2] : r[2];
-              var end = r[7], cause = d.causes[r[9]] || '', sync = cause === 'in-sync' ? 'in sync' : end === null ? '' :
-                (end < 0 ? 'sound leads by ' : 'sound lags by ') + Math.abs(end).toFixed(Math.abs(end) >= 10 ? 1 : 2) + ' ms at the end';
+              var cause = d.causes[r[9]] || '', sync = syncPhrase(cause, r[16], r[7]);
               var flags = []; for (var i = 0; i < FLAGS.length; i++) if (r[8] & (1 << i)) flags.push(FLAGS[i]);
-              var shown = [path, d.devices[r[3]], d.takes[r[15]] || '', r[4], r[5], r[6], sync, flags.join(', '), cause, d.plans[r[10]], r[11], d.outcomes[r[12]] || '', r[13] || ''];
-              return {cells: shown, flags: flags, reference: reference, concern: r[14], text: (path + ' ' + shown[1] + ' ' + shown[2] + ' ' + cause + ' ' + shown[12]).toLowerCase()};
+              var by = cause === '' ? '' : r[17] ? 'sound' : 'lengths';
+              var shown = [path, d.devices[r[3]], d.takes[r[15]] || '', r[4], r[5], r[6], sync, flags.join(', '), cause, by, d.plans[r[10]], r[11], d.outcomes[r[12]] || '', r[13] || ''];
+              return {cells: shown, flags: flags, reference: reference, concern: r[14], text: (path + ' ' + shown[1] + ' ' + shown[2] + ' ' + cause + ' ' + shown[13]).toLowerCase()};
             });
           }
           function show() {
@@ -120,8 +136,8 @@ extension HTMLReport {
                 + '<td title="' + esc(c[2]) + '">' + esc(cut(c[2], 24)) + '</td>'
                 + '<td class="num">' + fix(c[3], 3) + '</td><td class="num">' + fix(c[4], 2, true) + '</td><td class="num">' + fix(c[5], 1, true) + '</td>'
                 + '<td>' + esc(c[6]) + '</td><td>' + row.flags.map(function (f) { return '<span class="flag">' + esc(f) + '</span>'; }).join('') + '</td>'
-                + '<td>' + esc(c[8]) + '</td><td>' + esc(c[9]) + '</td><td class="num">' + (c[10] === null ? '' : c[10]) + '</td>'
-                + '<td>' + esc(c[11]) + '</td><td class="wrap">' + esc(c[12]) + '</td></tr>';
+                + '<td>' + esc(c[8]) + '</td><td>' + esc(c[9]) + '</td><td>' + esc(c[10]) + '</td><td class="num">' + (c[11] === null ? '' : c[11]) + '</td>'
+                + '<td>' + esc(c[12]) + '</td><td class="wrap">' + esc(c[13]) + '</td></tr>';
             });
             body.innerHTML = html;
             info.textContent = view.length === 0 ? 'no pair matches' : 'pairs ' + (page * size + 1) + '–' + Math.min(view.length, page * size + size)
@@ -165,7 +181,7 @@ extension HTMLReport {
 /// The pair table as the page carries it: columns of small values, folders, devices and words stored once.
 struct PairTableData {
     static let titles = [
-        "Recording", "Device", "Take", "Duration s", "Drift ms", "ppm", "At the end", "Flags", "Cause", "Plan",
+        "Recording", "Device", "Take", "Duration s", "Drift ms", "ppm", "Sync", "Flags", "Cause", "By", "Plan",
         "Target frames", "Outcome", "Note",
     ]
     private var folders: [String] = []
@@ -220,6 +236,7 @@ struct PairTableData {
                 }(),
                 "\(HTMLReport.concern(pair))",
                 "\(index(pair.slate?.summary ?? "", &takeIndex, &takes))",
+                Self.number(pair.startOffsetMs, 2), pair.measuredBy == .content ? "1" : "0",
             ]
             rows.append("[" + values.joined(separator: ",") + "]")
         }

@@ -68,4 +68,58 @@ extension HTMLReport {
             : alerts.map { "<li class=\"alert\">\(escape($0.name)): \(escape($0.alert ?? ""))</li>" }.joined()
         return html + "</ul></section>\n"
     }
+
+    /// Each alerting device's clock night by night: its recordings' clock errors as points, their median as a line,
+    /// from the history's own numbers (`recordings`, `ppm`), so the page and the JSON show the same plot. Each point
+    /// and each median carries its value (`data-ppm`) for tests.
+    static func alertingClocks(_ history: DriftHistory) -> String {
+        let alerting = history.devices.filter { $0.alert != nil && $0.recordings != nil }
+        guard !alerting.isEmpty else { return "" }
+        var html =
+            "<section id=\"alerting-clocks\"><h2>Alerting devices: their clocks night by night</h2><p class=\"hint\">"
+        html += "Each dot is one recording's clock error (ppm) in a run, the line the device's median: clock figures "
+        html += "only (by the sound, or by lengths a clock explains), never a late start.</p>"
+        for series in alerting.prefix(trendLineLimit) { html += clockChart(series, runs: history.runs) }
+        return html + "</section>\n"
+    }
+
+    private static func clockChart(_ series: DriftHistory.Series, runs: [DriftHistory.Run]) -> String {
+        let points = series.recordings ?? []
+        let values = points.flatMap { $0 } + series.ppm.compactMap { $0 }
+        let low = min(values.min() ?? -1, 0)
+        let high = max(values.max() ?? 1, 0)
+        let span = max(high - low, 1)
+        let (width, height, left, bottom, right) = (640.0, 200.0, 70.0, 30.0, 20.0)
+        let count = max(runs.count, 1)
+        func x(_ index: Int) -> Double {
+            count == 1 ? (left + width - right) / 2 : left + Double(index) / Double(count - 1) * (width - left - right)
+        }
+        func y(_ ppm: Double) -> Double { 10 + (high - ppm) / span * (height - bottom - 20) }
+        var svg =
+            "<svg class=\"clock-chart\" data-device=\"\(escape(series.name))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\">"
+        svg += "<line x1=\"\(left)\" y1=\"\(y(0))\" x2=\"\(width - right)\" y2=\"\(y(0))\" class=\"zero\"/>"
+        for value in [high, low] where value != 0 {
+            svg += "<text x=\"2\" y=\"\(y(value) + 4)\" class=\"axis\">\(String(format: "%+.1f ppm", value))</text>"
+        }
+        for (index, run) in runs.enumerated() {
+            svg +=
+                "<text x=\"\(x(index) - 20)\" y=\"\(height - 8)\" class=\"axis small\">#\(run.id) \(escape(String(run.started.dropFirst(5).prefix(5))))</text>"
+        }
+        let medians = series.ppm.enumerated().compactMap { index, value in value.map { (index, $0) } }
+        svg +=
+            "<polyline points=\"\(medians.map { "\(x($0.0)),\(y($0.1))" }.joined(separator: " "))\" class=\"series alert\"/>"
+        for (index, value) in medians {
+            svg +=
+                "<rect class=\"median\" data-run=\"\(index)\" data-ppm=\"\(value)\" x=\"\(x(index) - 6)\" y=\"\(y(value) - 1)\" width=\"12\" height=\"2\"><title>median \(String(format: "%+.2f", value)) ppm</title></rect>"
+        }
+        for (index, run) in points.enumerated() {
+            for value in run {
+                svg +=
+                    "<circle class=\"dot recording\" data-run=\"\(index)\" data-ppm=\"\(value)\" cx=\"\(x(index))\" cy=\"\(y(value))\" r=\"3\"><title>\(String(format: "%+.2f", value)) ppm</title></circle>"
+            }
+        }
+        svg += "</svg>"
+        return
+            "<figure class=\"wide\"><figcaption>\(escape(series.name)): \(escape(series.alert ?? ""))</figcaption>\(svg)</figure>"
+    }
 }

@@ -46,9 +46,10 @@ public enum HTMLReport {
             <section class="charts">
             <figure><figcaption>Drift distribution (ppm, recording vs reference; \(measured.count) pairs)</figcaption>\(histogram(measured))</figure>
             \(byDevice(devices))
-            <figure class="wide"><figcaption>Sync offset at the end vs duration (dashed: ITU-R BT.1359, +125 / −45 ms)\(measured.count > scatterPointLimit ? " — density of \(measured.count) pairs" : "")</figcaption>\(scatter(measured))</figure>
+            <figure class="wide"><figcaption>Sync offset at the end vs duration (the sound's where it was measured; dashed: ITU-R BT.1359, +125 / −45 ms)\(measured.count > scatterPointLimit ? " — density of \(measured.count) pairs" : "")</figcaption>\(scatter(measured))</figure>
             </section>
             \(report.history.map(trend) ?? "")
+            \(report.history.map(alertingClocks) ?? "")
             \(contentSection(report))
             \(problemSection(report))
             \(pairSection(report))

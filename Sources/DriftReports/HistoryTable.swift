@@ -17,15 +17,19 @@ public enum HistoryTable {
         if !history.devices.isEmpty {
             let alerting = history.devices.filter { $0.alert != nil }.count
             lines.append(
-                "devices: \(alerting) alerting of \(history.devicesTotal); median drift of their recordings per run (ppm),"
-                    + " spread (interquartile range) and recordings in the latest run")
-            var rows = [["DEVICE"] + runHeaders + ["SPREAD", "FILES"]]
+                "devices: \(alerting) alerting of \(history.devicesTotal); median clock error of their recordings per run"
+                    + " (ppm), and in the latest run the spread (interquartile range), the recordings, what measured"
+                    + " them (sound, lengths) and the median sync at their first frames (ms; negative: started late)")
+            var rows = [["DEVICE"] + runHeaders + ["SPREAD", "FILES", "BY", "START ms"]]
             for series in history.devices {
+                let by = series.measuredBy?.last.flatMap { $0 }
                 rows.append(
                     [(series.alert == nil ? "  " : "! ") + series.name.escapedForTerminal] + series.ppm.map(signed)
                         + [
                             series.spreadPPM?.last.flatMap { $0 }.map { String(format: "%.1f", $0) } ?? "-",
                             "\(series.files.last ?? 0)",
+                            by.map { $0 == "content" ? "sound" : $0 == "headers" ? "lengths" : $0 } ?? "-",
+                            signed(series.startOffsetMs?.last ?? nil),
                         ])
             }
             lines += align(rows)

@@ -16,23 +16,26 @@ public enum ReportTable {
         // The take column only where a recorder wrote one.
         let withTake = report.pairs.contains { take($0) != nil }
         var rows: [[String]] = [
-            ["RECORDING"] + (withTake ? ["TAKE"] : []) + ["DRIFT ms", "PPM", "AT THE END", "CAUSE", "PLAN", "TARGET"]
-                + (withOutcome ? ["OUTCOME"] : []) + ["NOTE"]
+            ["RECORDING"] + (withTake ? ["TAKE"] : []) + [
+                "DRIFT ms", "PPM", "SYNC", "CAUSE", "BY", "PLAN", "TARGET",
+            ] + (withOutcome ? ["OUTCOME"] : []) + ["NOTE"]
         ]
         for pair in report.pairs {
-            let measured = pair.driftPPM != nil
             var notes: [String] = []
             if let error = pair.error { notes.append(error) }
+            if pair.cause == .lengthsDiffer, let detail = pair.causeDetail { notes.append(detail) }
             if let content = contentNote(pair) { notes.append(content) }
             notes += pair.warnings.map { "warning: \($0)" }
-            let drift: String = measured ? pair.driftSeconds.map { String(format: "%+.1f", $0 * 1000) } ?? "-" : "-"
+            // Every figure of a row is the measurement BY names: the sound, or the two lengths.
+            let drift: String = pair.driftSeconds.map { String(format: "%+.1f", $0 * 1000) } ?? "-"
             let ppm: String = pair.driftPPM.map { String(format: "%+.1f", $0) } ?? "-"
             let flag = pair.flags.contains(.ituBT1359) ? " [BT.1359]" : pair.flags.contains(.ebuR37) ? " [R37]" : ""
-            let atEnd: String = measured ? (pair.sync ?? "") + flag : "-"
+            let sync: String = (compactSync(pair) ?? pair.sync).map { $0 + flag } ?? "-"
+            let by = pair.cause == nil ? "-" : pair.measuredBy == .content ? "sound" : "lengths"
             let target: String = pair.action == .refuse ? "-" : pair.targetFrames.map { "\($0) frames" } ?? "-"
             var row: [String] =
                 [short(pair.recording)] + (withTake ? [take(pair)?.escapedForTerminal ?? "-"] : []) + [
-                    drift, ppm, atEnd, pair.cause?.rawValue ?? "-", pair.action.rawValue, target,
+                    drift, ppm, sync, pair.cause?.rawValue ?? "-", by, pair.action.rawValue, target,
                 ]
             if withOutcome { row.append(pair.outcome?.rawValue ?? "-") }
             row.append(notes.joined(separator: "; ").escapedForTerminal)
@@ -65,6 +68,18 @@ public enum ReportTable {
                 + "; \(s.flagged) past a lip-sync limit"
                 + (s.worstDriftPPM.map { String(format: "; worst %+.1f ppm", $0) } ?? ""))
         return out.joined(separator: "\n")
+    }
+
+    /// The sync from the first frame to the last in a few columns: "leads 300.0 → 315.7 ms", "lags 4.0 → leads
+    /// 12.5 ms"; nil where the row has no start (its sync phrase says it).
+    static func compactSync(_ pair: PairReport) -> String? {
+        guard let start = pair.startOffsetMs, let end = pair.endOffsetMs, abs(start) >= 0.05,
+            pair.sync != "in sync"
+        else { return nil }
+        func amount(_ ms: Double) -> String { String(format: abs(ms) >= 10 ? "%.1f" : "%.2f", abs(ms)) }
+        func way(_ ms: Double) -> String { ms < 0 ? "leads" : "lags" }
+        let to = way(start) == way(end) ? amount(end) : "\(way(end)) \(amount(end))"
+        return "\(way(start)) \(amount(start)) → \(to) ms"
     }
 
     /// The take as its recorder slated it: "Sc 12A Tk 3 DAY04" (scene, take, tape).

@@ -99,7 +99,7 @@ public enum ReportWriter {
     /// The columns of devices.csv, in order.
     public static let deviceColumns = [
         "device", "recordings", "measured", "audioSeconds", "medianPPM", "worstPPM", "spreadPPM",
-        "pastLimit", "refused", "failed", "trend", "alert",
+        "pastLimit", "refused", "failed", "trend", "alert", "measuredBySound", "medianStartOffsetMs",
     ]
 
     /// One line per device, worst first; `trend` is the median drift per run, oldest first, joined with `;`.
@@ -111,6 +111,7 @@ public enum ReportWriter {
                 device.medianPPM.map(number), device.worstPPM.map(number), device.spreadPPM.map(number),
                 String(device.pastLimit), String(device.refused), String(device.failed),
                 device.trend.map { $0.map(number) ?? "" }.joined(separator: ";"), device.alert,
+                String(device.measuredBySound), device.medianStartOffsetMs.map(number),
             ]
             lines.append(values.map { quote($0 ?? "") }.joined(separator: ","))
         }
@@ -121,11 +122,14 @@ public enum ReportWriter {
     /// curves left to the JSON), the columns added since (so positional readers keep theirs), then `kind`.
     public static let csvColumns =
         PairReport.columnNames.filter {
-            $0 != "content" && $0 != "slate" && !addedColumns.contains($0) && !placeColumns.contains($0)
+            $0 != "content" && $0 != "slate" && $0 != "lengths" && !addedColumns.contains($0)
+                && !placeColumns.contains($0) && !figureColumns.contains($0)
         } + [
             "contentModel", "contentOffsetMs", "contentOffsetMsError", "contentDriftPPM", "contentDriftPPMError",
             "contentConfidence", "contentDropouts", "contentMissingMs", "headersAgree", "disagreement", "residualMs",
-        ] + addedColumns + slateColumns + clockColumns + placeColumns + ["status", "kind"]
+        ] + addedColumns + slateColumns + clockColumns + placeColumns + figureColumns + lengthColumns + [
+            "status", "kind",
+        ]
     static let addedColumns = ["pairedBy", "recordingStartSeconds", "recordingEndSeconds", "failure"]
     /// The `slate` object flattened (its tracks joined with `;`).
     static let slateColumns = ["project", "scene", "take", "tape", "tracks"]
@@ -135,6 +139,11 @@ public enum ReportWriter {
     /// A sound-paired row's place among its clip's places (`soundPlace`); then `status`: an unpaired file's one
     /// status on a sound night, a skipped path's kind (empty on pair rows).
     static let placeColumns = ["place", "repeats", "fit", "decidedBy"]
+    /// Added in report version 3: the sync at the start and at its worst (from the measurement `measuredBy` names),
+    /// and the two lengths' difference and ratio (`lengths`; the lengths themselves are `recordingSeconds` and
+    /// `referenceSeconds`).
+    static let figureColumns = ["startOffsetMs", "worstOffsetMs", "worstAtSeconds"]
+    static let lengthColumns = ["lengthDifferenceSeconds", "lengthRatioPPM"]
 
     /// One header line, then one line per pair (`kind` = `pair`), then one per unpaired file (`unpaired`: its path
     /// in `recording` or `reference` by its kind, the reason in `error`), per scan error (`error`: the path in
@@ -156,6 +165,7 @@ public enum ReportWriter {
         }
         for row in report.pairs {
             let clock = row.content?.clock
+            let lengths = row.lengths
             let values: [String?] = [
                 row.recording, row.reference, row.folder, row.sampleRate.map(String.init),
                 row.channels.map(String.init),
@@ -188,7 +198,9 @@ public enum ReportWriter {
                         .joined(separator: ";")
                 },
                 row.soundPlace?.place.rawValue, row.soundPlace?.repeats.map { $0 ? "true" : "false" },
-                row.soundPlace?.fit.map(number), row.soundPlace?.decidedBy, nil,
+                row.soundPlace?.fit.map(number), row.soundPlace?.decidedBy,
+                row.startOffsetMs.map(number), row.worstOffsetMs.map(number), row.worstAtSeconds.map(number),
+                lengths.map { number($0.differenceSeconds) }, lengths.map { number($0.ratioPPM) }, nil,
                 "pair",
             ]
             lines.append(values.map { quote($0 ?? "") }.joined(separator: ","))

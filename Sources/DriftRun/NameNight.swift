@@ -73,18 +73,22 @@ struct NameNight: NightPart {
     // MARK: a scan measured by the sound
 
     /// The scan's pairs measured by their sound on workers, where the files are: each pair whose reference may have
-    /// sound of its own becomes a measure-only job (nothing is written), and its measurement, compared with the
-    /// headers, goes into the pair's row with what the content policy would do.
+    /// sound of its own becomes a measure-only job (nothing is written), and its row shows what the sound found -
+    /// figures, cause and the plan it makes - in place of what the lengths said (kept as `lengths`).
     private func measure(_ report: ScanReport) async throws(RunError) -> Run.Outcome {
         let configuration = settings.configuration
-        // Measuring shows what the sound says whatever the configured policy; the decision it implies is worded
-        // under the configured one, or under `content` when the configuration plans by headers.
-        var policy = configuration.content
-        if !policy.measuresContent { policy.mode = .content }
+        // Measuring shows what the sound says whatever the configured policy: every pair with sound is measured,
+        // and planned under the configured policy where it measures by the sound, else under `content`, falling
+        // back to the headers where the sound cannot tell.
+        var policy = configuration.content.forWorker
+        if configuration.content.mode == .headers {
+            policy.mode = .content
+            policy.fallsBackToHeaders = true
+        }
         var jobs: [JobRecord] = []
         var rowOfJob: [Int: Int] = [:]
         let key = Int64.random(in: 1...Int64.max)
-        for (index, row) in report.pairs.enumerated() where row.driftPPM != nil && RunPlanner.hasOwnSound(row) {
+        for (index, row) in report.pairs.enumerated() where row.cause != nil && RunPlanner.hasOwnSound(row) {
             let content = ContentJob(
                 row: row, policy: policy, quality: configuration.repair.quality,
                 targetFrames: row.targetFrames ?? row.recordingFrames ?? 0,
@@ -108,12 +112,11 @@ struct NameNight: NightPart {
             guard let index = rowOfJob[job.id] else { continue }
             switch job.state {
             case .done(let result) where result.succeeded:
-                let content = result.content
-                // A scan plans nothing by the sound: the row keeps the headers' plan, and the note says what the
-                // content policy would do instead.
-                measured.pairs[index].content = content?.measurement
-                measured.pairs[index].contentNote = content.map { Self.implication($0, policy: policy) }
-                measured.pairs[index].nameClockCause()
+                guard let content = result.content else { continue }
+                measured.pairs[index].revise(
+                    bySound: content.measurement, plan: Self.soundPlan(content),
+                    drift: configuration.drift, confidenceFloor: policy.confidenceFloor)
+                measured.pairs[index].contentNote = Self.implication(content, policy: policy)
             case .done(let result):
                 unmeasured += 1
                 measured.pairs[index].contentNote = "not measured: \(result.failure?.message ?? "failed")"
@@ -125,7 +128,18 @@ struct NameNight: NightPart {
                 measured.pairs[index].contentNote = "not measured: the scan stopped first"
             }
         }
+        measured.refreshSummary()
         return Run.Outcome(report: measured, problems: unmeasured > 0 ? [.unmeasured(unmeasured)] : [])
+    }
+
+    /// The plan a measure-only job's sound made (from a worker that says so).
+    static func soundPlan(_ result: ContentResult) -> SoundPlan? {
+        switch result.planned {
+        case .repaired?: result.operations.isEmpty ? nil : .repair(result.operations)
+        case .skipped?: .skip(result.reason ?? "in sync")
+        case .refused?: .refuse(result.reason ?? "refused")
+        case .measured?, nil: nil
+        }
     }
 
     /// What the content policy would do with the pair, in words.

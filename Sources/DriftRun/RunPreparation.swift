@@ -76,31 +76,10 @@ public enum RunPreparation {
         let roots = options.layout.roots
         let outputRoot = options.layout.outputRoot
         let run: Int64
-        if options.resume != false && !options.full,
-            let unfinished = try journal.unfinishedRun(roots: roots, outputRoot: outputRoot)
-        {
-            let started = ISO8601DateFormatter().string(from: unfinished.started)
-            if unfinished.planned {
-                let stored = try journal.loadPlan(run: unfinished.id)
-                let done = stored.jobs.filter(\.isFinished).count
-                if done < stored.jobs.count || options.resume == true {
-                    logger.notice(
-                        "resuming run \(unfinished.id) (started \(started), \(unfinished.status.rawValue)): \(done) of \(stored.jobs.count) jobs already finished; its stored plan is kept"
-                    )
-                    return PreparedRun(run: unfinished.id, plan: stored.plan, jobs: stored.jobs, resumed: true)
-                }
-                // Every job finished but the run was not closed (the coordinator died after the last result): close it
-                // as it stands, and plan tonight's run afresh.
-                try close(unfinished.id, stored: stored, journal: journal)
-                logger.notice(
-                    "run \(unfinished.id) had finished every job before it stopped; closed it, starting a new run")
-                run = try journal.beginRun(roots: roots, outputRoot: outputRoot)
-            } else {
-                logger.notice(
-                    "resuming run \(unfinished.id) (started \(started)): it stopped during its scan; scanning again")
-                run = unfinished.id
-            }
-        } else {
+        switch try resumption(journal: journal, options: options, logger: logger) {
+        case .resumed(let prepared): return prepared
+        case .scan(let resumed): run = resumed
+        case .none:
             if options.resume == true { throw RunError.nothingToResume(journal: journal.path, exists: true) }
             run = try journal.beginRun(roots: roots, outputRoot: outputRoot)
         }
@@ -113,7 +92,9 @@ public enum RunPreparation {
         var prints: [PairID: JobFingerprints] = [:]
         let planning = startSpan("plan")
         defer { planning.end() }
-        let plan = RunPlanner.plan(report, layout: options.layout, content: configuration.content) { pair in
+        let plan = RunPlanner.plan(
+            report, layout: options.layout, content: configuration.content, drift: configuration.drift
+        ) { pair in
             let fingerprints = JobFingerprints(
                 plan: pair, quality: options.quality,
                 engine: options.engine(for: pair.id.recording).namedInPlan)
@@ -151,6 +132,41 @@ public enum RunPreparation {
             "run \(run): \(report.pairs.count) pairs: \(jobs.count) to repair, \(plan.unchanged) unchanged since an earlier run, \(report.summary.inSync) in sync, \(report.summary.refused) refused or unreadable"
         )
         return PreparedRun(run: run, plan: plan, jobs: jobs, resumed: false)
+    }
+
+    /// What an unfinished run over the same roots leaves this one: its plan and jobs to go on with, or its id to scan
+    /// again (it stopped during its scan, or every job had finished and it is closed now); nothing where there is
+    /// none, or resuming is off.
+    private enum Resumption {
+        case resumed(PreparedRun)
+        case scan(Int64)
+    }
+
+    private static func resumption(journal: Journal, options: Options, logger: Logger) throws -> Resumption? {
+        let (roots, outputRoot) = (options.layout.roots, options.layout.outputRoot)
+        guard options.resume != false && !options.full,
+            let unfinished = try journal.unfinishedRun(roots: roots, outputRoot: outputRoot)
+        else { return nil }
+        let started = ISO8601DateFormatter().string(from: unfinished.started)
+        guard unfinished.planned else {
+            logger.notice(
+                "resuming run \(unfinished.id) (started \(started)): it stopped during its scan; scanning again")
+            return .scan(unfinished.id)
+        }
+        var stored = try journal.loadPlan(run: unfinished.id)
+        stored.plan.drift = options.configuration.drift
+        let done = stored.jobs.filter(\.isFinished).count
+        if done < stored.jobs.count || options.resume == true {
+            logger.notice(
+                "resuming run \(unfinished.id) (started \(started), \(unfinished.status.rawValue)): \(done) of \(stored.jobs.count) jobs already finished; its stored plan is kept"
+            )
+            return .resumed(PreparedRun(run: unfinished.id, plan: stored.plan, jobs: stored.jobs, resumed: true))
+        }
+        // Every job finished but the run was not closed (the coordinator died after the last result): close it as it
+        // stands, and plan tonight's run afresh.
+        try close(unfinished.id, stored: stored, journal: journal)
+        logger.notice("run \(unfinished.id) had finished every job before it stopped; closed it, starting a new run")
+        return .scan(try journal.beginRun(roots: roots, outputRoot: outputRoot))
     }
 
     /// Records a run whose jobs all finished as complete, with its outcomes.

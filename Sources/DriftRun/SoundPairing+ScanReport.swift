@@ -24,9 +24,8 @@ extension SoundPairing {
                 row.recordingEndSeconds = m.recordingEndSeconds
                 row.measuredBy = .content
                 row.content = m.content
-                row.driftPPM = m.content?.driftPPM
-                row.nameClockCause()
                 row.referenceSeconds = m.content?.referenceSoundSeconds
+                row.showClock(of: m.content)
                 row.operations = m.operations ?? []
                 row.output = m.output
                 row.outputFrames = m.outputFrames
@@ -116,5 +115,19 @@ extension SoundPairing {
         report.errors += sound.errors.filter { !known.contains($0.path) }
         report.refreshSummary()
         return report
+    }
+}
+
+extension PairReport {
+    /// A clip's row shows its clock: the drift and the clock's cause alone, for where the clip lies in its recording
+    /// is its place, not a late start.
+    fileprivate mutating func showClock(of content: ContentMeasurement?) {
+        driftPPM = content?.driftPPM
+        guard let content,
+            let (cause, words) = DriftFigures.clockCause(
+                of: content, recordingSeconds: content.referenceSoundSeconds ?? 0, sampleRate: nil)
+        else { return }
+        self.cause = cause
+        causeDetail = words
     }
 }

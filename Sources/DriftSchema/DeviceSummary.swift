@@ -5,17 +5,23 @@ public struct DeviceSummary: Codable, Sendable, Equatable {
     public var device: String
     /// Pairs whose recording came from this device.
     public var recordings: Int
-    /// Recordings whose drift was measured and not refused (the drift statistics are theirs).
+    /// Recordings with a clock figure (measured by their sound, or lengths a clock explains): the drift statistics
+    /// are theirs.
     public var measured: Int
+    /// Of those, how many their sound measured (the rest, their lengths).
+    public var measuredBySound: Int
     /// Seconds of recorded audio.
     public var audioSeconds: Double
-    /// The median drift of its recordings (ppm); null when none was measured.
+    /// The median clock error of its recordings (ppm); null when none was measured.
     public var medianPPM: Double?
     /// The recording furthest from zero (ppm, signed).
     public var worstPPM: Double?
     /// How much its recordings disagree: the interquartile range of their drifts (ppm).
     public var spreadPPM: Double?
-    /// Recordings whose sync at the end is past a lip-sync limit (ITU-R BT.1359 or EBU R37).
+    /// The median sync at its recordings' first frames (ms; negative: the sound leads, the recorder started late),
+    /// where their sound was measured: an operator's habit, not the clock's.
+    public var medianStartOffsetMs: Double?
+    /// Recordings whose sync is past a lip-sync limit somewhere (ITU-R BT.1359 or EBU R37).
     public var pastLimit: Int
     /// Pairs refused or unreadable (a wrong pairing, a broken file, ...).
     public var refused: Int
@@ -28,12 +34,15 @@ public struct DeviceSummary: Codable, Sendable, Equatable {
     public var alert: String?
 
     public init(
-        device: String, recordings: Int, measured: Int, audioSeconds: Double, medianPPM: Double?, worstPPM: Double?,
-        spreadPPM: Double?, pastLimit: Int, refused: Int, failed: Int, trend: [Double?], alert: String?
+        device: String, recordings: Int, measured: Int, measuredBySound: Int = 0, audioSeconds: Double,
+        medianPPM: Double?, worstPPM: Double?, spreadPPM: Double?, medianStartOffsetMs: Double? = nil, pastLimit: Int,
+        refused: Int, failed: Int, trend: [Double?], alert: String?
     ) {
         self.device = device
         self.recordings = recordings
         self.measured = measured
+        self.measuredBySound = measuredBySound
+        self.medianStartOffsetMs = medianStartOffsetMs
         self.audioSeconds = audioSeconds
         self.medianPPM = medianPPM
         self.worstPPM = worstPPM
@@ -49,6 +58,12 @@ public struct DeviceSummary: Codable, Sendable, Equatable {
     public var hasProblems: Bool { alert != nil || pastLimit > 0 || refused > 0 || failed > 0 }
 }
 
+extension PairReport {
+    /// Whether the row's drift is a clock figure a device's statistics and history use: a clock's error, by its
+    /// sound or by lengths a clock explains; never lengths no clock explains, nor a known ratio (a setting).
+    public var isClockFigure: Bool { driftPPM != nil && cause?.isClock == true }
+}
+
 extension ScanReport {
     /// Every device of the report, worst first: alerting devices, then those with problems, then by the size of their
     /// median drift; the history (when the report has one) gives each its trend and alert.
@@ -60,12 +75,16 @@ extension ScanReport {
         for item in history?.devices ?? [] { series[item.name] = item }
         let summaries = groups.map { device, indices -> DeviceSummary in
             let rows = indices.lazy.map { pairs[$0] }
-            let drifts = Array(rows.filter { $0.action != .refuse }.compactMap(\.driftPPM))
+            let clocks = Array(rows.filter(\.isClockFigure))
+            let drifts = clocks.compactMap(\.driftPPM)
             let statistics = drifts.isEmpty ? nil : DriftStatistics(drifts)
+            let starts = clocks.compactMap(\.startOffsetMs)
             return DeviceSummary(
                 device: device, recordings: rows.count, measured: drifts.count,
+                measuredBySound: clocks.filter { $0.measuredBy == .content }.count,
                 audioSeconds: rows.compactMap(\.recordingSeconds).reduce(0, +),
                 medianPPM: statistics?.median, worstPPM: statistics?.worst, spreadPPM: statistics?.spread,
+                medianStartOffsetMs: starts.isEmpty ? nil : DriftStatistics(starts).median,
                 pastLimit: rows.filter { !$0.flags.isEmpty }.count,
                 refused: rows.filter { $0.outcome == .refused || ($0.outcome == nil && $0.action == .refuse) }.count,
                 failed: rows.filter { $0.outcome == .failed || $0.outcome == .unfinished }.count,

@@ -21,8 +21,18 @@ public struct DriftHistory: Codable, Sendable, Equatable {
     /// A device's or a file's drift in each run (aligned with `runs`; null where it was not measured in that run).
     public struct Series: Codable, Sendable, Equatable {
         public var name: String
-        /// Drift in ppm: a file's own; for a device, the median of its recordings in that run.
+        /// The clock's error in ppm: a file's own; for a device, the median of its recordings' in that run. Clock
+        /// figures only: by the sound, or by lengths a clock explains (never lengths that differ by more).
         public var ppm: [Double?]
+        /// Which measurement each run's figure came from: `content` (every recording by its sound), `headers` (by its
+        /// lengths), `mixed`; null where there was none.
+        public var measuredBy: [String?]?
+        /// The sync at the recordings' first frames in each run, ms (a device's median; negative: the sound leads, the
+        /// recorder started late): by the sound only, and apart from the clock, for an operator's habit is no clock
+        /// fault. Null where no recording's sound was measured.
+        public var startOffsetMs: [Double?]?
+        /// An alerting device's recordings in each run, each its clock error (ppm): the points its chart draws.
+        public var recordings: [[Double]]?
         /// Recordings measured in each run (1 or 0 for a file).
         public var files: [Int]
         /// Devices: the spread between its recordings in each run (interquartile range, ppm).
@@ -39,7 +49,8 @@ public struct DriftHistory: Codable, Sendable, Equatable {
 
         public init(
             name: String, ppm: [Double?], files: [Int], spreadPPM: [Double?]? = nil, worstPPM: [Double?]? = nil,
-            wandering: [Int]? = nil, wanderPPM: [Double?]? = nil, rule: AlertRule
+            wandering: [Int]? = nil, wanderPPM: [Double?]? = nil, measuredBy: [String?]? = nil,
+            startOffsetMs: [Double?]? = nil, rule: AlertRule
         ) {
             self.name = name
             self.ppm = ppm
@@ -48,11 +59,13 @@ public struct DriftHistory: Codable, Sendable, Equatable {
             self.worstPPM = worstPPM
             self.wandering = wandering
             self.wanderPPM = wanderPPM
+            self.measuredBy = measuredBy
+            self.startOffsetMs = startOffsetMs
             alert = rule.alert(ppm: ppm, spread: spreadPPM, counts: files)
-            if let count = wandering?.last, count > 0, let files = files.last {
-                let span = (wanderPPM?.last ?? nil).map { " (up to \(String(format1: $0)) ppm within a take)" } ?? ""
-                let wanders =
-                    "clock wanders: \(count) of \(files) recording\(files == 1 ? "" : "s") in the latest run\(span)"
+            if let starts = startOffsetMs, let late = rule.startAlert(starts) {
+                alert = alert.map { $0 + "; " + late } ?? late
+            }
+            if let wanders = rule.wanderAlert(wandering: wandering ?? [], spans: wanderPPM ?? [], files: files) {
                 alert = alert.map { $0 + "; " + wanders } ?? wanders
             }
         }
@@ -62,6 +75,8 @@ public struct DriftHistory: Codable, Sendable, Equatable {
     /// The alert thresholds used, ppm.
     public var alertPPM: Double
     public var alertSpreadPPM: Double
+    /// The start alert's threshold, ms; null when it is off (the default).
+    public var alertStartMs: Double?
     /// Devices, alerting first, then by their latest drift's size (largest first).
     public var devices: [Series]
     /// How many devices there were before `--limit` or a device filter left some out.
@@ -72,6 +87,7 @@ public struct DriftHistory: Codable, Sendable, Equatable {
         self.runs = runs
         alertPPM = rule.driftPPM
         alertSpreadPPM = rule.spreadPPM
+        alertStartMs = rule.startMs
         self.devices = devices.sorted(by: Self.worstFirst)
         self.devicesTotal = devicesTotal ?? devices.count
         self.files = files.sorted(by: Self.worstFirst)
@@ -93,15 +109,49 @@ public struct DriftHistory: Codable, Sendable, Equatable {
 /// When a device or a file alerts: its drift in the latest run moved more than `driftPPM` from the median of its own
 /// earlier runs (a recorder that started drifting), or, for a device, the spread between its recordings grew by more
 /// than `spreadPPM` over its earlier runs' (a failing clock is often erratic before it is off).
+///
+/// Both come from clock figures alone. A device whose recordings start late or early (by their sound) may alert too,
+/// when `startMs` is set: an operator's habit, not a clock fault, so it is off by default.
 public struct AlertRule: Sendable, Equatable {
     public var driftPPM: Double
     public var spreadPPM: Double
+    /// A device alerts when the median sync at its recordings' first frames in the latest run is further than this
+    /// from zero, ms; nil: never (the default).
+    public var startMs: Double?
     /// A spread is judged only from runs with at least this many recordings of the device.
     public static let spreadMinimumRecordings = 4
 
-    public init(driftPPM: Double, spreadPPM: Double) {
+    public init(driftPPM: Double, spreadPPM: Double, startMs: Double? = nil) {
         self.driftPPM = driftPPM
         self.spreadPPM = spreadPPM
+        self.startMs = startMs
+    }
+
+    /// Flags a device whose clocks began to wander within their takes: some recordings of the latest run wandered
+    /// or stepped (by their sound), where none of its earlier runs' did, or the widest span within a take grew by
+    /// more than `driftPPM` over its earlier runs' (median). A recorder that warms up in every take, night after
+    /// night, is its character, not news: its takes are repaired along their clocks, and the rows say so.
+    public func wanderAlert(wandering: [Int], spans: [Double?], files: [Int]) -> String? {
+        guard let count = wandering.last, count > 0, let total = files.last else { return nil }
+        let earlier = wandering.indices.dropLast().filter { $0 < files.count && files[$0] > 0 }
+        guard !earlier.isEmpty else { return nil }
+        let span = spans.last ?? nil
+        let earlierSpans = earlier.map { wandering[$0] > 0 ? ($0 < spans.count ? spans[$0] : nil) ?? 0 : 0 }
+        let wanderedBefore = earlier.contains { wandering[$0] > 0 }
+        let grew = (span ?? 0) - DriftTrend.median(earlierSpans) > driftPPM
+        guard !wanderedBefore || grew else { return nil }
+        let within = span.map { " (up to \(String(format1: $0)) ppm within a take)" } ?? ""
+        return "clock wanders: \(count) of \(total) recording\(total == 1 ? "" : "s") in the latest run\(within)"
+    }
+
+    /// "starts late: the sound leads by 812.0 ms at the first frame (median of the latest run)"; nil when off or
+    /// within the limit.
+    public func startAlert(_ starts: [Double?]) -> String? {
+        guard let startMs, let latest = starts.last ?? nil, abs(latest) > startMs else { return nil }
+        let ms = String(format1: abs(latest))
+        return latest < 0
+            ? "starts late: its sound leads by \(ms) ms at the first frame (median of the latest run)"
+            : "starts early: its sound lags by \(ms) ms at the first frame (median of the latest run)"
     }
 
     public func alert(ppm: [Double?], spread: [Double?]?, counts: [Int]) -> String? {

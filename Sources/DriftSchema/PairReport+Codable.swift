@@ -19,6 +19,8 @@ extension PairReport {
         case slate
         // Added with one status per sound-paired place (report version 2).
         case place, repeats, fit, decidedBy
+        // Added with the figures of the best measurement (report version 3).
+        case startOffsetMs, worstOffsetMs, worstAtSeconds, lengths
     }
 
     /// The report columns, in order: JSON keys of a row and the CSV header.
@@ -72,6 +74,10 @@ extension PairReport {
         try c.encode(soundPlace?.repeats, forKey: .repeats)
         try c.encode(soundPlace?.fit, forKey: .fit)
         try c.encode(soundPlace?.decidedBy, forKey: .decidedBy)
+        try c.encode(startOffsetMs, forKey: .startOffsetMs)
+        try c.encode(worstOffsetMs, forKey: .worstOffsetMs)
+        try c.encode(worstAtSeconds, forKey: .worstAtSeconds)
+        try c.encode(lengths, forKey: .lengths)
     }
 
     // Reports stored in a journal by an earlier release lack the newer keys: they decode with empty values.
@@ -119,6 +125,9 @@ extension PairReport {
         recordingEndSeconds = try c.decodeIfPresent(Double.self, forKey: .recordingEndSeconds)
         failure = try c.decodeIfPresent(FailureKind.self, forKey: .failure)
         slate = try c.decodeIfPresent(Slate.self, forKey: .slate)
+        startOffsetMs = try c.decodeIfPresent(Double.self, forKey: .startOffsetMs)
+        worstOffsetMs = try c.decodeIfPresent(Double.self, forKey: .worstOffsetMs)
+        worstAtSeconds = try c.decodeIfPresent(Double.self, forKey: .worstAtSeconds)
         if let place = try c.decodeIfPresent(SoundPairingReport.Match.Status.self, forKey: .place) {
             soundPlace = SoundPlace(
                 place: place, repeats: try c.decodeIfPresent(Bool.self, forKey: .repeats),

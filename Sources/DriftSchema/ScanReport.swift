@@ -23,13 +23,23 @@ public struct PairReport: Codable, Sendable, Equatable {
     public var referenceDuration: String?
     /// Where the reference duration came from: "edit list", "media header", "audio header", "sidecar", ...
     public var referenceSource: String?
-    /// Recording minus reference, seconds.
+    /// What the clock lost (negative) or gained over the take, seconds (by the lengths: recording minus reference).
+    /// From the measurement `measuredBy` names, as every drift figure of the row; nil where the lengths differ by more
+    /// than a clock drifts (`lengths-differ`).
     public var driftSeconds: Double?
+    /// The clock's mean error, ppm (by the lengths: their ratio, where a clock can explain it).
     public var driftPPM: Double?
-    /// At the end of the recording: positive, the sound lags the picture; negative, it leads.
+    /// The sync at the recording's first frame, ms: positive, the sound lags the picture; negative, it leads. By the
+    /// sound only (the lengths cannot tell a start).
+    public var startOffsetMs: Double?
+    /// The sync at the recording's last frame, ms, as `startOffsetMs`.
     public var endOffsetMs: Double?
-    /// "sound leads by 47.2 ms at the end", "in sync".
+    /// The sync at its worst moment (the lip-sync verdict's), ms, and when, recording seconds.
+    public var worstOffsetMs: Double?
+    public var worstAtSeconds: Double?
+    /// "sound leads by 300.0 ms at the start, 330.4 ms at the end", "in sync".
     public var sync: String?
+    /// The lip-sync limits the sync crosses at its worst moment.
     public var flags: [SyncFlag]
     public var cause: DriftCause?
     public var causeDetail: String?
@@ -62,7 +72,8 @@ public struct PairReport: Codable, Sendable, Equatable {
     public var worker: String?
     /// Seconds the accepted attempt took on its worker.
     public var processingSeconds: Double?
-    /// Which measurement planned the repair: `headers` (the two stated lengths) or `content` (the sound).
+    /// Which measurement the row's drift, offsets, limits, cause and plan come from: `content` (the sound, where it
+    /// was measured confidently) or `headers` (the two stated lengths, kept in `lengths` either way).
     public var measuredBy: PlanMeasurement = .headers
     /// The operations that ran (or, before a run, that the headers plan): `resample 2880377`, `pad-start 96000`,
     /// `insert 1440000+1022`...; empty when nothing runs.
@@ -116,30 +127,13 @@ public struct PairReport: Codable, Sendable, Equatable {
         referenceSeconds = analysis.referenceSeconds.doubleValue
         referenceDuration = "\(analysis.referenceSeconds.numerator)/\(analysis.referenceSeconds.denominator)"
         self.referenceSource = referenceSource
-        driftSeconds = analysis.driftSeconds.doubleValue
-        driftPPM = analysis.driftPPM
-        endOffsetMs = analysis.endOffsetMilliseconds
-        sync = Self.syncPhrase(cause: analysis.cause, endOffsetMs: analysis.endOffsetMilliseconds)
-        flags = analysis.flags
-        cause = analysis.cause
-        causeDetail = analysis.causeDetail
+        flags = []
         action = analysis.action
+        show(DriftFigures(lengths: analysis))
         method = analysis.method?.method
         methodReason = analysis.method?.reason
         targetFrames = analysis.targetFrames
         error = analysis.refusal
-    }
-
-    /// How a measured pair's sync reads: "in sync", "sound lags by 2.00 ms at the end"; nil without a measurement.
-    public static func syncPhrase(cause: DriftCause?, endOffsetMs: Double?) -> String? {
-        guard let cause, let endOffsetMs else { return nil }
-        let ms = abs(endOffsetMs)
-        let amount = ms >= 10 ? String(format1: ms) : String(format2: ms)
-        return cause == .inSync
-            ? "in sync"
-            : endOffsetMs < 0
-                ? "sound leads by \(amount) ms at the end"
-                : "sound lags by \(amount) ms at the end"
     }
 
     /// A pair that could not be measured.
@@ -186,15 +180,6 @@ private final class Boxed<Value: Sendable & Equatable>: Sendable, Equatable {
 }
 
 extension PairReport {
-    /// Where the sound found a clock that wandered or stepped during the take, the row's cause is that, in its own
-    /// words ("clock wanders: -131.0 → -101.0 ppm over 20.0 min"): the headers saw only the average.
-    public mutating func nameClockCause() {
-        guard let content, let clock = content.clock else { return }
-        cause = content.model == .steps ? .clockStep : .clockWander
-        let seconds = clock.lag.last?.atSeconds ?? recordingSeconds ?? 0
-        causeDetail = clock.summary(seconds: seconds)
-    }
-
     /// The device a row has until the scan names it: its folder's name.
     static func folderDevice(_ folder: String) -> String {
         folder.split(separator: "/").last.map(String.init) ?? "/"
@@ -327,17 +312,24 @@ public struct ScanSummary: Codable, Sendable, Equatable {
 
     public init(pairs: [PairReport], unpaired: Int, issues: Int, skipped: Int = 0) {
         self.pairs = pairs.count
-        measured = pairs.filter { $0.driftPPM != nil }.count
+        // A pair is measured when it has a cause (its lengths at least); the rest could not be read.
+        measured = pairs.filter { $0.cause != nil }.count
         inSync = pairs.filter { $0.action == .skip }.count
-        needRepair = pairs.filter { $0.action == .resample || $0.action == .stretch }.count
+        needRepair = pairs.filter { $0.action.repairs }.count
         refused = pairs.filter { $0.action == .refuse }.count
-        errors = pairs.filter { $0.driftPPM == nil }.count + issues
+        errors = pairs.filter { $0.cause == nil }.count + issues
         self.unpaired = unpaired
         self.skipped = skipped
         warned = pairs.filter { !$0.warnings.isEmpty }.count
         totalAudioSeconds = pairs.compactMap(\.recordingSeconds).reduce(0, +)
-        let worst = pairs.filter { $0.driftPPM != nil }.max { abs($0.driftPPM!) < abs($1.driftPPM!) }
-        worstDriftPPM = worst?.driftPPM
+        // Lengths no clock explains carry no drift, so they are no one's worst.
+        var worst: (ppm: Double, recording: String)?
+        for pair in pairs {
+            guard let ppm = pair.driftPPM else { continue }
+            if let worst, abs(ppm) <= abs(worst.ppm) { continue }
+            worst = (ppm, pair.recording)
+        }
+        worstDriftPPM = worst?.ppm
         worstDriftRecording = worst?.recording
         flagged = pairs.filter { !$0.flags.isEmpty }.count
         outcomes = Dictionary(grouping: pairs.compactMap(\.outcome), by: { $0 }).mapValues(\.count)
@@ -346,9 +338,11 @@ public struct ScanSummary: Codable, Sendable, Equatable {
 
 /// The drift report: `driftfix scan`'s JSON, and the source of its CSV and HTML.
 public struct ScanReport: Codable, Sendable, Equatable {
+    /// 3: each row's drift, offsets, limits and cause from the measurement `measuredBy` names (the sound where it
+    /// was measured), `startOffsetMs`, `worstOffsetMs`, `worstAtSeconds` and the `lengths` group.
     /// 2: sound-paired rows carry `place`, `repeats`, `fit`, `decidedBy`; unpaired files their `status`;
     /// `leftForAPerson` where the night paired by sound.
-    public static let currentVersion = 2
+    public static let currentVersion = 3
     public var version = ScanReport.currentVersion
     public var generated: String
     public var roots: [String]

@@ -1,9 +1,11 @@
 import Foundation
 
 extension LagModel {
-    /// The shortest take whose clock is looked at for more than a line: over a minute and a half, a crystal's
-    /// wandering moves the lag by less than the windows can tell.
-    static let shapeMinimumSeconds = 90.0
+    /// The shortest span of windows whose clock is looked at for more than a line. Shorter, a crystal's wandering
+    /// moves the lag by less than the windows can tell; from 45 s, a warm-up or a step the windows can tell (50 ppm
+    /// over a minute bends the lag by 0.2 ms, twenty times the windows' noise) is chosen by the criterion below,
+    /// which a straight clock's noise never meets.
+    static let shapeMinimumSeconds = 45.0
     /// A shape is taken only where it moves the lag this far from the straight line somewhere (or 3 σ of the windows'
     /// noise, where that is more): closer, the straight repair is as good and simpler.
     static let shapeMinimumDeviation = 0.000_05

@@ -116,11 +116,15 @@ public struct ContentResult: Codable, Sendable, Equatable {
     public var operations: [RepairOperation]
     /// The sound's measurement; nil where the reference has none.
     public var measurement: ContentMeasurement?
+    /// A measure-only job's decision had it written (`repaired`, `skipped` or `refused`), with `operations` and
+    /// `reason` as they would be; nil otherwise (and from workers before it).
+    public var planned: Decision?
 
     public init(
         decision: Decision, reason: String?, measuredBy: PlanMeasurement, operations: [RepairOperation],
-        measurement: ContentMeasurement?
+        measurement: ContentMeasurement?, planned: Decision? = nil
     ) {
+        self.planned = planned
         self.decision = decision
         self.reason = reason
         self.measuredBy = measuredBy

@@ -85,17 +85,18 @@ enum ContentJobRunner {
         var reason = decision.note
         switch decision.action {
         case .repair(let planned):
-            kind = content.measureOnly ? .measured : .repaired
+            kind = .repaired
             operations = planned
         case .skip(let why):
-            kind = content.measureOnly ? .measured : .skipped
+            kind = .skipped
             reason = [why, decision.note].compactMap { $0 }.joined(separator: "; ")
         case .refuse(let why):
-            kind = content.measureOnly ? .measured : .refused
+            kind = .refused
             reason = why
         }
         return ContentResult(
-            decision: kind, reason: reason.map(shown), measuredBy: decision.measuredBy, operations: operations,
-            measurement: outcome.content)
+            decision: content.measureOnly ? .measured : kind, reason: reason.map(shown),
+            measuredBy: decision.measuredBy, operations: operations, measurement: outcome.content,
+            planned: content.measureOnly ? kind : nil)
     }
 }

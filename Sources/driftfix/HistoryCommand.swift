@@ -13,10 +13,14 @@ struct HistoryCommand: ParsableCommand {
         abstract: "Show drift over the last repair runs per device, alerting devices first.",
         discussion: """
             Reads the journal of `driftfix repair` (read-only; safe while a run is going). A device's value in a run \
-            is the median drift of its recordings (scan.device names the device). A device alerts when its latest \
-            median moved more than journal.alert-ppm from the median of its earlier runs, or when the spread \
-            between its recordings (interquartile range) grew by more than journal.alert-spread-ppm. Exit code 0; \
-            1 when the journal cannot be read; 2 for bad options.
+            is the median clock error of its recordings (scan.device names the device): by their sound where it was \
+            measured, else by lengths a clock explains; lengths that differ by more (a take started or stopped apart \
+            from its camera) are no clock figure. A device alerts when its latest median moved more than \
+            journal.alert-ppm from the median of its earlier runs, or when the spread between its recordings \
+            (interquartile range) grew by more than journal.alert-spread-ppm; with journal.alert-start-ms, also when \
+            its recordings start late or early (off by default). --format json says per run what measured each \
+            figure (measuredBy) and the median start (startOffsetMs). Exit code 0; 1 when the journal cannot be \
+            read; 2 for bad options.
             """
     )
 

@@ -117,9 +117,14 @@ struct ConfigurationTests {
             policy
                 == ContentPolicy(
                     mode: .both, confidenceFloor: 0.65, start: .keep, residualLimitMs: 0.5, headerPrecisionMs: 20))
-        #expect(Configuration().content.mode == .headers, "headers stay the default")
+        #expect(
+            Configuration().content.mode == .auto,
+            "the default: the sound measures the pairs whose lengths no clock explains")
         for (bad, message) in [
-            ("content:\n  measure: sound", "c.yaml:2: content.measure: 'sound' is not one of: headers, content, both"),
+            (
+                "content:\n  measure: sound",
+                "c.yaml:2: content.measure: 'sound' is not one of: headers, auto, content, both"
+            ),
             ("content:\n  confidence-floor: 1.5", "c.yaml:2: content.confidence-floor: must be from 0 to 1"),
             ("content:\n  residual-limit-ms: 0", "c.yaml:2: content.residual-limit-ms: must be greater than 0"),
             ("content:\n  start: middle", "c.yaml:2: content.start: 'middle' is not one of: reference, keep"),

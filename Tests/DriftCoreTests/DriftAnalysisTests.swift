@@ -60,7 +60,7 @@ struct DriftAnalysisTests {
         #expect(mislabel.causeDetail == "44100 Hz audio labelled 48000 Hz")
         #expect(mislabel.action == .resample && mislabel.targetFrames == 480_000)
         let truncated = analyze(frames: 400_000, reference: Rational(10, 1))
-        #expect(truncated.cause == .unexplained && truncated.action == .refuse)
+        #expect(truncated.cause == .lengthsDiffer && truncated.action == .refuse)
         #expect(truncated.refusal?.contains("wrong pairing") == true)
         // 3% unexplained: within the limit, repaired; with a 2% limit, refused.
         #expect(analyze(frames: 494_400, reference: Rational(10, 1)).action == .resample)
@@ -80,5 +80,27 @@ struct DriftAnalysisTests {
         let pulled = analyze(
             frames: 1_440_000, reference: Rational(1_441_440, 48_000), path: "/m/dropper/t.wav", repair: policy)
         #expect(pulled.action == .resample && pulled.method?.reason == "ntsc-pull-down shifts the pitch")
+    }
+
+    @Test(
+        "lengths beyond a clock's range (300 ppm) are no drift: a late start on a short take is lengths-differ",
+        arguments: [
+            // (recording frames, reference seconds, cause): 1 s short of 241 s; 131 ppm; 299 ppm; 301 ppm.
+            (Int64(11_520_000), Rational(241, 1), DriftCause.lengthsDiffer),
+            (Int64(172_777_363), Rational(3600, 1), .clockDrift),
+            (Int64(2_879_139), Rational(60, 1), .clockDrift),
+            (Int64(2_879_133), Rational(60, 1), .lengthsDiffer),
+        ])
+    func clockRange(frames: Int64, reference: Rational, cause: DriftCause) {
+        let a = analyze(frames: frames, reference: reference)
+        #expect(a.cause == cause, "\(a.driftPPM) ppm")
+        let figures = DriftFigures(lengths: a)
+        if cause == .lengthsDiffer {
+            #expect(figures.driftPPM == nil && figures.endOffsetMs == nil && figures.flags.isEmpty)
+            #expect(a.causeDetail.contains("started or stopped apart"))
+        } else {
+            #expect(figures.driftPPM == a.driftPPM && figures.endOffsetMs == a.endOffsetMilliseconds)
+            #expect(figures.startOffsetMs == nil, "the lengths cannot tell a start")
+        }
     }
 }

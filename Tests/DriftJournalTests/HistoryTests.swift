@@ -76,11 +76,13 @@ struct HistoryTests {
                     folder: (recording as NSString).deletingLastPathComponent, error: "")
                 pair.device = device
                 pair.driftPPM = ppm
+                pair.cause = .clockDrift
                 pair.action = .skip
                 return pair
             }
             let report = ScanReport(generated: "", roots: ["/m"], pairs: pairs, unpaired: [], errors: [])
             try journal.storePlan(run: run, plan: RunPlan(report: report, pairs: []), jobs: [])
+            try journal.finishRun(run, status: .complete, succeeded: true, report: report)
         }
         let rule = AlertRule(driftPPM: 20, spreadPPM: 10)
         var query = HistoryQuery(runs: 10, rule: rule)
@@ -148,6 +150,7 @@ struct HistoryTests {
                 var pair = PairReport(recording: recording, reference: recording + ".mov", folder: "/m", error: "")
                 pair.device = "bag-recorder"
                 pair.driftPPM = -116 + Double(take)
+                pair.cause = .clockDrift
                 pair.action = .resample
                 // The second night, two of its four takes warmed up in the bag.
                 if night == 1 && take < 2 {
@@ -160,6 +163,7 @@ struct HistoryTests {
             }
             let report = ScanReport(generated: "", roots: ["/m"], pairs: pairs, unpaired: [], errors: [])
             try journal.storePlan(run: run, plan: RunPlan(report: report, pairs: []), jobs: [])
+            try journal.finishRun(run, status: .complete, succeeded: true, report: report)
         }
         let history = try journal.history(HistoryQuery(runs: 10, rule: AlertRule(driftPPM: 20, spreadPPM: 10)))
         let device = try #require(history.devices.first)
@@ -249,5 +253,72 @@ struct RetentionTests {
             try journal.history(HistoryQuery(runs: 10, rule: AlertRule(driftPPM: 20, spreadPPM: 10))).runs.count == 5,
             "measurements stay")
         #expect(try journal.prune(keepRuns: 2) == 0, "nothing more to prune")
+    }
+}
+
+@Suite("drift history from the sound")
+struct SoundHistoryTests {
+    /// A 60 s take that started `late` seconds after its camera (which ran a second longer), its clock `ppm`: by the
+    /// lengths no clock (lengths-differ); revised by its sound when `bySound`.
+    static func take(_ path: String, ppm: Double, late: Double, bySound: Bool) -> PairReport {
+        let analysis = DriftAnalysis(
+            recordingFrames: 2_880_000, sampleRate: 48_000, referenceSeconds: Rational(61, 1), recordingPath: path)
+        var row = PairReport(
+            recording: path, reference: path + ".mov", folder: (path as NSString).deletingLastPathComponent,
+            sampleRate: 48_000, channels: 1, format: "WAV", recordingFrames: 2_880_000, referenceSource: "edit list",
+            analysis: analysis)
+        row.device = "rec"
+        guard bySound else { return row }
+        let measured = ContentMeasurement(
+            offsetMs: late * 1000, driftPPM: ppm, driftPPMError: 0.05, model: .clock, confidence: 0.9)
+        row.revise(
+            bySound: measured, plan: .repair([.padStart(frames: Int64(late * 48_000))]), drift: DriftPolicy(),
+            confidenceFloor: 0.5)
+        return row
+    }
+
+    @Test("stored when the run finishes, from the sound's figures; stored again, not twice; starts a series apart")
+    func fromTheSound() throws {
+        let folder = TemporaryFolder("driftfix-history")
+        let journal = try Journal(path: folder.file("journal.sqlite"))
+        var rule = AlertRule(driftPPM: 20, spreadPPM: 10)
+        for night in 0..<2 {
+            let run = try journal.beginRun(roots: ["/m"], outputRoot: "/o")
+            let paths = (0..<3).map { "/m/rec/n\(night)/t\($0).wav" }
+            let planned = ScanReport(
+                generated: "", roots: ["/m"], pairs: paths.map { Self.take($0, ppm: 0, late: 0, bySound: false) },
+                unpaired: [], errors: [])
+            try journal.storePlan(run: run, plan: RunPlan(report: planned, pairs: []), jobs: [])
+            // Stopped half way (one take measured), then resumed and finished: the run's history is its last report.
+            var partial = planned
+            partial.pairs[0] = Self.take(paths[0], ppm: -131, late: 0.8, bySound: true)
+            try journal.finishRun(run, status: .stopped, succeeded: false, report: partial)
+            let finished = ScanReport(
+                generated: "", roots: ["/m"],
+                pairs: paths.enumerated().map { Self.take($1, ppm: -131 + Double($0), late: 0.8, bySound: true) },
+                unpaired: [], errors: [])
+            try journal.finishRun(run, status: .complete, succeeded: true, report: finished)
+        }
+        let history = try journal.history(HistoryQuery(runs: 10, rule: rule))
+        let device = try #require(history.devices.first)
+        #expect(device.ppm == [-130, -130] && device.files == [3, 3], "the sound's clocks, each take once")
+        #expect(device.measuredBy == ["content", "content"])
+        #expect(device.startOffsetMs?.map { $0.map { ($0 * 10).rounded() / 10 } } == [-800, -800])
+        #expect(device.alert == nil, "a late start is no clock fault; the start alert is off by default")
+        #expect(device.recordings == nil, "points only for alerting devices")
+        rule.startMs = 500
+        let strict = try #require(try journal.history(HistoryQuery(runs: 10, rule: rule)).devices.first)
+        #expect(strict.alert?.hasPrefix("starts late: its sound leads by 800.0 ms") == true, "\(strict.alert ?? "")")
+        #expect(strict.recordings?.map(\.count) == [3, 3])
+
+        // The lengths alone (a night with no sound measured): no figure at all for a device whose takes start apart.
+        let run = try journal.beginRun(roots: ["/m"], outputRoot: "/o")
+        let lengths = ScanReport(
+            generated: "", roots: ["/m"], pairs: [Self.take("/m/rec/n2/t0.wav", ppm: 0, late: 0, bySound: false)],
+            unpaired: [], errors: [])
+        try journal.storePlan(run: run, plan: RunPlan(report: lengths, pairs: []), jobs: [])
+        try journal.finishRun(run, status: .complete, succeeded: true, report: lengths)
+        let third = try #require(try journal.history(HistoryQuery(runs: 10, rule: rule)).devices.first)
+        #expect(third.ppm.count == 3 && third.ppm[2] == nil && third.measuredBy?[2] == nil)
     }
 }

@@ -91,13 +91,14 @@ struct ReportWriterTests {
         let lines = ReportWriter.csv(ReportWriterTests.report).split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 6)  // header, two pairs, one unpaired file, one scan error, final newline
         #expect(lines[0] == Substring(ReportWriter.csvColumns.joined(separator: ",")))
-        // Every JSON column but the content and slate objects, which are flattened.
-        #expect(Set(PairReport.columnNames).subtracting(ReportWriter.csvColumns) == ["content", "slate"])
+        // Every JSON column but the content, slate and lengths objects, which are flattened.
+        #expect(Set(PairReport.columnNames).subtracting(ReportWriter.csvColumns) == ["content", "slate", "lengths"])
         #expect(Set(ReportWriter.csvColumns).subtracting(PairReport.columnNames).contains("status"))
         #expect(
-            ReportWriter.csvColumns.suffix(16) == [
+            ReportWriter.csvColumns.suffix(21) == [
                 "project", "scene", "take", "tape", "tracks", "clockStartPPM", "clockEndPPM", "clockMinPPM",
-                "clockMaxPPM", "rateSteps", "place", "repeats", "fit", "decidedBy", "status", "kind",
+                "clockMaxPPM", "rateSteps", "place", "repeats", "fit", "decidedBy", "startOffsetMs", "worstOffsetMs",
+                "worstAtSeconds", "lengthDifferenceSeconds", "lengthRatioPPM", "status", "kind",
             ])
         #expect(lines[1].hasPrefix("\"/m/cam,1/take \"\"01\"\".wav\",\"/m/cam,1/take 01.mov\",\"/m/cam,1\",48000,2,"))
         #expect(lines[1].hasSuffix(",pair") && lines[2].hasSuffix(",pair"))
@@ -136,7 +137,7 @@ struct ReportWriterTests {
         #expect(
             lines[3].hasSuffix("ends here") && lines[3].contains("reference: a very long"), "never cut: \(lines[3])")
         for line in lines[3...4] {
-            #expect(line.split(separator: " ", omittingEmptySubsequences: true)[1...5].contains("refuse"), "\(line)")
+            #expect(line.split(separator: " ", omittingEmptySubsequences: true)[1...6].contains("refuse"), "\(line)")
             #expect(!line.contains(" error "), "PLAN is the action: \(line)")
         }
         // Columns line up by display width: "PPM" starts at the same column on every row.
