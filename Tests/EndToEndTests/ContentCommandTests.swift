@@ -70,7 +70,7 @@ struct ContentCommandTests {
         #expect(missing.status == 1 && missing.stderr.contains("nothing.mp4"))
     }
 
-    @Test("scan --content measures on workers and says what the policy would do; the headers' plan stays")
+    @Test("scan --content measures on workers: the row's figures and plan are the sound's, the lengths kept apart")
     func scanContent() throws {
         let root = TemporaryFolder()
         try writePair(
@@ -86,7 +86,11 @@ struct ContentCommandTests {
         #expect(abs((content["offsetMs"] as? Double ?? 0) - 1500) < 0.5)
         #expect(content["disagreement"] as? String == "late start" && content["headersAgree"] as? Bool == false)
         #expect((late["contentNote"] as? String)?.contains("would pad-start") == true, "\(late["contentNote"] ?? "")")
-        #expect(late["measuredBy"] as? String == "headers" && late["action"] as? String != nil)
+        // The lengths differ by 1.5 s and more (a late start): no clock drifts that far. The sound says what happened.
+        #expect(late["measuredBy"] as? String == "content" && late["cause"] as? String == "late-start")
+        #expect(late["action"] as? String == "align", "pad the start, at the clock's own rate")
+        #expect(abs((late["startOffsetMs"] as? Double ?? 0) + 1500) < 0.5)
+        #expect(((late["lengths"] as? [String: Any])?["differenceSeconds"] as? Double ?? 0) < -1.4)
         let inSync = try #require(pairs.first { ($0["recording"] as? String)?.hasSuffix("sync.wav") == true })
         #expect((inSync["content"] as? [String: Any])?["model"] as? String == "in-sync")
     }

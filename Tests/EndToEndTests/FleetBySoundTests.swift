@@ -131,7 +131,53 @@ struct FleetBySoundTests {
         #expect(lastReports.sound["version"] as? Int == 3)
         try Self.checkRows(lastReports.sound, truth: truth)
         try Self.checkHistory(lastReports.sound, truth: truth)
+        try Self.checkChart(work.file("report-sound/report.html"), report: lastReports.sound)
         Self.checkLengthsAlone(lastReports.lengths)
+    }
+
+    /// The page draws each alerting device's clock night by night with the JSON's own numbers, in a real browser.
+    static func checkChart(_ page: String, report: [String: Any]) throws {
+        guard
+            let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else { return }
+        let browser = try Child(
+            chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", "file://" + page],
+            stderr: .discard
+        ).wait(seconds: 120)
+        #expect(browser.status == 0)
+        let devices = ((report["history"] as? [String: Any])?["devices"] as? [[String: Any]]) ?? []
+        for device in devices where device["alert"] is String {
+            let name = device["name"] as? String ?? ""
+            let range = try #require(
+                browser.stdout.range(of: "class=\"clock-chart\" data-device=\"\(name)\""), "no clock chart for \(name)")
+            let end = browser.stdout[range.upperBound...].range(of: "</svg>")?.lowerBound ?? browser.stdout.endIndex
+            let chart = String(browser.stdout[range.upperBound..<end])
+            // Each drawn value, read back: (class, run, ppm). Foundation's JSON reader may round a last digit, so the
+            // values are compared to within a part in 10¹².
+            func drawn(_ kind: String) -> [(run: Int, ppm: Double)] {
+                chart.components(separatedBy: "class=\"\(kind)\" data-run=\"").dropFirst().compactMap { piece in
+                    let fields = piece.components(separatedBy: "\"")
+                    guard fields.count > 2, let run = Int(fields[0]), let ppm = Double(fields[2]) else { return nil }
+                    return (run, ppm)
+                }
+            }
+            func same(_ a: [(run: Int, ppm: Double)], _ b: [(run: Int, ppm: Double)]) -> Bool {
+                let x = a.sorted { ($0.run, $0.ppm) < ($1.run, $1.ppm) }
+                let y = b.sorted { ($0.run, $0.ppm) < ($1.run, $1.ppm) }
+                return x.count == y.count
+                    && zip(x, y).allSatisfy { $0.run == $1.run && abs($0.ppm - $1.ppm) <= 1e-12 * max(1, abs($0.ppm)) }
+            }
+            let points = (device["recordings"] as? [[Double]] ?? []).enumerated().flatMap { run, values in
+                values.map { (run: run, ppm: $0) }
+            }
+            #expect(!points.isEmpty && same(drawn("dot recording"), points), "\(name): \(drawn("dot recording"))")
+            let medians = (device["ppm"] as? [Any] ?? []).enumerated().compactMap { run, value in
+                (value as? Double).map { (run: run, ppm: $0) }
+            }
+            #expect(same(drawn("median"), medians), "\(name): \(drawn("median")) against \(medians)")
+        }
     }
 
     /// Each row against its take's truth, and the summary against the truths of all.

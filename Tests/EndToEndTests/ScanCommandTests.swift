@@ -22,7 +22,7 @@ private func makeTree(_ root: TemporaryFolder) throws {
         try FileManager.default.createDirectory(atPath: root.file(folder), withIntermediateDirectories: true)
     }
     let files: [(String, Int64, UInt64)] = [
-        ("camA/t1", 95_950, 2), ("camA/t2", 96_000, 2), ("camB/t3", 95_904, 2), ("stage/t4", 88_200, 2),
+        ("camA/t1", 959_940, 20), ("camA/t2", 96_000, 2), ("camB/t3", 95_904, 2), ("stage/t4", 88_200, 2),
         ("stage/t5", 80_000, 2),
     ]
     for (name, frames, seconds) in files {
@@ -55,7 +55,7 @@ struct ScanCommandTests {
         }
         #expect(byName["t1.wav"]?["action"] as? String == "resample")
         #expect(byName["t1.wav"]?["cause"] as? String == "clock-drift")
-        #expect(byName["t1.wav"]?["targetFrames"] as? Int == 96_000)
+        #expect(byName["t1.wav"]?["targetFrames"] as? Int == 960_000)
         #expect(byName["t2.wav"]?["action"] as? String == "skip")
         #expect(byName["t3.wav"]?["cause"] as? String == "ntsc-pull-down")
         #expect(byName["t4.wav"]?["cause"] as? String == "rate-mislabel")

@@ -188,9 +188,9 @@ struct SyncCommandTests {
             let span = (end - start) / (1 + shoot.recorders[r].driftPPM * 1e-6) - shoot.clips[c - 1].seconds
             #expect(span >= -0.001 && span < 0.065, "\(row)")
         }
-        // Report version 2: each row's place in words scripts read, each unpaired file's status, and the clips
-        // left for a person.
-        #expect(scanned["version"] as? Int == 2)
+        // Report version 2 on: each row's place in words scripts read, each unpaired file's status, and the clips
+        // left for a person (version 3 added the figures of the best measurement).
+        #expect(scanned["version"] as? Int == 3)
         #expect(rows.allSatisfy { ["used", "alternative"].contains($0["place"] as? String ?? "") }, "\(rows)")
         #expect(rows.filter { $0["place"] as? String == "used" }.count == 3)
         let unpaired = try #require(scanned["unpaired"] as? [[String: Any]])
@@ -206,7 +206,8 @@ struct SyncCommandTests {
         #expect(
             csv.stdout.split(separator: "\n").first?.hasSuffix(
                 ",residualMs,pairedBy,recordingStartSeconds,recordingEndSeconds,failure,project,scene,take,tape,tracks,"
-                    + "clockStartPPM,clockEndPPM,clockMinPPM,clockMaxPPM,rateSteps,place,repeats,fit,decidedBy,status,kind"
+                    + "clockStartPPM,clockEndPPM,clockMinPPM,clockMaxPPM,rateSteps,place,repeats,fit,decidedBy,"
+                    + "startOffsetMs,worstOffsetMs,worstAtSeconds,lengthDifferenceSeconds,lengthRatioPPM,status,kind"
             )
                 == true)
 
