@@ -94,7 +94,10 @@ public enum ReportTable {
     public static func contentNote(_ pair: PairReport) -> String? {
         guard pair.content != nil || pair.contentNote != nil else { return nil }
         var parts: [String] = []
-        if let content = pair.content {
+        // An unmeasurable sound's reason is said once: the note repeats it with what was done instead.
+        if let content = pair.content,
+            content.isMeasured || !(pair.contentNote ?? "").contains(content.reason ?? "unmeasurable")
+        {
             var text = content.isMeasured ? "sound: \(content.summary)" : "sound: \(content.reason ?? "unmeasurable")"
             if let disagreement = content.disagreement { text += " (\(disagreement))" }
             parts.append(text)
