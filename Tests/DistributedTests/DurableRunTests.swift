@@ -270,7 +270,8 @@ struct DurableRunTests {
 
     @Test("drift history over nightly runs flags the recorder that started drifting; report, metrics and history agree")
     func historyAndMetrics() throws {
-        let tree = try RepairTree(drifted: 4, folders: 2)
+        // 10 s takes: their drifts (-233, -152 and +182 ppm; the fourth, -402, no clock figure) are clocks.
+        let tree = try RepairTree(drifted: 4, frames: 480_000, folders: 2)
         let out = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
         let metrics = out.file("driftfix.prom")
@@ -280,7 +281,8 @@ struct DurableRunTests {
         ]
         for night in 1...3 {
             if night == 3 {
-                // device1's recorder goes bad: one take's drift changes by thousands of ppm.
+                // device1's recorder goes bad: one take's clock moves from -233 to -208 ppm, its device's median from
+                // -25.5 ppm (with its +182 ppm take) to -208.
                 let entry = tree.entries[1]
                 try "\(entry.frames + 100)@48000\n"
                     .write(
