@@ -162,6 +162,8 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
         row.recordingSeconds = recordingSeconds
         row.referenceSeconds = referenceSeconds
         row.referenceDuration = referenceDuration
+        row.lengthDifferenceSeconds = PairReport.lengthDifference(
+            frames: recordingFrames, sampleRate: sampleRate, referenceDuration: referenceDuration)
         row.referenceSource = texts.term(referenceSource)
         row.driftSeconds = driftSeconds
         row.driftPPM = driftPPM

@@ -128,6 +128,7 @@ extension PairReport {
         startOffsetMs = try c.decodeIfPresent(Double.self, forKey: .startOffsetMs)
         worstOffsetMs = try c.decodeIfPresent(Double.self, forKey: .worstOffsetMs)
         worstAtSeconds = try c.decodeIfPresent(Double.self, forKey: .worstAtSeconds)
+        lengthDifferenceSeconds = try c.decodeIfPresent(PairLengths.self, forKey: .lengths)?.differenceSeconds
         if let place = try c.decodeIfPresent(SoundPairingReport.Match.Status.self, forKey: .place) {
             soundPlace = SoundPlace(
                 place: place, repeats: try c.decodeIfPresent(Bool.self, forKey: .repeats),

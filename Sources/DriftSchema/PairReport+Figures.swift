@@ -30,19 +30,23 @@ public enum SoundPlan: Sendable, Equatable {
 }
 
 extension PairReport {
-    /// The two lengths, from the recording's frames and the reference's exact duration where the row has them; nil for
-    /// a pair that could not be measured.
+    /// The two lengths (their difference exact to the frame where the row was measured); nil for a pair that could
+    /// not be measured.
     public var lengths: PairLengths? {
         guard let recordingSeconds, let referenceSeconds, referenceSeconds > 0 else { return nil }
-        var difference = recordingSeconds - referenceSeconds
-        if let frames = recordingFrames, let rate = sampleRate, rate > 0, let duration = referenceDuration,
-            let reference = try? Rational(parsing: duration)
-        {
-            difference = Rational.difference(Rational(frames, Int64(rate)), reference).doubleValue
-        }
         return PairLengths(
-            recordingSeconds: recordingSeconds, referenceSeconds: referenceSeconds, differenceSeconds: difference,
+            recordingSeconds: recordingSeconds, referenceSeconds: referenceSeconds,
+            differenceSeconds: lengthDifferenceSeconds ?? recordingSeconds - referenceSeconds,
             ratioPPM: (recordingSeconds / referenceSeconds - 1) * 1e6)
+    }
+
+    /// Recording minus reference, exact: from the recording's frames and the reference's stated duration
+    /// (`numerator/denominator`), for a row read back from where only those were kept (a journal).
+    public static func lengthDifference(frames: Int64?, sampleRate: Int?, referenceDuration: String?) -> Double? {
+        guard let frames, let rate = sampleRate, rate > 0, let duration = referenceDuration,
+            let reference = try? Rational(parsing: duration)
+        else { return nil }
+        return Rational.difference(Rational(frames, Int64(rate)), reference).doubleValue
     }
 
     /// Puts `figures` in the row's drift, offset, limit and cause columns, and `measuredBy` with them.

@@ -37,6 +37,9 @@ public struct PairReport: Codable, Sendable, Equatable {
     /// The sync at its worst moment (the lip-sync verdict's), ms, and when, recording seconds.
     public var worstOffsetMs: Double?
     public var worstAtSeconds: Double?
+    /// Recording minus reference by their lengths, seconds, exact to the frame (the `lengths` group's); kept apart
+    /// from `driftSeconds`, which is the measurement's.
+    public var lengthDifferenceSeconds: Double?
     /// "sound leads by 300.0 ms at the start, 330.4 ms at the end", "in sync".
     public var sync: String?
     /// The lip-sync limits the sync crosses at its worst moment.
@@ -129,6 +132,7 @@ public struct PairReport: Codable, Sendable, Equatable {
         self.referenceSource = referenceSource
         flags = []
         action = analysis.action
+        lengthDifferenceSeconds = analysis.driftSeconds.doubleValue
         show(DriftFigures(lengths: analysis))
         method = analysis.method?.method
         methodReason = analysis.method?.reason
