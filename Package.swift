@@ -291,7 +291,11 @@ let package = Package(
             ]),
         // Seeded mutation fuzzing of the parsers that read untrusted bytes, bounded in time, plus the regression corpus.
         .testTarget(
-            name: "FuzzTests", dependencies: ["DriftMedia", "DriftWire", "DriftConfig", "DriftAV", "DriftFixtures"],
+            name: "FuzzTests",
+            dependencies: [
+                "DriftMedia", "DriftWire", "DriftConfig", "DriftAV", "DriftFixtures", "DriftAudio", "DriftCore",
+                "DriftRepair",
+            ],
             resources: [.copy("Corpus")]),
         .testTarget(
             name: "DriftJournalTests",

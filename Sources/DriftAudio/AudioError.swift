@@ -18,6 +18,8 @@ public struct AudioError: Error, Equatable, CustomStringConvertible {
         case truncated(claimedFrames: Int64, availableFrames: Int64)
         /// The header's data size accounts for less than the file holds: audio no chunk claims follows it.
         case hiddenAudio(HiddenAudio)
+        /// A chunk whose structure lies (a count beyond its size, a size beyond the file): named, with what is wrong.
+        case malformedChunk(MalformedChunk)
         case readFailed(String)
         case destinationMissing
         case destinationNotWritable(String)
@@ -46,6 +48,7 @@ public struct AudioError: Error, Equatable, CustomStringConvertible {
             case .truncated(let claimed, let available):
                 return "truncated: header claims \(claimed) frames but the file holds at most \(available)"
             case .hiddenAudio(let hidden): return hidden.description
+            case .malformedChunk(let chunk): return chunk.description
             case .readFailed(let why): return "read failed (\(why))"
             case .destinationMissing: return "destination folder does not exist"
             case .destinationNotWritable(let why): return "destination is not writable (\(why))"
@@ -110,5 +113,25 @@ public struct HiddenAudio: Equatable, Sendable, CustomStringConvertible {
         }
         if minutes > 0 { return "\(minutes) min \(rest < 100 ? "0" : "")\(secondsText)" }
         return secondsText
+    }
+}
+
+/// A chunk a file's reading cannot get past: its id, where it lies, and what about it is wrong.
+public struct MalformedChunk: Equatable, Sendable, CustomStringConvertible {
+    /// The chunk's four-character id (`cue `, `LIST`).
+    public let id: String
+    /// Whether it lies after the audio data.
+    public let afterAudio: Bool
+    /// What is wrong with it: "states 1000 cue points, but its 52 bytes hold 2".
+    public let problem: String
+
+    public init(id: String, afterAudio: Bool, problem: String) {
+        self.id = id
+        self.afterAudio = afterAudio
+        self.problem = problem
+    }
+
+    public var description: String {
+        "its '\(id)' chunk (\(afterAudio ? "after" : "before") the audio) \(problem); refused rather than read wrong"
     }
 }

@@ -28,6 +28,8 @@ public final class AudioFileReader: SeekableAudioSource {
     /// The handle samples are read from: `handle`, or a RAW view of the true data when the header wrapped.
     private let samples: OpaquePointer
     private let window: RawWindow?
+    /// The view libsndfile reads the file through, where it cannot read the file itself (nil: the file itself).
+    private let view: LayoutView?
     private var position: Int64 = 0
     /// Integer samples are read as bytes and converted here, a block at a time (see `PCMCodec`); nil: libsndfile converts.
     private let codec: PCMCodec?
@@ -52,12 +54,36 @@ public final class AudioFileReader: SeekableAudioSource {
     public init(path: String) throws(AudioError) {
         let (descriptor, fileSize) = try FileChecks.openRegularFile(path)
         let layout = ContainerLayout.read(DescriptorBytes(descriptor: descriptor, size: fileSize))
+        // A chunk whose count claims more than it holds misleads libsndfile: found here, named if it does.
+        let walked = DescriptorBytes(descriptor: descriptor, size: fileSize)
+        let malformed = layout.map { $0.malformedChunk(in: walked) } ?? ContainerLayout.brokenChunk(walked)
         // A second descriptor for the RAW view of a wrapped file; libsndfile takes (and closes) the first.
         var spare: Int32 = -1
         if case .wrapped = layout?.verdict { spare = dup(descriptor) }
+        // Views of the file for libsndfile where it cannot read the file itself (each with its own descriptor:
+        // libsndfile closes the first): an RF64 file with an odd-sized chunk before its audio without the pad bytes
+        // its RF64 reader does not skip; a file driftfix walks but libsndfile trips over as its format and audio.
+        var kinds: [LayoutView.Kind] = []
+        if let layout, LayoutView.needsPadless(layout) { kinds.append(.padless) }
+        if let layout, LayoutView.allowsEssential(layout), malformed == nil { kinds.append(.essential) }
+        let spareForViews = kinds.isEmpty ? -1 : dup(descriptor)
         var info = SF_INFO()
         var opened = SndFile.open { sf_open_fd(descriptor, Int32(SFM_READ), &info, Int32(SF_TRUE)) }
-        self.descriptor = (try? opened.get()) != nil ? descriptor : nil
+        var view: LayoutView?
+        if case .failure = opened, let layout, spareForViews >= 0 {
+            for kind in kinds {
+                guard let tried = LayoutView(kind, layout: layout, descriptor: dup(spareForViews)) else { continue }
+                info = SF_INFO()
+                opened = tried.open(&info)
+                if case .success = opened {
+                    view = tried
+                    break
+                }
+            }
+        }
+        if spareForViews >= 0 { close(spareForViews) }
+        self.view = view
+        self.descriptor = (try? opened.get()) == nil ? nil : view?.descriptor ?? descriptor
         if case .failure(let error) = opened, Int(error.code) == SF_ERR_UNRECOGNISED_FORMAT,
             AudioFileReader.guessedByName(path)
         {
@@ -66,9 +92,22 @@ public final class AudioFileReader: SeekableAudioSource {
         }
         let handle: OpaquePointer
         switch opened {
+        case .success(let opened) where layout == nil && malformed != nil:
+            // libsndfile found audio past a chunk that lies; driftfix cannot walk the file to carry its chunks, and
+            // will not read audio a lie led to: refused, naming the chunk.
+            sf_close(opened)
+            if spare >= 0 { close(spare) }
+            throw AudioError(
+                path: path, cause: .malformedChunk(malformed ?? MalformedChunk(id: "?", afterAudio: false, problem: ""))
+            )
         case .success(let opened): handle = opened
         case .failure(let error):
             if spare >= 0 { close(spare) }
+            // driftfix's own reading of the file says more than libsndfile's "no data chunk marker".
+            if let malformed { throw AudioError(path: path, cause: .malformedChunk(malformed)) }
+            if case .cutShort(let chunk, let available)? = layout?.verdict {
+                throw AudioError(path: path, cause: .malformedChunk(Self.cutShort(chunk, available: available)))
+            }
             throw SndFile.openFailure(path: path, error)
         }
         self.handle = handle
@@ -79,8 +118,8 @@ public final class AudioFileReader: SeekableAudioSource {
         self.format = format
         do throws(AudioError) {
             let checked = try AudioFileReader.check(
-                path: path, format: format, frames: info.frames, fileSize: fileSize, layout: layout, handle: handle,
-                spare: spare)
+                path: path, format: format, frames: info.frames, fileSize: fileSize, layout: layout,
+                malformed: malformed, handle: handle, spare: spare)
             frameCount = checked.frames
             wrappedHeader = checked.wrapped
             window = checked.window
@@ -99,6 +138,13 @@ public final class AudioFileReader: SeekableAudioSource {
         bytes.release()
     }
 
+    /// A chunk after the audio that states more bytes than the file holds.
+    private static func cutShort(_ chunk: ContainerLayout.Chunk, available: Int64) -> MalformedChunk {
+        MalformedChunk(
+            id: chunk.id, afterAudio: true,
+            problem: "states \(chunk.size) bytes, but \(available) remain in the file: cut short, or a size that lies")
+    }
+
     private static func guessedByName(_ path: String) -> Bool {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         guard let dot = name.lastIndex(of: ".") else { return false }
@@ -115,8 +161,7 @@ public final class AudioFileReader: SeekableAudioSource {
     /// Checks the header against the file; for a recognised wrapped header, opens the RAW view of the true data.
     private static func check(
         path: String, format: AudioFormat, frames: Int64, fileSize: Int64, layout: ContainerLayout?,
-        handle: OpaquePointer,
-        spare: Int32
+        malformed: MalformedChunk?, handle: OpaquePointer, spare: Int32
     ) throws(AudioError) -> Checked {
         var owned = spare
         defer { if owned >= 0 { close(owned) } }
@@ -139,6 +184,8 @@ public final class AudioFileReader: SeekableAudioSource {
                 if let claimed = inFrames(layout.claimedDataBytes), let held = inFrames(available) {
                     throw AudioError(path: path, cause: .truncated(claimedFrames: claimed, availableFrames: held))
                 }
+            case .cutShort(let chunk, let available):
+                throw AudioError(path: path, cause: .malformedChunk(cutShort(chunk, available: available)))
             case .hidden(let following):
                 throw AudioError(
                     path: path,
@@ -171,6 +218,12 @@ public final class AudioFileReader: SeekableAudioSource {
                     frames: trueFrames, wrapped: WrappedHeader(statedFrames: frames, trueFrames: trueFrames),
                     window: window, samples: view)
             }
+        }
+        // libsndfile misled by a chunk that claims more than it holds (it reads on into the audio): name the chunk.
+        if let layout, case .consistent = layout.verdict, let frameBytes, layout.dataBytes / frameBytes != frames,
+            let malformed
+        {
+            throw AudioError(path: path, cause: .malformedChunk(malformed))
         }
         guard frames > 0 else { throw AudioError(path: path, cause: .noFrames) }
         guard format.container.storesPlainSamples, let frameBytes else { return Checked(frames: frames) }

@@ -45,7 +45,7 @@ public struct AudioMetadata: Equatable, Sendable {
         guard let chunks else { return (copy, []) }
         let (retimed, notes) = chunks.retimed(retiming)
         copy.chunks = retimed
-        return (copy, chunks.notCarried + notes)
+        return (copy, chunks.notCarried + chunks.carriedUnedited + notes)
     }
 }
 

@@ -64,11 +64,14 @@ struct ChunkedLayout {
         var carried: [RecordingChunks.Chunk] = []
         func framed(_ chunk: RecordingChunks.Chunk) -> [Piece] {
             defer { carried.append(chunk) }
-            return Self.framed(chunk, index: carried.count, isRF64: isRF64, bigEndian: bigEndian)
+            return Self.framed(chunk, index: carried.count, bigEndian: bigEndian)
         }
         var items = chunks.items
-        // A WAV's JUNK reserved for a ds64 (EBU Tech 3306) becomes the ds64 of its RF64 output.
-        if isRF64, case .chunk(let first)? = items.first, ["JUNK", "junk"].contains(first.id), first.size == 28 {
+        // A WAV's JUNK reserved for a ds64 (EBU Tech 3306) becomes the ds64 of its RF64 output; an RF64 recording's
+        // JUNK is filler of its own and stays.
+        if isRF64, !chunks.wasRF64, case .chunk(let first)? = items.first, ["JUNK", "junk"].contains(first.id),
+            first.size == 28
+        {
             items.removeFirst()
         }
         var wroteFormat = false
@@ -132,11 +135,11 @@ struct ChunkedLayout {
 
     /// A carried chunk's pieces: its id and size, a mark where its payload begins (the `index`th carried), its
     /// payload, and its pad byte.
-    private static func framed(_ chunk: RecordingChunks.Chunk, index: Int, isRF64: Bool, bigEndian: Bool) -> [Piece] {
-        // libsndfile 1.2's RF64 reader does not skip a pad byte (a file with an odd-sized chunk reads as having no
-        // data chunk): in RF64 the pad is counted in the chunk's size, a trailing zero its readers ignore.
+    private static func framed(_ chunk: RecordingChunks.Chunk, index: Int, bigEndian: Bool) -> [Piece] {
+        // Byte for byte, its pad byte after it, as RIFF lays it out (RF64 too: libsndfile's RF64 reader, which does
+        // not skip a pad byte, reads such a file through `LayoutView`).
         let odd = chunk.size % 2 == 1
-        let size = UInt64(chunk.size) + (odd && isRF64 ? 1 : 0)
+        let size = UInt64(chunk.size)
         let head = Array(chunk.id.utf8) + ChunkBytes.encode(size, width: 4, bigEndian: bigEndian)
         let pad: [Piece] = odd ? [.bytes([0])] : []
         let start: [Piece] = [.bytes(head), .payload(index)]

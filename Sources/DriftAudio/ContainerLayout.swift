@@ -34,6 +34,9 @@ struct ContainerLayout: Equatable, Sendable {
         case wrapped(trueBytes: Int64)
         /// The data size is too small: `followingBytes` after it belong to no chunk.
         case hidden(followingBytes: Int64)
+        /// A chunk after the data states more bytes than the file holds (`available` remain after its header): cut
+        /// short, or a size that lies.
+        case cutShort(Chunk, available: Int64)
     }
 
     let family: Family
@@ -78,6 +81,13 @@ struct ContainerLayout: Equatable, Sendable {
             && a.verdict == b.verdict && a.chunks == b.chunks && a.channelMask == b.channelMask
             && a.broadcastChunk?.offset == b.broadcastChunk?.offset && a.broadcastChunk?.size == b.broadcastChunk?.size
     }
+
+    /// Chunk ids recorders and editors write, after the audio too: one of these that runs past the end of the file
+    /// is a chunk cut short whatever its size.
+    static let knownTrailingIDs: Set<String> = [
+        "LIST", "iXML", "bext", "axml", "cart", "cue ", "smpl", "plst", "inst", "id3 ", "ID3 ", "_PMX", "chna", "umid",
+        "PEAK", "levl", "JUNK", "junk", "PAD ", "FLLR", "fact", "acid", "strc", "regn", "DISP", "MD5 ", "r64m",
+    ]
 
     /// Trailing zero bytes up to this size are padding (some recorders fill to a sector or cluster boundary).
     static let paddingLimit = 64 * 1024
@@ -303,7 +313,106 @@ struct ContainerLayout: Equatable, Sendable {
                 return (.wrapped(trueBytes: trueBytes), trailing)
             }
         }
+        // A plausible chunk after the data that states more than the file holds: named, not taken for audio.
+        if let (chunk, available) = cutShortChunk(file, from: end, odd: claimed & 1 == 1, bigEndian: bigEndian) {
+            return (.cutShort(chunk, available: available), Trailing())
+        }
         return (.hidden(followingBytes: file.size - end), Trailing())
+    }
+
+    /// The first chunk of a chain from `start` that is whole up to a chunk whose size runs past the end of the file:
+    /// that chunk and the bytes left after its header; nil where the chain breaks otherwise (audio that no chunk
+    /// accounts for).
+    private static func cutShortChunk(_ file: some ByteReading, from start: Int64, odd: Bool, bigEndian: Bool)
+        -> (Chunk, Int64)?
+    {
+        for first in odd ? [start + 1, start] : [start] {
+            var position = first
+            while file.size - position >= 8, let header = file.bytes(at: position, count: 8),
+                isPlausibleID(header[0..<4])
+            {
+                let size = Int64(integer(header[4..<8], bigEndian: bigEndian))
+                let id = String(decoding: header[0..<4], as: UTF8.self)
+                if position + 8 + size > file.size {
+                    // A size larger than the whole file, for an id no writer uses, is text or noise that only looks
+                    // like a chunk header.
+                    guard size <= file.size || knownTrailingIDs.contains(id) else { return nil }
+                    return (Chunk(id: id, offset: position + 8, size: size), file.size - position - 8)
+                }
+                position += 8 + size + (size & 1)
+            }
+        }
+        return nil
+    }
+
+    /// Where a RIFF/RF64 file's chunks break before its audio is found (a chunk whose size runs past the end of the
+    /// file, which a reader that believes it never gets past): that chunk and what is wrong; nil when they do not (or
+    /// the file is no RIFF).
+    static func brokenChunk(_ file: some ByteReading) -> MalformedChunk? {
+        guard let head = file.bytes(at: 0, count: 12),
+            ["RIFF", "RF64", "BW64", "RIFX"].contains(String(decoding: head[0..<4], as: UTF8.self)),
+            head[8..<12] == Array("WAVE".utf8)[...]
+        else { return nil }
+        let bigEndian = head[0..<4] == Array("RIFX".utf8)[...]
+        var position: Int64 = 12
+        var previous: (id: String, size: Int64)?
+        while position + 8 <= file.size, let header = file.bytes(at: position, count: 8) {
+            let id = String(decoding: header[0..<4], as: UTF8.self)
+            guard isPlausibleID(header[0..<4]) else {
+                // The chunk before led here: its size lies (or its pad byte is missing), for what follows is no chunk.
+                return previous.map {
+                    MalformedChunk(
+                        id: $0.id, afterAudio: false,
+                        problem:
+                            "states \($0.size) bytes, after which come bytes that are no chunk (at byte \(position)), and no audio was found past it"
+                    )
+                }
+            }
+            let size = Int64(integer(header[4..<8], bigEndian: bigEndian))
+            previous = (id, size)
+            if id == "data" { return nil }
+            if position + 8 + size > file.size {
+                return MalformedChunk(
+                    id: id, afterAudio: false,
+                    problem:
+                        "states \(size) bytes, but \(file.size - position - 8) remain in the file, and no audio was found past it"
+                )
+            }
+            position += 8 + size + (size & 1)
+        }
+        return nil
+    }
+
+    /// The first chunk before the audio whose own structure claims more than its size holds, which would lead a
+    /// reader that believes it into the audio (a `cue ` chunk stating more points than it holds, an `smpl` more
+    /// loops); nil when there is none.
+    func malformedChunk(in file: some ByteReading) -> MalformedChunk? {
+        let bigEndian = family == .riff(bigEndian: true)
+        switch family {
+        case .riff, .rf64: break
+        case .aiff, .caf: return nil
+        }
+        for chunk in chunks where chunk.offset < dataOffset {
+            let (countAt, headBytes, itemBytes, items): (Int64, Int64, Int64, String)
+            switch chunk.id {
+            case "cue ": (countAt, headBytes, itemBytes, items) = (0, 4, 24, "cue points")
+            case "smpl": (countAt, headBytes, itemBytes, items) = (28, 36, 24, "loops")
+            default: continue
+            }
+            guard chunk.size >= countAt + 4 else {
+                return MalformedChunk(
+                    id: chunk.id, afterAudio: false, problem: "is \(chunk.size) bytes, too short for its own count")
+            }
+            guard let field = file.bytes(at: chunk.offset + countAt, count: 4) else { continue }
+            let count = Int64(Self.integer(field[0..<4], bigEndian: bigEndian))
+            if headBytes + count * itemBytes > chunk.size {
+                let room = max(0, (chunk.size - headBytes) / itemBytes)
+                return MalformedChunk(
+                    id: chunk.id, afterAudio: false,
+                    problem: "states \(count) \(items), but its \(chunk.size) bytes hold \(room)")
+            }
+        }
+        return nil
     }
 
     /// The chunks from `start` to the end of the file, if the rest of the file is exactly such a chain (allowing the

@@ -23,7 +23,7 @@ struct MarkerRetimer {
     init(retiming: ChunkRetiming, chunks: [RecordingChunks.Chunk]) {
         self.retiming = retiming
         for chunk in chunks where chunk.listType == "adtl" {
-            for sub in Self.subchunks(of: ChunkBytes(chunk.bytes ?? [])) where sub.id == "labl" {
+            for sub in Self.subchunks(of: ChunkBytes(chunk.bytes ?? [])) ?? [] where sub.id == "labl" {
                 let bytes = ChunkBytes(Array(sub.payload))
                 guard let id = bytes.u32(at: 0), bytes.count > 4 else { continue }
                 labels[id] = String(decoding: bytes.bytes[4...].prefix { $0 != 0 }, as: UTF8.self)
@@ -67,9 +67,11 @@ struct MarkerRetimer {
     }
 
     /// A `LIST`/`adtl` chunk: labels and notes of points left out go with them; a labelled region's length is moved.
-    mutating func associatedData(_ payload: [UInt8]) -> [UInt8] {
+    mutating func associatedData(_ payload: [UInt8]) -> [UInt8]? {
+        // A sub-chunk whose size runs past the list's end: nothing after it can be trusted, so none of it is edited.
+        guard let subchunks = Self.subchunks(of: ChunkBytes(payload)) else { return nil }
         var result = Array(payload.prefix(4))
-        for sub in Self.subchunks(of: ChunkBytes(payload)) {
+        for sub in subchunks {
             var body = ChunkBytes(Array(sub.payload))
             if let id = body.u32(at: 0), let cue = cues[id] {
                 guard let start = cue.new else { continue }
@@ -186,15 +188,18 @@ struct MarkerRetimer {
     private func clamp(_ value: Int64) -> UInt32 { UInt32(clamping: max(0, value)) }
 
     /// The subchunks of a `LIST` payload (after its 4-byte form type).
-    static func subchunks(of list: ChunkBytes) -> [(id: String, payload: ArraySlice<UInt8>)] {
+    /// The sub-chunks of a `LIST` payload (after its form type), or nil when they do not fill it as the
+    /// specification lays them out: a size that runs past its end, or bytes left that are no sub-chunk.
+    static func subchunks(of list: ChunkBytes) -> [(id: String, payload: ArraySlice<UInt8>)]? {
         var result: [(String, ArraySlice<UInt8>)] = []
         var offset = 4
         while offset + 8 <= list.count, let id = list.fourCC(at: offset), let size = list.u32(at: offset + 4) {
             let end = offset + 8 + Int(size)
-            guard end <= list.count else { break }
+            guard end <= list.count else { return nil }
             result.append((id, list.bytes[(offset + 8)..<end]))
             offset = end + Int(size & 1)
         }
-        return result
+        // A last pad byte may be missing; anything else left over is not a sub-chunk.
+        return offset >= list.count || list.bytes[offset...].allSatisfy({ $0 == 0 }) ? result : nil
     }
 }

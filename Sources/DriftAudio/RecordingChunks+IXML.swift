@@ -103,18 +103,19 @@ extension RecordingChunks {
     private static func recordOrigin(_ document: inout IXMLDocument, _ retiming: ChunkRetiming) {
         let uid = document.element(["FILE_UID"]).flatMap { document.value(of: $0) }
         if retiming.isCut, let element = document.element(["FILE_UID"]) {
-            document.setValue(cutUID(parent: uid ?? retiming.sourceName, retiming), of: element)
+            document.setValue(cutUID(parent: uid ?? PathText.shown(retiming.sourceName), retiming), of: element)
         }
-        var history: [(String, String)] = [("PARENT_FILENAME", retiming.sourceName)]
+        var history: [(String, String)] = [("PARENT_FILENAME", PathText.shown(retiming.sourceName))]
         if let uid, !uid.isEmpty { history.append(("PARENT_UID", uid)) }
         if let element = document.element(["HISTORY"]) {
             if !element.children.contains(where: { $0.name == "ORIGINAL_FILENAME" }) {
                 document.insert(
-                    "<ORIGINAL_FILENAME>\(IXMLText.escaped(retiming.sourceName))</ORIGINAL_FILENAME>", into: element)
+                    "<ORIGINAL_FILENAME>\(IXMLText.escaped(PathText.shown(retiming.sourceName)))</ORIGINAL_FILENAME>",
+                    into: element)
             }
             for (name, value) in history { document.set(name, to: value, in: element) }
         } else {
-            let fields = [("ORIGINAL_FILENAME", retiming.sourceName)] + history
+            let fields = [("ORIGINAL_FILENAME", PathText.shown(retiming.sourceName))] + history
             document.insert(
                 "<HISTORY>" + fields.map { "<\($0.0)>\(IXMLText.escaped($0.1))</\($0.0)>" }.joined() + "</HISTORY>",
                 into: document.root)

@@ -77,6 +77,11 @@ public struct RecordingChunks: Sendable, Equatable {
     /// Chunks of the recording left out, each with the reason (`PEAK: its values describe the samples before the
     /// repair`).
     public var notCarried: [String]
+    /// Chunks a repair would edit that are carried unedited, byte for byte, each with the reason (a 17 MiB iXML:
+    /// more than a repair edits). A chunk is never dropped for its size.
+    public var carriedUnedited: [String] = []
+    /// Whether the recording was RF64/BW64 (its `ds64` made anew in an RF64 output; a `JUNK` after it stays).
+    public var wasRF64 = false
 
     /// The chunks carried, in order.
     public var chunks: [Chunk] {
@@ -130,6 +135,7 @@ public struct RecordingChunks: Sendable, Equatable {
         guard let head = file.bytes(at: 8, count: 4) else { return nil }
         var items: [Item] = []
         var notCarried: [String] = []
+        var carriedUnedited: [String] = []
         var formatChunk: [UInt8]?
         var sawAudio = false
         var source: ChunkSource?
@@ -141,7 +147,11 @@ public struct RecordingChunks: Sendable, Equatable {
                 formatChunk = bytes
                 items.append(.format)
             case audioID:
-                guard !sawAudio else { continue }
+                guard !sawAudio else {
+                    notCarried.append(
+                        "\(chunk.id): a second audio chunk (\(chunk.size) bytes), not the recording's audio: left out")
+                    continue
+                }
                 sawAudio = true
                 items.append(.audio)
             default:
@@ -160,9 +170,14 @@ public struct RecordingChunks: Sendable, Equatable {
                 if chunk.size <= limit {
                     guard let bytes = file.bytes(at: chunk.offset, count: Int(chunk.size)) else { return nil }
                     items.append(.chunk(Chunk(id: chunk.id, bytes: bytes)))
-                } else if editable.contains(chunk.id) {
-                    notCarried.append("\(chunk.id): \(chunk.size) bytes, more than a repair edits")
                 } else {
+                    // Copied from the recording when written: memory stays flat whatever its size. A chunk a repair
+                    // would edit goes as it was, and says so.
+                    if editable.contains(chunk.id) {
+                        carriedUnedited.append(
+                            "\(chunk.id): \(chunk.size) bytes, more than a repair edits: carried unedited, byte for byte "
+                                + "(its times are the recording's)")
+                    }
                     if source == nil { source = ChunkSource(duplicating: descriptor) }
                     guard let source else { return nil }
                     items.append(
@@ -171,9 +186,12 @@ public struct RecordingChunks: Sendable, Equatable {
             }
         }
         guard let formatChunk, sawAudio else { return nil }
-        return RecordingChunks(
+        var chunks = RecordingChunks(
             family: family, form: String(decoding: head, as: UTF8.self), formatChunk: formatChunk, items: items,
             notCarried: notCarried)
+        chunks.carriedUnedited = carriedUnedited
+        chunks.wasRF64 = layout.family == .rf64
+        return chunks
     }
 }
 

@@ -11,6 +11,9 @@ public struct TracingSettings: Sendable, Equatable {
     public var serviceName: String?
     /// More resource attributes, like `OTEL_RESOURCE_ATTRIBUTES` (`deployment.environment: night`).
     public var resourceAttributes: [String: String] = [:]
+    /// Request headers, like `OTEL_EXPORTER_OTLP_HEADERS` (`api-key: ...`): a control character in a name or value
+    /// is refused here, with the line, as it is in the variable.
+    public var headers: [String: String] = [:]
     public init() {}
 }
 
@@ -34,8 +37,24 @@ extension NodeReader {
                     settings.resourceAttributes[name.name] = try string(
                         text, key: "\(key).resource-attributes.\(name.name)")
                 }
+            case "headers":
+                for (name, text) in try mapping(value, key: "\(key).headers") {
+                    let full = "\(key).headers.\(name.name)"
+                    let header = try string(text, key: full)
+                    // CR or LF would write headers of the file's own into every request.
+                    if let control = (name.name + header).unicodeScalars.first(where: {
+                        $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F
+                    }) {
+                        throw error(
+                            text, key: full,
+                            "holds a control character (U+\(String(control.value, radix: 16, uppercase: true))), which could write headers of its own into the request"
+                        )
+                    }
+                    settings.headers[name.name] = header
+                }
             default:
-                throw unknown(k, in: key, allowed: ["enabled", "endpoint", "service-name", "resource-attributes"])
+                throw unknown(
+                    k, in: key, allowed: ["enabled", "endpoint", "service-name", "resource-attributes", "headers"])
             }
         }
         return settings

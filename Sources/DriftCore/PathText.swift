@@ -122,18 +122,60 @@ public enum PathText {
         return try bytes.withUnsafeBufferPointer { try body($0.baseAddress!) }
     }
 
-    /// The text for people: each escaped byte as `\xHH`.
+    /// The name for people (tables, the HTML, logs, iXML, timelines): its bytes as text where they are valid UTF-8
+    /// - a name in decomposed form (NFD, as macOS writes it) included, which shows as it does in a file manager -
+    /// and each byte that is not UTF-8 as `\xHH`. Only machines' formats (the wire, the journal, JSON, CSV) carry the
+    /// escape that keeps every byte.
     public static func shown(_ text: String) -> String {
         guard hasEscapes(text) else { return text }
         var out = ""
-        for scalar in text.unicodeScalars {
-            if (base + 0x80...base + 0xFF).contains(scalar.value) {
-                out += "\\x" + String(format: "%02X", scalar.value - base)
-            } else {
-                out.unicodeScalars.append(scalar)
+        for piece in readable(text) {
+            switch piece {
+            case .scalar(let scalar): out.unicodeScalars.append(scalar)
+            case .byte(let byte): out += "\\x" + String(format: "%02X", byte)
             }
         }
         return out
+    }
+
+    /// A piece of a name as people read it: a character, or a byte that is not UTF-8.
+    public enum ReadablePiece: Equatable, Sendable {
+        case scalar(Unicode.Scalar)
+        case byte(UInt8)
+    }
+
+    /// `text` as people read it: each run of escaped bytes decoded where it is valid UTF-8, else byte by byte.
+    public static func readable(_ text: String) -> [ReadablePiece] {
+        var pieces: [ReadablePiece] = []
+        var run: [UInt8] = []
+        func flush() {
+            guard !run.isEmpty else { return }
+            let bytes = run[...]
+            var i = bytes.startIndex
+            while i < bytes.endIndex {
+                let length = sequenceLength(bytes, at: i)
+                if length > 0,
+                    let scalar = String(validating: bytes[i..<i + length], as: UTF8.self)?.unicodeScalars.first
+                {
+                    pieces.append(.scalar(scalar))
+                    i += length
+                } else {
+                    pieces.append(.byte(bytes[i]))
+                    i += 1
+                }
+            }
+            run.removeAll()
+        }
+        for scalar in text.unicodeScalars {
+            if (base + 0x80...base + 0xFF).contains(scalar.value) {
+                run.append(UInt8(scalar.value - base))
+            } else {
+                flush()
+                pieces.append(.scalar(scalar))
+            }
+        }
+        flush()
+        return pieces
     }
 }
 

@@ -1,3 +1,5 @@
+import DriftCore
+
 extension String {
     /// The text with control characters made visible, so a file name holding a newline (or an escape sequence) stays
     /// on its line in a table or a log and cannot drive the terminal: `\n`, `\r`, `\t`, `\\` are written as such,
@@ -8,11 +10,13 @@ extension String {
             return self
         }
         var result = ""
-        for scalar in unicodeScalars {
+        // A file name's bytes carried as PathText does: shown as people read them (`PathText.shown`).
+        for piece in PathText.readable(self) {
+            guard case .scalar(let scalar) = piece else {
+                if case .byte(let byte) = piece { result += "\\x" + String(byte, radix: 16, uppercase: true) }
+                continue
+            }
             switch scalar {
-            case _ where Self.isEscapedByte(scalar):
-                // A byte of a file name that is not UTF-8 (or not composed), carried as PathText does.
-                result += "\\x" + String(scalar.value - 0xF700, radix: 16, uppercase: true)
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"

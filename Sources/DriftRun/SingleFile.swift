@@ -97,4 +97,86 @@ public enum SingleFile {
         }
         return measurement
     }
+
+    /// Whether a one-file repair to `reference`'s length is measured by the sound under `policy`: always under
+    /// `content` and `both`; under `auto`, where the two lengths differ by more than a clock drifts (a take started or
+    /// stopped apart from its camera) and the reference has sound of its own; never under `headers`.
+    public static func measuresBySound(
+        recording: String, reference: String, policy: ContentPolicy, drift: DriftPolicy
+    ) -> Bool {
+        switch policy.mode {
+        case .headers: return false
+        case .content, .both: return true
+        case .auto:
+            guard let lengths = lengths(recording: recording, reference: reference) else { return false }
+            let analysis = DriftAnalysis(
+                recordingFrames: lengths.frames, sampleRate: lengths.rate, referenceSeconds: lengths.reference,
+                recordingPath: recording, drift: drift)
+            return analysis.cause == .lengthsDiffer && ((try? ContentProbe.sound(of: reference)) ?? nil) != nil
+        }
+    }
+
+    /// The recording's frames and rate and the reference's exact duration, where both headers tell them.
+    private static func lengths(recording: String, reference: String) -> (
+        frames: Int64, rate: Int, reference: Rational
+    )? {
+        guard let measured = try? RecordingProbe.measure(recording), measured.frames > 0,
+            case .success(let duration) = ReferenceProbe.duration(of: reference, movieHeaderFallback: true),
+            duration.seconds.numerator > 0
+        else { return nil }
+        return (measured.frames, measured.sampleRate, duration.seconds)
+    }
+
+    /// Repairs `recording` by its sound against `reference`'s, as a night's content job does: measured, decided
+    /// under `policy` (the lengths' plan where the sound cannot tell, under `auto`), repaired and proved in sync
+    /// before the output is renamed into place.
+    ///
+    /// - Throws: `AudioError` or `ProcessError` naming the file and the cause (an output that did not prove in sync
+    ///   among them: discarded, never placed).
+    public static func repairBySound(
+        recording: String, reference: String, output: String, policy: ContentPolicy, method: MethodChoice,
+        quality: ResampleQuality, engine: ResampleEngine, overwrite: Bool,
+        progress: ((Int64, Int64) -> Void)? = nil
+    ) throws -> SoundRepair {
+        guard let lengths = lengths(recording: recording, reference: reference) else {
+            throw ProcessError(path: reference, cause: "its length cannot be read to compare with the recording's")
+        }
+        let target = lengths.reference.multipliedRounded(by: Int64(lengths.rate)) ?? lengths.frames
+        let recordingSeconds = Double(lengths.frames) / Double(lengths.rate)
+        let referenceSeconds = lengths.reference.doubleValue
+        let operation: RepairOperation =
+            method.method == .stretch ? .stretch(frames: target) : .resample(frames: target)
+        let headers = HeaderPlan(
+            operations: target == lengths.frames ? [] : [operation],
+            driftPPM: (recordingSeconds / referenceSeconds - 1) * 1e6, recordingSeconds: recordingSeconds,
+            referenceSeconds: referenceSeconds, referenceFrames: target, method: method.method)
+        var request = ContentRepair.Request(
+            recording: recording, reference: reference, output: output, policy: policy.forWorker, headers: headers,
+            quality: quality, replacing: overwrite ? .regularFile : .never)
+        request.engine = engine
+        do {
+            let outcome = try ContentRepair.run(request, progress: progress)
+            return SoundRepair(
+                measurement: outcome.content, action: outcome.decision.action,
+                measuredBy: outcome.decision.measuredBy, note: outcome.decision.note, result: outcome.result)
+        } catch let failure as ContentRepair.SyncFailure {
+            throw ProcessError(
+                path: failure.path, cause: "sync verification failed: \(failure.reason); nothing written")
+        }
+    }
+
+    /// What a one-file repair by the sound found and did.
+    public struct SoundRepair: Sendable {
+        /// The sound's measurement (with the residual left once the output proved in sync); nil where the reference
+        /// has no sound.
+        public var measurement: ContentMeasurement?
+        /// Repaired (these operations), skipped or refused, and why.
+        public var action: ContentDecision.Action
+        /// Which measurement decided: the sound, or the lengths where the sound could not tell.
+        public var measuredBy: PlanMeasurement
+        /// Why the sound was not used, where it was not.
+        public var note: String?
+        /// The repair, when one ran.
+        public var result: ProcessResult?
+    }
 }

@@ -15,6 +15,7 @@ enum TraceStart {
         asked.endpoint = configured.endpoint
         asked.serviceName = configured.serviceName
         asked.resourceAttributes = configured.resourceAttributes
+        asked.headers = configured.headers
         do {
             return try TraceSettings.resolve(environment: environment, configured: asked)
         } catch {

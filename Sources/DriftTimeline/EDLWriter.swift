@@ -80,9 +80,9 @@ public enum EDLWriter {
                         event.sourceIn, event.sourceIn + event.frames, event.recordIn, event.recordIn + event.frames,
                     ].map { timecode($0, fps: fps) }.joined(separator: " "))
             lines.append("* FROM CLIP NAME: \(item.name)")
-            lines.append("* FROM FILE: \(item.media.path)")
+            lines.append("* FROM FILE: \(PathText.shown(item.media.path))")
             // The reel-to-file map, on every event: a conform links the reel to this file and no other.
-            lines.append("* REEL: \(reel) IS \(item.media.path)")
+            lines.append("* REEL: \(reel) IS \(PathText.shown(item.media.path))")
             // What the list cannot hold, said on its first event (a comment before the first event is not CMX3600).
             if number == 0 { lines += notes }
             for marker in item.markers {

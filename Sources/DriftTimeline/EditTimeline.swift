@@ -145,9 +145,10 @@ public struct EditTimeline: Sendable, Equatable {
             return [("slate", .object(known + tracks))]
         }
 
-        /// The last component of `path`.
+        /// The last component of `path`, as people read it (`PathText.shown`: its bytes where they are UTF-8, a byte
+        /// that is not as `\xHH`).
         public static func fileName(_ path: String) -> String {
-            String(path.split(separator: "/").last ?? Substring(path))
+            PathText.shown(String(path.split(separator: "/").last ?? Substring(path)))
         }
     }
 

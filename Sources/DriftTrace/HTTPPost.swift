@@ -17,13 +17,23 @@ public struct CollectorEndpoint: Sendable, Equatable, CustomStringConvertible {
             throw .invalid(
                 "OTLP endpoint \(url): only http:// is supported (send to a collector agent beside driftfix for TLS)")
         }
+        // The URL goes into the request line and the Host header: a space or a control character would write
+        // request text of its own.
+        if url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+            throw .invalid("OTLP endpoint \(url.debugDescription): holds a space or a control character")
+        }
         let rest = url.dropFirst("http://".count)
         let authority = rest.prefix { $0 != "/" }
         path = rest.count > authority.count ? String(rest.dropFirst(authority.count)) : "/"
-        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else {
+                throw .invalid("OTLP endpoint \(url): an IPv6 address in brackets needs its closing ]")
+            }
             host = String(authority[authority.index(after: authority.startIndex)..<close])
             let tail = authority[authority.index(after: close)...]
-            port = tail.hasPrefix(":") ? Int(tail.dropFirst()) ?? -1 : 80
+            port = tail.isEmpty ? 80 : tail.hasPrefix(":") ? Int(tail.dropFirst()) ?? -1 : -1
+        } else if authority.contains("[") || authority.contains("]") || authority.contains("@") {
+            throw .invalid("OTLP endpoint \(url): not a host and port (IPv6 addresses go in brackets, and no user@)")
         } else if let colon = authority.lastIndex(of: ":") {
             host = String(authority[..<colon])
             port = Int(authority[authority.index(after: colon)...]) ?? -1
@@ -66,7 +76,7 @@ enum HTTPPost {
         func left() throws(Failure) -> Double {
             let remaining = (deadline - ContinuousClock.now).components
             let seconds = Double(remaining.seconds) + Double(remaining.attoseconds) / 1e18
-            guard seconds > 0 else { throw .io("no answer in \(timeout) s") }
+            guard seconds > 0 else { throw .io("no answer in \((timeout * 100).rounded() / 100) s") }
             return seconds
         }
         let socket = try connect(endpoint, timeout: try left())
@@ -119,7 +129,7 @@ enum HTTPPost {
             }
             var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
             guard poll(&poller, 1, Int32(timeout * 1000)) == 1 else {
-                why = "no answer in \(timeout) s"
+                why = "no answer in \((timeout * 100).rounded() / 100) s"
                 return false
             }
             var error: Int32 = 0

@@ -27,6 +27,9 @@ public final class SpanExporter: Sendable {
         /// Whether a request was ever made: until then the queue is looked at every half second, so a collector
         /// that is away is known early (and not waited for at the end) even in a short night.
         var tried = false
+        /// Whether the collector ever accepted a request: until it has, a process's end gives it `unprovenBudget`,
+        /// not `endBudget` (a collector that takes a connection and never answers costs a night a quarter second).
+        var answered = false
 
         /// A collector that failed the last request, or has kept one waiting a quarter of a second: not worth
         /// waiting for at a process's end.
@@ -73,11 +76,18 @@ public final class SpanExporter: Sendable {
     /// The longest a process's end waits for its spans: a collector that answers takes milliseconds; one that does
     /// not must not hold the night's end (nor a worker's exit, which the night waits for).
     public static let endBudget = 1.0
+    /// The longest a process's end waits for a collector that never answered a request (a night shorter than the
+    /// first export): as long as `unanswering` gives one a request already waits.
+    public static let unprovenBudget = 0.25
 
-    /// Sends everything queued now, on the caller's thread, within `endBudget`. Against a collector that is not
-    /// answering (the last request failed, or one is waiting) nothing is tried: the spans are counted dropped.
+    /// What a process's end may spend on its last requests now.
+    private var finalBudget: Double { state.withLock { $0.answered } ? Self.endBudget : Self.unprovenBudget }
+
+    /// Sends everything queued now, on the caller's thread, within `endBudget` (`unprovenBudget` for a collector that
+    /// never answered). Against a collector that is not answering (the last request failed, or one is waiting)
+    /// nothing is tried: the spans are counted dropped.
     public func flush() {
-        let deadline = ContinuousClock.now + .seconds(Self.endBudget)
+        let deadline = ContinuousClock.now + .seconds(finalBudget)
         while let batch = take() {
             let remaining = (deadline - ContinuousClock.now).components
             let left = Double(remaining.seconds) + Double(remaining.attoseconds) / 1e18
@@ -89,15 +99,28 @@ public final class SpanExporter: Sendable {
         }
     }
 
-    /// Sends what is queued and stops the thread, waiting `endBudget` at most, and not at all for a collector that
-    /// is not answering.
+    /// Sends what is queued and stops the thread, waiting `endBudget` at most (`unprovenBudget` for a collector that
+    /// never answered: the last request is bounded so), and not at all for a collector that is not answering.
     public func shutdown() {
         let unanswering = state.withLock { state in
             state.stopping = true
             return state.unanswering
         }
         wake.signal()
-        if !unanswering { _ = done.wait(timeout: .now() + Self.endBudget) }
+        let budget = finalBudget
+        let finished = !unanswering && done.wait(timeout: .now() + budget) == .success
+        guard !finished else { return }
+        // A request still waiting at the end (a collector that took the connection and never answered): said once,
+        // unless its failure was said already.
+        let waiting = state.withLock { state -> Bool in
+            defer { state.lastFailed = true }
+            return !state.lastFailed && (state.sending != nil || !state.queue.isEmpty)
+        }
+        if waiting {
+            onFailure(
+                "\(settings.endpoint): no answer within \(budget) s at the process's end, so its last spans are dropped"
+            )
+        }
     }
 
     private func take() -> [FinishedSpan]? {
@@ -119,7 +142,7 @@ public final class SpanExporter: Sendable {
                     dropped(batch, why: nil)
                     continue
                 }
-                send(batch, within: stopping ? Self.endBudget : settings.timeout)
+                send(batch, within: stopping ? finalBudget : settings.timeout)
             }
             if stopping {
                 state.withLock { state in
@@ -148,6 +171,7 @@ public final class SpanExporter: Sendable {
             state.withLock { state in
                 state.counts.exported += batch.count
                 state.lastFailed = false
+                state.answered = true
             }
         } catch {
             dropped(batch, why: "\(settings.endpoint): \(error)")

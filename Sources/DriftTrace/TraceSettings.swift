@@ -42,6 +42,8 @@ public struct TraceSettings: Sendable, Equatable {
         public var endpoint: String?
         public var serviceName: String?
         public var resourceAttributes: [String: String] = [:]
+        /// Request headers, like `OTEL_EXPORTER_OTLP_HEADERS` (an API key).
+        public var headers: [String: String] = [:]
         public init() {}
     }
 
@@ -72,13 +74,23 @@ public struct TraceSettings: Sendable, Equatable {
                 $0.hasSuffix("/v1/traces") ? $0 : trimmed($0) + "/v1/traces"
             }
             ?? "http://localhost:4318/v1/traces"
+        // Headers: the configuration's, then the environment's (which win, header by header).
+        var headers = try configured.headers.sorted { $0.key < $1.key }.map { name, value throws(TraceSettingsError) in
+            try checkedHeader(name, value, source: "tracing.headers.\(name)")
+        }
+        let headerVariable =
+            environment["OTEL_EXPORTER_OTLP_TRACES_HEADERS"] != nil
+            ? "OTEL_EXPORTER_OTLP_TRACES_HEADERS" : "OTEL_EXPORTER_OTLP_HEADERS"
+        for (name, value) in try pairs(environment[headerVariable], variable: headerVariable) {
+            let header = try checkedHeader(name, value, source: headerVariable)
+            headers.removeAll { $0.0.lowercased() == header.0.lowercased() }
+            headers.append(header)
+        }
         var settings = TraceSettings(
             endpoint: try CollectorEndpoint(url),
             serviceName: environment["OTEL_SERVICE_NAME"] ?? configured.serviceName ?? defaultService,
-            resource: configured.resourceAttributes.sorted { $0.key < $1.key },
-            headers: pairs(
-                environment["OTEL_EXPORTER_OTLP_TRACES_HEADERS"] ?? environment["OTEL_EXPORTER_OTLP_HEADERS"]))
-        for (key, value) in pairs(environment["OTEL_RESOURCE_ATTRIBUTES"]) {
+            resource: configured.resourceAttributes.sorted { $0.key < $1.key }, headers: headers)
+        for (key, value) in try pairs(environment["OTEL_RESOURCE_ATTRIBUTES"], variable: "OTEL_RESOURCE_ATTRIBUTES") {
             if key == "service.name" && environment["OTEL_SERVICE_NAME"] == nil { settings.serviceName = value }
             settings.resource.removeAll { $0.0 == key }
             if key != "service.name" { settings.resource.append((key, value)) }
@@ -107,16 +119,55 @@ public struct TraceSettings: Sendable, Equatable {
         return String(url)
     }
 
-    /// `k=v,k2=v2` with percent-encoded values (the W3C Baggage form the standard variables use).
-    static func pairs(_ text: String?) -> [(String, String)] {
+    /// `k=v,k2=v2` with percent-encoded values (the W3C Baggage form the standard variables use). An entry without
+    /// its `=` or its key (`novalue`, `=x`) is refused, naming `variable`, as a bad timeout is: a header or
+    /// attribute left out without a word is a collector that rejects every request and nobody knows why.
+    static func pairs(_ text: String?, variable: String) throws(TraceSettingsError) -> [(String, String)] {
         guard let text else { return [] }
-        return text.split(separator: ",").compactMap { item in
-            guard let equals = item.firstIndex(of: "=") else { return nil }
+        var result: [(String, String)] = []
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            // An empty entry (a trailing comma) says nothing.
+            if item.trimmingSpaces.isEmpty { continue }
+            guard let equals = item.firstIndex(of: "=") else {
+                throw .invalid("\(variable): '\(shown(item))' is not key=value")
+            }
             let key = item[..<equals].trimmingSpaces
-            let value = item[item.index(after: equals)...].trimmingSpaces
-            guard !key.isEmpty else { return nil }
-            return (key, value.removingPercentEncodingOrSelf)
+            guard !key.isEmpty else { throw .invalid("\(variable): '\(shown(item))' has no key before its '='") }
+            result.append((key, item[item.index(after: equals)...].trimmingSpaces.removingPercentEncodingOrSelf))
         }
+        return result
+    }
+
+    /// A header as it may go into a request: a token for a name (RFC 9110) and a value without control characters
+    /// (CR or LF, raw or percent-encoded, would write headers of the setting's own into the request); else refused,
+    /// naming where it came from.
+    static func checkedHeader(_ name: String, _ value: String, source: String) throws(TraceSettingsError) -> (
+        String, String
+    ) {
+        let token = Set("!#$%&'*+-.^_`|~".utf8)
+        guard !name.isEmpty,
+            name.utf8.allSatisfy({
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+                    || token.contains($0)
+            })
+        else {
+            throw .invalid(
+                "\(source): header name '\(shown(Substring(name)))' is not a token (letters, digits, !#$%&'*+-.^_`|~)")
+        }
+        if let control = value.unicodeScalars.first(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F }) {
+            throw .invalid(
+                "\(source): header \(name): its value holds a control character (\(shown(Substring(String(control))))), "
+                    + "which could write headers of its own into the request")
+        }
+        return (name, value)
+    }
+
+    /// Text of a setting for an error line: control characters made visible.
+    private static func shown(_ text: Substring) -> String {
+        text.unicodeScalars.map {
+            $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0)
+        }
+        .joined()
     }
 }
 

@@ -24,7 +24,7 @@ extension FailureKind {
         case .notFound, .isDirectory, .notRegularFile, .permissionDenied, .emptyFile, .noFrames, .noAudioStream,
             .notAudio,
             .unsupported,
-            .corrupt, .truncated, .hiddenAudio, .readFailed:
+            .corrupt, .truncated, .hiddenAudio, .malformedChunk, .readFailed:
             self = .inputUnreadable
         }
     }

@@ -118,6 +118,8 @@ struct ProcessCommand: ParsableCommand {
         var request: ProcessRequest
         do {
             let configuration = try loadConfiguration(method.config)
+            // The configuration's content.measure, followed or refused here: never ignored.
+            if try bySound(configuration) { return try runBySound(configuration) }
             let policy = configuration.repair
             let type: FileType?
             do {

@@ -36,6 +36,8 @@ struct PathTextTests {
         #expect(Set([composed, decomposed]).count == 2)
         // For people: \xHH.
         #expect(PathText.shown(PathText.text([0x74, 0xFF, 0x2E])) == "t\\xFF.")
-        #expect(PathText.shown(decomposed) == "cafe\\xCC\\x81.wav")
+        // For people, a decomposed name is its own bytes: it shows as a file manager shows it.
+        #expect(PathText.shown(decomposed) == "cafe\u{301}.wav")
+        #expect(Array(PathText.shown(decomposed).utf8) == Array("cafe".utf8) + [0xCC, 0x81] + Array(".wav".utf8))
     }
 }

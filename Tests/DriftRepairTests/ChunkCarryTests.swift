@@ -257,8 +257,8 @@ struct ChunkCarryTests {
         #expect(out.chunk("bigv") == original.chunk("bigv"))
         #expect(out.chunk("zzzz") == original.chunk("zzzz"))
 
-        // A WAV written as RF64: odd-sized chunks count their pad byte (libsndfile reads no RF64 file otherwise), so
-        // the verification's reopening reads it and every chunk is there, its payload followed by one zero.
+        // A WAV written as RF64: odd-sized chunks with their pad bytes, as RIFF lays them out (libsndfile, whose RF64
+        // reader does not skip a pad byte, reads it back through the view without them); every chunk byte for byte.
         let wave = ProductionWave(seconds: 2)
         try wave.write(to: folder.file("short.wav"))
         let source = try ChunkFile(path: folder.file("short.wav"))
@@ -275,7 +275,7 @@ struct ChunkCarryTests {
                 promoted.chunk(
                     chunk.id, list: chunk.id == "LIST" ? String(decoding: chunk.payload.prefix(4), as: UTF8.self) : nil)
             )
-            #expect(carried.payload == chunk.payload + (chunk.size % 2 == 1 ? [0] : []), "\(chunk.id)")
+            #expect(carried.payload == chunk.payload, "\(chunk.id)")
         }
     }
 

@@ -126,7 +126,8 @@ struct SpanExporterTests {
         exporter.flush()
         let counts = exporter.counts
         #expect(counts.dropped == 10 && counts.failedRequests == 1, "\(counts)")
-        #expect(counts.lastFailure?.contains("no answer in 0.3 s") == true, "\(counts.lastFailure ?? "")")
+        // A collector that never answered gets a quarter of a second at the end (`unprovenBudget`), not the timeout.
+        #expect(counts.lastFailure?.contains("no answer in 0.25 s") == true, "\(counts.lastFailure ?? "")")
         exporter.shutdown()
     }
 

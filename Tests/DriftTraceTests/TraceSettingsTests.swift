@@ -82,4 +82,62 @@ struct TraceSettingsTests {
         #expect(named?.serviceName == "svc")
         #expect(try resolve(["OTEL_TRACES_EXPORTER": "otlp"])?.serviceName == "driftfix")
     }
+
+    @Test(
+        "a header that would write request text of its own is refused, naming where it came from",
+        arguments: [
+            "x-a=%0d%0aInjected: yes", "x-a=one\r\nInjected: yes", "x-a=one\nInjected: yes", "x\na=1", "x a=1",
+        ])
+    func injectedHeader(variable: String) {
+        do {
+            _ = try resolve(["OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_HEADERS": variable])
+            Issue.record("\(variable.debugDescription) was taken")
+        } catch {
+            #expect("\(error)".hasPrefix("OTEL_EXPORTER_OTLP_HEADERS:"), "\(error)")
+            #expect(!"\(error)".contains("\n") && !"\(error)".contains("\r"), "one line: \(error)")
+        }
+    }
+
+    @Test(
+        "an entry that is no key=value is refused as a bad timeout is, not dropped without a word",
+        arguments: ["=", "novalue", "a=1,novalue", "=x", "api-key=1,,b=2"])
+    func malformedEntries(variable: String) throws {
+        if variable == "api-key=1,,b=2" {
+            // An empty entry (a doubled comma) says nothing and is passed over.
+            let settings = try resolve(["OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_HEADERS": variable])
+            #expect(settings?.headers.map(\.0) == ["api-key", "b"])
+            return
+        }
+        #expect(throws: TraceSettingsError.self) {
+            try resolve(["OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_HEADERS": variable])
+        }
+        #expect(throws: TraceSettingsError.self) {
+            try resolve(["OTEL_TRACES_EXPORTER": "otlp", "OTEL_RESOURCE_ATTRIBUTES": variable])
+        }
+    }
+
+    @Test("headers from the configuration, the variable's winning by name; control characters refused there too")
+    func configuredHeaders() throws {
+        var configured = TraceSettings.Configured()
+        configured.enabled = true
+        configured.headers = ["api-key": "from-config", "x-team": "qa"]
+        let settings = try #require(try resolve(["OTEL_EXPORTER_OTLP_HEADERS": "API-Key=from-env"], configured))
+        #expect(settings.headers.map { "\($0.0)=\($0.1)" } == ["x-team=qa", "API-Key=from-env"])
+        configured.headers = ["x-a": "one\r\nInjected: yes"]
+        #expect(throws: TraceSettingsError.self) { try resolve([:], configured) }
+    }
+
+    @Test(
+        "a malformed endpoint is refused as given, never rewritten",
+        arguments: [
+            "http://[::1", "http://[::1]x", "http://a b:4318", "http://user@host:1", "http://h:1/v1/traces\r\nX: y",
+        ])
+    func malformedEndpoint(url: String) {
+        do {
+            _ = try resolve(["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": url])
+            Issue.record("\(url.debugDescription) was taken")
+        } catch {
+            #expect(!"\(error)".contains("[[") && !"\(error)".contains("\r\n"), "\(error)")
+        }
+    }
 }

@@ -174,8 +174,26 @@ struct FuzzTests {
     }
 
     @Test(
+        "RIFF/RF64 chunk layouts through a repair: every chunk of an accepted file carried, a refusal naming its chunk")
+    func chunkLayouts() throws {
+        let built = ChunkLayouts.seeds()
+        if let save = ProcessInfo.processInfo.environment["DRIFTFIX_FUZZ_SAVE_SEEDS"] {
+            for (index, seed) in built.enumerated() {
+                try Data(seed).write(to: URL(fileURLWithPath: "\(save)/seed-\(index).wav"))
+            }
+        }
+        let folder = TemporaryFolder("driftfix-fuzz-chunks")
+        var fuzz = FuzzRun(name: "chunks", seeds: built + (try corpus("chunks").map(\.bytes)))
+        fuzz.structured = ChunkLayouts.mutate
+        // Each input is a repair written and reopened: far fewer iterations than the in-memory parsers.
+        fuzz.maxIterations = 5_000
+        let outcome = fuzz.run { ChunkOracle.check($0, folder: folder.path) }
+        expectBounded(outcome, "chunks", atLeast: 100)
+    }
+
+    @Test(
         "regression corpus: every stored input parses or is refused, quickly",
-        arguments: ["movie", "wire", "config", "media"])
+        arguments: ["movie", "wire", "config", "media", "chunks"])
     func regressions(kind: String) throws {
         for (name, bytes) in try corpus(kind) {
             let start = FuzzRun.threadSeconds()
@@ -187,6 +205,9 @@ struct FuzzTests {
                 defer { unlink(path) }
                 #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
                 _ = try? EncodedAudioReader(path: path)
+            case "chunks":
+                let folder = TemporaryFolder("driftfix-regression-chunks")
+                _ = ChunkOracle.check(bytes, folder: folder.path)
             default: _ = try? Configuration.parse(String(decoding: bytes, as: UTF8.self), path: name)
             }
             let took = FuzzRun.threadSeconds() - start
