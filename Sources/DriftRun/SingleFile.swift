@@ -100,10 +100,16 @@ public enum SingleFile {
 
     /// Whether a one-file repair to `reference`'s length is measured by the sound under `policy`: always under
     /// `content` and `both`; under `auto`, where the two lengths differ by more than a clock drifts (a take started or
-    /// stopped apart from its camera) and the reference has sound of its own; never under `headers`.
+    /// stopped apart from its camera) and the reference has sound of its own; never under `headers`, nor where the
+    /// reference is the recording's own file.
     public static func measuresBySound(
         recording: String, reference: String, policy: ContentPolicy, drift: DriftPolicy
     ) -> Bool {
+        // A media file's own track to its own picture has no other sound to measure against (as a night's
+        // self-pair): the lengths plan it.
+        guard FilePath(pathText: recording).resolvingLinks() != FilePath(pathText: reference).resolvingLinks() else {
+            return false
+        }
         switch policy.mode {
         case .headers: return false
         case .content, .both: return true

@@ -141,7 +141,7 @@ struct ProcessCommandTests {
             (folder.file("empty.wav"), folder.file("o3.wav"), "empty file"),
             (folder.file("text.wav"), folder.file("o4.wav"), "not an audio file"),
             (truncated, folder.file("o5.wav"), "truncated"),
-            (header, folder.file("o6.wav"), "corrupt"),
+            (header, folder.file("o6.wav"), "its 'fmt ' chunk (before the audio) states 16 bytes, but 0 remain"),
             (folder.file("zero.wav"), folder.file("o7.wav"), "no audio frames"),
             (folder.file("wma.wav"), folder.file("o9.wav"), "fmt"),
             (good, folder.file("no/such/dir/o8.wav"), "destination folder does not exist"),
