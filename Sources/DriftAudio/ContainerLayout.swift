@@ -356,6 +356,7 @@ struct ContainerLayout: Equatable, Sendable {
         let bigEndian = head[0..<4] == Array("RIFX".utf8)[...]
         var position: Int64 = 12
         var previous: (id: String, size: Int64)?
+        var walked: [(id: String, size: Int64)] = []
         while position + 8 <= file.size, let header = file.bytes(at: position, count: 8) {
             let id = String(decoding: header[0..<4], as: UTF8.self)
             guard isPlausibleID(header[0..<4]) else {
@@ -379,8 +380,15 @@ struct ContainerLayout: Equatable, Sendable {
                 )
             }
             position += 8 + size + (size & 1)
+            walked.append((id, size))
         }
-        return nil
+        // The chunks fill the file and none is the audio: the largest holds it (a size that swallows the data chunk,
+        // which a reader that walks inside chunks may still find).
+        return walked.filter { !["fmt ", "ds64"].contains($0.id) }.max { $0.size < $1.size }.map {
+            MalformedChunk(
+                id: $0.id, afterAudio: false,
+                problem: "states \($0.size) bytes, and the file has no data chunk outside it: its size hides the audio")
+        }
     }
 
     /// The first chunk before the audio whose own structure claims more than its size holds, which would lead a
