@@ -9,7 +9,7 @@ import PackageDescription
 // (DriftJobs), the configuration below the scan's rules (DriftRules), the composition root (DriftRun) above all, the
 // command line on top. docs/architecture.md's module table is this graph; scripts/check-imports.py checks both that
 // each target declares exactly the modules it imports and that the table says the same, in every test run. C modules
-// are imported by exactly one Swift module each (CSndFile and CPCM by DriftAudio, CSampleRate, CSoxr and CPolyphase by DriftDSP,
+// are imported by exactly one Swift module each (CSndFile and CPCM by DriftAudio, CSampleRate, CSoxr, CPolyphase and CSpectral by DriftDSP,
 // CZMQ by the transport, CXXHash by DriftSupport, CZlib by DriftReports, CFFmpeg by DriftAV), always as `internal
 // import`, so no C type leaks into a public signature; CLinux (Linux calls) serves DriftAudio, DriftSupport,
 // DriftWorker and DriftFixtures.
@@ -84,7 +84,10 @@ let package = Package(
             ]),
         // The polyphase resampler's inner loop: AVX2 and FMA chosen at run time, portable C elsewhere.
         .target(name: "CPolyphase"),
-        .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate", "CSoxr", "CPolyphase"]),
+        // The phase vocoder's frame kernel: spectra through kissfft (BSD-3-Clause, libkissfft-dev from apt), phases by
+        // phase-gradient heap integration.
+        .target(name: "CSpectral", linkerSettings: [.linkedLibrary("kissfft-float")]),
+        .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate", "CSoxr", "CPolyphase", "CSpectral"]),
         // Content measurement: the recording correlated with the reference's own sound (offset, rate, dropouts).
         // Pure Swift on `AudioSource` streams; its FFT is its own.
         .target(name: "DriftSync", dependencies: ["DriftCore", "DriftSchema"]),

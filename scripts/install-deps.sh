@@ -3,9 +3,9 @@
 set -euo pipefail
 
 # Build and run: the C libraries (ZeroMQ, libsndfile, libsamplerate, libsoxr, SQLite, FFmpeg's
-# libavformat/libavcodec/libavutil, zlib, xxHash)
+# libavformat/libavcodec/libavutil, zlib, xxHash, KISS FFT for the phase vocoder)
 # and pkg-config.
-packages=(libzmq3-dev libsndfile1-dev libsamplerate0-dev libsqlite3-dev libavformat-dev libavcodec-dev libavutil-dev zlib1g-dev libsoxr-dev libxxhash-dev pkg-config)
+packages=(libzmq3-dev libsndfile1-dev libsamplerate0-dev libsqlite3-dev libavformat-dev libavcodec-dev libavutil-dev zlib1g-dev libsoxr-dev libxxhash-dev libkissfft-dev pkg-config)
 # Tests and benchmarks: independent tools to make demo media and to compare against (sox, ffmpeg, rubberband),
 # a real browser to check the HTML report renders (chromium, headless), docker-compose to validate the
 # compose file (no Docker engine is needed for that), iproute2 and util-linux (ip netns, unshare) for the
@@ -51,10 +51,13 @@ fi
 # (scripts/check-timeline.py), the chunks of its outputs, and the spans it exports.
 if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]]; then
     venv="${DRIFTFIX_OTIO_VENV:-$(cd "$(dirname "$0")/.." && pwd)/.build-otio}"
+    # and the stretch's judges: ViSQOL (a port of Google's ViSQOL v3) and PESQ, with the numpy, scipy and soundfile
+    # they and scripts/stretch-quality.py use (numba makes ViSQOL seven times faster).
     readers=(opentimelineio==0.18.1 otio-cmx3600-adapter==1.0.0 otio-fcpx-xml-adapter==1.0.0 wavinfo==4.0.1
-        opentelemetry-proto==1.45.2)
+        opentelemetry-proto==1.45.2 visqol-python==3.8.0 pesq==0.0.4 soundfile==0.14.0 numpy==2.4.6 scipy==1.17.1 numba==0.68.1)
     if ! "$venv/bin/python" -c 'import opentimelineio, otio_cmx3600_adapter, otio_fcpx_xml_adapter, wavinfo
-import opentelemetry.proto.collector.trace.v1.trace_service_pb2' 2>/dev/null; then
+import opentelemetry.proto.collector.trace.v1.trace_service_pb2
+import visqol, pesq, soundfile, numpy, scipy, numba' 2>/dev/null; then
         echo "install-deps: installing ${readers[*]} into $venv" >&2
         /usr/bin/python3 -m venv "$venv"
         "$venv/bin/pip" install -q --disable-pip-version-check "${readers[@]}"

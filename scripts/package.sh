@@ -61,7 +61,7 @@ gzip -9n <CHANGELOG.md >"$root/usr/share/doc/driftfix/changelog.gz" 2>/dev/null 
     echo " (Apache-2.0), Yams with libyaml and GRDB.swift (MIT)."
     echo " It loads, dynamically, the Debian packages named in Depends: libzmq (LGPL-3+ with a static-linking"
     echo " exception), libsndfile (LGPL-2.1+), libsamplerate (BSD-2-Clause), libsoxr (LGPL-2.1+), SQLite (public"
-    echo " domain), zlib (Zlib), libxxhash (BSD-2-Clause) and FFmpeg's libavformat, libavcodec and libavutil. Debian builds FFmpeg with"
+    echo " domain), zlib (Zlib), libxxhash (BSD-2-Clause), KISS FFT (BSD-3-Clause) and FFmpeg's libavformat, libavcodec and libavutil. Debian builds FFmpeg with"
     echo " --enable-gpl, which makes those libraries GPL-2+: distributing this package means distributing the whole"
     echo " under the GPL (GPL-3.0, with which Apache-2.0 is compatible), with its complete source. See README.md,"
     echo " \"Licences\"."

@@ -31,6 +31,11 @@ fi
 # optimised (-Xcc -O2), repairs run several times faster and two distributed tests that still depend on a repair being
 # slow fail (docs/development.md names them; issue 52); they go first.
 swift build --build-tests -Xswiftc -O
+# The stretch's quality floors (a dozen seconds): ViSQOL scores the phase vocoder's stretches against ideal ones rendered
+# from scores, each at or above its floor, and WSOLA's below it (scripts/stretch-quality.py check).
+if [[ $quick -eq 0 ]]; then
+    "${DRIFTFIX_OTIO_VENV:-.build-otio}/bin/python" scripts/stretch-quality.py check --driftfix .build/debug/driftfix
+fi
 # Only Swift Testing is used, so the last summary line counts the tests that ran. The fuzz suite bounds the parsers'
 # peak memory, which only means something in a process of its own: it runs after the others, alone.
 # The output is kept too: a failure is named again at the end, where a log's tail shows it. tee runs on a descriptor

@@ -133,7 +133,8 @@ public struct StretchTimeMap: Sendable, Equatable {
     public let hop: Int
     public let inputFrames: Int64
     public let outputFrames: Int64
-    /// Each window's shift from its nominal centre, in frames, in output order.
+    /// Each window's shift from its nominal centre, in frames, in output order; empty where every window sat on its
+    /// nominal centre (a phase vocoder's): the straight line.
     public let shifts: [Int32]
 
     public init(hop: Int, inputFrames: Int64, outputFrames: Int64, shifts: [Int32]) {
@@ -153,7 +154,10 @@ public struct StretchTimeMap: Sendable, Equatable {
     /// The output position of input position `position`: in the window whose centre is nearest, at its distance from
     /// that centre.
     public func output(of position: Int64) -> Int64 {
-        guard !shifts.isEmpty else { return 0 }
+        guard !shifts.isEmpty else {
+            let scaled = (2 * Int128(position) * Int128(outputFrames) + Int128(inputFrames)) / (2 * Int128(inputFrames))
+            return min(max(0, Int64(scaled)), outputFrames)
+        }
         let guess = Int64((Double(position) * Double(outputFrames) / Double(inputFrames) / Double(hop)).rounded())
         var best: (distance: Int64, output: Int64)?
         let last = Int64(shifts.count - 1)

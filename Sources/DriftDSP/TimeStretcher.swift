@@ -80,7 +80,7 @@ public final class TimeStretcher: AudioSource {
     /// Four bytes per window (windows are 20 to 40 ms apart), so a ten-hour stretch keeps under 8 MiB.
     public final class Record {
         fileprivate var shifts: [Int32] = []
-        fileprivate var geometry: (hop: Int, input: Int64, output: Int64)?
+        var geometry: (hop: Int, input: Int64, output: Int64)?
 
         public init() {}
 

@@ -20,6 +20,8 @@ public struct ProcessRequest: Sendable {
     public var quality: ResampleQuality
     /// The resampling library (libsamplerate unless asked otherwise).
     public var engine: ResampleEngine = .default
+    /// The pitch-preserving stretch's engine, or `auto` (chosen by the ratio and the sound).
+    public var stretch: StretchChoice = .default
     /// Threads a long resample may use (`SegmentedResampler`): `process` gives every core; a worker gives every core
     /// too, with `borrowCore` lending the threads beyond the first only cores no other job uses.
     public var threads = 1
@@ -257,7 +259,7 @@ public enum FileProcessor {
             do {
                 let plan = try ProcessingPlan(
                     request: request, inputFrames: reader.frameCount, sampleRate: reader.format.sampleRate)
-                return (reader, plan)
+                return (reader, try plan.choosingStretchEngine(request.stretch, reader: reader))
             } catch let error as PlanError {
                 throw ProcessError(path: request.input, plan: error)
             }
@@ -296,12 +298,7 @@ public enum FileProcessor {
                 upstream: source, targetFrames: frames, quality: request.quality, along: knots,
                 blockFrames: request.blockFrames)
         case .stretch(let frames, let rateFrames):
-            if frames != source.frameCount {
-                let ratio = Double(frames) / Double(source.frameCount)
-                source = try TimeStretcher(
-                    upstream: source, targetFrames: frames,
-                    parameters: .default(sampleRate: plan.inputRate, ratio: ratio), record: stretched)
-            }
+            if frames != source.frameCount { source = try plan.stretchStage(source, to: frames, record: stretched) }
             if let rateFrames {
                 source = try ExactLengthResampler(
                     upstream: source, targetFrames: rateFrames, quality: request.quality, engine: request.engine,
@@ -335,15 +332,17 @@ public enum FileProcessor {
     /// ", medium quality" (libsamplerate) or ", medium quality (polyphase)" where a resampler ran: the engine that
     /// ran, which for the polyphase kernel beyond its ratios is libsoxr.
     static func qualityNote(_ plan: ProcessingPlan, _ request: ProcessRequest) -> String {
+        let stretched = plan.stretchEngine.map { " by \($0.shownName)" } ?? ""
         let engine: ResampleEngine
         switch plan.length {
         case .resample(let frames):
             engine = request.engine.running(ratio: Double(frames) / Double(max(1, plan.range.count)))
         case .stretch(_, .some): engine = request.engine
         case .warp: engine = .polyphase
-        default: return ""
+        default: return stretched
         }
-        return ", \(request.quality.rawValue) quality" + (engine == .libsamplerate ? "" : " (\(engine.rawValue))")
+        return stretched + ", \(request.quality.rawValue) quality"
+            + (engine == .libsamplerate ? "" : " (\(engine.rawValue))")
     }
 
     /// Whether reading and writing run on threads of their own, beside the conversion: only where this process may

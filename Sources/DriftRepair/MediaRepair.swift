@@ -57,8 +57,10 @@ enum MediaRepair {
     private static func plan(_ request: ProcessRequest, _ reader: EncodedAudioReader) throws -> ProcessingPlan {
         let plan: ProcessingPlan
         do {
+            // A compressed stream seeks back by decoding from its start: its sound is measured on its first 30 s.
             plan = try ProcessingPlan(request: request, inputFrames: reader.frameCount, sampleRate: reader.sampleRate)
-        } catch {
+                .choosingStretchEngine(request.stretch, reader: reader, measuredSeconds: 30)
+        } catch let error as PlanError {
             throw ProcessError(path: request.input, plan: error)
         }
         if plan.reverse {
@@ -116,8 +118,9 @@ enum MediaRepair {
                     let otherPlan: ProcessingPlan
                     do {
                         otherPlan = try ProcessingPlan(
-                            request: request, inputFrames: otherReader.frameCount, sampleRate: otherReader.sampleRate)
-                    } catch {
+                            request: request, inputFrames: otherReader.frameCount, sampleRate: otherReader.sampleRate
+                        ).choosingStretchEngine(request.stretch, reader: otherReader, measuredSeconds: 30)
+                    } catch let error as PlanError {
                         throw ProcessError(path: "\(request.input) (stream \(other.index))", plan: error)
                     }
                     replacements.append(

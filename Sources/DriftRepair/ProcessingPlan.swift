@@ -37,6 +37,8 @@ public struct ProcessingPlan: Sendable, Equatable {
     public let trailingSilence: Int64
     /// Sound re-inserted where the recorder lost it, in frames of the stream after the trim and the silence.
     public let gaps: [GapFiller.Gap]
+    /// The engine a stretch runs on, once chosen (`choosingStretchEngine`); nil without a stretch.
+    public internal(set) var stretchEngine: StretchEngine?
 
     /// Plans `request` for an input of `frames` frames at `sampleRate`.
     ///

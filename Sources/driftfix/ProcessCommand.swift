@@ -142,6 +142,7 @@ struct ProcessCommand: ParsableCommand {
             request.threads = threads ?? Cores.available
             request.parallelEncode = parallelEncode
             request.engine = (method.engine ?? policy.engine(for: input)).engine(for: request.quality)
+            request.stretch = method.stretchEngine ?? .default
         } catch let error as ValidationError {
             throw error
         } catch {

@@ -5,6 +5,7 @@ import DriftRun
 import Foundation
 
 extension ResampleQuality: ExpressibleByArgument {}
+extension StretchChoice: ExpressibleByArgument {}
 extension ResampleEngine: ExpressibleByArgument {}
 extension EngineChoice: ExpressibleByArgument {}
 extension RepairMethod: ExpressibleByArgument {}
@@ -73,6 +74,12 @@ struct MethodOptions: ParsableArguments {
             "Resampling engine: auto (default: polyphase, driftfix's own kernel, at medium and best; soxr at fast), polyphase, soxr or libsamplerate."
     )
     var engine: EngineChoice?
+
+    @Option(
+        help:
+            "Stretch engine (--method stretch, --tempo): auto (default: the phase vocoder, or WSOLA for speech-like sound within 0.2 % of its length), vocoder or wsola."
+    )
+    var stretchEngine: StretchChoice?
 
     @Option(
         help: ArgumentHelp(
