@@ -274,25 +274,51 @@ echo "raw xRT: the same converter on the first $raw_seconds s held in memory (no
 fi
 
 if want stretch; then
+# Speed on one core (taskset; Rubber Band, its channels together as driftfix's, and sox are single-threaded) on a
+# real song looped to BENCH_STRETCH_SECONDS, 48 kHz stereo: median of 3 wall seconds, as xRT, and each tool's time
+# over Rubber Band R3's at the same ratio. Then the vocoder on the whole $seconds s input, for its peak memory
+# (constant whatever the length).
 echo
-echo "## Pitch-preserving stretch: $seconds s, 48 kHz stereo 24-bit WAV"
-printf "%-34s %9s %11s\n" "tool" "xRT" "peak MiB"
-for r in 0.97 1.25; do
+sts=${BENCH_STRETCH_SECONDS:-120}
+song="$work/stretch-song-${sts}s.wav"
+[[ -f "$song" ]] || sox Tests/Music/Kevin_MacLeod_-_Vibe_Ace.ogg -r 48000 -c 2 -b 24 "$song" repeat 60 trim 0 "$sts"
+core=(); command -v taskset >/dev/null && core=(taskset -c 0)
+stime() {  # stime INDEX COMMAND...: the median wall seconds and peak MiB of COMMAND on one core, kept at INDEX
+    local i=$1 w m; shift
+    read -r w m < <(median3 "${core[@]}" "$@")
+    swall[i]=$w; srss[i]=$m
+}
+echo "## Pitch-preserving stretch: a song looped to $sts s, 48 kHz stereo, one core; xRT, time over R3's, peak MiB"
+printf "%-30s %8s %9s %9s\n" "tool" "xRT" "vs R3" "peak MiB"
+for r in 0.8 1.25; do
+    frames=$(awk -v r="$r" -v n="$((sts * 48000))" 'BEGIN { printf "%d", n * r + 0.5 }')
     tempo=$(awk -v r="$r" 'BEGIN { printf "%.10f", 1 / r }')
+    swall=() srss=()
+    labels=("driftfix (auto) x$r" "driftfix vocoder x$r" "driftfix wsola x$r" "rubberband -3 (R3) x$r" "rubberband -2 (R2) x$r" "sox tempo x$r")
+    stime 0 "$bin/driftfix" process "$song" "$work/st.wav" --method stretch --to-frames "$frames" -q -y
+    stime 1 "$bin/driftfix" process "$song" "$work/st.wav" --method stretch --to-frames "$frames" --stretch-engine vocoder -q -y
+    stime 2 "$bin/driftfix" process "$song" "$work/st.wav" --method stretch --to-frames "$frames" --stretch-engine wsola -q -y
+    stime 3 rubberband -q -3 --centre-focus -D "$(awk -v f="$frames" 'BEGIN { printf "%.9f", f / 48000 }')" "$song" "$work/st.wav"
+    stime 4 rubberband -q -2 --centre-focus -D "$(awk -v f="$frames" 'BEGIN { printf "%.9f", f / 48000 }')" "$song" "$work/st.wav"
+    stime 5 sox "$song" "$work/st.wav" tempo "$tempo"
+    for i in 0 1 2 3 4 5; do
+        awk -v l="${labels[$i]}" -v s="$sts" -v w="${swall[$i]}" -v r3="${swall[3]}" -v m="${srss[$i]}" \
+            'BEGIN { printf "%-30s %8.1f %8.2fx %9d\n", l, s / w, w / r3, m }'
+    done
     rm -f "$work/st.wav"
-    measure "driftfix stretch x$r" "$bin/driftfix" process "$input" "$work/st.wav" --method stretch --ratio "$r" -q
-    rm -f "$work/st.wav"
-    if command -v sox >/dev/null; then
-        measure "sox tempo $tempo" sox "$input" "$work/st.wav" tempo "$tempo"; rm -f "$work/st.wav"
-    fi
-    if command -v rubberband >/dev/null; then
-        measure "rubberband -t $r" rubberband -q -t "$r" "$input" "$work/st.wav"; rm -f "$work/st.wav"
-    fi
 done
-
+read -r w m < <(median3 "${core[@]}" "$bin/driftfix" process "$input" "$work/st.wav" --method stretch --ratio 1.25 --stretch-engine vocoder -q -y)
+awk -v s="$seconds" -v w="$w" -v m="$m" 'BEGIN { printf "%-30s %8.1f %9s %9d\n", "driftfix vocoder x1.25, " s " s", s / w, "", m }'
+rm -f "$work/st.wav"
 fi
 
 if want quality; then
+# ViSQOL (and PESQ on speech) against ideal stretches rendered from scores, and round trips of a real song
+# (scripts/stretch-quality.py; docs/performance.md explains the materials). Then the older log-spectral distance.
+echo
+echo "## Stretch quality: ViSQOL MOS-LQO (1..5, higher is better) against ideal stretches; a song by round trip"
+"${DRIFTFIX_OTIO_VENV:-.build-otio}/bin/python" scripts/stretch-quality.py score --driftfix "$bin/driftfix" \
+    --tools driftfix,driftfix:vocoder,driftfix:wsola,R2,R3,sox --json "$work/stretch-quality.json" 2>"$work/stretch-quality.log"
 echo
 echo "## Stretch quality: round trip by r then 1/r on a 10 s speech-like signal (f0 120 Hz, three formants)"
 echo "## log-spectral distance to the original in dB (lower is better); seconds for both legs"

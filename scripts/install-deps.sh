@@ -52,12 +52,13 @@ fi
 if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]]; then
     venv="${DRIFTFIX_OTIO_VENV:-$(cd "$(dirname "$0")/.." && pwd)/.build-otio}"
     # and the stretch's judges: ViSQOL (a port of Google's ViSQOL v3) and PESQ, with the numpy, scipy and soundfile
-    # they and scripts/stretch-quality.py use (numba makes ViSQOL seven times faster).
+    # they and scripts/stretch-quality.py use (numba makes ViSQOL seven times faster), and matplotlib for the
+    # figures scripts/stretch-plots.py draws.
     readers=(opentimelineio==0.18.1 otio-cmx3600-adapter==1.0.0 otio-fcpx-xml-adapter==1.0.0 wavinfo==4.0.1
-        opentelemetry-proto==1.45.2 visqol-python==3.8.0 pesq==0.0.4 soundfile==0.14.0 numpy==2.4.6 scipy==1.17.1 numba==0.68.1)
+        opentelemetry-proto==1.45.2 visqol-python==3.8.0 pesq==0.0.4 soundfile==0.14.0 numpy==2.4.6 scipy==1.17.1 numba==0.68.1 matplotlib==3.11.2)
     if ! "$venv/bin/python" -c 'import opentimelineio, otio_cmx3600_adapter, otio_fcpx_xml_adapter, wavinfo
 import opentelemetry.proto.collector.trace.v1.trace_service_pb2
-import visqol, pesq, soundfile, numpy, scipy, numba' 2>/dev/null; then
+import visqol, pesq, soundfile, numpy, scipy, numba, matplotlib' 2>/dev/null; then
         echo "install-deps: installing ${readers[*]} into $venv" >&2
         /usr/bin/python3 -m venv "$venv"
         "$venv/bin/pip" install -q --disable-pip-version-check "${readers[@]}"

@@ -4,16 +4,11 @@ import DriftCore
 /// level of their second (Scheirer and Slaney's "percentage of low-energy frames", a classic speech/music cue).
 ///
 /// Speech and drums leave gaps between syllables and hits (measured: a rendered voice 0.35, a drum kit 0.66); sustained
-/// music does not (piano chords 0.03, a band 0.05 to 0.21). It picks the stretch engine near 1×, where WSOLA's rare
-/// splices fall in those gaps and score higher than a vocoder on gappy sound, and lower on sustained sound.
+/// music does not (piano chords 0.03, a band 0.05 to 0.21). It picks the stretch engine (`StretchChoice`): WSOLA's
+/// splices fall in those gaps.
 public struct SoundSparseness: Sendable, Equatable {
     /// The share of low-energy frames, 0...1; nil where the measured part was silent throughout.
     public let lowEnergyShare: Double?
-
-    /// At or above this share a sound counts as gappy (speech lies around 0.3 to 0.6, music mostly below 0.2).
-    public static let gappyShare = 0.3
-
-    public var isGappy: Bool { (lowEnergyShare ?? 0) >= Self.gappyShare }
 
     public init(lowEnergyShare: Double?) { self.lowEnergyShare = lowEnergyShare }
 

@@ -13,22 +13,22 @@ extension ProcessingPlan {
         return Double(frames) / Double(streamFrames)
     }
 
-    /// This plan with its stretch engine chosen: by `choice`, and for `auto` near 1× by how gappy the sound of
-    /// `reader` is (measured on a few seconds spread over the used range, or over its first `measuredSeconds` where
+    /// This plan with its stretch engine chosen: by `choice`, and for `auto` where WSOLA may serve by the share of
+    /// low-energy frames in the sound of `reader` (measured on a few seconds spread over the used range, or over its first `measuredSeconds` where
     /// seeking is dear, as in compressed audio; then the reader is put back at its start).
     func choosingStretchEngine(
         _ choice: StretchChoice, reader: SeekableAudioSource, measuredSeconds: Int64? = nil
     ) throws -> ProcessingPlan {
         guard let ratio = stretchRatio else { return self }
         var chosen = self
-        var gappy = false
+        var share: Double?
         if choice.needsSound(ratio: ratio) {
             let span = measuredSeconds.map { Int64(inputRate) * $0 } ?? Int64(range.count)
             let measured = range.lowerBound..<(range.lowerBound + min(Int64(range.count), span))
-            gappy = try SoundSparseness.measure(reader, range: measured, sampleRate: inputRate).isGappy
+            share = try SoundSparseness.measure(reader, range: measured, sampleRate: inputRate).lowEnergyShare
             try reader.seek(toFrame: 0)
         }
-        chosen.stretchEngine = choice.engine(ratio: ratio, speechLike: gappy)
+        chosen.stretchEngine = choice.engine(ratio: ratio, lowEnergyShare: share)
         return chosen
     }
 

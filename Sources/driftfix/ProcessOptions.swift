@@ -77,7 +77,7 @@ struct MethodOptions: ParsableArguments {
 
     @Option(
         help:
-            "Stretch engine (--method stretch, --tempo): auto (default: the phase vocoder, or WSOLA for speech-like sound within 0.2 % of its length), vocoder or wsola."
+            "Stretch engine (--method stretch, --tempo): auto (default: the phase vocoder; WSOLA for sound with gaps, speech or a beat, shortened by up to a fifth or lengthened within 0.2 %, where it scored higher), vocoder or wsola."
     )
     var stretchEngine: StretchChoice?
 
