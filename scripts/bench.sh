@@ -310,15 +310,16 @@ done
 read -r w m < <(median3 "${core[@]}" "$bin/driftfix" process "$input" "$work/st.wav" --method stretch --ratio 1.25 --stretch-engine vocoder -q -y)
 awk -v s="$seconds" -v w="$w" -v m="$m" 'BEGIN { printf "%-30s %8.1f %9s %9d\n", "driftfix vocoder x1.25, " s " s", s / w, "", m }'
 rm -f "$work/st.wav"
-fi
-
-if want quality; then
 # ViSQOL (and PESQ on speech) against ideal stretches rendered from scores, and round trips of a real song
-# (scripts/stretch-quality.py; docs/performance.md explains the materials). Then the older log-spectral distance.
+# (scripts/stretch-quality.py; docs/performance.md explains the materials): every tool, material and ratio. The older
+# log-spectral distance is the quality section's.
 echo
 echo "## Stretch quality: ViSQOL MOS-LQO (1..5, higher is better) against ideal stretches; a song by round trip"
 "${DRIFTFIX_OTIO_VENV:-.build-otio}/bin/python" scripts/stretch-quality.py score --driftfix "$bin/driftfix" \
     --tools driftfix,driftfix:vocoder,driftfix:wsola,R2,R3,sox --json "$work/stretch-quality.json" 2>"$work/stretch-quality.log"
+fi
+
+if want quality; then
 echo
 echo "## Stretch quality: round trip by r then 1/r on a 10 s speech-like signal (f0 120 Hz, three formants)"
 echo "## log-spectral distance to the original in dB (lower is better); seconds for both legs"
