@@ -131,9 +131,11 @@ enum ChunkLayouts {
             }
             size = min(size, Int(UInt32.max))
             if id == "data" && rf64 && size == 0xFFFF_FFFF { size = dataSize ?? audio.count }
-            let end = min(file.count, at + 8 + size)
+            // A ds64 size may be anything: the walk steps at most past the end of the file.
+            let step = min(size, file.count)
+            let end = min(file.count, at + 8 + step)
             chunks.append(Chunk(id: id, payload: Array(file[(at + 8)..<end]), stated: UInt32(truncatingIfNeeded: size)))
-            at = at + 8 + size + (size & 1)
+            at = at + 8 + step + (size & 1)
         }
         return (rf64, chunks)
     }
@@ -222,6 +224,13 @@ enum ChunkOracle {
             let index = chunks.firstIndex(where: { ($0.stated.map(Int.init) ?? 0) > $0.payload.count }),
             chunks[...index].allSatisfy({ ChunkLayouts.isPlausible($0.id) })
         else { return }
+        // A format chunk that is itself implausible (a rate or channel count no recorder writes) is refused for that
+        // first, with that reason.
+        if let format = chunks.first(where: { $0.id == "fmt " }), format.payload.count >= 8 {
+            let channels = Int(ChunkFile.integer(format.payload[2..<4], bigEndian: false))
+            let rate = Int(ChunkFile.integer(format.payload[4..<8], bigEndian: false))
+            guard (1...1_536_000).contains(rate), (1...1024).contains(channels) else { return }
+        }
         let overrun = chunks[index]
         guard overrun.id != "data",
             ChunkLayouts.recorderIDs.contains(overrun.id) || Int(overrun.stated ?? 0) <= file.count
