@@ -24,7 +24,8 @@ struct DriftBench: AsyncParsableCommand {
         subcommands: [
             Generate.self, ResampledSNR.self, ContentPair.self, ContentAccuracy.self, Raw.self, Signal.self,
             Distance.self, Stretch.self, Tree.self, Fleet.self, JournalFill.self, Dispatch.self, Chaos.self,
-            MediaShares.self, SoundMatchSpeed.self, ShootFolder.self, PlaybackFolder.self, MovieProbeSpeed.self,
+            MediaShares.self, SoundMatchSpeed.self, SoundIndexGrowth.self, ShootFolder.self, PlaybackFolder.self,
+            MovieProbeSpeed.self,
             SlateFile.self,
         ]
     )

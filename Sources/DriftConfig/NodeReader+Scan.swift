@@ -73,6 +73,7 @@ extension NodeReader {
                 rules.soundOutput = template
             case "device": rules.device = try deviceRules(value, key: full)
             case "sound-group": rules.soundGroup = try soundGroup(value, key: full)
+            case "sound-search": rules.soundSearch = try choice(value, key: full, as: SoundSearch.self)
             case "patterns":
                 rules.patterns = []
                 for (index, item) in try sequence(value, key: full).enumerated() {
@@ -84,7 +85,7 @@ extension NodeReader {
                     allowed: [
                         "recordings", "references", "patterns", "ignore", "movie-header-fallback",
                         "ambiguous-references", "self-pairs", "pair-by", "sound-output", "device",
-                        "sound-group",
+                        "sound-group", "sound-search",
                     ])
             }
         }

@@ -44,7 +44,18 @@ public enum PairBy: String, Sendable, Equatable, CaseIterable {
     case nameThenSound = "name-then-sound"
 }
 
+/// How a clip is searched for among its group's recordings (config `scan.sound-search`).
+public enum SoundSearch: String, Sendable, Equatable, CaseIterable {
+    /// Looked up in an index of the recordings' landmarks; the recordings it names searched (every recording where
+    /// none of them holds a place worth measuring).
+    case indexed
+    /// Every recording searched for every clip.
+    case exhaustive
+}
+
 public struct PairingRules: Sendable, Equatable {
+    /// Indexed (the default) or every recording, for each clip found by sound.
+    public var soundSearch = SoundSearch.indexed
     /// Names, sound, or both (`driftfix sync` and `scan --pair-by` read it).
     public var pairBy = PairBy.name
     /// Where a clip's audio cut from a recording goes, below the output root: `{folder}` is the clip's folder below

@@ -270,7 +270,7 @@ public struct SoundPairing: Sendable {
     )
         -> [ClipTask]
     {
-        let matcher = SoundMatcher(recordings: recordingPrints.map(\.print))
+        let matcher = SoundMatcher(recordings: recordingPrints.map(\.print), indexed: rules.soundSearch == .indexed)
         let recordingPaths = recordingPrints.map(\.path)
         let recordingTimecodes = recordingPrints.map { ($0.timecode, $0.print.seconds) }
         let logger = logger

@@ -128,7 +128,7 @@ extension SoundMatcher {
         guard place.byHarmony == true else { return place }
         var place = place
         place.startSeconds = refine(
-            clip, in: recordings[place.recording],
+            clip, in: recording(place.recording),
             around: Int((place.startSeconds * Double(SoundPrint.frameRate)).rounded()))
         return place
     }

@@ -66,17 +66,42 @@ public final class SoundMatcher: Sendable {
         place.byHarmony == true ? tentativeHarmonyClarity : tentativeOnsetClarity
     }
 
-    let recordings: [Prepared]
+    /// The recordings' prints; each is prepared for the search when first searched (`recording(_:)`).
+    private let prints: [SoundPrint]
+    private let prepared = Mutex<[Int: Prepared]>([:])
+    /// The recordings' landmarks, where the search is indexed.
+    public let index: SoundIndex?
     private let spectra = Mutex<[SpectrumKey: HalfSpectrum]>([:])
     private let harmonySpectra = Mutex<[SpectrumKey: [HalfSpectrum]]>([:])
     private let transforms = Mutex<[Int: FFT]>([:])
 
-    public init(recordings: [SoundPrint]) {
-        self.recordings = recordings.map(Prepared.init)
+    /// - Parameter indexed: look each clip up in an index of the recordings' landmarks first and search the recordings
+    ///   it names (the same places as the search of every recording, in time that does not grow with the hours); false:
+    ///   search every recording for every clip.
+    public convenience init(recordings: [SoundPrint], indexed: Bool = true) {
+        self.init(recordings: recordings, index: indexed ? SoundIndex(recordings: recordings) : nil)
+    }
+
+    /// - Parameter index: the recordings' index, made from these prints in this order; nil: every recording is searched.
+    public init(recordings: [SoundPrint], index: SoundIndex?) {
+        prints = recordings
+        self.index = index
+    }
+
+    /// Recording `index` prepared for the search (once; a recording the index never names is never prepared).
+    func recording(_ index: Int) -> Prepared {
+        if let made = prepared.withLock({ $0[index] }) { return made }
+        let made = Prepared(prints[index])
+        prepared.withLock { $0[index] = made }
+        return made
     }
 
     /// Every recording's best place for `reference`, best first; those that are not clear are listed too (callers
     /// list an uncertain place, they do not use it).
+    ///
+    /// Indexed, the recordings the index names (and those with a hint) are searched first; where none of them holds a
+    /// place worth measuring, every recording is, so that what comes out worth measuring is what the search of every
+    /// recording finds (places that are not are listed for the named recordings only).
     ///
     /// - Parameter hints: per recording index, where another witness (timecode) puts the reference's start,
     ///   recording seconds: where the prints alone find no clear place, the full-rate prints are searched within
@@ -84,35 +109,69 @@ public final class SoundMatcher: Sendable {
     public func candidates(for reference: SoundPrint, hints: [Int: Double] = [:]) -> [SoundCandidate] {
         let clip = Prepared(reference)
         guard clip.coarse.count >= 2 else { return [] }
-        var found: [SoundCandidate] = []
-        var clipSpectra: [Int: HalfSpectrum] = [:]
-        var clipHarmony: [Int: [HalfSpectrum]] = [:]
-        // Per recording, the weak places of each print (none clear): what a clip found clearly nowhere falls back on.
-        var weak: [[SoundCandidate]] = []
-        for (index, recording) in recordings.enumerated() where recording.coarse.count >= 2 {
-            let minimumOverlap = min(
-                clip.coarse.count,
-                max(2, Int(Self.minimumOverlapSeconds * Double(SoundPrint.frameRate) / Double(Self.pooling))))
-            guard recording.coarse.count >= minimumOverlap else { continue }
-            let correlation = correlations(
-                clip, with: recording, index: index, clipSpectra: &clipSpectra, clipHarmony: &clipHarmony)
-            var places = place(
-                clip, in: recording, index: index, correlation: correlation.onsets, minimumOverlap: minimumOverlap)
-            if let hint = hints[index], !places.contains(where: \.isClear),
-                let sharp = hinted(clip, in: recording, index: index, at: hint, best: places.first)
-            {
-                places = [sharp]
+        var spectra = ClipSpectra()
+        var searched: [Int: Searched] = [:]
+        if let named = index?.nominate(reference) {
+            for i in Set(named.recordings).union(hints.keys) {
+                searched[i] = search(clip, in: i, hint: hints[i], spectra: &spectra)
             }
-            // The pitch classes, for music: places the onsets did not find clearly.
-            let harmonic =
-                correlation.harmony.map { harmonyPlaces(clip, in: recording, index: index, correlation: $0) } ?? []
-            if !harmonic.isEmpty, !harmonic.contains(where: \.isWorthMeasuring) { weak.append(harmonic) }
-            if !places.isEmpty, !places.contains(where: \.isWorthMeasuring) { weak.append(places) }
-            merge(harmonic, into: &places, for: clip)
-            found += places.sorted { $0.clarity > $1.clarity }.prefix(Self.mostPlaces)
+            let found = searched.values.flatMap(\.found)
+            if found.contains(where: \.isWorthMeasuring) { return Self.ordered(Self.inOrder(searched).found) }
         }
+        for i in prints.indices where searched[i] == nil {
+            searched[i] = search(clip, in: i, hint: hints[i], spectra: &spectra)
+        }
+        var (found, weak) = Self.inOrder(searched)
         if !found.contains(where: \.isWorthMeasuring) { fallBack(on: weak, found: &found, for: clip) }
         return Self.ordered(found)
+    }
+
+    /// One recording's places for a clip, and its weak places where none is worth measuring.
+    private struct Searched {
+        var found: [SoundCandidate] = []
+        var weak: [[SoundCandidate]] = []
+    }
+
+    /// The recordings' places and weak places in the recordings' order (what follows depends on it only for ties).
+    private static func inOrder(_ searched: [Int: Searched]) -> (found: [SoundCandidate], weak: [[SoundCandidate]]) {
+        let each = searched.keys.sorted().compactMap { searched[$0] }
+        return (each.flatMap(\.found), each.flatMap(\.weak))
+    }
+
+    /// A clip's spectra, per transform size, kept over the recordings it is searched in.
+    private struct ClipSpectra {
+        var onsets: [Int: HalfSpectrum] = [:]
+        var harmony: [Int: [HalfSpectrum]] = [:]
+    }
+
+    /// The clip searched for in one recording: its places, and its weak places where none is worth measuring (what a
+    /// clip found clearly nowhere falls back on).
+    private func search(_ clip: Prepared, in index: Int, hint: Double?, spectra: inout ClipSpectra) -> Searched {
+        let minimumOverlap = min(
+            clip.coarse.count,
+            max(2, Int(Self.minimumOverlapSeconds * Double(SoundPrint.frameRate) / Double(Self.pooling))))
+        // The pooled length, known from the print: a recording too short is not prepared.
+        let pooled = (prints[index].onsets.count + Self.pooling - 1) / Self.pooling
+        guard pooled >= max(2, minimumOverlap) else { return Searched() }
+        let recording = recording(index)
+        var result = Searched()
+        let correlation = correlations(
+            clip, with: recording, index: index, clipSpectra: &spectra.onsets, clipHarmony: &spectra.harmony)
+        var places = place(
+            clip, in: recording, index: index, correlation: correlation.onsets, minimumOverlap: minimumOverlap)
+        if let hint, !places.contains(where: \.isClear),
+            let sharp = hinted(clip, in: recording, index: index, at: hint, best: places.first)
+        {
+            places = [sharp]
+        }
+        // The pitch classes, for music: places the onsets did not find clearly.
+        let harmonic =
+            correlation.harmony.map { harmonyPlaces(clip, in: recording, index: index, correlation: $0) } ?? []
+        if !harmonic.isEmpty, !harmonic.contains(where: \.isWorthMeasuring) { result.weak.append(harmonic) }
+        if !places.isEmpty, !places.contains(where: \.isWorthMeasuring) { result.weak.append(places) }
+        merge(harmonic, into: &places, for: clip)
+        result.found = Array(places.sorted { $0.clarity > $1.clarity }.prefix(Self.mostPlaces))
+        return result
     }
 
     /// Both prints' correlations with one recording: the onsets' and, where both hold enough of them, the pitch
@@ -223,7 +282,7 @@ public final class SoundMatcher: Sendable {
     private func harmonyProduct(
         _ clip: Prepared, in index: Int, size: Int, clipSpectra: inout [Int: [HalfSpectrum]]
     ) -> HalfSpectrum? {
-        guard clip.chromaFrames >= 2, recordings[index].chromaFrames >= Self.harmonyOverlap(clip) else { return nil }
+        guard clip.chromaFrames >= 2, recording(index).chromaFrames >= Self.harmonyOverlap(clip) else { return nil }
         let fft = transform(size)
         let x = clipSpectra[size] ?? PrintSpectra.spectra(of: clip.chroma, fft: fft)
         clipSpectra[size] = x
@@ -251,7 +310,7 @@ public final class SoundMatcher: Sendable {
     private func harmonySpectrum(recording index: Int, size: Int, fft: FFT) -> [HalfSpectrum] {
         let key = SpectrumKey(recording: index, size: size)
         if let cached = harmonySpectra.withLock({ $0[key] }) { return cached }
-        let made = PrintSpectra.spectra(of: recordings[index].chroma, fft: fft)
+        let made = PrintSpectra.spectra(of: recording(index).chroma, fft: fft)
         harmonySpectra.withLock { $0[key] = made }
         return made
     }
@@ -260,7 +319,7 @@ public final class SoundMatcher: Sendable {
     private func spectrum(recording index: Int, size: Int, fft: FFT) -> HalfSpectrum {
         let key = SpectrumKey(recording: index, size: size)
         if let cached = spectra.withLock({ $0[key] }) { return cached }
-        let made = PrintSpectra.spectrum(of: recordings[index].coarse, fft: fft)
+        let made = PrintSpectra.spectrum(of: recording(index).coarse, fft: fft)
         spectra.withLock { $0[key] = made }
         return made
     }

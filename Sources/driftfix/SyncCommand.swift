@@ -73,6 +73,11 @@ struct SyncCommand: AsyncParsableCommand {
     var journal: String?
     @Flag(help: "Print every file and cut every clip again, even those an earlier run made that still stand.")
     var full = false
+    @Flag(
+        help:
+            "Search every recording for every clip, not only those the index of their landmarks names (the reference the indexed search is tested against; default: the configuration's scan.sound-search)."
+    )
+    var exhaustiveSearch = false
 
     @OptionGroup(title: "Timeline")
     var timeline: TimelineOptions
@@ -93,6 +98,7 @@ struct SyncCommand: AsyncParsableCommand {
         settings.mux = mux ? true : nil
         settings.journalPath = journal.map(Paths.absolute)
         settings.full = full
+        if exhaustiveSearch { settings.configuration.pairing.soundSearch = .exhaustive }
         settings.work = .threads(threads ?? Cores.available)
         settings.timeline = timeline.file
         let logger = Logger(label: "driftfix.sync")

@@ -35,7 +35,7 @@ private let coverage: [String: [String: [PairingPath: Expect]]] = [
     "sync": [
         "out": everywhere, "pair-by": everywhere, "config": everywhere, "format": everywhere, "report": everywhere,
         "mux": everywhere, "threads": everywhere, "quality": everywhere, "journal": everywhere, "full": everywhere,
-        "Timeline": everywhere,
+        "exhaustive-search": everywhere, "Timeline": everywhere,
     ],
 ]
 
@@ -206,7 +206,8 @@ struct OptionCoverageTests {
         let sync = try driftfix([
             "sync", root.path, "--out", out.path, "--pair-by", path.rawValue, "--config", Self.configuration,
             "--format", "json", "--report", files.file("sync"), "--mux", "--threads", "1", "--quality", "best",
-            "--journal", files.file("sync.sqlite"), "--full", "--timeline", files.file("sync.otio"),
+            "--journal", files.file("sync.sqlite"), "--full", "--exhaustive-search", "--timeline",
+            files.file("sync.otio"),
         ])
         #expect(sync.status == 0, "\(path): \(sync.stdout)\n\(sync.stderr)")
         #expect(FileManager.default.fileExists(atPath: out.file("camera/A001.MP4")), "--mux: a copy of the clip")
