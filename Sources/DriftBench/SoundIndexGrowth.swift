@@ -6,7 +6,9 @@ import Foundation
 /// How the indexed search grows with the hours indexed: speech-like prints of one-hour recordings (synthesised: a
 /// thousand hours of audio do not fit this disk), clips cut from them as a camera hears them (onsets weaker or lost,
 /// others added, some a frame early or late, a clock 100 ppm off), each searched for through the index and, up to
-/// `--exhaustive-up-to` hours, in every recording.
+/// `--exhaustive-up-to` hours, in every recording. *lookup*: the index alone; *indexed*: the whole indexed search
+/// (the lookup and the exact search of the recordings it names, each already prepared); *first*: a clip's cost while
+/// the night prepares each named recording once; *every*: the search of every recording.
 struct SoundIndexGrowth: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "soundindex", abstract: "The indexed search against the recorder-hours indexed.")
@@ -15,74 +17,97 @@ struct SoundIndexGrowth: ParsableCommand {
     @Option(help: "Clips searched for at each size.") var clips = 100
     @Option(help: "Seconds per clip.") var clipSeconds = 60.0
     @Option(help: "The search of every recording is timed up to this many hours.") var exhaustiveUpTo = 100
+    @Option(help: "Timed passes over the clips at each size (the table gives their median and range).") var repeats = 3
 
     func run() throws {
         let sizes = hours.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard let largest = sizes.max(), largest > 0, clips > 0 else { throw ValidationError("nothing to measure") }
+        guard let largest = sizes.max(), largest > 0, clips > 0, repeats > 0 else {
+            throw ValidationError("nothing to measure")
+        }
         var random = SplitMix64(seed: 67)
         let recordings = (0..<largest).map { _ in Self.speechPrint(seconds: 3600, random: &random) }
         Swift.print(
-            "hours  landmarks/h  index MB/h  build s/h  lookup ms  named/clip  search ms  indexed ms  first ms  every ms  found"
+            "| hours | landmarks/h | index MB/h | build ms/h | lookup ms | named/clip | indexed ms | first ms | every ms | found |"
         )
+        Swift.print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for size in sizes.sorted() {
             let prints = Array(recordings.prefix(size))
-            var clock = ContinuousClock.now
-            let index = SoundIndex(recordings: prints)
-            let build = (ContinuousClock.now - clock).seconds
-            let indexed = SoundMatcher(recordings: prints, index: index)
+            var index = SoundIndex(recordings: prints)
+            var builds: [Double] = []
+            for _ in 0..<repeats {
+                let clock = ContinuousClock.now
+                index = SoundIndex(recordings: prints)
+                builds.append((ContinuousClock.now - clock).seconds * 1000 / Double(size))
+            }
             let wanted = (0..<clips).map { _ in
                 (recording: Int(random.next() % UInt64(size)), start: 1.0 + Double(random.next() % 3500_00) / 100)
             }
             let clipPrints = wanted.map {
                 Self.heardByCamera(prints[$0.recording], from: $0.start, seconds: clipSeconds, random: &random)
             }
-            // Twice: the first pass prepares each named recording for the search (once a night per recording), the
-            // second is what each further clip costs.
-            var lookup = 0.0
-            var named = 0
-            var found = 0
-            var cold = 0.0
-            var total = 0.0
-            for pass in 0..<2 {
-                lookup = 0
-                named = 0
-                found = 0
-                clock = ContinuousClock.now
-                for (c, clip) in clipPrints.enumerated() {
-                    let start = ContinuousClock.now
-                    named += index.nominate(clip)?.recordings.count ?? size
-                    lookup += (ContinuousClock.now - start).seconds
-                    let best = indexed.candidates(for: clip).first
-                    if let best, best.isClear, best.recording == wanted[c].recording,
-                        abs(best.startSeconds - wanted[c].start) < 0.05
-                    {
-                        found += 1
-                    }
-                }
-                if pass == 0 {
-                    cold = (ContinuousClock.now - clock).seconds
-                } else {
-                    total = (ContinuousClock.now - clock).seconds
-                }
-            }
+            // The first pass prepares each named recording for the search (once a night per recording); the timed
+            // passes after it are what each further clip costs.
+            let matcher = SoundMatcher(recordings: prints, index: index)
+            let first = Self.pass(clipPrints, wanted, index: index, matcher: matcher)
+            let timed = (0..<repeats).map { _ in Self.pass(clipPrints, wanted, index: index, matcher: matcher) }
             var every = "-"
             if size <= exhaustiveUpTo {
                 let exhaustive = SoundMatcher(recordings: prints, indexed: false)
-                let timed = min(clips, 20)
-                clock = ContinuousClock.now
-                for clip in clipPrints.prefix(timed) { _ = exhaustive.candidates(for: clip) }
-                clock = ContinuousClock.now
-                for clip in clipPrints.prefix(timed) { _ = exhaustive.candidates(for: clip) }
-                every = String(format: "%.1f", (ContinuousClock.now - clock).seconds * 1000 / Double(timed))
+                let some = Array(clipPrints.prefix(min(clips, 20)))
+                for clip in some { _ = exhaustive.candidates(for: clip) }
+                every = Self.spread(
+                    (0..<repeats).map { _ in
+                        let clock = ContinuousClock.now
+                        for clip in some { _ = exhaustive.candidates(for: clip) }
+                        return (ContinuousClock.now - clock).seconds * 1000 / Double(some.count)
+                    })
             }
-            let n = Double(clips)
+            let found = ([first] + timed).map(\.found).min() ?? 0
             Swift.print(
-                String(
-                    format: "%5d  %11.0f  %10.2f  %9.4f  %9.2f  %10.2f  %9.2f  %10.2f  %8.2f  %8@  %d/%d", size,
-                    Double(index.landmarkCount) / Double(size), Double(index.byteCount) / 1e6 / Double(size),
-                    build / Double(size), lookup * 1000 / n, Double(named) / n, (total - lookup) * 1000 / n,
-                    total * 1000 / n, cold * 1000 / n, every, found, clips))
+                "| \(size) | \(Int(Double(index.landmarkCount) / Double(size))) | "
+                    + String(format: "%.2f", Double(index.byteCount) / 1e6 / Double(size))
+                    + " | \(Self.spread(builds)) | \(Self.spread(timed.map(\.lookup))) | "
+                    + String(format: "%.2f", timed[0].named) + " | \(Self.spread(timed.map(\.total))) | "
+                    + String(format: "%.1f", first.total) + " | \(every) | \(found)/\(clips) |")
         }
+        Swift.print(
+            "(medians of \(repeats) passes, min-max in brackets; ms per clip of \(Int(clipSeconds)) s, one thread; build ms per recorder-hour)"
+        )
+    }
+
+    /// One pass over the clips: per clip, the lookup's and the whole search's milliseconds, recordings named, and how
+    /// many clips the search put at their place.
+    private static func pass(
+        _ clips: [SoundPrint], _ wanted: [(recording: Int, start: Double)], index: SoundIndex, matcher: SoundMatcher
+    ) -> (lookup: Double, total: Double, named: Double, found: Int) {
+        var lookup = 0.0
+        var total = 0.0
+        var named = 0
+        var found = 0
+        for (c, clip) in clips.enumerated() {
+            // The lookup alone, then the whole indexed search (which makes the same lookup again).
+            var start = ContinuousClock.now
+            named += index.nominate(clip)?.recordings.count ?? 0
+            lookup += (ContinuousClock.now - start).seconds
+            start = ContinuousClock.now
+            let best = matcher.candidates(for: clip).first
+            total += (ContinuousClock.now - start).seconds
+            if let best, best.isClear, best.recording == wanted[c].recording,
+                abs(best.startSeconds - wanted[c].start) < 0.05
+            {
+                found += 1
+            }
+        }
+        let n = Double(clips.count)
+        return (lookup * 1000 / n, total * 1000 / n, Double(named) / n, found)
+    }
+
+    /// "median (min-max)".
+    private static func spread(_ values: [Double]) -> String {
+        let sorted = values.sorted()
+        let median = sorted[sorted.count / 2]
+        let digits = median < 10 ? "%.2f" : "%.1f"
+        return String(format: "\(digits) (\(digits)-\(digits))", median, sorted[0], sorted[sorted.count - 1])
     }
 
     /// Speech-like onsets: a syllable every 0.13 to 0.63 s (a pause of 1 to 5 s now and then), its rise 20 to 220

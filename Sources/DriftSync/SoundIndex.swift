@@ -12,20 +12,21 @@ import Synchronization
 /// Stored: 8 bytes a landmark (the recording and the frame), grouped by hash, and one offset per hash value (8 MB,
 /// whatever the hours): speech-like prints give about 25,000 landmarks a recorded hour, 0.2 MB. A lookup's cost is
 /// the landmarks its hashes meet: onset spacings alone are common, so it grows with the hours indexed (measured:
-/// 0.45 ms per recorded hour for a 60 s clip, `driftfix-bench soundindex`).
+/// 0.44 ms per recorded hour for a 60 s clip, `driftfix-bench soundindex`).
 public final class SoundIndex: Sendable {
     /// Votes a recording's best place needs, at least.
     public static let minimumVotes = 5
     /// A clip with fewer hashes than this is not looked up (too little to tell chance from a match).
     public static let minimumHashes = 8
-    /// The least share of a clip's onsets (those that hold a hash) that must meet the recording's at one place:
-    /// where a recording heard the clip, 0.2 to 0.45 of them do; a recording that did not gets at most 0.1 at its
-    /// best chance place, and a clip of a few seconds of speech up to 0.14.
+    /// The least share of a clip's onsets (those that hold a hash) that must meet the recording's at one place,
+    /// counting only the onsets the place overlaps. Measured on the generated shoot of SoundMatcherTests: 0.20 to 0.39
+    /// where a recorder heard the clip whole or most of it, 0.14 for a 10 s overlap at a recorder's start; at most
+    /// 0.14 at the best chance place of a recording that never heard it (a 20 s clip). A chance name costs one
+    /// recording's search, a missed one an answer: the floor sits below both.
     public static let minimumShare = 0.12
-    /// Frames per vote bin for a clip: what a clock 0.5 % off moves its last landmark against its first, so two
-    /// neighbouring bins hold all of a match's votes; at least a tenth of a second (an onset found a frame or two
-    /// apart), at most a second.
-    static func binWidth(clipFrames: Int) -> Int { 10 }
+    /// Frames per vote bin: an onset found a frame or two apart stays in its bin or the next, and two neighbouring
+    /// bins hold a match whose clocks differ by 0.1 % over 200 s (further apart, its votes spread over more bins).
+    static let binFrames = 10
 
     /// Per hash value h, its landmarks are entries[starts[h] ..< starts[h + 1]].
     private let starts: [UInt32]
@@ -71,7 +72,7 @@ public final class SoundIndex: Sendable {
         /// Each named recording's votes at its best place.
         public var votes: [Int]
         /// Each named recording's share of the clip's onsets met at its best place.
-        public var scores: [Double]
+        public var shares: [Double]
         /// Recording landmarks the clip's hashes met.
         public var met: Int
     }
@@ -84,8 +85,8 @@ public final class SoundIndex: Sendable {
         SoundLandmarks.quads(peaks) { quads.append(($0, $1)) }
         guard quads.count >= Self.minimumHashes else { return nil }
         let clipFrames = clip.onsets.count
-        let width = Self.binWidth(clipFrames: clipFrames)
-        // Each recording's bins: offsets −clipFrames … length, a second each, and one spare for the pair.
+        let width = Self.binFrames
+        // Each recording's bins: offsets −clipFrames … length, and one spare for the pair.
         var bases = [Int](repeating: 0, count: lengths.count + 1)
         for (r, length) in lengths.enumerated() {
             bases[r + 1] = bases[r] + (length + clipFrames) / width + 2
@@ -101,11 +102,13 @@ public final class SoundIndex: Sendable {
         // An onset of the clip votes once for each recording onset its hashes met: two onsets that coincide by chance
         // meet through up to 16 pairs of hashes, and would otherwise count as many.
         var anchorMet: [UInt64] = []
+        var anchors = 0
         entries.withUnsafeBufferPointer { entries in
             starts.withUnsafeBufferPointer { starts in
                 var q = 0
                 while q < quads.count {
                     let anchor = quads[q].anchor
+                    anchors += 1
                     anchorMet.removeAll(keepingCapacity: true)
                     while q < quads.count, quads[q].anchor == anchor {
                         SoundLandmarks.neighbours(quads[q].gaps, into: &hashes)
@@ -129,18 +132,15 @@ public final class SoundIndex: Sendable {
                 }
             }
         }
-        var nominated = nomination(
-            votes, anchors: Set(quads.map(\.anchor)).count, clipFrames: clipFrames, width: width, bins: bases)
-        nominated.met = met
-        return nominated
+        return nomination(votes, anchors: anchors, met: met, clipFrames: clipFrames, bins: bases)
     }
 
     /// The recordings whose best pair of bins passes: at least `minimumVotes`, and at least `minimumShare` of the
     /// clip's onsets that hold a hash, counting only those the place overlaps (a clip that runs past a recording's
     /// start or end is heard for part of its length; the search of every recording finds it down to an overlap of
     /// `SoundMatcher.minimumOverlapSeconds`).
-    private func nomination(_ votes: VoteScratch, anchors: Int, clipFrames: Int, width: Int, bins: [Int]) -> Nomination
-    {
+    private func nomination(_ votes: VoteScratch, anchors: Int, met: Int, clipFrames: Int, bins: [Int]) -> Nomination {
+        let width = Self.binFrames
         let least = min(clipFrames, Int(SoundMatcher.minimumOverlapSeconds) * SoundPrint.frameRate)
         var best: [Int: (votes: Int, share: Double)] = [:]
         for (bin, r) in votes.touched {
@@ -158,7 +158,7 @@ public final class SoundIndex: Sendable {
         let named = best.filter { $0.value.share >= Self.minimumShare }
             .sorted { ($0.value.share, $1.key) > ($1.value.share, $0.key) }
         return Nomination(
-            recordings: named.map(\.key), votes: named.map(\.value.votes), scores: named.map(\.value.share), met: 0)
+            recordings: named.map(\.key), votes: named.map(\.value.votes), shares: named.map(\.value.share), met: met)
     }
 
     /// Frames of a clip placed at `offset` in a recording of `length` frames that the recording holds.

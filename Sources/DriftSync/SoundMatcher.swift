@@ -70,14 +70,13 @@ public final class SoundMatcher: Sendable {
     private let prints: [SoundPrint]
     private let prepared = Mutex<[Int: Prepared]>([:])
     /// The recordings' landmarks, where the search is indexed.
-    public let index: SoundIndex?
+    let index: SoundIndex?
     private let spectra = Mutex<[SpectrumKey: HalfSpectrum]>([:])
     private let harmonySpectra = Mutex<[SpectrumKey: [HalfSpectrum]]>([:])
     private let transforms = Mutex<[Int: FFT]>([:])
 
     /// - Parameter indexed: look each clip up in an index of the recordings' landmarks first and search the recordings
-    ///   it names (the same places as the search of every recording, in time that does not grow with the hours); false:
-    ///   search every recording for every clip.
+    ///   it names (`candidates(for:hints:)`); false: search every recording for every clip.
     public convenience init(recordings: [SoundPrint], indexed: Bool = true) {
         self.init(recordings: recordings, index: indexed ? SoundIndex(recordings: recordings) : nil)
     }

@@ -67,8 +67,13 @@ struct ConfigurationTests {
             try Configuration.parse("scan:\n  sound-group: day\n", path: "c.yaml").pairing.soundGroup.parts == [.day])
         let both = try Configuration.parse("scan:\n  sound-group: [\"{1}\", day]\n", path: "c.yaml").pairing.soundGroup
         #expect(both.parts == [.device(.path("{1}")), .day])
+        #expect(Configuration().pairing.soundSearch == .indexed)
+        #expect(
+            try Configuration.parse("scan:\n  sound-search: exhaustive\n", path: "c.yaml").pairing.soundSearch
+                == .exhaustive)
         for bad in [
-            "pair-by: names", "sound-output: \"{folder}/clip.wav\"", "sound-output: \"../{stem}.wav\"",
+            "pair-by: names", "sound-search: every", "sound-output: \"{folder}/clip.wav\"",
+            "sound-output: \"../{stem}.wav\"",
             "sound-output: \"/abs/{stem}.wav\"", "sound-output: \"{stem}.mov\"", "sound-group: week", "sound-group: []",
         ] {
             #expect(throws: ConfigurationError.self, "\(bad)") {
