@@ -27,9 +27,9 @@ struct SoundIndexGrowth: ParsableCommand {
         var random = SplitMix64(seed: 67)
         let recordings = (0..<largest).map { _ in Self.speechPrint(seconds: 3600, random: &random) }
         Swift.print(
-            "| hours | landmarks/h | index MB/h | build ms/h | lookup ms | named/clip | indexed ms | first ms | every ms | found |"
+            "| hours | landmarks/h | index MB/h | build ms/h | lookup ms | met/clip | named/clip | indexed ms | first ms | every ms | found |"
         )
-        Swift.print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        Swift.print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for size in sizes.sorted() {
             let prints = Array(recordings.prefix(size))
             var index = SoundIndex(recordings: prints)
@@ -67,7 +67,8 @@ struct SoundIndexGrowth: ParsableCommand {
                 "| \(size) | \(Int(Double(index.landmarkCount) / Double(size))) | "
                     + String(format: "%.2f", Double(index.byteCount) / 1e6 / Double(size))
                     + " | \(Self.spread(builds)) | \(Self.spread(timed.map(\.lookup))) | "
-                    + String(format: "%.2f", timed[0].named) + " | \(Self.spread(timed.map(\.total))) | "
+                    + "\(Int(timed[0].met)) | " + String(format: "%.2f", timed[0].named)
+                    + " | \(Self.spread(timed.map(\.total))) | "
                     + String(format: "%.1f", first.total) + " | \(every) | \(found)/\(clips) |")
         }
         Swift.print(
@@ -79,15 +80,18 @@ struct SoundIndexGrowth: ParsableCommand {
     /// many clips the search put at their place.
     private static func pass(
         _ clips: [SoundPrint], _ wanted: [(recording: Int, start: Double)], index: SoundIndex, matcher: SoundMatcher
-    ) -> (lookup: Double, total: Double, named: Double, found: Int) {
+    ) -> (lookup: Double, total: Double, met: Double, named: Double, found: Int) {
         var lookup = 0.0
         var total = 0.0
         var named = 0
+        var met = 0
         var found = 0
         for (c, clip) in clips.enumerated() {
             // The lookup alone, then the whole indexed search (which makes the same lookup again).
             var start = ContinuousClock.now
-            named += index.nominate(clip)?.recordings.count ?? 0
+            let nomination = index.nominate(clip)
+            named += nomination?.recordings.count ?? 0
+            met += nomination?.met ?? 0
             lookup += (ContinuousClock.now - start).seconds
             start = ContinuousClock.now
             let best = matcher.candidates(for: clip).first
@@ -99,7 +103,7 @@ struct SoundIndexGrowth: ParsableCommand {
             }
         }
         let n = Double(clips.count)
-        return (lookup * 1000 / n, total * 1000 / n, Double(named) / n, found)
+        return (lookup * 1000 / n, total * 1000 / n, Double(met) / n, Double(named) / n, found)
     }
 
     /// "median (min-max)".

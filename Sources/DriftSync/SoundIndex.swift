@@ -9,10 +9,17 @@ import Synchronization
 /// names; `SoundMatcher` then searches the named recordings exactly as it searches all of them, and every recording
 /// where none of them holds a place worth measuring.
 ///
-/// Stored: 8 bytes a landmark (the recording and the frame), grouped by hash, and one offset per hash value (8 MB,
-/// whatever the hours): speech-like prints give about 25,000 landmarks a recorded hour, 0.2 MB. A lookup's cost is
-/// the landmarks its hashes meet: onset spacings alone are common, so it grows with the hours indexed (measured:
-/// 0.44 ms per recorded hour for a 60 s clip, `driftfix-bench soundindex`).
+/// Stored: 8 bytes a landmark (a check of its hash, the recording, the frame), grouped in about one bucket per
+/// landmark (4 bytes each): speech-like prints give about 25,000 landmarks a recorded hour, 0.3 MB. A lookup's cost
+/// is the buckets it reads (flat) and the landmarks its hashes meet: onset spacings are common, so those grow with
+/// the hours indexed (measured with `driftfix-bench soundindex` for a 60 s clip: 55,000 at 10 h, 5.4 million at
+/// 1,000 h). Votes are gathered and sorted by place, not counted in place: the places of a thousand hours do not
+/// fit a cache, and counting in place was two thirds of a lookup.
+///
+/// Hashes of five onsets (four gaps) met a tenth as many landmarks and looked a clip up in a sixth of the time at
+/// 1,000 hours, but the microphones agree on five onsets in a row less often than on four: on the playback shoot of
+/// the end-to-end tests the index then missed a take that heard a clip, and the answer changed. An answer is worth
+/// more than the milliseconds.
 public final class SoundIndex: Sendable {
     /// Votes a recording's best place needs, at least.
     public static let minimumVotes = 5
@@ -28,36 +35,72 @@ public final class SoundIndex: Sendable {
     /// bins hold a match whose clocks differ by 0.1 % over 200 s (further apart, its votes spread over more bins).
     static let binFrames = 10
 
-    /// Per hash value h, its landmarks are entries[starts[h] ..< starts[h + 1]].
+    /// A landmark: the low `checkBits` of its hash's mix (the bucket holds its top bits), the recording, and the frame
+    /// of its first onset, in one word, so that a probe reads one array where the landmarks are.
+    static let frameBits = 28
+    static let recordingBits = 24
+    static let checkBits = 64 - frameBits - recordingBits
+    /// The recordings and the frames one index holds: 16 million recordings, 745 hours each.
+    public static let recordingCapacity = 1 << recordingBits
+    public static let frameCapacity = 1 << frameBits
+
+    /// Per bucket b, its landmarks are entries[starts[b] ..< starts[b + 1]].
     private let starts: [UInt32]
-    /// Recording index << 32 | frame of the landmark's first onset.
     private let entries: [UInt64]
+    /// log2 of the buckets: about one per landmark, so a bucket holds one other hash's landmarks on average.
+    private let bits: Int
     /// Each recording's length, frames.
     private let lengths: [Int]
     /// A hash met more often than this is passed over: it votes everywhere and tells nothing (a loop's beat).
     private let crowded: Int
-    private let scratch = Mutex<[VoteScratch]>([])
+    private let scratch = Mutex<[VoteTally]>([])
+    /// False where a recording or a length is past the capacity: the index cannot name every recording that holds a
+    /// clip, and the matcher searches them all.
+    public let isComplete: Bool
 
     /// Indexes the recordings' prints (the order is the recordings' indices).
     public init(recordings: [SoundPrint]) {
-        let landmarks = recordings.map(SoundLandmarks.init)
-        var counts = [UInt32](repeating: 0, count: SoundLandmarks.hashCount + 1)
+        isComplete =
+            recordings.count <= Self.recordingCapacity && recordings.allSatisfy { $0.onsets.count < Self.frameCapacity }
+        let landmarks = isComplete ? recordings.map(SoundLandmarks.init) : []
+        let total = landmarks.reduce(0) { $0 + $1.hashes.count }
+        let bits = Self.bucketBits(landmarks: total)
+        let buckets = 1 << bits
+        var counts = [UInt32](repeating: 0, count: buckets + 1)
         for marks in landmarks {
-            for h in marks.hashes { counts[Int(h) + 1] += 1 }
+            for h in marks.hashes { counts[Self.bucket(h, bits: bits) + 1] += 1 }
         }
-        for h in 0..<SoundLandmarks.hashCount { counts[h + 1] += counts[h] }
-        var entries = [UInt64](repeating: 0, count: Int(counts[SoundLandmarks.hashCount]))
+        for b in 0..<buckets { counts[b + 1] += counts[b] }
+        var entries = [UInt64](repeating: 0, count: Int(counts[buckets]))
         var next = counts
         for (r, marks) in landmarks.enumerated() {
             for (h, frame) in zip(marks.hashes, marks.frames) {
-                entries[Int(next[Int(h)])] = UInt64(r) << 32 | UInt64(frame)
-                next[Int(h)] += 1
+                let b = Self.bucket(h, bits: bits)
+                entries[Int(next[b])] = Self.check(h) | UInt64(r) << Self.frameBits | UInt64(frame)
+                next[b] += 1
             }
         }
         starts = counts
         self.entries = entries
+        self.bits = bits
         lengths = recordings.map(\.onsets.count)
-        crowded = max(4096, 64 * entries.count / SoundLandmarks.hashCount)
+        crowded = max(4096, 64 * entries.count / buckets)
+    }
+
+    static func bucketBits(landmarks: Int) -> Int {
+        var bits = 12
+        while bits < 30, 1 << bits < landmarks { bits += 1 }
+        return bits
+    }
+
+    /// A hash mixed (Fibonacci hashing spreads neighbouring hashes): its top bits are its bucket, its low ones its check.
+    @inline(__always) private static func mix(_ hash: UInt32) -> UInt64 { UInt64(hash) &* 0x9E37_79B9_7F4A_7C15 }
+
+    @inline(__always) static func bucket(_ hash: UInt32, bits: Int) -> Int { Int(mix(hash) >> UInt64(64 - bits)) }
+
+    /// The check in its place in an entry.
+    @inline(__always) static func check(_ hash: UInt32) -> UInt64 {
+        (mix(hash) & (1 << UInt64(checkBits) - 1)) << UInt64(frameBits + recordingBits)
     }
 
     /// Landmarks indexed.
@@ -91,47 +134,48 @@ public final class SoundIndex: Sendable {
         for (r, length) in lengths.enumerated() {
             bases[r + 1] = bases[r] + (length + clipFrames) / width + 2
         }
-        var votes = scratch.withLock { $0.popLast() } ?? VoteScratch()
-        votes.prepare(bins: bases[lengths.count] + 1)
-        defer {
-            votes.clear()
-            scratch.withLock { [votes] in $0.append(votes) }
-        }
+        var votes = scratch.withLock { $0.popLast() } ?? VoteTally()
+        votes.reset()
+        defer { scratch.withLock { [votes] in $0.append(votes) } }
         var met = 0
-        var hashes: [UInt32] = []
-        // An onset of the clip votes once for each recording onset its hashes met: two onsets that coincide by chance
-        // meet through up to 16 pairs of hashes, and would otherwise count as many.
-        var anchorMet: [UInt64] = []
         var anchors = 0
+        var probes = ProbeScratch()
+        let checkMask = UInt64.max << UInt64(Self.frameBits + Self.recordingBits)
+        let frameMask = UInt64(1 << Self.frameBits - 1)
+        let recordingMask = UInt64(1 << Self.recordingBits - 1)
         entries.withUnsafeBufferPointer { entries in
             starts.withUnsafeBufferPointer { starts in
                 var q = 0
                 while q < quads.count {
                     let anchor = quads[q].anchor
                     anchors += 1
-                    anchorMet.removeAll(keepingCapacity: true)
+                    // An onset's probes are gathered first and read after: the reads of the buckets do not wait on
+                    // each other, so the memory serves several at once.
+                    probes.clear()
                     while q < quads.count, quads[q].anchor == anchor {
-                        SoundLandmarks.neighbours(quads[q].gaps, into: &hashes)
-                        for h in hashes {
-                            let low = Int(starts[Int(h)])
-                            let high = Int(starts[Int(h) + 1])
-                            guard high - low <= crowded else { continue }
-                            met += high - low
-                            anchorMet.append(contentsOf: entries[low..<high])
+                        SoundLandmarks.neighbours(quads[q].gaps, into: &probes.hashes)
+                        for h in probes.hashes {
+                            let b = Self.bucket(h, bits: bits)
+                            probes.ranges.append((starts[b], starts[b + 1], Self.check(h)))
                         }
                         q += 1
                     }
-                    anchorMet.sort()
-                    var previous = UInt64.max
-                    for entry in anchorMet where entry != previous {
-                        previous = entry
-                        let r = Int(entry >> 32)
-                        let offset = Int(entry & 0xFFFF_FFFF) - anchor + clipFrames
-                        votes.add(bases[r] + offset / width, recording: r)
+                    for (low, high, check) in probes.ranges where high - low <= crowded {
+                        for e in Int(low)..<Int(high) {
+                            let entry = entries[e]
+                            guard entry & checkMask == check else { continue }
+                            met += 1
+                            let r = Int((entry >> UInt64(Self.frameBits)) & recordingMask)
+                            let offset = Int(entry & frameMask) - anchor + clipFrames
+                            votes.add(place: bases[r] + offset / width, voter: anchors)
+                        }
                     }
                 }
             }
         }
+        // An onset of the clip counts once at each place: two onsets that coincide by chance meet through up to 16
+        // pairs of hashes, and would otherwise count as many.
+        votes.tally(placeBits: Int.bitWidth - (bases[lengths.count] + 1).leadingZeroBitCount)
         return nomination(votes, anchors: anchors, met: met, clipFrames: clipFrames, bins: bases)
     }
 
@@ -139,13 +183,18 @@ public final class SoundIndex: Sendable {
     /// clip's onsets that hold a hash, counting only those the place overlaps (a clip that runs past a recording's
     /// start or end is heard for part of its length; the search of every recording finds it down to an overlap of
     /// `SoundMatcher.minimumOverlapSeconds`).
-    private func nomination(_ votes: VoteScratch, anchors: Int, met: Int, clipFrames: Int, bins: [Int]) -> Nomination {
+    private func nomination(_ votes: VoteTally, anchors: Int, met: Int, clipFrames: Int, bins: [Int]) -> Nomination {
         let width = Self.binFrames
         let least = min(clipFrames, Int(SoundMatcher.minimumOverlapSeconds) * SoundPrint.frameRate)
         var best: [Int: (votes: Int, share: Double)] = [:]
-        for (bin, r) in votes.touched {
-            let pair = Int(votes.counts[bin]) + Int(votes.counts[bin + 1])
+        let places = votes.places
+        let counts = votes.counts
+        var r = 0
+        for (i, bin) in places.enumerated() {
+            let next = i + 1 < places.count && places[i + 1] == bin + 1 ? counts[i + 1] : 0
+            let pair = counts[i] + next
             guard pair >= Self.minimumVotes else { continue }
+            while bins[r + 1] <= bin { r += 1 }
             // The overlap at the pair's offsets (the larger of the two bins').
             let offset = (bin - bins[r]) * width - clipFrames
             let overlap = max(
@@ -167,22 +216,12 @@ public final class SoundIndex: Sendable {
     }
 }
 
-/// One lookup's vote counts, kept for the next lookup (cleared where touched: a thousand hours hold 3.6 million bins).
-private struct VoteScratch: Sendable {
-    var counts: [UInt16] = []
-    var touched: [(bin: Int, recording: Int)] = []
-
-    mutating func prepare(bins: Int) {
-        if counts.count < bins { counts = [UInt16](repeating: 0, count: bins) }
-    }
-
-    mutating func add(_ bin: Int, recording: Int) {
-        if counts[bin] == 0 { touched.append((bin, recording)) }
-        if counts[bin] < UInt16.max { counts[bin] += 1 }
-    }
+/// One clip onset's probes: the hashes of one of its quads, and every bucket range to read with the check it wants.
+private struct ProbeScratch {
+    var hashes: [UInt32] = []
+    var ranges: [(low: UInt32, high: UInt32, check: UInt64)] = []
 
     mutating func clear() {
-        for (bin, _) in touched { counts[bin] = 0 }
-        touched.removeAll(keepingCapacity: true)
+        ranges.removeAll(keepingCapacity: true)
     }
 }

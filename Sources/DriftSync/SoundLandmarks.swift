@@ -28,9 +28,6 @@ public struct SoundLandmarks: Sendable {
     static let tolerance = 2
     /// Distinct values of one gap's step.
     static let steps = span / step + 1
-    /// Distinct hashes.
-    static let hashCount = steps * steps * steps
-
     /// The hashes, each with the frame of its first onset, in the order of those frames.
     public let hashes: [UInt32]
     public let frames: [UInt32]

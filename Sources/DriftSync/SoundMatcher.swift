@@ -84,7 +84,7 @@ public final class SoundMatcher: Sendable {
     /// - Parameter index: the recordings' index, made from these prints in this order; nil: every recording is searched.
     public init(recordings: [SoundPrint], index: SoundIndex?) {
         prints = recordings
-        self.index = index
+        self.index = index?.isComplete == false ? nil : index
     }
 
     /// Recording `index` prepared for the search (once; a recording the index never names is never prepared).
