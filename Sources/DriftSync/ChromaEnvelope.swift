@@ -20,12 +20,20 @@ struct ChromaEnvelope {
     private(set) var frames = 0
     private let rate: Double
     private let size: Int
+    /// The frame's real spectrum comes from a complex transform of half its size: even samples as real parts, odd
+    /// as imaginary, then unfolded (half the work of a complex transform of the whole frame, with its imaginary parts
+    /// zero).
     private let fft: FFT
-    /// The bin's pitch class, or −1 outside 80 Hz … 2.5 kHz.
-    private let classOfBin: [Int]
+    /// The bins of 80 Hz … 2.5 kHz in runs of one pitch class each, in order.
+    private let runs: [(bins: Range<Int>, pitchClass: Int)]
+    /// e^{−2πik/size} for the bins k < size/2, for the unfolding.
+    private let twiddleCos: [Float]
+    private let twiddleSin: [Float]
     private let window: [Float]
-    /// The last `size` samples, a ring.
+    /// The last `size` samples, a ring (`size` is a power of two: positions wrap by a mask).
     private var ring: [Float]
+    /// The frame's samples in order, oldest first.
+    private var linear: [Float]
     private var written = 0
     private var nextEnd: Int
     private var re: [Float]
@@ -37,26 +45,50 @@ struct ChromaEnvelope {
         var n = 1024
         while Double(n) < analysisRate * 0.2 { n <<= 1 }
         size = n
-        fft = FFT(size: n)
-        classOfBin = (0..<n / 2).map { bin in
+        fft = FFT(size: n / 2)
+        let classOfBin = (0..<n / 2).map { bin in
             let hz = Double(bin) * analysisRate / Double(n)
-            guard hz >= Self.lowestHz, hz <= Self.highestHz else { return -1 }
+            guard bin > 0, hz >= Self.lowestHz, hz <= Self.highestHz else { return -1 }
             let semitones = Int((12 * log2(hz / 261.6256)).rounded())
             return ((semitones % 12) + 12) % 12
         }
+        var runs: [(bins: Range<Int>, pitchClass: Int)] = []
+        for (bin, pitchClass) in classOfBin.enumerated() where pitchClass >= 0 {
+            if let last = runs.last, last.pitchClass == pitchClass, last.bins.upperBound == bin {
+                runs[runs.count - 1].bins = last.bins.lowerBound..<(bin + 1)
+            } else {
+                runs.append((bin..<(bin + 1), pitchClass))
+            }
+        }
+        self.runs = runs
+        linear = [Float](repeating: 0, count: n)
+        twiddleCos = (0..<n / 2).map { Float(cos(2 * Double.pi * Double($0) / Double(n))) }
+        twiddleSin = (0..<n / 2).map { Float(-sin(2 * Double.pi * Double($0) / Double(n))) }
         window = (0..<n).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(n))) }
         ring = [Float](repeating: 0, count: n)
-        re = [Float](repeating: 0, count: n)
-        im = [Float](repeating: 0, count: n)
+        re = [Float](repeating: 0, count: n / 2)
+        im = [Float](repeating: 0, count: n / 2)
         nextEnd = Int((analysisRate / Double(Self.frameRate)).rounded(.down))
     }
 
     mutating func append(_ samples: UnsafePointer<Float>, count: Int) {
-        for i in 0..<count {
-            ring[written % size] = samples[i]
-            written += 1
-            if written >= nextEnd { closeFrame() }
+        let mask = size - 1
+        var i = 0
+        while i < count {
+            if written >= nextEnd {
+                closeFrame()
+                continue
+            }
+            // Up to the frame's end or the ring's, whichever comes first, in one copy.
+            let at = written & mask
+            let take = min(count - i, nextEnd - written, size - at)
+            ring.withUnsafeMutableBufferPointer {
+                $0.baseAddress!.advanced(by: at).update(from: samples + i, count: take)
+            }
+            written += take
+            i += take
         }
+        if written >= nextEnd { closeFrame() }
     }
 
     /// Closes the last, partial frame (a file shorter than a frame still has one).
@@ -68,17 +100,55 @@ struct ChromaEnvelope {
 
     /// The frame ending at the latest sample: the last `size` samples windowed, their spectrum folded into classes.
     private mutating func closeFrame() {
-        for k in 0..<size {
-            let j = written - size + k
-            re[k] = j >= 0 ? ring[j % size] * window[k] : 0
-            im[k] = 0
+        let halfSize = size / 2
+        // The frame in order: the ring from the oldest sample, zeros before the file's start.
+        let start = written - size
+        linear.withUnsafeMutableBufferPointer { line in
+            ring.withUnsafeBufferPointer { ring in
+                guard let out = line.baseAddress, let from = ring.baseAddress else { return }
+                if start >= 0 {
+                    let at = start & (size - 1)
+                    out.update(from: from + at, count: size - at)
+                    (out + (size - at)).update(from: from, count: at)
+                } else {
+                    out.update(repeating: 0, count: -start)
+                    (out + -start).update(from: from, count: written)
+                }
+            }
         }
-        re.withUnsafeMutableBufferPointer { r in
-            im.withUnsafeMutableBufferPointer { i in fft.transform(r.baseAddress!, i.baseAddress!) }
+        linear.withUnsafeBufferPointer { line in
+            window.withUnsafeBufferPointer { window in
+                re.withUnsafeMutableBufferPointer { re in
+                    im.withUnsafeMutableBufferPointer { im in
+                        for m in 0..<halfSize {
+                            re[m] = line[2 * m] * window[2 * m]
+                            im[m] = line[2 * m + 1] * window[2 * m + 1]
+                        }
+                        fft.transform(re.baseAddress!, im.baseAddress!)
+                    }
+                }
+            }
         }
         var energy = [Float](repeating: 0, count: Self.classes)
-        for bin in 1..<size / 2 where classOfBin[bin] >= 0 {
-            energy[classOfBin[bin]] += re[bin] * re[bin] + im[bin] * im[bin]
+        re.withUnsafeBufferPointer { re in
+            im.withUnsafeBufferPointer { im in
+                for run in runs {
+                    var sum: Float = 0
+                    for bin in run.bins {
+                        // X[k] = E + W·O, E and O the even and odd samples' spectra: E = (Z[k] + Z*[N/2−k]) / 2,
+                        // O = (Z[k] − Z*[N/2−k]) / 2i.
+                        let (zr, zi) = (re[bin], im[bin])
+                        let (cr, ci) = (re[halfSize - bin], -im[halfSize - bin])
+                        let (er, ei) = ((zr + cr) / 2, (zi + ci) / 2)
+                        let (or, oi) = ((zi - ci) / 2, -(zr - cr) / 2)
+                        let (wr, wi) = (twiddleCos[bin], twiddleSin[bin])
+                        let xr = er + wr * or - wi * oi
+                        let xi = ei + wr * oi + wi * or
+                        sum += xr * xr + xi * xi
+                    }
+                    energy[run.pitchClass] += sum
+                }
+            }
         }
         let loudest = energy.max() ?? 0
         var steps = [UInt8](repeating: 15, count: Self.classes)

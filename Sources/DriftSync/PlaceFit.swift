@@ -98,7 +98,7 @@ public enum PlaceFit {
         var size = 8
         while size < span + clip.count { size <<= 1 }
         let lowest = guess - reach
-        let values = FFT(size: size).crossCorrelation(
+        let values = FFT.of(size: size).crossCorrelation(
             clip, with: recording, from: lowest, window: span, count: 2 * reach + 1)
         var best = 0
         for d in values.indices where values[d] > values[best] { best = d }

@@ -63,6 +63,10 @@ final class SampleSpill {
         for v in pending { peak = max(peak, abs(v)) }
         let scale = peak > 0 ? peak / 32767 : 1
         let inverse = SIMD8<Float>(repeating: 1 / scale)
+        // Rounded to the nearest (ties to even) by the float addition itself: 1.5·2²³ added puts the integer in the
+        // low mantissa bits (exact for |v| < 2²²; here |v| ≤ 32767). The generic conversion checked every lane.
+        let magic = SIMD8<Float>(repeating: 12_582_912)
+        let magicBits = SIMD8<Int32>(repeating: 0x4B40_0000)
         pending.withUnsafeBufferPointer { samples in
             encoded.withUnsafeMutableBytes { raw in
                 let base = raw.baseAddress! + encodedCount * SampleSpill.blockBytes
@@ -70,7 +74,8 @@ final class SampleSpill {
                 var k = 0
                 while k < SampleSpill.blockSamples {
                     let v = UnsafeRawPointer(samples.baseAddress! + k).loadUnaligned(as: SIMD8<Float>.self) * inverse
-                    let q = SIMD8<Int16>(truncatingIfNeeded: SIMD8<Int32>(v, rounding: .toNearestOrEven))
+                    let bits = unsafeBitCast(v + magic, to: SIMD8<Int32>.self) &- magicBits
+                    let q = SIMD8<Int16>(truncatingIfNeeded: bits)
                     (base + 4 + 2 * k).storeBytes(of: q, as: SIMD8<Int16>.self)
                     k += 8
                 }
