@@ -18,6 +18,7 @@ struct SoundMatchSpeed: ParsableCommand {
     @Option(help: "Recorded hours in all.") var hours = 50.0
     @Option(help: "Recordings they are split into.") var recordings = 50
     @Option(help: "Threads searching at once.") var threads = ProcessInfo.processInfo.activeProcessorCount
+    @Flag(help: "Search every recording for every clip (no landmark index).") var exhaustiveSearch = false
 
     func run() throws {
         if let file {
@@ -54,7 +55,7 @@ struct SoundMatchSpeed: ParsableCommand {
                 onsets: Array(prints[want.recording].onsets[want.start..<(want.start + clipFrames)]),
                 seconds: clipSeconds, chroma: Array(chroma[first..<min(chroma.count, first + clipFrames / 10 * 6)]))
         }
-        let matcher = SoundMatcher(recordings: prints)
+        let matcher = SoundMatcher(recordings: prints, indexed: !exhaustiveSearch)
         let clock = ContinuousClock.now
         let right = Atomic<Int>(0)
         let nextClip = Atomic<Int>(0)
@@ -74,8 +75,9 @@ struct SoundMatchSpeed: ParsableCommand {
         Swift.print(
             String(
                 format:
-                    "%d clips of %.0f s searched for in %.0f recorded hours (%d recordings) on %d threads: %.1f s, %.1f ms per clip and recorded hour; %d of %d found where they are",
-                clips, clipSeconds, hours, recordings, threads, took, took * 1000 / Double(clips) / hours,
+                    "%d clips of %.0f s searched for in %.0f recorded hours (%d recordings, %@) on %d threads: %.1f s, %.2f ms per clip and recorded hour; %d of %d found where they are",
+                clips, clipSeconds, hours, recordings, exhaustiveSearch ? "every recording" : "indexed", threads, took,
+                took * 1000 / Double(clips) / hours,
                 right.load(ordering: .relaxed), clips))
     }
 }

@@ -145,26 +145,52 @@ public struct ChunkFile: Sendable {
     }
 
     /// Rewrites the WAV at `path` with `before` added after its chunks ahead of the audio and `after` at its end (a
-    /// recorder's chunks given to a file another fixture wrote).
+    /// recorder's chunks given to a file another fixture wrote). Streamed through a file beside it, 8 MiB at a time:
+    /// a recorder's day is gigabytes, and a single write of more than 2 GiB (Foundation's `Data.write`) left the
+    /// bytes past 2^31 wrong.
     public static func insert(_ before: [(String, [UInt8])], after: [(String, [UInt8])] = [], into path: String) throws
     {
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        guard bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)) else {
+        guard let input = FileHandle(forReadingAtPath: path) else { throw ChunkFileError("\(path): cannot be read") }
+        defer { try? input.close() }
+        let total = Int(try input.seekToEnd())
+        try input.seek(toOffset: 0)
+        func read(_ count: Int) throws -> [UInt8] { [UInt8](try input.read(upToCount: count) ?? Data()) }
+        let header = try read(12)
+        guard header.count == 12, header.starts(with: Array("RIFF".utf8)) else {
             throw ChunkFileError("\(path): not a RIFF WAV")
         }
-        var body = Array("WAVE".utf8)
+        let temporary = path + ".chunks"
+        guard FileManager.default.createFile(atPath: temporary, contents: nil),
+            let output = FileHandle(forWritingAtPath: temporary)
+        else { throw ChunkFileError("\(temporary): cannot be written") }
+        defer { try? output.close() }
+        let added = (before + after).reduce(0) { $0 + ProductionWave.chunk($1.0, $1.1).count }
+        let riffSize = total - 8 + added
+        guard riffSize <= Int(UInt32.max) else { throw ChunkFileError("\(path): over 4 GiB with the chunks (RF64)") }
+        try output.write(contentsOf: Data(Array("RIFF".utf8) + ProductionWave.le(UInt64(riffSize), 4) + header[8..<12]))
         var offset = 12
-        while offset + 8 <= bytes.count {
-            let id = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
-            let size = Int(integer(bytes[(offset + 4)..<(offset + 8)], bigEndian: false))
-            let end = min(bytes.count, offset + 8 + size + (size & 1))
-            if id == "data" { for (id, payload) in before { body += ProductionWave.chunk(id, payload) } }
-            body += bytes[offset..<end]
+        while offset + 8 <= total {
+            let chunkHeader = try read(8)
+            guard chunkHeader.count == 8 else { break }
+            let id = String(decoding: chunkHeader[0..<4], as: UTF8.self)
+            let size = Int(integer(chunkHeader[4..<8], bigEndian: false))
+            let end = min(total, offset + 8 + size + (size & 1))
+            if id == "data" {
+                for (id, payload) in before { try output.write(contentsOf: Data(ProductionWave.chunk(id, payload))) }
+            }
+            try output.write(contentsOf: Data(chunkHeader))
+            var left = end - offset - 8
+            while left > 0 {
+                let block = try read(min(left, 8 << 20))
+                guard !block.isEmpty else { throw ChunkFileError("\(path): ends inside its \(id) chunk") }
+                try output.write(contentsOf: Data(block))
+                left -= block.count
+            }
             offset = end
         }
-        for (id, payload) in after { body += ProductionWave.chunk(id, payload) }
-        let file = Array("RIFF".utf8) + ProductionWave.le(UInt64(body.count), 4) + body
-        try Data(file).write(to: URL(fileURLWithPath: path))
+        for (id, payload) in after { try output.write(contentsOf: Data(ProductionWave.chunk(id, payload))) }
+        try output.close()
+        guard rename(temporary, path) == 0 else { throw ChunkFileError("\(path): cannot be replaced") }
     }
 
     public static func integer(_ bytes: ArraySlice<UInt8>, bigEndian: Bool) -> UInt64 {

@@ -54,12 +54,18 @@ public final class SoundIndex: Sendable {
     /// A hash met more often than this is passed over: it votes everywhere and tells nothing (a loop's beat).
     private let crowded: Int
     private let scratch = Mutex<[VoteTally]>([])
+    /// Landmarks a lookup may meet (`lookupBudgetPerHour`).
+    let lookupBudget: Int
     /// False where a recording or a length is past the capacity: the index cannot name every recording that holds a
     /// clip, and the matcher searches them all.
     public let isComplete: Bool
 
     /// Indexes the recordings' prints (the order is the recordings' indices).
-    public init(recordings: [SoundPrint]) {
+    public convenience init(recordings: [SoundPrint]) {
+        self.init(recordings: recordings, budgetPerHour: Self.lookupBudgetPerHour)
+    }
+
+    init(recordings: [SoundPrint], budgetPerHour: Int) {
         isComplete =
             recordings.count <= Self.recordingCapacity && recordings.allSatisfy { $0.onsets.count < Self.frameCapacity }
         let landmarks = isComplete ? recordings.map(SoundLandmarks.init) : []
@@ -84,6 +90,9 @@ public final class SoundIndex: Sendable {
         self.entries = entries
         self.bits = bits
         lengths = recordings.map(\.onsets.count)
+        // At least 25 hours' worth (a million landmarks, about 26 ms): below that a lookup costs milliseconds either
+        // way, and a short clip's buckets in a small index are mostly other hashes'.
+        lookupBudget = budgetPerHour * max(25, lengths.reduce(0, +) / (3600 * SoundPrint.frameRate))
         crowded = max(4096, 64 * entries.count / buckets)
     }
 
@@ -102,6 +111,14 @@ public final class SoundIndex: Sendable {
     @inline(__always) static func check(_ hash: UInt32) -> UInt64 {
         (mix(hash) & (1 << UInt64(checkBits) - 1)) << UInt64(frameBits + recordingBits)
     }
+
+    /// Landmarks a lookup may meet (the buckets it reads hold twice as many: about one other hash's a bucket) before
+    /// it gives up and the clip is searched for in every recording: about what that search costs. Measured: a landmark met costs about 26 ns (5.4 million in 140 ms, `driftfix-bench
+    /// soundindex`); searching every recording about 1.2 ms per recorded hour (`driftfix-bench soundmatch
+    /// --exhaustive-search`), so 40,000 a recorded hour. Speech meets about 5,000 a recorded hour; onsets at random
+    /// every few frames met 9 times that, and the index made the search slower than searching everything.
+    static let lookupBudgetPerHour = 40_000
+
 
     /// Landmarks indexed.
     public var landmarkCount: Int { entries.count }
@@ -143,33 +160,39 @@ public final class SoundIndex: Sendable {
         let checkMask = UInt64.max << UInt64(Self.frameBits + Self.recordingBits)
         let frameMask = UInt64(1 << Self.frameBits - 1)
         let recordingMask = UInt64(1 << Self.recordingBits - 1)
+        // Every bucket the clip's hashes read, first: their reads do not wait on each other, so the memory serves
+        // several at once, and their sizes bound what the votes will cost before any is cast. Sound whose onsets'
+        // spacings are common (dense and even) would meet so many landmarks that the lookup would cost more than
+        // searching every recording: it is searched for everywhere.
+        var bound = 0
+        starts.withUnsafeBufferPointer { starts in
+            var q = 0
+            while q < quads.count {
+                let anchor = quads[q].anchor
+                anchors += 1
+                while q < quads.count, quads[q].anchor == anchor {
+                    SoundLandmarks.neighbours(quads[q].gaps, into: &probes.hashes)
+                    for h in probes.hashes {
+                        let b = Self.bucket(h, bits: bits)
+                        let (low, high) = (starts[b], starts[b + 1])
+                        guard Int(high - low) <= crowded else { continue }
+                        bound += Int(high - low)
+                        probes.ranges.append((low, high, Self.check(h), anchor, anchors))
+                    }
+                    q += 1
+                }
+            }
+        }
+        guard bound <= 2 * lookupBudget else { return nil }
         entries.withUnsafeBufferPointer { entries in
-            starts.withUnsafeBufferPointer { starts in
-                var q = 0
-                while q < quads.count {
-                    let anchor = quads[q].anchor
-                    anchors += 1
-                    // An onset's probes are gathered first and read after: the reads of the buckets do not wait on
-                    // each other, so the memory serves several at once.
-                    probes.clear()
-                    while q < quads.count, quads[q].anchor == anchor {
-                        SoundLandmarks.neighbours(quads[q].gaps, into: &probes.hashes)
-                        for h in probes.hashes {
-                            let b = Self.bucket(h, bits: bits)
-                            probes.ranges.append((starts[b], starts[b + 1], Self.check(h)))
-                        }
-                        q += 1
-                    }
-                    for (low, high, check) in probes.ranges where high - low <= crowded {
-                        for e in Int(low)..<Int(high) {
-                            let entry = entries[e]
-                            guard entry & checkMask == check else { continue }
-                            met += 1
-                            let r = Int((entry >> UInt64(Self.frameBits)) & recordingMask)
-                            let offset = Int(entry & frameMask) - anchor + clipFrames
-                            votes.add(place: bases[r] + offset / width, voter: anchors)
-                        }
-                    }
+            for (low, high, check, anchor, voter) in probes.ranges {
+                for e in Int(low)..<Int(high) {
+                    let entry = entries[e]
+                    guard entry & checkMask == check else { continue }
+                    met += 1
+                    let r = Int((entry >> UInt64(Self.frameBits)) & recordingMask)
+                    let offset = Int(entry & frameMask) - anchor + clipFrames
+                    votes.add(place: bases[r] + offset / width, voter: voter)
                 }
             }
         }
@@ -216,12 +239,9 @@ public final class SoundIndex: Sendable {
     }
 }
 
-/// One clip onset's probes: the hashes of one of its quads, and every bucket range to read with the check it wants.
+/// A clip's probes: the hashes of one of its quads, and every bucket range to read with the check it wants, the
+/// onset it is for and that onset's ordinal.
 private struct ProbeScratch {
     var hashes: [UInt32] = []
-    var ranges: [(low: UInt32, high: UInt32, check: UInt64)] = []
-
-    mutating func clear() {
-        ranges.removeAll(keepingCapacity: true)
-    }
+    var ranges: [(low: UInt32, high: UInt32, check: UInt64, anchor: Int, voter: Int)] = []
 }

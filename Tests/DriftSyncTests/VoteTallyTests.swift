@@ -34,3 +34,25 @@ import Testing
         }
     }
 }
+
+/// The lookup's budget: a clip whose hashes would meet more landmarks than searching every recording costs is
+/// searched for everywhere (the lookup names nothing, it says nil), and the answer is the same.
+@Suite struct LookupBudgetTests {
+    @Test("onsets at random every few frames: over a small budget the lookup gives up, within it the clip is named")
+    func givesUpOverItsBudget() {
+        var random = SplitMix64(seed: 12)
+        let recordings = (0..<3).map { _ in
+            SoundPrint(
+                onsets: (0..<36_000).map { _ in random.next() % 7 == 0 ? UInt8(random.next() % 200) : 0 },
+                seconds: 360)
+        }
+        let clip = SoundPrint(onsets: Array(recordings[1].onsets[9000..<15000]), seconds: 60)
+        let generous = SoundIndex(recordings: recordings, budgetPerHour: SoundIndex.lookupBudgetPerHour)
+        #expect(generous.nominate(clip)?.recordings.first == 1)
+        let tight = SoundIndex(recordings: recordings, budgetPerHour: 10)
+        #expect(tight.nominate(clip) == nil, "its buckets hold more than twice its budget (250): searched for everywhere")
+        let indexed = SoundMatcher(recordings: recordings, index: tight).candidates(for: clip)
+        let every = SoundMatcher(recordings: recordings, indexed: false).candidates(for: clip)
+        #expect(indexed == every && indexed.first?.recording == 1)
+    }
+}
