@@ -113,12 +113,12 @@ public final class SoundIndex: Sendable {
     }
 
     /// Landmarks a lookup may meet (the buckets it reads hold twice as many: about one other hash's a bucket) before
-    /// it gives up and the clip is searched for in every recording: about what that search costs. Measured: a landmark met costs about 26 ns (5.4 million in 140 ms, `driftfix-bench
-    /// soundindex`); searching every recording about 1.2 ms per recorded hour (`driftfix-bench soundmatch
-    /// --exhaustive-search`), so 40,000 a recorded hour. Speech meets about 5,000 a recorded hour; onsets at random
-    /// every few frames met 9 times that, and the index made the search slower than searching everything.
+    /// it gives up and the clip is searched for in every recording: about what that search costs. Measured: a
+    /// landmark met costs about 26 ns (5.4 million in 140 ms, `driftfix-bench soundindex`); searching every recording
+    /// about 1.2 ms per recorded hour (`driftfix-bench soundmatch --exhaustive-search`), so 40,000 a recorded hour.
+    /// Speech meets about 5,000 a recorded hour; onsets at random every few frames met 9 times that, and the index
+    /// made the search slower than searching everything.
     static let lookupBudgetPerHour = 40_000
-
 
     /// Landmarks indexed.
     public var landmarkCount: Int { entries.count }

@@ -50,7 +50,8 @@ import Testing
         let generous = SoundIndex(recordings: recordings, budgetPerHour: SoundIndex.lookupBudgetPerHour)
         #expect(generous.nominate(clip)?.recordings.first == 1)
         let tight = SoundIndex(recordings: recordings, budgetPerHour: 10)
-        #expect(tight.nominate(clip) == nil, "its buckets hold more than twice its budget (250): searched for everywhere")
+        #expect(
+            tight.nominate(clip) == nil, "its buckets hold more than twice its budget (250): searched for everywhere")
         let indexed = SoundMatcher(recordings: recordings, index: tight).candidates(for: clip)
         let every = SoundMatcher(recordings: recordings, indexed: false).candidates(for: clip)
         #expect(indexed == every && indexed.first?.recording == 1)
