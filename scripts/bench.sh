@@ -364,6 +364,8 @@ sync_clips=${BENCH_SYNC_CLIPS:-24}
 # One core: what a worker's print costs per file.
 taskset -c 0 "$bin/driftfix-bench" soundmatch --file "$work/sync-print.wav" --clips 0
 "$bin/driftfix-bench" soundmatch --clips "${BENCH_SYNC_SEARCH_CLIPS:-1000}" --hours "${BENCH_SYNC_SEARCH_HOURS:-50}" --recordings 50
+# The same clips with every recording searched (onset-like noise: the index steps aside, at a small cost).
+"$bin/driftfix-bench" soundmatch --clips "${BENCH_SYNC_SEARCH_CLIPS:-1000}" --hours "${BENCH_SYNC_SEARCH_HOURS:-50}" --recordings 50 --exhaustive-search
 # The landmark index against the hours indexed (synthesised prints; the search of every recording up to 100 hours).
 "$bin/driftfix-bench" soundindex --hours "${BENCH_INDEX_HOURS:-1,10,100,1000}" --clips "${BENCH_INDEX_CLIPS:-30}"
 shoot="$work/shoot-$sync_seconds-$sync_clips"
