@@ -5,6 +5,10 @@ table of docs/architecture.md names, for each library module, exactly the projec
 A module imported but not declared builds only by luck (another target happened to build it first); a module declared
 but never imported is a false claim about the architecture. System modules (Foundation, Glibc, Testing, ...) are
 exempt, and test targets may name the `driftfix` executable only to have it built before they run it.
+
+Also: no source asks the kernel about a path made from text by its characters (`FilePath(text).resolvingLinks()`,
+`.realPath()`), or turns the kernel's answer back into text with `.string`: a path carried as text is `PathText`,
+whose escapes stand for bytes, so it goes to the kernel through `FilePath(pathText:)` and comes back as `.pathText`.
 """
 import json
 import os
@@ -48,6 +52,7 @@ def main() -> int:
             problems.append(f"{name}: declares {', '.join(unused)} but never imports it")
     problems += check_front_end(manifest)
     problems += check_architecture(root, manifest)
+    problems += check_path_bytes(root)
     for problem in problems:
         print(f"check-imports: {problem}", file=sys.stderr)
     return 1 if problems else 0
@@ -109,6 +114,28 @@ def check_architecture(root, manifest):
             problems.append(f"docs/architecture.md: {name} depends on {', '.join(sorted(declared))} in Package.swift"
                             + (f"; the page also names {', '.join(extra)}" if extra else "")
                             + (f"; the page leaves out {', '.join(missing)}" if missing else ""))
+    return problems
+
+
+KERNEL_ON_TEXT = re.compile(r"FilePath\((?!pathText:|platformString:)[^()\n]*\)\s*\.(resolvingLinks|realPath)\(")
+KERNEL_TO_STRING = re.compile(r"\.(resolvingLinks\(\)|realPath\(\)\??)\.string\b")
+
+
+def check_path_bytes(root):
+    problems = []
+    for base, _, files in os.walk(os.path.join(root, "Sources")):
+        for file in sorted(files):
+            if not file.endswith(".swift"):
+                continue
+            path = os.path.join(base, file)
+            with open(path, encoding="utf-8") as handle:
+                for number, line in enumerate(handle, 1):
+                    where = f"{os.path.relpath(path, root)}:{number}"
+                    if KERNEL_ON_TEXT.search(line):
+                        problems.append(f"{where}: the kernel asked about a path made from text by its characters; "
+                                        "use FilePath(pathText:) or PathText.resolvingLinks/realPath")
+                    if KERNEL_TO_STRING.search(line):
+                        problems.append(f"{where}: a resolved path's bytes turned into repaired text; use .pathText")
     return problems
 
 

@@ -7,7 +7,14 @@ extension FilePath {
     /// This path taken from `folder` (the working folder by default) when relative; `.` and `..` are kept, so that
     /// `resolvingLinks()` can still give them the kernel's meaning.
     public func absolute(from folder: FilePath? = nil) -> FilePath {
-        isAbsolute ? self : (folder ?? FilePath(FileManager.default.currentDirectoryPath)).pushing(self)
+        isAbsolute ? self : (folder ?? Self.workingFolder).pushing(self)
+    }
+
+    /// The working folder's bytes (`getcwd`; Foundation's `currentDirectoryPath` repairs a name that is not UTF-8).
+    static var workingFolder: FilePath {
+        guard let bytes = getcwd(nil, 0) else { return FilePath(FileManager.default.currentDirectoryPath) }
+        defer { free(bytes) }
+        return FilePath(platformString: bytes)
     }
 
     /// A path as a person gives it (an option, a configuration value): absolute from the working folder, `.` and `..`

@@ -201,6 +201,14 @@ extension FilePath {
 }
 
 extension PathText {
+    /// The path with its links resolved (`FilePath.resolvingLinks()`), on the bytes `text` stands for: `FilePath(text)`
+    /// would ask the kernel about the escapes' UTF-8 instead.
+    public static func resolvingLinks(_ text: String) -> String { FilePath(pathText: text).resolvingLinks().pathText }
+
+    /// The real path of an existing file (`FilePath.realPath()`), on the bytes `text` stands for; nil when it does
+    /// not exist.
+    public static func realPath(_ text: String) -> String? { FilePath(pathText: text).realPath()?.pathText }
+
     /// `open(2)` on the path's bytes.
     public static func open(_ text: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
         withCString(text) { Glibc.open($0, flags, mode) }

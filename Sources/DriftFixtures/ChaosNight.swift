@@ -176,8 +176,8 @@ public final class ChaosNight {
     /// Starts the thread that kills each worker that opens the poison file and cuts the vanishing input short once a
     /// worker has it open (as the settings ask), while `watch` is active.
     private func startWatcher(_ watch: Watch) {
-        let target = FilePath(poison).realPath()?.string ?? poison
-        let cut = FilePath(vanishing).realPath()?.string ?? vanishing
+        let target = PathText.realPath(poison) ?? poison
+        let cut = PathText.realPath(vanishing) ?? vanishing
         let watcher = Thread { [settings] in
             guard settings.poisonKills || settings.vanishingInput else { return }
             var lastRefresh = Date.distantPast

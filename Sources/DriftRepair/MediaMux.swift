@@ -39,7 +39,7 @@ enum MediaMux {
             throw AudioError(
                 path: target.media, cause: .unsupported("no audio stream to put the repaired audio in place of"))
         }
-        if let real = FilePath(request.output).realPath(), real == FilePath(target.media).realPath() {
+        if let real = PathText.realPath(request.output), real == PathText.realPath(target.media) {
             throw ProcessError(path: request.output, cause: "is the media file it would copy; write the copy elsewhere")
         }
         var replacement = MediaRewriter.Replacement(

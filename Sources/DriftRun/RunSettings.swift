@@ -89,14 +89,14 @@ extension Run {
         /// output folder, driftfix's own, are folders made for it (the default `OUT/.driftfix/`).
         private func validateFolders() throws(SettingsError) {
             if let outputRoot {
-                let realOut = FilePath(outputRoot).resolvingLinks()
-                if let inside = roots.first(where: { realOut.isInside(FilePath($0).resolvingLinks()) }) {
+                let realOut = FilePath(pathText: outputRoot).resolvingLinks()
+                if let inside = roots.first(where: { realOut.isInside(FilePath(pathText: $0).resolvingLinks()) }) {
                     throw SettingsError(
                         nil,
                         "the output root \(outputRoot) lies inside the root \(inside): repaired files would be scanned as recordings"
                     )
                 }
-                if let root = roots.first(where: { FilePath($0).resolvingLinks().isInside(realOut) }) {
+                if let root = roots.first(where: { FilePath(pathText: $0).resolvingLinks().isInside(realOut) }) {
                     throw SettingsError(
                         nil,
                         "the root \(root) lies inside the output root \(outputRoot): repaired files could land on recordings"

@@ -9,9 +9,9 @@ enum Volume {
     /// on the same device. Told by `stat`, not by reading /proc/self/mountinfo, whose text can skip a line while other
     /// mounts come and go (it named `/` for a read-only tmpfs on a busy machine); nil when it cannot be told.
     static func mountPoint(of path: String) -> String? {
-        var current = FilePath(path).resolvingLinks()
+        var current = FilePath(pathText: path).resolvingLinks()
         var info = stat()
-        while PathText.withCString(current.string, { stat($0, &info) }) != 0 {
+        while PathText.withCString(current.pathText, { stat($0, &info) }) != 0 {
             guard !current.components.isEmpty else { return nil }
             current.removeLastComponent()
         }
@@ -19,11 +19,11 @@ enum Volume {
         while !current.components.isEmpty {
             let parent = current.removingLastComponent()
             var above = stat()
-            guard !parent.isEmpty, PathText.withCString(parent.string, { stat($0, &above) }) == 0,
+            guard !parent.isEmpty, PathText.withCString(parent.pathText, { stat($0, &above) }) == 0,
                 above.st_dev == device
             else { break }
             current = parent
         }
-        return current.string
+        return current.pathText
     }
 }

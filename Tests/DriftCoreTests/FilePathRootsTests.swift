@@ -153,6 +153,27 @@ struct FilePathRootsTests {
         #expect(existing > 300, "the walk reaches existing paths often enough to test them: \(existing)")
     }
 
+    @Test(
+        "paths carried as text (PathText) resolve on the bytes they stand for: a link whose name is not UTF-8, a file below it"
+    )
+    func textResolvesOnItsBytes() throws {
+        let (root, _, _) = try Self.makeTree()
+        func path(_ bytes: [UInt8]) -> [CChar] { bytes.map { CChar(bitPattern: $0) } + [0] }
+        // A link named l<0xFF> to a, beside the folder named <0xFF>.
+        let link = root + [UInt8(ascii: "/"), UInt8(ascii: "l"), 0xFF]
+        #expect(symlink(path(Array("a".utf8)), path(link)) == 0)
+        let real = try #require(Self.kernelRealpath(root))
+        let text = PathText.text(link + Array("/f.wav".utf8))
+        #expect(PathText.realPath(text) == PathText.text(real + Array("/a/f.wav".utf8)))
+        #expect(PathText.resolvingLinks(text + "/../g") == PathText.text(real + Array("/a/g".utf8)))
+        let folder = PathText.text(root + [UInt8(ascii: "/"), 0xFF, UInt8(ascii: "/"), UInt8(ascii: "n")])
+        #expect(
+            PathText.resolvingLinks(folder)
+                == PathText.text(real + [UInt8(ascii: "/"), 0xFF, UInt8(ascii: "/"), UInt8(ascii: "n")]))
+        // The same text made into a path by its characters names other bytes, which do not exist.
+        #expect(FilePath(text).realPath() == nil)
+    }
+
     @Test("containment is by whole components; trailing and doubled slashes are the same path; / holds everything")
     func containment() {
         #expect(FilePath("/media/a").isInside(FilePath("/media")))
