@@ -6,6 +6,8 @@ public enum WireError: Error, Equatable, CustomStringConvertible {
     case malformed(String)
     case unsupportedVersion(Int)
     case unknownType(String)
+    /// A message holding a value JSON cannot carry (a NaN or an infinite number), and where.
+    case unencodable(String)
 
     public var description: String {
         switch self {
@@ -13,6 +15,7 @@ public enum WireError: Error, Equatable, CustomStringConvertible {
         case .malformed(let why): return "malformed message: \(why)"
         case .unsupportedVersion(let v): return "protocol version \(v), expected \(wireProtocolVersion)"
         case .unknownType(let type): return "unknown message type '\(type)'"
+        case .unencodable(let why): return "message cannot be sent: \(why)"
         }
     }
 }
@@ -46,23 +49,34 @@ public enum WireCodec {
 
     private struct Empty: Codable {}
 
-    public static func encode(_ message: WireMessage) -> [UInt8] {
+    /// The message's frame. Throws for a value JSON cannot carry (a NaN or an infinite number, which a measurement
+    /// gone wrong can hold): the sender must say so, not send an empty frame the peer would drop without a word.
+    public static func encode(_ message: WireMessage) throws(WireError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        // Encoding these plain value types cannot fail; an empty frame would be dropped by the peer anyway.
-        let data: Data?
-        switch message {
-        case .hello(let hello): data = try? encoder.encode(Envelope(v: wireProtocolVersion, type: "hello", body: hello))
-        case .heartbeat(let running):
-            data = try? encoder.encode(
-                Envelope(v: wireProtocolVersion, type: "heartbeat", body: Running(running: running)))
-        case .job(let job): data = try? encoder.encode(Envelope(v: wireProtocolVersion, type: "job", body: job))
-        case .result(let result):
-            data = try? encoder.encode(Envelope(v: wireProtocolVersion, type: "result", body: result))
-        case .shutdown: data = try? encoder.encode(Envelope<Empty>(v: wireProtocolVersion, type: "shutdown", body: nil))
-        case .goodbye: data = try? encoder.encode(Envelope<Empty>(v: wireProtocolVersion, type: "goodbye", body: nil))
+        do {
+            let data: Data
+            switch message {
+            case .hello(let hello):
+                data = try encoder.encode(Envelope(v: wireProtocolVersion, type: "hello", body: hello))
+            case .heartbeat(let running):
+                data = try encoder.encode(
+                    Envelope(v: wireProtocolVersion, type: "heartbeat", body: Running(running: running)))
+            case .job(let job): data = try encoder.encode(Envelope(v: wireProtocolVersion, type: "job", body: job))
+            case .result(let result):
+                data = try encoder.encode(Envelope(v: wireProtocolVersion, type: "result", body: result))
+            case .shutdown:
+                data = try encoder.encode(Envelope<Empty>(v: wireProtocolVersion, type: "shutdown", body: nil))
+            case .goodbye:
+                data = try encoder.encode(Envelope<Empty>(v: wireProtocolVersion, type: "goodbye", body: nil))
+            }
+            return Array(data)
+        } catch let EncodingError.invalidValue(value, context) {
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw .unencodable("\(value) at \(path.isEmpty ? "the top" : path)")
+        } catch {
+            throw .unencodable("\(error)")
         }
-        return Array(data ?? Data())
     }
 
     public static func decode(_ bytes: [UInt8]) throws(WireError) -> WireMessage {

@@ -113,9 +113,27 @@ public final class WorkerNode {
     private func send(_ message: WireMessage) {
         guard let socket else { return }
         do {
-            if try !socket.send([WireCodec.encode(message)]) { logger.debug("send queue full; message dropped") }
+            let (frame, refused) = try Self.frame(message)
+            if let refused, case .result(let result) = message {
+                logger.error("job \(result.id): its result cannot be sent (\(refused)); it is reported as failed")
+            }
+            if try !socket.send([frame]) { logger.debug("send queue full; message dropped") }
         } catch {
             logger.error("send: \(error)")
+        }
+    }
+
+    /// The message's frame; a result the wire cannot carry (a NaN in a measurement) goes as that job's failure, so
+    /// the coordinator hears of it and the batch goes on (`refused` says why).
+    static func frame(_ message: WireMessage) throws(WireError) -> (bytes: [UInt8], refused: WireError?) {
+        do {
+            return (try WireCodec.encode(message), nil)
+        } catch {
+            guard case .result(let result) = message else { throw error }
+            var failed = result
+            failed.outcome = .failed(
+                JobFailure(message: "the worker's result held a value the wire cannot carry: \(error)", kind: .other))
+            return (try WireCodec.encode(.result(failed)), error)
         }
     }
 

@@ -147,14 +147,14 @@ struct RepairRunTests {
             [Array(#"{"v":2,"type":"launch"}"#.utf8)],
             [Array("a".utf8), Array("b".utf8), Array("c".utf8)],
             [
-                WireCodec.encode(
+                try WireCodec.encode(
                     .result(
                         JobResult(
                             id: 1, attempt: 1, worker: "rogue", seconds: 0,
                             outcome: .repaired(WrittenOutput(frames: 1, checksum: nil))))
                 )
             ],
-            [WireCodec.encode(.heartbeat(running: [1, 2, 3]))],
+            [try WireCodec.encode(.heartbeat(running: [1, 2, 3]))],
         ]
         for _ in 0..<20 { for frames in payloads { _ = try? rogue.send(frames) } }
         // A flood of garbage: it must not flood the log.
@@ -164,7 +164,7 @@ struct RepairRunTests {
         try silent.setIdentity(Array("silent".utf8))
         try silent.connect(endpoint)
         try silent.send([
-            WireCodec.encode(.hello(WorkerHello(worker: "silent", capacity: 1, software: "x", host: "h", pid: 1)))
+            try WireCodec.encode(.hello(WorkerHello(worker: "silent", capacity: 1, software: "x", host: "h", pid: 1)))
         ])
         // It has its job before the real worker exists (so it cannot have gone elsewhere first).
         var leased: JobSpec?

@@ -128,12 +128,26 @@ struct WireCodecTests {
 
     @Test("every message round-trips", arguments: messages)
     func roundTrip(message: WireMessage) throws {
-        #expect(try WireCodec.decode(WireCodec.encode(message)) == message)
+        #expect(try WireCodec.decode(try WireCodec.encode(message)) == message)
+    }
+
+    @Test("a result holding a NaN is refused by name and place, never sent as an empty frame")
+    func unencodableResult() {
+        var content = Self.contentResult
+        content.measurement?.driftPPM = .nan
+        let result = JobResult(
+            id: 7, attempt: 1, worker: "w", seconds: 1, outcome: .decided(content, output: nil))
+        #expect {
+            try WireCodec.encode(.result(result))
+        } throws: { error in
+            guard case .unencodable(let why) = error as? WireError else { return false }
+            return why.contains("driftPPM")
+        }
     }
 
     @Test("the envelope is versioned JSON")
     func envelope() throws {
-        let text = String(decoding: WireCodec.encode(.shutdown), as: UTF8.self)
+        let text = String(decoding: try WireCodec.encode(.shutdown), as: UTF8.self)
         #expect(text == #"{"type":"shutdown","v":8}"#)
     }
 
@@ -196,7 +210,7 @@ struct WireCodecTests {
     @Test(
         "random bytes and one-byte mutations of valid messages: each refused with a reason, or decoded to a message that encodes and decodes to itself"
     )
-    func fuzz() {
+    func fuzz() throws {
         var state: UInt64 = 12345
         var refused = 0
         for _ in 0..<2000 {
@@ -221,7 +235,7 @@ struct WireCodecTests {
         var mutants = 0
         var accepted = 0
         for message in WireCodecTests.messages {
-            let valid = WireCodec.encode(message)
+            let valid = try WireCodec.encode(message)
             for i in 0..<valid.count {
                 var broken = valid
                 broken[i] ^= 0x5A
@@ -230,7 +244,7 @@ struct WireCodecTests {
                     let decoded = try WireCodec.decode(broken)
                     accepted += 1
                     #expect(
-                        (try? WireCodec.decode(WireCodec.encode(decoded))) == decoded,
+                        (try? WireCodec.decode(try WireCodec.encode(decoded))) == decoded,
                         "a mutant decoded to \(decoded), which does not survive its own encoding")
                 } catch {
                     #expect(!error.description.isEmpty)

@@ -149,13 +149,15 @@ struct FuzzTests {
                     outcome: .failed(JobFailure(message: "e", kind: .outputUnwritable)))),
             .shutdown, .goodbye,
         ]
-        let seeds = try corpus("wire").map(\.bytes) + messages.map(WireCodec.encode)
+        let seeds = try corpus("wire").map(\.bytes) + messages.map { try WireCodec.encode($0) }
         var fuzz = FuzzRun(name: "wire", seeds: seeds)
         fuzz.structured = jsonMutation
         let outcome = fuzz.run { bytes in
             guard let message = try? WireCodec.decode(bytes) else { return false }
             // Whatever decodes must encode again within the limit (nothing the decoder admits is unsendable).
-            let encoded = WireCodec.encode(message)
+            guard let encoded = try? WireCodec.encode(message) else {
+                preconditionFailure("a decoded message does not encode: \(message)")
+            }
             precondition(encoded.count <= WireCodec.maxMessageBytes * 2, "re-encoded message grew to \(encoded.count)")
             return true
         }
