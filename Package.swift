@@ -305,6 +305,7 @@ let package = Package(
             dependencies: [
                 "DriftPlanning", "DriftSchema", "DriftJournal", "DriftCoordinator", "DriftWire", "DriftAudio",
                 "DriftCore", "DriftReports", "DriftFixtures", "DriftJobs", "DriftAV", "DriftSync", "DriftMetrics",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "DriftWorkerTests",

@@ -29,7 +29,7 @@ extension Journal {
         // checksums are packed (JournalPacking.swift) and a plan's fingerprint is the digest of its description;
         // job rows no longer repeat their run's output root and input roots; pair and job rows are keyed
         // without a rowid. Values are converted, none dropped: earlier outputs stay current.
-        for function in PackingFunctions.all { db.add(function: function) }
+        for function in V7Packing.functions { db.add(function: function) }
         func term(_ column: String) -> String { "(SELECT id FROM term WHERE text = \(column))" }
         func name(_ column: String) -> String { "(SELECT id FROM name WHERE text = \(column))" }
         try db.execute(

@@ -96,19 +96,3 @@ extension JobFingerprints {
         return hash.hex
     }
 }
-
-/// SQL functions the v7 migration converts earlier rows with, so SQL and Swift pack alike.
-enum PackingFunctions {
-    static let all: [DatabaseFunction] = [
-        DatabaseFunction("driftfix_hex", argumentCount: 1, pure: true) { values in
-            String.fromDatabaseValue(values[0]).map { PackedHex($0).databaseValue } ?? DatabaseValue.null
-        },
-        DatabaseFunction("driftfix_print", argumentCount: 1, pure: true) { values in
-            String.fromDatabaseValue(values[0]).map { PackedPrint($0).databaseValue } ?? DatabaseValue.null
-        },
-        DatabaseFunction("driftfix_plan_digest", argumentCount: 1, pure: true) { values in
-            String.fromDatabaseValue(values[0]).map { PackedHex(JobFingerprints.digest($0)).databaseValue }
-                ?? DatabaseValue.null
-        },
-    ]
-}

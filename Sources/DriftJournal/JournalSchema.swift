@@ -28,7 +28,8 @@ extension Journal {
     }
 
     /// Every migration in order, each its own unit (`JournalMigrations+*.swift`); an identifier is never renamed or
-    /// reused, and a migration's SQL is never edited once released: journals in the field were written by it.
+    /// reused, and a migration's SQL is never edited once released: journals in the field were written by it. What a
+    /// migration calls is a copy of its own (`V7Packing`), never live code that may change after it.
     static let migrations: [(identifier: String, migrate: @Sendable (Database) throws -> Void)] = [
         ("v1", v1),
         ("v2 run key", v2RunKey),
