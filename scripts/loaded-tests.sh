@@ -14,7 +14,7 @@ filter=${2-LocalWorkerPoolTests|SecurityTests|RepairRunTests|GracefulStopTests|I
 command -v stress-ng >/dev/null || { echo "loaded-tests.sh: stress-ng is not installed (scripts/install-deps.sh)" >&2; exit 2; }
 logs=${DRIFTFIX_LOADED_LOGS:-$(mktemp -d /tmp/driftfix-loaded.XXXXXX)}
 mkdir -p "$logs"
-swift build --build-tests -Xswiftc -O
+swift build --build-tests -Xswiftc -O -Xcc -O2
 
 stress-ng --cpu "$(nproc)" --timeout 0 --quiet &
 stress=$!

@@ -18,7 +18,7 @@ swift build -c release --static-swift-stdlib --product driftfix >&2
 binary="$(swift build -c release --static-swift-stdlib --show-bin-path)/driftfix"
 # Man pages from the command definitions (swift-argument-parser's plugin, on the debug build the tests use, with
 # their flags so that it is not built again).
-swift package -Xswiftc -O plugin generate-manual --multi-page --configuration debug >&2
+swift package -Xswiftc -O -Xcc -O2 plugin generate-manual --multi-page --configuration debug >&2
 manuals=.build/plugins/GenerateManual/outputs/driftfix
 
 stage=$(mktemp -d)
