@@ -63,8 +63,10 @@ struct SlurmLauncherTests {
         let stop = { _ = try? runChild("/bin/bash", [root + "/scripts/slurm-cluster.sh", "stop", state.path]) }
         defer { if !stopped { stop() } }
         let slurm = ["SLURM_CONF": state.file("slurm.conf")]
+        let held = slurm.merging(["DRIFTFIX_FAILPOINT": "commit:1:delay"]) { $1 }
 
-        // Jobs of about a second each (40 s stereo at best quality), so the tasks are busy when they are ended.
+        // Jobs of a second and more each (40 s stereo at best quality, and each commit held a second by a failpoint
+        // the tasks inherit with the environment, whatever the kernel's speed), so the tasks are busy when ended.
         let tree = try RepairTree(drifted: 20, frames: 48_000 * 40, channels: 2, folders: 4, tones: 3)
         let out = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
@@ -78,7 +80,7 @@ struct SlurmLauncherTests {
                 "repair", tree.root.path, "--out", out.path, "--launcher", "slurm", "--workers", "2",
                 "--bind", endpoint, "--config", config, "--quality", "best", "--heartbeat", "2",
                 "--report", report.path, "--slurm-arg=--time=10",
-            ], environment: slurm)
+            ], environment: held)
         defer { if coordinator.isRunning { kill(coordinator.pid, SIGKILL) } }
         let log = { coordinator.child.errorsSoFar }
         #expect(waitUntil(seconds: 60) { log().contains("submitted 2 worker tasks to Slurm as job ") }, "\(log())")
