@@ -67,7 +67,8 @@ public struct PairReport: Codable, Sendable, Equatable {
     public var output: String?
     /// Frames in the output, as the worker verified by reopening it.
     public var outputFrames: Int64?
-    /// FNV-1a 64 of the output file, hex.
+    /// XXH3-64 of the output file: `xxh3:` and 16 hex digits (what `xxhsum -H3` prints); reports of releases before
+    /// 2026-11-25 hold bare-hex FNV-1a 64.
     public var checksum: String?
     /// Leases handed out for this pair.
     public var attempts: Int?

@@ -87,7 +87,7 @@ public enum JobOutcome: Sendable, Equatable {
 public struct WrittenOutput: Sendable, Equatable {
     /// Frames in the written output, read back from it.
     public var frames: Int64
-    /// FNV-1a 64 of the output file's bytes, hex; nil where nothing was written (a no-op).
+    /// XXH3-64 of the output file's bytes, `xxh3:` and 16 hex digits; nil where nothing was written (a no-op).
     public var checksum: String?
 
     public init(frames: Int64, checksum: String?) {
