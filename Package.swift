@@ -6,7 +6,7 @@ import PackageDescription
 // there is none here: the default it implies is no claim that driftfix runs there.
 //
 // Dependencies point one way, down towards DriftCore: storage (DriftJournal) below the dispatcher's vocabulary
-// (DriftJobs), the configuration below the scan's rules (DriftRules), the composition root (DriftRun) above all, the
+// (DriftJobs), the configuration below the scan's rules (DriftRules), the composition root (DriftKit) above all, the
 // command line on top. docs/architecture.md's module table is this graph; scripts/check-imports.py checks both that
 // each target declares exactly the modules it imports and that the table says the same, in every test run. C modules
 // are imported by exactly one Swift module each (CSndFile and CPCM by DriftAudio, CSampleRate, CSoxr, CPolyphase and CSpectral by DriftDSP,
@@ -16,6 +16,9 @@ import PackageDescription
 let package = Package(
     name: "driftfix",
     products: [
+        // The library under the command: repair, measure, scan, run a night, read the history. The command line is
+        // built on its public API alone.
+        .library(name: "DriftKit", targets: ["DriftKit"]),
         .executable(name: "driftfix", targets: ["driftfix"]),
         .executable(name: "driftfix-bench", targets: ["DriftBench"]),
     ],
@@ -191,7 +194,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .target(
-            name: "DriftRun",
+            name: "DriftKit",
             dependencies: [
                 .product(name: "SystemPackage", package: "swift-system"),
                 "DriftAudio", "DriftAV", "DriftConfig", "DriftCoordinator", "DriftCore", "DriftJobs", "DriftJournal",
@@ -210,11 +213,13 @@ let package = Package(
             name: "driftfix",
             dependencies: [
                 .product(name: "SystemPackage", package: "swift-system"),
-                // The composition root and the vocabulary it speaks; never an engine module (check-imports.py).
-                "DriftRun", "DriftConfig", "DriftCore", "DriftReports", "DriftRules", "DriftSchema",
+                // The library alone, as any caller of it (check-imports.py); a member of a module it does not import
+                // is refused (SE-0444), so nothing of the engine reaches the command line by a side door.
+                "DriftKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")],
             // `driftfix --version` names the source revision it was built from.
             plugins: ["SourceRevision"]
         ),
@@ -231,7 +236,7 @@ let package = Package(
         .executableTarget(
             name: "DriftBench",
             dependencies: [
-                "DriftPlanning", "DriftRun", "DriftSchema", "DriftAV", "DriftMedia", "DriftRepair",
+                "DriftPlanning", "DriftKit", "DriftSchema", "DriftAV", "DriftMedia", "DriftRepair",
                 "DriftCore", "DriftAudio", "DriftDSP", "DriftSync", "DriftFixtures", "DriftCoordinator",
                 "DriftTransport",
                 "DriftJournal", "DriftJobs",
@@ -251,11 +256,11 @@ let package = Package(
             dependencies: ["DriftMetrics", "DriftFixtures", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "DriftPlanningTests", dependencies: ["DriftPlanning", "DriftCore", "DriftSchema"]),
         .testTarget(
-            name: "DriftRunTests",
+            name: "DriftKitTests",
             dependencies: [
                 "DriftFixtures", .product(name: "Logging", package: "swift-log"), "DriftWorker", "DriftWire",
                 "DriftSchema", "DriftPlanning", "DriftJournal", "DriftCore", "DriftCoordinator", "DriftConfig",
-                "DriftAudio", "DriftRun", "DriftTransport",
+                "DriftAudio", "DriftKit", "DriftTransport",
             ]),
         .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "DriftCore"]),
         .testTarget(
@@ -339,6 +344,15 @@ let package = Package(
             dependencies: [
                 "DriftRepair", "DriftAudio", "DriftCore", "DriftDSP", "DriftSupport", "DriftSync", "DriftFixtures",
             ]),
+        // The library's public API as a caller sees it: `import DriftKit` alone (MemberImportVisibility on), with the
+        // fixtures that generate media whose truths are known.
+        .testTarget(
+            name: "DriftKitAPITests",
+            dependencies: [
+                "DriftKit", "DriftFixtures", .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]),
         .testTarget(name: "EndToEndTests", dependencies: ["driftfix", "DriftAudio", "DriftCore", "DriftFixtures"]),
     ],
     swiftLanguageModes: [.v6]

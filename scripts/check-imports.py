@@ -58,9 +58,9 @@ def main() -> int:
     return 1 if problems else 0
 
 
-# The executable speaks to the library through its composition root, DriftRun, and names values of the vocabulary
-# modules only; the engine's types it words come through DriftRun's RunVocabulary.swift.
-FRONT_END = {"DriftRun", "DriftConfig", "DriftCore", "DriftReports", "DriftRules", "DriftSchema"}
+# The executable is a caller of the library like any other: it depends on DriftKit alone (whose public API carries the
+# vocabulary modules it re-exports) and names no engine module.
+FRONT_END = {"DriftKit"}
 
 
 def check_front_end(manifest):
@@ -70,8 +70,11 @@ def check_front_end(manifest):
             continue
         declared = {d[k][0] for d in target.get("dependencies", []) for k in ("byName", "target") if k in d}
         engine = sorted(n for n in declared if n.startswith("Drift") and n not in FRONT_END)
+        if "MemberImportVisibility" not in json.dumps(target.get("settings", [])):
+            problems.append("driftfix: builds without MemberImportVisibility; a member of a module it does not import "
+                            "would reach it through DriftKit's own imports")
         if engine:
-            problems.append(f"driftfix: depends on {', '.join(engine)}; an executable goes through DriftRun "
+            problems.append(f"driftfix: depends on {', '.join(engine)}; an executable goes through DriftKit "
                             f"(allowed: {', '.join(sorted(FRONT_END))})")
     return problems
 
@@ -105,7 +108,7 @@ def check_architecture(root, manifest):
             for kind in ("byName", "target"):
                 if kind in dependency and dependency[kind][0] in targets:
                     declared.add(dependency[kind][0])
-        if name == "DriftRun":
+        if name == "DriftKit":
             continue  # "all of the above": the composition root
         if name not in documented:
             problems.append(f"docs/architecture.md: no row for {name}")

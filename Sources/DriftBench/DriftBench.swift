@@ -6,8 +6,8 @@ import DriftDSP
 import DriftFixtures
 import DriftJobs
 import DriftJournal
+import DriftKit
 import DriftPlanning
-import DriftRun
 import DriftSchema
 import DriftTransport
 import Foundation

@@ -42,6 +42,21 @@ public func writeRecording(
     return path
 }
 
+/// Writes `signal` as a 24-bit WAV at `sampleRate`, for tests that speak to the library alone (no audio module).
+@discardableResult
+public func writeWAV(_ signal: TestSignal, to path: String, sampleRate: Int) throws -> String {
+    try writeRecording(
+        signal, to: path,
+        format: AudioFormat(
+            container: .wav, encoding: .pcm24, sampleRate: sampleRate, channelCount: signal.channelCount))
+}
+
+/// Reads a whole (test-sized) audio file: its samples, rate, channels and frames, in plain types.
+public func readSound(_ path: String) throws -> (samples: [Float], sampleRate: Int, channels: Int, frames: Int64) {
+    let (samples, format, frames) = try readAll(path)
+    return (samples, format.sampleRate, format.channelCount, frames)
+}
+
 /// Reads a whole (test-sized) audio file.
 public func readAll(_ path: String) throws -> (samples: [Float], format: AudioFormat, frames: Int64) {
     let reader = try AudioFileReader(path: path)

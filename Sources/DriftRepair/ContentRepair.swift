@@ -64,7 +64,7 @@ public enum ContentRepair {
     /// Measures, decides and (unless measuring only, or the decision is skip or refuse) repairs.
     ///
     /// - Throws: `AudioError`, `ProcessError`, `DSPError` naming the file and the cause, or `SyncFailure`.
-    public static func run(_ request: Request, progress: ((Int64, Int64) -> Void)? = nil) throws -> Outcome {
+    public static func run(_ request: Request, progress: ((Int64, Int64) throws -> Void)? = nil) throws -> Outcome {
         let (frames, rate) = try AudioInput.length(of: request.recording)
         var measurement: ContentMeasurement?
         if request.policy.measuresContent, let sound = try ContentProbe.sound(of: request.reference) {

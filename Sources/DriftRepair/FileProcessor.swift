@@ -181,7 +181,7 @@ public enum FileProcessor {
     /// - Throws: `AudioError`, `ProcessError` or `DSPError`, each naming the file and the cause.
     @discardableResult
     public static func run(
-        _ request: ProcessRequest, progress: ((Int64, Int64) -> Void)? = nil
+        _ request: ProcessRequest, progress: ((Int64, Int64) throws -> Void)? = nil
     ) throws -> ProcessResult {
         if AudioInput.library(for: request.input) == .ffmpeg { return try MediaRepair.run(request, progress: progress) }
         let clock = ContinuousClock.now
@@ -356,7 +356,7 @@ public enum FileProcessor {
     /// encoder overlaps the conversion (with one core, or from a source that converts ahead on threads of its own: in
     /// turn, on this thread); checks the source kept its promised length.
     static func pump(
-        _ source: AudioSource, into writer: AudioSink, blockFrames: Int, progress: ((Int64, Int64) -> Void)?
+        _ source: AudioSource, into writer: AudioSink, blockFrames: Int, progress: ((Int64, Int64) throws -> Void)?
     ) throws {
         if !overlapsIO || source.convertsAhead {
             // From a source converting ahead, large blocks: each is one write call (dd's 1 MiB is its floor).
@@ -370,7 +370,7 @@ public enum FileProcessor {
                 let frames = next.count / source.channelCount
                 try writer.write(samples, frames: frames)
                 delivered += Int64(frames)
-                progress?(delivered, source.frameCount)
+                try progress?(delivered, source.frameCount)
             }
             try checkDelivered(source, writer)
             return
@@ -414,7 +414,13 @@ public enum FileProcessor {
             if block.frames == 0 { break }
             delivered += Int64(block.frames)
             guard full.push(block) else { break }
-            progress?(delivered, source.frameCount)
+            do {
+                // A caller may stop the repair here (its task cancelled): the writer thread is joined first.
+                try progress?(delivered, source.frameCount)
+            } catch {
+                failure = error
+                break
+            }
         }
         full.close()
         done.wait()

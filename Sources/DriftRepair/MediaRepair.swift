@@ -10,7 +10,7 @@ import struct SystemPackage.FilePath
 /// written either into the same kind of media file (other streams copied bit for bit) or, with `--format` or another
 /// extension, into a file libsndfile writes (FLAC/WAV for a lossless archive copy); verified by decoding the result.
 enum MediaRepair {
-    static func run(_ request: ProcessRequest, progress: ((Int64, Int64) -> Void)?) throws -> ProcessResult {
+    static func run(_ request: ProcessRequest, progress: ((Int64, Int64) throws -> Void)?) throws -> ProcessResult {
         let clock = ContinuousClock.now
         let reader = try EncodedAudioReader(path: request.input, stream: request.audioStream)
         let plan = try Self.plan(request, reader)
@@ -75,7 +75,7 @@ enum MediaRepair {
     }
 
     /// A file libsndfile writes (`--format`, or an audio extension): the decoded samples as PCM, FLAC...
-    private static func writeAudioFile(_ job: Job, as type: FileType, progress: ((Int64, Int64) -> Void)?) throws
+    private static func writeAudioFile(_ job: Job, as type: FileType, progress: ((Int64, Int64) throws -> Void)?) throws
         -> ProcessResult
     {
         let (request, reader, plan) = (job.request, job.reader, job.plan)
@@ -103,7 +103,7 @@ enum MediaRepair {
     /// The same kind of media file: the repaired audio re-encoded, every other stream copied packet for packet. A
     /// multi-track recording has every audio stream repaired by the same plan, unless one stream was asked for (the
     /// others are then copied as they are).
-    private static func rewriteMedia(_ job: Job, progress: ((Int64, Int64) -> Void)?) throws -> ProcessResult {
+    private static func rewriteMedia(_ job: Job, progress: ((Int64, Int64) throws -> Void)?) throws -> ProcessResult {
         let (request, reader, plan) = (job.request, job.reader, job.plan)
         var replacements = [
             MediaRewriter.Replacement(

@@ -33,7 +33,7 @@ enum VerifiedOutput {
     /// - Throws: the chain's, the writer's or the check's error; `ProcessError.unverified` naming the output and each
     ///   mismatch.
     static func write<Writer: ClosingSink, Check: OutputCheck>(
-        for request: ProcessRequest, progress: ((Int64, Int64) -> Void)? = nil,
+        for request: ProcessRequest, progress: ((Int64, Int64) throws -> Void)? = nil,
         source makeSource: () throws -> AudioSource,
         open: (StagedOutput) throws -> Writer, beforeClose: ((Writer) throws -> Void)? = nil,
         check: (Writer, String) throws -> Check

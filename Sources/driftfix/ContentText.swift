@@ -1,4 +1,4 @@
-import DriftCore
+import DriftKit
 import Foundation
 
 /// Content measurements and sync proofs in the command line's words.

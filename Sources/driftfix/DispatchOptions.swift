@@ -1,6 +1,5 @@
 import ArgumentParser
-import DriftConfig
-import DriftRun
+import DriftKit
 import Foundation
 
 /// How a command reaches its workers: local processes, or an endpoint remote workers connect to (with CURVE).

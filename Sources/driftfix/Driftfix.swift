@@ -1,7 +1,5 @@
 import ArgumentParser
-import DriftCore
-import DriftReports
-import DriftRun
+import DriftKit
 import Foundation
 import Logging
 

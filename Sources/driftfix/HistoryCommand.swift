@@ -1,9 +1,5 @@
 import ArgumentParser
-import DriftConfig
-import DriftCore
-import DriftReports
-import DriftRun
-import DriftSchema
+import DriftKit
 import Foundation
 
 /// `driftfix history`: drift per device (recorder) over the journal's last runs, alerting devices first.

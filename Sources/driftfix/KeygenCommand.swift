@@ -1,5 +1,5 @@
 import ArgumentParser
-import DriftRun
+import DriftKit
 import Foundation
 
 /// `driftfix keygen`: a CURVE key pair for a coordinator or a worker.

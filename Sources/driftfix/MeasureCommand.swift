@@ -1,6 +1,5 @@
 import ArgumentParser
-import DriftCore
-import DriftRun
+import DriftKit
 import Foundation
 
 /// `driftfix measure`: one pair's drift measured from the sound (start offset, rate, dropouts).

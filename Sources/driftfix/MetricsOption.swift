@@ -1,5 +1,5 @@
 import ArgumentParser
-import DriftRun
+import DriftKit
 
 /// `--metrics-address`: a port alone listens on loopback; anything else must name its host. An address off loopback
 /// is refused unless `--metrics-on-network` acknowledges it (the library's rule: `MetricsAddress.refusal`).

@@ -1,4 +1,4 @@
-import DriftReports
+import DriftKit
 import Logging
 
 /// Keeps every log record on one line: control characters in a message (a file name holding a newline or an escape

@@ -1,4 +1,4 @@
-import DriftCore
+import DriftKit
 import Foundation
 
 import struct SystemPackage.FilePath

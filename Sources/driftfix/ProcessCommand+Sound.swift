@@ -1,7 +1,5 @@
 import ArgumentParser
-import DriftConfig
-import DriftCore
-import DriftRun
+import DriftKit
 import Foundation
 import Logging
 

@@ -1,3 +1,4 @@
+import DriftKit
 import Foundation
 
 /// A one-line progress bar on standard error, drawn only on a terminal that can redraw a line (see

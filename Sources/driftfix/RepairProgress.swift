@@ -1,6 +1,4 @@
-import DriftCore
-import DriftReports
-import DriftRun
+import DriftKit
 import Foundation
 import Logging
 
@@ -31,26 +29,24 @@ final class RepairProgress: RunObserver, @unchecked Sendable {
         self.logger = logger
     }
 
-    func planned(_ jobs: [JobRecord], round: RunRound) {
-        lock.withLock {
+    func event(_ event: RunEvent) {
+        lock.withLock { take(event) }
+    }
+
+    private func take(_ event: RunEvent) {
+        switch event {
+        case .planned(let round, let jobs):
             clear()
             self.round = round
             total = jobs.count
             done = 0
             audioDone = 0
-            audioByJob = Dictionary(jobs.map { ($0.id, $0.audioSeconds) }, uniquingKeysWith: { first, _ in first })
-            totalAudio = jobs.reduce(0) { $0 + $1.audioSeconds }
-        }
-    }
-
-    func finished() { lock.withLock { clear() } }
-
-    func event(_ event: DispatchEvent) {
-        lock.withLock { take(event) }
-    }
-
-    private func take(_ event: DispatchEvent) {
-        switch event {
+            audioByJob = Dictionary(jobs.map { ($0.id, $0.audio.seconds) }, uniquingKeysWith: { first, _ in first })
+            totalAudio = jobs.reduce(0) { $0 + $1.audio.seconds }
+            return
+        case .finished:
+            clear()
+            return
         case .workerJoined(let name, let capacity):
             workers += 1
             log("worker \(name) joined (capacity \(capacity))")
@@ -60,54 +56,7 @@ final class RepairProgress: RunObserver, @unchecked Sendable {
         case .jobFinished(let job):
             done += 1
             audioDone += audioByJob[job.id] ?? 0
-            switch job.state {
-            case .done(let result) where result.content != nil:
-                let content = result.content
-                let measured =
-                    content?.measurement.map { $0.isMeasured ? $0.summary : $0.reason ?? "unmeasurable" }
-                    ?? "no sound to measure"
-                let timing = "\(result.worker), \(String(format: "%.2f", result.seconds)) s"
-                switch (result.succeeded, content?.decision) {
-                case (false, _):
-                    failed += 1
-                    log("FAILED \(job.input): \(result.failure?.message ?? "failed") [\(measured)]", level: .error)
-                case (_, .repaired?):
-                    let residual =
-                        content?.measurement?.residualMs.map { ", residual \(String(format: "%.3f", $0)) ms" } ?? ""
-                    log(
-                        "repaired \(job.output ?? job.input) by its \(content?.measuredBy == .content ? "sound" : "headers") (\(result.output?.frames ?? 0) frames; \(measured)\(residual); \(timing))"
-                    )
-                case (_, .skipped?):
-                    log("in sync: \(job.input) (\(content?.reason ?? measured); \(measured); \(timing))")
-                case (_, .refused?):
-                    log("refused: \(job.input): \(content?.reason ?? "refused") (\(timing))", level: .warning)
-                default:
-                    log("measured \(job.input): \(measured) (\(timing))")
-                }
-            case .done(let result) where !result.succeeded:
-                failed += 1
-                log("FAILED \(job.input): \(result.failure?.message ?? "failed")", level: .error)
-            case .done(let result):
-                switch job.work {
-                case .header(let repair):
-                    log(
-                        "repaired \(repair.output) (\(result.output?.frames ?? 0) frames, \(repair.method.rawValue), \(result.worker), \(String(format: "%.2f", result.seconds)) s)"
-                    )
-                case .clipSync:
-                    let used = result.sound?.matches?.first { $0.status == .used }
-                    log(
-                        "synced \(job.input)\(used?.output.map { " into \($0)" } ?? "") (\(result.worker), \(String(format: "%.2f", result.seconds)) s)"
-                    )
-                case .soundPrint:
-                    logger.debug("printed \(job.input)")
-                case .content, .noop:
-                    break
-                }
-            case .failed(let error):
-                failed += 1
-                log("FAILED \(job.input): \(error)", level: .error)
-            default: break
-            }
+            finished(job)
         case .jobRequeued(let id, let reason):
             log("job \(id) requeued: \(reason)")
         case .duplicateResult(let id, let worker):
@@ -116,10 +65,43 @@ final class RepairProgress: RunObserver, @unchecked Sendable {
             log(
                 "late result for job \(id) from \(worker) discarded: it held lease \(attempt), lease \(latest) was given since"
             )
-        case .dropped, .jobStarted, .leaseLost, .workerSilent:
+        case .dropped, .jobStarted, .workerSilent:
             break
         }
         draw()
+    }
+
+    /// One line for what a job came to.
+    private func finished(_ job: FinishedJob) {
+        let timing = job.worker.map { "\($0), \(String(format: "%.2f", job.elapsed?.seconds ?? 0)) s" } ?? ""
+        func measured(_ measurement: ContentMeasurement?) -> String {
+            measurement.map { $0.isMeasured ? $0.summary : $0.reason ?? "unmeasurable" } ?? "no sound to measure"
+        }
+        switch job.outcome {
+        case .failed(let reason, let measurement):
+            failed += 1
+            log(
+                "FAILED \(job.input): \(reason)\(measurement.map { " [\(measured($0))]" } ?? "")", level: .error)
+        case .repaired(let output, let frames, let method):
+            log("repaired \(output) (\(frames) frames, \(method.rawValue), \(timing))")
+        case .repairedBySound(let output, let frames, let measurement, let by):
+            let residual = measurement?.residualMs.map { ", residual \(String(format: "%.3f", $0)) ms" } ?? ""
+            log(
+                "repaired \(output) by its \(by == .content ? "sound" : "headers") (\(frames) frames; \(measured(measurement))\(residual); \(timing))"
+            )
+        case .inSync(let reason, let measurement):
+            log("in sync: \(job.input) (\(reason ?? measured(measurement)); \(measured(measurement)); \(timing))")
+        case .refused(let reason, _):
+            log("refused: \(job.input): \(reason ?? "refused") (\(timing))", level: .warning)
+        case .measured(let measurement):
+            log("measured \(job.input): \(measured(measurement)) (\(timing))")
+        case .clipSynced(let output):
+            log("synced \(job.input)\(output.map { " into \($0)" } ?? "") (\(timing))")
+        case .printed:
+            logger.debug("printed \(job.input)")
+        case .nothing:
+            break
+        }
     }
 
     private func log(_ line: String, level: Logger.Level = .notice) {

@@ -1,7 +1,5 @@
 import ArgumentParser
-import DriftRules
-import DriftRun
-import DriftSchema
+import DriftKit
 import Foundation
 import Logging
 

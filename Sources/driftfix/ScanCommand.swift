@@ -1,10 +1,5 @@
 import ArgumentParser
-import DriftConfig
-import DriftCore
-import DriftReports
-import DriftRules
-import DriftRun
-import DriftSchema
+import DriftKit
 import Foundation
 import Logging
 

@@ -1,5 +1,5 @@
 import Dispatch
-import DriftRun
+import DriftKit
 import Foundation
 import Synchronization
 

@@ -1,9 +1,5 @@
 import ArgumentParser
-import DriftCore
-import DriftReports
-import DriftRules
-import DriftRun
-import DriftSchema
+import DriftKit
 import Foundation
 import Logging
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import DriftRun
+import DriftKit
 import Foundation
 
 /// `--timeline FILE` and what its audio points at: shared by `sync`, `repair` and `scan` (with a pairing by sound).

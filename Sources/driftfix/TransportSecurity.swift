@@ -1,6 +1,5 @@
 import ArgumentParser
-import DriftConfig
-import DriftRun
+import DriftKit
 import Foundation
 
 /// The command line's side of the transport policy (the library's `TransportPolicy` holds the rule): which key

@@ -1,6 +1,5 @@
 import ArgumentParser
-import DriftCore
-import DriftRun
+import DriftKit
 import Foundation
 
 /// `driftfix verify`: reopen a file and check its exact length, and/or prove it in sync with a reference's sound.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import DriftRun
+import DriftKit
 import Foundation
 import Logging
 

@@ -14,14 +14,33 @@ public enum RunRound: String, Sendable, CaseIterable {
     case clips
 }
 
-/// Sees a run as it goes (progress bars, logs), round by round.
+/// Sees a run as it goes (progress bars, logs, a service's own progress), round by round.
 public protocol RunObserver: Sendable {
-    /// A round's jobs (the unfinished ones) are about to run.
-    func planned(_ jobs: [JobRecord], round: RunRound)
-    /// A dispatch event (a job started or finished, a worker joined or was lost), on the thread that saw it.
-    func event(_ event: DispatchEvent)
-    /// The run's work ended.
-    func finished()
+    /// What happened, on the thread that saw it (the coordinator loop's, or a job thread's when the work runs on
+    /// threads): keep it short, or hand it on.
+    func event(_ event: RunEvent)
+    /// The run returned (after its last event), whether it succeeded or not.
+    func runEnded()
+}
+
+extension RunObserver {
+    public func runEnded() {}
+}
+
+/// A run's events as an `AsyncSequence`: give the stream to `Run` as its observer and iterate `events` in another
+/// task; the sequence ends when the run returns.
+public final class RunEventStream: RunObserver {
+    public let events: AsyncStream<RunEvent>
+    private let continuation: AsyncStream<RunEvent>.Continuation
+
+    /// - Parameter buffering: what the stream keeps while nobody reads it (by default every event: a night's events
+    ///   are a few per job).
+    public init(buffering: AsyncStream<RunEvent>.Continuation.BufferingPolicy = .unbounded) {
+        (events, continuation) = AsyncStream.makeStream(of: RunEvent.self, bufferingPolicy: buffering)
+    }
+
+    public func event(_ event: RunEvent) { continuation.yield(event) }
+    public func runEnded() { continuation.finish() }
 }
 
 /// Everything that watches a run: the observer and the live metrics, fed the same rounds and events.
@@ -36,7 +55,7 @@ struct Watch: Sendable {
 
     func planned(_ jobs: [JobRecord], round: RunRound) {
         spans.planned(jobs, round: round)
-        observer?.planned(jobs, round: round)
+        observer?.event(.planned(round, jobs.map(PlannedJob.init)))
         live?.planned(jobs, round: labelled ? round.rawValue : nil)
     }
 
@@ -56,13 +75,13 @@ struct Watch: Sendable {
     }
 
     private static func notify(_ observer: RunObserver?, _ live: LiveRunMetrics?, _ event: DispatchEvent) {
-        observer?.event(event)
+        if let event = RunEvent(event) { observer?.event(event) }
         live?.event(event)
     }
 
     /// The run's work ended.
     func finished() {
         spans.finished()
-        observer?.finished()
+        observer?.event(.finished)
     }
 }

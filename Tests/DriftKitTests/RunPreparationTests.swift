@@ -4,8 +4,8 @@ import DriftCoordinator
 import DriftCore
 import DriftFixtures
 import DriftJournal
+import DriftKit
 import DriftPlanning
-import DriftRun
 import DriftSchema
 import DriftTransport
 import DriftWire

@@ -1,5 +1,5 @@
 import DriftFixtures
-import DriftRun
+import DriftKit
 import DriftTransport
 import DriftWorker
 import Foundation

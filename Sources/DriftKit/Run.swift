@@ -50,6 +50,7 @@ public struct Run: Sendable {
     }
 
     public func run() async throws(RunError) -> Outcome {
+        defer { observer?.runEnded() }
         Traces.start(
             TraceStart.settings(
                 settings.configuration.tracing, environment: ProcessInfo.processInfo.environment, logger: logger),

@@ -45,7 +45,7 @@ public enum SingleFile {
     /// to arrange (`PendingOutputs`), not a library's.
     ///
     /// - Parameter progress: after each block, (output frames written, output frames in all).
-    public static func repair(_ request: ProcessRequest, progress: ((Int64, Int64) -> Void)? = nil) throws
+    public static func repair(_ request: ProcessRequest, progress: ((Int64, Int64) throws -> Void)? = nil) throws
         -> ProcessResult
     {
         try FileProcessor.run(request, progress: progress)
@@ -142,7 +142,7 @@ public enum SingleFile {
     public static func repairBySound(
         recording: String, reference: String, output: String, policy: ContentPolicy, method: MethodChoice,
         quality: ResampleQuality, engine: ResampleEngine, overwrite: Bool,
-        progress: ((Int64, Int64) -> Void)? = nil
+        progress: ((Int64, Int64) throws -> Void)? = nil
     ) throws -> SoundRepair {
         guard let lengths = lengths(recording: recording, reference: reference) else {
             throw ProcessError(path: reference, cause: "its length cannot be read to compare with the recording's")

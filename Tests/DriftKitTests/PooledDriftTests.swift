@@ -2,7 +2,7 @@ import DriftCore
 import DriftSchema
 import Testing
 
-@testable import DriftRun
+@testable import DriftKit
 
 @Suite("A recorder's drift from all the clips it heard")
 struct PooledDriftTests {
