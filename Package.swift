@@ -39,6 +39,9 @@ let package = Package(
         // them over OTLP/HTTP itself (see docs/operations.md for why not swift-otel).
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // DriftKit's documentation: `swift package generate-documentation --target DriftKit` (a command plugin; it adds
+        // nothing to any product).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // System libraries. Module maps link the library directly (no pkg-config: the headers all live in

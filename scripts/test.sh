@@ -35,6 +35,12 @@ swift build --build-tests -Xswiftc -O -Xcc -O2
 if [[ $quick -eq 0 ]]; then
     "${DRIFTFIX_OTIO_VENV:-.build-otio}/bin/python" scripts/stretch-quality.py check --driftfix .build/debug/driftfix
 fi
+# DriftKit's documentation, its symbol docs and four articles (Sources/DriftKit/DriftKit.docc), with DocC's warnings
+# as errors: a broken link or an undocumented parameter fails the run. The same build flags, so nothing rebuilds.
+if [[ $quick -eq 0 ]]; then
+    swift package -Xswiftc -O -Xcc -O2 generate-documentation --target DriftKit --warnings-as-errors \
+        --output-path .build/DriftKit.doccarchive
+fi
 # Only Swift Testing is used, so the last summary line counts the tests that ran. The fuzz suite bounds the parsers'
 # peak memory, which only means something in a process of its own: it runs after the others, alone.
 # The output is kept too: a failure is named again at the end, where a log's tail shows it. tee runs on a descriptor

@@ -79,6 +79,7 @@ public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `s
     /// Binds the endpoint and starts the services; the jobs already in `store` are handed out at once.
     ///
     /// - Parameters:
+    ///   - store: the jobs, where they stand: a journal's, for a night that survives a crash.
     ///   - ready: called with the bound endpoint once workers can connect.
     ///   - onEvent: every dispatch event, on the socket loop's thread.
     public func start(

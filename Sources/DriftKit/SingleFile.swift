@@ -44,7 +44,10 @@ public enum SingleFile {
     /// Repairs one file, verified before it is renamed. Removing the temporary output on a signal is the process's
     /// to arrange (`PendingOutputs`), not a library's.
     ///
-    /// - Parameter progress: after each block, (output frames written, output frames in all).
+    /// - Parameters:
+    ///   - request: what to read, what to make of it and where to write it.
+    ///   - progress: after each block, (output frames written, output frames in all); what it throws stops the
+    ///     repair (nothing placed) and is thrown here.
     public static func repair(_ request: ProcessRequest, progress: ((Int64, Int64) throws -> Void)? = nil) throws
         -> ProcessResult
     {
