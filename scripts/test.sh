@@ -21,7 +21,7 @@ python3 scripts/check-sizes.py
 # The house style is checked, not hoped for: swift format's lint under the committed .swift-format (fix with
 # `swift format format -i -r Sources Tests Plugins Package.swift`), and shellcheck's warnings and errors in the scripts
 # (its notes are kept where the scripts mean them: indirect calls, single-quoted text for another shell).
-swift format lint --strict --recursive Sources Tests Plugins Benchmarks Package.swift
+swift format lint --strict --recursive Sources Tests Plugins Benchmarks Package.swift Examples/RepairService/Sources Examples/RepairService/Package.swift
 if command -v shellcheck >/dev/null; then
     shellcheck --severity=warning scripts/*.sh scripts/lib/*.sh .ci/run
 fi
@@ -144,6 +144,9 @@ if [[ $# -eq 0 ]]; then
     if [[ "${DRIFTFIX_SKIP_BENCH_COUNTS:-0}" != "1" ]]; then
         scripts/bench-counts.sh | grep -v '^\[[0-9]*/[0-9]*\]'
     fi
+    # DriftKit as a dependency: the example service (Examples/RepairService, Hummingbird) built as a package of its
+    # own and answering real uploads on loopback with files of exactly their references' lengths.
+    timeout 1200 scripts/test-example.sh 2>&1 | grep -v '^\[[0-9]*/[0-9]*\]\|CMakeLists.txt\|unhandled; explicitly'
 fi
 # The package, installed into a fresh Debian 12 root (root only; it says why when it cannot run, and in CI, where
 # .ci/run sets DRIFTFIX_REQUIRE_PACKAGE_TEST=1, a package test that cannot run fails). Only the Swift suites:
