@@ -4,7 +4,7 @@
 # systemd units. Depends: names the Debian packages of the shared libraries the binary loads, found from the binary
 # itself (never a -dev package, never Swift).
 #
-#   scripts/package.sh            writes dist/driftfix_0.2.0_amd64.deb and prints its path
+#   scripts/package.sh            writes dist/driftfix_0.3.0_amd64.deb and prints its path
 #   DRIFTFIX_REVISION=abc scripts/package.sh   the revision --version names when there is no git checkout
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -6,7 +6,7 @@ import Logging
 /// The `driftfix` command: repairs lip-sync drift in recordings.
 struct Driftfix: AsyncParsableCommand {
     /// The release (Debian packages take their version from here: scripts/package.sh).
-    static let version = "0.2.0"
+    static let version = "0.3.0"
 
     static let configuration = CommandConfiguration(
         commandName: "driftfix",

@@ -219,7 +219,7 @@ struct KubernetesManifestTests {
                 }
             }
             for container in spec.objects("initContainers") + spec.objects("containers") {
-                #expect(container.string("image") == "driftfix:0.2.0", "\(label)/\(container.name)")
+                #expect(container.string("image") == "driftfix:0.3.0", "\(label)/\(container.name)")
                 #expect(
                     container[path: "securityContext.readOnlyRootFilesystem"] as? Bool == true,
                     "\(label)/\(container.name)")
