@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""DriftKit's public API held to its last release's by swift-api-digester, as `swift package
+diagnose-api-breaking-changes` does, on the modules the test build already made (seconds, not a second build).
+
+The API is DriftKit's own declarations, the vocabulary modules it re-exports whole (Exports.swift), and the engine
+types it re-exports one by one (RunVocabulary.swift). `baseline` records it (at a release: api/baseline/, gzipped, with
+the revision); `check` dumps the current build's and fails on every breaking change that api/allowed-breaks.txt does
+not list (each break a release makes is named there and in CHANGELOG.md). Additions are never breaks.
+
+Why not `swift package diagnose-api-breaking-changes` itself: it rebuilds the baseline revision from scratch (6 minutes
+here), and its digester then loads the baseline's modules beside the build's plugin-tool copies of the benchmark
+package's C modules ("redefinition of module 'MallocInterposerC'") and dumps nothing.
+"""
+import glob
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BASELINE = os.path.join(ROOT, "api", "baseline")
+ALLOWED = os.path.join(ROOT, "api", "allowed-breaks.txt")
+BUILD = os.path.join(ROOT, ".build", "debug")
+
+
+def exported():
+    """Module -> names to keep (None: the whole module)."""
+    modules = {"DriftKit": None}
+    kit = os.path.join(ROOT, "Sources", "DriftKit")
+    for name in sorted(os.listdir(kit)):
+        if not name.endswith(".swift"):
+            continue
+        text = open(os.path.join(kit, name), encoding="utf-8").read()
+        for module in re.findall(r"^@_exported public import (\w+)$", text, re.M):
+            modules[module] = None
+        for module, declaration in re.findall(
+                r"^@_exported public import (?:struct|enum|class|protocol|actor) (\w+)\.(\w+)$", text, re.M):
+            if modules.get(module, set()) is not None:
+                modules.setdefault(module, set()).add(declaration)
+    return modules
+
+
+def module_maps():
+    args = []
+    for path in sorted(glob.glob(os.path.join(BUILD, "*.build", "module.modulemap"))):
+        if "-tool.build" not in path:
+            args += ["-Xcc", f"-fmodule-map-file={path}"]
+    skipped = ("/Benchmarks/", "/Tests/", "GRDBSQLCipher", "SQLiteCustom", "GRDB.swift/Support")
+    for base in (os.path.join(ROOT, "Sources"), os.path.join(ROOT, ".build", "checkouts")):
+        for folder, _, files in os.walk(base):
+            if "module.modulemap" in files and not any(s in folder + "/" for s in skipped):
+                args += ["-Xcc", f"-fmodule-map-file={os.path.join(folder, 'module.modulemap')}"]
+    return args
+
+
+def dump(module, keep, into):
+    """The module's API as the digester sees it, cut to `keep`'s declarations where the module is re-exported in part."""
+    out = os.path.join(into, module + ".json")
+    run = subprocess.run(["swift-api-digester", "-dump-sdk", "-module", module, "-o", out,
+                          "-I", os.path.join(BUILD, "Modules"), "-target", "x86_64-unknown-linux-gnu",
+                          "-abort-on-module-fail"] + module_maps(), capture_output=True, text=True)
+    if run.returncode != 0 or not os.path.getsize(out):
+        sys.exit(f"api-check: swift-api-digester could not read {module} (build the tests first):\n{run.stderr}")
+    if keep is not None:
+        with open(out) as handle:
+            data = json.load(handle)
+        data["ABIRoot"]["children"] = [c for c in data["ABIRoot"]["children"]
+                                       if c.get("kind") == "TypeDecl" and c.get("name") in keep]
+        with open(out, "w") as handle:
+            json.dump(data, handle)
+    return out
+
+
+def baseline():
+    os.makedirs(BASELINE, exist_ok=True)
+    for old in glob.glob(os.path.join(BASELINE, "*.json.gz")):
+        os.remove(old)
+    with tempfile.TemporaryDirectory() as work:
+        for module, keep in exported().items():
+            with open(dump(module, keep, work), "rb") as source, gzip.open(
+                    os.path.join(BASELINE, module + ".json.gz"), "wb", compresslevel=9) as target:
+                target.write(source.read())
+    revision = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    with open(os.path.join(BASELINE, "REVISION"), "w") as handle:
+        handle.write(revision + "\n")
+    print(f"api-check: baseline of {len(exported())} modules recorded at {revision}")
+
+
+def check():
+    allowed = set()
+    if os.path.exists(ALLOWED):
+        allowed = {line.strip() for line in open(ALLOWED, encoding="utf-8")
+                   if line.strip() and not line.startswith("#")}
+    revision = open(os.path.join(BASELINE, "REVISION")).read().strip()
+    breaks, seen = [], set()
+    with tempfile.TemporaryDirectory() as work:
+        for module, keep in exported().items():
+            recorded = os.path.join(BASELINE, module + ".json.gz")
+            if not os.path.exists(recorded):
+                continue  # new in this version: nothing to break
+            old = os.path.join(work, module + ".baseline.json")
+            with gzip.open(recorded, "rb") as source, open(old, "wb") as target:
+                target.write(source.read())
+            new = dump(module, keep, work)
+            report = os.path.join(work, module + ".diagnosis")
+            subprocess.run(["swift-api-digester", "-diagnose-sdk", "-input-paths", old, "-input-paths", new,
+                            "-o", report], check=True, capture_output=True)
+            for line in open(report, encoding="utf-8"):
+                line = line.strip()
+                if line and not line.startswith("/*"):
+                    entry = f"{module}: {line}"
+                    seen.add(entry)
+                    if entry not in allowed:
+                        breaks.append(entry)
+    stale = sorted(allowed - seen)
+    for entry in stale:
+        print(f"api-check: allowed but no longer breaking (remove it from api/allowed-breaks.txt): {entry}")
+    if breaks:
+        print(f"api-check: {len(breaks)} breaking changes to DriftKit's API since {revision[:12]}, not in "
+              "api/allowed-breaks.txt (name each in CHANGELOG.md and there, or keep the API):", file=sys.stderr)
+        for entry in breaks:
+            print(f"  {entry}", file=sys.stderr)
+        return 1
+    print(f"api-check: DriftKit's API keeps every declaration of {revision[:12]} "
+          f"({len(seen)} allowed breaks, each in CHANGELOG.md)")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    command = sys.argv[1] if len(sys.argv) > 1 else "check"
+    if command == "baseline":
+        baseline()
+    elif command == "check":
+        sys.exit(check())
+    else:
+        sys.exit("usage: api-check.py check|baseline")
