@@ -316,7 +316,10 @@ rm -f "$work/st.wav"
 echo
 echo "## Stretch quality: ViSQOL MOS-LQO (1..5, higher is better) against ideal stretches; a song by round trip"
 "${DRIFTFIX_OTIO_VENV:-.build-otio}/bin/python" scripts/stretch-quality.py score --driftfix "$bin/driftfix" \
-    --tools driftfix,driftfix:vocoder,driftfix:wsola,R2,R3,sox --json "$work/stretch-quality.json" 2>"$work/stretch-quality.log"
+    --tools driftfix,driftfix:vocoder,driftfix:wsola,R2,R3,sox --json bench-results/stretch-quality.json \
+    2>"$work/stretch-quality.log"
+# The docs' tables come from that file (scripts/figures.py render; the test command checks they still match it).
+python3 scripts/figures.py render
 fi
 
 if want quality; then

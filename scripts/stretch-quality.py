@@ -29,6 +29,9 @@ import time
 import numpy as np
 import soundfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import figures  # noqa: E402  (the tables' renderer and the machine's description, shared with the docs)
+
 RATE = 48_000
 SECONDS = 8.0
 RATIOS = [0.5, 0.8, 0.97, 1.03, 1.25, 2.0]
@@ -265,7 +268,10 @@ def score(args):
     table(results, tools)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"rate": RATE, "seconds": SECONDS, "results": results}, f, indent=1)
+            # With its date, machine and command: the docs' tables are generated from it (scripts/figures.py).
+            json.dump({"name": "stretch quality", "date": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()),
+                       "machine": figures.machine(), "command": "scripts/stretch-quality.py " + " ".join(sys.argv[1:]),
+                       "rate": RATE, "seconds": SECONDS, "results": results}, f, indent=1)
 
 
 # Cells where the phase vocoder scored clearly above WSOLA (docs/performance.md): each floor lies between the two, a
@@ -314,26 +320,10 @@ def table(results, tools):
 def markdown(args):
     with open(args.json) as f:
         results = json.load(f)["results"]
-    tools = list(dict.fromkeys(row["tool"] for row in results))
-    names = {"driftfix": "driftfix (auto)", "driftfix:vocoder": "phase vocoder", "driftfix:wsola": "WSOLA",
-             "R2": "Rubber Band R2", "R3": "Rubber Band R3", "sox": "sox tempo"}
-    for metric, title in (("visqol", "ViSQOL MOS-LQO"), ("pesq", "PESQ (wide band), the voice")):
-        rows = [row for row in results if row[metric] is not None]
-        if not rows:
-            continue
-        print(f"| {title}: material | ratio | " + " | ".join(names.get(t, t) for t in tools) + " |")
-        print("| --- | --- | " + " | ".join("---" for _ in tools) + " |")
-        cells = {}
-        for row in rows:
-            cells.setdefault((row["material"], row["ratio"]), {})[row["tool"]] = row[metric]
-        for (name, r), by in cells.items():
-            shown = name[5:].rsplit(".", 1)[0].replace("_", " ") + ", round trip" if name.startswith("song:") else name
-            print(f"| {shown} | {r:g} | " + " | ".join(f"{by[t]:.3f}" if metric == "visqol" else f"{by[t]:.2f}"
-                                                      for t in tools) + " |")
-        means = [np.mean([row[metric] for row in rows if row["tool"] == t]) for t in tools]
-        print("| **mean** | | " + " | ".join(f"**{m:.3f}**" if metric == "visqol" else f"**{m:.2f}**"
-                                         for m in means) + " |")
-        print()
+    # One renderer for the tables: the docs' generated regions use it too.
+    print(figures.stretch_table(results, "visqol", "ViSQOL MOS-LQO"))
+    if any(row["pesq"] is not None for row in results):
+        print(figures.stretch_table(results, "pesq", "PESQ (wide band), the voice"))
 
 
 def render(args):

@@ -38,6 +38,8 @@ fi
 # DriftKit's API against its last release's (api/baseline; a break passes only when api/allowed-breaks.txt and
 # CHANGELOG.md name it): swift-api-digester on the modules just built, a second or two.
 python3 scripts/api-check.py check
+# The docs' generated tables are what their results files give (bench-results/; scripts/figures.py).
+python3 scripts/figures.py check
 # DriftKit's documentation, its symbol docs and four articles (Sources/DriftKit/DriftKit.docc), with DocC's warnings
 # as errors: a broken link or an undocumented parameter fails the run. The same build flags, so nothing rebuilds.
 if [[ $quick -eq 0 ]]; then
