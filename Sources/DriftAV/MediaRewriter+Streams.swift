@@ -1,5 +1,6 @@
 internal import CFFmpeg
 import DriftAudio
+import DriftSupport
 
 extension MediaRewriter {
     /// A replaced stream's encoder, its silent lead-in (whole codec frames in MP4/MOV) and how to open more of it
@@ -54,7 +55,7 @@ extension MediaRewriter {
             replacement.bitsPerSample ?? source.bitsPerSample,
             displayPath
         )
-        let kept = Owned(layout)  // the input stream's layout, which outlives the encoders
+        let kept = Handover(value: layout)  // the input stream's layout, which outlives the encoders
         let make: SegmentedAudioEncoder.Make = { (timestamp: Int64) throws(AudioError) -> AudioEncoder in
             var layout = kept.value
             return try AudioEncoder(

@@ -1,6 +1,7 @@
 internal import CFFmpeg
 import DriftAudio
 import DriftCore
+import DriftSupport
 import Foundation
 
 /// What a replaced stream is encoded by: one encoder, or several in parallel (`SegmentedAudioEncoder`).
@@ -131,7 +132,8 @@ final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // see 
     /// Encodes segment `index` (its samples begin at stream sample `start`) on a thread of its own.
     private func dispatch(_ index: Int, samples: [Float], start: Int64, last: Bool) {
         dispatched += 1
-        let encoder = Owned(index == 0 ? firstEncoder : nil)  // from here on used by the segment's thread alone
+        // From here on used by the segment's thread alone.
+        let encoder = Handover(value: index == 0 ? firstEncoder : nil)
         firstEncoder = nil
         let lower = index == 0 ? Int64.min : base + Int64(index) * segmentFrames
         let upper = last ? Int64.max : base + Int64(index + 1) * segmentFrames
@@ -194,11 +196,4 @@ final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // see 
             }
         }
     }
-}
-
-/// A value handed to another thread that alone uses it from then on.
-final class Owned<Value>: @unchecked Sendable {  // one owner at a time, by contract
-    let value: Value
-
-    init(_ value: Value) { self.value = value }
 }

@@ -227,7 +227,7 @@ public final class SegmentedResampler: AudioSource {
     }
 
     /// What the reading side and the converting threads share: the chunks' starts and the pieces of their output.
-    private final class Shared: @unchecked Sendable {  // immutable but `pieces` (thread-safe) and `helped` (atomic)
+    private final class Shared: Sendable {
         let open: Open
         let range: Range<Int64>
         let channelCount: Int

@@ -100,7 +100,12 @@ extension ContentJob {
 
 extension JobStore {
     /// Every job's outcome, by pair.
+    public var outcomes: [PairID: PairOutcome] { all.outcomes }
+}
+
+extension Sequence where Element == JobRecord {
+    /// Each pair's outcome, by its job (the first, where a pair had two).
     public var outcomes: [PairID: PairOutcome] {
-        Dictionary(all.map { ($0.pair, $0.outcome) }, uniquingKeysWith: { first, _ in first })
+        Dictionary(map { ($0.pair, $0.outcome) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -23,7 +23,7 @@ import UnixSignals
 /// stragglers are ended), last the ZAP handler (nothing needs authenticating any more). SIGINT, SIGTERM and SIGHUP
 /// start that graceful shutdown; past `drainTimeout` plus the pool's time it escalates to cancellation, which ends the
 /// loop at once.
-public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `started` is set once, before any submit
+public final class CoordinatorRuntime: JobExecutor, Sendable {
     public struct Settings: Sendable {
         /// The endpoint to bind and how it is protected; nil: a private `ipc://` socket of this runtime's own.
         public var transport: TransportPolicy?
@@ -60,10 +60,11 @@ public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `s
     private let settings: Settings
     private let logger: Logger
     private let completions = JobCompletions()
-    private var started: Started?
+    /// Set once, by `start`.
+    private let started = Mutex<Started?>(nil)
     private static let sequence = Atomic<Int>(0)
 
-    private struct Started {
+    private struct Started: Sendable {
         let store: OpenJobStore
         let inbox: CoordinatorInbox
         let services: Task<Result, Error>
@@ -83,10 +84,10 @@ public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `s
     ///   - ready: called with the bound endpoint once workers can connect.
     ///   - onEvent: every dispatch event, on the socket loop's thread.
     public func start(
-        store: JobStore = InMemoryJobStore(), ready: (String) -> Void = { _ in },
+        store: sending JobStore = InMemoryJobStore(), ready: (String) -> Void = { _ in },
         onEvent: @escaping @Sendable (DispatchEvent) -> Void = { _ in }
     ) throws {
-        precondition(started == nil, "a runtime runs once")
+        precondition(started.withLock { $0 } == nil, "a runtime runs once")
         var socketFile: String?
         let transport: TransportPolicy
         if let given = settings.transport {
@@ -98,9 +99,10 @@ public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `s
             transport = try TransportPolicy(binding: "ipc://\(file)")
         }
         do {
-            started = try launch(
+            let launched = try launch(
                 transport: transport, socketFile: socketFile, store: OpenJobStore(store), ready: ready,
                 onEvent: onEvent)
+            started.withLock { $0 = launched }
         } catch {
             if let socketFile { PathText.withCString(socketFile, { unlink($0) }) }
             throw error
@@ -110,7 +112,7 @@ public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `s
     /// Adds `jobs` to the run and returns them once each has finished, or as they stand when the run ended first (no
     /// worker alive, a stop).
     public func submit(_ jobs: [JobRecord]) async -> [JobRecord] {
-        guard let started, !jobs.isEmpty else { return jobs }
+        guard let started = started.withLock({ $0 }), !jobs.isEmpty else { return jobs }
         let token = completions.expect(Set(jobs.map(\.id)))
         for id in started.store.adding(jobs) { completions.finished(id) }
         started.inbox.post(.jobsAdded)
@@ -121,7 +123,7 @@ public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `s
     /// No more jobs: waits for the run to end (every job finished, a stop, no worker alive) and shuts everything down
     /// in order; the endpoint is gone when it returns.
     public func finish() async throws -> Result {
-        guard let started else { return Result(outcome: .complete, handshakeFailures: 0) }
+        guard let started = started.withLock({ $0 }) else { return Result(outcome: .complete, handshakeFailures: 0) }
         started.store.close()
         started.inbox.post(.jobsAdded)
         defer { if let file = started.socketFile { PathText.withCString(file, { unlink($0) }) } }
@@ -130,7 +132,7 @@ public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `s
 
     /// Runs `store`'s jobs to the end (or to a stop), then shuts everything down in order.
     public func run(
-        store: JobStore, ready: (String) -> Void = { _ in },
+        store: sending JobStore, ready: (String) -> Void = { _ in },
         onEvent: @escaping @Sendable (DispatchEvent) -> Void = { _ in }
     ) async throws -> Result {
         guard store.unfinishedCount > 0 else { return Result(outcome: .complete, handshakeFailures: 0) }
@@ -139,7 +141,7 @@ public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `s
     }
 
     /// The jobs of the run so far, as they stand.
-    public var jobs: [JobRecord] { started?.store.all ?? [] }
+    public var jobs: [JobRecord] { started.withLock { $0 }?.store.all ?? [] }
 
     private func launch(
         transport: TransportPolicy, socketFile: String?, store: OpenJobStore, ready: (String) -> Void,
@@ -175,6 +177,7 @@ public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `s
             services.append(.init(service: pool, successTerminationBehavior: .ignore, serviceName: "workers"))
         }
         let completions = completions
+        let inbox = server.inbox
         let coordinator = try CoordinatorService(server: server) { [pool] event in
             switch event {
             // The pool learns which of its workers connected (a crash loop is workers that never do) and which stopped
@@ -203,7 +206,8 @@ public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `s
                 if let socketFile { PathText.withCString(socketFile, { unlink($0) }) }
             }
             try await ServiceGroup(configuration: configuration).run()
-            let outcome = coordinator.outcome ?? .stopped
+            let ended = coordinator.ended
+            let outcome = ended?.outcome ?? .stopped
             if case .noWorkers = outcome {
                 // Every driver's one line for it; the open store counts one more while it is open.
                 let unfinished = store.all.filter { !$0.isFinished }.count
@@ -212,12 +216,12 @@ public final class CoordinatorRuntime: JobExecutor, @unchecked Sendable {  // `s
                 )
             }
             return Result(
-                outcome: outcome, handshakeFailures: server.handshakeFailures,
+                outcome: outcome, handshakeFailures: ended?.handshakeFailures ?? 0,
                 disruptions: RunDisruptions(
-                    workersLost: dispatcher.workersLost, workersRestarted: pool?.restarts ?? 0,
-                    jobsRequeued: dispatcher.jobsRequeued))
+                    workersLost: ended?.workersLost ?? 0, workersRestarted: pool?.restarts ?? 0,
+                    jobsRequeued: ended?.jobsRequeued ?? 0))
         }
-        return Started(store: store, inbox: server.inbox, services: task, socketFile: socketFile)
+        return Started(store: store, inbox: inbox, services: task, socketFile: socketFile)
     }
 
     /// The bound endpoint as other machines reach it: a wildcard address (`tcp://0.0.0.0:5555`, what ZeroMQ reports

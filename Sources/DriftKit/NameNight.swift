@@ -56,7 +56,7 @@ struct NameNight: NightPart {
             await executor.submit(unfinished)
         }
         let (status, problem) = run.ending(execution)
-        var report = prepared.plan.report(with: store.outcomes)
+        var report = prepared.plan.report(with: execution.jobs.outcomes)
         let disruptions = execution.disruptions
         report.disruptions = disruptions.isEmpty ? nil : disruptions
         if !disruptions.isEmpty {

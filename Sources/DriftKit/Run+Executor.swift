@@ -5,12 +5,15 @@ import DriftSchema
 import DriftTrace
 import Foundation
 import Logging
+import Synchronization
 
 extension Run {
     /// How a run's work ended.
     struct Execution: Sendable {
         var outcome: CoordinatorServer.Outcome
         var disruptions = RunDisruptions()
+        /// The jobs as they ended (the store went to the executor, which alone used it).
+        var jobs: [JobRecord] = []
     }
 
     /// Runs `body` with the settings' executor over `store` (workers bound and started, or this process's threads),
@@ -18,7 +21,7 @@ extension Run {
     ///
     /// - Parameter writes: the folder the jobs may write below; nil: they write nothing.
     func executing<T: Sendable>(
-        _ store: JobStore, writes outputRoot: String?, watch: Watch,
+        _ store: sending JobStore, writes outputRoot: String?, watch: Watch,
         _ body: @Sendable (JobExecutor) async -> T
     ) async throws(RunError) -> (T, Execution) {
         switch work {
@@ -28,7 +31,8 @@ extension Run {
                 Traces.isOn ? { @Sendable id in spans.parent(of: id) } : nil
             let executor = ThreadExecutor(
                 threads: threads, store: store, traceparent: traceparent, onEvent: watch.events)
-            return (await body(executor), Execution(outcome: .complete))
+            let value = await body(executor)
+            return (value, Execution(outcome: .complete, jobs: executor.jobs))
         case .workers(var dispatch):
             dispatch.maxAttempts = settings.configuration.maxAttempts
             var runtimeSettings = try dispatch.runtime(roots: settings.roots, outputRoot: outputRoot, logger: logger)
@@ -44,14 +48,16 @@ extension Run {
             }
             let value = await body(starting)
             if let error = starting.failure { throw error }
-            guard starting.started else { return (value, Execution(outcome: .complete)) }
+            guard starting.started else { return (value, Execution(outcome: .complete, jobs: starting.jobs)) }
             let result: CoordinatorRuntime.Result
             do {
                 result = try await runtime.finish()
             } catch {
                 throw .dispatch("\(error)")
             }
-            return (value, Execution(outcome: result.outcome, disruptions: result.disruptions))
+            return (
+                value, Execution(outcome: result.outcome, disruptions: result.disruptions, jobs: runtime.jobs)
+            )
         }
     }
 
@@ -79,45 +85,55 @@ extension Run {
 
 /// A coordinator runtime started by the first jobs submitted to it; jobs submitted after it failed to start come back
 /// as they were (the run then throws why).
-private final class RuntimeOnDemand: JobExecutor, @unchecked Sendable {  // submits come one at a time, under `lock`
+private final class RuntimeOnDemand: JobExecutor, Sendable {
+    private struct State {
+        var started = false
+        var failure: RunError?
+    }
+
     private let runtime: CoordinatorRuntime
-    private let store: JobStore
     private let watch: Watch
     private let logger: Logger
-    private let ready: (String) -> Void
-    private let lock = NSLock()
-    private(set) var started = false
-    private(set) var failure: RunError?
+    private let ready: @Sendable (String) -> Void
+    private let state = Mutex(State())
+    /// The run's store, until the runtime takes it.
+    private let store: Mutex<JobStore?>
 
     init(
-        runtime: CoordinatorRuntime, store: JobStore, watch: Watch, logger: Logger,
-        ready: @escaping (String) -> Void
+        runtime: CoordinatorRuntime, store: sending JobStore, watch: Watch, logger: Logger,
+        ready: @escaping @Sendable (String) -> Void
     ) {
         self.runtime = runtime
-        self.store = store
         self.watch = watch
         self.logger = logger
         self.ready = ready
+        self.store = Mutex(store)
     }
+
+    var started: Bool { state.withLock { $0.started } }
+    /// The jobs as they stand: the runtime's, or the store's where nothing started it.
+    var jobs: [JobRecord] { started ? runtime.jobs : store.withLock { $0?.all ?? [] } }
+    var failure: RunError? { state.withLock { $0.failure } }
 
     func submit(_ jobs: [JobRecord]) async -> [JobRecord] {
         guard !jobs.isEmpty, startIfNeeded() else { return jobs }
         return await runtime.submit(jobs)
     }
 
+    /// Submits come one at a time: the first starts the runtime, under the lock.
     private func startIfNeeded() -> Bool {
-        lock.withLock {
-            guard !started else { return true }
-            guard failure == nil else { return false }
+        state.withLock { state in
+            guard !state.started else { return true }
+            guard state.failure == nil, let store = store.withLock({ $0.take() }) else { return false }
             do {
                 try runtime.start(store: store, ready: ready, onEvent: watch.events)
-                started = true
+                state.started = true
             } catch let error as RunError {
-                failure = error
+                state.failure = error
             } catch {
-                failure = .dispatch("\(error)")
+                state.failure = .dispatch("\(error)")
             }
-            return started
+            return state.started
         }
     }
 }

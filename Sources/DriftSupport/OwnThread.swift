@@ -15,4 +15,13 @@ public enum OwnThread {
             thread.start()
         }
     }
+
+    /// Runs `body` on a new thread that owns `owned` from then on (a loop object that thread alone uses), and returns
+    /// what it returned: the one hand-over of such an object, so its holders need no `@unchecked Sendable`.
+    public static func run<Owned, Value: Sendable>(
+        name: String, owning owned: sending Owned, _ body: @escaping @Sendable (Owned) throws -> Value
+    ) async throws -> Value {
+        let handed = Handover(value: owned)
+        return try await run(name: name) { try body(handed.value) }
+    }
 }

@@ -1,41 +1,40 @@
+import DriftSupport
 import DriftTransport
 import Foundation
 import ServiceLifecycle
+import Synchronization
 
 /// A worker's loop as a service: it runs on a thread of its own (libzmq polls and blocking job threads). Graceful
 /// shutdown lets running jobs finish and says goodbye; cancellation returns at once.
-public final class WorkerService: Service, @unchecked Sendable {  // `node` is used only by the loop thread
-    private let node: WorkerNode
+public final class WorkerService: Service, Sendable {
+    /// The loop, until `run` hands it to its thread, which alone uses it from then on.
+    private let node: Mutex<WorkerNode?>
     private let parent: Int32?
     private let stop: StopEvent
     private let abort: StopEvent
+    private let finished = Atomic<Int>(0)
 
     /// - Parameter parent: stop when this process is no longer the parent (a coordinator's local worker).
-    public init(node: WorkerNode, parent: Int32? = nil) throws(TransportError) {
-        self.node = node
+    public init(node: sending WorkerNode, parent: Int32? = nil) throws(TransportError) {
+        self.node = Mutex(node)
         self.parent = parent
         stop = try StopEvent()
         abort = try StopEvent()
     }
 
-    /// Jobs completed so far.
-    public var completed: Int { node.completed }
+    /// Jobs completed, once the loop has ended.
+    public var completed: Int { finished.load(ordering: .acquiring) }
 
     public func run() async throws {
         try await withTaskCancellationHandler {
             try await withGracefulShutdownHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-                    let thread = Thread { [self] in
-                        do {
-                            try node.run(stop: stop, abort: abort, parent: parent)
-                            continuation.resume()
-                        } catch {
-                            continuation.resume(throwing: error)
-                        }
-                    }
-                    thread.name = "driftfix-worker"
-                    thread.start()
+                guard let node = node.withLock({ $0.take() }) else { preconditionFailure("a worker service runs once") }
+                let count = try await OwnThread.run(name: "driftfix-worker", owning: node) {
+                    [stop, abort, parent] node in
+                    try node.run(stop: stop, abort: abort, parent: parent)
+                    return node.completed
                 }
+                finished.store(count, ordering: .releasing)
             } onGracefulShutdown: { [stop] in
                 stop.fire()
             }

@@ -1,15 +1,27 @@
 import DriftKit
 import Foundation
 import Logging
+import Synchronization
 
 /// Progress of a run, round by round (repairs; or a sound night's prints, then its clips): a one-line bar on a terminal,
 /// plain log lines otherwise.
 ///
-/// `planned` runs before a round's dispatch starts, `event` on the thread that saw it (the coordinator loop's, or a
-/// job thread's when the work runs on threads), `finished` after the work ended; a lock keeps the state whole.
-// @unchecked: its state and its drawing run under `lock`, on whichever thread reports.
-final class RepairProgress: RunObserver, @unchecked Sendable {
-    private let lock = NSLock()
+/// Events arrive on the thread that saw them (the coordinator loop's, or a job thread's when the work runs on
+/// threads); a lock keeps the lines whole.
+final class RepairProgress: RunObserver, Sendable {
+    private let lines: Mutex<ProgressLines>
+
+    init(logger: Logger) {
+        lines = Mutex(ProgressLines(logger: logger))
+    }
+
+    func event(_ event: RunEvent) {
+        lines.withLock { $0.take(event) }
+    }
+}
+
+/// What the progress shows and has drawn: one run's counts, the bar's width on the terminal.
+private struct ProgressLines {
     private var round = RunRound.repairs
     private var total = 0
     private var totalAudio = 0.0
@@ -29,11 +41,7 @@ final class RepairProgress: RunObserver, @unchecked Sendable {
         self.logger = logger
     }
 
-    func event(_ event: RunEvent) {
-        lock.withLock { take(event) }
-    }
-
-    private func take(_ event: RunEvent) {
+    mutating func take(_ event: RunEvent) {
         switch event {
         case .planned(let round, let jobs):
             clear()
@@ -72,7 +80,7 @@ final class RepairProgress: RunObserver, @unchecked Sendable {
     }
 
     /// One line for what a job came to.
-    private func finished(_ job: FinishedJob) {
+    private mutating func finished(_ job: FinishedJob) {
         let timing = job.worker.map { "\($0), \(String(format: "%.2f", job.elapsed?.seconds ?? 0)) s" } ?? ""
         func measured(_ measurement: ContentMeasurement?) -> String {
             measurement.map { $0.isMeasured ? $0.summary : $0.reason ?? "unmeasurable" } ?? "no sound to measure"
@@ -104,7 +112,7 @@ final class RepairProgress: RunObserver, @unchecked Sendable {
         }
     }
 
-    private func log(_ line: String, level: Logger.Level = .notice) {
+    private mutating func log(_ line: String, level: Logger.Level = .notice) {
         if terminal {
             if level >= .warning {
                 clear()
@@ -115,7 +123,7 @@ final class RepairProgress: RunObserver, @unchecked Sendable {
         }
     }
 
-    private func draw() {
+    private mutating func draw() {
         guard terminal, Date().timeIntervalSince(lastDraw) > 0.1 || done == total else { return }
         lastDraw = Date()
         let elapsed = max(Date().timeIntervalSince(start), 0.001)
@@ -134,7 +142,7 @@ final class RepairProgress: RunObserver, @unchecked Sendable {
         width = line.count
     }
 
-    func clear() {
+    mutating func clear() {
         guard width > 0 else { return }
         FileHandle.standardError.write(Data(style.erase(width: width).utf8))
         width = 0

@@ -6,20 +6,23 @@ import Synchronization
 /// The command line's side of the graceful stop that the service group runs on SIGINT, SIGTERM and SIGHUP: it says
 /// what happens at the first signal, and makes a second one quit at once (after deleting this process's temporary
 /// output files). Every other terminating signal, and a crash, deletes them too before the process dies.
-final class SecondSignal: @unchecked Sendable {  // `sources` (not Sendable) is only kept alive, never used after init
+final class SecondSignal: Sendable {
     private let count = Mutex(0)
-    private let sources: [DispatchSourceSignal]
+    /// Kept alive for the process's life; used only here.
+    private let sources: Mutex<[(Int32, DispatchSourceSignal)]>
 
     init() {
         PendingOutputs.removeOnSignals(terminating: false)
-        let numbers = [SIGINT, SIGTERM, SIGHUP]
-        sources = numbers.map { number in
-            signal(number, SIG_IGN)
-            return DispatchSource.makeSignalSource(signal: number, queue: .global())
-        }
-        for (number, source) in zip(numbers, sources) {
-            source.setEventHandler { [weak self] in self?.received(number) }
-            source.resume()
+        sources = Mutex(
+            [SIGINT, SIGTERM, SIGHUP].map { number in
+                signal(number, SIG_IGN)
+                return (number, DispatchSource.makeSignalSource(signal: number, queue: .global()))
+            })
+        sources.withLock { sources in
+            for (number, source) in sources {
+                source.setEventHandler { [weak self] in self?.received(number) }
+                source.resume()
+            }
         }
     }
 
