@@ -260,7 +260,7 @@ public final class Dispatcher {
             events.append(.jobRequeued(id: job.id, reason: failure.message + "; trying another worker"))
             return
         } else if let failure = result.failure {
-            store.fail(job.id, error: failure.message, kind: failure.kind)
+            store.fail(job.id, failure)
         }
         if let finished = store.job(job.id) { events.append(.jobFinished(finished)) }
     }
@@ -288,9 +288,8 @@ public final class Dispatcher {
                     history.count >= job.attempts
                     ? "worker \(died ? "died" : "lost") \(history.count) times while processing this file: \(history.joined(separator: ", "))"
                     : "failed on \(job.attempts) attempts; last: \(reason)"
-                store.fail(
-                    id, error: error, kind: history.count >= job.attempts ? .workerLost : lastFailure[id] ?? .workerLost
-                )
+                let kind = history.count >= job.attempts ? FailureKind.workerLost : lastFailure[id] ?? .workerLost
+                store.fail(id, JobFailure(message: error, kind: kind))
                 if let failed = store.job(id) { events.append(.jobFinished(failed)) }
             } else {
                 store.requeue(id, reason: reason)

@@ -52,8 +52,9 @@ extension JobRecord {
             }
             switch result.outcome {
             case .failed(let failure):
+                // Not kept so by a store (its state is `.failed`); a record made by hand may still say it.
                 return PairOutcome(
-                    state: .failed(failure.message), attempts: attempts, content: finding, failure: failureKind)
+                    state: .failed(failure.message), attempts: attempts, content: finding, failure: failure.kind)
             case .decided(let content, let output):
                 switch content.decision {
                 case .skipped:
@@ -68,8 +69,13 @@ extension JobRecord {
             case .repaired(let output): return repaired(output)
             case .heard: return repaired(nil)
             }
-        case .failed(let error):
-            return PairOutcome(state: .failed(error), attempts: attempts, failure: failureKind ?? .other)
+        case .failed(let failure):
+            let finding = failure.content.map {
+                ContentFinding(
+                    measurement: $0.measurement, measuredBy: $0.measuredBy, operations: $0.operations, note: $0.reason)
+            }
+            return PairOutcome(
+                state: .failed(failure.message), attempts: attempts, content: finding, failure: failure.kind)
         case .queued, .leased:
             return PairOutcome(state: .unfinished(lastError), attempts: attempts)
         }

@@ -7,8 +7,16 @@ public enum JobState: Sendable, Equatable {
     case queued
     /// Handed to `worker` under lease number `attempt` at `since` (seconds on the dispatcher's clock).
     case leased(worker: String, attempt: Int, since: Double)
+    /// Finished by a worker's result that is not a failure.
     case done(JobResult)
-    case failed(String)
+    /// Failed: why, its kind (the worker's for a failed result, `workerLost` where its workers died), and what the
+    /// sound measured where it did. The one place a job's failure is kept.
+    case failed(JobFailure)
+
+    /// A worker's result as the state it leaves a job in: a failed result is the job's failure.
+    public init(_ result: JobResult) {
+        if case .failed(let failure) = result.outcome { self = .failed(failure) } else { self = .done(result) }
+    }
 }
 
 /// One job to run: what a worker receives, plus the coordinator's bookkeeping.
@@ -22,9 +30,8 @@ public struct JobRecord: Sendable, Equatable {
     public var state: JobState = .queued
     /// Leases handed out so far.
     public var attempts = 0
+    /// Why it was last requeued (while it waits again), or why it failed.
     public var lastError: String?
-    /// Why it failed, when it did: its worker's kind for a failed result, `workerLost` when its workers died.
-    public var failureKind: FailureKind?
     /// What its output is made from (incremental runs): a durable store keeps the output as current for the next
     /// nights under these; nil when the inputs could not be fingerprinted, or nothing is kept.
     public var fingerprints: JobFingerprints?
@@ -76,7 +83,7 @@ public protocol JobStore: AnyObject {
     /// be recorded (the job must then not be sent).
     func lease(_ id: Int, to worker: String, at time: Double) -> Int?
     func complete(_ id: Int, with result: JobResult)
-    func fail(_ id: Int, error: String, kind: FailureKind)
+    func fail(_ id: Int, _ failure: JobFailure)
     /// Puts a leased job back in the queue, keeping its attempt count and the reason.
     func requeue(_ id: Int, reason: String)
     var all: [JobRecord] { get }
@@ -136,18 +143,16 @@ public final class InMemoryJobStore: JobStore {
     public func complete(_ id: Int, with result: JobResult) {
         guard var job = jobs[id], !job.isFinished else { return }
         if job.state == .queued { queue.removeAll { $0 == id } }
-        job.state = .done(result)
-        job.failureKind = result.failure?.kind
+        job.state = JobState(result)
         jobs[id] = job
         unfinished -= 1
     }
 
-    public func fail(_ id: Int, error: String, kind: FailureKind) {
+    public func fail(_ id: Int, _ failure: JobFailure) {
         guard var job = jobs[id], !job.isFinished else { return }
-        job.failureKind = kind
         if job.state == .queued { queue.removeAll { $0 == id } }
-        job.state = .failed(error)
-        job.lastError = error
+        job.state = .failed(failure)
+        job.lastError = failure.message
         jobs[id] = job
         unfinished -= 1
     }

@@ -39,9 +39,7 @@ public final class OpenJobStore: JobStore, Sendable {
         state.withLock { $0.store.lease(id, to: worker, at: time) }
     }
     public func complete(_ id: Int, with result: JobResult) { state.withLock { $0.store.complete(id, with: result) } }
-    public func fail(_ id: Int, error: String, kind: FailureKind) {
-        state.withLock { $0.store.fail(id, error: error, kind: kind) }
-    }
+    public func fail(_ id: Int, _ failure: JobFailure) { state.withLock { $0.store.fail(id, failure) } }
     public func requeue(_ id: Int, reason: String) { state.withLock { $0.store.requeue(id, reason: reason) } }
     public var all: [JobRecord] { state.withLock { $0.store.all } }
     /// One more while open, so that the run waits for the next round rather than ending between two.

@@ -182,19 +182,20 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
                     error: resultError, kind: texts.term(failure).flatMap(FailureKind.init(rawValue:)),
                     retryable: false, content: content, sound: sound)
             else { return nil }
-            jobState = .done(
+            // A failed result (a sync proof that failed, kept with what it measured) is the job's failure.
+            jobState = JobState(
                 JobResult(
                     id: id, attempt: resultAttempt ?? attempts, worker: resultWorker, seconds: seconds,
                     outcome: outcome, run: wireRun, warnings: resultWarnings.map { $0.components(separatedBy: "\n") }))
-        case .failed: jobState = .failed(error ?? "failed")
+        case .failed:
+            jobState = .failed(
+                JobFailure(
+                    message: error ?? "failed", kind: texts.term(failure).flatMap(FailureKind.init(rawValue:)) ?? .other))
         case .queued, .leased: jobState = .queued
         }
         var job = JobRecord(
             pair: PairID(recording: recording), spec: spec, audioSeconds: audioSeconds, state: jobState,
             attempts: attempts, lastError: error)
-        if state == .done || state == .failed {
-            job.failureKind = texts.term(failure).flatMap(FailureKind.init(rawValue:))
-        }
         job.fingerprints = prints
         return job
     }

@@ -31,7 +31,8 @@ public final class JournalJobStore: JobStore {
             memory.add(
                 jobs.map { job in
                     var failed = job
-                    failed.state = .failed(failure ?? "not recorded in the journal")
+                    failed.state = .failed(
+                        JobFailure(message: failure ?? "not recorded in the journal", kind: .other))
                     return failed
                 })
             return
@@ -119,9 +120,11 @@ public final class JournalJobStore: JobStore {
         }
     }
 
-    public func fail(_ id: Int, error: String, kind: FailureKind) {
-        record { () throws(JournalError) in try journal.recordFailed(run: run, job: id, error: error, kind: kind) }
-        memory.fail(id, error: error, kind: kind)
+    public func fail(_ id: Int, _ failure: JobFailure) {
+        record { () throws(JournalError) in
+            try journal.recordFailed(run: run, job: id, error: failure.message, kind: failure.kind)
+        }
+        memory.fail(id, failure)
     }
 
     public func requeue(_ id: Int, reason: String) {

@@ -109,18 +109,14 @@ final class JobSpans: Sendable {
             case .done(let result):
                 attributes["driftfix.worker"] = result.worker
                 attributes["driftfix.outcome"] = result.outcome.name
-                if case .failed(let failure) = result.outcome {
-                    attributes["driftfix.failure.kind"] = failure.kind.rawValue
-                    span.setStatus(SpanStatus(code: .error, message: failure.message))
-                }
                 if case .decided(let content, _) = result.outcome {
                     attributes["driftfix.decision"] = content.decision.rawValue
                     if let ppm = content.measurement?.driftPPM { attributes["driftfix.drift.ppm"] = ppm }
                 }
-            case .failed(let message):
+            case .failed(let failure):
                 attributes["driftfix.outcome"] = "failed"
-                if let kind = job.failureKind { attributes["driftfix.failure.kind"] = kind.rawValue }
-                span.setStatus(SpanStatus(code: .error, message: message))
+                attributes["driftfix.failure.kind"] = failure.kind.rawValue
+                span.setStatus(SpanStatus(code: .error, message: failure.message))
             case .queued, .leased:
                 break
             }

@@ -111,18 +111,15 @@ struct NameNight: NightPart {
         for job in done {
             guard let index = rowOfJob[job.id] else { continue }
             switch job.state {
-            case .done(let result) where result.succeeded:
+            case .done(let result):
                 guard let content = result.content else { continue }
                 measured.pairs[index].revise(
                     bySound: content.measurement, plan: Self.soundPlan(content),
                     drift: configuration.drift, confidenceFloor: policy.confidenceFloor)
                 measured.pairs[index].contentNote = Self.implication(content, policy: policy)
-            case .done(let result):
+            case .failed(let failure):
                 unmeasured += 1
-                measured.pairs[index].contentNote = "not measured: \(result.failure?.message ?? "failed")"
-            case .failed(let error):
-                unmeasured += 1
-                measured.pairs[index].contentNote = "not measured: \(error)"
+                measured.pairs[index].contentNote = "not measured: \(failure.message)"
             case .queued, .leased:
                 unmeasured += 1
                 measured.pairs[index].contentNote = "not measured: the scan stopped first"

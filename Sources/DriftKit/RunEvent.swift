@@ -121,8 +121,10 @@ extension FinishedJob {
     init?(_ job: JobRecord) {
         switch job.state {
         case .queued, .leased: return nil
-        case .failed(let reason):
-            self.init(id: job.id, input: job.input, outcome: .failed(reason: reason, measurement: nil))
+        case .failed(let failure):
+            self.init(
+                id: job.id, input: job.input,
+                outcome: .failed(reason: failure.message, measurement: failure.content?.measurement))
         case .done(let result):
             self.init(
                 id: job.id, input: job.input, outcome: Self.outcome(of: result, job: job), worker: result.worker,

@@ -206,7 +206,7 @@ final class SoundRounds: SoundWork, Sendable {
             case .repaired, .decided:
                 return .failed("\(job.input): the worker answered a print with another job's result")
             }
-        case .failed(let error): return .failed(error)
+        case .failed(let failure): return .failed(failure.message)
         case .queued, .leased:
             return .failed("\(job.input): not printed: the night ended first (no worker alive, or a stop)")
         }
@@ -222,7 +222,7 @@ final class SoundRounds: SoundWork, Sendable {
             case .failed(let failure): error = failure.message
             case .repaired, .decided: error = "\(task.clip): the worker answered a clip with another job's result"
             }
-        case .failed(let message): error = message
+        case .failed(let failure): error = failure.message
         case .queued, .leased: error = "\(task.clip): not synced: the night ended first (no worker alive, or a stop)"
         }
         return task.places.map { place in

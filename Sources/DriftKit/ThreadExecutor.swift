@@ -74,7 +74,7 @@ public final class ThreadExecutor: JobExecutor, Sendable {
             if Dispatcher.isDone(result) {
                 store.complete(id, with: result)
             } else if let failure = result.failure {
-                store.fail(id, error: failure.message, kind: failure.kind)
+                store.fail(id, failure)
             }
             return store.job(id)
         }

@@ -64,18 +64,20 @@ public final class LiveRunMetrics: Sendable {
             guard let round = state.round(of: job.id) else { return }
             round.leased.decrement()
             progress.set(now.timeIntervalSince1970)
-            if case .done(let result) = job.state, result.succeeded {
+            switch job.state {
+            case .done(let result):
                 round.done.increment()
                 round.audio.increment(by: state.audio(of: job.id))
                 workerSeries.done(by: result.worker, in: registry)
-            } else {
+            case .failed(let failure):
                 round.failed.increment()
                 // By the kind the retry rule and the report read, never the message (a series per file).
                 registry.makeCounter(
                     name: "driftfix_run_jobs_failed_by_reason_total",
-                    labels: [("reason", (job.failureKind ?? .other).rawValue)] + round.labels,
+                    labels: [("reason", failure.kind.rawValue)] + round.labels,
                     help: "Jobs of the run in progress that failed for good, by reason."
                 ).increment()
+            case .queued, .leased: break
             }
         case .workerSilent, .leaseLost, .duplicateResult, .staleResult, .dropped: break
         }

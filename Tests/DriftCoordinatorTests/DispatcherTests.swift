@@ -126,7 +126,7 @@ struct DispatcherTests {
                         id: 2, attempt: 1, worker: "a", seconds: 0,
                         outcome: .failed(JobFailure(message: "corrupt", kind: .inputUnreadable)))),
                 from: "a", at: 1))
-        #expect(store.job(2)?.state == .failed("corrupt"))
+        #expect(store.job(2)?.failed?.message == "corrupt")
         for attempt in 1...3 {
             #expect(sent.count == 1 && sent[0].1.id == 1 && sent[0].1.attempt == attempt)
             sent = jobsSent(
@@ -137,9 +137,9 @@ struct DispatcherTests {
                             outcome: .failed(JobFailure(message: "disk full", kind: .outputFull)))),
                     from: "a", at: Double(attempt + 1)))
         }
-        #expect(store.job(1)?.state == .failed("disk full"))
+        #expect(store.job(1)?.failed?.message == "disk full")
         // The kind reaches the record (a worker that names none is read at the wire: WireCodecTests.flatResults).
-        #expect(store.job(2)?.failureKind == .inputUnreadable && store.job(1)?.failureKind == .outputFull)
+        #expect(store.job(2)?.failed?.kind == .inputUnreadable && store.job(1)?.failed?.kind == .outputFull)
         #expect(d.isComplete)
     }
 
@@ -159,7 +159,7 @@ struct DispatcherTests {
         var sent = jobsSent(d.received(hello("a", 1), from: "a", at: 0))
         #expect(sent.map(\.1.id) == [3])
         sent = jobsSent(d.received(failed(3, 1, .outOfSync), from: "a", at: 1))
-        #expect(store.job(3)?.isFinished == true && store.job(3)?.failureKind == .outOfSync)
+        #expect(store.job(3)?.isFinished == true && store.job(3)?.failed?.kind == .outOfSync)
         #expect(sent.map(\.1.id) == [2])
         // A full destination is tried again (here on the only worker) until the attempts run out.
         var now = 2.0
@@ -171,7 +171,7 @@ struct DispatcherTests {
         }
         #expect(d.isComplete)
         #expect(
-            store.job(2)?.failureKind == .outputFull && store.job(2)?.attempts == 3,
+            store.job(2)?.failed?.kind == .outputFull && store.job(2)?.attempts == 3,
             "\(String(describing: store.job(2)))")
         #expect(FailureKind.allCases.filter(\.retryable) == [.outputFull, .outputUnwritable, .leaseLost])
     }
@@ -234,8 +234,8 @@ struct DispatcherTests {
             _ = d.died(name, how: how, at: Double(generation) + 0.5)
         }
         #expect(
-            store.job(1)?.state
-                == .failed("worker died 3 times while processing this file: signal 9, signal 9, signal 11"))
+            store.job(1)?.failed?.message
+                == "worker died 3 times while processing this file: signal 9, signal 9, signal 11")
         // A healthy worker finishes the others.
         var sent = jobsSent(d.received(hello("healthy", 1), from: "healthy", at: 5))
         while let (_, spec) = sent.first {
@@ -260,7 +260,7 @@ struct DispatcherTests {
         _ = d.received(hello("b", 1), from: "b", at: 0.2)
         // b goes silent past 3 heartbeats.
         _ = d.tick(at: 4)
-        #expect(store.job(1)?.state == .failed("worker lost 2 times while processing this file: signal 9, went silent"))
+        #expect(store.job(1)?.failed?.message == "worker lost 2 times while processing this file: signal 9, went silent")
         #expect(d.drainEvents().contains(.workerSilent("b")))
     }
 
@@ -311,5 +311,12 @@ struct DispatcherStrangerTests {
             from: "x", at: 0)
         #expect(!d.isComplete)
         #expect(store.job(1)?.state == .queued)
+    }
+}
+
+extension JobRecord {
+    /// The failure's message and kind, where the job failed.
+    fileprivate var failed: (message: String, kind: FailureKind)? {
+        if case .failed(let failure) = state { (failure.message, failure.kind) } else { nil }
     }
 }

@@ -42,13 +42,14 @@ struct JobStoreContractTests {
         let first = Self.done(1, .repaired(WrittenOutput(frames: 1, checksum: "x")))
         store.complete(1, with: first)
         store.complete(1, with: Self.done(1, attempt: 2, .failed(JobFailure(message: "late", kind: .other))))
-        store.fail(1, error: "late", kind: .other)
+        store.fail(1, JobFailure(message: "late", kind: .other))
         store.requeue(1, reason: "late")
         #expect(store.job(1)?.state == .done(first))
         store.requeue(2, reason: "never leased")
         #expect(store.job(2)?.state == .queued && store.job(2)?.lastError == nil, "only a lease is taken back")
-        store.fail(2, error: "/m/2.wav: unreadable", kind: .inputUnreadable)
-        #expect(store.job(2)?.state == .failed("/m/2.wav: unreadable") && store.job(2)?.failureKind == .inputUnreadable)
+        let unreadable = JobFailure(message: "/m/2.wav: unreadable", kind: .inputUnreadable)
+        store.fail(2, unreadable)
+        #expect(store.job(2)?.state == .failed(unreadable))
         #expect(store.unfinishedCount == 0 && store.nextQueued() == nil)
     }
 
@@ -77,8 +78,7 @@ struct JobStoreContractTests {
         func state(_ outcome: JobOutcome) -> PairOutcome.State {
             var job = Self.job(1, seconds: 1)
             job.attempts = 1
-            job.state = .done(Self.done(1, outcome))
-            if case .failed(let failure) = outcome { job.failureKind = failure.kind }
+            job.state = JobState(Self.done(1, outcome))
             return job.outcome.state
         }
         #expect(
@@ -96,11 +96,26 @@ struct JobStoreContractTests {
                 == .failed("/m/1.wav: corrupt"))
         // A failed sync proof keeps the measurement that failed, for the report.
         var job = Self.job(1, seconds: 1)
-        job.state = .done(
-            Self.done(
-                1, .failed(JobFailure(message: "out of sync", kind: .outOfSync, content: content(.repaired, "lag")))))
-        job.failureKind = .outOfSync
+        job.state = .failed(JobFailure(message: "out of sync", kind: .outOfSync, content: content(.repaired, "lag")))
         #expect(job.outcome.content?.measurement == measurement && job.outcome.failure == .outOfSync)
         #expect(Self.job(2, seconds: 1).outcome.state == .unfinished(nil))
+    }
+}
+
+@Suite("One failure state")
+struct OneFailureStateTests {
+    @Test("a worker's failed result leaves its job failed, with the failure's kind and measurement, never done")
+    func failedResultIsFailure() throws {
+        let store = InMemoryJobStore()
+        store.add([
+            JobRecord(
+                id: 1, input: "/m/1.wav", work: .noop(frames: 1), outputRoot: nil, inputRoots: nil, audioSeconds: 1)
+        ])
+        _ = store.lease(1, to: "w", at: 0)
+        let failure = JobFailure(message: "/m/1.wav: out of sync", kind: .outOfSync)
+        store.complete(1, with: JobResult(id: 1, attempt: 1, worker: "w", seconds: 1, outcome: .failed(failure)))
+        #expect(store.job(1)?.state == .failed(failure))
+        #expect(store.unfinishedCount == 0)
+        #expect(try #require(store.job(1)).outcome.failure == .outOfSync)
     }
 }

@@ -135,7 +135,7 @@ struct JournalTests {
             #expect(store.lease(4, to: "w", at: 1) == 1)  // longest first
             store.complete(4, with: result(4, run: run))
             #expect(store.lease(3, to: "w", at: 2) == 1)
-            store.fail(3, error: "x.wav: corrupt", kind: .inputUnreadable)
+            store.fail(3, JobFailure(message: "x.wav: corrupt", kind: .inputUnreadable))
             #expect(store.lease(2, to: "w", at: 3) == 1)
             #expect(store.failure == nil)
         }
@@ -146,7 +146,7 @@ struct JournalTests {
         let loaded = try journal.loadPlan(run: run)
         let states = Dictionary(uniqueKeysWithValues: loaded.jobs.map { ($0.id, $0.state) })
         #expect(states[4] == .done(result(4, run: run)))
-        #expect(states[3] == .failed("x.wav: corrupt"))
+        #expect(states[3] == .failed(JobFailure(message: "x.wav: corrupt", kind: .inputUnreadable)))
         #expect(states[2] == .queued, "a job leased when the coordinator stopped runs again")
         #expect(states[1] == .queued)
         #expect(

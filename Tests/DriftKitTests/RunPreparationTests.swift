@@ -106,7 +106,7 @@ struct RunPreparationTests {
         let first = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
         let store = JournalJobStore(journal: journal, run: first.run, jobs: first.jobs)
         _ = store.lease(1, to: "w", at: 0)
-        store.fail(1, error: "take0.wav: corrupt", kind: .inputUnreadable)
+        store.fail(1, JobFailure(message: "take0.wav: corrupt", kind: .inputUnreadable))
         let next = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
         #expect(!next.resumed && next.run == first.run + 1)
         let closed = try #require(try journal.runs(limit: 5).first { $0.id == first.run })
