@@ -190,7 +190,8 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
         case .failed:
             jobState = .failed(
                 JobFailure(
-                    message: error ?? "failed", kind: texts.term(failure).flatMap(FailureKind.init(rawValue:)) ?? .other))
+                    message: error ?? "failed", kind: texts.term(failure).flatMap(FailureKind.init(rawValue:)) ?? .other
+                ))
         case .queued, .leased: jobState = .queued
         }
         var job = JobRecord(

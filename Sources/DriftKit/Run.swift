@@ -93,7 +93,8 @@ public struct Run: Sendable {
         }
         // Refused before anything is created or served (opening a journal makes one); a journal without an unfinished
         // run over these roots is the same refusal, found when the run is prepared.
-        if settings.resume == true, let journal = settings.journal, !FileManager.default.fileExists(atPath: journal) {
+        if settings.resume == .always, let journal = settings.journal, !FileManager.default.fileExists(atPath: journal)
+        {
             throw .nothingToResume(journal: journal, exists: false)
         }
         guard let address = settings.metricsAddress else { return try await whole(live: nil) }

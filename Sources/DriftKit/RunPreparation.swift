@@ -34,13 +34,13 @@ public enum RunPreparation {
         public var quality: ResampleQuality
         /// The resampling engine for every pair (`--engine`); nil: the configuration's, per its rules.
         public var engine: EngineChoice?
-        /// true: must resume; false: never; nil: resume when there is an unfinished run.
-        public var resume: Bool?
+        public var resume: ResumePolicy
         /// Ignore earlier outputs: redo every pair that needs repair (and never resume).
         public var full: Bool
 
         public init(
-            layout: RunPlanner.Layout, configuration: Configuration, quality: ResampleQuality, resume: Bool?,
+            layout: RunPlanner.Layout, configuration: Configuration, quality: ResampleQuality,
+            resume: ResumePolicy = .whenUnfinished,
             full: Bool,
             engine: EngineChoice? = nil
         ) {
@@ -80,7 +80,7 @@ public enum RunPreparation {
         case .resumed(let prepared): return prepared
         case .scan(let resumed): run = resumed
         case .none:
-            if options.resume == true { throw RunError.nothingToResume(journal: journal.path, exists: true) }
+            if options.resume == .always { throw RunError.nothingToResume(journal: journal.path, exists: true) }
             run = try journal.beginRun(roots: roots, outputRoot: outputRoot)
         }
         Failpoint.hit("scan")
@@ -144,7 +144,7 @@ public enum RunPreparation {
 
     private static func resumption(journal: Journal, options: Options, logger: Logger) throws -> Resumption? {
         let (roots, outputRoot) = (options.layout.roots, options.layout.outputRoot)
-        guard options.resume != false && !options.full,
+        guard options.resume != .never && !options.full,
             let unfinished = try journal.unfinishedRun(roots: roots, outputRoot: outputRoot)
         else { return nil }
         let started = ISO8601DateFormatter().string(from: unfinished.started)
@@ -156,7 +156,7 @@ public enum RunPreparation {
         var stored = try journal.loadPlan(run: unfinished.id)
         stored.plan.drift = options.configuration.drift
         let done = stored.jobs.filter(\.isFinished).count
-        if done < stored.jobs.count || options.resume == true {
+        if done < stored.jobs.count || options.resume == .always {
             logger.notice(
                 "resuming run \(unfinished.id) (started \(started), \(unfinished.status.rawValue)): \(done) of \(stored.jobs.count) jobs already finished; its stored plan is kept"
             )

@@ -33,8 +33,8 @@ extension Run {
         /// The journal file (absolute); nil: the configuration's `journal.path`, else with an output
         /// `OUT/.driftfix/journal.sqlite`, else none (a listing then keeps no prints).
         public var journalPath: String?
-        /// true: must resume; false: never; nil: when there is an unfinished run.
-        public var resume: Bool?
+        /// Whether the unfinished run over these roots is resumed.
+        public var resume = ResumePolicy.whenUnfinished
         /// Redo every pair and clip, even those whose output from an earlier run is still current.
         public var full = false
         /// The Prometheus text file to write after the run; nil: the configuration's `journal.metrics-textfile`.
@@ -68,7 +68,7 @@ extension Run {
         public func validate() throws(SettingsError) {
             try validateFolders()
             if let refusal = metricsAddress?.refusal { throw SettingsError(.metricsAddress, refusal.description) }
-            if resume == true && full {
+            if resume == .always && full {
                 throw SettingsError(
                     .full, "resuming keeps the stored plan and a full run makes a fresh one: choose one")
             }
@@ -121,7 +121,9 @@ extension Run {
             func refuse(_ setting: Setting, _ reason: String) -> SettingsError { SettingsError(setting, reason) }
             if outputRoot == nil {
                 let nothing = "nothing is written without an output folder"
-                if resume != nil { throw refuse(.resume, "\(nothing), so there is no run to resume") }
+                if resume != .whenUnfinished {
+                    throw refuse(.resume, "\(nothing), so there is no run to resume")
+                }
                 if full { throw refuse(.full, "\(nothing), so there is nothing to redo") }
                 if quality != nil { throw refuse(.quality, "\(nothing), so nothing is resampled") }
                 if engine != nil { throw refuse(.engine, "\(nothing), so nothing is resampled") }
@@ -197,4 +199,14 @@ extension Run {
 
         public var description: String { setting.map { "\($0.rawValue): \(reason)" } ?? reason }
     }
+}
+
+/// Whether a run takes up the unfinished run over the same roots (its stored plan, its verified work kept).
+public enum ResumePolicy: Sendable, Equatable {
+    /// Resume where there is an unfinished run; otherwise plan a new one (the default).
+    case whenUnfinished
+    /// Resume; a run with nothing to resume fails, naming the journal.
+    case always
+    /// Plan afresh; an unfinished run is closed as it stands.
+    case never
 }

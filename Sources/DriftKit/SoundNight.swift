@@ -82,7 +82,7 @@ struct SoundNight: NightPart {
         run: Int64, key: Int64, resumed: [JobRecord]
     ) {
         let roots = settings.roots
-        if settings.resume != false && !settings.full,
+        if settings.resume != .never && !settings.full,
             let unfinished = try journal.unfinishedRun(roots: roots, outputRoot: outputRoot, pairing: .sound)
         {
             try journal.dropUnfinishedJobs(run: unfinished.id)
@@ -95,7 +95,7 @@ struct SoundNight: NightPart {
             return (unfinished.id, try journal.runKey(unfinished.id), jobs)
         }
         // Names then sound: `--resume` asks for the night by names; the sound's part resumes when it can.
-        if settings.resume == true, settings.pairing == .sound {
+        if settings.resume == .always, settings.pairing == .sound {
             throw RunError.nothingToResume(journal: journal.path, exists: true)
         }
         let run = try journal.beginRun(roots: roots, outputRoot: outputRoot, pairing: .sound)

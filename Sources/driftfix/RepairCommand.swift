@@ -117,7 +117,7 @@ struct RepairCommand: AsyncParsableCommand {
         settings.engine = engine
         settings.mux = mux ? true : nil
         settings.journalPath = journal.map(Paths.absolute)
-        settings.resume = resume
+        settings.resume = resume.map { $0 ? .always : .never } ?? .whenUnfinished
         settings.full = full
         settings.metricsFile = metrics.map(Paths.absolute)
         settings.metricsAddress = try metricsAddress.map { try MetricsOption.parse($0, onNetwork: metricsOnNetwork) }

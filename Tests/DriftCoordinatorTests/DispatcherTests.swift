@@ -260,7 +260,8 @@ struct DispatcherTests {
         _ = d.received(hello("b", 1), from: "b", at: 0.2)
         // b goes silent past 3 heartbeats.
         _ = d.tick(at: 4)
-        #expect(store.job(1)?.failed?.message == "worker lost 2 times while processing this file: signal 9, went silent")
+        #expect(
+            store.job(1)?.failed?.message == "worker lost 2 times while processing this file: signal 9, went silent")
         #expect(d.drainEvents().contains(.workerSilent("b")))
     }
 

@@ -16,7 +16,8 @@ import Testing
 
 private let logger = Logger(label: "test.run")
 
-private func options(_ tree: RepairTree, out: String, resume: Bool? = nil, full: Bool = false) -> RunPreparation.Options
+private func options(_ tree: RepairTree, out: String, resume: ResumePolicy = .whenUnfinished, full: Bool = false)
+    -> RunPreparation.Options
 {
     RunPreparation.Options(
         layout: RunPlanner.Layout(roots: [tree.root.path], outputRoot: out), configuration: Configuration(),
@@ -79,18 +80,18 @@ struct RunPreparationTests {
         let journal = try Journal(path: out.file("journal.sqlite"))
         #expect(throws: RunError.self) {
             try RunPreparation.prepare(
-                journal: journal, options: options(tree, out: out.path, resume: true), logger: logger)
+                journal: journal, options: options(tree, out: out.path, resume: .always), logger: logger)
         }
         // Resuming with --full is a usage error, refused with the other settings before anything is created.
         var settings = Run.Settings(roots: [tree.root.path])
         settings.outputRoot = out.path
         settings.journalPath = out.file("journal.sqlite")
-        settings.resume = true
+        settings.resume = .always
         settings.full = true
         #expect(throws: Run.SettingsError.self) { try settings.validate() }
         let first = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
         let fresh = try RunPreparation.prepare(
-            journal: journal, options: options(tree, out: out.path, resume: false), logger: logger)
+            journal: journal, options: options(tree, out: out.path, resume: .never), logger: logger)
         #expect(!fresh.resumed && fresh.run == first.run + 1)
         #expect(try journal.runs(limit: 5).first { $0.id == first.run }?.status == .abandoned)
         let full = try RunPreparation.prepare(
