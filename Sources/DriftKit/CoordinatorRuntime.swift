@@ -23,7 +23,7 @@ import UnixSignals
 /// stragglers are ended), last the ZAP handler (nothing needs authenticating any more). SIGINT, SIGTERM and SIGHUP
 /// start that graceful shutdown; past `drainTimeout` plus the pool's time it escalates to cancellation, which ends the
 /// loop at once.
-public final class CoordinatorRuntime: JobExecutor, Sendable {
+package final class CoordinatorRuntime: JobExecutor, Sendable {
     public struct Settings: Sendable {
         /// The endpoint to bind and how it is protected; nil: a private `ipc://` socket of this runtime's own.
         public var transport: TransportPolicy?

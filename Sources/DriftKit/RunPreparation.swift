@@ -17,7 +17,7 @@ import Tracing
 /// the journal (an unfinished run over the same roots: its plan as stored, jobs done stay done, jobs out on lease go
 /// back to the queue) or planned afresh (scan, plan, leave out the pairs whose output from an earlier night is still
 /// current), and stored before the first job is sent.
-public struct PreparedRun: Sendable {
+package struct PreparedRun: Sendable {
     /// The journal's run id.
     public let run: Int64
     public let plan: RunPlan
@@ -27,7 +27,7 @@ public struct PreparedRun: Sendable {
 }
 
 /// The resume policy and the planning of a run, separate from sockets and processes so that it is tested directly.
-public enum RunPreparation {
+package enum RunPreparation {
     public struct Options: Sendable {
         public var layout: RunPlanner.Layout
         public var configuration: Configuration

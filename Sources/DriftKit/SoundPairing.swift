@@ -16,7 +16,7 @@ import struct SystemPackage.FilePath
 /// place the prints find is measured on that stretch of the recording, and (with an output folder) each clip's
 /// audio is cut out of its chosen recording in sync, exactly the clip's length. The matching runs here; the prints,
 /// measurements and cuts run where `work` puts them (this machine's threads, or workers where the files are).
-public struct SoundPairing: Sendable {
+package struct SoundPairing: Sendable {
     public struct Settings: Sendable {
         /// `sound`: every recording and clip, whatever the names say; `name-then-sound`: only the files the names
         /// leave unpaired (`name` pairs nothing here).

@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 
 /// A file's print as the work made it (or as the journal kept it), or why it has none.
-public enum PrintedFile: Sendable {
+package enum PrintedFile: Sendable {
     /// Printed; `kept` from an earlier night.
     case printed(FilePrint, kept: Bool)
     /// Why it could not be printed, naming the file.
@@ -12,7 +12,7 @@ public enum PrintedFile: Sendable {
 }
 
 /// A file's print and the times its metadata gives.
-public struct FilePrint: Sendable {
+package struct FilePrint: Sendable {
     /// nil: the file has no sound of its own (a video without an audio track).
     public var print: SoundPrint?
     /// Its start timecode (seconds since midnight), where it carries one.
@@ -29,7 +29,7 @@ public struct FilePrint: Sendable {
 
 /// Where a sound pairing's file work runs: prints made and clip tasks run, results in the order asked; and what an
 /// earlier night found that still stands. The pairing itself (the search) runs where it is called.
-public protocol SoundWork: Sendable {
+package protocol SoundWork: Sendable {
     func prints(_ paths: [String]) async -> [PrintedFile]
     func clips(_ tasks: [ClipTask]) async -> [[SoundPairingReport.Match]]
     /// A clip's rows as an earlier night found them, when nothing they rest on changed (the clip, every recording of

@@ -9,7 +9,7 @@ import Synchronization
 /// Runs jobs on this process's threads, through the same job runner as a worker (paths confined and pinned, outputs
 /// staged and verified) and the same job store transitions as a dispatched run, so a run on threads is recorded,
 /// resumed and reported like one on workers. Each job's start and end are reported as dispatch events.
-public final class ThreadExecutor: JobExecutor, Sendable {
+package final class ThreadExecutor: JobExecutor, Sendable {
     private let threads: Int
     /// The run's store, given at the start and used by nothing else, one call at a time.
     private let store: Mutex<JobStore>
