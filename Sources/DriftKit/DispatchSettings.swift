@@ -28,11 +28,12 @@ public struct DispatchSettings: Sendable {
     public var transport: TransportPolicy?
     /// The endpoint workers are given; nil: a private ipc:// socket.
     public var bind: String? { transport?.endpoint }
-    /// Seconds with unfinished jobs and no worker alive before giving up.
-    public var idleTimeout: Double = 60
-    public var heartbeat: Double = 1
-    /// How long running jobs may take to finish after a stop request, seconds.
-    public var drainTimeout: Double = 30
+    /// How long a run with unfinished jobs and no worker alive waits before giving up.
+    public var idleTimeout: Duration = .seconds(60)
+    /// Between heartbeats each way.
+    public var heartbeat: Duration = .seconds(1)
+    /// How long running jobs may take to finish after a stop request.
+    public var drainTimeout: Duration = .seconds(30)
     /// The executable local workers run.
     public var workerExecutable = LocalWorkerPool.currentExecutable
     public var shutdownSignals: [UnixSignal] = [.sigterm, .sigint, .sighup]
@@ -64,12 +65,12 @@ public struct DispatchSettings: Sendable {
     /// for measure-only runs, whose workers write nothing).
     func runtime(roots: [String], outputRoot: String?, logger: Logger) throws(RunError) -> CoordinatorRuntime.Settings {
         var runtime = CoordinatorRuntime.Settings(transport: transport)
-        runtime.limits.idleTimeout = idleTimeout
-        runtime.limits.drainTimeout = drainTimeout
-        runtime.dispatch.heartbeatInterval = heartbeat
+        runtime.limits.idleTimeout = idleTimeout.seconds
+        runtime.limits.drainTimeout = drainTimeout.seconds
+        runtime.dispatch.heartbeatInterval = heartbeat.seconds
         runtime.dispatch.maxAttempts = maxAttempts
         runtime.shutdownSignals = shutdownSignals
-        var passThrough = ["--heartbeat", "\(heartbeat)"]
+        var passThrough = ["--heartbeat", "\(heartbeat.seconds)"]
         if let outputRoot { passThrough += ["--output-root", outputRoot] }
         passThrough += roots.flatMap { ["--input-root", $0] }
         if let configPath { passThrough += ["--config", configPath] }

@@ -19,10 +19,13 @@ public struct WorkerLaunch: Sendable {
     public var concurrency: Int?
     /// The worker's name in logs and reports; nil: from the environment.
     public var identity: String?
-    public var heartbeat: Double = 1
-    public var maxBackoff: Double = 32
+    /// Between heartbeats each way.
+    public var heartbeat: Duration = .seconds(1)
+    /// The longest wait between attempts to reach the coordinator.
+    public var maxBackoff: Duration = .seconds(32)
     public var persistent = false
-    public var drainTimeout: Double = 25
+    /// How long running jobs may take to finish after a stop request.
+    public var drainTimeout: Duration = .seconds(25)
     /// Cores left to one job's own threads when the worker is otherwise idle; nil: the configuration's, else all
     /// but one of its slots.
     public var idleCores: Int?
@@ -45,11 +48,11 @@ public struct WorkerLaunch: Sendable {
             ?? "\(ProcessInfo.processInfo.hostName)-\(getpid())"
         let cores = slurmAllocatedCPUs(environment: environment) ?? Cores.available
         var node = WorkerNode.Settings(transport: transport, capacity: concurrency ?? cores, identity: name)
-        node.heartbeatInterval = heartbeat
-        node.initialBackoff = min(1, heartbeat)
-        node.maxBackoff = maxBackoff
+        node.heartbeatInterval = heartbeat.seconds
+        node.initialBackoff = min(1, heartbeat.seconds)
+        node.maxBackoff = maxBackoff.seconds
         node.persistent = persistent
-        node.drainTimeout = drainTimeout
+        node.drainTimeout = drainTimeout.seconds
         node.idleCores = idleCores ?? configuration.workerIdleCores ?? (node.capacity - 1)
         node.pathMap = configuration.pathMap
         node.inputRoots = inputRoots.isEmpty ? configuration.workerInputRoots.map(FilePath.given) : inputRoots
@@ -60,7 +63,7 @@ public struct WorkerLaunch: Sendable {
         settings.tracing = TraceStart.settings(
             configuration.tracing, environment: environment, logger: Logger(label: "driftfix.worker"))
         // The node hands its jobs back at the drain timeout; the service group's own limit is only a backstop.
-        settings.drainTimeout = drainTimeout + 5
+        settings.drainTimeout = drainTimeout + .seconds(5)
         return (settings, name)
     }
 }

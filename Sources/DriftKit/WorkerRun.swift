@@ -17,8 +17,8 @@ public struct WorkerRun {
         /// Stop when this process is no longer the parent (a coordinator's local worker).
         public var parent: Int32?
         public var shutdownSignals: [UnixSignal] = [.sigterm, .sigint, .sighup]
-        /// How long running jobs may take after a stop, seconds, before the worker quits anyway.
-        public var drainTimeout: Double = 3600
+        /// How long running jobs may take after a stop before the worker quits anyway.
+        public var drainTimeout: Duration = .seconds(3600)
         /// Where to serve live metrics (`/metrics`, `/healthz`); nil: nowhere.
         public var metricsAddress: MetricsAddress?
         /// Where this worker's spans go; nil: not traced.
@@ -67,7 +67,7 @@ public struct WorkerRun {
         var configuration = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: settings.shutdownSignals,
             logger: logger)
-        configuration.maximumGracefulShutdownDuration = .seconds(settings.drainTimeout)
+        configuration.maximumGracefulShutdownDuration = settings.drainTimeout
         logger.info(
             "worker \(settings.node.identity) connecting to \(settings.node.endpoint) with capacity \(settings.node.capacity)"
         )

@@ -106,8 +106,8 @@ struct DispatchOptions: ParsableArguments {
         dispatch.launcher = launcher
         dispatch.slurm.sbatchArguments += slurmArguments
         dispatch.slurm.logFolder = dispatch.slurm.logFolder.map(Paths.absolute)
-        if let idleTimeout { dispatch.idleTimeout = idleTimeout }
-        if let heartbeat { dispatch.heartbeat = heartbeat }
+        if let idleTimeout { dispatch.idleTimeout = .seconds(idleTimeout) }
+        if let heartbeat { dispatch.heartbeat = .seconds(heartbeat) }
         return dispatch
     }
 }

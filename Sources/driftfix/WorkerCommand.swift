@@ -114,10 +114,10 @@ struct WorkerCommand: AsyncParsableCommand {
                 insecure: insecurePlaintext))
         launch.concurrency = concurrency
         launch.identity = identity
-        launch.heartbeat = heartbeat
-        launch.maxBackoff = maxBackoff
+        launch.heartbeat = .seconds(heartbeat)
+        launch.maxBackoff = .seconds(maxBackoff)
         launch.persistent = persistent
-        launch.drainTimeout = drainTimeout
+        launch.drainTimeout = .seconds(drainTimeout)
         launch.idleCores = idleCores
         launch.inputRoots = inputRoots.map(Paths.absolute)
         launch.outputRoot = outputRoot.map(Paths.absolute)

@@ -130,7 +130,7 @@ struct InProcessRunTests {
             settings.journalPath = out.file(".driftfix/journal.sqlite")
             var dispatch = DispatchSettings(localWorkers: 0)
             dispatch.transport = try TransportPolicy(binding: endpoint)
-            dispatch.heartbeat = 0.2
+            dispatch.heartbeat = .milliseconds(200)
             dispatch.shutdownSignals = []
             settings.work = .workers(dispatch)
             var node = WorkerNode.Settings(
