@@ -196,6 +196,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
+        // Pairing by sound: the search that names, for each clip, the recording that heard it (prints grouped and
+        // searched, places settled, takes ordered, a night's report made from the found pairs). The work it asks for
+        // (prints, clip syncs) is a protocol the composition root answers with jobs.
+        .target(
+            name: "DriftSoundPairing",
+            dependencies: [
+                .product(name: "SystemPackage", package: "swift-system"),
+                "DriftAV", "DriftConfig", "DriftCore", "DriftMedia", "DriftRepair", "DriftRules", "DriftSchema",
+                "DriftSupport", "DriftSync", .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(
             name: "DriftKit",
             dependencies: [
@@ -203,7 +213,8 @@ let package = Package(
                 "DriftAudio", "DriftAV", "DriftConfig", "DriftCoordinator", "DriftCore", "DriftJobs", "DriftJournal",
                 "DriftMedia", "DriftRules",
                 "DriftMetrics", "DriftRepair",
-                "DriftPlanning", "DriftReports", "DriftSchema", "DriftSlurm", "DriftSupport", "DriftSync",
+                "DriftPlanning", "DriftReports", "DriftSchema", "DriftSlurm", "DriftSoundPairing", "DriftSupport",
+                "DriftSync",
                 "DriftTimeline", "DriftTrace", "DriftTransport", "DriftWire",
                 "DriftWorker",
                 .product(name: "Logging", package: "swift-log"),
@@ -274,6 +285,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "DriftReportsTests", dependencies: ["DriftSchema", "DriftReports", "DriftCore", "DriftFixtures"]),
+        .testTarget(name: "DriftSoundPairingTests", dependencies: ["DriftSoundPairing", "DriftCore", "DriftSchema"]),
         .testTarget(name: "DriftTimelineTests", dependencies: ["DriftTimeline", "DriftSchema", "DriftCore"]),
         .testTarget(name: "DriftWireTests", dependencies: ["DriftWire", "DriftCore", "DriftSchema"]),
         .testTarget(

@@ -8,6 +8,7 @@ import DriftMetrics
 import DriftReports
 import DriftRules
 import DriftSchema
+import DriftSoundPairing
 import DriftTimeline
 import DriftTrace
 import Foundation

@@ -1,4 +1,5 @@
 import DriftSchema
+import DriftSoundPairing
 
 /// What went wrong with a night beside its pairs' own outcomes: each one makes the night unsuccessful (exit 1), and
 /// each is said on one line.

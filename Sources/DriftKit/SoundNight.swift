@@ -5,6 +5,7 @@ import DriftJournal
 import DriftMedia
 import DriftRules
 import DriftSchema
+import DriftSoundPairing
 import DriftSupport
 import Foundation
 import Logging

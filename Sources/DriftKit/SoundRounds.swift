@@ -4,6 +4,7 @@ import DriftJobs
 import DriftJournal
 import DriftRepair
 import DriftSchema
+import DriftSoundPairing
 import DriftSync
 import DriftWire
 import Foundation

@@ -4,6 +4,7 @@ import DriftCore
 import DriftMedia
 import DriftRepair
 import DriftSchema
+import DriftSoundPairing
 import DriftSupport
 import DriftTimeline
 import Foundation

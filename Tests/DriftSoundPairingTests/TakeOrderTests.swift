@@ -1,6 +1,6 @@
 import Testing
 
-@testable import DriftKit
+@testable import DriftSoundPairing
 
 /// The takes' order as a witness for a clip whose sound repeats in a recording: the devices' calendar clocks differ by
 /// one offset for the whole shoot, so the offset that puts every such clip at exactly one of its places chooses them.

@@ -5,6 +5,7 @@ import DriftMedia
 import DriftRepair
 import DriftRules
 import DriftSchema
+import DriftSupport
 import DriftSync
 import Foundation
 import Logging

@@ -2,7 +2,7 @@ import DriftCore
 import DriftSchema
 import Testing
 
-@testable import DriftKit
+@testable import DriftSoundPairing
 
 @Suite("A recorder's drift from all the clips it heard")
 struct PooledDriftTests {
