@@ -251,7 +251,7 @@ public final class Dispatcher {
         // The retry rule reads the failure's kind (a worker of this release always names one).
         if Self.isDone(result) {
             store.complete(job.id, with: result)
-        } else if let failure = result.failure, failure.retryable && job.attempts < settings.maxAttempts {
+        } else if case .failed(let failure) = result.outcome, failure.retryable && job.attempts < settings.maxAttempts {
             // The destination failed on this worker (its disk full or read-only): another worker may reach it.
             avoid[job.id, default: []].insert(peer)
             lastFailure[job.id] = failure.kind
@@ -259,7 +259,7 @@ public final class Dispatcher {
             jobsRequeued += 1
             events.append(.jobRequeued(id: job.id, reason: failure.message + "; trying another worker"))
             return
-        } else if let failure = result.failure {
+        } else if case .failed(let failure) = result.outcome {
             store.fail(job.id, failure)
         }
         if let finished = store.job(job.id) { events.append(.jobFinished(finished)) }

@@ -37,7 +37,13 @@ extension JobRecord {
     public var outcome: PairOutcome {
         switch state {
         case .done(let result):
-            let finding = result.content.map {
+            let content: ContentResult? =
+                switch result.outcome {
+                case .decided(let content, _): content
+                case .failed(let failure): failure.content
+                case .repaired, .heard: nil
+                }
+            let finding = content.map {
                 ContentFinding(
                     measurement: $0.measurement, measuredBy: $0.measuredBy, operations: $0.operations, note: $0.reason)
             }

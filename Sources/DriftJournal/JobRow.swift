@@ -219,8 +219,8 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
 
     /// A result's kind-specific part, as `resultWork` holds it (a print's bytes are kept in `soundPrint` instead).
     static func resultWork(_ result: JobResult) -> String? {
-        if let content = result.content { return JournalJSON.encode(content) }
-        guard var sound = result.sound else { return nil }
+        if let content = result.outcome.columns.content { return JournalJSON.encode(content) }
+        guard var sound = result.outcome.columns.sound else { return nil }
         sound.print = nil
         return JournalJSON.encode(sound)
     }

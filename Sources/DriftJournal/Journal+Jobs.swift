@@ -41,9 +41,10 @@ extension Journal {
                     WHERE run = ? AND id = ?
                     """
             ).execute(arguments: [
-                result.attempt, try ids.term(result.worker), result.output?.frames,
-                result.output?.checksum.map(PackedHex.init), result.seconds, JobRow.resultWork(result),
-                result.succeeded, result.failure?.message, try ids.term(result.failure?.kind.rawValue),
+                result.attempt, try ids.term(result.worker), result.outcome.columns.output?.frames,
+                result.outcome.columns.output?.checksum.map(PackedHex.init), result.seconds, JobRow.resultWork(result),
+                result.outcome.columns.succeeded, result.outcome.columns.failure?.message,
+                try ids.term(result.outcome.columns.failure?.kind.rawValue),
                 result.warnings.map { $0.joined(separator: "\n") }, run, job,
             ])
             if let output { try OutputRow(output, ids: ids).save(db) }

@@ -74,15 +74,16 @@ public final class JournalJobStore: JobStore {
     private static func kept(_ job: JobRecord, result: JobResult, prints: JobFingerprints, run: Int64)
         -> (output: OutputRecord?, print: KeptPrint?)?
     {
-        guard result.succeeded else { return nil }
+        guard result.outcome.columns.succeeded else { return nil }
         func output(_ path: String, frames: Int64?, matches: [SoundPairingReport.Match]? = nil) -> OutputRecord? {
             guard let frames else { return nil }
             let seen = FileStatus.of(path)
             return OutputRecord(
                 recording: job.input, prints: prints, output: path, outputFrames: frames, outputSize: seen?.size,
-                outputModified: seen?.modified, checksum: result.output?.checksum, worker: result.worker, run: run,
+                outputModified: seen?.modified, checksum: result.outcome.columns.output?.checksum,
+                worker: result.worker, run: run,
                 matches: matches,
-                finding: result.content.map {
+                finding: result.outcome.columns.content.map {
                     ContentFinding(
                         measurement: $0.measurement, measuredBy: $0.measuredBy, operations: $0.operations,
                         note: $0.reason)
@@ -90,12 +91,12 @@ public final class JournalJobStore: JobStore {
         }
         switch job.work {
         case .header(let repair):
-            return (output(repair.output, frames: result.output?.frames ?? repair.targetFrames), nil)
+            return (output(repair.output, frames: result.outcome.columns.output?.frames ?? repair.targetFrames), nil)
         case .content(let content):
-            guard let path = content.output, result.content?.decision == .repaired else { return nil }
-            return (output(path, frames: result.output?.frames ?? content.targetFrames), nil)
+            guard let path = content.output, result.outcome.columns.content?.decision == .repaired else { return nil }
+            return (output(path, frames: result.outcome.columns.output?.frames ?? content.targetFrames), nil)
         case .clipSync:
-            let matches = result.sound?.matches ?? []
+            let matches = result.outcome.columns.sound?.matches ?? []
             if let used = matches.first(where: { $0.status == .used && $0.output != nil }), let path = used.output {
                 return (output(path, frames: used.outputFrames, matches: matches), nil)
             }
@@ -112,8 +113,9 @@ public final class JournalJobStore: JobStore {
             return (
                 nil,
                 KeptPrint(
-                    path: job.input, fingerprint: prints.recording, print: result.sound?.print ?? Data(),
-                    timecode: result.sound?.timecode, started: result.sound?.started)
+                    path: job.input, fingerprint: prints.recording,
+                    print: result.outcome.columns.sound?.print ?? Data(),
+                    timecode: result.outcome.columns.sound?.timecode, started: result.outcome.columns.sound?.started)
             )
         case .noop:
             return nil

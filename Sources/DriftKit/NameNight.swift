@@ -112,7 +112,7 @@ struct NameNight: NightPart {
             guard let index = rowOfJob[job.id] else { continue }
             switch job.state {
             case .done(let result):
-                guard let content = result.content else { continue }
+                guard case .decided(let content, _) = result.outcome else { continue }
                 measured.pairs[index].revise(
                     bySound: content.measurement, plan: Self.soundPlan(content),
                     drift: configuration.drift, confidenceFloor: policy.confidenceFloor)

@@ -133,7 +133,7 @@ final class SoundRounds: SoundWork, Sendable {
         asked.withLock { $0[clip] = fingerprints }
         guard !context.full, let fingerprints else { return nil }
         if let job = verifiedBefore[clip], job.fingerprints == fingerprints, case .done(let result) = job.state,
-            result.succeeded, let rows = result.sound?.matches
+            case .heard(let sound) = result.outcome, let rows = sound.matches
         {
             logger.info("\(clip): synced before the night was stopped; not again")
             return rows

@@ -73,7 +73,7 @@ package final class ThreadExecutor: JobExecutor, Sendable {
             // No other worker to retry on here: a failure is final.
             if Dispatcher.isDone(result) {
                 store.complete(id, with: result)
-            } else if let failure = result.failure {
+            } else if case .failed(let failure) = result.outcome {
                 store.fail(id, failure)
             }
             return store.job(id)

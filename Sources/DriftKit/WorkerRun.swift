@@ -82,7 +82,12 @@ private struct MetricsObserver: WorkerObserver {
 
     func jobStarted(_ job: JobSpec) { metrics.started() }
     func jobFinished(_ result: JobResult) {
-        metrics.finished(outputFrames: result.output?.frames, failure: result.failure?.kind)
+        switch result.outcome {
+        case .repaired(let output), .decided(_, output: let output?):
+            metrics.finished(outputFrames: output.frames, failure: nil)
+        case .decided, .heard: metrics.finished(outputFrames: nil, failure: nil)
+        case .failed(let failure): metrics.finished(outputFrames: nil, failure: failure.kind)
+        }
     }
     func coordinator(connected: Bool) { metrics.coordinator(connected: connected) }
 }

@@ -26,36 +26,32 @@ public struct JobResult: Sendable, Equatable {
         self.run = run
         self.warnings = warnings
     }
+}
 
-    // Projections of `outcome`, for readers that ask one question of it.
+extension JobOutcome {
+    /// The outcome laid flat, as the wire message and the journal's row store it: a field per part, nil where the case
+    /// has none. For those writers and for tests; a reader asks its question by switching on the case.
+    public struct Columns: Sendable, Equatable {
+        public var succeeded: Bool
+        /// The output written and verified: a header repair's, or a content job's that repaired.
+        public var output: WrittenOutput?
+        /// A content job's decision; also a failed sync proof's measurement.
+        public var content: ContentResult?
+        public var sound: SoundResult?
+        public var failure: JobFailure?
+    }
 
-    public var succeeded: Bool {
-        if case .failed = outcome { return false }
-        return true
-    }
-    /// The output written and verified: a header repair's, or a content job's that repaired.
-    public var output: WrittenOutput? {
-        switch outcome {
-        case .repaired(let output): output
-        case .decided(_, let output): output
-        case .heard, .failed: nil
+    public var columns: Columns {
+        switch self {
+        case .repaired(let output):
+            Columns(succeeded: true, output: output, content: nil, sound: nil, failure: nil)
+        case .decided(let content, let output):
+            Columns(succeeded: true, output: output, content: content, sound: nil, failure: nil)
+        case .heard(let sound):
+            Columns(succeeded: true, output: nil, content: nil, sound: sound, failure: nil)
+        case .failed(let failure):
+            Columns(succeeded: false, output: nil, content: failure.content, sound: nil, failure: failure)
         }
-    }
-    /// A content job's decision; also a failed sync verification's measurement.
-    public var content: ContentResult? {
-        switch outcome {
-        case .decided(let content, _): content
-        case .failed(let failure): failure.content
-        case .repaired, .heard: nil
-        }
-    }
-    public var sound: SoundResult? {
-        if case .heard(let sound) = outcome { return sound }
-        return nil
-    }
-    public var failure: JobFailure? {
-        if case .failed(let failure) = outcome { return failure }
-        return nil
     }
 }
 
@@ -152,14 +148,15 @@ extension JobResult: Codable {
         try c.encode(seconds, forKey: .seconds)
         try c.encodeIfPresent(run, forKey: .run)
         try c.encodeIfPresent(warnings, forKey: .warnings)
-        try c.encode(succeeded, forKey: .succeeded)
-        try c.encodeIfPresent(output?.frames, forKey: .outputFrames)
-        try c.encodeIfPresent(output?.checksum, forKey: .checksum)
-        try c.encodeIfPresent(failure?.message, forKey: .error)
-        try c.encode(failure?.retryable ?? false, forKey: .retryable)
-        try c.encodeIfPresent(failure?.kind, forKey: .failure)
-        try c.encodeIfPresent(content, forKey: .content)
-        try c.encodeIfPresent(sound, forKey: .sound)
+        let flat = outcome.columns
+        try c.encode(flat.succeeded, forKey: .succeeded)
+        try c.encodeIfPresent(flat.output?.frames, forKey: .outputFrames)
+        try c.encodeIfPresent(flat.output?.checksum, forKey: .checksum)
+        try c.encodeIfPresent(flat.failure?.message, forKey: .error)
+        try c.encode(flat.failure?.retryable ?? false, forKey: .retryable)
+        try c.encodeIfPresent(flat.failure?.kind, forKey: .failure)
+        try c.encodeIfPresent(flat.content, forKey: .content)
+        try c.encodeIfPresent(flat.sound, forKey: .sound)
     }
 }
 

@@ -235,7 +235,7 @@ public final class WorkerNode {
         for result in finished.takeAll() {
             if running.removeValue(forKey: result.id) != nil { settings.observer?.jobFinished(result) }
             completed += 1
-            if let failure = result.failure, failure.kind == .leaseLost {
+            if case .failed(let failure) = result.outcome, failure.kind == .leaseLost {
                 logger.warning("job \(result.id): \(failure.message)")
             }
             send(.result(result))

@@ -102,7 +102,7 @@ struct JournalTests {
                 Issue.record("job \(id) is not done")
                 continue
             }
-            #expect(done.output?.checksum == item.checksum)
+            #expect(done.outcome.columns.output?.checksum == item.checksum)
         }
         // The three canonical XXH3 checksums are kept as 8 bytes, in the job rows and in the outputs.
         let count = try Child(
@@ -203,7 +203,7 @@ struct JournalTests {
                 ContentResult(
                     decision: .repaired, reason: nil, measuredBy: .content,
                     operations: [.padStart(frames: 71991), .resample(frames: 2_880_377)], measurement: measurement),
-                output: repaired.output)
+                output: repaired.outcome.columns.output)
             failed.run = run
             failed.outcome = .failed(
                 JobFailure(
@@ -291,7 +291,7 @@ struct JournalTests {
             Issue.record("the clip job is not done: \(String(describing: jobs.last))")
             return
         }
-        #expect(result.sound?.matches == [row], "the clip's rows")
+        #expect(result.outcome.columns.sound?.matches == [row], "the clip's rows")
         // The print is kept by the file's fingerprint (not in the job row); the clip's output with its rows.
         let kept = try #require(try journal.soundPrint(path: printJob.input, fingerprint: "100:200:abc"))
         #expect(kept.print == Data([1, 2, 3]) && kept.timecode == 36_000.5)

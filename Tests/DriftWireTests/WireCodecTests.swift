@@ -123,7 +123,7 @@ struct WireCodecTests {
         #expect(throws: WireError.self) { try result(#""succeeded":true,"retryable":false"#) }
         // What the job failed on decides the retry, whatever the flag says.
         let full = try #require(try result(#""succeeded":false,"retryable":false,"failure":"output-full""#))
-        #expect(full.failure?.retryable == true)
+        #expect(full.outcome.columns.failure?.retryable == true)
     }
 
     @Test("every message round-trips", arguments: messages)

@@ -31,9 +31,11 @@ struct JobRunnerTests {
         try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
         let result = JobRunner.run(
             job(input: input, output: folder.file("out/a/b/in.wav"), root: folder.file("out")), worker: "w")
-        #expect(result.succeeded, "\(result.failure?.message ?? "")")
-        #expect(result.output?.frames == 4801)
-        #expect(result.output?.checksum != nil && result.output?.checksum == xxhsum(folder.file("out/a/b/in.wav")))
+        #expect(result.outcome.columns.succeeded, "\(result.outcome.columns.failure?.message ?? "")")
+        #expect(result.outcome.columns.output?.frames == 4801)
+        #expect(
+            result.outcome.columns.output?.checksum != nil
+                && result.outcome.columns.output?.checksum == xxhsum(folder.file("out/a/b/in.wav")))
     }
 
     @Test("the reported checksum is the one xxHash's own tool prints, on outputs of several read blocks")
@@ -49,9 +51,9 @@ struct JobRunnerTests {
         let result = JobRunner.run(
             job(input: input, output: folder.file("out/long.wav"), root: folder.file("out"), target: length + 211),
             worker: "w")
-        #expect(result.succeeded, "\(result.failure?.message ?? "")")
+        #expect(result.outcome.columns.succeeded, "\(result.outcome.columns.failure?.message ?? "")")
         let expected = try #require(xxhsum(folder.file("out/long.wav")))
-        #expect(result.output?.checksum == expected)
+        #expect(result.outcome.columns.output?.checksum == expected)
         #expect(expected.hasPrefix("xxh3:") && expected.count == 21)
     }
 
@@ -68,11 +70,12 @@ struct JobRunnerTests {
         try FileManager.default.createSymbolicLink(atPath: folder.file("out/link"), withDestinationPath: folder.path)
         let output = relative.hasPrefix("/") ? relative : folder.file("out/" + relative)
         let result = JobRunner.run(job(input: input, output: output, root: folder.file("out")), worker: "w")
-        #expect(!result.succeeded)
-        #expect(!(result.failure?.retryable ?? false))
+        #expect(!result.outcome.columns.succeeded)
+        #expect(!(result.outcome.columns.failure?.retryable ?? false))
         #expect(
-            result.failure?.message.contains("output root") == true || result.failure?.message.contains("..") == true,
-            "\(result.failure?.message ?? "")")
+            result.outcome.columns.failure?.message.contains("output root") == true
+                || result.outcome.columns.failure?.message.contains("..") == true,
+            "\(result.outcome.columns.failure?.message ?? "")")
         #expect(
             !FileManager.default.fileExists(atPath: folder.file("x.wav"))
                 && !FileManager.default.fileExists(atPath: output.replacingOccurrences(of: "/out/link", with: "")))
@@ -95,8 +98,8 @@ struct JobRunnerTests {
             job(
                 input: input, output: folder.file("out/x.wav"), root: folder.file("out"),
                 inputRoots: [folder.file("media")]), worker: "w")
-        #expect(!result.succeeded && !(result.failure?.retryable ?? false))
-        let error = result.failure?.message ?? ""
+        #expect(!result.outcome.columns.succeeded && !(result.outcome.columns.failure?.retryable ?? false))
+        let error = result.outcome.columns.failure?.message ?? ""
         #expect(error.hasPrefix(input + ": refused: "), "\(error)")
         #expect(error.contains("outside the input roots") || error.contains("cannot be resolved"), "\(error)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("out/x.wav")))
@@ -116,8 +119,9 @@ struct JobRunnerTests {
             let result = JobRunner.run(
                 job(input: input, output: root + "/x.wav", root: root, inputRoots: inputRoots), worker: "w")
             #expect(
-                !result.succeeded && result.failure?.message.contains("overlaps the input root") == true,
-                "\(result.failure?.message ?? "")")
+                !result.outcome.columns.succeeded
+                    && result.outcome.columns.failure?.message.contains("overlaps the input root") == true,
+                "\(result.outcome.columns.failure?.message ?? "")")
             #expect(!FileManager.default.fileExists(atPath: root + "/x.wav"))
         }
     }
@@ -132,8 +136,9 @@ struct JobRunnerTests {
             job(input: media.file("take.wav"), output: out.file("take.wav"), root: out.path), worker: "w")
         #expect(Date().timeIntervalSince(start) < 5)
         #expect(
-            !result.succeeded && result.failure?.message.contains("not a regular file") == true,
-            "\(result.failure?.message ?? "")")
+            !result.outcome.columns.succeeded
+                && result.outcome.columns.failure?.message.contains("not a regular file") == true,
+            "\(result.outcome.columns.failure?.message ?? "")")
         #expect(out.entries().isEmpty)
     }
 
@@ -145,7 +150,9 @@ struct JobRunnerTests {
             TestSignal(channelCount: 1, length: 480), to: folder.file("in.wav"), format: format)
         let result = JobRunner.run(
             job(input: input, output: folder.file("o.wav"), root: folder.path, inputRoots: []), worker: "w")
-        #expect(!result.succeeded && result.failure?.message.contains("no input roots") == true)
+        #expect(
+            !result.outcome.columns.succeeded
+                && result.outcome.columns.failure?.message.contains("no input roots") == true)
     }
 
     @Test("a corrupt input fails for good; a full destination may be retried")
@@ -157,8 +164,8 @@ struct JobRunnerTests {
         let corrupt = JobRunner.run(
             job(input: folder.file("media/bad.wav"), output: folder.file("out/bad.wav"), root: folder.file("out")),
             worker: "w")
-        #expect(!corrupt.succeeded && !(corrupt.failure?.retryable ?? false))
-        #expect(corrupt.failure?.message.contains("bad.wav") == true)
+        #expect(!corrupt.outcome.columns.succeeded && !(corrupt.outcome.columns.failure?.retryable ?? false))
+        #expect(corrupt.outcome.columns.failure?.message.contains("bad.wav") == true)
     }
 }
 

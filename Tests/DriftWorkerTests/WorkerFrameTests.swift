@@ -20,8 +20,10 @@ import Testing
             Issue.record("not a result")
             return
         }
-        #expect(sent.id == 12 && sent.attempt == 2 && !sent.succeeded)
-        #expect(sent.failure?.message.contains("driftPPM") == true, "\(String(describing: sent.failure))")
+        #expect(sent.id == 12 && sent.attempt == 2 && !sent.outcome.columns.succeeded)
+        #expect(
+            sent.outcome.columns.failure?.message.contains("driftPPM") == true,
+            "\(String(describing: sent.outcome.columns.failure))")
         var plain = result
         plain.outcome = .repaired(WrittenOutput(frames: 3, checksum: nil))
         let (again, none) = try WorkerNode.frame(.result(plain))
