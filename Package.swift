@@ -274,7 +274,7 @@ let package = Package(
             dependencies: [
                 "DriftFixtures", .product(name: "Logging", package: "swift-log"), "DriftWorker", "DriftWire",
                 "DriftSchema", "DriftPlanning", "DriftJournal", "DriftCore", "DriftCoordinator", "DriftConfig",
-                "DriftAudio", "DriftKit", "DriftTransport",
+                "DriftAudio", "DriftKit", "DriftTransport", .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "DriftCore"]),
         .testTarget(

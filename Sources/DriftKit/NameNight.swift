@@ -20,9 +20,9 @@ struct NameNight: NightPart {
 
     func run(started: Date) async throws(RunError) -> Run.Outcome {
         let configuration = settings.configuration
-        guard let outputRoot = settings.outputRoot, let journal else {
+        guard let outputRoot = settings.outputRootText, let journal else {
             let report = DriftScanner.scan(
-                roots: settings.roots, rules: configuration.pairing, drift: configuration.drift,
+                roots: settings.rootTexts, rules: configuration.pairing, drift: configuration.drift,
                 repair: configuration.repair)
             guard settings.measureContent else { return Run.Outcome(report: report) }
             return try await measure(report)
@@ -40,7 +40,7 @@ struct NameNight: NightPart {
             prepared = try RunPreparation.prepare(
                 journal: journal,
                 options: RunPreparation.Options(
-                    layout: RunPlanner.Layout(roots: settings.roots, outputRoot: outputRoot),
+                    layout: RunPlanner.Layout(roots: settings.rootTexts, outputRoot: outputRoot),
                     configuration: configuration, quality: quality, resume: settings.resume, full: settings.full,
                     engine: settings.engine), logger: logger)
         } catch {

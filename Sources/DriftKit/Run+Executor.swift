@@ -35,7 +35,8 @@ extension Run {
             return (value, Execution(outcome: .complete, jobs: executor.jobs))
         case .workers(var dispatch):
             dispatch.maxAttempts = settings.configuration.maxAttempts
-            var runtimeSettings = try dispatch.runtime(roots: settings.roots, outputRoot: outputRoot, logger: logger)
+            var runtimeSettings = try dispatch.runtime(
+                roots: settings.rootTexts, outputRoot: outputRoot, logger: logger)
             if Traces.isOn {
                 let spans = watch.spans
                 runtimeSettings.dispatch.traceparent = { spans.parent(of: $0) }
@@ -66,7 +67,7 @@ extension Run {
         settings.work
             ?? .workers(
                 DispatchSettings(
-                    configuration: settings.configuration, configurationPath: settings.configurationPath))
+                    configuration: settings.configuration, configurationPath: settings.configurationPathText))
     }
 
     /// How a night ended in the journal, and what else went wrong, from how its work ended.

@@ -58,9 +58,9 @@ public struct Run: Sendable {
             role: "coordinator", logger: logger)
         // One trace per night: its scan, plan, dispatch and finish are children, each job's span below dispatch.
         let result = await withSpan("driftfix night", ofKind: .server) { span -> Result<Outcome, RunError> in
-            span.attributes["driftfix.roots"] = settings.roots
+            span.attributes["driftfix.roots"] = settings.rootTexts
             span.attributes["driftfix.pairing"] = "\(settings.pairing)"
-            if let outputRoot = settings.outputRoot { span.attributes["driftfix.output.root"] = outputRoot }
+            if let outputRoot = settings.outputRootText { span.attributes["driftfix.output.root"] = outputRoot }
             let result: Result<Outcome, RunError>
             do throws(RunError) {
                 result = .success(try await untraced())
@@ -94,7 +94,8 @@ public struct Run: Sendable {
         }
         // Refused before anything is created or served (opening a journal makes one); a journal without an unfinished
         // run over these roots is the same refusal, found when the run is prepared.
-        if settings.resume == .always, let journal = settings.journal, !FileManager.default.fileExists(atPath: journal)
+        if settings.resume == .always, let journal = settings.journalText,
+            !FileManager.default.fileExists(atPath: journal)
         {
             throw .nothingToResume(journal: journal, exists: false)
         }
@@ -127,7 +128,7 @@ public struct Run: Sendable {
     /// The run between its metrics listener's start and end.
     private func whole(live: LiveRunMetrics?) async throws(RunError) -> Outcome {
         let started = Date()
-        if let outputRoot = settings.outputRoot {
+        if let outputRoot = settings.outputRootText {
             do {
                 try FileManager.default.createDirectory(atPath: outputRoot, withIntermediateDirectories: true)
             } catch {
@@ -135,7 +136,7 @@ public struct Run: Sendable {
             }
         }
         var journal: Journal?
-        if let path = settings.journal {
+        if let path = settings.journalText {
             do {
                 journal = try Journal(path: path)
             } catch {
@@ -143,7 +144,7 @@ public struct Run: Sendable {
             }
         }
         let watch = Watch(observer: observer, live: live, labelled: settings.pairing != .name)
-        if let journal, settings.outputRoot != nil { sweep(journal, closing: false) }
+        if let journal, settings.outputRootText != nil { sweep(journal, closing: false) }
         var outcome: Outcome
         switch settings.pairing {
         case .name:
@@ -174,7 +175,7 @@ public struct Run: Sendable {
             case .failure(let error): outcome.problems.append(.timelineNotWritten(error.description))
             }
         }
-        guard let journal, settings.outputRoot != nil else { return outcome }
+        guard let journal, settings.outputRootText != nil else { return outcome }
         // Writers that died during the night and were not cleaned up when their lease ended (a local worker started
         // by hand that was hung then killed, the workers of a killed coordinator that outlived its restart).
         sweep(journal, closing: true)
@@ -217,7 +218,7 @@ public struct Run: Sendable {
 
     /// The night's Prometheus text file, when one is asked for.
     private func writeMetrics(_ outcome: inout Outcome, journal: Journal, started: Date) {
-        guard let file = settings.metricsFile ?? settings.configuration.journal.metricsFile else { return }
+        guard let file = settings.metricsFileText ?? settings.configuration.journal.metricsFile else { return }
         let lastSuccess = (try? journal.lastSuccess()) ?? nil
         var numbers = RunMetrics(report: outcome.report, started: started, finished: Date(), lastSuccess: lastSuccess)
         numbers.deviceLimit = settings.configuration.journal.metricsDeviceLimit
@@ -235,8 +236,8 @@ public struct Run: Sendable {
     /// `error`, after the metrics say that the nightly job failed before it began when the journal was the cause (the
     /// last success stays as it was).
     private func failedBeforeStart(_ error: RunError, started: Date) -> RunError {
-        if case .journal = error, settings.outputRoot != nil,
-            let file = settings.metricsFile ?? settings.configuration.journal.metricsFile
+        if case .journal = error, settings.outputRootText != nil,
+            let file = settings.metricsFileText ?? settings.configuration.journal.metricsFile
         {
             try? RunMetrics.failedBeforeStart(started: started, previous: file).write(to: file)
         }
@@ -246,7 +247,7 @@ public struct Run: Sendable {
     /// Deletes what writers that are gone left under the output root: at the start, those of earlier runs; at the
     /// close, those that died during this one.
     private func sweep(_ journal: Journal, closing: Bool) {
-        guard let outputRoot = settings.outputRoot else { return }
+        guard let outputRoot = settings.outputRootText else { return }
         let swept = StaleTemporaryFiles.sweep(root: outputRoot, otherHostsBefore: try? journal.oldestOpenLease())
         if !swept.removed.isEmpty {
             let files = "\(swept.removed.count) temporary file\(swept.removed.count == 1 ? "" : "s")"

@@ -13,15 +13,28 @@ extension Run {
     /// written, and where the work runs. A setting that means nothing on the chosen path is refused by `validate`,
     /// never silently dropped.
     public struct Settings: Sendable {
+        /// The roots as path text (`PathText`: every byte kept), as the engine takes them.
+        var rootTexts: [String]
         /// Absolute, standardised roots.
-        public var roots: [String]
+        public var roots: [FilePath] {
+            get { rootTexts.map { FilePath(pathText: $0) } }
+            set { rootTexts = newValue.map(\.pathText) }
+        }
         public var configuration: Configuration
         /// The configuration's file (absolute), handed on to the workers this run starts; nil: none.
-        public var configurationPath: String?
+        public var configurationPath: FilePath? {
+            get { configurationPathText.map { FilePath(pathText: $0) } }
+            set { configurationPathText = newValue?.pathText }
+        }
+        var configurationPathText: String?
         /// How files pair; nil: the configuration's `scan.pair-by`.
         public var pairBy: PairBy?
         /// Where repaired recordings and clips' audio go (absolute); nil: nothing is written (a scan, a listing).
-        public var outputRoot: String?
+        public var outputRoot: FilePath? {
+            get { outputRootText.map { FilePath(pathText: $0) } }
+            set { outputRootText = newValue?.pathText }
+        }
+        var outputRootText: String?
         /// Also measure each pair by its sound, on workers (a scan by names).
         public var measureContent = false
         /// Overrides the configuration's quality.
@@ -32,13 +45,21 @@ extension Run {
         public var mux: Bool?
         /// The journal file (absolute); nil: the configuration's `journal.path`, else with an output
         /// `OUT/.driftfix/journal.sqlite`, else none (a listing then keeps no prints).
-        public var journalPath: String?
+        public var journalPath: FilePath? {
+            get { journalPathText.map { FilePath(pathText: $0) } }
+            set { journalPathText = newValue?.pathText }
+        }
+        var journalPathText: String?
         /// Whether the unfinished run over these roots is resumed.
         public var resume = ResumePolicy.whenUnfinished
         /// Redo every pair and clip, even those whose output from an earlier run is still current.
         public var full = false
         /// The Prometheus text file to write after the run; nil: the configuration's `journal.metrics-textfile`.
-        public var metricsFile: String?
+        public var metricsFile: FilePath? {
+            get { metricsFileText.map { FilePath(pathText: $0) } }
+            set { metricsFileText = newValue?.pathText }
+        }
+        var metricsFileText: String?
         /// Where to serve live metrics (`/metrics`, `/healthz`) while the run goes on; nil: nowhere.
         public var metricsAddress: MetricsAddress?
         /// Where jobs run; nil: the path's default (workers started on this machine, one per core).
@@ -46,8 +67,8 @@ extension Run {
         /// The timeline for an editor to write from a pairing by sound (OpenTimelineIO, FCPXML or EDL); nil: none.
         public var timeline: TimelineFile?
 
-        public init(roots: [String], configuration: Configuration = Configuration()) {
-            self.roots = roots
+        public init(roots: [FilePath], configuration: Configuration = Configuration()) {
+            rootTexts = roots.map(\.pathText)
             self.configuration = configuration
         }
 
@@ -55,8 +76,9 @@ extension Run {
         public var pairing: PairBy { pairBy ?? configuration.pairing.pairBy }
 
         /// The journal this run records in, if any.
-        public var journal: String? {
-            journalPath ?? configuration.journal.path ?? outputRoot.map { Journal.defaultPath(outputRoot: $0) }
+        public var journal: FilePath? { journalText.map { FilePath(pathText: $0) } }
+        var journalText: String? {
+            journalPathText ?? configuration.journal.path ?? outputRootText.map { Journal.defaultPath(outputRoot: $0) }
         }
 
         /// Whether each clip's audio goes into a copy of the clip.
@@ -75,7 +97,7 @@ extension Run {
             try validateUses()
             try validateTimeline()
             if measureContent {
-                if outputRoot != nil {
+                if outputRootText != nil {
                     throw SettingsError(.measureContent, "a repair measures by the sound as content.measure says")
                 }
                 if pairing == .sound {
@@ -88,23 +110,23 @@ extension Run {
         /// user in a folder that exists: a typing error must not create folders (as root, anywhere). Only below the
         /// output folder, driftfix's own, are folders made for it (the default `OUT/.driftfix/`).
         private func validateFolders() throws(SettingsError) {
-            if let outputRoot {
-                let realOut = FilePath(pathText: outputRoot).resolvingLinks()
-                if let inside = roots.first(where: { realOut.isInside(FilePath(pathText: $0).resolvingLinks()) }) {
+            if let outputRootText {
+                let realOut = FilePath(pathText: outputRootText).resolvingLinks()
+                if let inside = rootTexts.first(where: { realOut.isInside(FilePath(pathText: $0).resolvingLinks()) }) {
                     throw SettingsError(
                         nil,
-                        "the output root \(outputRoot) lies inside the root \(inside): repaired files would be scanned as recordings"
+                        "the output root \(outputRootText) lies inside the root \(inside): repaired files would be scanned as recordings"
                     )
                 }
-                if let root = roots.first(where: { FilePath(pathText: $0).resolvingLinks().isInside(realOut) }) {
+                if let root = rootTexts.first(where: { FilePath(pathText: $0).resolvingLinks().isInside(realOut) }) {
                     throw SettingsError(
                         nil,
-                        "the root \(root) lies inside the output root \(outputRoot): repaired files could land on recordings"
+                        "the root \(root) lies inside the output root \(outputRootText): repaired files could land on recordings"
                     )
                 }
             }
-            if let named = journalPath ?? configuration.journal.path,
-                !(outputRoot.map { FilePath(named).isBelow(FilePath($0)) } ?? false)
+            if let named = journalPathText ?? configuration.journal.path,
+                !(outputRootText.map { FilePath(named).isBelow(FilePath($0)) } ?? false)
             {
                 let folder = FilePath(named).removingLastComponent()
                 if !Self.isFolder(folder) {
@@ -119,7 +141,7 @@ extension Run {
         /// reads headers only.
         private func validateUses() throws(SettingsError) {
             func refuse(_ setting: Setting, _ reason: String) -> SettingsError { SettingsError(setting, reason) }
-            if outputRoot == nil {
+            if outputRootText == nil {
                 let nothing = "nothing is written without an output folder"
                 if resume != .whenUnfinished {
                     throw refuse(.resume, "\(nothing), so there is no run to resume")
@@ -128,7 +150,9 @@ extension Run {
                 if quality != nil { throw refuse(.quality, "\(nothing), so nothing is resampled") }
                 if engine != nil { throw refuse(.engine, "\(nothing), so nothing is resampled") }
                 if mux == true { throw refuse(.mux, "\(nothing): give one to write clips") }
-                if metricsFile != nil { throw refuse(.metricsFile, "\(nothing): the metrics describe a night's run") }
+                if metricsFileText != nil {
+                    throw refuse(.metricsFile, "\(nothing): the metrics describe a night's run")
+                }
                 if metricsAddress != nil, pairing == .name, !measureContent {
                     throw refuse(.metricsAddress, "a scan by names reads headers only: nothing runs to watch")
                 }
@@ -137,10 +161,10 @@ extension Run {
                 if mux == true {
                     throw refuse(.mux, "it writes clips paired by sound into copies of the clips; names pair none")
                 }
-                if outputRoot == nil, !measureContent, work != nil {
+                if outputRootText == nil, !measureContent, work != nil {
                     throw refuse(.work, "a scan by names reads headers only: nothing runs on workers")
                 }
-                if outputRoot == nil, !measureContent, journalPath != nil {
+                if outputRootText == nil, !measureContent, journalPathText != nil {
                     throw refuse(.journal, "a scan by names reads headers only and records nothing")
                 }
             }
@@ -156,7 +180,7 @@ extension Run {
                     "names pair no clips with recordings: a timeline comes from a pairing by sound (sound or name-then-sound)"
                 )
             }
-            if timeline.audio == .synced, outputRoot == nil {
+            if timeline.audio == .synced, outputRootText == nil {
                 throw SettingsError(
                     .timeline, "nothing is written without an output folder, so there is no synced audio to point at")
             }

@@ -25,18 +25,19 @@ struct SoundNight: NightPart {
         let configuration = settings.configuration
         var pairing = SoundPairing.Settings(
             configuration: configuration, mode: settings.pairing == .nameThenSound ? .nameThenSound : .sound)
-        pairing.output = settings.outputRoot
+        pairing.output = settings.outputRootText
         if let quality = settings.quality { pairing.quality = quality }
         if let engine = settings.engine { pairing.engines.choose(engine) }
-        pairing.mux = settings.outputRoot != nil && settings.writesMux
+        pairing.mux = settings.outputRootText != nil && settings.writesMux
         if case .threads(let threads) = run.work { pairing.threads = threads }
 
-        var context = SoundRounds.Context(roots: settings.roots, outputRoot: settings.outputRoot, journal: journal)
+        var context = SoundRounds.Context(
+            roots: settings.rootTexts, outputRoot: settings.outputRootText, journal: journal)
         context.full = settings.full
         // The night's one key on the wire (the journal's, for a night it records).
         context.runKey = Int64.random(in: 1...Int64.max)
         var resumed: [JobRecord] = []
-        if let journal, let outputRoot = settings.outputRoot {
+        if let journal, let outputRoot = settings.outputRootText {
             let night = try begin(journal: journal, outputRoot: outputRoot)
             context.run = night.run
             context.runKey = night.key
@@ -46,14 +47,14 @@ struct SoundNight: NightPart {
             if let journal, let night = context.run { JournalJobStore(journal: journal, run: night, jobs: []) } else {
                 InMemoryJobStore()
             }
-        let (found, execution) = try await run.executing(store, writes: settings.outputRoot, watch: watch) {
-            [context, resumed, watch, logger, pairing, roots = settings.roots] executor in
+        let (found, execution) = try await run.executing(store, writes: settings.outputRootText, watch: watch) {
+            [context, resumed, watch, logger, pairing, roots = settings.rootTexts] executor in
             let rounds = SoundRounds(
                 executor: executor, context: context, resumed: resumed, watch: watch, logger: logger)
             return await SoundPairing(rules: configuration.pairing, settings: pairing, work: rounds, logger: logger)
                 .run(roots: roots)
         }
-        var report = SoundPairing.scanReport(found, roots: settings.roots, repaired: settings.outputRoot != nil)
+        var report = SoundPairing.scanReport(found, roots: settings.rootTexts, repaired: settings.outputRootText != nil)
         identifyDevices(&report)
         readSlates(&report)
         var outcome = Run.Outcome(report: report, sound: found)
@@ -82,7 +83,7 @@ struct SoundNight: NightPart {
     private func beginOrThrow(journal: Journal, outputRoot: String) throws -> (
         run: Int64, key: Int64, resumed: [JobRecord]
     ) {
-        let roots = settings.roots
+        let roots = settings.rootTexts
         if settings.resume != .never && !settings.full,
             let unfinished = try journal.unfinishedRun(roots: roots, outputRoot: outputRoot, pairing: .sound)
         {
@@ -116,7 +117,7 @@ struct SoundNight: NightPart {
         let rules = settings.configuration.pairing.device
         for index in report.pairs.indices {
             let recording = report.pairs[index].recording
-            let root = settings.roots.first { FilePath(recording).isBelow(FilePath($0)) }
+            let root = settings.rootTexts.first { FilePath(recording).isBelow(FilePath($0)) }
             let identity = rules.identify(recording: recording, root: root, metadata: nil)
             report.pairs[index].device = identity.name
             report.pairs[index].deviceSource = identity.source

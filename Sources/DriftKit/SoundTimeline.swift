@@ -34,7 +34,7 @@ struct SoundTimeline {
         }
         let media = Dictionary(zip(ordered, facts).compactMap { path, media in media.map { (path, $0) } }) { a, _ in a }
         let rules = settings.configuration.pairing.device
-        let roots = settings.roots
+        let roots = settings.rootTexts
         let timeline = SyncTimeline(
             name: "driftfix " + roots.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "),
             audio: file.audio, media: media

@@ -9,4 +9,9 @@ enum Paths {
     static func absolute(_ path: String) -> String {
         FilePath.given(path)
     }
+
+    /// `path` made absolute, as the library takes it (its escapes stand for the bytes they name).
+    static func file(_ path: String) -> FilePath {
+        FilePath(pathText: absolute(path))
+    }
 }

@@ -112,14 +112,14 @@ struct RepairCommand: AsyncParsableCommand {
     func run() async throws {
         var settings = try RunCommand.settings(roots: roots, config: config)
         settings.pairBy = pairBy
-        settings.outputRoot = Paths.absolute(out)
+        settings.outputRoot = Paths.file(out)
         settings.quality = quality
         settings.engine = engine
         settings.mux = mux ? true : nil
-        settings.journalPath = journal.map(Paths.absolute)
+        settings.journalPath = journal.map(Paths.file)
         settings.resume = resume.map { $0 ? .always : .never } ?? .whenUnfinished
         settings.full = full
-        settings.metricsFile = metrics.map(Paths.absolute)
+        settings.metricsFile = metrics.map(Paths.file)
         settings.metricsAddress = try metricsAddress.map { try MetricsOption.parse($0, onNetwork: metricsOnNetwork) }
         if let maxAttempts { settings.configuration.maxAttempts = maxAttempts }
         settings.work = try dispatch.work(configuration: settings.configuration, configPath: config)
@@ -127,7 +127,7 @@ struct RepairCommand: AsyncParsableCommand {
         let logger = Logger(label: "driftfix.repair")
         let outcome = try await RunCommand.run(settings, logger: logger, observer: RepairProgress(logger: logger))
         let report = outcome.report
-        print(ReportTable.render(report, relativeTo: settings.roots.count == 1 ? settings.roots[0] : nil))
+        print(ReportTable.render(report, relativeTo: settings.roots.count == 1 ? settings.roots[0].pathText : nil))
         print(RunCommand.outcomeLine(report))
         fflush(nil)  // the table first, then the notes on stderr
         if let folder = self.report { try writeReportFolder(report, to: folder) }

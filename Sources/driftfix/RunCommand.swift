@@ -50,8 +50,8 @@ enum RunCommand {
 
     /// The settings every command starts from: its roots and its configuration (`--config`, else `$DRIFTFIX_CONFIG`).
     static func settings(roots: [String], config: String?) throws -> Run.Settings {
-        var settings = Run.Settings(roots: roots.map(Paths.absolute), configuration: try loadConfiguration(config))
-        settings.configurationPath = config.map(Paths.absolute)
+        var settings = Run.Settings(roots: roots.map(Paths.file), configuration: try loadConfiguration(config))
+        settings.configurationPath = config.map(Paths.file)
         return settings
     }
 

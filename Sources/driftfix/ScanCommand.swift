@@ -62,7 +62,7 @@ struct ScanCommand: AsyncParsableCommand {
         let logger = Logger(label: "driftfix.scan")
         let outcome = try await RunCommand.run(settings, logger: logger, observer: RepairProgress(logger: logger))
         let result = outcome.report
-        let absoluteRoots = settings.roots
+        let absoluteRoots = settings.roots.map(\.pathText)
         let chosen = format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json)
         switch chosen {
         case .table: print(ReportTable.render(result, relativeTo: absoluteRoots.count == 1 ? absoluteRoots[0] : nil))

@@ -89,10 +89,10 @@ struct SyncCommand: AsyncParsableCommand {
         var settings = try RunCommand.settings(roots: roots, config: config)
         // Sound, or names then sound where the configuration says so; `name` pairs nothing here (refused above).
         settings.pairBy = pairBy ?? (settings.configuration.pairing.pairBy == .nameThenSound ? .nameThenSound : .sound)
-        settings.outputRoot = out.map(Paths.absolute)
+        settings.outputRoot = out.map(Paths.file)
         settings.quality = quality
         settings.mux = mux ? true : nil
-        settings.journalPath = journal.map(Paths.absolute)
+        settings.journalPath = journal.map(Paths.file)
         settings.full = full
         if exhaustiveSearch { settings.configuration.pairing.soundSearch = .exhaustive }
         settings.work = .threads(threads ?? Cores.available)

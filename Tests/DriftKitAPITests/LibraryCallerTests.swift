@@ -143,8 +143,8 @@ struct LibraryCallerTests {
     func nightEvents() async throws {
         let tree = try RepairTree(drifted: 3, inSync: 1)
         let out = TemporaryFolder("driftfix-out")
-        var settings = Run.Settings(roots: [tree.root.path])
-        settings.outputRoot = out.path
+        var settings = Run.Settings(roots: [FilePath(tree.root.path)])
+        settings.outputRoot = FilePath(out.path)
         settings.work = .threads(2)
         let stream = RunEventStream()
         let collected = Task {

@@ -14,6 +14,8 @@ import Foundation
 import Logging
 import Testing
 
+import struct SystemPackage.FilePath
+
 private let logger = Logger(label: "test.run")
 
 private func options(_ tree: RepairTree, out: String, resume: ResumePolicy = .whenUnfinished, full: Bool = false)
@@ -83,9 +85,9 @@ struct RunPreparationTests {
                 journal: journal, options: options(tree, out: out.path, resume: .always), logger: logger)
         }
         // Resuming with --full is a usage error, refused with the other settings before anything is created.
-        var settings = Run.Settings(roots: [tree.root.path])
-        settings.outputRoot = out.path
-        settings.journalPath = out.file("journal.sqlite")
+        var settings = Run.Settings(roots: [FilePath(tree.root.path)])
+        settings.outputRoot = FilePath(out.path)
+        settings.journalPath = FilePath(out.file("journal.sqlite"))
         settings.resume = .always
         settings.full = true
         #expect(throws: Run.SettingsError.self) { try settings.validate() }
@@ -125,9 +127,9 @@ struct InProcessRunTests {
         let endpoint = "ipc:///tmp/driftfix-inprocess-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         /// A night; `worker`: also run a worker (a night with nothing to repair binds nothing for it to reach).
         func night(worker withWorker: Bool = true) async throws -> Run.Outcome {
-            var settings = Run.Settings(roots: [tree.root.path])
-            settings.outputRoot = out.path
-            settings.journalPath = out.file(".driftfix/journal.sqlite")
+            var settings = Run.Settings(roots: [FilePath(tree.root.path)])
+            settings.outputRoot = FilePath(out.path)
+            settings.journalPath = FilePath(out.file(".driftfix/journal.sqlite"))
             var dispatch = DispatchSettings(localWorkers: 0)
             dispatch.transport = try TransportPolicy(binding: endpoint)
             dispatch.heartbeat = .milliseconds(200)
