@@ -97,7 +97,6 @@ public struct RecordingRepair: Sendable {
             method: MethodChoice(method: method, reason: "asked for by the caller", byOption: true), quality: quality,
             replacing: overwrite ? .regularFile : .never)
         request.threads = max(1, threads)
-        request.stretch = .default
         do {
             let result = try FileProcessor.run(request) { done, total in
                 if stop.isRaised { throw CancellationError() }
@@ -110,7 +109,11 @@ public struct RecordingRepair: Sendable {
             if error.cause == .destinationExists {
                 throw RecordingError(file: FilePath(pathText: error.path), cause: .outputExists)
             }
-            throw RecordingError(file: FilePath(pathText: error.path), cause: .unreadable(error.cause.description))
+            // Only the recording is read here: an error naming any other file (the output or its temporary name: a
+            // full disk, a folder that cannot be written) is a failed write, not an input that cannot be read.
+            let file = FilePath(pathText: error.path)
+            let why = error.cause.description
+            throw RecordingError(file: file, cause: file == recording ? .unreadable(why) : .failed(why))
         } catch let error as ProcessError {
             if let plan = error.plan {
                 throw RecordingError(file: FilePath(pathText: error.path), cause: .impossible(plan.description))
