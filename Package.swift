@@ -93,7 +93,10 @@ let package = Package(
         // The phase vocoder's frame kernel: spectra through kissfft (BSD-3-Clause, libkissfft-dev from apt), phases by
         // phase-gradient heap integration.
         .target(name: "CSpectral", linkerSettings: [.linkedLibrary("kissfft-float")]),
-        .target(name: "DriftDSP", dependencies: ["DriftCore", "CSampleRate", "CSoxr", "CPolyphase", "CSpectral"]),
+        .target(
+            name: "DriftDSP",
+            dependencies: ["DriftCore", "DriftSupport", "CSampleRate", "CSoxr", "CPolyphase", "CSpectral"]
+        ),
         // Content measurement: the recording correlated with the reference's own sound (offset, rate, dropouts).
         // Pure Swift on `AudioSource` streams; its FFT is its own.
         .target(name: "DriftSync", dependencies: ["DriftCore", "DriftSchema"]),

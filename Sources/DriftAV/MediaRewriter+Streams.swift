@@ -55,7 +55,9 @@ extension MediaRewriter {
             replacement.bitsPerSample ?? source.bitsPerSample,
             displayPath
         )
-        let kept = Handover(value: layout)  // the input stream's layout, which outlives the encoders
+        // Each segment's encoder copies the layout on its own thread: a C struct whose channel map (if any) belongs
+        // to the input stream, which outlives the encoders and is only read.
+        let kept = Handover(value: layout)
         let make: SegmentedAudioEncoder.Make = { (timestamp: Int64) throws(AudioError) -> AudioEncoder in
             var layout = kept.value
             return try AudioEncoder(

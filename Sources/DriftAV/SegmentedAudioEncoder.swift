@@ -28,8 +28,8 @@ extension AudioEncoder: StreamEncoder {}
 /// the segment are dropped. Packets are handed on in stream order, so the muxer sees one stream with the one-pass
 /// timestamps and count: the decoded length is the one-pass length. At a join the two frames that overlap come from
 /// two encoders that heard the same sound; tests measure the joins against the ideal and against the sound's own steps.
-/// Its threads share only `finished`, under `lock` (hence `@unchecked Sendable`: a condition variable, which `Mutex` has not).
-final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // see above
+/// Its threads share only the finished segments' packets, through a `Guarded` dictionary; the rest is the caller's.
+final class SegmentedAudioEncoder: StreamEncoder {
     /// Samples per segment by default: 2880 AAC frames, 61.44 s at 48 kHz. Each segment's encoder also hears the
     /// 256 frames before it (5.5 s at 48 kHz): FFmpeg's AAC encoder steers its rate by a quality factor that settles
     /// over seconds, so a shorter lead-in leaves each segment's start coarser than one pass (measured on steady
@@ -50,7 +50,6 @@ final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // see 
 
     private let make: Make
     private let base: Int64
-    private var firstEncoder: AudioEncoder?
     private let threads: Int
     /// Samples not yet handed to a segment's encoder that a later segment still needs, from `pendingStart` on.
     private var pending: [Float] = []
@@ -60,12 +59,14 @@ final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // see 
     /// Segments handed to encoders so far (all of them, once finished).
     var segmentCount: Int { dispatched }
     private var emitted = 0
-    private let lock = NSCondition()
-    private var finished: [Int: Result<[UnsafeMutablePointer<AVPacket>], AudioError>] = [:]
-    private var failed = false
+    /// Each encoded segment's packets (or why it failed) by segment, until handed on.
+    private let finished = Guarded<[Int: Result<[UnsafeMutablePointer<AVPacket>], AudioError>]>([:])
 
     /// - Parameters:
-    ///   - first: the encoder of segment 0, whose first sample (a lead-in's, if any) has timestamp `firstTimestamp`.
+    ///   - first: the encoder that gave the stream its parameters, whose first sample (a lead-in's, if any) has
+    ///     timestamp `firstTimestamp`. Segment 0 gets an encoder of its own from `make`, like every other (the same
+    ///     codec, settings and timestamp, so the same packets; opening one costs well under a millisecond), so no
+    ///     encoder ever crosses from the caller's thread to a segment's.
     ///   - make: an encoder like `first` starting at another timestamp.
     init(
         first: AudioEncoder, firstTimestamp: Int64, make: @escaping Make, threads: Int,
@@ -78,7 +79,6 @@ final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // see 
         sampleRate = first.sampleRate
         firstSample = first.firstSample
         base = firstTimestamp
-        firstEncoder = first
         self.make = make
         self.threads = max(1, threads)
         self.segmentFrames = segmentFrames
@@ -87,10 +87,12 @@ final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // see 
     }
 
     deinit {
-        for case .success(let packets) in finished.values {
-            for packet in packets {
-                var doomed: UnsafeMutablePointer<AVPacket>? = packet
-                driftfix_av_packet_free(&doomed)
+        finished.withLock { finished in
+            for case .success(let packets) in finished.values {
+                for packet in packets {
+                    var doomed: UnsafeMutablePointer<AVPacket>? = packet
+                    driftfix_av_packet_free(&doomed)
+                }
             }
         }
     }
@@ -132,18 +134,14 @@ final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // see 
     /// Encodes segment `index` (its samples begin at stream sample `start`) on a thread of its own.
     private func dispatch(_ index: Int, samples: [Float], start: Int64, last: Bool) {
         dispatched += 1
-        // From here on used by the segment's thread alone.
-        let encoder = Handover(value: index == 0 ? firstEncoder : nil)
-        firstEncoder = nil
         let lower = index == 0 ? Int64.min : base + Int64(index) * segmentFrames
         let upper = last ? Int64.max : base + Int64(index + 1) * segmentFrames
-        let make = make
+        let (make, channelCount, finished) = (make, channelCount, finished)
         let timestamp = base + start
-        let job = Thread { [self] in
+        let job = Thread {
             let result: Result<[UnsafeMutablePointer<AVPacket>], AudioError>
             do throws(AudioError) {
-                let coder: AudioEncoder
-                if let given = encoder.value { coder = given } else { coder = try make(timestamp) }
+                let coder = try make(timestamp)
                 var kept: [UnsafeMutablePointer<AVPacket>] = []
                 let keep = { (packet: UnsafeMutablePointer<AVPacket>) throws(AudioError) in
                     let time = packet.pointee.pts
@@ -161,8 +159,7 @@ final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // see 
             } catch {
                 result = .failure(error)
             }
-            lock.withLock { finished[index] = result }
-            lock.broadcast()
+            finished.withLock { $0[index] = result }
         }
         job.stackSize = 1 << 20
         job.start()
@@ -174,10 +171,11 @@ final class SegmentedAudioEncoder: StreamEncoder, @unchecked Sendable {  // see 
     {
         var wait = waiting
         while emitted < dispatched {
-            lock.lock()
-            if wait { while finished[emitted] == nil { lock.wait() } }
-            let done = finished.removeValue(forKey: emitted)
-            lock.unlock()
+            let (next, waiting) = (emitted, wait)
+            let ready = { (finished: [Int: Result<[UnsafeMutablePointer<AVPacket>], AudioError>]) in
+                !waiting || finished[next] != nil
+            }
+            let done = finished.when(ready) { $0.removeValue(forKey: next) }
             guard let done else { return }
             wait = false
             emitted += 1

@@ -1,3 +1,4 @@
+import DriftSupport
 import Foundation
 
 /// The output of a conversion cut into chunks, on its way from the threads converting them to the one reader: pieces
@@ -10,8 +11,8 @@ import Foundation
 /// or encoder), never on the later chunks, so the reader always gets on and nothing deadlocks. Pieces the reader is
 /// done with are used again.
 ///
-/// Thread-safe: converters on their threads, the reader on its own.
-final class ChunkPieces: @unchecked Sendable {  // guarded by `condition`
+/// Thread-safe: converters on their threads, the reader on its own, sharing one `Guarded` state.
+final class ChunkPieces: Sendable {
     /// Samples of one chunk's output, `count` of them valid.
     struct Piece {
         let samples: UnsafeMutablePointer<Float>
@@ -24,19 +25,23 @@ final class ChunkPieces: @unchecked Sendable {  // guarded by `condition`
     private let budget: Int
     private let headPieces: Int
 
-    private let condition = NSCondition()
-    private var queued: [Int: [Piece]] = [:]
-    private var finished: Set<Int> = []
-    private var head = 0
-    private var claimed = 0
-    private var aheadSamples = 0
-    private var spare: [UnsafeMutablePointer<Float>] = []
-    private var allocated = 0
-    private var stopped: (any Error)?
+    /// What the threads share.
+    private struct Shared {
+        var queued: [Int: [Piece]] = [:]
+        var finished: Set<Int> = []
+        var head = 0
+        var claimed = 0
+        var aheadSamples = 0
+        var spare: [UnsafeMutablePointer<Float>] = []
+        var allocated = 0
+        var peak = 0
+        var stopped: (any Error)?
+    }
+
+    private let shared = Guarded(Shared())
 
     /// The most pieces that were allocated at once (tests: the memory bound holds).
-    var allocatedPeak: Int { condition.withLock { peak } }
-    private var peak = 0
+    var allocatedPeak: Int { shared.read { $0.peak } }
 
     /// - Parameters:
     ///   - budget: samples the chunks after the head may hold together (a converter may overshoot it by a piece).
@@ -51,8 +56,10 @@ final class ChunkPieces: @unchecked Sendable {  // guarded by `condition`
     }
 
     deinit {
-        for pieces in queued.values { for piece in pieces { piece.samples.deallocate() } }
-        for samples in spare { samples.deallocate() }
+        shared.withLock { shared in
+            for pieces in shared.queued.values { for piece in pieces { piece.samples.deallocate() } }
+            for samples in shared.spare { samples.deallocate() }
+        }
     }
 
     // MARK: Converters
@@ -60,29 +67,31 @@ final class ChunkPieces: @unchecked Sendable {  // guarded by `condition`
     /// The next chunk to convert, once fewer than `ahead` chunks are claimed past the head; nil when every chunk is
     /// claimed or the work stopped.
     func claim(ahead: Int) -> Int? {
-        condition.lock()
-        defer { condition.unlock() }
-        while stopped == nil && claimed < chunkCount && claimed >= head + ahead { condition.wait() }
-        guard stopped == nil, claimed < chunkCount else { return nil }
-        claimed += 1
-        return claimed - 1
+        let chunkCount = chunkCount
+        let open = { (shared: Shared) in
+            shared.stopped != nil || shared.claimed >= chunkCount || shared.claimed < shared.head + ahead
+        }
+        return shared.when(open) {
+            guard $0.stopped == nil, $0.claimed < chunkCount else { return nil }
+            $0.claimed += 1
+            return $0.claimed - 1
+        }
     }
 
     /// Waits up to `seconds` for news (used by a thread waiting for a core); false when there is nothing left to do.
     func pause(seconds: Double) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard stopped == nil, claimed < chunkCount else { return false }
-        _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
-        return stopped == nil && claimed < chunkCount
+        let chunkCount = chunkCount
+        let done = { (shared: Shared) in shared.stopped != nil || shared.claimed >= chunkCount }
+        return shared.afterChange(unless: done, orUntil: Date(timeIntervalSinceNow: seconds)) { !done($0) }
     }
 
     /// An empty piece to fill (`pieceSamples` long).
     func piece() -> UnsafeMutablePointer<Float> {
-        condition.withLock {
-            if let samples = spare.popLast() { return samples }
-            allocated += 1
-            peak = max(peak, allocated)
+        let pieceSamples = pieceSamples
+        return shared.withLock {
+            if let samples = $0.spare.popLast() { return samples }
+            $0.allocated += 1
+            $0.peak = max($0.peak, $0.allocated)
             return UnsafeMutablePointer<Float>.allocate(capacity: pieceSamples)
         }
     }
@@ -90,73 +99,75 @@ final class ChunkPieces: @unchecked Sendable {  // guarded by `condition`
     /// Hands a filled piece of `chunk` to the reader, then waits while the pieces held are over their bound. Throws
     /// the reason the work stopped (the piece is then released here).
     func hand(_ piece: Piece, chunk: Int) throws {
-        condition.lock()
-        defer { condition.unlock() }
-        if let stopped {
-            release(piece.samples)
-            throw stopped
+        try shared.withLock { (shared: inout Shared) throws in
+            if let stopped = shared.stopped {
+                release(piece.samples, in: &shared)
+                throw stopped
+            }
+            shared.queued[chunk, default: []].append(piece)
+            if chunk != shared.head { shared.aheadSamples += piece.count }
         }
-        queued[chunk, default: []].append(piece)
-        if chunk != head { aheadSamples += piece.count }
-        condition.broadcast()
-        while stopped == nil
-            && (chunk == head ? queued[chunk, default: []].count > headPieces : aheadSamples > budget)
-        {
-            condition.wait()
+        let (headPieces, budget) = (headPieces, budget)
+        let over = { (shared: Shared) in
+            chunk == shared.head ? shared.queued[chunk, default: []].count > headPieces : shared.aheadSamples > budget
         }
-        if let stopped { throw stopped }
+        let room = { (shared: Shared) in shared.stopped != nil || !over(shared) }
+        try shared.when(room) { (shared: inout Shared) throws in
+            if let stopped = shared.stopped { throw stopped }
+        }
     }
 
     /// Every piece of `chunk` is handed over.
     func finish(chunk: Int) {
-        condition.withLock { _ = finished.insert(chunk) }
-        condition.broadcast()
+        shared.withLock { _ = $0.finished.insert(chunk) }
     }
 
     /// Stops the work (the first reason stays): waiting converters and the reader wake and throw it.
     func stop(_ error: any Error) {
-        condition.withLock { if stopped == nil { stopped = error } }
-        condition.broadcast()
+        shared.withLock { if $0.stopped == nil { $0.stopped = error } }
     }
 
-    var isStopped: Bool { condition.withLock { stopped != nil } }
+    var isStopped: Bool { shared.read { $0.stopped != nil } }
 
     // MARK: The reader
 
     /// The next piece of `chunk` (chunks in order, each until nil), waiting for it to be converted; nil once the chunk
     /// is done. Reaching a chunk makes it the head.
     func take(chunk: Int) throws -> Piece? {
-        condition.lock()
-        defer { condition.unlock() }
-        if chunk != head {
-            precondition(chunk == head + 1 && finished.contains(head), "chunks are read in order, each to its end")
-            finished.remove(head)
-            queued[head] = nil
-            head = chunk
-            aheadSamples -= queued[chunk, default: []].reduce(0) { $0 + $1.count }
-            condition.broadcast()
+        shared.withLock { shared in
+            guard chunk != shared.head else { return }
+            precondition(
+                chunk == shared.head + 1 && shared.finished.contains(shared.head),
+                "chunks are read in order, each to its end")
+            shared.finished.remove(shared.head)
+            shared.queued[shared.head] = nil
+            shared.head = chunk
+            shared.aheadSamples -= shared.queued[chunk, default: []].reduce(0) { $0 + $1.count }
         }
-        while stopped == nil && queued[chunk, default: []].isEmpty && !finished.contains(chunk) { condition.wait() }
-        if let stopped { throw stopped }
-        guard var pieces = queued[chunk], !pieces.isEmpty else { return nil }
-        let piece = pieces.removeFirst()
-        queued[chunk] = pieces
-        condition.broadcast()
-        return piece
+        let news = { (shared: Shared) in
+            shared.stopped != nil || !shared.queued[chunk, default: []].isEmpty || shared.finished.contains(chunk)
+        }
+        return try shared.when(news) { (shared: inout Shared) throws -> Piece? in
+            if let stopped = shared.stopped { throw stopped }
+            guard var pieces = shared.queued[chunk], !pieces.isEmpty else { return nil }
+            let piece = pieces.removeFirst()
+            shared.queued[chunk] = pieces
+            return piece
+        }
     }
 
     /// Gives back a piece the reader is done with.
     func recycle(_ samples: UnsafeMutablePointer<Float>) {
-        condition.withLock { release(samples) }
+        shared.withLock { release(samples, in: &$0) }
     }
 
-    private func release(_ samples: UnsafeMutablePointer<Float>) {
+    private func release(_ samples: UnsafeMutablePointer<Float>, in shared: inout Shared) {
         // Spares beyond what the bound can hold at once would only be memory never used again.
-        if spare.count < budget / pieceSamples + headPieces + 2 {
-            spare.append(samples)
+        if shared.spare.count < budget / pieceSamples + headPieces + 2 {
+            shared.spare.append(samples)
         } else {
             samples.deallocate()
-            allocated -= 1
+            shared.allocated -= 1
         }
     }
 }

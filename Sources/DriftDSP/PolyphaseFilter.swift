@@ -13,15 +13,15 @@ import Synchronization
 /// phase row sums to exactly 1 (no ripple at DC between phases).
 ///
 /// Immutable once made and shared by every converter of the same design (the chunks of a segmented resample).
-final class PolyphaseFilter: @unchecked Sendable {  // its tables are written once in init and only read after
+final class PolyphaseFilter: Sendable {
     /// Filter length in input frames (a multiple of 8, for the vector kernel).
     let taps: Int
     /// Rows of the table less one: the phase resolution between two input frames.
     let phases: Int
     /// `(phases + 1) × taps` coefficients, row j at phase j / phases.
-    let coefficients: UnsafeMutablePointer<Float>
+    let coefficients: [Float]
     /// `phases × taps`: row j + 1 minus row j.
-    let differences: UnsafeMutablePointer<Float>
+    let differences: [Float]
     /// Stopband rejection the design aims at, dB.
     let attenuation: Double
     /// Cutoff in cycles per input frame (half the lower rate's Nyquist band, relative to the input).
@@ -38,8 +38,6 @@ final class PolyphaseFilter: @unchecked Sendable {  // its tables are written on
         self.phases = phases
         self.attenuation = attenuation
         self.cutoff = cutoff
-        coefficients = .allocate(capacity: (phases + 1) * taps)
-        differences = .allocate(capacity: phases * taps)
         let beta = 0.1102 * (attenuation - 8.7)  // Kaiser's β for attenuation above 50 dB
         let half = Double(taps / 2)
         let lead = Double(taps / 2 - 1)
@@ -53,6 +51,7 @@ final class PolyphaseFilter: @unchecked Sendable {  // its tables are written on
         // Row phases − j is row j reversed (tap i of one sits at -u of the other's tap taps − 1 − i, and the filter is
         // even): half the rows are designed, each written twice. The design is the serial start of every repair and
         // comes again with every file's ratio: the window's series runs four taps at a time (taps is a multiple of 8).
+        var coefficients = [Float](repeating: 0, count: (phases + 1) * taps)
         for j in 0...phases / 2 {
             let phase = Double(j) / Double(phases)
             let a = -delta * (lead + phase)
@@ -81,16 +80,8 @@ final class PolyphaseFilter: @unchecked Sendable {  // its tables are written on
                 coefficients[(phases - j) * taps + taps - 1 - i] = value
             }
         }
-        for j in 0..<phases {
-            for i in 0..<taps {
-                differences[j * taps + i] = coefficients[(j + 1) * taps + i] - coefficients[j * taps + i]
-            }
-        }
-    }
-
-    deinit {
-        coefficients.deallocate()
-        differences.deallocate()
+        self.coefficients = coefficients
+        differences = (0..<phases * taps).map { coefficients[$0 + taps] - coefficients[$0] }
     }
 
     /// The zeroth-order modified Bessel function of the first kind at one point (the four-lane series, its lanes alike).

@@ -213,11 +213,15 @@ final class PolyphaseResampler: StreamConverter {
             var position = driftfix_polyphase_position(index: first - base, remainder: remainder)
             planes.withUnsafeBufferPointer { pointers in
                 pointers.withMemoryRebound(to: UnsafePointer<Float>?.self) { constant in
-                    ran = Loop(
-                        rawValue: driftfix_polyphase_run_loop(
-                            loop.rawValue, filter.coefficients, filter.differences, Int32(filter.taps),
-                            Int32(filter.phases), constant.baseAddress, Int32(channelCount), &position, step,
-                            Int32(count), output))
+                    filter.coefficients.withUnsafeBufferPointer { coefficients in
+                        filter.differences.withUnsafeBufferPointer { differences in
+                            ran = Loop(
+                                rawValue: driftfix_polyphase_run_loop(
+                                    loop.rawValue, coefficients.baseAddress, differences.baseAddress,
+                                    Int32(filter.taps), Int32(filter.phases), constant.baseAddress,
+                                    Int32(channelCount), &position, step, Int32(count), output))
+                        }
+                    }
                 }
             }
             first = base + position.index

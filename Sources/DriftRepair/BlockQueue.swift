@@ -1,8 +1,10 @@
 import DriftCore
+import DriftSupport
 import Foundation
 
 /// A block of interleaved float frames handed between the I/O threads and the converter.
-final class AudioBlock: @unchecked Sendable {  // owned by one thread at a time; handed over only through BlockQueue
+/// Owned by one thread at a time: handed over only through a `BlockQueue`.
+final class AudioBlock {
     let samples: UnsafeMutablePointer<Float>
     let capacity: Int
     var frames = 0
@@ -18,45 +20,45 @@ final class AudioBlock: @unchecked Sendable {  // owned by one thread at a time;
 }
 
 /// A small bounded FIFO between two threads. `pop` waits for an item, `push` for room; after `close` both
-/// return at once (pop drains what is left first), so either side can stop the other.
-final class BlockQueue<Element>: @unchecked Sendable {  // all mutable state is guarded by `condition`
-    private let condition = NSCondition()
-    private var items: [Element] = []
+/// return at once (pop drains what is left first), so either side can stop the other. An item is owned by the thread
+/// that pushed it until then, and by the one that pops it from then on (`Guarded`'s contract).
+final class BlockQueue<Element>: Sendable {
+    private struct Line {
+        var items: [Element] = []
+        var closed = false
+    }
+
+    private let line: Guarded<Line>
     private let capacity: Int
-    private var closed = false
 
     init(capacity: Int) {
         self.capacity = capacity
+        var items: [Element] = []
         items.reserveCapacity(capacity)
+        line = Guarded(Line(items: items))
     }
 
     /// Appends `item`, waiting while the queue is full. Returns false if the queue was closed.
     @discardableResult
     func push(_ item: Element) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.count >= capacity && !closed { condition.wait() }
-        guard !closed else { return false }
-        items.append(item)
-        condition.broadcast()
-        return true
+        let capacity = capacity
+        let room = { (line: Line) in line.items.count < capacity || line.closed }
+        return line.when(room) { line in
+            guard !line.closed else { return false }
+            line.items.append(item)
+            return true
+        }
     }
 
     /// Removes the oldest item, waiting while the queue is empty; nil once closed and empty.
     func pop() -> Element? {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.isEmpty && !closed { condition.wait() }
-        guard !items.isEmpty else { return nil }
-        let item = items.removeFirst()
-        condition.broadcast()
-        return item
+        let news = { (line: Line) in !line.items.isEmpty || line.closed }
+        return line.when(news) { line in
+            line.items.isEmpty ? nil : line.items.removeFirst()
+        }
     }
 
     func close() {
-        condition.lock()
-        closed = true
-        condition.broadcast()
-        condition.unlock()
+        line.withLock { $0.closed = true }
     }
 }

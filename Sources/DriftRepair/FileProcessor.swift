@@ -387,9 +387,10 @@ public enum FileProcessor {
         let job = Handover(value: writer)
         let thread = Thread {
             defer { done.signal() }
+            let writer = job.value
             while let block = full.pop() {
                 do {
-                    try job.value.write(block.samples, frames: block.frames)
+                    try writer.write(block.samples, frames: block.frames)
                 } catch {
                     outcome.record(error)
                     free.close()

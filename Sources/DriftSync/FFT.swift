@@ -6,20 +6,20 @@ import Synchronization
 /// Written here rather than linked: the correlation needs only power-of-two transforms of a few sizes, a radix-2
 /// transform with per-stage twiddles read in order, four butterflies at a time, is fast enough that decoding the files
 /// costs more, and it keeps the linked set free of FFTW's GPL (see docs/development.md, Licences).
-final class FFT: @unchecked Sendable {  // immutable after init: transforms only read the tables
+final class FFT: Sendable {
     let size: Int
     /// Twiddles per stage, concatenated: the stage whose butterflies span `half` uses entries `half − 1 ..< 2·half − 1`,
     /// e^{−iπj/half} for j < half, so its inner loop reads them in order.
-    private let cosines: UnsafeMutablePointer<Float>
-    private let sines: UnsafeMutablePointer<Float>
+    private let cosines: [Float]
+    private let sines: [Float]
     /// The bit-reversal permutation as the pairs (i, j), i < j, to swap.
     private let swaps: [(Int32, Int32)]
 
     init(size: Int) {
         precondition(size >= 8 && size & (size - 1) == 0, "FFT size must be a power of two, at least 8")
         self.size = size
-        cosines = .allocate(capacity: size)
-        sines = .allocate(capacity: size)
+        var cosines = [Float](repeating: 0, count: size)
+        var sines = [Float](repeating: 0, count: size)
         var half = 1
         while half < size {
             for j in 0..<half {
@@ -29,6 +29,8 @@ final class FFT: @unchecked Sendable {  // immutable after init: transforms only
             }
             half *= 2
         }
+        self.cosines = cosines
+        self.sines = sines
         let bits = size.trailingZeroBitCount
         var pairs: [(Int32, Int32)] = []
         for i in 0..<size {
@@ -37,11 +39,6 @@ final class FFT: @unchecked Sendable {  // immutable after init: transforms only
             if r > i { pairs.append((Int32(i), Int32(r))) }
         }
         swaps = pairs
-    }
-
-    deinit {
-        cosines.deallocate()
-        sines.deallocate()
     }
 
     /// Transforms `re`/`im` in place: forward (e^{-iωn}) or inverse (unscaled; divide by `size`).
@@ -106,7 +103,21 @@ final class FFT: @unchecked Sendable {  // immutable after init: transforms only
         }
         // Spans of 4 and more, four butterflies at a time.
         let sign: Float = inverse ? -1 : 1
-        var half = 4
+        cosines.withUnsafeBufferPointer { cosines in
+            sines.withUnsafeBufferPointer { sines in
+                guard let cosines = cosines.baseAddress, let sines = sines.baseAddress else { return }
+                butterflies(re, im, from: 4, sign: sign, cosines: cosines, sines: sines)
+            }
+        }
+    }
+
+    /// The stages whose butterflies span `first` and more, four butterflies at a time.
+    private func butterflies(
+        _ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>, from first: Int, sign: Float,
+        cosines: UnsafePointer<Float>, sines: UnsafePointer<Float>
+    ) {
+        let n = size
+        var half = first
         while half < n {
             let cosTable = cosines + (half - 1)
             let sinTable = sines + (half - 1)

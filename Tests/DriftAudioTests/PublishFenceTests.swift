@@ -49,17 +49,14 @@ struct PublishFenceTests {
         for round in 0..<200 {
             let destination = folder.file("out.wav")
             if round % 2 == 0 { try? FileManager.default.removeItem(atPath: destination) }
-            let staged = try contents.map { content in
-                let output = try StagedOutput(destination: destination)
-                try content.write(to: URL(fileURLWithPath: output.temporaryPath))
-                return output
-            }
-            // Both threads wait at the gate, then commit together.
+            // Both outputs staged, each handed to its thread; both threads wait at the gate, then commit together.
             let ready = DispatchGroup()
             let gate = DispatchSemaphore(value: 0)
             let failures = Mutex<[String]>([])
             let done = DispatchGroup()
-            for output in staged {
+            for content in contents {
+                let output = try StagedOutput(destination: destination)
+                try content.write(to: URL(fileURLWithPath: output.temporaryPath))
                 ready.enter()
                 done.enter()
                 let box = Handover(value: output)
