@@ -7,6 +7,8 @@ import Foundation
 import Logging
 import UnixSignals
 
+import struct SystemPackage.FilePath
+
 /// How a run reaches its workers: local processes it starts, an endpoint remote ones connect to, CURVE, the
 /// timeouts. Shared by `repair` and `scan --content`, which both hand jobs to workers.
 public struct DispatchSettings: Sendable {
@@ -38,7 +40,7 @@ public struct DispatchSettings: Sendable {
     public var workerExecutable = LocalWorkerPool.currentExecutable
     public var shutdownSignals: [UnixSignal] = [.sigterm, .sigint, .sighup]
     /// The configuration file, handed on to local workers.
-    public var configPath: String?
+    public var configurationPath: FilePath?
     /// How many times a job is leased before it fails.
     public var maxAttempts = 3
     /// Cores beyond its own a local worker's long job may borrow while no job holds them (nil: the worker's default).
@@ -50,14 +52,14 @@ public struct DispatchSettings: Sendable {
 
     /// What a run uses when asked for nothing else: a local worker per core, the configuration's Slurm options,
     /// idle cores and attempts, and its file handed on to the workers.
-    public init(configuration: Configuration, configurationPath: String?) {
+    public init(configuration: Configuration, configurationPath: FilePath?) {
         localWorkers = Cores.available
         // The night's local workers were started for these cores: a long job may borrow the others' while they idle.
         localIdleCores = configuration.workerIdleCores ?? max(0, localWorkers - 1)
         slurm.sbatchArguments = configuration.slurm.arguments
-        slurm.logFolder = configuration.slurm.logFolder
+        slurm.logFolder = configuration.slurm.logFolder.map { FilePath(pathText: $0) }
         slurm.maxResubmits = configuration.slurm.maxResubmits
-        configPath = configurationPath
+        self.configurationPath = configurationPath
         maxAttempts = configuration.maxAttempts
     }
 
@@ -73,7 +75,7 @@ public struct DispatchSettings: Sendable {
         var passThrough = ["--heartbeat", "\(heartbeat.seconds)"]
         if let outputRoot { passThrough += ["--output-root", outputRoot] }
         passThrough += roots.flatMap { ["--input-root", $0] }
-        if let configPath { passThrough += ["--config", configPath] }
+        if let configurationPath { passThrough += ["--config", configurationPath.pathText] }
         switch transport?.protection {
         case .curveServer(let keys, let secretKeyFile, let allowlist):
             // Local workers use the coordinator's own key pair, which is therefore admitted too.
@@ -104,7 +106,7 @@ public struct DispatchSettings: Sendable {
                 count: localWorkers, endpoint: bind ?? "", executable: workerExecutable,
                 extraArguments: passThrough)
             pool.sbatchArguments = slurm.sbatchArguments
-            pool.logFolder = slurm.logFolder
+            pool.logFolder = slurm.logFolder?.pathText
             pool.maxResubmits = slurm.maxResubmits
             runtime.pool = .slurm(pool)
         }
@@ -115,7 +117,8 @@ public struct DispatchSettings: Sendable {
 /// The Slurm launcher's options (`--slurm-arg`, the config's `slurm:` section).
 public struct SlurmOptions: Sendable {
     public var sbatchArguments: [String] = []
-    public var logFolder: String?
+    /// Where the tasks' logs go (nil: sbatch's default, the submitting folder).
+    public var logFolder: FilePath?
     public var maxResubmits = 8
 
     public init() {}

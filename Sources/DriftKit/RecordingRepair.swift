@@ -87,7 +87,7 @@ public struct RecordingRepair: Sendable {
             target = .seconds(seconds)
         case .matching(let reference):
             do {
-                target = try SingleFile.target(matching: reference.pathText)
+                target = try SingleFile.target(matching: reference)
             } catch {
                 throw RecordingError(file: reference, cause: .unreadable(Self.cause(of: error)))
             }

@@ -67,7 +67,7 @@ extension Run {
         settings.work
             ?? .workers(
                 DispatchSettings(
-                    configuration: settings.configuration, configurationPath: settings.configurationPathText))
+                    configuration: settings.configuration, configurationPath: settings.configurationPath))
     }
 
     /// How a night ended in the journal, and what else went wrong, from how its work ended.

@@ -15,6 +15,8 @@ import Foundation
 import Logging
 import Tracing
 
+import struct SystemPackage.FilePath
+
 /// One run of driftfix, whatever the command and whatever the pairing: the one use case `scan`, `repair` and `sync`
 /// share. Built from settings, it pairs the files (by names, by sound, or names then sound), measures them, and with
 /// an output repairs them as a night recorded in the journal (resumed when it did not finish; what an earlier night
@@ -29,7 +31,7 @@ public struct Run: Sendable {
         /// The pairing by sound as found (groups, matches, clips and recordings left over), where the run paired by it.
         public var sound: SoundPairingReport?
         /// The timeline files written (an EDL per camera track where there are several).
-        public var timelineFiles: [String] = []
+        public var timelineFiles: [FilePath] = []
         /// How the night ended in the journal; nil for a run that records none.
         public var status: RunStatus?
         /// What went wrong beside the rows' own outcomes; each makes the run unsuccessful.
@@ -171,7 +173,7 @@ public struct Run: Sendable {
             let (written, leftOff) = SoundTimeline(settings: settings).write(sound, to: file)
             for line in leftOff { logger.warning("\(line)") }
             switch written {
-            case .success(let paths): outcome.timelineFiles = paths
+            case .success(let paths): outcome.timelineFiles = paths.map { FilePath(pathText: $0) }
             case .failure(let error): outcome.problems.append(.timelineNotWritten(error.description))
             }
         }

@@ -2,6 +2,8 @@ import DriftCoordinator
 import DriftJobs
 import DriftWire
 
+import struct SystemPackage.FilePath
+
 /// What a run reports as it goes, in the library's words: a front end shows these (a progress bar, log lines), a
 /// service forwards them. Each case carries what it means, and nothing of the dispatcher's bookkeeping.
 public enum RunEvent: Sendable, Equatable {
@@ -31,11 +33,11 @@ public enum RunEvent: Sendable, Equatable {
 public struct PlannedJob: Sendable, Equatable {
     public var id: Int
     /// The file it reads (the recording to repair, the file to print, the clip).
-    public var input: String
+    public var input: FilePath
     /// The audio it reads: what progress counts.
     public var audio: Duration
 
-    public init(id: Int, input: String, audio: Duration) {
+    public init(id: Int, input: FilePath, audio: Duration) {
         self.id = id
         self.input = input
         self.audio = audio
@@ -45,7 +47,8 @@ public struct PlannedJob: Sendable, Equatable {
 /// A finished job: which file, and what came of it.
 public struct FinishedJob: Sendable, Equatable {
     public var id: Int
-    public var input: String
+    /// The file it read.
+    public var input: FilePath
     public var outcome: Outcome
     /// The worker that answered, and the job's time there; nil where the run gave the job up (its workers died).
     public var worker: String?
@@ -54,7 +57,7 @@ public struct FinishedJob: Sendable, Equatable {
     public var warnings: [String]
 
     public init(
-        id: Int, input: String, outcome: Outcome, worker: String? = nil, elapsed: Duration? = nil,
+        id: Int, input: FilePath, outcome: Outcome, worker: String? = nil, elapsed: Duration? = nil,
         warnings: [String] = []
     ) {
         self.id = id
@@ -68,10 +71,10 @@ public struct FinishedJob: Sendable, Equatable {
     /// What a job came to. A case carries exactly what it means.
     public enum Outcome: Sendable, Equatable {
         /// Written to `output` by the lengths' plan and verified to `frames`.
-        case repaired(output: String, frames: Int64, method: RepairMethod)
+        case repaired(output: FilePath, frames: Int64, method: RepairMethod)
         /// Measured (by its reference's sound, or by its lengths where the sound could not tell), repaired to
         /// `output` and verified to `frames`, in sync where the sound planned it.
-        case repairedBySound(output: String, frames: Int64, measurement: ContentMeasurement?, by: PlanMeasurement)
+        case repairedBySound(output: FilePath, frames: Int64, measurement: ContentMeasurement?, by: PlanMeasurement)
         /// In sync already: nothing written.
         case inSync(reason: String?, measurement: ContentMeasurement?)
         /// Not repaired, and why (a confident disagreement, a wrong pairing, sound below its confidence floor).
@@ -79,7 +82,7 @@ public struct FinishedJob: Sendable, Equatable {
         /// Measured only (a scan by the sound).
         case measured(ContentMeasurement?)
         /// A clip placed by the sound; the file its audio was cut into, where it was cut.
-        case clipSynced(into: String?)
+        case clipSynced(into: FilePath?)
         /// A file's sound printed, for pairing by sound.
         case printed
         /// Nothing run (a dispatch benchmark's job).
@@ -112,7 +115,7 @@ extension RunEvent {
 
 extension PlannedJob {
     init(_ job: JobRecord) {
-        self.init(id: job.id, input: job.input, audio: .seconds(job.audioSeconds))
+        self.init(id: job.id, input: FilePath(pathText: job.input), audio: .seconds(job.audioSeconds))
     }
 }
 
@@ -123,11 +126,12 @@ extension FinishedJob {
         case .queued, .leased: return nil
         case .failed(let failure):
             self.init(
-                id: job.id, input: job.input,
+                id: job.id, input: FilePath(pathText: job.input),
                 outcome: .failed(reason: failure.message, measurement: failure.content?.measurement))
         case .done(let result):
             self.init(
-                id: job.id, input: job.input, outcome: Self.outcome(of: result, job: job), worker: result.worker,
+                id: job.id, input: FilePath(pathText: job.input), outcome: Self.outcome(of: result, job: job),
+                worker: result.worker,
                 elapsed: .seconds(result.seconds), warnings: result.warnings ?? [])
         }
     }
@@ -140,7 +144,8 @@ extension FinishedJob {
             switch content.decision {
             case .repaired:
                 return .repairedBySound(
-                    output: job.output ?? job.input, frames: output?.frames ?? 0, measurement: content.measurement,
+                    output: FilePath(pathText: job.output ?? job.input), frames: output?.frames ?? 0,
+                    measurement: content.measurement,
                     by: content.measuredBy)
             case .skipped: return .inSync(reason: content.reason, measurement: content.measurement)
             case .refused: return .refused(reason: content.reason, measurement: content.measurement)
@@ -149,7 +154,8 @@ extension FinishedJob {
         case .repaired(let output):
             switch job.work {
             case .header(let repair):
-                return .repaired(output: repair.output, frames: output.frames, method: repair.method)
+                return .repaired(
+                    output: FilePath(pathText: repair.output), frames: output.frames, method: repair.method)
             case .clipSync: return .clipSynced(into: nil)
             case .soundPrint: return .printed
             case .noop, .content: return .nothing
@@ -157,7 +163,8 @@ extension FinishedJob {
         case .heard(let sound):
             switch job.work {
             case .clipSync:
-                return .clipSynced(into: sound.matches?.first { $0.status == .used }?.output)
+                return .clipSynced(
+                    into: sound.matches?.first { $0.status == .used }?.output.map { FilePath(pathText: $0) })
             case .soundPrint, .header, .content, .noop:
                 return .printed
             }

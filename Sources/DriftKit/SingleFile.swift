@@ -11,7 +11,7 @@ import struct SystemPackage.FilePath
 public enum SingleFile {
     /// What an output's type cannot be told from.
     public struct UnknownType: Error, Sendable {
-        public let path: String
+        public let path: FilePath
         public let ext: String
         /// Every extension driftfix writes, lowercase, without the dot.
         public let known: [String]
@@ -20,9 +20,9 @@ public enum SingleFile {
     /// The file type to write: `chosen` (an option, then the configuration), else the output's extension. Nil: a
     /// media container (.m4a, .mp4, .mkv...) written through FFmpeg in the input's codec, or no extension (the
     /// input's type).
-    public static func outputType(for output: String, chosen: FileType?) throws(UnknownType) -> FileType? {
+    public static func outputType(for output: FilePath, chosen: FileType?) throws(UnknownType) -> FileType? {
         if let chosen { return chosen }
-        guard let ext = FilePath(output).lowercasedExtension else { return nil }
+        guard let ext = output.lowercasedExtension else { return nil }
         if let type = FileType(extension: ext) { return type }
         guard MediaRewriter.writes(extension: ext) else {
             throw UnknownType(path: output, ext: ext, known: FileType.knownExtensions + MediaRewriter.extensions)
@@ -31,7 +31,8 @@ public enum SingleFile {
     }
 
     /// The length `reference` sets: a sound file's exact frames at its rate, else a media file's duration.
-    public static func target(matching reference: String) throws -> TargetLength {
+    public static func target(matching reference: FilePath) throws -> TargetLength {
+        let reference = reference.pathText
         if AudioInput.library(for: reference) == .libsndfile, let file = try? AudioFileReader(path: reference) {
             return .duration(frames: file.frameCount, sampleRate: file.format.sampleRate)
         }
@@ -56,10 +57,10 @@ public enum SingleFile {
 
     /// A file's frame count and rate, counted (compressed audio decoded), and the count `reference` or `frames`
     /// expects at that rate.
-    public static func length(of path: String, expecting expected: LengthExpectation) throws -> (
+    public static func length(of path: FilePath, expecting expected: LengthExpectation) throws -> (
         found: Int64, expected: Int64
     ) {
-        let (found, rate) = try AudioInput.length(of: path)
+        let (found, rate) = try AudioInput.length(of: path.pathText)
         switch expected {
         case .frames(let frames): return (found, frames)
         case .duration(of: let reference):
@@ -70,20 +71,23 @@ public enum SingleFile {
     /// What `length(of:expecting:)` holds a file to.
     public enum LengthExpectation: Sendable {
         case frames(Int64)
-        case duration(of: String)
+        case duration(of: FilePath)
     }
 
-    /// Proves `output` in sync with `reference`'s sound.
-    public static func verifySync(output: String, reference: String, expectedOffsetMs: Double, limitMs: Double) throws
-        -> SyncVerification
+    /// Proves `output` in sync with `reference`'s sound: its sound found `expectedOffset` from the reference's (the
+    /// recording's sound starting later is positive), within `limit`.
+    public static func verifySync(output: FilePath, reference: FilePath, expectedOffset: Duration, limit: Duration)
+        throws -> SyncVerification
     {
         try ContentProbe.verify(
-            output: output, reference: reference, expectedOffsetMs: expectedOffsetMs, limitMs: limitMs)
+            output: output.pathText, reference: reference.pathText,
+            expectedOffsetMs: expectedOffset.seconds * 1000, limitMs: limit.seconds * 1000)
     }
 
     /// Measures `recording` against `reference`'s sound. When both files state a length, the headers' drift is a
     /// hint for large drifts and is compared with the sound's.
-    public static func measure(recording: String, reference: String) throws -> ContentMeasurement {
+    public static func measure(recording: FilePath, reference: FilePath) throws -> ContentMeasurement {
+        let (recording, reference) = (recording.pathText, reference.pathText)
         var header: (drift: Double, recording: Double, reference: Double)?
         if let measured = try? RecordingProbe.measure(recording),
             case .success(let duration) = ReferenceProbe.duration(of: reference, movieHeaderFallback: true)
@@ -106,13 +110,12 @@ public enum SingleFile {
     /// stopped apart from its camera) and the reference has sound of its own; never under `headers`, nor where the
     /// reference is the recording's own file.
     public static func measuresBySound(
-        recording: String, reference: String, policy: ContentPolicy, drift: DriftPolicy
+        recording: FilePath, reference: FilePath, policy: ContentPolicy, drift: DriftPolicy
     ) -> Bool {
         // A media file's own track to its own picture has no other sound to measure against (as a night's
         // self-pair): the lengths plan it.
-        guard FilePath(pathText: recording).resolvingLinks() != FilePath(pathText: reference).resolvingLinks() else {
-            return false
-        }
+        guard recording.resolvingLinks() != reference.resolvingLinks() else { return false }
+        let (recording, reference) = (recording.pathText, reference.pathText)
         switch policy.mode {
         case .headers: return false
         case .content, .both: return true
@@ -143,10 +146,11 @@ public enum SingleFile {
     /// - Throws: `AudioError` or `ProcessError` naming the file and the cause (an output that did not prove in sync
     ///   among them: discarded, never placed).
     public static func repairBySound(
-        recording: String, reference: String, output: String, policy: ContentPolicy, method: MethodChoice,
+        recording: FilePath, reference: FilePath, output: FilePath, policy: ContentPolicy, method: MethodChoice,
         quality: ResampleQuality, engine: ResampleEngine, overwrite: Bool,
         progress: ((Int64, Int64) throws -> Void)? = nil
     ) throws -> SoundRepair {
+        let (recording, reference, output) = (recording.pathText, reference.pathText, output.pathText)
         guard let lengths = lengths(recording: recording, reference: reference) else {
             throw ProcessError(path: reference, cause: "its length cannot be read to compare with the recording's")
         }

@@ -18,7 +18,7 @@ public enum SoundMeasure {
     {
         do {
             return try await OwnThread.run(name: "driftfix-measure") {
-                try SingleFile.measure(recording: recording.pathText, reference: reference.pathText)
+                try SingleFile.measure(recording: recording, reference: reference)
             }
         } catch let error as AudioError {
             throw RecordingError(file: FilePath(pathText: error.path), cause: .unreadable(error.cause.description))

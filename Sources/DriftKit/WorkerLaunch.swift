@@ -30,9 +30,9 @@ public struct WorkerLaunch: Sendable {
     /// but one of its slots.
     public var idleCores: Int?
     /// Absolute folders this worker may read (empty: the configuration's).
-    public var inputRoots: [String] = []
+    public var inputRoots: [FilePath] = []
     /// The absolute folder it may write (nil: the configuration's).
-    public var outputRoot: String?
+    public var outputRoot: FilePath?
     /// Stop when this process is no longer the parent (a coordinator's local worker).
     public var parent: Int32?
     public var metricsAddress: MetricsAddress?
@@ -55,8 +55,9 @@ public struct WorkerLaunch: Sendable {
         node.drainTimeout = drainTimeout.seconds
         node.idleCores = idleCores ?? configuration.workerIdleCores ?? (node.capacity - 1)
         node.pathMap = configuration.pathMap
-        node.inputRoots = inputRoots.isEmpty ? configuration.workerInputRoots.map(FilePath.given) : inputRoots
-        node.outputRoot = outputRoot ?? configuration.workerOutputRoot.map(FilePath.given)
+        node.inputRoots =
+            inputRoots.isEmpty ? configuration.workerInputRoots.map(FilePath.given) : inputRoots.map(\.pathText)
+        node.outputRoot = outputRoot?.pathText ?? configuration.workerOutputRoot.map(FilePath.given)
         var settings = WorkerRun.Settings(node: node)
         settings.parent = parent
         settings.metricsAddress = metricsAddress

@@ -97,7 +97,7 @@ struct DispatchOptions: ParsableArguments {
         let transport = try TransportSecurity.coordinator(
             bind: bind, secret: curveSecret, allow: allow, configuration: configuration.security,
             insecure: insecurePlaintext)
-        var dispatch = DispatchSettings(configuration: configuration, configurationPath: configPath.map(Paths.absolute))
+        var dispatch = DispatchSettings(configuration: configuration, configurationPath: configPath.map(Paths.file))
         if let workers {
             dispatch.localWorkers = workers
             dispatch.localIdleCores = configuration.workerIdleCores ?? max(0, workers - 1)
@@ -105,7 +105,7 @@ struct DispatchOptions: ParsableArguments {
         dispatch.transport = transport
         dispatch.launcher = launcher
         dispatch.slurm.sbatchArguments += slurmArguments
-        dispatch.slurm.logFolder = dispatch.slurm.logFolder.map(Paths.absolute)
+        dispatch.slurm.logFolder = dispatch.slurm.logFolder.map { Paths.file($0.pathText) }
         if let idleTimeout { dispatch.idleTimeout = .seconds(idleTimeout) }
         if let heartbeat { dispatch.heartbeat = .seconds(heartbeat) }
         return dispatch

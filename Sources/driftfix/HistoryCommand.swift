@@ -77,9 +77,9 @@ struct HistoryCommand: ParsableCommand {
     func run() throws {
         let configuration = try loadConfiguration(config)
         let journalPath =
-            journal.map(Paths.absolute)
-            ?? configuration.journal.path
-            ?? JournalHistory.defaultPath(outputRoot: Paths.absolute(out ?? "."))
+            journal.map(Paths.file)
+            ?? configuration.journal.path.map(Paths.given)
+            ?? JournalHistory.defaultPath(outputRoot: Paths.file(out ?? "."))
         var query = HistoryQuery(runs: runs ?? configuration.journal.historyRuns, rule: configuration.journal.alertRule)
         query.path = path.map(Paths.absolute)
         query.devices = device

@@ -29,7 +29,7 @@ struct MeasureCommand: ParsableCommand {
     func run() throws {
         let m: ContentMeasurement
         do {
-            m = try SingleFile.measure(recording: recording, reference: reference)
+            m = try SingleFile.measure(recording: Paths.given(recording), reference: Paths.given(reference))
         } catch {
             throw failure(error)
         }

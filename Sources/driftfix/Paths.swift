@@ -14,4 +14,9 @@ enum Paths {
     static func file(_ path: String) -> FilePath {
         FilePath(pathText: absolute(path))
     }
+
+    /// `path` as given (relative stays relative, so messages name it as the user wrote it), as the library takes it.
+    static func given(_ path: String) -> FilePath {
+        FilePath(pathText: path)
+    }
 }

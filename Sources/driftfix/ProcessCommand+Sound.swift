@@ -34,7 +34,7 @@ extension ProcessCommand {
             )
         }
         return SingleFile.measuresBySound(
-            recording: Paths.absolute(input), reference: Paths.absolute(reference), policy: configuration.content,
+            recording: Paths.file(input), reference: Paths.file(reference), policy: configuration.content,
             drift: configuration.drift)
     }
 
@@ -48,7 +48,8 @@ extension ProcessCommand {
         let outcome: SingleFile.SoundRepair
         do {
             outcome = try SingleFile.repairBySound(
-                recording: input, reference: reference, output: output, policy: configuration.content,
+                recording: Paths.given(input), reference: Paths.given(reference), output: Paths.given(output),
+                policy: configuration.content,
                 method: choice, quality: quality,
                 engine: (method.engine ?? policy.engine(for: input)).engine(for: quality),
                 overwrite: overwrite

@@ -122,7 +122,8 @@ struct ProcessCommand: ParsableCommand {
             let type: FileType?
             do {
                 // --format, then the config's process.format, then OUT's extension; without one, the input's type.
-                type = try SingleFile.outputType(for: output, chosen: format ?? configuration.process.format)
+                type = try SingleFile.outputType(
+                    for: Paths.given(output), chosen: format ?? configuration.process.format)
             } catch {
                 throw ValidationError(
                     """

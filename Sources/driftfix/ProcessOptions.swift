@@ -48,7 +48,7 @@ struct TargetOptions: ParsableArguments {
         if let toSeconds { return .seconds(try parsePositive(toSeconds, option: "--to-seconds")) }
         if let ratio { return .ratio(try parsePositive(ratio, option: "--ratio")) }
         guard let match else { return nil }
-        return try SingleFile.target(matching: match)
+        return try SingleFile.target(matching: Paths.given(match))
     }
 
     /// The length a reference asks for: an audio file's frames at its rate (libsndfile's header), a movie's video

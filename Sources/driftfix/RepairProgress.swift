@@ -89,24 +89,27 @@ private struct ProgressLines {
         case .failed(let reason, let measurement):
             failed += 1
             log(
-                "FAILED \(job.input): \(reason)\(measurement.map { " [\(measured($0))]" } ?? "")", level: .error)
+                "FAILED \(job.input.pathText): \(reason)\(measurement.map { " [\(measured($0))]" } ?? "")",
+                level: .error)
         case .repaired(let output, let frames, let method):
-            log("repaired \(output) (\(frames) frames, \(method.rawValue), \(timing))")
+            log("repaired \(output.pathText) (\(frames) frames, \(method.rawValue), \(timing))")
         case .repairedBySound(let output, let frames, let measurement, let by):
             let residual = measurement?.residualMs.map { ", residual \(String(format: "%.3f", $0)) ms" } ?? ""
             log(
-                "repaired \(output) by its \(by == .content ? "sound" : "headers") (\(frames) frames; \(measured(measurement))\(residual); \(timing))"
+                "repaired \(output.pathText) by its \(by == .content ? "sound" : "headers") (\(frames) frames; \(measured(measurement))\(residual); \(timing))"
             )
         case .inSync(let reason, let measurement):
-            log("in sync: \(job.input) (\(reason ?? measured(measurement)); \(measured(measurement)); \(timing))")
+            log(
+                "in sync: \(job.input.pathText) (\(reason ?? measured(measurement)); \(measured(measurement)); \(timing))"
+            )
         case .refused(let reason, _):
-            log("refused: \(job.input): \(reason ?? "refused") (\(timing))", level: .warning)
+            log("refused: \(job.input.pathText): \(reason ?? "refused") (\(timing))", level: .warning)
         case .measured(let measurement):
-            log("measured \(job.input): \(measured(measurement)) (\(timing))")
+            log("measured \(job.input.pathText): \(measured(measurement)) (\(timing))")
         case .clipSynced(let output):
-            log("synced \(job.input)\(output.map { " into \($0)" } ?? "") (\(timing))")
+            log("synced \(job.input.pathText)\(output.map { " into \($0.pathText)" } ?? "") (\(timing))")
         case .printed:
-            logger.debug("printed \(job.input)")
+            logger.debug("printed \(job.input.pathText)")
         case .nothing:
             break
         }

@@ -32,7 +32,9 @@ struct TimelineOptions: ParsableArguments {
     static func said(_ outcome: Run.Outcome) {
         guard !outcome.timelineFiles.isEmpty else { return }
         FileHandle.standardError.write(
-            Data("driftfix: timeline written to \(outcome.timelineFiles.joined(separator: ", "))\n".utf8))
+            Data(
+                "driftfix: timeline written to \(outcome.timelineFiles.map(\.pathText).joined(separator: ", "))\n".utf8)
+        )
     }
 }
 

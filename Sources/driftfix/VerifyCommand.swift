@@ -64,9 +64,10 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         var passed = true
         do {
-            let expectation = frames.map { SingleFile.LengthExpectation.frames($0) } ?? match.map { .duration(of: $0) }
+            let expectation =
+                frames.map { SingleFile.LengthExpectation.frames($0) } ?? match.map { .duration(of: Paths.given($0)) }
             if let expectation {
-                let (found, expected) = try SingleFile.length(of: file, expecting: expectation)
+                let (found, expected) = try SingleFile.length(of: Paths.given(file), expecting: expectation)
                 let difference = found - expected
                 passed = difference == 0
                 if format == .text {
@@ -77,7 +78,8 @@ struct VerifyCommand: ParsableCommand {
             }
             if let sync {
                 let verification = try SingleFile.verifySync(
-                    output: file, reference: sync, expectedOffsetMs: offsetMs, limitMs: limitMs)
+                    output: Paths.given(file), reference: Paths.given(sync),
+                    expectedOffset: .milliseconds(offsetMs), limit: .milliseconds(limitMs))
                 passed = passed && verification.passed
                 switch format {
                 case .text: print(ContentText.verification(verification, file: file))

@@ -119,8 +119,8 @@ struct WorkerCommand: AsyncParsableCommand {
         launch.persistent = persistent
         launch.drainTimeout = .seconds(drainTimeout)
         launch.idleCores = idleCores
-        launch.inputRoots = inputRoots.map(Paths.absolute)
-        launch.outputRoot = outputRoot.map(Paths.absolute)
+        launch.inputRoots = inputRoots.map(Paths.file)
+        launch.outputRoot = outputRoot.map(Paths.file)
         launch.parent = parent
         launch.metricsAddress = try metricsAddress.map { try MetricsOption.parse($0, onNetwork: metricsOnNetwork) }
         if launch.transport.protection == .insecurePlaintext {

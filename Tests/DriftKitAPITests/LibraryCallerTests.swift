@@ -168,7 +168,7 @@ struct LibraryCallerTests {
                 continue
             }
             #expect(method == .resample)
-            repaired[output] = frames
+            repaired[output.pathText] = frames
         }
         for entry in tree.entries where entry.expected == .repaired {
             let output = tree.output(entry, in: out.path)
