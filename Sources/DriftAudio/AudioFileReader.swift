@@ -74,7 +74,7 @@ public final class AudioFileReader: SeekableAudioSource {
             for kind in kinds {
                 guard let tried = LayoutView(kind, layout: layout, descriptor: dup(spareForViews)) else { continue }
                 info = SF_INFO()
-                opened = tried.open(&info)
+                opened = tried.open(.read, &info)
                 if case .success = opened {
                     view = tried
                     break

@@ -12,7 +12,7 @@ import Glibc
 ///
 /// Every audio byte is the file's own. driftfix reads the chunks itself from the file (`RecordingChunks`), so what
 /// the view leaves out is still carried.
-final class LayoutView {
+final class LayoutView: VirtualSoundFile {
     enum Kind { case padless, essential }
 
     /// The view's bytes in order: made here, or a range of the file.
@@ -29,10 +29,8 @@ final class LayoutView {
     }
 
     private let pieces: [(start: Int64, piece: Piece)]
-    private let length: Int64
     /// A descriptor of the file, the view's own.
     let descriptor: Int32
-    private var position: Int64 = 0
 
     /// Whether `layout`'s file needs the padless view: an RF64/BW64 file with an odd-sized chunk before its audio.
     static func needsPadless(_ layout: ContainerLayout) -> Bool {
@@ -90,7 +88,7 @@ final class LayoutView {
             defer { start += piece.length }
             return (start, piece)
         }
-        length = start
+        super.init(length: start)
     }
 
     deinit {
@@ -105,35 +103,8 @@ final class LayoutView {
         Array(id.utf8) + le(UInt64(payload.count), 4) + payload + (payload.count % 2 == 1 ? [0] : [])
     }
 
-    /// Opens the view with libsndfile; the view must outlive the returned handle.
-    func open(_ info: inout SF_INFO) -> Result<OpaquePointer, SndFile.OpenError> {
-        var io = SF_VIRTUAL_IO(
-            get_filelen: { user in LayoutView.from(user).length },
-            seek: { offset, whence, user in LayoutView.from(user).seek(offset, whence: whence) },
-            read: { buffer, count, user in LayoutView.from(user).read(into: buffer, count: count) },
-            write: { _, _, _ in 0 },
-            tell: { user in LayoutView.from(user).position })
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        return SndFile.open { sf_open_virtual(&io, Int32(SFM_READ), &info, context) }
-    }
-
-    private static func from(_ user: UnsafeMutableRawPointer?) -> LayoutView {
-        guard let user else { preconditionFailure("libsndfile called a virtual I/O callback without its context") }
-        return Unmanaged<LayoutView>.fromOpaque(user).takeUnretainedValue()
-    }
-
-    private func seek(_ offset: sf_count_t, whence: Int32) -> sf_count_t {
-        guard let target = virtualSeekTarget(offset, whence: whence, position: position, length: length) else {
-            return -1
-        }
-        position = target
-        return position
-    }
-
-    private func read(into buffer: UnsafeMutableRawPointer?, count: sf_count_t) -> sf_count_t {
-        guard let buffer, count > 0, position < length else { return 0 }
+    override func read(into buffer: UnsafeMutableRawPointer, count wanted: Int64, at position: Int64) -> Int64 {
         var done: Int64 = 0
-        let wanted = min(count, length - position)
         // The piece holding the position, then the ones after it.
         var index = pieces.lastIndex { $0.start <= position } ?? 0
         while done < wanted, index < pieces.count {
@@ -155,16 +126,11 @@ final class LayoutView {
             case .file(let offset, _):
                 let got = pread(descriptor, buffer + Int(done), Int(take), off_t(offset + at))
                 if got < 0 && errno == EINTR { continue }
-                guard got > 0 else { return record(done) }
+                guard got > 0 else { return done }
                 done += Int64(got)
                 if Int64(got) == take { index += 1 }
             }
         }
-        return record(done)
-    }
-
-    private func record(_ done: Int64) -> Int64 {
-        position += done
         return done
     }
 }

@@ -5,17 +5,15 @@ import Glibc
 /// A window of a file - its audio data, from `start` for `length` bytes - that libsndfile reads as headerless RAW
 /// audio through its virtual I/O interface. This is how a WAV whose 32-bit data size wrapped past 4 GiB is read to
 /// its true end: libsndfile's own sample conversions, without its header's lie.
-final class RawWindow {
+final class RawWindow: VirtualSoundFile {
     private let descriptor: Int32
     private let start: Int64
-    private let length: Int64
-    private var position: Int64 = 0
 
     /// Takes ownership of `descriptor`.
     init(descriptor: Int32, start: Int64, length: Int64) {
         self.descriptor = descriptor
         self.start = start
-        self.length = length
+        super.init(length: length)
     }
 
     deinit {
@@ -33,32 +31,10 @@ final class RawWindow {
             | (order == .little ? Int32(SF_ENDIAN_LITTLE) : Int32(SF_ENDIAN_BIG))
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channels)
-        var io = SF_VIRTUAL_IO(
-            get_filelen: { user in RawWindow.from(user).length },
-            seek: { offset, whence, user in RawWindow.from(user).seek(offset, whence: whence) },
-            read: { buffer, count, user in RawWindow.from(user).read(into: buffer, count: count) },
-            write: { _, _, _ in 0 },
-            tell: { user in RawWindow.from(user).position })
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        return try? SndFile.open { sf_open_virtual(&io, Int32(SFM_READ), &info, context) }.get()
+        return try? open(.read, &info).get()
     }
 
-    private static func from(_ user: UnsafeMutableRawPointer?) -> RawWindow {
-        guard let user else { preconditionFailure("libsndfile called a virtual I/O callback without its context") }
-        return Unmanaged<RawWindow>.fromOpaque(user).takeUnretainedValue()
-    }
-
-    private func seek(_ offset: sf_count_t, whence: Int32) -> sf_count_t {
-        guard let target = virtualSeekTarget(offset, whence: whence, position: position, length: length) else {
-            return -1
-        }
-        position = target
-        return position
-    }
-
-    private func read(into buffer: UnsafeMutableRawPointer?, count: sf_count_t) -> sf_count_t {
-        guard let buffer, count > 0, position < length else { return 0 }
-        let wanted = min(count, length - position)
+    override func read(into buffer: UnsafeMutableRawPointer, count wanted: Int64, at position: Int64) -> Int64 {
         var done: Int64 = 0
         while done < wanted {
             let got = pread(descriptor, buffer + Int(done), Int(wanted - done), off_t(start + position + done))
@@ -66,7 +42,6 @@ final class RawWindow {
             guard got > 0 else { break }
             done += Int64(got)
         }
-        position += done
         return done
     }
 }

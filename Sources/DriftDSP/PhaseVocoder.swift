@@ -63,16 +63,11 @@ public final class PhaseVocoder: AudioSource {
     private var upstreamDelivered: Int64 = 0
     private var upstreamEnded = false
 
-    // Output: frames [accumulatorStart, accumulatorStart + length) overlap-added; the first `ready` are final.
-    private let accumulator: UnsafeMutablePointer<Float>
+    private let output: OverlapAddOutput
     private let synthesis: UnsafeMutablePointer<Float>
-    private var accumulatorStart: Int64
-    private var ready = 0
-    private var readyOffset = 0
 
     private var pushed: Int64 = 0  // analysis frames handed to the kernel
     private var previousCentre: Int64 = 0
-    private var produced: Int64 = 0
 
     /// Stretches `upstream` to `targetFrames` frames; `record`, when given, keeps the time map (a straight line).
     public init(
@@ -97,50 +92,28 @@ public final class PhaseVocoder: AudioSource {
         // One frame, the largest step between centres (two hops at 0.5x, and a frame of rounding) and a block.
         inputCapacity = length + 2 * hop + 2 + 8192
         input = .allocate(capacity: inputCapacity * channelCount)
-        accumulator = .allocate(capacity: length * channelCount)
-        accumulator.initialize(repeating: 0, count: length * channelCount)
         synthesis = .allocate(capacity: length * channelCount)
         // The input is zero-extended on both sides: the first frame is centred on input frame 0.
         inputStart = -Int64(length / 2)
-        accumulatorStart = -Int64(length / 2)
+        output = OverlapAddOutput(
+            length: length, channelCount: channelCount, frameCount: targetFrames, start: -Int64(length / 2))
         appendZeros(length / 2)
     }
 
     deinit {
         driftfix_vocoder_destroy(vocoder)
         input.deallocate()
-        accumulator.deallocate()
         synthesis.deallocate()
     }
 
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
-        var written = 0
-        while written < frames && produced < frameCount {
-            if readyOffset == ready {
-                try synthesiseNextFrame()
-                continue
-            }
-            let count = min(frames - written, ready - readyOffset, Int(frameCount - produced))
-            (buffer + written * channelCount).update(
-                from: accumulator + readyOffset * channelCount, count: count * channelCount)
-            readyOffset += count
-            written += count
-            produced += Int64(count)
-        }
-        return written
+        try output.read(into: buffer, frames: frames) { try synthesiseNextFrame() }
     }
 
     /// Hands the kernel analysis frames until it returns a synthesis, adds that, and makes the next `hop` output
     /// frames final.
     private func synthesiseNextFrame() throws {
-        if ready > 0 {
-            let keep = length - ready
-            accumulator.update(from: accumulator + ready * channelCount, count: keep * channelCount)
-            (accumulator + keep * channelCount).update(repeating: 0, count: ready * channelCount)
-            accumulatorStart += Int64(ready)
-            ready = 0
-            readyOffset = 0
-        }
+        output.retire()
         var synthesised = false
         while !synthesised {
             let centre = nominalCentre(pushed)
@@ -154,10 +127,10 @@ public final class PhaseVocoder: AudioSource {
         }
         // The synthesis is of frame pushed − 2, centred on output frame (pushed − 2) × hop.
         let total = length * channelCount
-        for i in 0..<total { accumulator[i] += synthesis[i] }
+        let sum = output.samples
+        for i in 0..<total { sum[i] += synthesis[i] }
         // Everything before the next frame's start is final.
-        ready = hop
-        if accumulatorStart < 0 { readyOffset = min(ready, Int(-accumulatorStart)) }
+        output.finalise(hop)
     }
 
     /// The input centre of output frame `index`: round(index × hop × input / target), exact.

@@ -65,15 +65,10 @@ public final class TimeStretcher: AudioSource {
     private var upstreamDelivered: Int64 = 0
     private var upstreamEnded = false
 
-    // Output accumulator: frames [accumulatorStart, accumulatorStart + length) of the output, overlap-added.
-    private let accumulator: UnsafeMutablePointer<Float>
-    private var accumulatorStart: Int64
-    private var ready = 0  // finished frames at the front of the accumulator
-    private var readyOffset = 0
+    private let output: OverlapAddOutput
 
     private var frameIndex: Int64 = 0
     private var previousCentre: Int64 = 0
-    private var produced: Int64 = 0
     private let record: Record?
 
     /// Where a stretch put its input, window by window, as it ran (the shifts of its splices): markers follow it.
@@ -118,9 +113,8 @@ public final class TimeStretcher: AudioSource {
         // The input is zero-extended on both sides; start with the leading zeros in the window.
         inputStart = -Int64(hop + tolerance)
         keepFrom = inputStart
-        accumulator = .allocate(capacity: length * upstream.channelCount)
-        accumulator.initialize(repeating: 0, count: length * upstream.channelCount)
-        accumulatorStart = -Int64(hop)
+        output = OverlapAddOutput(
+            length: length, channelCount: upstream.channelCount, frameCount: targetFrames, start: -Int64(hop))
         appendZeros(hop + tolerance)
     }
 
@@ -128,37 +122,15 @@ public final class TimeStretcher: AudioSource {
         window.deallocate()
         input.deallocate()
         mix.deallocate()
-        accumulator.deallocate()
     }
 
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
-        var written = 0
-        while written < frames && produced < frameCount {
-            if readyOffset == ready {
-                try synthesiseNextFrame()
-                continue
-            }
-            let count = min(frames - written, ready - readyOffset, Int(frameCount - produced))
-            (buffer + written * channelCount).update(
-                from: accumulator + readyOffset * channelCount, count: count * channelCount)
-            readyOffset += count
-            written += count
-            produced += Int64(count)
-        }
-        return written
+        try output.read(into: buffer, frames: frames) { try synthesiseNextFrame() }
     }
 
     /// Adds output frame `frameIndex` and makes the next `hop` output frames final.
     private func synthesiseNextFrame() throws {
-        // Retire the finished half of the accumulator.
-        if ready > 0 {
-            let keep = length - ready
-            accumulator.update(from: accumulator + ready * channelCount, count: keep * channelCount)
-            (accumulator + keep * channelCount).update(repeating: 0, count: ready * channelCount)
-            accumulatorStart += Int64(ready)
-            ready = 0
-            readyOffset = 0
-        }
+        output.retire()
         let nominal = nominalCentre(frameIndex)
         try ensureInput(through: nominal + Int64(hop + tolerance))
         let centre = frameIndex == 0 ? nominal : nominal + Int64(bestShift(nominal: nominal))
@@ -170,9 +142,7 @@ public final class TimeStretcher: AudioSource {
         previousCentre = centre
         frameIndex += 1
         // The first half of this frame is now final: nothing added later reaches before its centre.
-        ready = hop
-        // Output before 0 (the first frame's leading half) is never delivered.
-        if accumulatorStart < 0 { readyOffset = min(ready, Int(-accumulatorStart)) }
+        output.finalise(hop)
         // The next frame needs this centre (its reference) and its own search span.
         keepFrom = min(centre, nominalCentre(frameIndex) - Int64(hop + tolerance))
     }
@@ -217,10 +187,11 @@ public final class TimeStretcher: AudioSource {
     private func overlapAdd(centre: Int64) {
         let source = input + Int(centre - Int64(hop) - inputStart) * channelCount
         let channels = channelCount
+        let sum = output.samples
         for i in 0..<length {
             let w = window[i]
             let from = source + i * channels
-            let to = accumulator + i * channels
+            let to = sum + i * channels
             for c in 0..<channels { to[c] += w * from[c] }
         }
     }

@@ -6,9 +6,7 @@ import Testing
 @testable import DriftDSP
 
 private func vocode(_ samples: [Float], channels: Int, to target: Int64, rate: Int = 48_000) throws -> [Float] {
-    let source = MemoryAudioSource(samples, channels: channels)
-    let stage = try PhaseVocoder(upstream: source, targetFrames: target, parameters: .default(sampleRate: rate))
-    return try drain(stage, blockFrames: 1000)
+    try Stretcher.vocoder.run(samples, channels: channels, to: target, rate: rate)
 }
 
 /// The position of the largest |sample| of channel 0 within `radius` of `frame`, refined by a parabola.
@@ -125,40 +123,6 @@ struct PhaseVocoderTests {
             if sum > best.value { best = (lag, sum) }
         }
         #expect(best.lag == delay, "the right channel lags by \(best.lag) frames, not \(delay)")
-    }
-
-    // Measured: 2.58 dB (0.97), 2.49 dB (1.25), 2.09 dB (2); on the same signal WSOLA 3.46, 3.60, 5.95, sox tempo 2.53,
-    // 3.51, 4.02 and Rubber Band 2.18, 2.82, 3.95 (scripts/bench.sh). Limits: the measurements plus 10%.
-    @Test(
-        "round trip r then 1/r stays close to the original (log-spectral distance), closer than WSOLA's",
-        arguments: [(Rational(97, 100), 2.85), (Rational(5, 4), 2.75), (Rational(2, 1), 2.3)])
-    func roundTrip(ratio: Rational, limit: Double) throws {
-        let signal = EnvelopeSignal(length: 96_000, channelCount: 1, seed: 44, harmonicBase: 150.0 / 48_000)
-        let input = signal.recording()
-        let there = try #require(ratio.multipliedRounded(by: signal.length))
-        let back = try vocode(try vocode(input, channels: 1, to: there), channels: 1, to: signal.length)
-        #expect(back.count == input.count)
-        let distance = SpectralMeasure.logSpectralDistance(input, back, channels: 1)
-        #expect(distance < limit, "\(distance) dB")
-    }
-
-    @Test("ratios outside 0.5...2 are refused")
-    func range() {
-        let source = MemoryAudioSource([Float](repeating: 0, count: 1000), channels: 1)
-        #expect(throws: DSPError.self) {
-            try PhaseVocoder(upstream: source, targetFrames: 499, parameters: .default(sampleRate: 48_000))
-        }
-        #expect(throws: DSPError.self) {
-            try PhaseVocoder(upstream: source, targetFrames: 2001, parameters: .default(sampleRate: 48_000))
-        }
-    }
-
-    @Test("tiny and odd lengths still come out exact")
-    func tinyLengths() throws {
-        for (length, target) in [(1, 1), (1, 2), (3, 5), (700, 1399), (1441, 1000)] as [(Int, Int64)] {
-            let input = [Float](repeating: 0.25, count: length * 2)
-            #expect(try vocode(input, channels: 2, to: target).count == Int(target) * 2)
-        }
     }
 
     @Test("the default geometry is about 27 ms, an eighth apart, at every common rate")
