@@ -12,6 +12,12 @@ if [[ "${1:-}" == "--quick" ]]; then
     shift
 fi
 started_at=$SECONDS
+# Each step's wall time, said as it ends, so a slow step is seen where it is (the suite's budget: docs/development.md).
+mark=$SECONDS
+took() {
+    echo "test.sh: $1 took $((SECONDS - mark)) s"
+    mark=$SECONDS
+}
 
 scripts/install-deps.sh
 # Package.swift must declare exactly the modules each target imports.
@@ -30,10 +36,12 @@ fi
 # Package.swift would make the package unusable as a dependency). The C targets at -O2, as the release build ships
 # them: the kernels are tested as they run (no test depends any more on a repair being slow: docs/development.md).
 swift build --build-tests -Xswiftc -O -Xcc -O2
+took "checks and the build"
 # The stretch's quality floors (a dozen seconds): ViSQOL scores the phase vocoder's stretches against ideal ones rendered
 # from scores, each at or above its floor, and WSOLA's below it (scripts/stretch-quality.py check).
 if [[ $quick -eq 0 ]]; then
     "${DRIFTFIX_OTIO_VENV:-.build-otio}/bin/python" scripts/stretch-quality.py check --driftfix .build/debug/driftfix
+    took "the stretch's quality floors"
 fi
 # DriftKit's API against its last release's (api/baseline; a break passes only when api/allowed-breaks.txt and
 # CHANGELOG.md name it): swift-api-digester on the modules just built, a second or two.
@@ -45,6 +53,7 @@ python3 scripts/figures.py check
 if [[ $quick -eq 0 ]]; then
     swift package -Xswiftc -O -Xcc -O2 generate-documentation --target DriftKit --warnings-as-errors \
         --output-path .build/DriftKit.doccarchive
+    took "the API check, the figures and the documentation"
 fi
 # Only Swift Testing is used, so the last summary line counts the tests that ran. The fuzz suite bounds the parsers'
 # peak memory, which only means something in a process of its own: it runs after the others, alone.
@@ -136,6 +145,7 @@ if [[ $# -eq 0 ]]; then
         exit 1
     fi
     echo "test.sh: $ran tests ran (floor $floor)"
+    took "the Swift suites"
     fuzz=$(mktemp)
     timeout 600 swift test --skip-build --disable-xctest --filter FuzzTests 2>&1 | tee "$fuzz"
     fuzzed=$(grep -oE 'Test run with [0-9]+ tests?' "$fuzz" | tail -1 | grep -oE '[0-9]+' || echo 0)
@@ -144,14 +154,17 @@ if [[ $# -eq 0 ]]; then
         echo "test.sh: only $fuzzed fuzz tests ran; there are at least 5" >&2
         exit 1
     fi
+    took "the fuzz suite"
     # Counted benchmarks (allocations and peak memory per unit of the hot paths) against Thresholds/: a regression
     # beyond its tolerance fails the run. DRIFTFIX_SKIP_BENCH_COUNTS=1 skips it (a release build, about 6 minutes).
     if [[ "${DRIFTFIX_SKIP_BENCH_COUNTS:-0}" != "1" ]]; then
         scripts/bench-counts.sh | grep -v '^\[[0-9]*/[0-9]*\]'
+        took "the counted benchmarks"
     fi
     # DriftKit as a dependency: the example service (Examples/RepairService, Hummingbird) built as a package of its
     # own and answering real uploads on loopback with files of exactly their references' lengths.
     timeout 1200 scripts/test-example.sh 2>&1 | grep -v '^\[[0-9]*/[0-9]*\]\|CMakeLists.txt\|unhandled; explicitly'
+    took "the example service"
 fi
 # The package, installed into a fresh Debian 12 root (root only; it says why when it cannot run, and in CI, where
 # .ci/run sets DRIFTFIX_REQUIRE_PACKAGE_TEST=1, a package test that cannot run fails). Only the Swift suites:
@@ -162,4 +175,6 @@ if [[ "${DRIFTFIX_SKIP_PACKAGE_TEST:-0}" == "1" && -n "${DRIFTFIX_REQUIRE_PACKAG
 fi
 if [[ "${DRIFTFIX_SKIP_PACKAGE_TEST:-0}" != "1" && $# -eq 0 ]]; then
     timeout 2400 scripts/test-package.sh
+    took "the package test"
 fi
+echo "test.sh: passed in $((SECONDS - started_at)) s"
