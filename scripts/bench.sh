@@ -81,16 +81,21 @@ ksrc="$kscratch/kernel-src.wav"
 "$bin/driftfix-bench" generate "$ksrc" --seconds "$klen"
 kn=$((klen * 48000)); kt=$(awk -v n="$kn" 'BEGIN { printf "%.0f", n * 0.999869 }')
 declare -A kwall=()
+# Each row also goes to bench-results/kernel.json (scripts/figures.py renders the docs' table and the README's sentence).
+krows="$work/kernel-rows.jsonl"
+: >"$krows"
 krow() {  # krow LABEL OUTPUT(or -) COMMAND...
     local label=$1 out=$2; shift 2
     if [[ "$out" != - ]]; then rm -f "$out"; fi
     read -r w lo hi m < <(median5 "$@")
     kwall[$label]=$w
-    local quality="-"
+    local quality="-" snr=null off=null
     if [[ "$out" != - && -f "$out" ]]; then
         read -r snr _ _ off < <("$bin/driftfix-bench" snr "$out" --input-frames "$kn" --target-frames "$kt")
         quality="$snr dB, $off off"
     fi
+    printf '{"label": "%s", "wall": %s, "min": %s, "max": %s, "peakMiB": %s, "snrDB": %s, "framesOff": %s}\n' \
+        "$label" "$w" "$lo" "$hi" "$m" "$snr" "${off#+}" >>"$krows"
     printf "| %-52s | %6.3f s (%.3f-%.3f) | %8s | %9s | %-18s |\n" "$label" "$w" "$lo" "$hi" \
         "$(awk -v a="${kwall[ffmpeg swr]:-0}" -v w="$w" 'BEGIN { if (a > 0) printf "%.2fx", a / w; else print "-" }')" "$m" "$quality"
     if [[ "$out" != - ]]; then rm -f "$out"; fi
@@ -130,6 +135,7 @@ for _ in 1 2 3 4 5 6 7 8 9; do
     kpairs+=("$(awk -v a="$s0" -v b="$s1" -v c="$s2" 'BEGIN { printf "%.4f %.4f %.4f", b - a, c - b, (c - b) / (b - a) }')")
 done
 rm -f "$kscratch/copy.wav" "$kscratch/o.wav"
+printf "%s\n" "${kpairs[@]}" >"$work/kernel-pairs.txt"
 printf "%s\n" "${kpairs[@]}" | awk '{ d[NR] = $1; f[NR] = $2; r[NR] = $3 }
     function median(v, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }; return v[int((n + 1) / 2)] }
     END { lo = 1e9; hi = 0; for (i = 1; i <= NR; i++) { if (r[i] < lo) lo = r[i]; if (r[i] > hi) hi = r[i] }
@@ -141,6 +147,15 @@ awk -v f="${kwall[ffmpeg swr]}" -v f1="${kwall[ffmpeg swr, one core]}" -v x="${k
     -v c="${kwall[dd conv=fsync of the input (the floor)]}" -v a="$all" -v o="$one" -v r="$kraw" -v l="$klen" 'BEGIN {
     printf "whole machine: %.2fx ffmpeg swr (goal 2.5); one core: %.2fx ffmpeg swr on one core (goal 1.5), %.2fx sox; %.2fx the synced copy (goal 2)\n", f / a, f1 / o, x / o, a / c
     printf "the kernel alone on one core (in memory): %.2f s of the %.2f s; the rest is reading, converting and writing\n", l / r, o }'
+python3 - "$krows" "$work/kernel-pairs.txt" "$klen" "$kn" "$kt" "$kraw" "$( [[ "$kscratch" != "$work" ]] && echo tmpfs || echo disk)" <<'PY' |
+import json, sys
+rows_file, pairs_file, seconds, frames, target, raw, scratch = sys.argv[1:]
+rows = [json.loads(line) for line in open(rows_file) if line.strip()]
+pairs = [dict(zip(("copy", "driftfix", "ratio"), map(float, line.split()))) for line in open(pairs_file) if line.strip()]
+print(json.dumps({"seconds": int(seconds), "frames": int(frames), "targetFrames": int(target), "files": scratch,
+                  "kernelRealtime": float(raw), "rows": rows, "alternated": pairs}))
+PY
+    python3 scripts/figures.py record kernel.json --command "BENCH_SECTIONS=kernel scripts/bench.sh"
 rm -f "$ksrc"
 if [[ "$kscratch" != "$work" ]]; then rm -rf "$kscratch"; fi
 fi
@@ -160,12 +175,16 @@ peak() {  # peak ARGS...: the largest peak RSS (MiB) of two runs of driftfix pro
     done
     echo $((rss / 1024))
 }
+# Each row also goes to bench-results/memory.json (scripts/figures.py renders the docs' table and the README's range).
+mrows="$work/memory-rows.jsonl"
+: >"$mrows"
 mrow() {  # mrow LABEL FILE FRAMES OPTIONS...: one row, every core then 1
     local label=$1 file=$2 frames=$3; shift 3
     local all one
     all=$(peak "$bin/driftfix" process "$file" "$mscratch/o.wav" --to-frames "$frames" -q -y "$@")
     one=$(peak taskset -c 0 "$bin/driftfix" process "$file" "$mscratch/o.wav" --to-frames "$frames" -q -y "$@")
     printf "| %-46s | %7s | %7s |\n" "$label" "$all" "$one"
+    printf '{"label": "%s", "everyCore": %s, "oneCore": %s}\n' "$label" "$all" "$one" >>"$mrows"
 }
 st=$(awk 'BEGIN { printf "%.0f", 600 * 48000 * 0.999869 }'); sx=$(awk 'BEGIN { printf "%.0f", 300 * 48000 * 0.999869 }')
 echo
@@ -183,6 +202,8 @@ for engine in polyphase soxr libsamplerate; do
     mrow "six channels, $engine, best" "$mscratch/six.wav" "$sx" --engine "$engine" --quality best
 done
 mrow "six channels, --method stretch" "$mscratch/six.wav" "$sx" --method stretch
+python3 -c 'import json, sys; print(json.dumps({"cores": int(sys.argv[2]), "rows": [json.loads(l) for l in open(sys.argv[1]) if l.strip()]}))' \
+    "$mrows" "$(nproc)" | python3 scripts/figures.py record memory.json --command "BENCH_SECTIONS=memory scripts/bench.sh"
 rm -f "$mscratch/stereo.wav" "$mscratch/six.wav" "$mscratch/o.wav"
 if [[ "$mscratch" != "$work" ]]; then rm -rf "$mscratch"; fi
 fi

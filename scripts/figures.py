@@ -11,6 +11,8 @@ A generated region in a Markdown file:
     figures.py render [FILE...]   rewrite every region from its results (README.md and docs/*.md by default)
     figures.py check  [FILE...]   fail where a region is not what its results give (edited by hand, or stale), where a
                                   results file lacks its date, machine or command, or a region names no generator
+    figures.py record NAME --command CMD   write bench-results/NAME from the JSON object on stdin, adding the date
+                                  (UTC), this machine and CMD: how a benchmark section keeps what it measured
 
 Generators are functions below, one per NAME; a benchmark that writes a results file gets one. The stretch tables
 come from `scripts/stretch-quality.py score --json` (scripts/bench.sh's stretch quality section).
@@ -88,7 +90,162 @@ def stretch_pesq():
             + provenance("stretch-quality.json", data))
 
 
-GENERATORS = {"stretch-visqol": stretch_visqol, "stretch-pesq": stretch_pesq}
+# The kernel section's rows: bench.sh's label, the docs' words for it, and whether it is driftfix's own default row.
+KERNEL_ROWS = {
+    "ffmpeg swr": ("ffmpeg `asetrate,aresample` (swr)", False),
+    "dd conv=fsync of the input (the floor)": ("`dd if=IN of=OUT bs=1M conv=fsync` (the floor)", False),
+    "cp of the input (no fsync)": ("`cp` of the input (no fsync)", False),
+    "ffmpeg decode + PCM encode, no resampling": ("ffmpeg decode + PCM encode, no resampling", False),
+    "driftfix process --to-frames N (default, every core)": ("`driftfix process --to-frames N` (default, every core)",
+                                                             True),
+    "driftfix process --engine soxr (every core)": ("`driftfix process --engine soxr` (every core)", False),
+    "ffmpeg swr, one core": ("ffmpeg swr, one core", False),
+    "sox speed, one core": ("sox `speed`, one core", False),
+    "driftfix process (default), one core": ("`driftfix process` (default), one core", True),
+    "dd conv=fsync of the input, on the disk": ("`dd … conv=fsync`, on the disk (the work folder)", False),
+    "driftfix process (default, every core), on the disk": ("`driftfix process` (default, every core), on the disk",
+                                                            False),
+}
+
+
+def kernel_walls(data):
+    return {row["label"]: row for row in data["rows"]}
+
+
+def ideal(row):
+    if row["snrDB"] is None:
+        return "-"
+    off = abs(row["framesOff"])
+    return f"{row['snrDB']:.1f} dB, " + ("exact" if off == 0 else f"{off} frame{'s' if off > 1 else ''} off")
+
+
+def alternated(data):
+    pairs = data["alternated"]
+    median = lambda key: statistics.median(pair[key] for pair in pairs)
+    ratios = [pair["ratio"] for pair in pairs]
+    return len(pairs), median("copy"), median("driftfix"), median("ratio"), min(ratios), max(ratios)
+
+
+def kernel():
+    data = results("kernel.json")
+    rows = kernel_walls(data)
+    ffmpeg = rows["ffmpeg swr"]["wall"]
+    minutes = data["seconds"]
+    lines = [f"| command ({minutes} s, 48 kHz stereo 24-bit WAV, −131 ppm; files on {data['files']}) "
+             "| wall, median (min–max) | vs ffmpeg swr | peak MiB | against the ideal |",
+             "| --- | --- | --- | --- | --- |"]
+    for row in data["rows"]:
+        words, own = KERNEL_ROWS.get(row["label"], (row["label"], False))
+        cells = [words, f"{row['wall']:.3f} s ({row['min']:.3f}–{row['max']:.3f})", f"{ffmpeg / row['wall']:.2f}×",
+                 f"{row['peakMiB']}", ideal(row)]
+        if own:
+            cells = [f"**{cell}**" for cell in cells]
+        lines.append("| " + " | ".join(cells) + " |")
+    count, copy, fix, ratio, low, high = alternated(data)
+    every = rows["driftfix process --to-frames N (default, every core)"]["wall"]
+    one = rows["driftfix process (default), one core"]["wall"]
+    floor = rows["dd conv=fsync of the input (the floor)"]["wall"]
+    text = "\n".join(lines) + "\n\n"
+    text += (f"The same run then alternates the two commands of the goal, {count} pairs (a busy minute slows both "
+             f"alike): `dd conv=fsync` {copy:.3f} s, driftfix {fix:.3f} s, **{ratio:.2f}× the synced copy** (pairs "
+             f"{low:.2f}–{high:.2f}).\n\n")
+    text += (f"- **Every core: {ffmpeg / every:.2f}× ffmpeg swr** (goal ≥ 2.5×) and **{every / floor:.2f}× the synced "
+             f"copy** from the table's medians, {ratio:.2f}× alternated (goal ≤ 2×)")
+    disk, disk_copy = rows.get("driftfix process (default, every core), on the disk"), rows.get(
+        "dd conv=fsync of the input, on the disk")
+    if disk and disk_copy:
+        text += f"; {disk['wall'] / disk_copy['wall']:.2f}× on the disk"
+    text += ".\n"
+    text += (f"- **One core: {rows['ffmpeg swr, one core']['wall'] / one:.2f}× ffmpeg swr on one core** (goal ≥ 1.5×) "
+             f"and {rows['sox speed, one core']['wall'] / one:.2f}× sox. The kernel alone on one core, in memory: "
+             f"{minutes / data['kernelRealtime']:.3f} s of the {one:.3f} s; the rest is reading, converting and "
+             "writing.\n\n")
+    return text + provenance("kernel.json", data)
+
+
+def kernel_headline():
+    data = results("kernel.json")
+    rows = kernel_walls(data)
+    every = rows["driftfix process --to-frames N (default, every core)"]
+    one = rows["driftfix process (default), one core"]["wall"]
+    ffmpeg = rows["ffmpeg swr"]
+    floor = rows["dd conv=fsync of the input (the floor)"]["wall"]
+    off = abs(ffmpeg["framesOff"])
+    return (f"On a {data['machine'].split(' ', 1)[0]}-core machine it does so at {ffmpeg['wall'] / every['wall']:.1f}× "
+            f"the speed of ffmpeg's resampler ({rows['ffmpeg swr, one core']['wall'] / one:.1f}× on one core against "
+            f"ffmpeg on one core) in {every['peakMiB']} MiB, exact to the frame where ffmpeg lands "
+            f"{'exact' if off == 0 else str(off) + ' frame' + ('s' if off > 1 else '') + ' off'} at "
+            f"{ffmpeg['snrDB']:.0f} dB, in {every['wall'] / floor:.1f}× the time a synced copy of the file takes "
+            f"(`dd conv=fsync`): the median of five runs of `BENCH_SECTIONS=kernel scripts/bench.sh` on "
+            f"{data['date']}, with the spread, in [the table](docs/performance.md#the-polyphase-kernel).\n")
+
+
+# The memory section's rows, grouped as the docs show them: a line's words and bench.sh's labels in its order.
+MEMORY_GROUPS = [
+    ("polyphase (default), `fast` / `medium` / `best`",
+     ["stereo, polyphase, fast", "stereo, polyphase, medium", "stereo, polyphase, best"]),
+    ("libsoxr, `fast` / `medium` / `best`", ["stereo, soxr, fast", "stereo, soxr, medium", "stereo, soxr, best"]),
+    ("libsamplerate, `fast` / `medium` / `best`",
+     ["stereo, libsamplerate, fast", "stereo, libsamplerate, medium", "stereo, libsamplerate, best"]),
+    ("`--method stretch` (its default engine / `--engine soxr`)",
+     ["stereo, --method stretch", "stereo, --method stretch --engine soxr"]),
+    ("six channels at `best`: polyphase / libsoxr / libsamplerate",
+     ["six channels, polyphase, best", "six channels, soxr, best", "six channels, libsamplerate, best"]),
+    ("six channels, `--method stretch`", ["six channels, --method stretch"]),
+]
+
+
+def memory():
+    data = results("memory.json")
+    rows = {row["label"]: row for row in data["rows"]}
+    lines = [f"| repair | {data['cores']} cores | 1 core |", "| --- | --- | --- |"]
+    shown = set()
+    for words, labels in MEMORY_GROUPS + [(label, [label]) for label in rows]:
+        found = [rows[label] for label in labels if label in rows and label not in shown]
+        if len(found) != len(labels):
+            continue
+        shown.update(labels)
+        lines.append(f"| {words} | " + " / ".join(str(r["everyCore"]) for r in found) + " MiB | "
+                     + " / ".join(str(r["oneCore"]) for r in found) + " MiB |")
+    low, high = memory_range(data)
+    verdict = "under" if high < 64 else "NOT under"
+    return ("\n".join(lines) + "\n\n" + f"Every engine, quality and repair kind peaks at {low}–{high} MiB: {verdict} "
+            f"64 MiB on 1 and {data['cores']} cores, six channels included (the goal).\n\n"
+            + provenance("memory.json", data))
+
+
+def memory_range(data):
+    peaks = [row[key] for row in data["rows"] for key in ("everyCore", "oneCore")]
+    return min(peaks), max(peaks)
+
+
+def memory_headline():
+    data = results("memory.json")
+    low, high = memory_range(data)
+    return (f"Every engine and repair kind peaks at {low}–{high} MiB, six channels included "
+            f"(`BENCH_SECTIONS=memory`, {data['date']}).\n")
+
+
+def headline():
+    """The README's measured sentences: the kernel's speed, then the engines' memory."""
+    return kernel_headline().rstrip("\n") + " " + memory_headline()
+
+
+GENERATORS = {"stretch-visqol": stretch_visqol, "stretch-pesq": stretch_pesq, "kernel": kernel, "memory": memory,
+              "headline": headline}
+
+
+def record(name, command):
+    """bench-results/NAME from the JSON object on stdin, with its provenance."""
+    import datetime
+    data = json.load(sys.stdin)
+    data.update({"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                 "machine": machine(), "command": command})
+    os.makedirs(RESULTS, exist_ok=True)
+    with open(os.path.join(RESULTS, name), "w") as handle:
+        json.dump(data, handle, indent=1)
+        handle.write("\n")
+    print(f"figures: bench-results/{name} written; scripts/figures.py render puts it in the docs")
 
 
 def regenerate(text, where):
@@ -111,6 +268,12 @@ def regenerate(text, where):
 
 def main():
     command = sys.argv[1] if len(sys.argv) > 1 else "check"
+    if command == "record":
+        if len(sys.argv) != 5 or sys.argv[3] != "--command":
+            print("usage: figures.py record NAME --command CMD < results.json", file=sys.stderr)
+            return 2
+        record(sys.argv[2], sys.argv[4])
+        return 0
     files = sys.argv[2:] or [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
     problems, regions = [], 0
     for path in files:

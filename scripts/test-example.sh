@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 example=Examples/RepairService
-swift build --package-path "$example"
+# Once more on a failure: SwiftPM's cached build plan of a path dependency can still name a source file the
+# dependency has since deleted ("missing inputs"); the failed build replans it. A real compile error fails twice.
+swift build --package-path "$example" || swift build --package-path "$example"
 service=$(swift build --package-path "$example" --show-bin-path)/RepairService
 
 work=$(mktemp -d)
