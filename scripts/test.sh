@@ -27,15 +27,28 @@ python3 scripts/check-sizes.py
 # The house style is checked, not hoped for: swift format's lint under the committed .swift-format (fix with
 # `swift format format -i -r Sources Tests Plugins Package.swift`), and shellcheck's warnings and errors in the scripts
 # (its notes are kept where the scripts mean them: indirect calls, single-quoted text for another shell).
-swift format lint --strict --recursive Sources Tests Plugins Benchmarks Package.swift Examples/RepairService/Sources Examples/RepairService/Package.swift
-if command -v shellcheck >/dev/null; then
-    shellcheck --severity=warning scripts/*.sh scripts/lib/*.sh .ci/run
-fi
+# Both only read files: they run beside the build (one core for 10 s), and their verdict is awaited after it.
+lint_log=$(mktemp)
+(
+    swift format lint --strict --recursive Sources Tests Plugins Benchmarks Package.swift Examples/RepairService/Sources Examples/RepairService/Package.swift
+    if command -v shellcheck >/dev/null; then
+        shellcheck --severity=warning scripts/*.sh scripts/lib/*.sh .ci/run
+    fi
+) >"$lint_log" 2>&1 &
+lint_pid=$!
 # Optimised, with the debug configuration's testability: content measurement and fixture synthesis run over millions
 # of samples and are many times slower unoptimised. The flag is the build's, not the package's (unsafeFlags in
 # Package.swift would make the package unusable as a dependency). The C targets at -O2, as the release build ships
 # them: the kernels are tested as they run (no test depends any more on a repair being slow: docs/development.md).
 swift build --build-tests -Xswiftc -O -Xcc -O2
+lint_status=0
+wait "$lint_pid" || lint_status=$?
+cat "$lint_log"
+rm -f "$lint_log"
+if [[ $lint_status -ne 0 ]]; then
+    echo "test.sh: swift format lint or shellcheck found a problem (above)" >&2
+    exit 1
+fi
 took "checks and the build"
 # The stretch's quality floors (a dozen seconds): ViSQOL scores the phase vocoder's stretches against ideal ones rendered
 # from scores, each at or above its floor, and WSOLA's below it (scripts/stretch-quality.py check).
