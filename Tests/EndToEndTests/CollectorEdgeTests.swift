@@ -8,10 +8,11 @@ import Testing
 /// `silent` accepts every connection and never answers.
 private func collector(_ mode: String, folder: TemporaryFolder) throws -> (child: Child, port: Int) {
     let script = """
-        import socket, sys, threading, time
+        import os, socket, sys, threading, time
         mode, out, port_file = sys.argv[1], sys.argv[2], sys.argv[3]
         server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(16)
-        open(port_file, "w").write(str(server.getsockname()[1]))
+        with open(port_file + ".tmp", "w") as f: f.write(str(server.getsockname()[1]))
+        os.replace(port_file + ".tmp", port_file)  # whole or absent: never read half written
         held = []
         while True:
             conn, _ = server.accept()
@@ -27,8 +28,12 @@ private func collector(_ mode: String, folder: TemporaryFolder) throws -> (child
     try script.write(toFile: folder.file("collector.py"), atomically: true, encoding: .utf8)
     let child = try Child(
         "/usr/bin/python3", [folder.file("collector.py"), mode, folder.file("requests"), folder.file("port")])
-    for _ in 0..<200 where !FileManager.default.fileExists(atPath: folder.file("port")) { usleep(25_000) }
-    let port = Int((try? String(contentsOfFile: folder.file("port"), encoding: .utf8)) ?? "") ?? 0
+    // A loaded machine can take seconds to start Python: the port is awaited with a deadline, never assumed.
+    var port = 0
+    _ = waitUntil(seconds: 60) {
+        port = Int((try? String(contentsOfFile: folder.file("port"), encoding: .utf8)) ?? "") ?? 0
+        return port > 0
+    }
     return (child, port)
 }
 
