@@ -130,8 +130,8 @@ def kernel():
     data = results("kernel.json")
     rows = kernel_walls(data)
     ffmpeg = rows["ffmpeg swr"]["wall"]
-    minutes = data["seconds"]
-    lines = [f"| command ({minutes} s, 48 kHz stereo 24-bit WAV, −131 ppm; files on {data['files']}) "
+    seconds = data["seconds"]
+    lines = [f"| command ({seconds} s, 48 kHz stereo 24-bit WAV, −131 ppm; files on {data['files']}) "
              "| wall, median (min–max) | vs ffmpeg swr | peak MiB | against the ideal |",
              "| --- | --- | --- | --- | --- |"]
     for row in data["rows"]:
@@ -158,7 +158,7 @@ def kernel():
     text += ".\n"
     text += (f"- **One core: {rows['ffmpeg swr, one core']['wall'] / one:.2f}× ffmpeg swr on one core** (goal ≥ 1.5×) "
              f"and {rows['sox speed, one core']['wall'] / one:.2f}× sox. The kernel alone on one core, in memory: "
-             f"{minutes / data['kernelRealtime']:.3f} s of the {one:.3f} s; the rest is reading, converting and "
+             f"{seconds / data['kernelRealtime']:.3f} s of the {one:.3f} s; the rest is reading, converting and "
              "writing.\n\n")
     return text + provenance("kernel.json", data)
 
