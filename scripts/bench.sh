@@ -4,12 +4,13 @@
 #
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
-#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (kernel memory engines resample stretch quality aac content sync
+#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (kernel memory converters engines resample stretch quality aac content sync
 #                                music soundnight movieprobe scan fleet journal dispatch repair traces slurm chaos chaos-net compare;
 #                                default: all)
 #   BENCH_NIGHT_CLIPS=200 BENCH_NIGHT_SECONDS=2400   the soundnight section's large shoot (clips, recorder seconds)
 #   BENCH_JOURNAL_DEVICES=500 BENCH_JOURNAL_NIGHTS=3   the journal section: devices x 40 real repair jobs, then
 #                                unchanged nights
+#   BENCH_SCAN_DEVICES="2501 250"   the scan section's fleets (40 takes a device: 100,040 and 10,000 pairs)
 #   BENCH_FLEET_DEVICES=500 BENCH_FLEET_TAKES=40 BENCH_FLEET_NIGHTS=5   the fleet section's size (100,000 pairs)
 #   BENCH_ENGINE_SECONDS="600 3600"   the engines section's file lengths
 #   BENCH_TRACES_ARGS="--engine soxr --quality best"   the traces section's repair options
@@ -27,7 +28,7 @@ bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
 mkdir -p "$work"
-sections=" ${BENCH_SECTIONS:-kernel memory engines resample stretch quality aac content sync music soundnight movieprobe scan fleet journal dispatch repair traces slurm chaos chaos-net compare} "
+sections=" ${BENCH_SECTIONS:-kernel memory converters engines resample stretch quality aac content sync music soundnight movieprobe scan fleet journal dispatch repair traces slurm chaos chaos-net compare} "
 want() { [[ "$sections" == *" $1 "* ]]; }
 input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
@@ -37,6 +38,10 @@ if want resample || want stretch || want aac; then
 [[ -f "$input" ]] || { echo "generating $seconds s of 48 kHz stereo 24-bit audio in $input"; "$bin/driftfix-bench" generate "$input" --seconds "$seconds"; }
 fi
 raw_seconds=$(( seconds < 300 ? seconds : 300 ))
+
+render_figures() {  # the docs' generated regions from bench-results/ (a region whose results are missing waits)
+    python3 scripts/figures.py render || echo "bench: a generated region's results are missing; it is left as it was"
+}
 
 median3() {  # median3 COMMAND...: median wall seconds and the peak RSS (MiB) of three runs
     local walls=() rss=0
@@ -208,6 +213,23 @@ rm -f "$mscratch/stereo.wav" "$mscratch/six.wav" "$mscratch/o.wav"
 if [[ "$mscratch" != "$work" ]]; then rm -rf "$mscratch"; fi
 fi
 
+if want converters; then
+# Every engine at every quality: SNR against the analytic multi-tone ideal (tones up to 0.30, 0.40 and 0.45 of the
+# rate, 20 s at -131 ppm, float output) and the converter's own speed in memory, pinned to one core. The docs'
+# converter table and the sentences around it are generated from bench-results/converters.json.
+echo
+echo "## Converters: SNR against the ideal and in-memory speed, one core"
+taskset -c 0 "$bin/driftfix-bench" converters --seconds 20 --speed-seconds 60 |
+    python3 scripts/figures.py record converters.json --command "BENCH_SECTIONS=converters scripts/bench.sh"
+python3 - bench-results/converters.json <<'PY'
+import json, sys
+for m in json.load(open(sys.argv[1]))["measurements"]:
+    snr = " / ".join(f"{value:.1f}" for _, value in sorted(m["snr"].items()))
+    print(f"{m['engine']:>14} {m['quality']:>6}: {snr} dB, {m['realtime']:.0f}x realtime")
+PY
+render_figures
+fi
+
 if want engines; then
 # One core for everything (taskset), files on tmpfs when there is one (the CPU cost, not the disk's), each command
 # three times, the median; SNR against the analytically known ideal over the whole file (driftfix-bench snr: a
@@ -340,7 +362,7 @@ echo "## Stretch quality: ViSQOL MOS-LQO (1..5, higher is better) against ideal 
     --tools driftfix,driftfix:vocoder,driftfix:wsola,R2,R3,sox --json bench-results/stretch-quality.json \
     2>"$work/stretch-quality.log"
 # The docs' tables come from that file (scripts/figures.py render; the test command checks they still match it).
-python3 scripts/figures.py render
+render_figures
 fi
 
 if want quality; then
@@ -513,10 +535,9 @@ fi
 
 if want scan; then
 echo
-# One night of a fleet (60 s sparse WAVs with duration sidecars), 40 takes per device: 2,501 devices make 100,040 pairs.
-scan_devices=${BENCH_SCAN_DEVICES:-2501}
-tree="$work/scan-fleet-$scan_devices"
-[[ -d "$tree" ]] || "$bin/driftfix-bench" fleet "$tree/media" --devices "$scan_devices" --takes 40 --night 0 >/dev/null
+# One night of a fleet (60 s sparse WAVs with duration sidecars), 40 takes per device: 2,501 devices make 100,040
+# pairs, 250 make 10,000. Each size is a row of bench-results/scan.json (the docs' fleet-scan table and the README's
+# sentence are generated from it).
 spread5() {  # spread5 COMMAND...: "median min max" wall seconds of five runs (after one to warm the cache)
     "$@" >/dev/null 2>&1 || true
     local walls=()
@@ -527,20 +548,33 @@ spread5() {  # spread5 COMMAND...: "median min max" wall seconds of five runs (a
     printf "%s\n" "${walls[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[3], v[1], v[5] }'
 }
 heads() { find "$tree/media" -type f -print0 | xargs -0 head -c 4096; }
-read -r json_med json_min json_max < <(spread5 "$bin/driftfix" scan "$tree/media" --format json)
-read -r table_med table_min table_max < <(spread5 "$bin/driftfix" scan "$tree/media" --format table)
-read -r head_med head_min head_max < <(spread5 bash -c "$(declare -f heads); tree='$tree' heads")
-pairs=$("$bin/driftfix" scan "$tree/media" --format json 2>/dev/null | grep -c '"recording" :' || true)
-echo "## Fleet scan: $pairs pairs (WAV headers and sidecars), warm cache, all cores; median of 5 (min-max)"
-echo "scan --format json    $json_med s ($json_min-$json_max)"
-echo "scan --format table   $table_med s ($table_min-$table_max)"
-echo "first 4 KiB of every file (find | xargs head): $head_med s ($head_min-$head_max)"
-awk -v j="$json_med" -v h="$head_med" 'BEGIN { printf "json scan / header read: %.1fx\n", j / h }'
-if [[ -w /proc/sys/vm/drop_caches ]]; then
-    sync && echo 3 >/proc/sys/vm/drop_caches
-    /usr/bin/time -o "$work/time.txt" -f "%e" "$bin/driftfix" scan "$tree/media" --format json >/dev/null 2>&1 || true
-    echo "scan --format json, cold cache (one run): $(tail -1 "$work/time.txt") s"
-fi
+scan_rows="$work/scan-rows.jsonl"; : >"$scan_rows"
+for scan_devices in ${BENCH_SCAN_DEVICES:-2501 250}; do
+    tree="$work/scan-fleet-$scan_devices"
+    [[ -d "$tree" ]] || "$bin/driftfix-bench" fleet "$tree/media" --devices "$scan_devices" --takes 40 --night 0 >/dev/null
+    read -r json_med json_min json_max < <(spread5 "$bin/driftfix" scan "$tree/media" --format json)
+    read -r table_med table_min table_max < <(spread5 "$bin/driftfix" scan "$tree/media" --format table)
+    read -r head_med head_min head_max < <(spread5 bash -c "$(declare -f heads); tree='$tree' heads")
+    pairs=$("$bin/driftfix" scan "$tree/media" --format json 2>/dev/null | grep -c '"recording" :' || true)
+    echo "## Fleet scan: $pairs pairs (WAV headers and sidecars), warm cache, all cores; median of 5 (min-max)"
+    echo "scan --format json    $json_med s ($json_min-$json_max)"
+    echo "scan --format table   $table_med s ($table_min-$table_max)"
+    echo "first 4 KiB of every file (find | xargs head): $head_med s ($head_min-$head_max)"
+    awk -v j="$json_med" -v h="$head_med" 'BEGIN { printf "json scan / header read: %.1fx\n", j / h }'
+    cold=null
+    if [[ -w /proc/sys/vm/drop_caches ]]; then
+        sync && echo 3 >/proc/sys/vm/drop_caches
+        /usr/bin/time -o "$work/time.txt" -f "%e" "$bin/driftfix" scan "$tree/media" --format json >/dev/null 2>&1 || true
+        cold=$(tail -1 "$work/time.txt")
+        echo "scan --format json, cold cache (one run): $cold s"
+    fi
+    printf '{"pairs": %s, "json": [%s, %s, %s], "table": [%s, %s, %s], "headers": [%s, %s, %s], "coldJSON": %s}\n' \
+        "$pairs" "$json_med" "$json_min" "$json_max" "$table_med" "$table_min" "$table_max" \
+        "$head_med" "$head_min" "$head_max" "$cold" >>"$scan_rows"
+done
+python3 -c 'import json, sys; print(json.dumps({"rows": [json.loads(l) for l in open(sys.argv[1]) if l.strip()]}))' \
+    "$scan_rows" | python3 scripts/figures.py record scan.json --command "BENCH_SECTIONS=scan scripts/bench.sh"
+render_figures
 fi
 
 if want fleet; then

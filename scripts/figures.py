@@ -253,13 +253,86 @@ def counted_benchmarks():
             "`scripts/bench-counts.sh --update` recorded, dated by the commit that changed them.</sub>\n")
 
 
+CONVERTER_ENGINES = [("polyphase", "polyphase kernel"), ("soxr", "libsoxr"), ("libsamplerate", "libsamplerate")]
+QUALITIES = ["fast", "medium", "best"]
+
+
+def converters():
+    """Every engine at every quality (driftfix-bench converters): SNR per band, speed, then the kernel against
+    libsoxr, the comparisons the engine choice rests on."""
+    data = results("converters.json")
+    found = {(m["engine"], m["quality"]): m for m in data["measurements"]}
+    bands = sorted(next(iter(found.values()))["snr"])
+    shown_bands = " / ".join(bands)
+    lines = [f"| quality | " + " | ".join(f"{name}, tones to {shown_bands} of the rate" for _, name in CONVERTER_ENGINES)
+             + " | converter speed, one core: " + " / ".join(name for _, name in CONVERTER_ENGINES) + " |",
+             "| --- | " + " | ".join("---" for _ in CONVERTER_ENGINES) + " | --- |"]
+    for quality in QUALITIES:
+        cells = [" / ".join(f"{found[(engine, quality)]['snr'][band]:.1f}" for band in bands) + " dB"
+                 for engine, _ in CONVERTER_ENGINES]
+        speed = " / ".join(f"{found[(engine, quality)]['realtime']:.0f}×" for engine, _ in CONVERTER_ENGINES)
+        lines.append(f"| `{quality}` | " + " | ".join(cells) + f" | {speed} realtime |")
+
+    def against(engine, other):
+        parts = []
+        for quality in QUALITIES:
+            mine, theirs = found[(engine, quality)], found[(other, quality)]
+            gaps = " / ".join(f"{mine['snr'][band] - theirs['snr'][band]:+.1f}" for band in bands)
+            parts.append(f"`{quality}` {mine['realtime'] / theirs['realtime']:.1f}× its speed, {gaps} dB")
+        return "; ".join(parts)
+
+    text = "\n".join(lines) + "\n\n"
+    text += (f"- The polyphase kernel against libsoxr (speed, then the SNR difference at {shown_bands} of the rate, "
+             f"positive where the kernel is cleaner): {against('polyphase', 'soxr')}.\n")
+    text += f"- libsamplerate against libsoxr, the same way: {against('libsamplerate', 'soxr')}.\n\n"
+    text += (f"{data['seconds']} s of 48 kHz stereo at the ratio {data['ratio']} (−131 ppm) for each SNR, float "
+             f"output; each speed the median of three conversions of {data['speedSeconds']} s held in memory.\n\n")
+    return text + provenance("converters.json", data)
+
+
+def spread(cell):
+    median, low, high = cell
+    return f"{median:.2f} s ({low:.2f}–{high:.2f})"
+
+
+def fleet_scan():
+    """The scan section: each fleet size's warm scans against reading every file's first 4 KiB."""
+    data = results("scan.json")
+    rows = sorted(data["rows"], key=lambda row: -row["pairs"])
+    lines = ["| pairs | `scan --format json` | `scan --format table` | every file's first 4 KiB | json / header read "
+             "| json, cold cache (one run) |", "| --- | --- | --- | --- | --- | --- |"]
+    for row in rows:
+        cold = "-" if row["coldJSON"] is None else f"{row['coldJSON']:.1f} s"
+        lines.append(f"| {row['pairs']:,} | {spread(row['json'])} | {spread(row['table'])} | {spread(row['headers'])} "
+                     f"| {row['json'][0] / row['headers'][0]:.1f}× | {cold} |")
+    costs = " and ".join(f"{row['json'][0] / row['pairs'] * 1e6:.0f} µs a pair at {row['pairs']:,}" for row in rows)
+    largest = rows[0]
+    met = largest["json"][0] <= 10 and largest["json"][0] <= 10 * largest["headers"][0]
+    smallest = rows[-1]
+    per_pair = [row["json"][0] / row["pairs"] for row in (largest, smallest)]
+    scale = ("; the largest fleet no dearer a pair than the smallest" if per_pair[0] <= 1.1 * per_pair[1]
+             else f"; the largest fleet {per_pair[0] / per_pair[1]:.1f}× the smallest's cost a pair")
+    return ("\n".join(lines) + "\n\n" + f"The JSON scan costs {costs}{scale}. "
+            f"Goals at the largest size: ≤ 10 s warm and ≤ 10× the header read: {'met' if met else 'NOT met'}.\n\n"
+            + provenance("scan.json", data))
+
+
+def scan_headline():
+    data = results("scan.json")
+    largest = max(data["rows"], key=lambda row: row["pairs"])
+    return (f"A fleet scan of {largest['pairs']:,} pairs with its JSON report takes {largest['json'][0]:.2f} s warm, "
+            f"{largest['json'][0] / largest['headers'][0]:.1f}× the time to read every file's first 4 KiB "
+            f"(`BENCH_SECTIONS=scan`, {data['date']}; [the scan](docs/performance.md#a-fleet-scan-at-the-speed-of-its-disk)).\n")
+
+
 def headline():
     """The README's measured sentences: the kernel's speed, then the engines' memory."""
     return kernel_headline().rstrip("\n") + " " + memory_headline()
 
 
 GENERATORS = {"stretch-visqol": stretch_visqol, "stretch-pesq": stretch_pesq, "kernel": kernel, "memory": memory,
-              "headline": headline, "counted-benchmarks": counted_benchmarks}
+              "headline": headline, "counted-benchmarks": counted_benchmarks, "converters": converters,
+              "fleet-scan": fleet_scan, "scan-headline": scan_headline}
 
 
 def record(name, command):

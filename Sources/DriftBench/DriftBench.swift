@@ -26,7 +26,7 @@ struct DriftBench: AsyncParsableCommand {
             Distance.self, Stretch.self, Tree.self, Fleet.self, JournalFill.self, Dispatch.self, Chaos.self,
             MediaShares.self, SoundMatchSpeed.self, SoundIndexGrowth.self, ShootFolder.self, PlaybackFolder.self,
             MovieProbeSpeed.self,
-            SlateFile.self,
+            SlateFile.self, ConverterQuality.self,
         ]
     )
 }
