@@ -22,6 +22,16 @@ let package = Package(
         .executable(name: "driftfix", targets: ["driftfix"]),
         .executable(name: "driftfix-bench", targets: ["DriftBench"]),
     ],
+    // What a library caller may leave out of its build. Live metrics (a `/metrics` listener for a run or a worker)
+    // bring swift-nio and swift-prometheus; a caller that serves its own metrics, or none, depends on driftfix with
+    // `traits: []` and builds neither. ZeroMQ and FFmpeg need no trait: libzmq and FFmpeg's libraries are loaded at
+    // first use, so a caller that never starts a worker or reads compressed audio needs neither installed.
+    traits: [
+        .trait(
+            name: "LiveMetrics",
+            description: "Serve live Prometheus metrics from a run or a worker (swift-nio, swift-prometheus)."),
+        .default(enabledTraits: ["LiveMetrics"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -121,7 +131,7 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"), "DriftSchema", "DriftCore", "DriftAudio",
                 "DriftAV", "DriftRules",
             ]),
-        // Drift reports: table, JSON, CSV, self-contained HTML.
+        // Drift reports: table, JSON, CSV, self-contained HTML, and the night's Prometheus text file for node_exporter.
         .target(
             name: "DriftReports",
             dependencies: [
@@ -176,14 +186,12 @@ let package = Package(
                 "DriftSupport", "DriftCore", "DriftAudio", "DriftDSP", "DriftAV", "DriftSchema", "DriftSync",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
-        // The composition root: one repair run (journal, plan, coordinator services, outcome, history, metrics) and
-        // one worker, from settings to outcome; the command line and the benchmark both run through it.
         // Live metrics of a running coordinator or worker: Prometheus series fed by their events, and the HTTP
-        // listener that serves them (/metrics, /healthz).
+        // listener that serves them (/metrics, /healthz). DriftKit's `LiveMetrics` trait brings it in.
         .target(
             name: "DriftMetrics",
             dependencies: [
-                "DriftCoordinator", "DriftCore", "DriftSchema", "DriftJobs",
+                "DriftCoordinator", "DriftCore", "DriftSchema", "DriftJobs", "DriftReports",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -209,13 +217,15 @@ let package = Package(
                 "DriftAV", "DriftConfig", "DriftCore", "DriftMedia", "DriftRepair", "DriftRules", "DriftSchema",
                 "DriftSupport", "DriftSync", .product(name: "Logging", package: "swift-log"),
             ]),
+        // The composition root: one repair run (journal, plan, coordinator services, outcome, history, metrics) and
+        // one worker, from settings to outcome; the command line and the benchmark both run through it.
         .target(
             name: "DriftKit",
             dependencies: [
                 .product(name: "SystemPackage", package: "swift-system"),
                 "DriftAudio", "DriftAV", "DriftConfig", "DriftCoordinator", "DriftCore", "DriftJobs", "DriftJournal",
                 "DriftMedia", "DriftRules",
-                "DriftMetrics", "DriftRepair",
+                .target(name: "DriftMetrics", condition: .when(traits: ["LiveMetrics"])), "DriftRepair",
                 "DriftPlanning", "DriftReports", "DriftSchema", "DriftSlurm", "DriftSoundPairing", "DriftSupport",
                 "DriftSync",
                 "DriftTimeline", "DriftTrace", "DriftTransport", "DriftWire",
@@ -270,7 +280,9 @@ let package = Package(
             dependencies: ["DriftSlurm", "DriftCoordinator", "DriftJobs", "DriftWire", "DriftFixtures"]),
         .testTarget(
             name: "DriftMetricsTests",
-            dependencies: ["DriftMetrics", "DriftFixtures", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "DriftMetrics", "DriftCore", "DriftFixtures", .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "DriftPlanningTests", dependencies: ["DriftPlanning", "DriftCore", "DriftSchema"]),
         .testTarget(
             name: "DriftKitTests",
@@ -327,7 +339,7 @@ let package = Package(
             name: "DriftJournalTests",
             dependencies: [
                 "DriftPlanning", "DriftSchema", "DriftJournal", "DriftCoordinator", "DriftWire", "DriftAudio",
-                "DriftCore", "DriftReports", "DriftFixtures", "DriftJobs", "DriftAV", "DriftSync", "DriftMetrics",
+                "DriftCore", "DriftReports", "DriftFixtures", "DriftJobs", "DriftAV", "DriftSync",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(

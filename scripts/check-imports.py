@@ -20,6 +20,15 @@ SYSTEM = {"Foundation", "FoundationEssentials", "Glibc", "Dispatch", "Synchroniz
 IMPORT = re.compile(r"^(?:@testable\s+)?(?:@_implementationOnly\s+)?(?:(?:internal|public|private|package|fileprivate)\s+)?import\s+(?:struct\s+|class\s+|enum\s+|func\s+)?([A-Za-z_][A-Za-z0-9_]*)", re.M)
 
 
+CONDITIONAL = re.compile(r"^#if\b.*?^#endif\b", re.M | re.S)
+
+
+def conditional_imports_dedented(text):
+    """The source with the imports inside `#if` blocks (a trait's, indented by swift format) at the line's start, so
+    they count; an indented `import` elsewhere is text (a script in a string literal), not Swift."""
+    return CONDITIONAL.sub(lambda block: re.sub(r"^[ \t]+(?=import\s)", "", block.group(0), flags=re.M), text)
+
+
 def main() -> int:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     manifest = json.loads(subprocess.run(["swift", "package", "dump-package"], cwd=root, check=True,
@@ -35,7 +44,7 @@ def main() -> int:
             for file in files:
                 if file.endswith(".swift"):
                     with open(os.path.join(base, file), encoding="utf-8") as handle:
-                        imports.update(IMPORT.findall(handle.read()))
+                        imports.update(IMPORT.findall(conditional_imports_dedented(handle.read())))
         declared = set()
         for dependency in target.get("dependencies", []):
             for kind in ("byName", "target", "product"):

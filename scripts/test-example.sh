@@ -9,6 +9,12 @@ example=Examples/RepairService
 # dependency has since deleted ("missing inputs"); the failed build replans it. A real compile error fails twice.
 swift build --package-path "$example" || swift build --package-path "$example"
 service=$(swift build --package-path "$example" --show-bin-path)/RepairService
+# The example depends on driftfix with `traits: []`: DriftKit without its LiveMetrics trait links neither DriftMetrics
+# nor swift-prometheus (their Swift symbols are mangled with the module's name).
+if nm "$service" | grep -q '12DriftMetrics\|10Prometheus'; then
+    echo "test-example: DriftKit built without LiveMetrics still links DriftMetrics or swift-prometheus"
+    exit 1
+fi
 
 work=$(mktemp -d)
 pid=

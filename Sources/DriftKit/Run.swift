@@ -4,7 +4,6 @@ import DriftCoordinator
 import DriftCore
 import DriftJobs
 import DriftJournal
-import DriftMetrics
 import DriftReports
 import DriftRules
 import DriftSchema
@@ -16,6 +15,10 @@ import Logging
 import Tracing
 
 import struct SystemPackage.FilePath
+
+#if LiveMetrics
+    import DriftMetrics
+#endif
 
 /// One run of driftfix, whatever the command and whatever the pairing: the one use case `scan`, `repair` and `sync`
 /// share. Built from settings, it pairs the files (by names, by sound, or names then sound), measures them, and with
@@ -102,29 +105,33 @@ public struct Run: Sendable {
             throw .nothingToResume(journal: journal, exists: false)
         }
         guard let address = settings.metricsAddress else { return try await whole(live: nil) }
-        // Served from before the scan to after the reports, so a long scan or a stalled night shows.
-        let live = LiveRunMetrics()
-        let server: MetricsServer
-        do {
-            server = try MetricsServer(address: address, logger: logger) {
-                live.spans(Traces.spanCounts)
-                return live.render()
+        #if LiveMetrics
+            // Served from before the scan to after the reports, so a long scan or a stalled night shows.
+            let live = LiveRunMetrics()
+            let server: MetricsServer
+            do {
+                server = try MetricsServer(address: address, logger: logger) {
+                    live.spans(Traces.spanCounts)
+                    return live.render()
+                }
+            } catch {
+                throw .invalidSettings(SettingsError(.metricsAddress, error.description))
             }
-        } catch {
-            throw .invalidSettings(SettingsError(.metricsAddress, error.description))
-        }
-        let serving = Task { [logger] in
-            do { try await server.run() } catch { logger.error("\(error); the run goes on without live metrics") }
-        }
-        let outcome: Result<Outcome, RunError>
-        do {
-            outcome = .success(try await whole(live: live))
-        } catch {
-            outcome = .failure(error)
-        }
-        serving.cancel()
-        await serving.value
-        return try outcome.get()
+            let serving = Task { [logger] in
+                do { try await server.run() } catch { logger.error("\(error); the run goes on without live metrics") }
+            }
+            let outcome: Result<Outcome, RunError>
+            do {
+                outcome = .success(try await whole(live: live))
+            } catch {
+                outcome = .failure(error)
+            }
+            serving.cancel()
+            await serving.value
+            return try outcome.get()
+        #else
+            throw .invalidSettings(SettingsError(.metricsAddress, MetricsError.notBuilt(address).description))
+        #endif
     }
 
     /// The run between its metrics listener's start and end.

@@ -1,8 +1,11 @@
 import DriftCoordinator
 import DriftJobs
-import DriftMetrics
 import DriftSchema
 import Instrumentation
+
+#if LiveMetrics
+    import DriftMetrics
+#endif
 
 /// A run's rounds of jobs, as progress and live metrics name them.
 public enum RunRound: String, Sendable, CaseIterable {

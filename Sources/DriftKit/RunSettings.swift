@@ -1,7 +1,6 @@
 import DriftConfig
 import DriftCore
 import DriftJournal
-import DriftMetrics
 import DriftRules
 import DriftTimeline
 import Foundation

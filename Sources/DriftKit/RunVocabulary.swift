@@ -8,7 +8,6 @@
 /// What `driftfix history` asks the journal.
 @_exported public import struct DriftJournal.HistoryQuery
 /// Where live metrics are served, and whether that may be off loopback.
-@_exported public import struct DriftMetrics.MetricsAddress
 @_exported public import struct DriftRepair.PlanError
 @_exported public import struct DriftRepair.ProcessError
 /// One file's repair: what to do, what came of it, and why it could not be done.

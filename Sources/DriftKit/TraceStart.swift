@@ -1,7 +1,10 @@
 import DriftConfig
-import DriftMetrics
 import DriftTrace
 import Logging
+
+#if LiveMetrics
+    import DriftMetrics
+#endif
 
 /// Where a process's traces go: the standard `OTEL_*` variables over the configuration's `tracing:` section.
 enum TraceStart {
@@ -31,9 +34,11 @@ public enum LogContext {
     public static let metadataProvider: Logger.MetadataProvider = Traces.logMetadata
 }
 
-extension Traces {
-    /// The exporter's counts as the metrics take them; nil while tracing is off.
-    static var spanCounts: SpanCounts? {
-        counts.map { SpanCounts(exported: $0.exported, dropped: $0.dropped, failedRequests: $0.failedRequests) }
+#if LiveMetrics
+    extension Traces {
+        /// The exporter's counts as the metrics take them; nil while tracing is off.
+        static var spanCounts: SpanCounts? {
+            counts.map { SpanCounts(exported: $0.exported, dropped: $0.dropped, failedRequests: $0.failedRequests) }
+        }
     }
-}
+#endif

@@ -1,6 +1,5 @@
 import DriftConfig
 import DriftCore
-import DriftMetrics
 import DriftSlurm
 import DriftSupport
 import DriftTransport

@@ -1,4 +1,3 @@
-import DriftMetrics
 import DriftSupport
 import DriftTrace
 import DriftTransport
@@ -8,6 +7,10 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import UnixSignals
+
+#if LiveMetrics
+    import DriftMetrics
+#endif
 
 /// One `driftfix worker`: the composition root of the worker side. Its loop runs as a service under a
 /// `ServiceGroup`: SIGINT, SIGTERM and SIGHUP let running jobs finish, then the worker says goodbye and exits.
@@ -46,17 +49,7 @@ public struct WorkerRun {
         var nodeSettings = settings.node
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let address = settings.metricsAddress {
-            let metrics = WorkerMetrics()
-            nodeSettings.observer = MetricsObserver(metrics: metrics)
-            let server = try MetricsServer(address: address, logger: logger) {
-                metrics.spans(Traces.spanCounts)
-                return metrics.render()
-            }
-            services.append(
-                .init(
-                    service: server, successTerminationBehavior: .ignore,
-                    failureTerminationBehavior: .gracefullyShutdownGroup,
-                    serviceName: "metrics"))
+            try serveMetrics(at: address, node: &nodeSettings, services: &services)
         }
         let node = try WorkerNode(context: context, settings: nodeSettings, logger: logger)
         let service = try WorkerService(node: node, parent: settings.parent)
@@ -74,20 +67,43 @@ public struct WorkerRun {
         try await ServiceGroup(configuration: configuration).run()
         return service.completed
     }
-}
 
-/// The worker loop's reports, counted for `/metrics`.
-private struct MetricsObserver: WorkerObserver {
-    let metrics: WorkerMetrics
-
-    func jobStarted(_ job: JobSpec) { metrics.started() }
-    func jobFinished(_ result: JobResult) {
-        switch result.outcome {
-        case .repaired(let output), .decided(_, output: let output?):
-            metrics.finished(outputFrames: output.frames, failure: nil)
-        case .decided, .heard: metrics.finished(outputFrames: nil, failure: nil)
-        case .failed(let failure): metrics.finished(outputFrames: nil, failure: failure.kind)
-        }
+    /// The worker's `/metrics` listener, fed by the worker loop's reports (refused when this build has none).
+    private func serveMetrics(
+        at address: MetricsAddress, node: inout WorkerNode.Settings,
+        services: inout [ServiceGroupConfiguration.ServiceConfiguration]
+    ) throws {
+        #if LiveMetrics
+            let metrics = WorkerMetrics()
+            node.observer = MetricsObserver(metrics: metrics)
+            let server = try MetricsServer(address: address, logger: logger) {
+                metrics.spans(Traces.spanCounts)
+                return metrics.render()
+            }
+            services.append(
+                .init(
+                    service: server, successTerminationBehavior: .ignore,
+                    failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "metrics"))
+        #else
+            throw MetricsError.notBuilt(address)
+        #endif
     }
-    func coordinator(connected: Bool) { metrics.coordinator(connected: connected) }
 }
+
+#if LiveMetrics
+    /// The worker loop's reports, counted for `/metrics`.
+    private struct MetricsObserver: WorkerObserver {
+        let metrics: WorkerMetrics
+
+        func jobStarted(_ job: JobSpec) { metrics.started() }
+        func jobFinished(_ result: JobResult) {
+            switch result.outcome {
+            case .repaired(let output), .decided(_, output: let output?):
+                metrics.finished(outputFrames: output.frames, failure: nil)
+            case .decided, .heard: metrics.finished(outputFrames: nil, failure: nil)
+            case .failed(let failure): metrics.finished(outputFrames: nil, failure: failure.kind)
+            }
+        }
+        func coordinator(connected: Bool) { metrics.coordinator(connected: connected) }
+    }
+#endif

@@ -1,6 +1,7 @@
 import DriftCoordinator
 import DriftCore
 import DriftJobs
+import DriftReports
 import DriftSchema
 import Foundation
 import Prometheus

@@ -1,3 +1,4 @@
+import DriftCore
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -152,26 +153,6 @@ private final class OpenConnections {
     func remove(_ id: Int) { entries.removeAll { $0.id == id } }
 }
 
-/// Why live metrics could not be served or written.
-public enum MetricsError: Error, Equatable, CustomStringConvertible {
-    /// The address could not be listened on (in use, not this host's, ...).
-    case cannotListen(address: String, reason: String)
-    /// A non-loopback address that was not acknowledged as public.
-    case onNetwork(address: String)
-    /// The end-of-run metrics file could not be written.
-    case cannotWrite(path: String, reason: String)
-
-    public var description: String {
-        switch self {
-        case .cannotListen(let address, let reason): return "cannot listen on \(address) for metrics: \(reason)"
-        case .onNetwork(let address):
-            return
-                "metrics on \(address) would be reachable from the network without TLS or authentication (run progress, drift, device names); listen on loopback and reach it through a tunnel or a TLS proxy, or acknowledge it as public"
-        case .cannotWrite(let path, let reason): return "\(path): cannot write the metrics file (\(reason))"
-        }
-    }
-}
-
 /// One request per connection; every answer closes the connection (scrapers reconnect cheaply). A connection gets
 /// `headSeconds` from accept to a whole head and `connectionSeconds` to a whole request.
 private final class MetricsHandler: ChannelInboundHandler {
@@ -301,52 +282,4 @@ private final class MetricsHandler: ChannelInboundHandler {
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }
-}
-
-/// Where metrics are served: `PORT` (loopback), or `HOST:PORT` / `[IPv6]:PORT` given explicitly.
-public struct MetricsAddress: Sendable, Equatable, CustomStringConvertible {
-    public let host: String
-    public let port: Int
-    /// The caller's acknowledgement that a non-loopback address serves its metrics to the network.
-    public var onNetwork: Bool
-
-    public init(host: String, port: Int, onNetwork: Bool = false) {
-        self.host = host
-        self.port = port
-        self.onNetwork = onNetwork
-    }
-
-    /// Whether the host is a loopback address by its text (127.0.0.0/8, ::1, localhost): a name that resolves
-    /// elsewhere, or a wildcard, is the network.
-    public var isLoopback: Bool {
-        let host = host.lowercased()
-        if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
-        let plain = host.hasPrefix("::ffff:") ? String(host.dropFirst(7)) : host
-        let parts = plain.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
-    }
-
-    /// Why this address may not be served, or nil.
-    public var refusal: MetricsError? {
-        isLoopback || onNetwork ? nil : .onNetwork(address: description)
-    }
-
-    /// Nil when `text` is not a port, `HOST:PORT` or `[IPv6]:PORT` with a port in 0...65535.
-    public init?(parsing text: String) {
-        var host = "127.0.0.1"
-        var portText = Substring(text)
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
-            host = String(text[text.index(after: text.startIndex)..<close])
-            let rest = text[text.index(after: close)...]
-            guard rest.hasPrefix(":") else { return nil }
-            portText = rest.dropFirst()
-        } else if let colon = text.lastIndex(of: ":") {
-            host = String(text[..<colon])
-            portText = text[text.index(after: colon)...]
-        }
-        guard !host.isEmpty, let port = Int(portText), (0...65_535).contains(port) else { return nil }
-        self.init(host: host, port: port)
-    }
-
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

@@ -1,7 +1,6 @@
 import DriftCore
 import DriftFixtures
 import DriftJournal
-import DriftMetrics
 import DriftPlanning
 import DriftReports
 import DriftSchema

@@ -1,3 +1,4 @@
+import DriftCore
 import DriftFixtures
 import DriftMetrics
 import Foundation
