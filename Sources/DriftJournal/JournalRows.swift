@@ -97,7 +97,9 @@ struct OutputRow: Codable, FetchableRecord, PersistableRecord {
     }
 }
 
-/// The small Codable records a few columns hold as JSON (a content job's policy and numbers, a measurement).
+/// The small Codable records a few columns hold as JSON (a content job's policy and numbers, a measurement). The
+/// wire's and the report's types among them are pinned by the tests (StoredFormTests: the exact text, read back), so a
+/// change to either format cannot change what the journal holds without a migration.
 enum JournalJSON {
     static func encode<T: Encodable>(_ value: T?) -> String? {
         guard let value else { return nil }
