@@ -110,24 +110,26 @@ struct RepairCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var settings = try RunCommand.settings(roots: roots, config: config)
-        settings.pairBy = pairBy
-        settings.outputRoot = Paths.file(out)
-        settings.quality = quality
-        settings.engine = engine
-        settings.mux = mux ? true : nil
-        settings.journalPath = journal.map(Paths.file)
-        settings.resume = resume.map { $0 ? .always : .never } ?? .whenUnfinished
-        settings.full = full
-        settings.metricsFile = metrics.map(Paths.file)
-        settings.metricsAddress = try metricsAddress.map { try MetricsOption.parse($0, onNetwork: metricsOnNetwork) }
-        if let maxAttempts { settings.configuration.maxAttempts = maxAttempts }
-        settings.work = try dispatch.work(configuration: settings.configuration, configPath: config)
-        settings.timeline = timeline.file
+        var repair = Run.Repair(
+            roots: RunCommand.roots(roots), outputRoot: Paths.file(out), configuration: try loadConfiguration(config))
+        repair.configurationPath = config.map(Paths.file)
+        repair.pairBy = pairBy
+        repair.quality = quality
+        repair.engine = engine
+        repair.mux = mux ? true : nil
+        repair.journalPath = journal.map(Paths.file)
+        repair.resume = resume.map { $0 ? .always : .never } ?? .whenUnfinished
+        repair.full = full
+        repair.metricsFile = metrics.map(Paths.file)
+        repair.metricsAddress = try metricsAddress.map { try MetricsOption.parse($0, onNetwork: metricsOnNetwork) }
+        if let maxAttempts { repair.configuration.maxAttempts = maxAttempts }
+        repair.work = try dispatch.work(configuration: repair.configuration, configPath: config)
+        repair.timeline = timeline.file
         let logger = Logger(label: "driftfix.repair")
-        let outcome = try await RunCommand.run(settings, logger: logger, observer: RepairProgress(logger: logger))
+        let outcome = try await RunCommand.run(
+            repair.settings, logger: logger, observer: RepairProgress(logger: logger))
         let report = outcome.report
-        print(ReportTable.render(report, relativeTo: settings.roots.count == 1 ? settings.roots[0].pathText : nil))
+        print(ReportTable.render(report, relativeTo: repair.roots.count == 1 ? repair.roots[0].pathText : nil))
         print(RunCommand.outcomeLine(report))
         fflush(nil)  // the table first, then the notes on stderr
         if let folder = self.report { try writeReportFolder(report, to: folder) }

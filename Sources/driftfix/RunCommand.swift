@@ -3,6 +3,8 @@ import DriftKit
 import Foundation
 import Logging
 
+import struct SystemPackage.FilePath
+
 /// What `scan`, `repair` and `sync` share once their flags are settings: the one run use case, its refusals worded
 /// as the options that asked for them (a usage error, exit 2), its other failures as one line (exit 1).
 enum RunCommand {
@@ -48,12 +50,8 @@ enum RunCommand {
         }
     }
 
-    /// The settings every command starts from: its roots and its configuration (`--config`, else `$DRIFTFIX_CONFIG`).
-    static func settings(roots: [String], config: String?) throws -> Run.Settings {
-        var settings = Run.Settings(roots: roots.map(Paths.file), configuration: try loadConfiguration(config))
-        settings.configurationPath = config.map(Paths.file)
-        return settings
-    }
+    /// The roots every command starts from, absolute.
+    static func roots(_ roots: [String]) -> [FilePath] { roots.map(Paths.file) }
 
     /// Says what else went wrong, one line each, and ends with the exit code the outcome earns.
     static func finish(_ outcome: Run.Outcome) throws {

@@ -54,15 +54,16 @@ struct ScanCommand: AsyncParsableCommand {
     var timeline: TimelineOptions
 
     func run() async throws {
-        var settings = try RunCommand.settings(roots: roots, config: config)
-        settings.pairBy = pairBy
-        settings.measureContent = content
-        settings.work = try dispatch.work(configuration: settings.configuration, configPath: config)
-        settings.timeline = timeline.file
+        var scan = Run.Scan(roots: RunCommand.roots(roots), configuration: try loadConfiguration(config))
+        scan.configurationPath = config.map(Paths.file)
+        scan.pairBy = pairBy
+        scan.measureContent = content
+        scan.work = try dispatch.work(configuration: scan.configuration, configPath: config)
+        scan.timeline = timeline.file
         let logger = Logger(label: "driftfix.scan")
-        let outcome = try await RunCommand.run(settings, logger: logger, observer: RepairProgress(logger: logger))
+        let outcome = try await RunCommand.run(scan.settings, logger: logger, observer: RepairProgress(logger: logger))
         let result = outcome.report
-        let absoluteRoots = settings.roots.map(\.pathText)
+        let absoluteRoots = scan.roots.map(\.pathText)
         let chosen = format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json)
         switch chosen {
         case .table: print(ReportTable.render(result, relativeTo: absoluteRoots.count == 1 ? absoluteRoots[0] : nil))

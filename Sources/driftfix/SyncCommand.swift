@@ -86,19 +86,24 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var settings = try RunCommand.settings(roots: roots, config: config)
-        // Sound, or names then sound where the configuration says so; `name` pairs nothing here (refused above).
-        settings.pairBy = pairBy ?? (settings.configuration.pairing.pairBy == .nameThenSound ? .nameThenSound : .sound)
-        settings.outputRoot = out.map(Paths.file)
-        settings.quality = quality
-        settings.mux = mux ? true : nil
-        settings.journalPath = journal.map(Paths.file)
-        settings.full = full
-        if exhaustiveSearch { settings.configuration.pairing.soundSearch = .exhaustive }
-        settings.work = .threads(threads ?? Cores.available)
-        settings.timeline = timeline.file
+        var sync = Run.Sync(roots: RunCommand.roots(roots), configuration: try loadConfiguration(config))
+        // Sound, or names then sound (given, or where the configuration says so); `name` pairs nothing here (refused
+        // above).
+        switch pairBy {
+        case .sound?: sync.pairing = .sound
+        case .nameThenSound?: sync.pairing = .nameThenSound
+        case .name?, nil: sync.pairing = nil
+        }
+        sync.outputRoot = out.map(Paths.file)
+        sync.quality = quality
+        sync.mux = mux ? true : nil
+        sync.journalPath = journal.map(Paths.file)
+        sync.full = full
+        if exhaustiveSearch { sync.configuration.pairing.soundSearch = .exhaustive }
+        if let threads { sync.threads = threads }
+        sync.timeline = timeline.file
         let logger = Logger(label: "driftfix.sync")
-        let outcome = try await RunCommand.run(settings, logger: logger, observer: RepairProgress(logger: logger))
+        let outcome = try await RunCommand.run(sync.settings, logger: logger, observer: RepairProgress(logger: logger))
         let result = outcome.sound ?? SoundPairingReport(groups: [])
         switch format ?? (isatty(STDOUT_FILENO) == 1 ? .table : .json) {
         case .table: print(SoundPairingText.table(result))

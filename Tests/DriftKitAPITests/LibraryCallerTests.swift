@@ -142,16 +142,15 @@ struct LibraryCallerTests {
     func nightEvents() async throws {
         let tree = try RepairTree(drifted: 3, inSync: 1)
         let out = TemporaryFolder("driftfix-out")
-        var settings = Run.Settings(roots: [FilePath(tree.root.path)])
-        settings.outputRoot = FilePath(out.path)
-        settings.work = .threads(2)
+        var repair = Run.Repair(roots: [FilePath(tree.root.path)], outputRoot: FilePath(out.path))
+        repair.work = .threads(2)
         let stream = RunEventStream()
         let collected = Task {
             var events: [RunEvent] = []
             for await event in stream.events { events.append(event) }
             return events
         }
-        let outcome = try await Run(settings: settings, logger: Logger(label: "test.api"), observer: stream).run()
+        let outcome = try await Run(repair, logger: Logger(label: "test.api"), observer: stream).run()
         let events = await collected.value
         #expect(outcome.succeeded)
         guard case .planned(.repairs, let jobs)? = events.first else {
@@ -173,6 +172,36 @@ struct LibraryCallerTests {
             let output = tree.output(entry, in: out.path)
             #expect(repaired[output] == entry.target, "\(output)")
             #expect(try readSound(output).frames == entry.target)
+        }
+    }
+
+    @Test(
+        "a scan and a sync as their own types: what each command cannot use is no field of it, and a scan writes nothing"
+    )
+    func commandTypes() async throws {
+        let tree = try RepairTree(drifted: 2, inSync: 1)
+        let scan = Run.Scan(roots: [FilePath(tree.root.path)])
+        #expect(scan.settings.outputRoot == nil)
+        let before = try FileManager.default.subpathsOfDirectory(atPath: tree.root.path).sorted()
+        let scanned = try await Run(scan, logger: Logger(label: "test.api")).run()
+        #expect(scanned.report.pairs.count == 3)
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: tree.root.path).sorted() == before)
+
+        // A sync pairs by the sound, or by names first: a configuration that pairs by names alone does not make it
+        // one, and names-then-sound there is kept.
+        var configuration = Configuration()
+        configuration.pairing.pairBy = .name
+        var sync = Run.Sync(roots: [FilePath(tree.root.path)], configuration: configuration)
+        #expect(sync.settings.pairing == .sound)
+        configuration.pairing.pairBy = .nameThenSound
+        sync.configuration = configuration
+        #expect(sync.settings.pairing == .nameThenSound)
+        sync.pairing = .sound
+        #expect(sync.settings.pairing == .sound)
+        sync.threads = 3
+        guard case .threads(3)? = sync.settings.work else {
+            Issue.record("a sync runs on this process's threads: \(String(describing: sync.settings.work))")
+            return
         }
     }
 }
