@@ -4,7 +4,7 @@
 #
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
-#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (kernel memory converters engines resample stretch quality aac content sync
+#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (kernel memory converters engines resample stretch stretch-speed quality aac content sync
 #                                music soundnight movieprobe scan fleet journal dispatch repair traces slurm chaos chaos-net compare;
 #                                default: all)
 #   BENCH_NIGHT_CLIPS=200 BENCH_NIGHT_SECONDS=2400   the soundnight section's large shoot (clips, recorder seconds)
@@ -34,7 +34,7 @@ input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
 speed=1.000131          # the same repair as a sox speed factor (input length / output length)
 
-if want resample || want stretch || want aac; then
+if want resample || want stretch || want stretch-speed || want aac; then
 [[ -f "$input" ]] || { echo "generating $seconds s of 48 kHz stereo 24-bit audio in $input"; "$bin/driftfix-bench" generate "$input" --seconds "$seconds"; }
 fi
 raw_seconds=$(( seconds < 300 ? seconds : 300 ))
@@ -316,7 +316,7 @@ echo
 echo "raw xRT: the same converter on the first $raw_seconds s held in memory (no file I/O)."
 fi
 
-if want stretch; then
+if want stretch || want stretch-speed; then
 # Speed on one core (taskset; Rubber Band, its channels together as driftfix's, and sox are single-threaded) on a
 # real song looped to BENCH_STRETCH_SECONDS, 48 kHz stereo: median of 3 wall seconds, as xRT, and each tool's time
 # over Rubber Band R3's at the same ratio. Then the vocoder on the whole $seconds s input, for its peak memory
@@ -324,6 +324,7 @@ if want stretch; then
 echo
 sts=${BENCH_STRETCH_SECONDS:-120}
 song="$work/stretch-song-${sts}s.wav"
+rm -f "$work/stretch-speed.jsonl"
 [[ -f "$song" ]] || sox Tests/Music/Kevin_MacLeod_-_Vibe_Ace.ogg -r 48000 -c 2 -b 24 "$song" repeat 60 trim 0 "$sts"
 core=(); command -v taskset >/dev/null && core=(taskset -c 0)
 stime() {  # stime INDEX COMMAND...: the median wall seconds and peak MiB of COMMAND on one core, kept at INDEX
@@ -344,15 +345,31 @@ for r in 0.8 1.25; do
     stime 3 rubberband -q -3 --centre-focus -D "$(awk -v f="$frames" 'BEGIN { printf "%.9f", f / 48000 }')" "$song" "$work/st.wav"
     stime 4 rubberband -q -2 --centre-focus -D "$(awk -v f="$frames" 'BEGIN { printf "%.9f", f / 48000 }')" "$song" "$work/st.wav"
     stime 5 sox "$song" "$work/st.wav" tempo "$tempo"
+    tools=(driftfix driftfix:vocoder driftfix:wsola R3 R2 sox)
     for i in 0 1 2 3 4 5; do
         awk -v l="${labels[$i]}" -v s="$sts" -v w="${swall[$i]}" -v r3="${swall[3]}" -v m="${srss[$i]}" \
             'BEGIN { printf "%-30s %8.1f %8.2fx %9d\n", l, s / w, w / r3, m }'
+        printf '{"ratio": %s, "tool": "%s", "wall": %s, "peakMiB": %s}\n' "$r" "${tools[$i]}" "${swall[$i]}" "${srss[$i]}" \
+            >>"$work/stretch-speed.jsonl"
     done
     rm -f "$work/st.wav"
 done
 read -r w m < <(median3 "${core[@]}" "$bin/driftfix" process "$input" "$work/st.wav" --method stretch --ratio 1.25 --stretch-engine vocoder -q -y)
 awk -v s="$seconds" -v w="$w" -v m="$m" 'BEGIN { printf "%-30s %8.1f %9s %9d\n", "driftfix vocoder x1.25, " s " s", s / w, "", m }'
 rm -f "$work/st.wav"
+# The docs' speed table is generated from bench-results/stretch-speed.json.
+python3 - "$work/stretch-speed.jsonl" "$sts" "$seconds" "$w" "$m" <<'PY' |
+import json, sys
+rows_file, seconds, long_seconds, long_wall, long_peak = sys.argv[1:]
+print(json.dumps({"seconds": int(seconds), "rows": [json.loads(line) for line in open(rows_file) if line.strip()],
+                  "long": {"seconds": int(long_seconds), "wall": float(long_wall), "peakMiB": int(long_peak)}}))
+PY
+    python3 scripts/figures.py record stretch-speed.json --command "BENCH_SECTIONS=stretch-speed scripts/bench.sh"
+rm -f "$work/stretch-speed.jsonl"
+render_figures
+fi
+
+if want stretch; then
 # ViSQOL (and PESQ on speech) against ideal stretches rendered from scores, and round trips of a real song
 # (scripts/stretch-quality.py; docs/performance.md explains the materials): every tool, material and ratio. The older
 # log-spectral distance is the quality section's.

@@ -79,15 +79,62 @@ def stretch_table(rows, metric, title):
     return "\n".join(lines) + "\n"
 
 
+def against_r3(rows, metric, tool):
+    """How `tool` scores against Rubber Band R3 by `metric`: the means, the cells above, the worst cell below."""
+    digits = 3 if metric == "visqol" else 2
+    cells = {}
+    for row in rows:
+        if row[metric] is not None:
+            cells.setdefault((row["material"], row["ratio"]), {})[row["tool"]] = row[metric]
+    paired = [(key, by[tool], by["R3"]) for key, by in cells.items() if tool in by and "R3" in by]
+    mine = statistics.fmean(value for _, value, _ in paired)
+    theirs = statistics.fmean(value for _, _, value in paired)
+    above = sum(1 for _, value, r3 in paired if value > r3)
+    worst = min(paired, key=lambda cell: cell[1] - cell[2])
+    (material, ratio), value, r3 = worst
+    material = material[5:].rsplit(".", 1)[0].replace("_", " ") + ", round trip" if material.startswith("song:") else material
+    name = TOOL_NAMES.get(tool, tool) if tool == "driftfix" else f"The {TOOL_NAMES.get(tool, tool)} alone"
+    text = (f"{name} against Rubber Band R3: a mean of {mine:.{digits}f} against "
+            f"{theirs:.{digits}f}, higher in {above} of {len(paired)} cells")
+    if value < r3:
+        text += f"; its largest shortfall {r3 - value:.{digits}f} ({material} at {ratio:g}×)"
+    return text + "."
+
+
 def stretch_visqol():
     data = results("stretch-quality.json")
-    return stretch_table(data["results"], "visqol", "ViSQOL MOS-LQO") + "\n" + provenance("stretch-quality.json", data)
+    rows = data["results"]
+    return (stretch_table(rows, "visqol", "ViSQOL MOS-LQO") + "\n" + against_r3(rows, "visqol", "driftfix") + " "
+            + against_r3(rows, "visqol", "driftfix:vocoder") + "\n\n" + provenance("stretch-quality.json", data))
 
 
 def stretch_pesq():
     data = results("stretch-quality.json")
-    return (stretch_table(data["results"], "pesq", "PESQ (wide band), the voice") + "\n"
-            + provenance("stretch-quality.json", data))
+    rows = data["results"]
+    return (stretch_table(rows, "pesq", "PESQ (wide band), the voice") + "\n" + against_r3(rows, "pesq", "driftfix")
+            + " " + against_r3(rows, "pesq", "driftfix:vocoder") + "\n\n" + provenance("stretch-quality.json", data))
+
+
+def stretch_speed():
+    """The stretchers' speed on one core against Rubber Band R3 at the same ratio, and the vocoder on a long file."""
+    data = results("stretch-speed.json")
+    seconds = data["seconds"]
+    lines = [f"| tool, a song looped to {seconds} s, stereo, one core | ratio | × realtime | time over R3's | peak MiB |",
+             "| --- | --- | --- | --- | --- |"]
+    r3 = {row["ratio"]: row["wall"] for row in data["rows"] if row["tool"] == "R3"}
+    for row in data["rows"]:
+        lines.append(f"| {TOOL_NAMES.get(row['tool'], row['tool'])} | {row['ratio']:g} | {seconds / row['wall']:.1f} "
+                     f"| {row['wall'] / r3[row['ratio']]:.2f} | {row['peakMiB']} |")
+    vocoder = [row for row in data["rows"] if row["tool"] == "driftfix:vocoder"]
+    speeds = [r3[row["ratio"]] / row["wall"] for row in vocoder]
+    long = data["long"]
+    short_peak = max(row["peakMiB"] for row in vocoder)
+    growth = ("the same peak as on the short file" if long["peakMiB"] <= short_peak + 2
+              else f"{long['peakMiB'] - short_peak} MiB more than on the short file")
+    return ("\n".join(lines) + "\n\n" + f"The phase vocoder runs at {min(speeds):.1f}–{max(speeds):.1f}× Rubber Band "
+            f"R3's speed; on a {long['seconds']} s file at 1.25× it ran at {long['seconds'] / long['wall']:.1f}× "
+            f"realtime in {long['peakMiB']} MiB, {growth}.\n\n"
+            + provenance("stretch-speed.json", data))
 
 
 # The kernel section's rows: bench.sh's label, the docs' words for it, and whether it is driftfix's own default row.
@@ -332,7 +379,7 @@ def headline():
 
 GENERATORS = {"stretch-visqol": stretch_visqol, "stretch-pesq": stretch_pesq, "kernel": kernel, "memory": memory,
               "headline": headline, "counted-benchmarks": counted_benchmarks, "converters": converters,
-              "fleet-scan": fleet_scan, "scan-headline": scan_headline}
+              "fleet-scan": fleet_scan, "stretch-speed": stretch_speed, "scan-headline": scan_headline}
 
 
 def record(name, command):
