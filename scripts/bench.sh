@@ -595,9 +595,11 @@ render_figures
 fi
 
 if want fleet; then
+# Each number also goes to bench-results/fleet.json (the docs' fleet QA table and its sentences are generated from it).
 devices=${BENCH_FLEET_DEVICES:-500} takes=${BENCH_FLEET_TAKES:-40} nights=${BENCH_FLEET_NIGHTS:-5}
 fleet="$work/fleet"
 rm -rf "$fleet" && mkdir -p "$fleet"
+frows="$work/fleet-rows.jsonl"; : >"$frows"
 echo
 echo "## Fleet QA: $devices devices x $takes takes x $nights nights = $((devices * takes * nights)) pairs (60 s sparse WAVs with"
 echo "## sidecar references; night K's repair scans nights 0..K; device 1 starts drifting and device 2 turns erratic on the last)"
@@ -612,20 +614,25 @@ for ((night = 0; night < nights; night++)); do
     read -r wall rss < <(tail -1 "$work/time.txt")
     pairs=$(( (night + 1) * devices * takes ))
     size=$(stat -c %s "$fleet/out/.driftfix/journal.sqlite")
-    awk -v n="$night" -v p="$pairs" -v w="$wall" -v r="$rss" -v h="$(stat -c %s "$fleet/report/report.html")" \
-        -v j="$(stat -c %s "$fleet/report/report.json")" -v c="$(stat -c %s "$fleet/report/report.csv")" -v s="$size" -v l="$last_size" \
+    html=$(stat -c %s "$fleet/report/report.html") json=$(stat -c %s "$fleet/report/report.json")
+    csv=$(stat -c %s "$fleet/report/report.csv")
+    awk -v n="$night" -v p="$pairs" -v w="$wall" -v r="$rss" -v h="$html" -v j="$json" -v c="$csv" -v s="$size" -v l="$last_size" \
         'BEGIN { printf "%-6s %8d %8.1f %10.0f %9.2f %9.1f %9.1f %9.1f %11.1f %11.0f\n", n, p, w, r / 1024, h / 1e6, j / 1e6, c / 1e6, s / 1e6, (s - l) / 1e6, (s - l) / p }'
+    printf '{"night": %d, "pairs": %d, "wall": %s, "peakKiB": %d, "html": %d, "json": %d, "csv": %d, "journal": %d}\n' \
+        "$night" "$pairs" "$wall" "$rss" "$html" "$json" "$csv" "$size" >>"$frows"
     last_size=$size
 done
-scan_line=$( { /usr/bin/time -f "%e %M" "$bin/driftfix" scan "$fleet/media" --format table >/dev/null; } 2>&1 | tail -1 || true)
-echo "scan alone (header probes, $(( nights * devices * takes )) pairs): $(echo "$scan_line" | awk '{printf "%.1f s, %.0f pairs/s, peak %.0f MiB", $1, '"$(( nights * devices * takes ))"' / $1, $2 / 1024}')"
-grep -E "alerting|started drifting|erratic" "$fleet/run.log" | sed 's/^.*\] //' | head -4
+read -r scan_wall scan_rss < <( { /usr/bin/time -f "%e %M" "$bin/driftfix" scan "$fleet/media" --format table >/dev/null; } 2>&1 | tail -1 || true)
+echo "scan alone (header probes, $(( nights * devices * takes )) pairs): $(awk -v w="$scan_wall" -v r="$scan_rss" -v p=$(( nights * devices * takes )) 'BEGIN { printf "%.1f s, %.0f pairs/s, peak %.0f MiB", w, p / w, r / 1024 }')"
+grep -E "alerting|started drifting|erratic" "$fleet/run.log" | sed 's/^.*\] //' | head -4 | tee "$work/fleet-alerts.txt"
+render=""
 if command -v node >/dev/null && command -v chromium >/dev/null; then
-    echo "report.html in headless Chromium (first contentful paint, DOMContentLoaded, load; median of 3): $(node --experimental-websocket scripts/render-time.mjs "$fleet/report/report.html" 3 2>/dev/null)"
+    render=$(node --experimental-websocket scripts/render-time.mjs "$fleet/report/report.html" 3 2>/dev/null || true)
+    echo "report.html in headless Chromium (first contentful paint, DOMContentLoaded, load; median of 3): $render"
 fi
-history_time() {  # history_time LABEL ARGS...: median wall time of 5 runs of driftfix history, in ms
-    local label=$1; shift
-    local times=()
+history_time() {  # history_time KEY LABEL ARGS...: median wall time of 5 runs of driftfix history, in ms, kept as KEY
+    local key=$1 label=$2; shift 2
+    local times=() median
     for _ in 1 2 3 4 5; do
         local start end
         start=$(date +%s%N)
@@ -633,17 +640,37 @@ history_time() {  # history_time LABEL ARGS...: median wall time of 5 runs of dr
         end=$(date +%s%N)
         times+=($(( (end - start) / 1000000 )))
     done
-    printf "%-52s %6s ms\n" "$label" "$(printf "%s\n" "${times[@]}" | sort -n | sed -n 3p)"
+    median=$(printf "%s\n" "${times[@]}" | sort -n | sed -n 3p)
+    printf "%-52s %6s ms\n" "$label" "$median"
+    printf '{"key": "%s", "ms": %d}\n' "$key" "$median" >>"$work/fleet-history.jsonl"
 }
+: >"$work/fleet-history.jsonl"
 echo "history at $nights runs (whole command, median of 5):"
-history_time "  driftfix history --device dev001 (its $takes files)" --device dev001
-history_time "  driftfix history (every device, table)" --limit 50
+history_time device "  driftfix history --device dev001 (its $takes files)" --device dev001
+history_time fleet "  driftfix history (every device, table)" --limit 50
 "$bin/driftfix-bench" journal-fill --journal "$fleet/out/.driftfix/journal.sqlite" --report "$fleet/report/report.json" \
     --runs $((30 - nights)) | sed 's/^/  journal-fill: /'
-echo "history at 30 runs of $(( nights * devices * takes )) pairs (journal $(awk -v s="$(stat -c %s "$fleet/out/.driftfix/journal.sqlite")" 'BEGIN{printf "%.0f MB", s/1e6}')):"
-history_time "  driftfix history --device dev001 --runs 30" --device dev001 --runs 30
-history_time "  driftfix history --runs 30 (every device, table)" --runs 30 --limit 50
-history_time "  driftfix history --runs 30 --format json (all devices)" --runs 30 --format json
+long_journal=$(stat -c %s "$fleet/out/.driftfix/journal.sqlite")
+echo "history at 30 runs of $(( nights * devices * takes )) pairs (journal $(awk -v s="$long_journal" 'BEGIN{printf "%.0f MB", s/1e6}')):"
+history_time device30 "  driftfix history --device dev001 --runs 30" --device dev001 --runs 30
+history_time fleet30 "  driftfix history --runs 30 (every device, table)" --runs 30 --limit 50
+history_time json30 "  driftfix history --runs 30 --format json (all devices)" --runs 30 --format json
+python3 - "$frows" "$work/fleet-history.jsonl" "$work/fleet-alerts.txt" "$devices" "$takes" "$nights" "$scan_wall" \
+    "$scan_rss" "$render" "$long_journal" <<'PY' |
+import json, re, sys
+rows, history, alerts, devices, takes, nights, scan_wall, scan_rss, render, journal = sys.argv[1:]
+found = dict(re.findall(r"(\w+)_ms=(\d+)", render))
+print(json.dumps({
+    "devices": int(devices), "takes": int(takes), "nights": int(nights),
+    "rows": [json.loads(line) for line in open(rows) if line.strip()],
+    "scan": {"wall": float(scan_wall), "peakKiB": int(scan_rss)},
+    "alerts": [line.strip() for line in open(alerts) if line.strip()],
+    "render": {key: int(value) for key, value in found.items()} or None,
+    "historyMs": {entry["key"]: entry["ms"] for entry in map(json.loads, open(history)) if entry},
+    "journalAt30Runs": int(journal)}))
+PY
+    python3 scripts/figures.py record fleet.json --command "BENCH_SECTIONS=fleet scripts/bench.sh"
+render_figures
 fi
 
 if want journal; then

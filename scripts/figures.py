@@ -372,6 +372,42 @@ def scan_headline():
             f"(`BENCH_SECTIONS=scan`, {data['date']}; [the scan](docs/performance.md#a-fleet-scan-at-the-speed-of-its-disk)).\n")
 
 
+def fleet_qa():
+    """The fleet section: night after night over a growing fleet, its reports, its journal, its history queries."""
+    data = results("fleet.json")
+    rows = data["rows"]
+    lines = ["| night | pairs | run s | peak MiB | report.html MB | report.json MB | report.csv MB | journal MB "
+             "| journal added, bytes a pair |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    before = 0
+    for row in rows:
+        lines.append(f"| {row['night']} | {row['pairs']:,} | {row['wall']:.1f} | {row['peakKiB'] / 1024:.0f} "
+                     f"| {row['html'] / 1e6:.2f} | {row['json'] / 1e6:.1f} | {row['csv'] / 1e6:.1f} "
+                     f"| {row['journal'] / 1e6:.1f} | {(row['journal'] - before) / row['pairs']:.0f} |")
+        before = row["journal"]
+    last = rows[-1]
+    scan = data["scan"]
+    text = "\n".join(lines) + "\n\n"
+    text += (f"- **The scan alone** (header probes, {last['pairs']:,} pairs): {scan['wall']:.1f} s, "
+             f"{last['pairs'] / scan['wall']:,.0f} pairs a second, peak {scan['peakKiB'] / 1024:.0f} MiB.\n")
+    text += "".join(f"- The last night's alert: `{alert}`\n" for alert in data["alerts"])
+    html = last["html"] / 1e6
+    render = data.get("render")
+    if render:
+        fcp = render["fcp"] / 1000
+        verdict = "met" if html <= 3 and fcp <= 2 else "NOT met"
+        text += (f"- **The HTML report** of {last['pairs']:,} pairs is {html:.2f} MB and first paints in {fcp:.2f} s in "
+                 f"headless Chromium (goals ≤ 3 MB and ≤ 2 s: {verdict}).\n")
+    history = data["historyMs"]
+    verdict = "met" if history["device30"] <= 100 else "NOT met"
+    text += (f"- **History**, the whole command, median of 5: at {data['nights']} runs one device {history['device']} ms "
+             f"and every device {history['fleet']} ms; at 30 runs of {last['pairs']:,} pairs (journal "
+             f"{data['journalAt30Runs'] / 1e6:.0f} MB) one device {history['device30']} ms (goal ≤ 100 ms: {verdict}), "
+             f"every device {history['fleet30']} ms, every device as JSON {history['json30']} ms.\n")
+    text += (f"- **The coordinator** peaked at {last['peakKiB'] / 1024:.0f} MiB on the {last['pairs']:,}-pair night "
+             f"({last['peakKiB'] / last['pairs']:.1f} KiB a pair).\n\n")
+    return text + provenance("fleet.json", data)
+
+
 def headline():
     """The README's measured sentences: the kernel's speed, then the engines' memory."""
     return kernel_headline().rstrip("\n") + " " + memory_headline()
@@ -379,7 +415,7 @@ def headline():
 
 GENERATORS = {"stretch-visqol": stretch_visqol, "stretch-pesq": stretch_pesq, "kernel": kernel, "memory": memory,
               "headline": headline, "counted-benchmarks": counted_benchmarks, "converters": converters,
-              "fleet-scan": fleet_scan, "stretch-speed": stretch_speed, "scan-headline": scan_headline}
+              "fleet-scan": fleet_scan, "stretch-speed": stretch_speed, "fleet-qa": fleet_qa, "scan-headline": scan_headline}
 
 
 def record(name, command):
