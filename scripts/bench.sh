@@ -4,7 +4,7 @@
 #
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
-#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (kernel memory converters engines resample stretch stretch-speed quality aac content sync
+#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (kernel memory converters engines resample stretch stretch-speed quality aac content soundindex sync
 #                                music soundnight movieprobe scan fleet journal dispatch repair traces slurm chaos chaos-net compare;
 #                                default: all)
 #   BENCH_NIGHT_CLIPS=200 BENCH_NIGHT_SECONDS=2400   the soundnight section's large shoot (clips, recorder seconds)
@@ -418,6 +418,19 @@ for r in 0.97 1.25 2; do
 done
 fi
 
+if want sync || want soundindex; then
+echo
+echo "## The landmark index against the hours indexed"
+# The landmark index against the hours indexed (synthesised prints; the search of every recording up to 100 hours).
+# Its table goes to bench-results/soundindex.json as printed (the docs' copy and the sentences after it are generated).
+"$bin/driftfix-bench" soundindex --hours "${BENCH_INDEX_HOURS:-1,10,100,1000}" --clips "${BENCH_INDEX_CLIPS:-30}" \
+    --repeats 3 | tee "$work/soundindex.txt"
+python3 -c 'import json, sys; print(json.dumps({"table": open(sys.argv[1]).read().splitlines()}))' "$work/soundindex.txt" |
+    python3 scripts/figures.py record soundindex.json --command "driftfix-bench soundindex --hours ${BENCH_INDEX_HOURS:-1,10,100,1000} --clips ${BENCH_INDEX_CLIPS:-30} --repeats 3 (BENCH_SECTIONS=soundindex scripts/bench.sh)"
+render_figures
+python3 scripts/plot-soundindex.py bench-results/soundindex.json docs/images/soundindex-growth.svg
+fi
+
 if want sync; then
 echo
 echo "## Sync by sound: prints, the search, and a generated shoot (BENCH_SYNC_SECONDS of recorder, BENCH_SYNC_CLIPS clips)"
@@ -429,8 +442,6 @@ taskset -c 0 "$bin/driftfix-bench" soundmatch --file "$work/sync-print.wav" --cl
 "$bin/driftfix-bench" soundmatch --clips "${BENCH_SYNC_SEARCH_CLIPS:-1000}" --hours "${BENCH_SYNC_SEARCH_HOURS:-50}" --recordings 50
 # The same clips with every recording searched (onset-like noise: the index steps aside, at a small cost).
 "$bin/driftfix-bench" soundmatch --clips "${BENCH_SYNC_SEARCH_CLIPS:-1000}" --hours "${BENCH_SYNC_SEARCH_HOURS:-50}" --recordings 50 --exhaustive-search
-# The landmark index against the hours indexed (synthesised prints; the search of every recording up to 100 hours).
-"$bin/driftfix-bench" soundindex --hours "${BENCH_INDEX_HOURS:-1,10,100,1000}" --clips "${BENCH_INDEX_CLIPS:-30}"
 shoot="$work/shoot-$sync_seconds-$sync_clips"
 [[ -f "$shoot/truth.json" ]] || "$bin/driftfix-bench" shoot "$shoot" --seconds "$sync_seconds" --clips "$sync_clips"
 rm -rf "$work/shoot-out"

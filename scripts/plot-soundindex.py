@@ -5,7 +5,9 @@ plotting library needed; the numbers are the table's, read from the bench's outp
 
     driftfix-bench soundindex ... | tee growth.txt
     scripts/plot-soundindex.py growth.txt OUT.svg
+    scripts/plot-soundindex.py bench-results/soundindex.json docs/images/soundindex-growth.svg   (bench.sh's results)
 """
+import json
 import math
 import re
 import sys
@@ -30,7 +32,10 @@ def rows(text):
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
-    table = rows(open(sys.argv[1]).read())
+    text = open(sys.argv[1]).read()
+    if sys.argv[1].endswith(".json"):
+        text = "\n".join(json.loads(text)["table"])
+    table = rows(text)
     series = [
         ("every ms", "every recording searched", "#b44"),
         ("indexed ms", "indexed search (lookup and exact search)", "#36c"),
