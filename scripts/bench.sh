@@ -944,6 +944,8 @@ echo "time per phase, each run alone on one core:"
 fi
 
 if want content; then
+# The accuracy table and the speed rows go to bench-results/content.json (docs/measuring-by-sound.md's table and the
+# sentences after it are generated from it).
 echo
 echo "## Content measurement and repair against known truths"
 echo "Recording: a close stereo 24-bit microphone on a faulty clock; reference: a distant, reverberant, noisier"
@@ -951,7 +953,8 @@ echo "microphone coded as AAC 96 kb/s by ffmpeg. Each pair measured, repaired by
 echo "check': the output against the scene rendered on a perfect clock, by direct correlation (no driftfix code)."
 echo
 mkdir -p "$work/content"
-"$bin/driftfix-bench" content-accuracy --folder "$work/content" --long "$([[ $seconds -ge 3600 ]] && echo true || echo false)"
+"$bin/driftfix-bench" content-accuracy --folder "$work/content" --long "$([[ $seconds -ge 3600 ]] && echo true || echo false)" |
+    tee "$work/content-accuracy.txt"
 echo
 echo "## Content measurement speed and memory: one core, \`driftfix measure\` on a pair of ${seconds} s"
 printf "%-34s %9s %11s\n" "pair" "xRT" "peak MiB"
@@ -959,9 +962,25 @@ rm -f "$work/content/speed-rec.wav" "$work/content/speed-ref.wav" "$work/content
 "$bin/driftfix-bench" content-pair "$work/content/speed-rec.wav" "$work/content/speed-ref.wav" --seconds "$seconds" \
     --offset 0.3 --drift -20 --seed 31
 ffmpeg -nostdin -loglevel error -y -i "$work/content/speed-ref.wav" -c:a aac -b:a 96k "$work/content/speed-ref.m4a"
-measure "WAV 24-bit stereo vs WAV reference" "$bin/driftfix" measure "$work/content/speed-rec.wav" "$work/content/speed-ref.wav" --format json
-measure "WAV 24-bit stereo vs AAC reference" "$bin/driftfix" measure "$work/content/speed-rec.wav" "$work/content/speed-ref.m4a" --format json
+one=(); command -v taskset >/dev/null && one=(taskset -c 0)
+{
+    measure "WAV 24-bit stereo vs WAV reference" "${one[@]}" "$bin/driftfix" measure "$work/content/speed-rec.wav" "$work/content/speed-ref.wav" --format json
+    measure "WAV 24-bit stereo vs AAC reference" "${one[@]}" "$bin/driftfix" measure "$work/content/speed-rec.wav" "$work/content/speed-ref.m4a" --format json
+} | tee "$work/content-speed.txt"
 rm -f "$work/content/speed-rec.wav" "$work/content/speed-ref.wav" "$work/content/speed-ref.m4a"
+python3 - "$work/content-accuracy.txt" "$work/content-speed.txt" "$seconds" <<'PY' |
+import json, sys
+table, speed, seconds = sys.argv[1:]
+rows = []
+for line in open(speed):
+    words = line.split()
+    if len(words) >= 3:
+        rows.append({"label": " ".join(words[:-2]), "realtime": float(words[-2]), "peakMiB": float(words[-1])})
+print(json.dumps({"seconds": int(seconds), "table": [l.rstrip("\n") for l in open(table) if l.startswith("|")],
+                  "speed": rows}))
+PY
+    python3 scripts/figures.py record content.json --command "BENCH_SECTIONS=content scripts/bench.sh"
+render_figures
 fi
 
 if want compare && [[ -n "${BENCH_BASELINE:-}" ]]; then
