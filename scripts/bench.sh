@@ -713,11 +713,27 @@ fi
 if want dispatch; then
 echo
 echo "## Distributed: dispatch overhead (no-op jobs over ZeroMQ, 2 worker processes)"
-"$bin/driftfix-bench" dispatch --jobs 20000 --workers 2 --driftfix "$bin/driftfix"
-# The same with every lease and result committed to the SQLite journal first (write-ahead), as `repair` runs.
-"$bin/driftfix-bench" dispatch --jobs 20000 --workers 2 --driftfix "$bin/driftfix" --journal "$work/bench-journal.sqlite"
-# Authenticated and encrypted: workers over loopback TCP with CURVE, admitted by the ZAP handler.
-"$bin/driftfix-bench" dispatch --jobs 20000 --workers 2 --driftfix "$bin/driftfix" --curve
+# Each line also goes to bench-results/dispatch.json (the docs' distributed table is generated from it and repair.json).
+{
+    "$bin/driftfix-bench" dispatch --jobs 20000 --workers 2 --driftfix "$bin/driftfix"
+    # The same with every lease and result committed to the SQLite journal first (write-ahead), as `repair` runs.
+    rm -f "$work/bench-journal.sqlite"
+    "$bin/driftfix-bench" dispatch --jobs 20000 --workers 2 --driftfix "$bin/driftfix" --journal "$work/bench-journal.sqlite"
+    # Authenticated and encrypted: workers over loopback TCP with CURVE, admitted by the ZAP handler.
+    "$bin/driftfix-bench" dispatch --jobs 20000 --workers 2 --driftfix "$bin/driftfix" --curve
+} | tee "$work/dispatch.txt"
+python3 - "$work/dispatch.txt" <<'PY' |
+import json, re, sys
+rows = []
+for line in open(sys.argv[1]):
+    m = re.match(r"(\d+) no-op jobs to (\d+) workers .*?, (in-memory store|journal), (CURVE over TCP|ipc): ([0-9.]+) s, (\d+) jobs/s", line)
+    if m:
+        rows.append({"jobs": int(m.group(1)), "workers": int(m.group(2)), "store": m.group(3), "transport": m.group(4),
+                     "seconds": float(m.group(5)), "jobsPerSecond": int(m.group(6))})
+print(json.dumps({"rows": rows}))
+PY
+    python3 scripts/figures.py record dispatch.json --command "BENCH_SECTIONS=dispatch scripts/bench.sh"
+render_figures
 fi
 
 make_corpus() {
@@ -745,13 +761,14 @@ for n in 1 2; do
     awk -v n="$n" -v t="${took[$n]}" 'BEGIN { printf "%d worker(s): 24 files, 1440 s of audio in %.2f s: %.0fx realtime\n", n, t, 1440 / t }'
 done
 awk -v a="${took[1]}" -v b="${took[2]}" 'BEGIN { printf "scaling efficiency 1 -> 2 workers: %.2f (speed-up %.2fx)\n", a / b / 2, a / b }'
+rerun_start=0 rerun_end=0
 
 echo
 echo "## Nightly rerun over the unchanged corpus (incremental: fingerprints + output verification, no repair)"
-start=$(date +%s.%N)
+rerun_start=$(date +%s.%N)
 "$bin/driftfix" repair "$corpus" --out "$work/repaired-2" --workers 2 >"$work/rerun.txt" 2>&1 || true
-end=$(date +%s.%N)
-awk -v a="$start" -v b="$end" -v t="${took[2]}" 'BEGIN { printf "rerun in %.2f s (first run %.2f s: %.0fx faster)\n", b - a, t, t / (b - a) }'
+rerun_end=$(date +%s.%N)
+awk -v a="$rerun_start" -v b="$rerun_end" -v t="${took[2]}" 'BEGIN { printf "rerun in %.2f s (first run %.2f s: %.0fx faster)\n", b - a, t, t / (b - a) }'
 grep -E "^[0-9]+ repaired" "$work/rerun.txt" || true
 rm -rf "$work/repaired-1" "$work/repaired-2"
 
@@ -765,6 +782,7 @@ if [[ ! -d "$long" ]]; then
     echo "28803773@48000" > "$long/take.duration"
 fi
 cores=$(nproc)
+: >"$work/long-rounds.txt"
 for round in 1 2 3; do
     for mode in lent held; do
         holder=""
@@ -783,10 +801,24 @@ time.sleep(3600)' "$(id -u)" "$cores" &
         "$bin/driftfix" repair "$long" --out "$work/long-out" --workers 2 >/dev/null 2>&1 || true
         end=$(date +%s.%N)
         if [[ -n $holder ]]; then kill "$holder"; wait "$holder" 2>/dev/null || true; fi
-        awk -v m="$mode" -v a="$start" -v b="$end" 'BEGIN { printf "%-5s %.2f s: %.0fx realtime\n", m, b - a, 600 / (b - a) }'
+        awk -v m="$mode" -v a="$start" -v b="$end" 'BEGIN { printf "%-5s %.2f s: %.0fx realtime\n", m, b - a, 600 / (b - a) }' |
+            tee -a "$work/long-rounds.txt"
     done
 done
 rm -rf "$work/long-out"
+python3 - "${took[1]}" "${took[2]}" "$rerun_start" "$rerun_end" "$work/long-rounds.txt" <<'PY' |
+import json, sys
+one, two, rerun_start, rerun_end, rounds = sys.argv[1:]
+walls = {"lent": [], "held": []}
+for line in open(rounds):
+    mode, seconds = line.split()[:2]
+    walls[mode].append(float(seconds))
+print(json.dumps({"files": 24, "fileSeconds": 60, "oneWorker": float(one), "twoWorkers": float(two),
+                  "rerun": float(rerun_end) - float(rerun_start), "longSeconds": 600, "longLent": walls["lent"],
+                  "longHeld": walls["held"]}))
+PY
+    python3 scripts/figures.py record repair.json --command "BENCH_SECTIONS=repair scripts/bench.sh"
+render_figures
 fi
 
 if want traces; then
