@@ -870,8 +870,23 @@ for mode in "${modes[@]}"; do
     awk -v m="$mode" -v w="$w" -v lo="$lo" -v hi="$hi" -v b="$base" -v c="$c" -v clo="$clo" -v chi="$chi" -v cb="$cpu_base" \
         'BEGIN { printf "%-9s wall %.2f s (%.2f-%.2f) %+.1f %%   cpu %.2f s (%.2f-%.2f) %+.1f %%\n", m, w, lo, hi, (w / b - 1) * 100, c, clo, chi, (c / cb - 1) * 100 }'
 done
-echo "spans received: $(wc -l <"$work/spans.jsonl") over ${BENCH_TRACES_ROUNDS:-7} traced nights"
+spans=$(wc -l <"$work/spans.jsonl")
+echo "spans received: $spans over ${BENCH_TRACES_ROUNDS:-7} traced nights"
+# Every night's wall and CPU seconds go to bench-results/traces.json (the docs' table is generated from it).
+python3 - "$rounds" "$traces_args" "$spans" "${night_walls[untraced]}" "${night_cpu[untraced]}" \
+    "${night_walls[refused]}" "${night_cpu[refused]}" "${night_walls[silent]}" "${night_cpu[silent]}" \
+    "${night_walls[received]}" "${night_cpu[received]}" <<'PY' |
+import json, sys
+rounds, args, spans, *values = sys.argv[1:]
+modes = {}
+for index, mode in enumerate(["untraced", "refused", "silent", "received"]):
+    modes[mode] = {"wall": [float(v) for v in values[2 * index].split()],
+                   "cpu": [float(v) for v in values[2 * index + 1].split()]}
+print(json.dumps({"rounds": int(rounds), "arguments": args, "spans": int(spans), "modes": modes}))
+PY
+    python3 scripts/figures.py record traces.json --command "BENCH_SECTIONS=traces scripts/bench.sh"
 rm -rf "$work/traced-out" "$work/spans.jsonl" "$work/otlp.port" "$work/silent.port"
+render_figures
 fi
 
 if want slurm; then

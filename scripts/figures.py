@@ -499,6 +499,30 @@ def distributed():
     return ("\n".join(lines) + "\n\n" + provenance("dispatch.json", dispatch) + provenance("repair.json", repair))
 
 
+def traces():
+    """What a night pays for its traces: the same night untraced and traced three ways, rounds interleaved."""
+    data = results("traces.json")
+    modes = data["modes"]
+    base_wall = statistics.median(modes["untraced"]["wall"])
+    base_cpu = statistics.median(modes["untraced"]["cpu"])
+    words = {"untraced": "untraced", "refused": "traced, the collector refuses connections",
+             "silent": "traced, the collector accepts and never answers", "received": "traced to a real receiver"}
+    lines = ["| night | wall s, median (min–max) | against untraced | CPU s, median (min–max) | against untraced |",
+             "| --- | --- | --- | --- | --- |"]
+    changes = []
+    for mode, times in modes.items():
+        wall, cpu = statistics.median(times["wall"]), statistics.median(times["cpu"])
+        changes += [abs(wall / base_wall - 1), abs(cpu / base_cpu - 1)]
+        lines.append(f"| {words.get(mode, mode)} | {wall:.2f} ({min(times['wall']):.2f}–{max(times['wall']):.2f}) "
+                     f"| {(wall / base_wall - 1) * 100:+.1f} % | {cpu:.2f} ({min(times['cpu']):.2f}–"
+                     f"{max(times['cpu']):.2f}) | {(cpu / base_cpu - 1) * 100:+.1f} % |")
+    untraced = modes["untraced"]["wall"]
+    spread = (max(untraced) - min(untraced)) / base_wall * 100
+    return ("\n".join(lines) + "\n\n" + f"Every median is within {max(changes) * 100:.1f} % of the untraced night's; "
+            f"the untraced nights alone spread over {spread:.0f} % of their median. {data['spans']:,} spans were received "
+            f"over {data['rounds']} traced nights.\n\n" + provenance("traces.json", data))
+
+
 def headline():
     """The README's measured sentences: the kernel's speed, then the engines' memory."""
     return kernel_headline().rstrip("\n") + " " + memory_headline()
@@ -506,7 +530,7 @@ def headline():
 
 GENERATORS = {"stretch-visqol": stretch_visqol, "stretch-pesq": stretch_pesq, "kernel": kernel, "memory": memory,
               "headline": headline, "counted-benchmarks": counted_benchmarks, "converters": converters,
-              "fleet-scan": fleet_scan, "stretch-speed": stretch_speed, "fleet-qa": fleet_qa, "soundindex": soundindex, "content-accuracy": content_accuracy, "distributed": distributed, "scan-headline": scan_headline}
+              "fleet-scan": fleet_scan, "stretch-speed": stretch_speed, "fleet-qa": fleet_qa, "soundindex": soundindex, "content-accuracy": content_accuracy, "distributed": distributed, "traces": traces, "scan-headline": scan_headline}
 
 
 def record(name, command):
