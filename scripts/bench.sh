@@ -236,6 +236,8 @@ if want engines; then
 # timing error counts as noise), and the lag left at the start and at the end.
 scratch=$work; [[ -d /dev/shm && -w /dev/shm ]] && scratch=$(mktemp -d /dev/shm/driftfix-bench.XXXXXX)
 one=(taskset -c 0)
+# Each row also goes to bench-results/engines.json (the docs' engines table is generated from it).
+erows="$work/engine-rows.jsonl"; : >"$erows"
 for len in ${BENCH_ENGINE_SECONDS:-600 3600}; do
     src="$scratch/engines-$len.wav"
     "$bin/driftfix-bench" generate "$src" --seconds "$len"
@@ -253,6 +255,8 @@ for len in ${BENCH_ENGINE_SECONDS:-600 3600}; do
         read -r snr l0 l1 off < <("$bin/driftfix-bench" snr "$out" --input-frames "$n" --target-frames "$t")
         printf "%-48s %8.0f %7s %9s %8s %10s %10s %6s\n" "$label" "$(awk -v s="$len" -v w="$w" 'BEGIN { print s / w }')" \
             "$(awk -v a="${wall[sox speed]:-0}" -v w="$w" 'BEGIN { if (a > 0) printf "%.2f", a / w; else print "-" }')" "$m" "$snr" "$l0" "$l1" "$off"
+        printf '{"seconds": %d, "label": "%s", "wall": %s, "peakMiB": %s, "snrDB": %s, "lagStart": "%s", "lagEnd": "%s", "framesOff": %s}\n' \
+            "$len" "$label" "$w" "$m" "$snr" "$l0" "$l1" "$off" >>"$erows"
         rm -f "$out"
     }
     row "sox speed" "$scratch/o.wav" "${one[@]}" sox "$src" "$scratch/o.wav" speed "$factor"
@@ -279,12 +283,17 @@ for len in ${BENCH_ENGINE_SECONDS:-600 3600}; do
         raw=$(printf "%s\n" "${raws[@]}" | sort -g | sed -n 2p)
         label="driftfix process --engine $e --quality medium"; [[ $e == libsamplerate ]] && label="driftfix process --engine libsamplerate (medium)"
         echo "$e medium converter alone (in memory, first $raw_len s): $raw xRT; the pipeline runs at $(awk -v s="$len" -v w="${wall[$label]}" -v r="$raw" 'BEGIN { printf "%.2f", s / w / r }')x of it"
+        printf '{"seconds": %d, "converter": "%s", "realtime": %s, "pipeline": "%s"}\n' "$len" "$e" "$raw" "$label" >>"$erows"
     done
     rm -f "$src"
 done
 [[ "$scratch" != "$work" ]] && rm -rf "$scratch"
 echo "xRT: seconds of audio per wall second on one core. SNR: against the ideal signal over the whole file. lag: frames"
 echo "behind the ideal over the first and last 10 s. off: frames off the exact target length."
+python3 -c 'import json, sys; print(json.dumps({"rows": [json.loads(l) for l in open(sys.argv[1]) if l.strip()]}))' "$erows" |
+    python3 scripts/figures.py record engines.json \
+        --command "BENCH_SECTIONS=engines BENCH_ENGINE_SECONDS=\"${BENCH_ENGINE_SECONDS:-600 3600}\" scripts/bench.sh"
+render_figures
 fi
 
 if want resample; then

@@ -523,6 +523,43 @@ def traces():
             f"over {data['rounds']} traced nights.\n\n" + provenance("traces.json", data))
 
 
+def engines():
+    """Each engine against sox and ffmpeg on one core (bench.sh's engines section), per file length."""
+    data = results("engines.json")
+    text = ""
+    for seconds in sorted({row["seconds"] for row in data["rows"]}):
+        rows = [row for row in data["rows"] if row["seconds"] == seconds and "label" in row]
+        by = {row["label"]: row for row in rows}
+        sox = by.get("sox speed")
+        text += (f"| {seconds} s: command | × realtime | × sox | peak MiB | SNR dB | lag at the start / end, frames "
+                 "| frames off |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+        for row in rows:
+            versus = f"{sox['wall'] / row['wall']:.2f}" if sox else "-"
+            text += (f"| {row['label']} | {seconds / row['wall']:.0f} | {versus} | {row['peakMiB']} | {row['snrDB']:.1f} "
+                     f"| {float(row['lagStart']):+.4f} / {float(row['lagEnd']):+.4f} | {row['framesOff']} |\n")
+        text += "\n"
+        for converter in (row for row in data["rows"] if row["seconds"] == seconds and "converter" in row):
+            pipeline = by.get(converter["pipeline"])
+            if pipeline:
+                text += (f"- {converter['converter']} `medium` alone, in memory: {converter['realtime']:.0f}× realtime; "
+                         f"the pipeline runs at {seconds / pipeline['wall'] / converter['realtime']:.2f}× of it.\n")
+        default = by.get("driftfix process (the default: auto, medium)")
+        swr = by.get("ffmpeg asetrate/aresample exact (swr)")
+        if default and sox and swr:
+            text += (f"- **The default on one core**: {sox['wall'] / default['wall']:.2f}× sox's throughput at "
+                     f"{default['snrDB']:.1f} dB against sox's {sox['snrDB']:.1f}, and {swr['wall'] / default['wall']:.2f}× "
+                     f"ffmpeg swr's, whose exact recipe ends "
+                     + (f"{abs(swr['framesOff'])} frame{'s' if abs(swr['framesOff']) != 1 else ''} off"
+                        if swr["framesOff"] else "exact") + f" at {swr['snrDB']:.1f} dB.\n")
+        every = by.get("driftfix process (default) on every core")
+        unpinned = by.get("ffmpeg asetrate/aresample exact (swr), unpinned")
+        if default and every and unpinned:
+            text += (f"- **On every core**: {default['wall'] / every['wall']:.2f}× its one-core speed and "
+                     f"{unpinned['wall'] / every['wall']:.2f}× ffmpeg swr's, unpinned.\n")
+        text += "\n"
+    return text + provenance("engines.json", data)
+
+
 def headline():
     """The README's measured sentences: the kernel's speed, then the engines' memory."""
     return kernel_headline().rstrip("\n") + " " + memory_headline()
@@ -530,7 +567,7 @@ def headline():
 
 GENERATORS = {"stretch-visqol": stretch_visqol, "stretch-pesq": stretch_pesq, "kernel": kernel, "memory": memory,
               "headline": headline, "counted-benchmarks": counted_benchmarks, "converters": converters,
-              "fleet-scan": fleet_scan, "stretch-speed": stretch_speed, "fleet-qa": fleet_qa, "soundindex": soundindex, "content-accuracy": content_accuracy, "distributed": distributed, "traces": traces, "scan-headline": scan_headline}
+              "fleet-scan": fleet_scan, "stretch-speed": stretch_speed, "fleet-qa": fleet_qa, "soundindex": soundindex, "content-accuracy": content_accuracy, "distributed": distributed, "traces": traces, "engines": engines, "scan-headline": scan_headline}
 
 
 def record(name, command):
