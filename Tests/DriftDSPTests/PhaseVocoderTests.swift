@@ -60,38 +60,6 @@ struct PhaseVocoderTests {
         }
     }
 
-    @Test(
-        "a stretched sine keeps its frequency within 0.1%",
-        arguments: [Rational(1, 2), Rational(97, 100), Rational(5, 4), Rational(2, 1)])
-    func pitch(ratio: Rational) throws {
-        let signal = TestSignal(channelCount: 1, length: 96_000, seed: 1, tonesPerChannel: 1, maxCyclesPerSample: 0.05)
-        let frequency = signal.channels[0][0].cyclesPerSample
-        let target = try #require(ratio.multipliedRounded(by: signal.length))
-        let output = try vocode(signal.recording(start: 0, count: 96_000), channels: 1, to: target)
-        let found = SpectralMeasure.peakFrequency(output, channels: 1)
-        #expect(abs(found / frequency - 1) < 0.001, "\(found * 48_000) Hz for \(frequency * 48_000) Hz")
-    }
-
-    @Test(
-        "a speech-like signal keeps its spectral envelope (third-octave bands within 1 dB)",
-        arguments: [Rational(1, 2), Rational(97, 100), Rational(2, 1)])
-    func spectralEnvelope(ratio: Rational) throws {
-        let signal = EnvelopeSignal(length: 144_000, channelCount: 1, seed: 5, harmonicBase: 120.0 / 48_000)
-        let input = signal.recording()
-        let target = try #require(ratio.multipliedRounded(by: signal.length))
-        let output = try vocode(input, channels: 1, to: target)
-        let before = SpectralMeasure.thirdOctaveBands(
-            SpectralMeasure.averageSpectrum(input, channels: 1), sampleRate: 48_000)
-        let after = SpectralMeasure.thirdOctaveBands(
-            SpectralMeasure.averageSpectrum(output, channels: 1), sampleRate: 48_000)
-        let top = before.max() ?? 0
-        let offset = zip(before, after).map { $1 - $0 }.sorted()[before.count / 2]
-        for (band, (b, a)) in zip(before, after).enumerated() where b > top - 30 {
-            // Measured worst bands: 0.71 dB at 0.5x, 0.55 dB at 0.97x, 0.78 dB at 2x (WSOLA: 1.1, 1.6, 1.8).
-            #expect(abs(a - b - offset) < 1, "band \(band): \(b) dB before, \(a - offset) dB after")
-        }
-    }
-
     @Test("every channel turns by the same phases: a channel that is another's scaled copy stays one")
     func coherentChannels() throws {
         let signal = EnvelopeSignal(length: 48_000, channelCount: 4, seed: 8)

@@ -10,6 +10,13 @@ enum Stretcher: String, CaseIterable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
+    /// How far a stretched sine's frequency may move (a fraction). Measured well inside: the vocoder follows each
+    /// partial's phase, WSOLA splices whole periods.
+    var pitchTolerance: Double { self == .vocoder ? 0.001 : 0.005 }
+    /// How far a third-octave band of a voice's envelope may move, dB. Measured worst bands: the vocoder 0.71, 0.55 and
+    /// 0.78 dB at 0.5x, 0.97x and 2x; WSOLA 1.1, 1.6 and 1.8.
+    var envelopeTolerance: Double { self == .vocoder ? 1 : 3 }
+
     /// `samples` stretched to exactly `target` frames, read back in blocks of 1000.
     func run(_ samples: [Float], channels: Int, to target: Int64, rate: Int = 48_000) throws -> [Float] {
         let source = MemoryAudioSource(samples, channels: channels)
@@ -62,6 +69,41 @@ struct StretcherContractTests {
         for (length, target) in [(1, 1), (1, 2), (3, 5), (700, 1399), (1441, 1000)] as [(Int, Int64)] {
             let input = [Float](repeating: 0.25, count: length * 2)
             #expect(try stretcher.run(input, channels: 2, to: target).count == Int(target) * 2)
+        }
+    }
+
+    @Test(
+        "a stretched sine keeps its frequency",
+        arguments: Stretcher.allCases, [Rational(1, 2), Rational(97, 100), Rational(5, 4), Rational(2, 1)])
+    func pitch(stretcher: Stretcher, ratio: Rational) throws {
+        let signal = TestSignal(channelCount: 1, length: 96_000, seed: 1, tonesPerChannel: 1, maxCyclesPerSample: 0.05)
+        let frequency = signal.channels[0][0].cyclesPerSample
+        let target = try #require(ratio.multipliedRounded(by: signal.length))
+        let output = try stretcher.run(signal.recording(start: 0, count: 96_000), channels: 1, to: target)
+        let found = SpectralMeasure.peakFrequency(output, channels: 1)
+        #expect(
+            abs(found / frequency - 1) < stretcher.pitchTolerance, "\(found * 48_000) Hz for \(frequency * 48_000) Hz")
+    }
+
+    @Test(
+        "a speech-like signal keeps its spectral envelope (third-octave bands)",
+        arguments: Stretcher.allCases, [Rational(1, 2), Rational(97, 100), Rational(2, 1)])
+    func spectralEnvelope(stretcher: Stretcher, ratio: Rational) throws {
+        let signal = EnvelopeSignal(length: 144_000, channelCount: 1, seed: 5, harmonicBase: 120.0 / 48_000)
+        let input = signal.recording()
+        let target = try #require(ratio.multipliedRounded(by: signal.length))
+        let output = try stretcher.run(input, channels: 1, to: target)
+        let before = SpectralMeasure.thirdOctaveBands(
+            SpectralMeasure.averageSpectrum(input, channels: 1), sampleRate: 48_000)
+        let after = SpectralMeasure.thirdOctaveBands(
+            SpectralMeasure.averageSpectrum(output, channels: 1), sampleRate: 48_000)
+        // Shapes compared: the overall level removed, the bands that carry the voice (within 30 dB of the top).
+        let top = before.max() ?? 0
+        let offset = zip(before, after).map { $1 - $0 }.sorted()[before.count / 2]
+        for (band, (b, a)) in zip(before, after).enumerated() where b > top - 30 {
+            #expect(
+                abs(a - b - offset) < stretcher.envelopeTolerance,
+                "band \(band): \(b) dB before, \(a - offset) dB after")
         }
     }
 }

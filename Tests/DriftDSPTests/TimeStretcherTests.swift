@@ -85,41 +85,6 @@ struct TimeStretcherTests {
         #expect(abs(error - 3) < 0.2, "a 3 ms delay reads \(error) ms")
     }
 
-    @Test(
-        "a stretched sine keeps its frequency within 0.5%",
-        arguments: [Rational(1, 2), Rational(97, 100), Rational(5, 4), Rational(2, 1)])
-    func pitch(ratio: Rational) throws {
-        let signal = TestSignal(channelCount: 1, length: 96_000, seed: 1, tonesPerChannel: 1, maxCyclesPerSample: 0.05)
-        let frequency = signal.channels[0][0].cyclesPerSample
-        let target = try #require(ratio.multipliedRounded(by: signal.length))
-        let output = try stretch(signal.recording(start: 0, count: 96_000), channels: 1, to: target)
-        let found = SpectralMeasure.peakFrequency(output, channels: 1)
-        #expect(abs(found / frequency - 1) < 0.005, "\(found * 48_000) Hz for \(frequency * 48_000) Hz")
-    }
-
-    @Test(
-        "a speech-like signal keeps its spectral envelope (third-octave bands within 3 dB)",
-        arguments: [Rational(1, 2), Rational(97, 100), Rational(2, 1)])
-    func spectralEnvelope(ratio: Rational) throws {
-        let signal = EnvelopeSignal(length: 144_000, channelCount: 1, seed: 5, harmonicBase: 120.0 / 48_000)
-        let input = signal.recording()
-        let target = try #require(ratio.multipliedRounded(by: signal.length))
-        let output = try stretch(input, channels: 1, to: target)
-        let before = SpectralMeasure.thirdOctaveBands(
-            SpectralMeasure.averageSpectrum(input, channels: 1), sampleRate: 48_000)
-        let after = SpectralMeasure.thirdOctaveBands(
-            SpectralMeasure.averageSpectrum(output, channels: 1), sampleRate: 48_000)
-        // Compare shapes: remove the overall level, then look at bands that carry the voice (within 30 dB of the top).
-        let top = before.max() ?? 0
-        let offset = zip(before, after).map { $1 - $0 }.sorted()[before.count / 2]
-        let worst = zip(before, after).filter { $0.0 > top - 30 }.map { abs($0.1 - $0.0 - offset) }.max() ?? 0
-        // Measured worst bands: 1.1 dB at 0.5x, 1.6 dB at 0.97x, 1.8 dB at 2x.
-        #expect(worst < 3)
-        for (band, (b, a)) in zip(before, after).enumerated() where b > top - 30 {
-            #expect(abs(a - b - offset) < 3, "band \(band): \(b) dB before, \(a - offset) dB after")
-        }
-    }
-
     @Test("all channels are spliced at the same points")
     func coherentChannels() throws {
         // Channel c carries channel 0's content scaled by 1 / (c + 1): any per-channel splice would break that.
