@@ -61,6 +61,8 @@ fi
 python3 scripts/api-check.py check
 # The docs' generated tables are what their results files give (bench-results/; scripts/figures.py).
 python3 scripts/figures.py check
+# ... and the tool itself, on results made up so that each answer is known (a goal's verdict turns with its numbers).
+python3 scripts/test-figures.py
 # DriftKit's documentation, its symbol docs and four articles (Sources/DriftKit/DriftKit.docc), with DocC's warnings
 # as errors: a broken link or an undocumented parameter fails the run. The same build flags, so nothing rebuilds.
 if [[ $quick -eq 0 ]]; then

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""The figures tool against results made up here, so each test knows its answer: a region rewritten from its results
+and refused when edited by hand, a results file refused without its provenance, and the generated verdicts turning
+with the numbers (a goal met, then missed). Run by scripts/test.sh beside `figures.py check`."""
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import figures  # noqa: E402
+
+PROVENANCE = {"date": "2026-01-01 00:00 UTC", "machine": "2 cores (test)", "command": "made up by test-figures.py"}
+
+
+class Results:
+    """A bench-results folder of its own for one test: figures.RESULTS points at it while the test runs."""
+
+    def __init__(self, **files):
+        self.folder = tempfile.TemporaryDirectory()
+        for name, data in files.items():
+            with open(os.path.join(self.folder.name, name.replace("_", "-") + ".json"), "w") as handle:
+                json.dump(data, handle)
+
+    def __enter__(self):
+        self.saved, figures.RESULTS = figures.RESULTS, self.folder.name
+        return self
+
+    def __exit__(self, *_):
+        figures.RESULTS = self.saved
+        self.folder.cleanup()
+
+
+def scan(largest_json, largest_headers):
+    return dict(PROVENANCE, rows=[
+        {"pairs": 100_000, "json": [largest_json, largest_json, largest_json],
+         "table": [1.0, 1.0, 1.0], "headers": [largest_headers] * 3, "coldJSON": None},
+        {"pairs": 10_000, "json": [0.4, 0.4, 0.4], "table": [0.4, 0.4, 0.4], "headers": [0.1] * 3, "coldJSON": 1.5},
+    ])
+
+
+class RegionTests(unittest.TestCase):
+    def test_a_region_is_rewritten_from_its_results_and_a_hand_edit_is_refused(self):
+        with Results(scan=scan(4.0, 1.0)):
+            text = "before\n<!-- figures: scan-headline -->\nold words\n<!-- end figures -->\nafter\n"
+            generated, problems = figures.regenerate(text, "test.md")
+            self.assertEqual(problems, [])
+            self.assertIn("100,000 pairs with its JSON report takes 4.00 s warm, 4.0×", generated)
+            self.assertTrue(generated.startswith("before\n") and generated.endswith("after\n"))
+            again, _ = figures.regenerate(generated, "test.md")
+            self.assertEqual(again, generated, "a rendered region renders to itself")
+            edited = generated.replace("4.00 s", "3.00 s")
+            self.assertNotEqual(figures.regenerate(edited, "test.md")[0], edited, "a hand edit does not survive")
+
+    def test_a_region_without_a_generator_or_results_is_a_problem(self):
+        with Results():
+            _, problems = figures.regenerate("<!-- figures: no-such -->\nx\n<!-- end figures -->\n", "t.md")
+            self.assertTrue(any("no generator" in p for p in problems), problems)
+            _, problems = figures.regenerate("<!-- figures: fleet-scan -->\nx\n<!-- end figures -->\n", "t.md")
+            self.assertTrue(any("fleet-scan" in p for p in problems), problems)
+
+    def test_results_without_their_provenance_are_refused(self):
+        data = scan(4.0, 1.0)
+        del data["machine"]
+        with Results(scan=data):
+            with self.assertRaises(ValueError):
+                figures.fleet_scan()
+
+
+class VerdictTests(unittest.TestCase):
+    def test_the_scan_goals_turn_with_the_numbers(self):
+        with Results(scan=scan(4.0, 1.0)):
+            self.assertIn("met.", figures.fleet_scan())
+        with Results(scan=scan(12.0, 2.0)):  # over 10 s warm
+            self.assertIn("NOT met", figures.fleet_scan())
+        with Results(scan=scan(6.0, 0.5)):  # 12x the header read
+            self.assertIn("NOT met", figures.fleet_scan())
+
+    def test_the_memory_goal_turns_at_64_mib(self):
+        rows = [{"label": "stereo, polyphase, medium", "everyCore": 40, "oneCore": 30}]
+        with Results(memory=dict(PROVENANCE, cores=2, rows=rows)):
+            self.assertIn("30–40 MiB: under 64 MiB", figures.memory())
+        rows[0]["everyCore"] = 70
+        with Results(memory=dict(PROVENANCE, cores=2, rows=rows)):
+            self.assertIn("NOT under 64 MiB", figures.memory())
+
+    def test_the_converter_comparison_is_computed_from_both_engines(self):
+        measurements = [
+            {"engine": engine, "quality": quality, "snr": {"0.30": snr, "0.40": snr - 10, "0.45": snr - 20},
+             "realtime": speed}
+            for engine, snr, speed in (("polyphase", 130.0, 2000.0), ("soxr", 140.0, 500.0),
+                                       ("libsamplerate", 120.0, 100.0))
+            for quality in ("fast", "medium", "best")]
+        with Results(converters=dict(PROVENANCE, seconds=20, speedSeconds=60, ratio="0.999869", channels=2,
+                                     measurements=measurements)):
+            text = figures.converters()
+        self.assertIn("`medium` 4.0× its speed, -10.0 / -10.0 / -10.0 dB", text)
+        self.assertIn("| `fast` | 130.0 / 120.0 / 110.0 dB | 140.0 / 130.0 / 120.0 dB", text)
+
+    def test_the_stretch_shortfall_names_the_worst_cell(self):
+        rows = [
+            {"material": "voice", "ratio": 0.8, "tool": "driftfix", "visqol": 4.0, "pesq": None},
+            {"material": "voice", "ratio": 0.8, "tool": "R3", "visqol": 4.5, "pesq": None},
+            {"material": "drums", "ratio": 2, "tool": "driftfix", "visqol": 4.2, "pesq": None},
+            {"material": "drums", "ratio": 2, "tool": "R3", "visqol": 4.1, "pesq": None},
+        ]
+        text = figures.against_r3(rows, "visqol", "driftfix")
+        self.assertIn("a mean of 4.100 against 4.300, higher in 1 of 2 cells", text)
+        self.assertIn("largest shortfall 0.500 (voice at 0.8×)", text)
+
+    def test_the_fleet_history_goal_turns_at_100_ms(self):
+        night = {"night": 0, "pairs": 1000, "wall": 1.0, "peakKiB": 102400, "html": 100000, "json": 10**6,
+                 "csv": 10**5, "journal": 10**6}
+        data = dict(PROVENANCE, devices=10, takes=10, nights=1, rows=[night], scan={"wall": 0.5, "peakKiB": 51200},
+                    alerts=[], render={"fcp": 300, "dcl": 250, "load": 260}, journalAt30Runs=10**7,
+                    historyMs={"device": 20, "fleet": 20, "device30": 90, "fleet30": 90, "json30": 120})
+        with Results(fleet=data):
+            self.assertIn("(goal ≤ 100 ms: met)", figures.fleet_qa())
+        data["historyMs"]["device30"] = 140
+        with Results(fleet=data):
+            self.assertIn("(goal ≤ 100 ms: NOT met)", figures.fleet_qa())
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
