@@ -49,19 +49,13 @@ public final class PhaseVocoder: AudioSource {
     public let channelCount: Int
     public let frameCount: Int64
 
-    private let upstream: AudioSource
     private let inputFrames: Int64
     private let length: Int
     private let hop: Int
     private let vocoder: OpaquePointer
 
-    // Input: frames [inputStart, inputStart + inputCount) of the zero-extended input, interleaved.
-    private let inputCapacity: Int
-    private let input: UnsafeMutablePointer<Float>
-    private var inputStart: Int64
-    private var inputCount = 0
-    private var upstreamDelivered: Int64 = 0
-    private var upstreamEnded = false
+    // The zero-extended input.
+    private let input: StretchInput
 
     private let output: OverlapAddOutput
     private let synthesis: UnsafeMutablePointer<Float>
@@ -82,7 +76,6 @@ public final class PhaseVocoder: AudioSource {
                 Int32(parameters.frameLength), Int32(parameters.hop), Int32(upstream.channelCount))
         else { throw .converter("the phase vocoder could not be set up (out of memory)") }
         self.vocoder = vocoder
-        self.upstream = upstream
         channelCount = upstream.channelCount
         frameCount = targetFrames
         inputFrames = upstream.frameCount
@@ -90,19 +83,15 @@ public final class PhaseVocoder: AudioSource {
         hop = parameters.hop
         record?.geometry = (hop, upstream.frameCount, targetFrames)
         // One frame, the largest step between centres (two hops at 0.5x, and a frame of rounding) and a block.
-        inputCapacity = length + 2 * hop + 2 + 8192
-        input = .allocate(capacity: inputCapacity * channelCount)
-        synthesis = .allocate(capacity: length * channelCount)
         // The input is zero-extended on both sides: the first frame is centred on input frame 0.
-        inputStart = -Int64(length / 2)
+        input = StretchInput(upstream: upstream, capacity: length + 2 * hop + 2 + 8192, leadingZeros: length / 2)
+        synthesis = .allocate(capacity: length * channelCount)
         output = OverlapAddOutput(
             length: length, channelCount: channelCount, frameCount: targetFrames, start: -Int64(length / 2))
-        appendZeros(length / 2)
     }
 
     deinit {
         driftfix_vocoder_destroy(vocoder)
-        input.deallocate()
         synthesis.deallocate()
     }
 
@@ -121,7 +110,8 @@ public final class PhaseVocoder: AudioSource {
             try ensureInput(from: start, through: start + Int64(length))
             let advance = Int32(clamping: centre - previousCentre)
             synthesised =
-                driftfix_vocoder_push(vocoder, input + Int(start - inputStart) * channelCount, advance, synthesis) == 1
+                driftfix_vocoder_push(
+                    vocoder, input.samples + Int(start - input.start) * channelCount, advance, synthesis) == 1
             previousCentre = centre
             pushed += 1
         }
@@ -140,42 +130,10 @@ public final class PhaseVocoder: AudioSource {
         return Int64((2 * numerator + denominator) / (2 * denominator))
     }
 
-    /// Makes input frames [start, end) available, dropping what lies before `start`, reading upstream and
-    /// zero-extending past its end.
+    /// Makes input frames [start, end) available, dropping what lies before `start` once the window would not hold
+    /// the rest and a block more.
     private func ensureInput(from start: Int64, through end: Int64) throws {
-        let drop = Int(start - inputStart)
-        let needed = Int(max(0, end - (inputStart + Int64(inputCount))))
-        if drop > 0 && inputCapacity - inputCount < needed + 8192 {
-            let keep = inputCount - drop
-            input.update(from: input + drop * channelCount, count: keep * channelCount)
-            inputStart = start
-            inputCount = keep
-        }
-        while inputStart + Int64(inputCount) < end {
-            let room = inputCapacity - inputCount
-            precondition(room > 0, "input window too small")
-            let missing = Int(end - (inputStart + Int64(inputCount)))
-            if upstreamEnded {
-                appendZeros(min(room, missing))
-                continue
-            }
-            let wanted = Int(min(Int64(min(room, 8192)), inputFrames - upstreamDelivered))
-            let got = wanted > 0 ? try upstream.read(into: input + inputCount * channelCount, frames: wanted) : 0
-            if got == 0 {
-                guard upstreamDelivered == inputFrames else {
-                    throw DSPError.lengthMismatch(target: inputFrames, produced: upstreamDelivered)
-                }
-                upstreamEnded = true
-                continue
-            }
-            inputCount += got
-            upstreamDelivered += Int64(got)
-        }
-    }
-
-    private func appendZeros(_ count: Int) {
-        precondition(inputCount + count <= inputCapacity, "input window too small")
-        (input + inputCount * channelCount).update(repeating: 0, count: count * channelCount)
-        inputCount += count
+        if start > input.start && input.room < Int(max(0, end - input.end)) + 8192 { input.drop(before: start) }
+        try input.fill(through: end)
     }
 }

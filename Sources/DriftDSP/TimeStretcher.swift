@@ -47,23 +47,15 @@ public final class TimeStretcher: AudioSource {
     public let channelCount: Int
     public let frameCount: Int64
 
-    private let upstream: AudioSource
     private let inputFrames: Int64
     private let hop: Int
     private let length: Int
     private let tolerance: Int
     private let window: UnsafeMutablePointer<Float>
 
-    // Input window: frames [inputStart, inputStart + inputCount) of the zero-extended input, interleaved, plus
-    // the mono sum used for the similarity search.
-    private let inputCapacity: Int
-    private let input: UnsafeMutablePointer<Float>
-    private let mix: UnsafeMutablePointer<Float>
-    private var inputStart: Int64
-    private var inputCount = 0
+    // The zero-extended input with its mono sum, which the similarity search reads.
+    private let input: StretchInput
     private var keepFrom: Int64  // input before this is no longer needed
-    private var upstreamDelivered: Int64 = 0
-    private var upstreamEnded = false
 
     private let output: OverlapAddOutput
 
@@ -94,7 +86,6 @@ public final class TimeStretcher: AudioSource {
         guard upstream.frameCount > 0, targetFrames > 0, TimeStretcher.ratioRange.contains(ratio) else {
             throw .invalidStretch(ratio)
         }
-        self.upstream = upstream
         self.channelCount = upstream.channelCount
         self.frameCount = targetFrames
         self.inputFrames = upstream.frameCount
@@ -107,21 +98,16 @@ public final class TimeStretcher: AudioSource {
         }
         // Room for the previous segment, the search span and the new frame at the largest input step (2 hops),
         // plus one upstream block.
-        inputCapacity = 6 * hop + 4 * tolerance + 8192
-        input = .allocate(capacity: inputCapacity * upstream.channelCount)
-        mix = .allocate(capacity: inputCapacity)
         // The input is zero-extended on both sides; start with the leading zeros in the window.
-        inputStart = -Int64(hop + tolerance)
-        keepFrom = inputStart
+        input = StretchInput(
+            upstream: upstream, capacity: 6 * hop + 4 * tolerance + 8192, leadingZeros: hop + tolerance, keepsMix: true)
+        keepFrom = -Int64(hop + tolerance)
         output = OverlapAddOutput(
             length: length, channelCount: upstream.channelCount, frameCount: targetFrames, start: -Int64(hop))
-        appendZeros(hop + tolerance)
     }
 
     deinit {
         window.deallocate()
-        input.deallocate()
-        mix.deallocate()
     }
 
     public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws -> Int {
@@ -132,7 +118,7 @@ public final class TimeStretcher: AudioSource {
     private func synthesiseNextFrame() throws {
         output.retire()
         let nominal = nominalCentre(frameIndex)
-        try ensureInput(through: nominal + Int64(hop + tolerance))
+        try input.fill(through: nominal + Int64(hop + tolerance)) { input.drop(before: keepFrom) }
         let centre = frameIndex == 0 ? nominal : nominal + Int64(bestShift(nominal: nominal))
         overlapAdd(centre: centre)
         if let record {
@@ -158,9 +144,9 @@ public final class TimeStretcher: AudioSource {
     private func bestShift(nominal: Int64) -> Int {
         guard tolerance > 0 else { return 0 }
         // What the previous frame would play next: its input right after its centre.
-        let reference = mix + Int(previousCentre - inputStart)
+        let reference = input.mix + Int(previousCentre - input.start)
         // Candidates: the hop frames before centre nominal + shift.
-        let first = mix + Int(nominal - Int64(hop) - Int64(tolerance) - inputStart)
+        let first = input.mix + Int(nominal - Int64(hop) - Int64(tolerance) - input.start)
         var energy: Float = 0
         for i in 0..<hop { energy += first[i] * first[i] }
         var bestScore = -Float.infinity
@@ -185,7 +171,7 @@ public final class TimeStretcher: AudioSource {
 
     /// Adds the windowed input frame around `centre` into the accumulator (all channels).
     private func overlapAdd(centre: Int64) {
-        let source = input + Int(centre - Int64(hop) - inputStart) * channelCount
+        let source = input.samples + Int(centre - Int64(hop) - input.start) * channelCount
         let channels = channelCount
         let sum = output.samples
         for i in 0..<length {
@@ -194,58 +180,5 @@ public final class TimeStretcher: AudioSource {
             let to = sum + i * channels
             for c in 0..<channels { to[c] += w * from[c] }
         }
-    }
-
-    /// Makes input frames up to `end` (exclusive) available, reading upstream and zero-extending past its end.
-    private func ensureInput(through end: Int64) throws {
-        while inputStart + Int64(inputCount) < end {
-            if inputCount == inputCapacity { compact() }
-            let room = inputCapacity - inputCount
-            precondition(room > 0, "input window too small")
-            let missing = Int(end - (inputStart + Int64(inputCount)))
-            if upstreamEnded {
-                appendZeros(min(room, missing))
-                continue
-            }
-            let wanted = Int(min(Int64(min(room, 8192)), inputFrames - upstreamDelivered))
-            let got = wanted > 0 ? try upstream.read(into: input + inputCount * channelCount, frames: wanted) : 0
-            if got == 0 {
-                guard upstreamDelivered == inputFrames else {
-                    throw DSPError.lengthMismatch(target: inputFrames, produced: upstreamDelivered)
-                }
-                upstreamEnded = true
-                continue
-            }
-            computeMix(from: inputCount, count: got)
-            inputCount += got
-            upstreamDelivered += Int64(got)
-        }
-    }
-
-    private func appendZeros(_ count: Int) {
-        precondition(inputCount + count <= inputCapacity, "input window too small")
-        (input + inputCount * channelCount).update(repeating: 0, count: count * channelCount)
-        (mix + inputCount).update(repeating: 0, count: count)
-        inputCount += count
-    }
-
-    private func computeMix(from start: Int, count: Int) {
-        let channels = channelCount
-        for i in start..<(start + count) {
-            var sum: Float = 0
-            for c in 0..<channels { sum += input[i * channels + c] }
-            mix[i] = sum
-        }
-    }
-
-    /// Drops input before `keepFrom` by moving the rest to the front of the window.
-    private func compact() {
-        let drop = Int(keepFrom - inputStart)
-        guard drop > 0 else { return }
-        let keep = inputCount - drop
-        input.update(from: input + drop * channelCount, count: keep * channelCount)
-        mix.update(from: mix + drop, count: keep)
-        inputStart += Int64(drop)
-        inputCount = keep
     }
 }
