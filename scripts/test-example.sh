@@ -5,9 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 example=Examples/RepairService
-# Once more on a failure: SwiftPM's cached build plan of a path dependency can still name a source file the
-# dependency has since deleted ("missing inputs"); the failed build replans it. A real compile error fails twice.
-swift build --package-path "$example" || swift build --package-path "$example"
+# Once more on a failure, planned afresh: SwiftPM's cached build plan of a path dependency can still name a source file
+# the dependency has since deleted ("missing inputs"), or miss one it has since added (seen once with a new DriftDSP
+# file: "cannot find StretchInput in scope" twice in a row, then built at a third try). The plan, not the objects, is
+# thrown away before the second try; a real compile error fails twice.
+if ! swift build --package-path "$example"; then
+    rm -f "$example/.build/debug.yaml" "$example/.build/debug/description.json"
+    swift build --package-path "$example"
+fi
 service=$(swift build --package-path "$example" --show-bin-path)/RepairService
 # The example depends on driftfix with `traits: []`: DriftKit without its LiveMetrics trait links neither DriftMetrics
 # nor swift-prometheus (their Swift symbols are mangled with the module's name).
