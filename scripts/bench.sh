@@ -705,6 +705,8 @@ echo
 echo "## Journal size: $pairs pairs of 5 s WAVs (paths like $jtree/media/dev123/night0/take12.wav), 2 workers"
 printf "%-16s %10s %10s %12s %12s\n" night "run s" "repaired" "journal MB" "B/pair added"
 last=0
+# Each night also goes to bench-results/journal.json (the docs' bytes-per-pair sentence is generated from it).
+jrows="$work/journal-rows.jsonl"; : >"$jrows"
 for ((n = 0; n <= unchanged; n++)); do
     start=$(date +%s.%N)
     "$bin/driftfix" repair "$jtree/media" --out "$jtree/out" --workers 2 >"$jtree/run.log" 2>&1 || true
@@ -714,9 +716,15 @@ for ((n = 0; n <= unchanged; n++)); do
     awk -v n="$([[ $n == 0 ]] && echo "first (repairs)" || echo "unchanged $n")" -v w="$(awk -v a="$start" -v b="$end" 'BEGIN{print b-a}')" \
         -v r="${repaired:-?}" -v s="$size" -v l="$last" -v p="$pairs" \
         'BEGIN { printf "%-16s %10.1f %10s %12.2f %12.0f\n", n, w, r, s / 1e6, (s - l) / p }'
+    printf '{"night": %d, "wall": %s, "repaired": %s, "journal": %d}\n' "$n" \
+        "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')" "${repaired:-null}" "$size" >>"$jrows"
     last=$size
 done
 rm -rf "$jtree"
+python3 -c 'import json, sys; print(json.dumps({"pairs": int(sys.argv[2]), "seconds": 5,
+    "nights": [json.loads(l) for l in open(sys.argv[1]) if l.strip()]}))' "$jrows" "$pairs" |
+    python3 scripts/figures.py record journal.json --command "BENCH_SECTIONS=journal scripts/bench.sh"
+render_figures
 fi
 
 if want dispatch; then

@@ -560,6 +560,23 @@ def engines():
     return text + provenance("engines.json", data)
 
 
+def journal_size():
+    """The journal's bytes a pair: a night of real repairs, then nights over the unchanged tree."""
+    data = results("journal.json")
+    nights = data["nights"]
+    pairs = data["pairs"]
+    first = nights[0]
+    added = [later["journal"] - earlier["journal"] for earlier, later in zip(nights, nights[1:])]
+    text = (f"{pairs:,} pairs of {data['seconds']} s WAVs, every one a real repair job on the first night "
+            f"({first['repaired'] if first['repaired'] is not None else '?'} repaired, in {first['wall']:.1f} s): the "
+            f"first night leaves **{first['journal'] / pairs:.0f} bytes a pair** ({first['journal'] / 1e6:.2f} MB)")
+    if added:
+        text += (f", each of {len(added)} unchanged nights after it adds **{min(added) / pairs:.0f}–"
+                 f"{max(added) / pairs:.0f} bytes a pair** (each in {min(n['wall'] for n in nights[1:]):.1f}–"
+                 f"{max(n['wall'] for n in nights[1:]):.1f} s)")
+    return text + ".\n\n" + provenance("journal.json", data)
+
+
 def headline():
     """The README's measured sentences: the kernel's speed, then the engines' memory."""
     return kernel_headline().rstrip("\n") + " " + memory_headline()
@@ -567,7 +584,7 @@ def headline():
 
 GENERATORS = {"stretch-visqol": stretch_visqol, "stretch-pesq": stretch_pesq, "kernel": kernel, "memory": memory,
               "headline": headline, "counted-benchmarks": counted_benchmarks, "converters": converters,
-              "fleet-scan": fleet_scan, "stretch-speed": stretch_speed, "fleet-qa": fleet_qa, "soundindex": soundindex, "content-accuracy": content_accuracy, "distributed": distributed, "traces": traces, "engines": engines, "scan-headline": scan_headline}
+              "fleet-scan": fleet_scan, "stretch-speed": stretch_speed, "fleet-qa": fleet_qa, "soundindex": soundindex, "content-accuracy": content_accuracy, "distributed": distributed, "traces": traces, "engines": engines, "journal-size": journal_size, "scan-headline": scan_headline}
 
 
 def record(name, command):
