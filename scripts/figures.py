@@ -568,7 +568,7 @@ def journal_size():
     first = nights[0]
     added = [later["journal"] - earlier["journal"] for earlier, later in zip(nights, nights[1:])]
     text = (f"{pairs:,} pairs of {data['seconds']} s WAVs, every one a real repair job on the first night "
-            f"({first['repaired'] if first['repaired'] is not None else '?'} repaired, in {first['wall']:.1f} s): the "
+            f"({'?' if first['repaired'] is None else format(first['repaired'], ',')} repaired, in {first['wall']:.1f} s): the "
             f"first night leaves **{first['journal'] / pairs:.0f} bytes a pair** ({first['journal'] / 1e6:.2f} MB)")
     if added:
         text += (f", each of {len(added)} unchanged nights after it adds **{min(added) / pairs:.0f}–"
