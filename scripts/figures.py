@@ -376,7 +376,7 @@ def fleet_qa():
     """The fleet section: night after night over a growing fleet, its reports, its journal, its history queries."""
     data = results("fleet.json")
     rows = data["rows"]
-    lines = ["| night | pairs | run s | peak MiB | report.html MB | report.json MB | report.csv MB | journal MB "
+    lines = ["| night | pairs | run s (one run) | peak MiB | report.html MB | report.json MB | report.csv MB | journal MB "
              "| journal added, bytes a pair |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     before = 0
     for row in rows:
@@ -470,7 +470,7 @@ def content_accuracy():
     wav, aac = speed.get("WAV 24-bit stereo vs WAV reference"), speed.get("WAV 24-bit stereo vs AAC reference")
     if wav and aac:
         text += (f"`driftfix measure` on a {data['seconds']} s pair (48 kHz stereo 24-bit WAV against its reference), "
-                 f"one core: **{wav['realtime']:.0f}× real time** against a WAV reference, **{aac['realtime']:.0f}×** "
+                 f"one core, one run each: **{wav['realtime']:.0f}× real time** against a WAV reference, **{aac['realtime']:.0f}×** "
                  f"against the AAC one, peak {wav['peakMiB']:.0f} / {aac['peakMiB']:.0f} MiB (goal ≥ 200×, aim "
                  "≥ 1000×).")
     return text + "\n\n" + provenance("content.json", data)
@@ -479,7 +479,7 @@ def content_accuracy():
 def distributed():
     """Dispatch over ZeroMQ with no-op jobs, and real repairs on 1 and 2 local workers (bench.sh's dispatch and repair)."""
     dispatch, repair = results("dispatch.json"), results("repair.json")
-    lines = ["| measured | result |", "| --- | --- |"]
+    lines = ["| measured (one run each, but the long recording's) | result |", "| --- | --- |"]
     for row in dispatch["rows"]:
         store = "every transition journalled first" if row["store"] == "journal" else "the in-memory store"
         lines.append(f"| {row['jobs']:,} no-op jobs to {row['workers']} worker processes, {row['transport']}, {store} "

@@ -19,7 +19,8 @@ packages=(libzmq3-dev libsndfile1-dev libsamplerate0-dev libsqlite3-dev libavfor
 # scripts/loaded-tests.sh (the suites on a machine kept busy), and the readers of the chunks a recording carries
 # through a repair: mediainfo (bext, iXML, cue points and labels) and wavinfo (from PyPI, below).
 # jq: the report readers in scripts/readers are tried with it (and with Python) by the tests. build-essential and
-# python3-dev: visqol-python's libsvm is built from its source when pip installs it (below).
+# python3-dev: visqol-python's libsvm is built from its source when pip installs it (below); build-essential also
+# brings binutils, whose nm test-example.sh reads the example service's symbols with.
 if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]]; then
     packages+=(sox ffmpeg rubberband-cli chromium docker-compose iproute2 util-linux python3 python3-prometheus-client gdb munge slurm-wlm xxhash shellcheck python3-venv libxml2-utils stress-ng mediainfo jq build-essential python3-dev)
 fi

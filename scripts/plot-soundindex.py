@@ -9,40 +9,24 @@ plotting library needed; the numbers are the table's, read from the bench's outp
 """
 import json
 import math
-import re
 import sys
 
-
-def rows(text):
-    """The table's rows as dicts of column -> median (the number before any bracket)."""
-    lines = [l for l in text.splitlines() if l.startswith("|")]
-    header = [c.strip() for c in lines[0].strip("|").split("|")]
-    out = []
-    for line in lines[2:]:
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        row = {}
-        for name, cell in zip(header, cells):
-            match = re.match(r"^([0-9.]+)", cell)
-            if match:
-                row[name] = float(match.group(1))
-        out.append(row)
-    return out
+from figures import soundindex_rows  # the one reader of the bench's table
 
 
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     text = open(sys.argv[1]).read()
-    if sys.argv[1].endswith(".json"):
-        text = "\n".join(json.loads(text)["table"])
-    table = rows(text)
+    lines = json.loads(text)["table"] if sys.argv[1].endswith(".json") else text.splitlines()
+    table = soundindex_rows(lines)
     series = [
         ("every ms", "every recording searched", "#b44"),
         ("indexed ms", "indexed search (lookup and exact search)", "#36c"),
         ("lookup ms", "lookup alone", "#7a7"),
     ]
     hours = [r["hours"] for r in table]
-    values = [r[k] for r in table for k, _, _ in series if k in r] + [20]
+    values = [r[k] for r in table for k, _, _ in series if r.get(k) is not None] + [20]
     x_low, x_high = math.log10(min(hours)), math.log10(max(hours))
     y_low, y_high = math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))
     w, h, left, top, right, bottom = 660, 360, 60, 20, 36, 50
@@ -64,7 +48,7 @@ def main():
     out.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#999" stroke-dasharray="4 3"/>' % (left, w - right, goal, goal))
     out.append('<text x="%d" y="%.1f" fill="#666">goal: 20 ms a clip</text>' % (w - right - 110, goal - 4))
     for i, (key, label, colour) in enumerate(series):
-        points = [(r["hours"], r[key]) for r in table if key in r]
+        points = [(r["hours"], r[key]) for r in table if r.get(key) is not None]
         if not points:
             continue
         path = " ".join("%.1f,%.1f" % (sx(x), sy(y)) for x, y in points)

@@ -16,7 +16,9 @@ fi
 service=$(swift build --package-path "$example" --show-bin-path)/RepairService
 # The example depends on driftfix with `traits: []`: DriftKit without its LiveMetrics trait links neither DriftMetrics
 # nor swift-prometheus (their Swift symbols are mangled with the module's name).
-if nm "$service" | grep -q '12DriftMetrics\|10Prometheus'; then
+# nm's own failure (none installed, an unreadable binary) stops the script rather than reading as "not linked".
+symbols=$(nm "$service")
+if grep -q '12DriftMetrics\|10Prometheus' <<<"$symbols"; then
     echo "test-example: DriftKit built without LiveMetrics still links DriftMetrics or swift-prometheus"
     exit 1
 fi
