@@ -246,6 +246,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // No package access: the engine's `package` members (the reports' JSON numbers behind their Durations,
+            // ...) are out of its reach as they are out of any other caller's.
+            packageAccess: false,
             swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")],
             // `driftfix --version` names the source revision it was built from.
             plugins: ["SourceRevision"]
@@ -384,6 +387,7 @@ let package = Package(
                 "DriftKit", "DriftFixtures", .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
+            packageAccess: false,
             swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]),
         .testTarget(name: "EndToEndTests", dependencies: ["driftfix", "DriftAudio", "DriftCore", "DriftFixtures"]),
     ],

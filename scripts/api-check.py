@@ -5,7 +5,9 @@ diagnose-api-breaking-changes` does, on the modules the test build already made 
 The API is DriftKit's own declarations, the vocabulary modules it re-exports whole (Exports.swift), and the engine
 types it re-exports one by one (RunVocabulary.swift). `baseline` records it (at a release: api/baseline/, gzipped, with
 the revision); `check` dumps the current build's and fails on every breaking change that api/allowed-breaks.txt does
-not list (each break a release makes is named there and in CHANGELOG.md). Additions are never breaks.
+not list (each break a release makes is named there and in CHANGELOG.md). Additions are never breaks. `check` also
+refuses a public property or parameter named for a span of time (seconds, ms, a timeout) that is a Double: spans are
+`Duration`s, and a report keeps its JSON number `package` behind one.
 
 Why not `swift package diagnose-api-breaking-changes` itself: it rebuilds the baseline revision from scratch (6 minutes
 here), and its digester then loads the baseline's modules beside the build's plugin-tool copies of the benchmark
@@ -89,6 +91,36 @@ def baseline():
     print(f"api-check: baseline of {len(exported())} modules recorded at {revision}")
 
 
+# A name that says seconds, milliseconds, a timeout or an interval.
+SPAN = re.compile(r"(seconds|Seconds|Ms|Milliseconds|Timeout|timeout|Interval|interval|[eE]lapsed)$")
+
+
+def spans_as_numbers(module, root):
+    """Public properties and parameters named for a span of time whose type is a Double (or TimeInterval)."""
+    found = []
+
+    def numeric(node):
+        return any(word in node.get("printedName", "") for word in ("Swift.Double", "TimeInterval"))
+
+    def walk(node, path):
+        if node.get("isInternal"):
+            return  # `package` or below: not the API
+        kind, name = node.get("kind"), node.get("name", "")
+        if kind == "Var" and SPAN.search(name) and numeric(node["children"][0]):
+            found.append(f"{path}.{name}: {node['children'][0]['printedName']}")
+        if kind in ("Constructor", "Function"):
+            labels = re.findall(r"(\w+):", node.get("printedName", ""))
+            for label, parameter in zip(labels, node.get("children", [])[1:]):
+                if SPAN.search(label) and numeric(parameter):
+                    found.append(f"{path}.{node['printedName']} ({label}: {parameter['printedName']})")
+        for child in node.get("children", []) or []:
+            if child.get("kind") in ("TypeDecl", "Var", "Constructor", "Function"):
+                walk(child, f"{path}.{name}" if kind == "TypeDecl" else path)
+
+    walk(root, module)
+    return found
+
+
 def check():
     allowed = set()
     if os.path.exists(ALLOWED):
@@ -96,15 +128,18 @@ def check():
                    if line.strip() and not line.startswith("#")}
     revision = open(os.path.join(BASELINE, "REVISION")).read().strip()
     breaks, seen = [], set()
+    spans = []
     with tempfile.TemporaryDirectory() as work:
         for module, keep in exported().items():
+            new = dump(module, keep, work)
+            with open(new) as handle:
+                spans += spans_as_numbers(module, json.load(handle)["ABIRoot"])
             recorded = os.path.join(BASELINE, module + ".json.gz")
             if not os.path.exists(recorded):
                 continue  # new in this version: nothing to break
             old = os.path.join(work, module + ".baseline.json")
             with gzip.open(recorded, "rb") as source, open(old, "wb") as target:
                 target.write(source.read())
-            new = dump(module, keep, work)
             report = os.path.join(work, module + ".diagnosis")
             subprocess.run(["swift-api-digester", "-diagnose-sdk", "-input-paths", old, "-input-paths", new,
                             "-o", report], check=True, capture_output=True)
@@ -118,11 +153,18 @@ def check():
     stale = sorted(allowed - seen)
     for entry in stale:
         print(f"api-check: allowed but no longer breaking (remove it from api/allowed-breaks.txt): {entry}")
-    if breaks:
-        print(f"api-check: {len(breaks)} breaking changes to DriftKit's API since {revision[:12]}, not in "
-              "api/allowed-breaks.txt (name each in CHANGELOG.md and there, or keep the API):", file=sys.stderr)
-        for entry in breaks:
-            print(f"  {entry}", file=sys.stderr)
+    failed = False
+    for entries, headline in (
+            (spans, "spans of time as numbers in DriftKit's API (a Duration says what it holds; keep a report's JSON "
+                    "number `package` behind one)"),
+            (breaks, f"breaking changes to DriftKit's API since {revision[:12]}, not in api/allowed-breaks.txt (name "
+                     "each in CHANGELOG.md and there, or keep the API)")):
+        if entries:
+            failed = True
+            print(f"api-check: {len(entries)} {headline}:", file=sys.stderr)
+            for entry in entries:
+                print(f"  {entry}", file=sys.stderr)
+    if failed:
         return 1
     print(f"api-check: DriftKit's API keeps every declaration of {revision[:12]} "
           f"({len(seen)} allowed breaks, each in CHANGELOG.md)")

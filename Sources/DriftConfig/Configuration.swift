@@ -115,9 +115,15 @@ public struct JournalSettings: Sendable, Equatable {
     /// A device is flagged when the median sync at its recordings' first frames (by their sound) is further than this
     /// from zero in the latest run, ms: a recorder started late or early. Nil: never (the default), for that is an
     /// operator's habit, not a clock fault.
-    public var alertStartMs: Double?
+    package var alertStartMs: Double?
     /// Finished runs whose plans and job rows are kept (older ones keep only their drift samples).
     public var keepRuns = 3
+
+    /// The start alert's threshold (`alertStartMs` in the YAML); nil: never.
+    public var alertStart: Duration? {
+        get { Duration(milliseconds: alertStartMs) }
+        set { alertStartMs = newValue?.inMilliseconds }
+    }
 
     /// The alert rule these settings describe.
     public var alertRule: AlertRule { AlertRule(driftPPM: alertPPM, spreadPPM: alertSpreadPPM, startMs: alertStartMs) }

@@ -8,10 +8,10 @@
 public struct ClockPath: Codable, Sendable, Equatable {
     /// The drift at a moment of the take: (recording rate / true rate − 1) × 10⁶, the header drift's sign.
     public struct DriftPoint: Codable, Sendable, Equatable {
-        public var atSeconds: Double
+        package var atSeconds: Double
         public var driftPPM: Double
 
-        public init(atSeconds: Double, driftPPM: Double) {
+        package init(atSeconds: Double, driftPPM: Double) {
             self.atSeconds = atSeconds
             self.driftPPM = driftPPM
         }
@@ -20,13 +20,13 @@ public struct ClockPath: Codable, Sendable, Equatable {
     /// Where the clock's rate changed at once.
     public struct RateStep: Codable, Sendable, Equatable {
         /// Recording time of the step, seconds.
-        public var atSeconds: Double
+        package var atSeconds: Double
         /// How far the step may lie from `atSeconds` (95 %), seconds.
-        public var uncertaintySeconds: Double
+        package var uncertaintySeconds: Double
         public var fromPPM: Double
         public var toPPM: Double
 
-        public init(atSeconds: Double, uncertaintySeconds: Double, fromPPM: Double, toPPM: Double) {
+        package init(atSeconds: Double, uncertaintySeconds: Double, fromPPM: Double, toPPM: Double) {
             self.atSeconds = atSeconds
             self.uncertaintySeconds = uncertaintySeconds
             self.fromPPM = fromPPM
@@ -41,13 +41,13 @@ public struct ClockPath: Codable, Sendable, Equatable {
     /// The drift at the first and the last moment the sound was measured (`fromSeconds`, `toSeconds`).
     public var startPPM: Double
     public var endPPM: Double
-    public var fromSeconds: Double
-    public var toSeconds: Double
+    package var fromSeconds: Double
+    package var toSeconds: Double
     public var minPPM: Double
     public var maxPPM: Double
     public var rateSteps: [RateStep]
 
-    public init(
+    package init(
         lag: [ContentMeasurement.LagPoint], drift: [DriftPoint], startPPM: Double, endPPM: Double, fromSeconds: Double,
         toSeconds: Double, minPPM: Double, maxPPM: Double, rateSteps: [RateStep] = []
     ) {
@@ -64,7 +64,7 @@ public struct ClockPath: Codable, Sendable, Equatable {
 
     /// The clock's lag at recording time `t`, seconds: the straight line between the nearest points, continued along
     /// the end segments beyond them.
-    public func lagSeconds(at t: Double) -> Double {
+    package func lagSeconds(at t: Double) -> Double {
         guard let first = lag.first, let last = lag.last else { return 0 }
         guard lag.count > 1 else { return first.lagMs / 1000 }
         // The segment holding t (the first or last one beyond the ends), by bisection.
@@ -87,7 +87,7 @@ public struct ClockPath: Codable, Sendable, Equatable {
     }
 
     /// The drift at recording time `t`, from the path's slope there, ppm.
-    public func driftPPM(at t: Double) -> Double {
+    package func driftPPM(at t: Double) -> Double {
         let h = 0.5
         let slope = (lagSeconds(at: t + h) - lagSeconds(at: t - h)) / (2 * h)
         return (1 / (1 + slope) - 1) * 1e6
@@ -95,7 +95,7 @@ public struct ClockPath: Codable, Sendable, Equatable {
 
     /// The path of a stretch of a longer recording moved onto the whole recording's timeline (it began `seconds`
     /// into it): the same moments are `seconds` later, their lag as much smaller.
-    public func shifted(bySeconds seconds: Double) -> ClockPath {
+    package func shifted(bySeconds seconds: Double) -> ClockPath {
         var moved = self
         moved.lag = lag.map { .init(atSeconds: $0.atSeconds + seconds, lagMs: $0.lagMs - seconds * 1000) }
         moved.drift = drift.map { .init(atSeconds: $0.atSeconds + seconds, driftPPM: $0.driftPPM) }
@@ -111,7 +111,7 @@ public struct ClockPath: Codable, Sendable, Equatable {
 
     /// In words: "clock wanders: −131.0 → −101.0 ppm over 20.0 min (between −131.0 and −101.0)", "clock rate stepped
     /// at 10:02.3 by +100.0 ppm (−131.0 → −31.0 ppm)".
-    public func summary(seconds: Double) -> String {
+    package func summary(seconds: Double) -> String {
         func ppm(_ value: Double) -> String { (value >= 0 ? "+" : "") + String(value, decimals: 1) }
         if !rateSteps.isEmpty {
             return rateSteps.map { step in

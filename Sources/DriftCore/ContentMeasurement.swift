@@ -36,14 +36,14 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
     /// A place where the recording lost sound.
     public struct Dropout: Codable, Sendable, Equatable {
         /// Recording time of the gap, seconds from the recording's first frame.
-        public var atSeconds: Double
+        package var atSeconds: Double
         /// Sound missing there, milliseconds (negative: sound repeated, which re-insertion cannot repair).
-        public var missingMs: Double
+        package var missingMs: Double
         /// How far the gap may lie from `atSeconds`, ms: a few ms where there is sound, the pause's length where the
         /// gap fell into a pause (anywhere in it lines up the same).
-        public var uncertaintyMs: Double
+        package var uncertaintyMs: Double
 
-        public init(atSeconds: Double, missingMs: Double, uncertaintyMs: Double = 0) {
+        package init(atSeconds: Double, missingMs: Double, uncertaintyMs: Double = 0) {
             self.atSeconds = atSeconds
             self.missingMs = missingMs
             self.uncertaintyMs = uncertaintyMs
@@ -53,20 +53,20 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
     /// One correlation window: where in the recording, and the lag found there.
     public struct LagPoint: Codable, Sendable, Equatable {
         /// Recording time of the window's centre, seconds.
-        public var atSeconds: Double
+        package var atSeconds: Double
         /// Lag, milliseconds.
-        public var lagMs: Double
+        package var lagMs: Double
 
-        public init(atSeconds: Double, lagMs: Double) {
+        package init(atSeconds: Double, lagMs: Double) {
             self.atSeconds = atSeconds
             self.lagMs = lagMs
         }
     }
 
     /// Reference time of the recording's first frame, ms: positive, the recording started after the reference.
-    public var offsetMs: Double?
+    package var offsetMs: Double?
     /// Half-width of the 95 % interval of `offsetMs`.
-    public var offsetMsError: Double?
+    package var offsetMsError: Double?
     /// (recording duration / reference duration of the same sound − 1) × 10⁶: the header drift's sign and scale.
     public var driftPPM: Double?
     /// Half-width of the 95 % interval of `driftPPM`.
@@ -81,9 +81,9 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
     /// pairing"; nil when they agree.
     public var disagreement: String?
     /// After a repair: the worst lag left across the output (windows smoothed over ~7 s), ms; nil where not measured.
-    public var residualMs: Double?
+    package var residualMs: Double?
     /// The limit the residual was held to, ms (the configured one, or the sound's own precision where coarser).
-    public var residualLimitMs: Double?
+    package var residualLimitMs: Double?
     /// After a repair: the lag left across the output, per stretch of windows (the report draws it).
     public var residualCurve: [LagPoint]?
     /// Why the pair is unmeasurable, in words; nil otherwise.
@@ -91,9 +91,9 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
     /// Why the pair is unmeasurable, as a stable name; nil otherwise.
     public var unmeasurable: Unmeasurable?
     /// How long the reference's sound lasts, seconds (its audio track, which may differ from its stated length).
-    public var referenceSoundSeconds: Double?
+    package var referenceSoundSeconds: Double?
     /// Spread of the windows about the model (RMS), ms.
-    public var scatterMs: Double?
+    package var scatterMs: Double?
     /// Windows correlated, and how many agreed with the model.
     public var windows: Int
     public var agreeingWindows: Int
@@ -104,7 +104,7 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
     /// take's average (its length against the reference's).
     public var clock: ClockPath?
 
-    public init(
+    package init(
         offsetMs: Double?, driftPPM: Double?, driftPPMError: Double?, model: Model, confidence: Double,
         dropouts: [Dropout] = [], headersAgree: Bool? = nil, disagreement: String? = nil, residualMs: Double? = nil,
         reason: String? = nil, unmeasurable: Unmeasurable? = nil, scatterMs: Double? = nil, windows: Int = 0,
@@ -177,7 +177,7 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
 
     /// This measurement of a stretch of a longer recording, moved onto the whole recording's timeline: the stretch
     /// began `seconds` into it.
-    public func shifted(bySeconds seconds: Double) -> ContentMeasurement {
+    package func shifted(bySeconds seconds: Double) -> ContentMeasurement {
         var moved = self
         if let offsetMs, let driftPPM {
             moved.offsetMs = offsetMs - seconds * 1000 / (1 + driftPPM * 1e-6)
@@ -207,7 +207,7 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
     /// after / before the reference), `early stop` / `late stop` (it began with the reference but ended before / after
     /// it), `lying header` (it ends where the reference's own sound ends, but the reference's stated length is
     /// another), `wrong pairing` (no common sound).
-    public mutating func compare(
+    package mutating func compare(
         headerDriftPPM: Double?, recordingSeconds: Double, referenceSeconds: Double?,
         headerPrecisionMs: Double = 50
     ) {
@@ -246,9 +246,9 @@ public struct ContentMeasurement: Codable, Sendable, Equatable {
 /// A repaired file correlated with its reference again: the lag left across it.
 public struct SyncVerification: Codable, Sendable, Equatable {
     /// The worst lag left (windows smoothed over ~7 s), ms; nil when the output could not be measured.
-    public var residualMs: Double?
+    package var residualMs: Double?
     /// The limit applied, ms: the configured one, or the sound's own precision where that is coarser.
-    public var limitMs: Double
+    package var limitMs: Double
     public var passed: Bool
     /// The lag left, per stretch of windows, ms.
     public var curve: [ContentMeasurement.LagPoint]
@@ -257,7 +257,7 @@ public struct SyncVerification: Codable, Sendable, Equatable {
     /// The output's own measurement against the reference.
     public var measurement: ContentMeasurement
 
-    public init(
+    package init(
         residualMs: Double?, limitMs: Double, passed: Bool, curve: [ContentMeasurement.LagPoint], reason: String?,
         measurement: ContentMeasurement
     ) {

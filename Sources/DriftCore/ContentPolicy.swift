@@ -23,14 +23,14 @@ public struct ContentPolicy: Sendable, Equatable, Codable {
     public var start: ContentRepairPlan.Start
     /// The largest residual lag a content repair may leave anywhere in the file, ms (raised to what the sound's own
     /// precision allows where that is coarser).
-    public var residualLimitMs: Double
+    package var residualLimitMs: Double
     /// How precisely the headers know a reference's length, ms: differences within it are no disagreement (a
     /// video's length is known to a frame, and a file's streams end a frame apart).
-    public var headerPrecisionMs: Double
+    package var headerPrecisionMs: Double
 
-    public init(
-        mode: Mode = .auto, confidenceFloor: Double = 0.5, start: ContentRepairPlan.Start = .reference,
-        residualLimitMs: Double = 1, headerPrecisionMs: Double = 50
+    package init(
+        mode: Mode, confidenceFloor: Double, start: ContentRepairPlan.Start, residualLimitMs: Double,
+        headerPrecisionMs: Double
     ) {
         self.mode = mode
         self.confidenceFloor = confidenceFloor
@@ -86,8 +86,8 @@ public struct HeaderPlan: Sendable, Equatable {
     public var operations: [RepairOperation]
     /// (recording / reference − 1) × 10⁶ from the headers; nil when the reference has no length.
     public var driftPPM: Double?
-    public var recordingSeconds: Double
-    public var referenceSeconds: Double?
+    package var recordingSeconds: Double
+    package var referenceSeconds: Double?
     /// The reference's length at the recording's rate (the header target), when known.
     public var referenceFrames: Int64?
     /// How the headers' plan changes the length (a config rule may choose stretch).
@@ -95,7 +95,7 @@ public struct HeaderPlan: Sendable, Equatable {
     /// Why the headers alone refuse the pair (an unexplained difference beyond the limit); nil when they do not.
     public var refusal: String?
 
-    public init(
+    package init(
         operations: [RepairOperation], driftPPM: Double?, recordingSeconds: Double, referenceSeconds: Double?,
         referenceFrames: Int64?, method: RepairMethod = .resample, refusal: String? = nil
     ) {

@@ -106,7 +106,7 @@ public struct DriftAnalysis: Sendable, Equatable {
     /// (recording / reference − 1) × 10⁶.
     public let driftPPM: Double
     /// Positive: at the end the sound comes late (lags the picture); negative: early (leads).
-    public var endOffsetMilliseconds: Double { driftSeconds.doubleValue * 1000 }
+    package var endOffsetMilliseconds: Double { driftSeconds.doubleValue * 1000 }
     public let flags: [SyncFlag]
     public let cause: DriftCause
     /// Human words for the cause ("44100 Hz audio labelled 48000 Hz", "recorder clock 131 ppm slow").

@@ -13,15 +13,15 @@ public struct DriftFigures: Sendable, Equatable {
     public var driftPPM: Double?
     /// What the clock lost (negative) or gained over the take, seconds: the recording's length less the reference
     /// time its sound spans, the start offset and lost buffers left out. Nil with `driftPPM`.
-    public var driftSeconds: Double?
+    package var driftSeconds: Double?
     /// The sync at the recording's first frame, ms (by the sound; nil by the lengths, which cannot tell a start).
-    public var startOffsetMs: Double?
+    package var startOffsetMs: Double?
     /// The sync at the recording's last frame, ms: by the sound, from the fit at the end of the take; by the lengths,
     /// their difference (they are assumed to start together).
-    public var endOffsetMs: Double?
+    package var endOffsetMs: Double?
     /// The sync at its worst moment, ms, and when (recording seconds): the lip-sync verdict's.
-    public var worstOffsetMs: Double?
-    public var worstAtSeconds: Double?
+    package var worstOffsetMs: Double?
+    package var worstAtSeconds: Double?
     /// The lip-sync limits the sync crosses anywhere in the take.
     public var flags: [SyncFlag]
     public var cause: DriftCause
@@ -55,7 +55,7 @@ public struct DriftFigures: Sendable, Equatable {
 
     /// The figures a confident sound measurement gives for a recording of `recordingSeconds` against a reference of
     /// `referenceSeconds` (its stated length); nil where the measurement has no line (unmeasurable).
-    public init?(
+    package init?(
         sound m: ContentMeasurement, recordingSeconds: Double, referenceSeconds: Double?, sampleRate: Int?,
         policy: DriftPolicy = DriftPolicy()
     ) {
@@ -88,7 +88,7 @@ public struct DriftFigures: Sendable, Equatable {
 
     /// The clock's part of the cause alone (a clip found in a longer recording, whose start is its place, not a
     /// fault): a rate step, a wander, lost buffers, a steady error or a known ratio, else in sync.
-    public static func clockCause(
+    package static func clockCause(
         of m: ContentMeasurement, recordingSeconds: Double, sampleRate: Int?, policy: DriftPolicy = DriftPolicy()
     ) -> (DriftCause, String)? {
         guard m.isMeasured, let drift = m.driftPPM else { return nil }
@@ -163,7 +163,7 @@ public struct DriftFigures: Sendable, Equatable {
 
 extension SyncFlag {
     /// The limits any of these sync offsets (ms; negative: sound leads) crosses.
-    public static func crossed(by offsets: [Double]) -> [SyncFlag] {
+    package static func crossed(by offsets: [Double]) -> [SyncFlag] {
         let leads = -(offsets.min() ?? 0)
         let lags = offsets.max() ?? 0
         var flags: [SyncFlag] = []

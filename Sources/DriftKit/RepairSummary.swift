@@ -30,7 +30,7 @@ public struct RepairSummary: Sendable, Equatable {
         inputSampleRate = result.inputFormat.sampleRate
         outputSampleRate = result.outputFormat.sampleRate
         method = result.method
-        elapsed = .seconds(result.seconds)
+        elapsed = result.elapsed
         warnings = result.formatNotes + result.warnings
     }
 }

@@ -125,7 +125,8 @@ public struct ProcessResult: Sendable {
     /// What of the input's metadata could not stay as it was: a chunk left out and why, a marker moved off its sound
     /// (in a trimmed part, at a re-inserted dropout).
     public var metadataNotes: [String] = []
-    public let seconds: Double
+    /// What the repair took, its verification included.
+    public let elapsed: Duration
     /// Where a long resample was split: chunks in all, and how many of them threads beyond the first converted.
     public var split: (chunks: Int, byHelpers: Int)? = nil
 
@@ -248,7 +249,7 @@ public enum FileProcessor {
             inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count),
             outputFrames: verification.foundFrames, method: method,
             methodChoice: plan.method, droppedMetadata: writer.droppedMetadata, formatNotes: choice.notes,
-            metadataNotes: metadataNotes, seconds: (ContinuousClock.now - clock).seconds,
+            metadataNotes: metadataNotes, elapsed: ContinuousClock.now - clock,
             split: segments.map { ($0.chunkCount, $0.helperChunks) })
     }
 

@@ -70,7 +70,7 @@ enum MediaMux {
             method: method
                 + ", into a copy of \((target.media as NSString).lastPathComponent) (\(outcome.copiedPackets) packets of its other streams copied)",
             methodChoice: plan.method, droppedMetadata: [], formatNotes: notes,
-            seconds: (ContinuousClock.now - started).seconds)
+            elapsed: ContinuousClock.now - started)
     }
 
     /// The precision a lossless copy of `encoding` needs: 16 bits for 8- and 16-bit and companded PCM, 24 for

@@ -49,7 +49,7 @@ enum MediaRepair {
                 input: request.input, output: request.output, inputFormat: inputSummary, outputFormat: outputFormat,
                 inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count), outputFrames: outputFrames,
                 method: method, methodChoice: plan.method, droppedMetadata: dropped, formatNotes: notes,
-                seconds: (ContinuousClock.now - started).seconds)
+                elapsed: ContinuousClock.now - started)
         }
     }
 

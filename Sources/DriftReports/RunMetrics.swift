@@ -13,7 +13,7 @@ public struct RunMetrics: Sendable, Equatable {
     /// Pairs by outcome (`repaired`, `unchanged`, `skipped`, `refused`, `failed`, `unfinished`).
     public var outcomes: [RepairOutcome: Int]
     /// Seconds of recorded audio this run repaired.
-    public var audioSecondsProcessed: Double
+    package var audioSecondsProcessed: Double
     /// Workers lost, replaced, and jobs requeued.
     public var disruptions = RunDisruptions()
     /// Every device of the run, worst first (alerting first).
@@ -21,7 +21,7 @@ public struct RunMetrics: Sendable, Equatable {
     /// Devices with series of their own at most; the rest are counted in `driftfix_device_series_omitted`.
     public var deviceLimit = 100
 
-    public init(
+    package init(
         lastSuccess: Date?, started: Date, finished: Date, succeeded: Bool, outcomes: [RepairOutcome: Int],
         audioSecondsProcessed: Double
     ) {
@@ -156,4 +156,9 @@ public struct RunMetrics: Sendable, Equatable {
     static func format(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
+}
+
+extension RunMetrics {
+    /// Recorded audio this run repaired.
+    public var audioProcessed: Duration { .seconds(audioSecondsProcessed) }
 }

@@ -9,7 +9,7 @@ public struct ClipTask: Codable, Sendable, Equatable {
         /// What the prints found (`candidate.recording` is the matcher's index, not used here).
         public var candidate: SoundCandidate
         /// Where the timecodes put the clip in this recording, seconds; nil where either carries none.
-        public var timecodeStartSeconds: Double?
+        package var timecodeStartSeconds: Double?
         /// The recording's frames and rate where they were counted already (a compressed file is counted by decoding
         /// it whole, so once per recording, not per clip); nil: counted by the task.
         public var recordingFrames: Int64?
@@ -29,17 +29,17 @@ public struct ClipTask: Codable, Sendable, Equatable {
 
     public var clip: String
     /// The clip's sound, seconds (from its print).
-    public var clipSeconds: Double
+    package var clipSeconds: Double
     public var places: [Place]
     /// A measured match is used only at this confidence or above (the content policy's floor).
     public var minimumConfidence: Double
     /// The lag a written clip may keep against the clip, ms.
-    public var residualLimitMs: Double
+    package var residualLimitMs: Double
     public var quality: ResampleQuality
     /// The output is a copy of the clip with this audio in place of its own (`repair.mux`), not an audio file.
     public var mux: Bool
 
-    public init(
+    package init(
         clip: String, clipSeconds: Double, places: [Place], minimumConfidence: Double, residualLimitMs: Double,
         quality: ResampleQuality, mux: Bool = false
     ) {

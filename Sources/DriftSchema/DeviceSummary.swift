@@ -11,7 +11,7 @@ public struct DeviceSummary: Codable, Sendable, Equatable {
     /// Of those, how many their sound measured (the rest, their lengths).
     public var measuredBySound: Int
     /// Seconds of recorded audio.
-    public var audioSeconds: Double
+    package var audioSeconds: Double
     /// The median clock error of its recordings (ppm); null when none was measured.
     public var medianPPM: Double?
     /// The recording furthest from zero (ppm, signed).
@@ -20,7 +20,7 @@ public struct DeviceSummary: Codable, Sendable, Equatable {
     public var spreadPPM: Double?
     /// The median sync at its recordings' first frames (ms; negative: the sound leads, the recorder started late),
     /// where their sound was measured: an operator's habit, not the clock's.
-    public var medianStartOffsetMs: Double?
+    package var medianStartOffsetMs: Double?
     /// Recordings whose sync is past a lip-sync limit somewhere (ITU-R BT.1359 or EBU R37).
     public var pastLimit: Int
     /// Pairs refused or unreadable (a wrong pairing, a broken file, ...).
@@ -33,7 +33,7 @@ public struct DeviceSummary: Codable, Sendable, Equatable {
     /// The history's alert for this device ("started drifting: ...", "erratic: ..."); null when it is steady.
     public var alert: String?
 
-    public init(
+    package init(
         device: String, recordings: Int, measured: Int, measuredBySound: Int = 0, audioSeconds: Double,
         medianPPM: Double?, worstPPM: Double?, spreadPPM: Double?, medianStartOffsetMs: Double? = nil, pastLimit: Int,
         refused: Int, failed: Int, trend: [Double?], alert: String?

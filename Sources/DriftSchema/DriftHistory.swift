@@ -30,7 +30,7 @@ public struct DriftHistory: Codable, Sendable, Equatable {
         /// The sync at the recordings' first frames in each run, ms (a device's median; negative: the sound leads, the
         /// recorder started late): by the sound only, and apart from the clock, for an operator's habit is no clock
         /// fault. Null where no recording's sound was measured.
-        public var startOffsetMs: [Double?]?
+        package var startOffsetMs: [Double?]?
         /// An alerting device's recordings in each run, each its clock error (ppm): the points its chart draws.
         public var recordings: [[Double]]?
         /// Recordings measured in each run (1 or 0 for a file).
@@ -47,7 +47,7 @@ public struct DriftHistory: Codable, Sendable, Equatable {
         /// is steady.
         public var alert: String?
 
-        public init(
+        package init(
             name: String, ppm: [Double?], files: [Int], spreadPPM: [Double?]? = nil, worstPPM: [Double?]? = nil,
             wandering: [Int]? = nil, wanderPPM: [Double?]? = nil, measuredBy: [String?]? = nil,
             startOffsetMs: [Double?]? = nil, rule: AlertRule
@@ -76,7 +76,7 @@ public struct DriftHistory: Codable, Sendable, Equatable {
     public var alertPPM: Double
     public var alertSpreadPPM: Double
     /// The start alert's threshold, ms; null when it is off (the default).
-    public var alertStartMs: Double?
+    package var alertStartMs: Double?
     /// Devices, alerting first, then by their latest drift's size (largest first).
     public var devices: [Series]
     /// How many devices there were before `--limit` or a device filter left some out.
@@ -117,11 +117,11 @@ public struct AlertRule: Sendable, Equatable {
     public var spreadPPM: Double
     /// A device alerts when the median sync at its recordings' first frames in the latest run is further than this
     /// from zero, ms; nil: never (the default).
-    public var startMs: Double?
+    package var startMs: Double?
     /// A spread is judged only from runs with at least this many recordings of the device.
     public static let spreadMinimumRecordings = 4
 
-    public init(driftPPM: Double, spreadPPM: Double, startMs: Double? = nil) {
+    package init(driftPPM: Double, spreadPPM: Double, startMs: Double?) {
         self.driftPPM = driftPPM
         self.spreadPPM = spreadPPM
         self.startMs = startMs

@@ -3,14 +3,14 @@ import DriftCore
 /// What the two files' lengths say, kept apart from the row's drift: the row's drift, offsets and cause come from the
 /// best measurement (`measuredBy`), and these stay the lengths whatever it was. The report's `lengths` object.
 public struct PairLengths: Codable, Sendable, Equatable {
-    public var recordingSeconds: Double
-    public var referenceSeconds: Double
+    package var recordingSeconds: Double
+    package var referenceSeconds: Double
     /// Recording minus reference, seconds (exact to the frame before it is written as a double).
-    public var differenceSeconds: Double
+    package var differenceSeconds: Double
     /// (recording / reference − 1) × 10⁶.
     public var ratioPPM: Double
 
-    public init(recordingSeconds: Double, referenceSeconds: Double, differenceSeconds: Double, ratioPPM: Double) {
+    package init(recordingSeconds: Double, referenceSeconds: Double, differenceSeconds: Double, ratioPPM: Double) {
         self.recordingSeconds = recordingSeconds
         self.referenceSeconds = referenceSeconds
         self.differenceSeconds = differenceSeconds
@@ -42,7 +42,7 @@ extension PairReport {
 
     /// Recording minus reference, exact: from the recording's frames and the reference's stated duration
     /// (`numerator/denominator`), for a row read back from where only those were kept (a journal).
-    public static func lengthDifference(frames: Int64?, sampleRate: Int?, referenceDuration: String?) -> Double? {
+    package static func lengthDifference(frames: Int64?, sampleRate: Int?, referenceDuration: String?) -> Double? {
         guard let frames, let rate = sampleRate, rate > 0, let duration = referenceDuration,
             let reference = try? Rational(parsing: duration)
         else { return nil }
@@ -66,7 +66,7 @@ extension PairReport {
 
     /// How a measured pair's sync reads: "in sync", "sound lags by 2.00 ms at the end", "sound leads by 300.0 ms at
     /// the start, 330.4 ms at the end", "the lengths cannot tell"; nil for a pair that was not measured.
-    public static func syncPhrase(cause: DriftCause?, startOffsetMs: Double?, endOffsetMs: Double?) -> String? {
+    package static func syncPhrase(cause: DriftCause?, startOffsetMs: Double?, endOffsetMs: Double?) -> String? {
         guard let cause else { return nil }
         if cause == .inSync || cause == .earlyStop || cause == .lateStop { return "in sync" }
         guard let endOffsetMs else { return cause == .lengthsDiffer ? "the lengths cannot tell" : nil }

@@ -17,8 +17,8 @@ public struct PairReport: Codable, Sendable, Equatable {
     public var channels: Int?
     public var format: String?
     public var recordingFrames: Int64?
-    public var recordingSeconds: Double?
-    public var referenceSeconds: Double?
+    package var recordingSeconds: Double?
+    package var referenceSeconds: Double?
     /// The reference duration exactly, as "ticks/timescale" seconds.
     public var referenceDuration: String?
     /// Where the reference duration came from: "edit list", "media header", "audio header", "sidecar", ...
@@ -26,20 +26,20 @@ public struct PairReport: Codable, Sendable, Equatable {
     /// What the clock lost (negative) or gained over the take, seconds (by the lengths: recording minus reference).
     /// From the measurement `measuredBy` names, as every drift figure of the row; nil where the lengths differ by more
     /// than a clock drifts (`lengths-differ`).
-    public var driftSeconds: Double?
+    package var driftSeconds: Double?
     /// The clock's mean error, ppm (by the lengths: their ratio, where a clock can explain it).
     public var driftPPM: Double?
     /// The sync at the recording's first frame, ms: positive, the sound lags the picture; negative, it leads. By the
     /// sound only (the lengths cannot tell a start).
-    public var startOffsetMs: Double?
+    package var startOffsetMs: Double?
     /// The sync at the recording's last frame, ms, as `startOffsetMs`.
-    public var endOffsetMs: Double?
+    package var endOffsetMs: Double?
     /// The sync at its worst moment (the lip-sync verdict's), ms, and when, recording seconds.
-    public var worstOffsetMs: Double?
-    public var worstAtSeconds: Double?
+    package var worstOffsetMs: Double?
+    package var worstAtSeconds: Double?
     /// Recording minus reference by their lengths, seconds, exact to the frame (the `lengths` group's); kept apart
     /// from `driftSeconds`, which is the measurement's.
-    public var lengthDifferenceSeconds: Double?
+    package var lengthDifferenceSeconds: Double?
     /// "sound leads by 300.0 ms at the start, 330.4 ms at the end", "in sync".
     public var sync: String?
     /// The lip-sync limits the sync crosses at its worst moment.
@@ -75,7 +75,7 @@ public struct PairReport: Codable, Sendable, Equatable {
     /// The worker whose result was accepted.
     public var worker: String?
     /// Seconds the accepted attempt took on its worker.
-    public var processingSeconds: Double?
+    package var processingSeconds: Double?
     /// Which measurement the row's drift, offsets, limits, cause and plan come from: `content` (the sound, where it
     /// was measured confidently) or `headers` (the two stated lengths, kept in `lengths` either way).
     public var measuredBy: PlanMeasurement = .headers
@@ -110,8 +110,8 @@ public struct PairReport: Codable, Sendable, Equatable {
     private var soundPlaceBox: Boxed<SoundPlace>?
     /// For a pair found by sound: recording seconds of the reference's first and last moments (a clip inside a long
     /// recording; before 0 or past the end where the recording started late or stopped early).
-    public var recordingStartSeconds: Double?
-    public var recordingEndSeconds: Double?
+    package var recordingStartSeconds: Double?
+    package var recordingEndSeconds: Double?
 
     /// A measured pair.
     public init(
@@ -308,7 +308,7 @@ public struct ScanSummary: Codable, Sendable, Equatable {
     public var skipped: Int
     /// Pairs with at least one warning.
     public var warned: Int
-    public var totalAudioSeconds: Double
+    package var totalAudioSeconds: Double
     public var worstDriftPPM: Double?
     public var worstDriftRecording: String?
     public var flagged: Int

@@ -5,7 +5,7 @@ public struct SoundCandidate: Codable, Sendable, Equatable {
     public var recording: Int
     /// Recording time of the reference's first moment, seconds, to 10 ms (negative: the recording started after the
     /// reference did).
-    public var startSeconds: Double
+    package var startSeconds: Double
     /// How far the place stands above every other place in this recording (a z-score; ~5 at random).
     public var clarity: Double
     /// The best other place, relative to this one (near 1: a repeating sound that fits in many places).
@@ -29,7 +29,7 @@ public struct SoundCandidate: Codable, Sendable, Equatable {
     /// place must be, with rivals as high as itself): each is measured, and the measurement compares them.
     public var repeated: Bool?
 
-    public init(
+    package init(
         recording: Int, startSeconds: Double, clarity: Double, ambiguity: Double, coverage: Double,
         sharpClarity: Double? = nil, sharpAmbiguity: Double? = nil
     ) {

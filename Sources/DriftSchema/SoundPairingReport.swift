@@ -77,7 +77,7 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
     }
 
     /// About the shortest clip the measurement confirms: five windows of sound of about 0.77 s each.
-    public static let shortestMeasurableSeconds = 3.84
+    package static let shortestMeasurableSeconds = 3.84
 
     public struct Group: Codable, Sendable, Equatable {
         /// The folder the group was scanned from.
@@ -125,8 +125,8 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
         public var recording: String
         /// Recording time of the clip's first and last moments, seconds (before 0 or past the recording's end where
         /// it started late or stopped early).
-        public var recordingStartSeconds: Double?
-        public var recordingEndSeconds: Double?
+        package var recordingStartSeconds: Double?
+        package var recordingEndSeconds: Double?
         /// The share of the clip the recording heard.
         public var coverage: Double
         /// How clearly the prints found the place (a z-score; ~5 at random).
@@ -135,7 +135,7 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
         public var content: ContentMeasurement?
         /// Where the files' start timecodes put the clip (the clip's less the recording's), recording seconds; nil
         /// where either carries none.
-        public var timecodeStartSeconds: Double?
+        package var timecodeStartSeconds: Double?
         /// Whether the timecodes agree with the sound (within 0.1 s and 1000 ppm of the time since the recording
         /// started); nil without timecodes.
         public var timecodeAgrees: Bool?
@@ -180,7 +180,7 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
             case failed
         }
 
-        public init(
+        package init(
             reference: String, recording: String, recordingStartSeconds: Double?, recordingEndSeconds: Double?,
             coverage: Double, clarity: Double, content: ContentMeasurement?, status: Status, note: String? = nil
         ) {
@@ -206,7 +206,7 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
     }
 
     /// A recording time as h:mm:ss.mmm (a minus sign before the recording's start; `?` when unknown).
-    public static func clock(_ seconds: Double?) -> String {
+    package static func clock(_ seconds: Double?) -> String {
         guard let seconds else { return "?" }
         let millis = Int((abs(seconds) * 1000).rounded())
         return String(

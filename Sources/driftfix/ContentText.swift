@@ -15,11 +15,11 @@ enum ContentText {
             lines.append("  " + name.padding(toLength: 12, withPad: " ", startingAt: 0) + value)
         }
         row("model", m.model.rawValue + (m.reason.map { " (\($0))" } ?? ""))
-        if let offset = m.offsetMs {
+        if let offset = m.offset?.inMilliseconds {
             row(
                 "offset",
                 "\(offset >= 0 ? "+" : "")\(String(offset, decimals: 3)) ms"
-                    + (m.offsetMsError.map { " ± \(String($0, decimals: 3)) ms" } ?? "")
+                    + (m.offsetError.map { " ± \(String($0.inMilliseconds, decimals: 3)) ms" } ?? "")
                     + (offset > 0
                         ? " (the recording started after the reference)"
                         : offset < 0 ? " (the recording started before the reference)" : ""))
@@ -35,21 +35,21 @@ enum ContentText {
             func ppm(_ value: Double) -> String { (value >= 0 ? "+" : "") + String(value, decimals: 2) + " ppm" }
             row(
                 "clock",
-                "\(ppm(clock.startPPM)) at \(String(clock.fromSeconds, decimals: 1)) s → \(ppm(clock.endPPM)) at "
-                    + "\(String(clock.toSeconds, decimals: 1)) s (between \(ppm(clock.minPPM)) and \(ppm(clock.maxPPM)))"
+                "\(ppm(clock.startPPM)) at \(String(clock.from.inSeconds, decimals: 1)) s → \(ppm(clock.endPPM)) at "
+                    + "\(String(clock.to.inSeconds, decimals: 1)) s (between \(ppm(clock.minPPM)) and \(ppm(clock.maxPPM)))"
             )
             for step in clock.rateSteps {
                 row(
                     "rate step",
-                    "at \(String(step.atSeconds, decimals: 2)) s ± \(String(step.uncertaintySeconds, decimals: 2)) s: "
+                    "at \(String(step.at.inSeconds, decimals: 2)) s ± \(String(step.uncertainty.inSeconds, decimals: 2)) s: "
                         + "\(ppm(step.fromPPM)) → \(ppm(step.toPPM))")
             }
         }
         for dropout in m.dropouts {
             row(
                 "dropout",
-                "at \(String(dropout.atSeconds, decimals: 3)) s ± \(String(dropout.uncertaintyMs, decimals: 1)) ms: "
-                    + "\(String(dropout.missingMs, decimals: 2)) ms missing")
+                "at \(String(dropout.at.inSeconds, decimals: 3)) s ± \(String(dropout.uncertainty.inMilliseconds, decimals: 1)) ms: "
+                    + "\(String(dropout.missing.inMilliseconds, decimals: 2)) ms missing")
         }
         if let agree = m.headersAgree {
             row("headers", agree ? "agree" : "disagree: \(m.disagreement ?? "unexplained")")
@@ -57,17 +57,23 @@ enum ContentText {
         row(
             "confidence",
             "\(String(m.confidence, decimals: 2)) (\(m.agreeingWindows) of \(m.windows) windows with sound agree"
-                + (m.scatterMs.map { ", scatter \(String($0, decimals: 3)) ms" } ?? "") + ")")
+                + (m.scatter.map { ", scatter \(String($0.inMilliseconds, decimals: 3)) ms" } ?? "") + ")")
         return lines.joined(separator: "\n")
     }
 
     static func verification(_ v: SyncVerification, file: String) -> String {
-        let residual = v.residualMs.map { "\(String($0, decimals: 3)) ms" } ?? "unknown"
+        let residual = v.residual.map { "\(String($0.inMilliseconds, decimals: 3)) ms" } ?? "unknown"
         let verdict = v.passed ? "IN SYNC" : "OUT OF SYNC"
         var line =
-            "\(file.escapedForTerminal): residual lag \(residual) (limit \(String(v.limitMs, decimals: 3)) ms) across "
+            "\(file.escapedForTerminal): residual lag \(residual) (limit \(String(v.limit.inMilliseconds, decimals: 3)) ms) across "
             + "\(v.measurement.agreeingWindows) windows: \(verdict)"
         if let reason = v.reason, !v.passed { line += " (\(reason))" }
         return line
     }
+}
+
+extension Duration {
+    /// The span as the command prints it: milliseconds or seconds.
+    var inMilliseconds: Double { self / .milliseconds(1) }
+    var inSeconds: Double { self / .seconds(1) }
 }

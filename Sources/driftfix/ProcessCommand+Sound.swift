@@ -73,9 +73,11 @@ extension ProcessCommand {
             for warning in result.warnings { logger.warning("\(output): \(warning)") }
             if !quiet {
                 let by = outcome.measuredBy == .content ? "by its sound" : "by its lengths (\(outcome.note ?? ""))"
-                let residual = outcome.measurement?.residualMs.map { ", residual \(String($0, decimals: 3)) ms" } ?? ""
+                let residual =
+                    outcome.measurement?.residual.map { ", residual \(String($0.inMilliseconds, decimals: 3)) ms" }
+                    ?? ""
                 print(
-                    "\(input) -> \(output): \(by) (\(found ?? "no sound")): \(operations.map(\.description).joined(separator: ", ")), \(result.outputFrames) frames\(residual), verified in \(String(result.seconds, decimals: 2)) s"
+                    "\(input) -> \(output): \(by) (\(found ?? "no sound")): \(operations.map(\.description).joined(separator: ", ")), \(result.outputFrames) frames\(residual), verified in \(String(result.elapsed.inSeconds, decimals: 2)) s"
                 )
             }
         }

@@ -210,12 +210,11 @@ enum Summary {
         let ppm =
             (Double(result.outputFrames) * Double(result.inputFormat.sampleRate)
                 / (Double(result.usedInputFrames) * Double(result.outputFormat.sampleRate)) - 1) * 1e6
-        let speed =
-            result.seconds > 0
-            ? Double(result.outputFrames) / Double(result.outputFormat.sampleRate) / result.seconds : 0
+        let seconds = result.elapsed.inSeconds
+        let speed = seconds > 0 ? Double(result.outputFrames) / Double(result.outputFormat.sampleRate) / seconds : 0
         return "\(result.input.escapedForTerminal) -> \(result.output.escapedForTerminal): \(result.outputFormat), "
             + "\(result.inputFrames) -> \(result.outputFrames) frames (duration \(String(format: "%+.2f", ppm)) ppm), "
-            + "\(result.method), verified, \(String(format: "%.2f", result.seconds)) s "
+            + "\(result.method), verified, \(String(format: "%.2f", seconds)) s "
             + "(\(String(format: "%.0f", speed))x realtime)"
     }
 }

@@ -94,7 +94,8 @@ private struct ProgressLines {
         case .repaired(let output, let frames, let method):
             log("repaired \(output.pathText) (\(frames) frames, \(method.rawValue), \(timing))")
         case .repairedBySound(let output, let frames, let measurement, let by):
-            let residual = measurement?.residualMs.map { ", residual \(String(format: "%.3f", $0)) ms" } ?? ""
+            let residual =
+                measurement?.residual.map { ", residual \(String(format: "%.3f", $0.inMilliseconds)) ms" } ?? ""
             log(
                 "repaired \(output.pathText) by its \(by == .content ? "sound" : "headers") (\(frames) frames; \(measured(measurement))\(residual); \(timing))"
             )

@@ -121,7 +121,8 @@ struct ConfigurationTests {
         #expect(
             policy
                 == ContentPolicy(
-                    mode: .both, confidenceFloor: 0.65, start: .keep, residualLimitMs: 0.5, headerPrecisionMs: 20))
+                    mode: .both, confidenceFloor: 0.65, start: .keep, residualLimit: .milliseconds(0.5),
+                    headerPrecision: .milliseconds(20)))
         #expect(
             Configuration().content.mode == .auto,
             "the default: the sound measures the pairs whose lengths no clock explains")

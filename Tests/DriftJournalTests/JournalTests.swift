@@ -167,7 +167,8 @@ struct JournalTests {
         let run: Int64
         var (plan, jobs, _) = samplePlan(run: 1, count: 2)
         let policy = ContentPolicy(
-            mode: .both, confidenceFloor: 0.6, start: .keep, residualLimitMs: 0.5, headerPrecisionMs: 40)
+            mode: .both, confidenceFloor: 0.6, start: .keep, residualLimit: .milliseconds(0.5),
+            headerPrecision: .milliseconds(40))
         var measurement = ContentMeasurement(
             offsetMs: 1500.02, driftPPM: -131.02, driftPPMError: 0.09, model: .clock, confidence: 0.73,
             dropouts: [.init(atSeconds: 40.02, missingMs: 30, uncertaintyMs: 0.1)],

@@ -174,7 +174,8 @@ enum Samples {
 
     static let policy: ContentPolicy = {
         var value = ContentPolicy(
-            mode: .both, confidenceFloor: 0.625, start: .keep, residualLimitMs: 1.5, headerPrecisionMs: 25)
+            mode: .both, confidenceFloor: 0.625, start: .keep, residualLimit: .milliseconds(1.5),
+            headerPrecision: .milliseconds(25))
         value.fallsBackToHeaders = true
         return value
     }()

@@ -133,9 +133,9 @@ struct LibraryCallerTests {
             of: FilePath(folder.file("rec.wav")), against: FilePath(folder.file("ref.wav")))
         #expect(measured.isMeasured)
         let drift = try #require(measured.driftPPM)
-        let offset = try #require(measured.offsetMs)
+        let offset = try #require(measured.offset)
         #expect(abs(drift - -131) < 1, "drift \(drift) ppm")
-        #expect(abs(offset - 1250) < 1, "offset \(offset) ms")
+        #expect(abs((offset - .milliseconds(1250)) / .milliseconds(1)) < 1, "offset \(offset)")
     }
 
     @Test("a night on this process's threads, watched as an AsyncSequence of events that ends with the run")
@@ -186,6 +186,32 @@ struct LibraryCallerTests {
         let scanned = try await Run(scan, logger: Logger(label: "test.api")).run()
         #expect(scanned.report.pairs.count == 3)
         #expect(try FileManager.default.subpathsOfDirectory(atPath: tree.root.path).sorted() == before)
+
+        // The rows' times as spans, from the lengths the tree was written with (frames at 48 kHz).
+        func near(_ a: Duration?, _ b: Duration) -> Bool { a.map { abs(($0 - b) / .microseconds(1)) < 1 } ?? false }
+        var clockRows = 0
+        for entry in tree.entries {
+            let row = try #require(scanned.report.pairs.first { $0.recording.hasSuffix(entry.recording) })
+            let recording = Duration.seconds(Double(entry.frames) / 48_000)
+            let difference = Duration.seconds(Double(entry.frames - entry.target) / 48_000)
+            #expect(
+                near(row.recordingLength, recording), "\(entry.recording): \(String(describing: row.recordingLength))")
+            #expect(near(row.referenceLength, .seconds(Double(entry.target) / 48_000)))
+            #expect(near(row.lengthDifference, difference))
+            #expect(near(row.lengths?.difference, difference))
+            #expect(row.startOffset == nil, "the lengths cannot tell a start")
+            // Where a clock explains the lengths, its loss over the take is their difference, and the sound ends off
+            // by as much; lengths no clock explains (thousands of ppm here) carry neither.
+            guard row.cause != .lengthsDiffer else {
+                #expect(row.drift == nil && row.endOffset == nil)
+                continue
+            }
+            clockRows += 1
+            #expect(near(row.drift, difference), "\(String(describing: row.drift))")
+            #expect(near(row.endOffset, difference))
+        }
+        #expect(clockRows == 1, "the pair in sync")
+        #expect(near(scanned.report.summary.totalAudio, .seconds(Double(3 * 12_000) / 48_000)))
 
         // A sync pairs by the sound, or by names first: a configuration that pairs by names alone does not make it
         // one, and names-then-sound there is kept.

@@ -33,10 +33,10 @@ struct RepairReport: Encodable {
         frames = Frames(input: summary.inputFrames, output: summary.outputFrames)
         sampleRate = summary.outputSampleRate
         method = summary.method
-        let (whole, atto) = summary.elapsed.components
-        seconds = Double(whole) + Double(atto) / 1e18
+        seconds = summary.elapsed / .seconds(1)
         drift = Drift(
-            measured: measured.isMeasured, driftPPM: measured.driftPPM, offsetMs: measured.offsetMs,
+            measured: measured.isMeasured, driftPPM: measured.driftPPM,
+            offsetMs: measured.offset.map { $0 / .milliseconds(1) },
             confidence: measured.confidence, reason: measured.reason)
         warnings = summary.warnings
     }
