@@ -441,32 +441,42 @@ python3 scripts/plot-soundindex.py bench-results/soundindex.json docs/images/sou
 fi
 
 if want sync; then
+# A recorder-hour printed on one core, and a generated shoot synced end to end, go to bench-results/sync.json
+# (performance.md's sync table and the day extrapolated from it and the soundindex table are generated).
 echo
 echo "## Sync by sound: prints, the search, and a generated shoot (BENCH_SYNC_SECONDS of recorder, BENCH_SYNC_CLIPS clips)"
 sync_seconds=${BENCH_SYNC_SECONDS:-3600}
 sync_clips=${BENCH_SYNC_CLIPS:-24}
 [[ -f "$work/sync-print.wav" ]] || "$bin/driftfix-bench" generate "$work/sync-print.wav" --seconds 600 >/dev/null
-# One core: what a worker's print costs per file.
-taskset -c 0 "$bin/driftfix-bench" soundmatch --file "$work/sync-print.wav" --clips 0
+# One core: what a worker's print costs per file, three runs warm.
+: > "$work/sync-prints.txt"
+for _ in 1 2 3; do
+    taskset -c 0 "$bin/driftfix-bench" soundmatch --file "$work/sync-print.wav" --clips 0 | tee -a "$work/sync-prints.txt"
+done
 "$bin/driftfix-bench" soundmatch --clips "${BENCH_SYNC_SEARCH_CLIPS:-1000}" --hours "${BENCH_SYNC_SEARCH_HOURS:-50}" --recordings 50
 # The same clips with every recording searched (onset-like noise: the index steps aside, at a small cost).
 "$bin/driftfix-bench" soundmatch --clips "${BENCH_SYNC_SEARCH_CLIPS:-1000}" --hours "${BENCH_SYNC_SEARCH_HOURS:-50}" --recordings 50 --exhaustive-search
 shoot="$work/shoot-$sync_seconds-$sync_clips"
 [[ -f "$shoot/truth.json" ]] || "$bin/driftfix-bench" shoot "$shoot" --seconds "$sync_seconds" --clips "$sync_clips"
-rm -rf "$work/shoot-out"
-start=$(date +%s.%N)
-"$bin/driftfix" sync "$shoot" --out "$work/shoot-out" --format json > "$work/shoot.json" 2>"$work/shoot.log" || true
-end=$(date +%s.%N)
-awk -v a="$start" -v b="$end" -v s="$sync_seconds" -v c="$sync_clips" \
-    'BEGIN { printf "driftfix sync: %d clips in %.0f s and %.0f s of recorders (and a 120 s stranger) in %.2f s\n", c + 1, s, s / 2, b - a }'
-python3 - "$shoot/truth.json" "$work/shoot.json" <<'PY'
-import json, os, sys
-truth = json.load(open(sys.argv[1]))["clips"]
+# Three runs listing the places, three cutting the clips too (--out); the last cut is checked against the truth.
+: > "$work/sync-runs.txt"
+for out in "" "$work/shoot-out" "" "$work/shoot-out" "" "$work/shoot-out"; do
+    rm -rf "$work/shoot-out"
+    /usr/bin/time -o "$work/time.txt" -f "%e %M" "$bin/driftfix" sync "$shoot" ${out:+--out "$out"} --format json \
+        > "$work/shoot.json" 2>"$work/shoot.log" || true
+    echo "${out:+out} $(tail -1 "$work/time.txt")" >> "$work/sync-runs.txt"
+done
+cat "$work/sync-runs.txt"
+python3 - "$shoot/truth.json" "$work/shoot.json" "$work/sync-prints.txt" "$work/sync-runs.txt" "$sync_seconds" \
+    "$sync_clips" <<'PY' | python3 scripts/figures.py record sync.json --command "BENCH_SECTIONS=sync scripts/bench.sh (BENCH_SYNC_SECONDS=$sync_seconds BENCH_SYNC_CLIPS=$sync_clips)"
+import json, os, re, sys
+truth_file, found_file, prints_file, runs_file, seconds, clips = sys.argv[1:]
+truth = json.load(open(truth_file))["clips"]
 for clip in truth:  # the generator wrote the paths it was given; sync reports absolute ones
     clip["reference"] = os.path.abspath(clip["reference"])
     for h in clip["heardBy"]:
         h["recording"] = os.path.abspath(h["recording"])
-found = [m for g in json.load(open(sys.argv[2]))["groups"] for m in g["matches"]]
+found = [m for g in json.load(open(found_file))["groups"] for m in g["matches"]]
 right = wrong = missed = 0
 start_errors, drift_errors, pooled_errors, residuals = [], [], [], []
 for clip in truth:
@@ -485,14 +495,23 @@ for clip in truth:
         if m.get("output") and m["content"].get("residualMs") is not None:
             residuals.append(m["content"]["residualMs"])
     missed += len(set(expected) - {m["recording"] for m in rows})
-print("matches right %d, wrong %d, missed %d (uncertain ones are listed, not counted)" % (right, wrong, missed))
-if start_errors:
-    print("start error: worst %.3f ms, median %.3f ms; drift error: worst %.2f ppm; residual of the cut clips: worst %.3f ms"
-          % (max(start_errors), sorted(start_errors)[len(start_errors) // 2], max(drift_errors), max(residuals or [0])))
-if pooled_errors:
-    print("recorder drift from all its clips of a camera: worst error %.2f ppm over %d matches" % (max(pooled_errors), len(pooled_errors)))
+print("matches right %d, wrong %d, missed %d (uncertain ones are listed, not counted)" % (right, wrong, missed),
+      file=sys.stderr)
+prints = [{"sound": float(m.group(1)), "wall": float(m.group(2))}
+          for m in re.finditer(r"([\d.]+) s of sound in ([\d.]+) s", open(prints_file).read())]
+runs = []
+for line in open(runs_file):
+    words = line.split()
+    runs.append({"out": words[0] == "out", "wall": float(words[-2]), "peakKiB": int(words[-1])})
+seconds = float(seconds)
+print(json.dumps({"prints": prints, "shoot": {
+    "seconds": seconds, "clips": int(clips) + 1, "recorderSeconds": seconds + seconds / 2 + 120, "runs": runs,
+    "right": right, "wrong": wrong, "missed": missed, "startErrorMs": max(start_errors, default=None),
+    "driftErrorPPM": max(drift_errors, default=None), "recorderDriftErrorPPM": max(pooled_errors, default=None),
+    "residualMs": max(residuals, default=None)}}))
 PY
 rm -rf "$work/shoot-out"
+render_figures
 fi
 
 if want music; then
@@ -985,26 +1004,53 @@ fi
 fi
 
 if want aac; then
+# Each pipeline, the decoded lengths and the phases go to bench-results/aac.json (performance.md's compressed-repair
+# tables and the sentences after them are generated from it).
 echo
 echo "## Compressed repair: $seconds s, AAC 192 kb/s stereo in .m4a (made by ffmpeg), ratio $ratio, medium quality"
 aac="$work/in-${seconds}s.m4a"
 [[ -f "$aac" ]] || ffmpeg -nostdin -loglevel error -i "$input" -c:a aac -b:a 192k "$aac"
+arows="$work/aac-rows.jsonl"
+: > "$arows"
+aac_row() {  # aac_row LABEL COMMAND...: measure's line, and its wall time and peak as a JSON row
+    measure "$@" || return 1
+    read -r w r < <(tail -1 "$work/time.txt")
+    printf '{"label": "%s", "wall": %s, "peakMiB": %s}\n' "$1" "$w" "$(awk -v r="$r" 'BEGIN { printf "%.1f", r / 1024 }')" >> "$arows"
+}
+decoded() { echo $(( $(ffmpeg -nostdin -v error -i "$1" -f f32le -ac 1 - | wc -c) / 4 )); }
 printf "%-34s %9s %11s\n" "pipeline" "xRT" "peak MiB"
 rm -f "$work/out.m4a"
-measure "driftfix process (aac in m4a)" "$bin/driftfix" process "$aac" "$work/out.m4a" --ratio "$ratio" -q
+aac_row "driftfix process (aac in m4a)" "$bin/driftfix" process "$aac" "$work/out.m4a" --ratio "$ratio" -q
+one_pass_frames=$(decoded "$work/out.m4a")
 rm -f "$work/out.m4a"
-measure "driftfix process --parallel-encode" "$bin/driftfix" process "$aac" "$work/out.m4a" --ratio "$ratio" --parallel-encode -q
-frames=$(ffmpeg -nostdin -v error -i "$work/out.m4a" -f f32le -ac 1 - | wc -c)
-echo "   ffmpeg decodes driftfix's output to $((frames / 4)) frames (target: round($seconds x 48000 x $ratio))"
+aac_row "driftfix process --parallel-encode" "$bin/driftfix" process "$aac" "$work/out.m4a" --ratio "$ratio" --parallel-encode -q
+segmented_frames=$(decoded "$work/out.m4a")
+target=$(awk -v s="$seconds" -v r="$ratio" 'BEGIN { printf "%.0f", s * 48000 * r }')
+echo "   ffmpeg decodes driftfix's outputs to $one_pass_frames and $segmented_frames frames (target: $target)"
 rm -f "$work/out.m4a" "$work/ffmpeg.m4a"
 # ffmpeg's exact-rate trick, re-encoding AAC; its length is what its resampler and AAC padding make it.
-measure "ffmpeg asetrate/aresample -c:a aac" ffmpeg -nostdin -loglevel error -i "$aac" \
+aac_row "ffmpeg asetrate/aresample -c:a aac" ffmpeg -nostdin -loglevel error -i "$aac" \
     -af "asetrate=1000000,aresample=999869,asetrate=48000" -c:a aac -b:a 192k "$work/ffmpeg.m4a"
-frames=$(ffmpeg -nostdin -v error -i "$work/ffmpeg.m4a" -f f32le -ac 1 - | wc -c)
-echo "   ffmpeg's own output decodes to $((frames / 4)) frames"
+ffmpeg_frames=$(decoded "$work/ffmpeg.m4a")
+echo "   ffmpeg's own output decodes to $ffmpeg_frames frames"
 rm -f "$work/ffmpeg.m4a"
 echo "time per phase, each run alone on one core:"
-"$bin/driftfix-bench" media "$aac" --ratio "$ratio" --output "$work/phases.m4a"
+"$bin/driftfix-bench" media "$aac" --ratio "$ratio" --output "$work/phases.m4a" | tee "$work/aac-phases.txt"
+python3 - "$arows" "$work/aac-phases.txt" "$seconds" "$ratio" "$target" "$one_pass_frames" "$segmented_frames" \
+    "$ffmpeg_frames" <<'PY' | python3 scripts/figures.py record aac.json --command "BENCH_SECTIONS=aac scripts/bench.sh"
+import json, re, sys
+rows, phases, seconds, ratio, target, one_pass, segmented, ffmpeg = sys.argv[1:]
+shares = []
+for line in open(phases):
+    m = re.match(r"^(.+?)\s+([\d.]+) s\s+([\d.]+)%\s+([\d.]+) xRT$", line.strip())
+    if m:
+        shares.append({"phase": m.group(1), "seconds": float(m.group(2)), "share": float(m.group(3))})
+print(json.dumps({"seconds": int(seconds), "ratio": float(ratio), "rows": [json.loads(l) for l in open(rows) if l.strip()],
+                  "frames": {"target": int(target), "driftfix": int(one_pass), "parallel": int(segmented),
+                             "ffmpeg": int(ffmpeg)},
+                  "phases": shares}))
+PY
+render_figures
 fi
 
 if want content; then

@@ -577,6 +577,92 @@ def journal_size():
     return text + ".\n\n" + provenance("journal.json", data)
 
 
+AAC_WORDS = {"driftfix process (aac in m4a)": ("`driftfix process` (one pass)", "driftfix"),
+             "driftfix process --parallel-encode": ("`driftfix process --parallel-encode` (in segments)", "parallel"),
+             "ffmpeg asetrate/aresample -c:a aac": ("ffmpeg `asetrate,aresample` `-c:a aac`", "ffmpeg")}
+
+
+def aac():
+    """The compressed repair (bench.sh's aac section): each pipeline's speed, peak and decoded length, then the phases."""
+    data = results("aac.json")
+    seconds, frames = data["seconds"], data["frames"]
+    target = frames["target"]
+    lines = [f"| pipeline, {seconds} s AAC 192 kb/s stereo in .m4a, −131 ppm | × realtime | peak MiB "
+             f"| decodes to (target {target:,}) |", "| --- | --- | --- | --- |"]
+    walls = {}
+    for row in data["rows"]:
+        words, key = AAC_WORDS.get(row["label"], (row["label"], row["label"]))
+        walls[key] = row["wall"]
+        off = frames[key] - target
+        lines.append(f"| {words} | {seconds / row['wall']:.1f} | {row['peakMiB']:.1f} | {frames[key]:,} "
+                     f"({'exact' if off == 0 else f'{off:+,} frames'}) |")
+    phases = [p for p in data["phases"] if p["phase"] != "sum of phases"]
+    total = sum(p["seconds"] for p in phases)
+    lines += ["", "| phase, each alone on one core | seconds | share | × realtime |", "| --- | --- | --- | --- |"]
+    for p in phases:
+        lines.append(f"| {p['phase']} | {p['seconds']:.2f} | {p['seconds'] / total * 100:.1f} % "
+                     f"| {seconds / p['seconds']:.1f} |")
+    lines.append(f"| **sum** | **{total:.2f}** | | **{seconds / total:.1f}** |")
+    encode = next((p for p in phases if p["phase"].startswith("encode")), None)
+    overhead = sum(p["seconds"] for p in phases if p["phase"].startswith(("count", "verify")))
+    text = (f"One pass runs at {walls['ffmpeg'] / walls['driftfix']:.2f}× the speed of ffmpeg's recipe and in segments "
+            f"at {walls['ffmpeg'] / walls['parallel']:.2f}× ({walls['driftfix'] / walls['parallel']:.2f}× one pass); "
+            f"both of driftfix's outputs decode to {'exactly the target' if frames['driftfix'] == frames['parallel'] == target else 'other than the target'}"
+            f", ffmpeg's to {frames['ffmpeg'] - target:+,} frames.")
+    if encode:
+        text += (f" Encoding is {encode['seconds'] / total * 100:.0f} % of the phases' time (FFmpeg's AAC encoder at "
+                 f"{seconds / encode['seconds']:.1f}× realtime on one core); counting and verifying by decoding, "
+                 f"{overhead / total * 100:.0f} %.")
+    return "\n".join(lines) + "\n\n" + text + "\n\n" + provenance("aac.json", data)
+
+
+def sync():
+    """Sync by sound (bench.sh's sync section): a recorder-hour printed on one core, a generated shoot synced end to
+    end against its truth, and a day extrapolated from them and the landmark index's search times."""
+    data, index = results("sync.json"), results("soundindex.json")
+    per_hour = sorted(p["wall"] * 3600 / p["sound"] for p in data["prints"])
+    shoot = data["shoot"]
+    hours = shoot["recorderSeconds"] / 3600
+    listed = sorted(r["wall"] for r in shoot["runs"] if not r["out"])
+    cut = sorted(r["wall"] for r in shoot["runs"] if r["out"])
+    peak = max(r["peakKiB"] for r in shoot["runs"]) / 1024
+
+    def median(values):
+        return f"{statistics.median(values):.2f} ({values[0]:.2f}–{values[-1]:.2f})"
+
+    lines = ["| measured | result |", "| --- | --- |",
+             f"| a recorder-hour printed, one core (a 600 s WAV, median of {len(per_hour)}) | {median(per_hour)} s |",
+             f"| a shoot of {hours:.2f} recorder-hours and {shoot['clips']} clips (`driftfix-bench shoot --seconds "
+             f"{shoot['seconds']:.0f}`), `driftfix sync --format json`, median of {len(listed)} | {median(listed)} s, "
+             f"{statistics.median(listed) / hours:.1f} s a recorder-hour |",
+             f"| the same, cutting each clip's audio (`--out`), median of {len(cut)} | {median(cut)} s, "
+             f"{statistics.median(cut) / hours:.1f} s a recorder-hour |",
+             f"| peak RSS of those runs | {peak:.0f} MiB |",
+             f"| places against the shoot's truth: right / wrong / missed | {shoot['right']} / {shoot['wrong']} / "
+             f"{shoot['missed']} |"]
+    if shoot.get("startErrorMs") is not None:
+        lines.append(f"| worst start error, clip drift error, recorder drift error (its clips pooled), residual of the "
+                     f"cut clips | {shoot['startErrorMs']:.3f} ms, {shoot['driftErrorPPM']:.2f} ppm, "
+                     f"{shoot['recorderDriftErrorPPM'] or 0:.2f} ppm, {shoot['residualMs'] or 0:.3f} ms |")
+    # The day: the shoot's listing time grows with the hours and clips alike; each clip's search grows with the hours
+    # indexed (the landmark index's row at 200 h, between its 100 h and 1,000 h rows).
+    rows = {row["hours"]: row["indexed ms"] for row in soundindex_rows(index["table"])}
+    search = rows[100.0] + (rows[1000.0] - rows[100.0]) * (200 - 100) / (1000 - 100)
+    cores = int(re.match(r"(\d+) cores", data["machine"]).group(1))
+    day_hours, day_clips = 200, 2000
+    scaled = statistics.median(listed) * day_hours / hours
+    searched = search / 1000 * day_clips / cores
+    total = scaled + searched
+    text = (f"**A day, extrapolated.** {day_hours} recorder-hours and {day_clips:,} clips: the shoot's listing time "
+            f"scaled by its recorder-hours, {scaled:.0f} s, and each clip's search at {day_hours} hours indexed, "
+            f"{search:.0f} ms (between the landmark index's rows at 100 and 1,000 hours), over {cores} cores, "
+            f"{searched:.0f} s more: about {total / 60:.1f} minutes on this machine against the goal of 10 "
+            f"({'met' if total <= 600 else 'NOT met'}; extrapolated, not run: {day_hours} recorder-hours of 48 kHz "
+            f"24-bit stereo are {day_hours} GB, more than the disk here holds).")
+    return ("\n".join(lines) + "\n\n" + text + "\n\n" + provenance("sync.json", data)
+            + provenance("soundindex.json", index))
+
+
 def headline():
     """The README's measured sentences: the kernel's speed, then the engines' memory."""
     return kernel_headline().rstrip("\n") + " " + memory_headline()
@@ -584,7 +670,8 @@ def headline():
 
 GENERATORS = {"stretch-visqol": stretch_visqol, "stretch-pesq": stretch_pesq, "kernel": kernel, "memory": memory,
               "headline": headline, "counted-benchmarks": counted_benchmarks, "converters": converters,
-              "fleet-scan": fleet_scan, "stretch-speed": stretch_speed, "fleet-qa": fleet_qa, "soundindex": soundindex, "content-accuracy": content_accuracy, "distributed": distributed, "traces": traces, "engines": engines, "journal-size": journal_size, "scan-headline": scan_headline}
+              "fleet-scan": fleet_scan, "stretch-speed": stretch_speed, "fleet-qa": fleet_qa, "soundindex": soundindex, "content-accuracy": content_accuracy, "distributed": distributed, "traces": traces, "engines": engines, "journal-size": journal_size, "scan-headline": scan_headline,
+              "aac": aac, "sync": sync}
 
 
 def record(name, command):

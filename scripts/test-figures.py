@@ -121,6 +121,49 @@ class VerdictTests(unittest.TestCase):
         with Results(fleet=data):
             self.assertIn("(goal ≤ 100 ms: NOT met)", figures.fleet_qa())
 
+    def test_the_compressed_repair_reads_its_lengths_and_speeds(self):
+        rows = [{"label": "driftfix process (aac in m4a)", "wall": 100.0, "peakMiB": 105.0},
+                {"label": "driftfix process --parallel-encode", "wall": 80.0, "peakMiB": 217.0},
+                {"label": "ffmpeg asetrate/aresample -c:a aac", "wall": 120.0, "peakMiB": 75.0}]
+        phases = [{"phase": "decode (pass 2)", "seconds": 10.0, "share": 10.0},
+                  {"phase": "encode + mux", "seconds": 80.0, "share": 80.0},
+                  {"phase": "verify (decode and count)", "seconds": 10.0, "share": 10.0},
+                  {"phase": "sum of phases", "seconds": 100.0, "share": 100.0}]
+        frames = {"target": 1000, "driftfix": 1000, "parallel": 1000, "ffmpeg": 1109}
+        data = dict(PROVENANCE, seconds=3600, ratio=0.999869, rows=rows, frames=frames, phases=phases)
+        with Results(aac=data):
+            text = figures.aac()
+        self.assertIn("One pass runs at 1.20× the speed of ffmpeg's recipe and in segments at 1.50× (1.25× one pass)",
+                      text)
+        self.assertIn("decode to exactly the target, ffmpeg's to +109 frames", text)
+        self.assertIn("| 1,109 (+109 frames) |", text)
+        self.assertIn("Encoding is 80 % of the phases' time", text)
+        self.assertIn("counting and verifying by decoding, 10 %", text)
+        frames["parallel"] = 999
+        with Results(aac=data):
+            self.assertIn("other than the target", figures.aac())
+
+    def test_the_day_by_sound_is_extrapolated_from_the_shoot_and_the_index(self):
+        table = ["| hours | indexed ms |", "|---:|---:|", "| 100 | 20.0 (19-21) |", "| 1000 | 110.0 (100-120) |"]
+        index = dict(PROVENANCE, table=table)
+        runs = [{"out": False, "wall": w, "peakKiB": 102400} for w in (2.0, 1.9, 2.1)] + [
+            {"out": True, "wall": 3.0, "peakKiB": 204800}]
+        shoot = {"seconds": 3600, "clips": 25, "recorderSeconds": 7200, "runs": runs, "right": 36, "wrong": 0,
+                 "missed": 0, "startErrorMs": 0.5, "driftErrorPPM": 0.1, "recorderDriftErrorPPM": 0.05,
+                 "residualMs": 0.2}
+        data = dict(PROVENANCE, prints=[{"sound": 600, "wall": 0.1}] * 3, shoot=shoot)
+        with Results(sync=data, soundindex=index):
+            text = figures.sync()
+        # 2.0 s for 2 recorder-hours, scaled to 200: 200 s; a clip at 200 h: 20 + 90 x 100/900 = 30 ms, 2,000 of
+        # them over 2 cores: 30 s; 230 s in all.
+        self.assertIn("200 s, and each clip's search at 200 hours indexed, 30 ms", text)
+        self.assertIn("about 3.8 minutes on this machine against the goal of 10 (met;", text)
+        self.assertIn("| 0.60 (0.60–0.60) s |", text)
+        self.assertIn("| 36 / 0 / 0 |", text)
+        runs[:3] = [{"out": False, "wall": 6.0, "peakKiB": 1} for _ in range(3)]
+        with Results(sync=data, soundindex=index):
+            self.assertIn("against the goal of 10 (NOT met;", figures.sync())
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)
