@@ -6,9 +6,11 @@ import Synchronization
 
 // Raw libsndfile calls and the conversions between C values and Swift types live here, in one place.
 enum SndFile {
-    /// A failed open reports through one process-wide variable (`sf_error(NULL)`), which any other thread's open
-    /// overwrites (a text file called .wav was once "corrupt or truncated header (No Error.)" while other files were
-    /// probed): every open runs under this lock, and a failure's error is read before it is released.
+    /// A failed open reports through one process-wide variable (`sf_error(NULL)`), which every open resets to 0 as it
+    /// begins (a text file called .wav was once "corrupt or truncated header (No Error.)" while other files were
+    /// probed): every open runs under this lock, and a failure's error is read before it is released. An open that
+    /// bypasses it (libsndfile called directly elsewhere in the process; a test once did) can still reset the error:
+    /// a failure that finds 0 there says its reason was lost (`openFailure`), never "No Error.".
     private static let openLock = Mutex(())
 
     /// An open failure as libsndfile stated it: its code and text, and `errno` at the time.
@@ -40,6 +42,10 @@ enum SndFile {
         let (code, text, systemErrno) = (error.code, error.text, error.systemErrno)
         let cause: AudioError.Cause
         switch Int(code) {
+        case SF_ERR_NO_ERROR:
+            cause = .readFailed(
+                "libsndfile refused it and its reason was lost: libsndfile was opened elsewhere in this process at that "
+                    + "moment")
         case SF_ERR_UNRECOGNISED_FORMAT:
             cause = .notAudio("libsndfile does not recognise its format")
         case SF_ERR_MALFORMED_FILE:

@@ -1,3 +1,4 @@
+import CSndFile
 import DriftCore
 import DriftFixtures
 import Foundation
@@ -138,5 +139,14 @@ struct ConcurrentOpenTests {
         let seen = causes.withLock { $0 }
         #expect(seen.count == 200)
         #expect(seen.allSatisfy { $0.hasPrefix("not an audio file") }, "\(Set(seen))")
+    }
+
+    @Test("a failed open whose error another open reset says its reason was lost, never 'No Error.'")
+    func lostReason() {
+        let lost = SndFile.openFailure(
+            path: "/x/take.wav", SndFile.OpenError(code: Int32(SF_ERR_NO_ERROR), text: "No Error.", systemErrno: 0))
+        #expect(lost.description.contains("/x/take.wav"))
+        #expect(lost.description.contains("its reason was lost"), "\(lost)")
+        #expect(!lost.description.contains("No Error."))
     }
 }

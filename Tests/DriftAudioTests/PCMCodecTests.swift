@@ -41,10 +41,16 @@ private func probes(count: Int, seed: UInt64) -> [Float] {
     return edges
 }
 
+/// libsndfile's own open, under driftfix's open lock: every open resets libsndfile's process-wide error, which a
+/// failing open on another thread of this test process reads (ConcurrentOpenTests).
+private func referenceOpen(_ path: String, _ mode: Int32, _ info: inout SF_INFO) throws -> OpaquePointer {
+    try SndFile.open { sf_open(path, mode, &info) }.get()
+}
+
 /// The data bytes of `path`, read raw through libsndfile.
 private func dataBytes(_ path: String) throws -> [UInt8] {
     var info = SF_INFO()
-    let handle = try #require(sf_open(path, Int32(SFM_READ), &info), "\(path)")
+    let handle = try referenceOpen(path, Int32(SFM_READ), &info)
     defer { sf_close(handle) }
     let width = Int(try #require(SampleEncoding(code: info.format & 0xFFFF).bytesPerSample))
     var bytes = [UInt8](repeating: 0, count: Int(info.frames) * Int(info.channels) * width)
@@ -56,7 +62,7 @@ private func dataBytes(_ path: String) throws -> [UInt8] {
 /// The file's samples as libsndfile's own normalised float read gives them: the reference for driftfix's reader.
 private func libsndfileFloats(_ path: String, frames: Int, channels: Int) throws -> [Float] {
     var info = SF_INFO()
-    let handle = try #require(sf_open(path, Int32(SFM_READ), &info))
+    let handle = try referenceOpen(path, Int32(SFM_READ), &info)
     defer { sf_close(handle) }
     var samples = [Float](repeating: 0, count: frames * channels)
     _ = samples.withUnsafeMutableBufferPointer { sf_readf_float(handle, $0.baseAddress, sf_count_t(frames)) }
@@ -83,7 +89,7 @@ struct PCMCodecTests {
         info.samplerate = 48_000
         info.channels = Int32(channels)
         info.format = format.formatCode
-        let handle = try #require(sf_open(reference, Int32(SFM_WRITE), &info), "libsndfile cannot write \(format)")
+        let handle = try referenceOpen(reference, Int32(SFM_WRITE), &info)
         _ = sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
         let written = samples.withUnsafeBufferPointer {
             sf_writef_float(handle, UnsafeMutablePointer(mutating: $0.baseAddress), sf_count_t(frames))
