@@ -15,7 +15,8 @@
 #   BENCH_ENGINE_SECONDS="600 3600"   the engines section's file lengths
 #   BENCH_TRACES_ARGS="--engine soxr --quality best"   the traces section's repair options
 #   BENCH_CHAOS_SEEDS="11 22 33" BENCH_CHAOS_FILES=1000   the chaos nights' seeds and size
-#   BENCH_CHAOSNET_FILES=1000 BENCH_CHAOSNET_SEED=1   the networked chaos night's size and seed (scripts/chaos-net.sh)
+#   BENCH_CHAOSNET_FILES=1000 BENCH_CHAOSNET_RUNS="5:1 20:2"   the networked chaos nights (scripts/chaos-net.sh): their
+#                                size, and each night's seconds a file and seed
 #   BENCH_BASELINE=REV scripts/bench.sh   also build revision REV in a worktree and measure journalled dispatch and
 #                                the 24 x 60 s repair for REV and for this tree, interleaved, in the same run
 set -euo pipefail
@@ -960,6 +961,11 @@ else
     awk -v l="${slurm_took[local]}" -v s="${slurm_took[slurm]}" 'BEGIN {
         split(l, a, " "); split(s, b, " "); la = (a[1] < a[2]) ? a[1] : a[2]; sb = (b[1] < b[2]) ? b[1] : b[2]
         printf "best of two: local %.2f s, Slurm %.2f s: Slurm at %.2fx the local wall time (the difference is sbatch and the scheduler placing the tasks)\n", la, sb, sb / la }'
+    # The rounds go to bench-results/slurm.json (clusters.md's sentence is generated from it).
+    python3 -c 'import json, sys; print(json.dumps({"files": 200, "fileSeconds": 5, "local": [float(x) for x in sys.argv[1].split()],
+        "slurm": [float(x) for x in sys.argv[2].split()]}))' "${slurm_took[local]}" "${slurm_took[slurm]}" |
+        python3 scripts/figures.py record slurm.json --command "BENCH_SECTIONS=slurm scripts/bench.sh"
+    render_figures
     scripts/slurm-cluster.sh stop "$work/slurm-cluster"
     trap - EXIT
     rm -rf "$work/slurm-out"
@@ -990,15 +996,55 @@ echo "## a worker SIGKILLed and restarted; against the same night undisturbed; o
 if [[ $(id -u) != 0 ]]; then
     echo "skipped: needs root (network namespaces, veth links, tc netem, bind mounts)"
 else
-    chaosnet_status=0
-    # Its summary lines on stdout; the disruptions and the nights' progress in the log.
-    DRIFTFIX="$bin/driftfix" FILES="$chaosnet_files" SEED="${BENCH_CHAOSNET_SEED:-1}" scripts/chaos-net.sh \
-        >"$work/chaos-net.txt" 2>"$work/chaos-net.log" || chaosnet_status=$?
-    if [[ $chaosnet_status == 77 ]]; then
-        echo "skipped: network namespaces cannot be made here (needs CAP_SYS_ADMIN)"
-    else
-        grep '^chaos-net:' "$work/chaos-net.txt" || true
-        [[ $chaosnet_status == 0 ]] || echo "chaos-net exit $chaosnet_status; its log: $work/chaos-net.log"
+    # One night per SECONDS:SEED of BENCH_CHAOSNET_RUNS; each night's summary lines go to
+    # bench-results/chaos-net.json (clusters.md's table is generated from it).
+    : > "$work/chaos-net-all.txt"
+    chaosnet_recorded=1
+    for run in ${BENCH_CHAOSNET_RUNS:-5:${BENCH_CHAOSNET_SEED:-1} 20:2}; do
+        chaosnet_status=0
+        # Its summary lines on stdout; the disruptions and the nights' progress in the log.
+        DRIFTFIX="$bin/driftfix" FILES="$chaosnet_files" FILE_SECONDS="${run%%:*}" SEED="${run##*:}" scripts/chaos-net.sh \
+            >"$work/chaos-net.txt" 2>"$work/chaos-net.log" || chaosnet_status=$?
+        if [[ $chaosnet_status == 77 ]]; then
+            echo "skipped: network namespaces cannot be made here (needs CAP_SYS_ADMIN)"
+            chaosnet_recorded=0
+            break
+        fi
+        grep '^chaos-net:' "$work/chaos-net.txt" | tee -a "$work/chaos-net-all.txt" || true
+        echo "chaos-net: exit $chaosnet_status" >> "$work/chaos-net-all.txt"
+        [[ $chaosnet_status == 0 ]] || { echo "chaos-net exit $chaosnet_status; its log: $work/chaos-net.log"; chaosnet_recorded=0; }
+    done
+    if [[ $chaosnet_recorded == 1 ]]; then
+        python3 - "$work/chaos-net-all.txt" <<'PY' | python3 scripts/figures.py record chaos-net.json --command "BENCH_SECTIONS=chaos-net scripts/bench.sh"
+import json, re, sys
+nights, night = [], None
+for line in open(sys.argv[1]):
+    def number(pattern):
+        m = re.search(pattern, line)
+        return float(m.group(1)) if m else None
+    if m := re.search(r"seed (\d+); (\d+) recordings of (\d+) s", line):
+        night = {"seed": int(m.group(1)), "files": int(m.group(2)), "fileSeconds": int(m.group(3))}
+        nights.append(night)
+    elif night is None:
+        continue
+    elif line.startswith("chaos-net: kills"):
+        night.update(kills=int(number(r"kills (\d+)")), partitions=int(number(r"partitions (\d+)")),
+                     losses=int(number(r"netem (\d+)")), healed="all healed" in line)
+    elif line.startswith("chaos-net: requeues"):
+        night.update(requeues=int(number(r"requeues (\d+)")), late=int(number(r"late-results-discarded (\d+)")),
+                     lost=int(number(r"workers-lost (\d+)")))
+    elif line.startswith("chaos-net: wall"):
+        night.update(undisturbed=number(r"undisturbed ([\d.]+) s"), chaos=number(r"chaos ([\d.]+) s"))
+    elif line.startswith("chaos-net: outputs exact"):
+        night.update(exact=int(number(r"exact: (\d+) of")), temporary=int(number(r"temporary files left: (\d+)")),
+                     duplicates=int(number(r"duplicates: (\d+)")))
+    elif line.startswith("chaos-net: undisturbed night"):
+        night.update(undisturbedExact=int(number(r"exact (\d+)")))
+    elif line.startswith("chaos-net: exit"):
+        night.update(exit=int(number(r"exit (\d+)")))
+print(json.dumps({"nights": nights}))
+PY
+        render_figures
     fi
 fi
 fi

@@ -663,6 +663,37 @@ def sync():
             + provenance("soundindex.json", index))
 
 
+def chaos_net():
+    """Networked chaos nights (bench.sh's chaos-net section): each undisturbed, then under seeded disruptions, checked
+    from the outputs' own headers."""
+    data = results("chaos-net.json")
+    lines = ["| files | seed | disruptions | workers lost | requeues | late results discarded | exact "
+             "| wall undisturbed → chaos |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    whole = True
+    for n in data["nights"]:
+        whole = whole and n["exact"] == n["files"] and n["temporary"] == 0 and n["duplicates"] == 0 and n["exit"] == 0
+        disruptions = ", ".join(f"{n[key]} {one if n[key] == 1 else many}" for key, one, many in (
+            ("kills", "kill", "kills"), ("partitions", "partition", "partitions"), ("losses", "loss", "losses")))
+        lines.append(f"| {n['files']:,} × {n['fileSeconds']} s | {n['seed']} | {disruptions} | {n['lost']} "
+                     f"| {n['requeues']} | {n['late']} "
+                     f"| {n['exact']:,} of {n['files']:,} | {n['undisturbed']:.1f} s → {n['chaos']:.1f} s "
+                     f"({n['chaos'] / n['undisturbed']:.2f}×) |")
+    verdict = ("Nothing was lost or doubled: every recording repaired once, every output exact, no temporary file left."
+               if whole else "NOT every night came through whole: see the exact column and the run's log.")
+    return "\n".join(lines) + "\n\n" + verdict + "\n\n" + provenance("chaos-net.json", data)
+
+
+def slurm():
+    """A night on a real single-node Slurm cluster against the same night on local workers (bench.sh's slurm section)."""
+    data = results("slurm.json")
+    local, slurm_ = min(data["local"]), min(data["slurm"])
+    return (f"A night of {data['files']} × {data['fileSeconds']} s stereo files with 2 Slurm worker tasks took "
+            f"{' s and '.join(f'{w:.2f}' for w in data['slurm'])} s, the same night with 2 local workers "
+            f"{' s and '.join(f'{w:.2f}' for w in data['local'])} s: best of {len(data['local'])}, Slurm at "
+            f"{slurm_ / local:.2f}× the local wall time, {slurm_ - local:.2f} s more.\n\n"
+            + provenance("slurm.json", data))
+
+
 def headline():
     """The README's measured sentences: the kernel's speed, then the engines' memory."""
     return kernel_headline().rstrip("\n") + " " + memory_headline()
@@ -671,7 +702,7 @@ def headline():
 GENERATORS = {"stretch-visqol": stretch_visqol, "stretch-pesq": stretch_pesq, "kernel": kernel, "memory": memory,
               "headline": headline, "counted-benchmarks": counted_benchmarks, "converters": converters,
               "fleet-scan": fleet_scan, "stretch-speed": stretch_speed, "fleet-qa": fleet_qa, "soundindex": soundindex, "content-accuracy": content_accuracy, "distributed": distributed, "traces": traces, "engines": engines, "journal-size": journal_size, "scan-headline": scan_headline,
-              "aac": aac, "sync": sync}
+              "aac": aac, "sync": sync, "chaos-net": chaos_net, "slurm": slurm}
 
 
 def record(name, command):

@@ -164,6 +164,29 @@ class VerdictTests(unittest.TestCase):
         with Results(sync=data, soundindex=index):
             self.assertIn("against the goal of 10 (NOT met;", figures.sync())
 
+    def test_a_chaos_night_that_lost_an_output_says_so(self):
+        night = {"seed": 1, "files": 1000, "fileSeconds": 5, "kills": 3, "partitions": 3, "losses": 3, "healed": True,
+                 "requeues": 7, "late": 1, "lost": 5, "undisturbed": 10.0, "chaos": 15.0, "exact": 1000,
+                 "temporary": 0, "duplicates": 0, "undisturbedExact": 1000, "exit": 0}
+        with Results(chaos_net=dict(PROVENANCE, nights=[night])):
+            text = figures.chaos_net()
+        self.assertIn("| 1,000 × 5 s | 1 | 3 kills, 3 partitions, 3 losses | 5 | 7 | 1 | 1,000 of 1,000 "
+                      "| 10.0 s → 15.0 s (1.50×) |", text)
+        self.assertIn("Nothing was lost or doubled", text)
+        night.update(kills=1, partitions=1, losses=1)
+        with Results(chaos_net=dict(PROVENANCE, nights=[night])):
+            self.assertIn("| 1 kill, 1 partition, 1 loss |", figures.chaos_net())
+        night["exact"] = 999
+        with Results(chaos_net=dict(PROVENANCE, nights=[night])):
+            self.assertIn("NOT every night came through whole", figures.chaos_net())
+
+    def test_slurm_against_local_workers_is_the_best_of_each(self):
+        data = dict(PROVENANCE, files=200, fileSeconds=5, local=[7.0, 6.5], slurm=[8.0, 7.8])
+        with Results(slurm=data):
+            text = figures.slurm()
+        self.assertIn("took 8.00 s and 7.80 s, the same night with 2 local workers 7.00 s and 6.50 s", text)
+        self.assertIn("Slurm at 1.20× the local wall time, 1.30 s more", text)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)
