@@ -586,8 +586,21 @@ fi
 if want movieprobe; then
 echo
 echo "## MP4/MOV reference durations: the own box parser against libavformat (BENCH_MOVIE_FILES files, 3 shapes)"
-# scan reads .mp4/.mov/.m4v references with its own parser and every other container through libavformat.
-"$bin/driftfix-bench" movieprobe "$work/movies-${BENCH_MOVIE_FILES:-20000}" --files "${BENCH_MOVIE_FILES:-20000}"
+# scan reads .mp4/.mov/.m4v references with its own parser and every other container through libavformat. Three
+# runs; their lines go to bench-results/movieprobe.json (performance.md's table is generated from it).
+: > "$work/movieprobe.txt"
+for _ in 1 2 3; do
+    "$bin/driftfix-bench" movieprobe "$work/movies-${BENCH_MOVIE_FILES:-20000}" --files "${BENCH_MOVIE_FILES:-20000}" |
+        tee -a "$work/movieprobe.txt"
+done
+python3 - "$work/movieprobe.txt" <<'PY' | python3 scripts/figures.py record movieprobe.json --command "BENCH_SECTIONS=movieprobe scripts/bench.sh"
+import json, re, sys
+runs = [{"files": int(m.group(1)), "own": float(m.group(2)), "libavformat": float(m.group(3)), "disagreeing": int(m.group(4))}
+        for m in re.finditer(r"(\d+) MP4/MOV references: own box parser ([\d.]+) s .*?libavformat ([\d.]+) s .*?disagreeing: (\d+)",
+                             open(sys.argv[1]).read())]
+print(json.dumps({"runs": runs}))
+PY
+render_figures
 fi
 
 if want scan; then
@@ -981,10 +994,23 @@ echo
 echo "## Chaos nights: $chaos_files x 2 s stereo files, 3 local workers, a worker SIGKILLed about every 1.5 s, the"
 echo "## coordinator killed once and resumed, a poison file that kills every worker that opens it, one"
 echo "## recording cut to a third mid-read, device2's outputs on a ${volume_mib} MiB tmpfs that fills (8 attempts a job)"
+# Each night's row goes to bench-results/chaos.json (operations.md's table is generated from it).
 # shellcheck disable=SC2046
 "$bin/driftfix-bench" chaos --driftfix "$bin/driftfix" --files "$chaos_files" --seconds 2 --workers 3 --interval 1.5 \
     --small-volume-mib "$volume_mib" --vanishing-input \
-    $(for seed in ${BENCH_CHAOS_SEEDS:-11 22 33}; do printf -- "--seeds %s " "$seed"; done)
+    $(for seed in ${BENCH_CHAOS_SEEDS:-11 22 33}; do printf -- "--seeds %s " "$seed"; done) | tee "$work/chaos.txt"
+python3 - "$work/chaos.txt" "$chaos_files" "$volume_mib" <<'PY' | python3 scripts/figures.py record chaos.json --command "BENCH_SECTIONS=chaos scripts/bench.sh"
+import json, re, sys
+nights = []
+for line in open(sys.argv[1]):
+    m = re.match(r"^(undisturbed|seed \d+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(.*)$", line)
+    if m:
+        nights.append({"night": m.group(1), "wall": float(m.group(2)), "killed": int(m.group(4)), "poison": int(m.group(5)),
+                       "coordinator": int(m.group(6)), "lost": int(m.group(7)), "restarted": int(m.group(8)),
+                       "requeued": int(m.group(9)), "result": m.group(10).strip()})
+print(json.dumps({"files": int(sys.argv[2]), "volumeMiB": int(sys.argv[3]), "nights": nights}))
+PY
+render_figures
 fi
 
 if want chaos-net; then

@@ -187,6 +187,28 @@ class VerdictTests(unittest.TestCase):
         self.assertIn("took 8.00 s and 7.80 s, the same night with 2 local workers 7.00 s and 6.50 s", text)
         self.assertIn("Slurm at 1.20× the local wall time, 1.30 s more", text)
 
+    def test_the_movie_parser_is_timed_against_libavformat_by_medians(self):
+        runs = [{"files": 3000, "own": own, "libavformat": av, "disagreeing": 0}
+                for own, av in ((0.30, 4.0), (0.25, 4.5), (0.35, 5.0))]
+        with Results(movieprobe=dict(PROVENANCE, runs=runs)):
+            text = figures.movieprobe()
+        self.assertIn("| scan's own box parser | 0.30 (0.25–0.35) | 10,000 |", text)
+        self.assertIn("reads them 15.0× as fast; at that rate 100,000 references take about 10 s against 2.5 minutes", text)
+        self.assertIn("more than the millisecond ffmpeg states: 0.", text)
+
+    def test_a_chaos_night_with_a_wrong_output_is_not_called_sound(self):
+        calm = {"night": "undisturbed", "wall": 50.0, "killed": 0, "poison": 0, "coordinator": 0, "lost": 0,
+                "restarted": 0, "requeued": 0, "result": "exit 0, 1000 exact, 0 failed (0 no room), poison repaired"}
+        seed = dict(calm, night="seed 11", wall=100.0, killed=60, requeued=1166,
+                    result="exit 1, 837 exact, 165 failed (162 no room), poison failed, cut input failed")
+        with Results(chaos=dict(PROVENANCE, files=1000, volumeMiB=94, nights=[calm, seed])):
+            text = figures.chaos()
+        self.assertIn("| seed 11 | 100.0 | 2.00 | 60 | 0 | 0 | 0 / 0 / 1,166 |", text)
+        self.assertIn("Every output placed in every night has its exact length", text)
+        seed["result"] += ", 3 WRONG"
+        with Results(chaos=dict(PROVENANCE, files=1000, volumeMiB=94, nights=[calm, seed])):
+            self.assertIn("NOT every night was sound", figures.chaos())
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)
