@@ -521,6 +521,9 @@ echo "## Music by sound: real songs (Tests/Music, CC BY) played back and heard b
 echo "   per case: clips right (used at the scene's place), wrong (used anywhere else), left for a person; the sure answer"
 echo "   for 'twice' and 'loop' is 'left' (the same sound at two places or more, nothing to tell them apart)"
 printf "%-34s %6s %6s %6s %6s %12s %8s\n" "song, case" "clips" "right" "wrong" "left" "worst start" "time s"
+# Each row also goes to bench-results/music.json (measuring-by-sound.md's table is generated from it).
+mrows="$work/music-rows.jsonl"
+: > "$mrows"
 for song in Tests/Music/*.ogg; do
     for spec in excerpts takes "takes --clocks" twice loop; do
         case="$work/music-$(basename "$song" .ogg)-${spec// /}"
@@ -529,7 +532,7 @@ for song in Tests/Music/*.ogg; do
         "$bin/driftfix" sync "$case" --format json >"$work/music.json" 2>"$work/music.log" || true
         end=$(date +%s.%N)
         python3 - "$case/truth.json" "$work/music.json" "$(basename "$song" .ogg | cut -c1-18), $spec" \
-            "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" <<'PY'
+            "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" "$mrows" "$(basename "$song" .ogg)" "$spec" <<'PY'
 import json, os, sys
 truth = json.load(open(sys.argv[1]))["clips"]
 found = [m for g in json.load(open(sys.argv[2]))["groups"] for m in g["matches"]]
@@ -548,9 +551,15 @@ for clip in truth:
     else:
         wrong += 1
 print("%-34s %6d %6d %6d %6d %9.3f ms %8s" % (sys.argv[3], len(truth), right, wrong, left, worst * 1000, sys.argv[4]))
+with open(sys.argv[5], "a") as rows:
+    rows.write(json.dumps({"song": sys.argv[6], "case": sys.argv[7], "clips": len(truth), "right": right, "wrong": wrong,
+                           "left": left, "worstMs": worst * 1000 if right else None, "seconds": float(sys.argv[4])}) + "\n")
 PY
     done
 done
+python3 -c 'import json, sys; print(json.dumps({"rows": [json.loads(l) for l in open(sys.argv[1]) if l.strip()]}))' "$mrows" |
+    python3 scripts/figures.py record music.json --command "BENCH_SECTIONS=music scripts/bench.sh"
+render_figures
 fi
 
 if want soundnight; then

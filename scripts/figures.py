@@ -729,6 +729,30 @@ def chaos():
     return "\n".join(lines) + "\n\n" + text + "\n\n" + provenance("chaos.json", data)
 
 
+MUSIC_CASES = {"excerpts": "excerpts of 12-30 s, whole song",
+               "takes": "three takes of a playback, slates before two, a clip before each slate and one mid-take",
+               "takes --clocks": "the same, with the devices' calendar clocks",
+               "twice": "the same 40 s fed twice",
+               "loop": "a 10 s phrase looped 8 times, room noise 34 dB under it"}
+
+
+def music():
+    """Real songs played back and synced by sound (bench.sh's music section), each case summed over the songs."""
+    data = results("music.json")
+    rows = data["rows"]
+    lines = ["| case | clips | right | wrong | left | worst start error |", "| --- | --- | --- | --- | --- | --- |"]
+    for case in dict.fromkeys(row["case"] for row in rows):
+        these = [row for row in rows if row["case"] == case]
+        worst = [row["worstMs"] for row in these if row["worstMs"] is not None]
+        lines.append(f"| {MUSIC_CASES.get(case, case)} | {' + '.join(str(row['clips']) for row in these)} "
+                     f"| {sum(row['right'] for row in these)} | {sum(row['wrong'] for row in these)} "
+                     f"| {sum(row['left'] for row in these)} | {f'{max(worst):.3f} ms' if worst else '-'} |")
+    wrong = sum(row["wrong"] for row in rows)
+    text = ("No clip was cut from a wrong place." if wrong == 0
+            else f"{wrong} clip{'s were' if wrong > 1 else ' was'} cut from a WRONG place.")
+    return "\n".join(lines) + "\n\n" + text + "\n\n" + provenance("music.json", data)
+
+
 def headline():
     """The README's measured sentences: the kernel's speed, then the engines' memory."""
     return kernel_headline().rstrip("\n") + " " + memory_headline()
@@ -738,7 +762,8 @@ GENERATORS = {"stretch-visqol": stretch_visqol, "stretch-pesq": stretch_pesq, "k
               "headline": headline, "counted-benchmarks": counted_benchmarks, "converters": converters,
               "fleet-scan": fleet_scan, "stretch-speed": stretch_speed, "fleet-qa": fleet_qa, "soundindex": soundindex, "content-accuracy": content_accuracy, "distributed": distributed, "traces": traces, "engines": engines, "journal-size": journal_size, "scan-headline": scan_headline,
               "aac": aac, "sync": sync, "chaos-net": chaos_net, "slurm": slurm,
-              "movieprobe": movieprobe, "chaos": chaos}
+              "movieprobe": movieprobe, "chaos": chaos,
+              "music": music}
 
 
 def record(name, command):

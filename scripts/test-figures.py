@@ -209,6 +209,21 @@ class VerdictTests(unittest.TestCase):
         with Results(chaos=dict(PROVENANCE, files=1000, volumeMiB=94, nights=[calm, seed])):
             self.assertIn("NOT every night was sound", figures.chaos())
 
+    def test_the_music_cases_are_summed_over_the_songs(self):
+        rows = [{"song": song, "case": case, "clips": clips, "right": right, "wrong": 0, "left": left,
+                 "worstMs": worst, "seconds": 1.0}
+                for song, case, clips, right, left, worst in (
+                    ("a", "excerpts", 18, 18, 0, 0.042), ("b", "excerpts", 8, 8, 0, 0.01),
+                    ("a", "twice", 1, 0, 1, None), ("b", "twice", 1, 0, 1, None))]
+        with Results(music=dict(PROVENANCE, rows=rows)):
+            text = figures.music()
+        self.assertIn("| excerpts of 12-30 s, whole song | 18 + 8 | 26 | 0 | 0 | 0.042 ms |", text)
+        self.assertIn("| the same 40 s fed twice | 1 + 1 | 0 | 0 | 2 | - |", text)
+        self.assertIn("No clip was cut from a wrong place.", text)
+        rows[1]["wrong"] = 1
+        with Results(music=dict(PROVENANCE, rows=rows)):
+            self.assertIn("1 clip was cut from a WRONG place.", figures.music())
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)
