@@ -230,4 +230,23 @@ struct LibraryCallerTests {
             return
         }
     }
+
+    @Test("policies are set in Durations and keep the numbers their JSON and YAML name: ms where the key says ms")
+    func policySpans() throws {
+        let policy = ContentPolicy(mode: .content, residualLimit: .microseconds(2500), headerPrecision: .seconds(0.04))
+        #expect(policy.residualLimit == .microseconds(2500))
+        let stored = try JSONSerialization.jsonObject(with: JSONEncoder().encode(policy)) as? [String: Any]
+        #expect(stored?["residualLimitMs"] as? Double == 2.5)
+        #expect(stored?["headerPrecisionMs"] as? Double == 40)
+        #expect(ContentPolicy().residualLimit == .milliseconds(1), "the default limit is 1 ms")
+
+        var rule = AlertRule(driftPPM: 20, spreadPPM: 10, start: .milliseconds(200))
+        #expect(rule.start == .milliseconds(200))
+        rule.start = nil
+        #expect(rule.start == nil && AlertRule(driftPPM: 20, spreadPPM: 10).start == nil)
+
+        var journal = JournalSettings()
+        journal.alertStart = .seconds(0.25)
+        #expect(journal.alertRule.start == .milliseconds(250))
+    }
 }
