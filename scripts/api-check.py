@@ -69,8 +69,10 @@ def dump(module, keep, into):
     if keep is not None:
         with open(out) as handle:
             data = json.load(handle)
+        # The types re-exported one by one, and the module's extensions of other modules' types: importing one
+        # declaration of a module makes its extension members visible too.
         data["ABIRoot"]["children"] = [c for c in data["ABIRoot"]["children"]
-                                       if c.get("kind") == "TypeDecl" and c.get("name") in keep]
+                                       if c.get("kind") == "TypeDecl" and (c.get("name") in keep or c.get("isExternal"))]
         with open(out, "w") as handle:
             json.dump(data, handle)
     return out
@@ -91,8 +93,32 @@ def baseline():
     print(f"api-check: baseline of {len(exported())} modules recorded at {revision}")
 
 
-# A name that says seconds, milliseconds, a timeout or an interval.
-SPAN = re.compile(r"(seconds|Seconds|Ms|Milliseconds|Timeout|timeout|Interval|interval|[eE]lapsed)$")
+# A name that says seconds, milliseconds, a timeout or an interval, at its end or before a next word (`offsetMsError`).
+SPAN = re.compile(r"(seconds|Seconds|Ms|Milliseconds|Timeout|timeout|Interval|interval|[eE]lapsed)(?![a-z])")
+
+
+def declarations(root):
+    """Every declaration of a dump by its USR: (kind, printed name, whether below public)."""
+    found = {}
+
+    def walk(node):
+        if node.get("usr") and node.get("kind") in ("TypeDecl", "Var", "Constructor", "Function", "TypeAlias"):
+            found[node["usr"]] = (node.get("declKind", node["kind"]), node.get("printedName", node.get("name")),
+                                  bool(node.get("isInternal")))
+        for child in node.get("children", []) or []:
+            walk(child)
+
+    walk(root)
+    return found
+
+
+def narrowed(module, old_root, new_root):
+    """Public declarations of the baseline that are still there but no longer public (made `package`): a break the
+    digester does not report, for it dumps `package` declarations beside the public ones."""
+    new = declarations(new_root)
+    return [f"{module}: {kind} {name} is no longer public"
+            for usr, (kind, name, internal) in sorted(declarations(old_root).items())
+            if not internal and usr in new and new[usr][2]]
 
 
 def spans_as_numbers(module, root):
@@ -140,6 +166,11 @@ def check():
             old = os.path.join(work, module + ".baseline.json")
             with gzip.open(recorded, "rb") as source, open(old, "wb") as target:
                 target.write(source.read())
+            with open(old) as before, open(new) as after:
+                for entry in narrowed(module, json.load(before)["ABIRoot"], json.load(after)["ABIRoot"]):
+                    seen.add(entry)
+                    if entry not in allowed:
+                        breaks.append(entry)
             report = os.path.join(work, module + ".diagnosis")
             subprocess.run(["swift-api-digester", "-diagnose-sdk", "-input-paths", old, "-input-paths", new,
                             "-o", report], check=True, capture_output=True)

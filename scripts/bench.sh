@@ -463,9 +463,11 @@ shoot="$work/shoot-$sync_seconds-$sync_clips"
 : > "$work/sync-runs.txt"
 for out in "" "$work/shoot-out" "" "$work/shoot-out" "" "$work/shoot-out"; do
     rm -rf "$work/shoot-out"
+    status=0
     /usr/bin/time -o "$work/time.txt" -f "%e %M" "$bin/driftfix" sync "$shoot" ${out:+--out "$out"} --format json \
-        > "$work/shoot.json" 2>"$work/shoot.log" || true
-    echo "${out:+out} $(tail -1 "$work/time.txt")" >> "$work/sync-runs.txt"
+        > "$work/shoot.json" 2>"$work/shoot.log" || status=$?
+    # A failed run (exit 2 or above; 1 is a clip left for a person) keeps its time, marked: the table counts them.
+    echo "${out:+out} $status $(tail -1 "$work/time.txt")" >> "$work/sync-runs.txt"
 done
 cat "$work/sync-runs.txt"
 python3 - "$shoot/truth.json" "$work/shoot.json" "$work/sync-prints.txt" "$work/sync-runs.txt" "$sync_seconds" \
@@ -503,7 +505,7 @@ prints = [{"sound": float(m.group(1)), "wall": float(m.group(2))}
 runs = []
 for line in open(runs_file):
     words = line.split()
-    runs.append({"out": words[0] == "out", "wall": float(words[-2]), "peakKiB": int(words[-1])})
+    runs.append({"out": words[0] == "out", "exit": int(words[-3]), "wall": float(words[-2]), "peakKiB": int(words[-1])})
 seconds = float(seconds)
 print(json.dumps({"prints": prints, "shoot": {
     "seconds": seconds, "clips": int(clips) + 1, "recorderSeconds": seconds + seconds / 2 + 120, "runs": runs,
@@ -966,6 +968,7 @@ else
     scripts/slurm-cluster.sh start "$work/slurm-cluster" >/dev/null
     trap 'scripts/slurm-cluster.sh stop "$work/slurm-cluster"' EXIT
     declare -A slurm_took
+    slurm_repaired=()
     for round in 1 2; do
         for how in local slurm; do
             rm -rf "$work/slurm-out"
@@ -977,6 +980,7 @@ else
             end=$(date +%s.%N)
             t=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
             slurm_took[$how]="${slurm_took[$how]:-} $t"
+            slurm_repaired+=("$(grep -oE "^[0-9]+ repaired" "$work/slurm-$how.txt" | grep -oE "^[0-9]+" || echo 0)")
             printf "round %d, %-5s workers: %6.2f s  (%s)\n" "$round" "$how" "$t" "$(grep -E "^[0-9]+ repaired" "$work/slurm-$how.txt")"
         done
     done
@@ -984,8 +988,10 @@ else
         split(l, a, " "); split(s, b, " "); la = (a[1] < a[2]) ? a[1] : a[2]; sb = (b[1] < b[2]) ? b[1] : b[2]
         printf "best of two: local %.2f s, Slurm %.2f s: Slurm at %.2fx the local wall time (the difference is sbatch and the scheduler placing the tasks)\n", la, sb, sb / la }'
     # The rounds go to bench-results/slurm.json (clusters.md's sentence is generated from it).
+    # Each night's repaired count too: a night that failed fast must not read as a fast night.
     python3 -c 'import json, sys; print(json.dumps({"files": 200, "fileSeconds": 5, "local": [float(x) for x in sys.argv[1].split()],
-        "slurm": [float(x) for x in sys.argv[2].split()]}))' "${slurm_took[local]}" "${slurm_took[slurm]}" |
+        "slurm": [float(x) for x in sys.argv[2].split()], "repaired": [int(x) for x in sys.argv[3].split()]}))' \
+        "${slurm_took[local]}" "${slurm_took[slurm]}" "${slurm_repaired[*]}" |
         python3 scripts/figures.py record slurm.json --command "BENCH_SECTIONS=slurm scripts/bench.sh"
     render_figures
     scripts/slurm-cluster.sh stop "$work/slurm-cluster"

@@ -133,15 +133,20 @@ class VerdictTests(unittest.TestCase):
         data = dict(PROVENANCE, seconds=3600, ratio=0.999869, rows=rows, frames=frames, phases=phases)
         with Results(aac=data):
             text = figures.aac()
-        self.assertIn("One pass runs at 1.20× the speed of ffmpeg's recipe and in segments at 1.50× (1.25× one pass)",
+        self.assertIn("One pass runs at 1.20× the speed of ffmpeg's recipe and in segments at 1.50× (1.25× one pass;",
                       text)
         self.assertIn("decode to exactly the target, ffmpeg's to +109 frames", text)
         self.assertIn("| 1,109 (+109 frames) |", text)
         self.assertIn("Encoding is 80 % of the phases' time", text)
         self.assertIn("counting and verifying by decoding, 10 %", text)
+        self.assertIn("goal 1.8× ffmpeg's recipe: NOT met", text)
+        self.assertIn("| pipeline, 3600 s AAC 192 kb/s stereo in .m4a, -131 ppm |", text)
         frames["parallel"] = 999
         with Results(aac=data):
-            self.assertIn("other than the target", figures.aac())
+            self.assertIn("NOT both of driftfix's outputs decode to the target (exact: one pass)", figures.aac())
+        rows[1]["wall"] = 60.0
+        with Results(aac=data):
+            self.assertIn("goal 1.8× ffmpeg's recipe: met", figures.aac())
 
     def test_the_day_by_sound_is_extrapolated_from_the_shoot_and_the_index(self):
         table = ["| hours | indexed ms |", "|---:|---:|", "| 100 | 20.0 (19-21) |", "| 1000 | 110.0 (100-120) |"]
@@ -160,6 +165,16 @@ class VerdictTests(unittest.TestCase):
         self.assertIn("about 3.8 minutes on this machine against the goal of 10 (met;", text)
         self.assertIn("| 0.60 (0.60–0.60) s |", text)
         self.assertIn("| 36 / 0 / 0 |", text)
+        self.assertNotIn("FAILED", text)
+        shoot["recorderDriftErrorPPM"] = None
+        runs[3]["exit"] = 1
+        with Results(sync=data, soundindex=index):
+            self.assertNotIn("FAILED", figures.sync(), "exit 1 is a clip left for a person")
+        runs[3]["exit"] = 2
+        with Results(sync=data, soundindex=index):
+            text = figures.sync()
+        self.assertIn("0.10 ppm, -, 0.200 ms", text)
+        self.assertIn("| runs that FAILED (their times are in the medians above) | 1 of 4 |", text)
         runs[:3] = [{"out": False, "wall": 6.0, "peakKiB": 1} for _ in range(3)]
         with Results(sync=data, soundindex=index):
             self.assertIn("against the goal of 10 (NOT met;", figures.sync())
@@ -186,6 +201,10 @@ class VerdictTests(unittest.TestCase):
             text = figures.slurm()
         self.assertIn("took 8.00 s and 7.80 s, the same night with 2 local workers 7.00 s and 6.50 s", text)
         self.assertIn("Slurm at 1.20× the local wall time, 1.30 s more", text)
+        self.assertFalse(text.startswith("NOT"))
+        data["repaired"] = [200, 200, 150, 200]
+        with Results(slurm=data):
+            self.assertTrue(figures.slurm().startswith("NOT every night repaired all 200 (repaired: 200, 200, 150, 200)"))
 
     def test_the_movie_parser_is_timed_against_libavformat_by_medians(self):
         runs = [{"files": 3000, "own": own, "libavformat": av, "disagreeing": 0}
@@ -219,10 +238,10 @@ class VerdictTests(unittest.TestCase):
             text = figures.music()
         self.assertIn("| excerpts of 12-30 s, whole song | 18 + 8 | 26 | 0 | 0 | 0.042 ms |", text)
         self.assertIn("| the same 40 s fed twice | 1 + 1 | 0 | 0 | 2 | - |", text)
-        self.assertIn("No clip was cut from a wrong place.", text)
+        self.assertIn("No clip was placed at a wrong place.", text)
         rows[1]["wrong"] = 1
         with Results(music=dict(PROVENANCE, rows=rows)):
-            self.assertIn("1 clip was cut from a WRONG place.", figures.music())
+            self.assertIn("1 clip was placed at a WRONG place.", figures.music())
 
 
 if __name__ == "__main__":

@@ -141,7 +141,7 @@ public struct ContentDecision: Sendable, Equatable {
 
     /// Decides a pair. `measurement` is nil when the reference has no sound of its own; it must already be compared
     /// with the headers (`ContentMeasurement.compare`).
-    public static func decide(
+    package static func decide(
         policy: ContentPolicy, measurement: ContentMeasurement?, headers: HeaderPlan,
         recordingFrames: Int64, sampleRate: Int
     ) -> ContentDecision {

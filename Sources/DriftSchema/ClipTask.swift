@@ -21,7 +21,7 @@ public struct ClipTask: Codable, Sendable, Equatable {
         /// The resampling library for a cut from this recording (`repair.engine` and its rules).
         public var engine: ResampleEngine = .default
 
-        public init(recording: String, candidate: SoundCandidate) {
+        package init(recording: String, candidate: SoundCandidate) {
             self.recording = recording
             self.candidate = candidate
         }

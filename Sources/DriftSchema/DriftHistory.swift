@@ -83,7 +83,7 @@ public struct DriftHistory: Codable, Sendable, Equatable {
     public var devicesTotal: Int
     public var files: [Series]
 
-    public init(runs: [Run], rule: AlertRule, devices: [Series], devicesTotal: Int? = nil, files: [Series]) {
+    package init(runs: [Run], rule: AlertRule, devices: [Series], devicesTotal: Int? = nil, files: [Series]) {
         self.runs = runs
         alertPPM = rule.driftPPM
         alertSpreadPPM = rule.spreadPPM
@@ -146,7 +146,7 @@ public struct AlertRule: Sendable, Equatable {
 
     /// "starts late: the sound leads by 812.0 ms at the first frame (median of the latest run)"; nil when off or
     /// within the limit.
-    public func startAlert(_ starts: [Double?]) -> String? {
+    package func startAlert(_ starts: [Double?]) -> String? {
         guard let startMs, let latest = starts.last ?? nil, abs(latest) > startMs else { return nil }
         let ms = String(format1: abs(latest))
         return latest < 0

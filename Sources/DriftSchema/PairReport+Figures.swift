@@ -50,7 +50,7 @@ extension PairReport {
     }
 
     /// Puts `figures` in the row's drift, offset, limit and cause columns, and `measuredBy` with them.
-    public mutating func show(_ figures: DriftFigures) {
+    package mutating func show(_ figures: DriftFigures) {
         measuredBy = figures.measuredBy
         driftPPM = figures.driftPPM
         driftSeconds = figures.driftSeconds

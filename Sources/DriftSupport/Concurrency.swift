@@ -8,7 +8,7 @@ public struct Handover<Value>: @unchecked Sendable {  // the sender never touche
 
 extension Duration {
     /// The duration in seconds as a Double, for reporting and for the dispatcher's clock.
-    public var seconds: Double {
+    package var seconds: Double {
         let (whole, fraction) = components
         return Double(whole) + Double(fraction) / 1e18
     }

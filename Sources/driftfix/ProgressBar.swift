@@ -22,7 +22,7 @@ final class ProgressBar {
         lastDraw = now
         let fraction = Double(done) / Double(total)
         let filled = Int(fraction * 30)
-        let elapsed = (now - start).seconds
+        let elapsed = (now - start).inSeconds
         let eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: 30 - filled)
         // Swift strings are not C varargs on Linux: interpolate them, format only the numbers.

@@ -49,8 +49,8 @@ private struct ProgressLines {
             total = jobs.count
             done = 0
             audioDone = 0
-            audioByJob = Dictionary(jobs.map { ($0.id, $0.audio.seconds) }, uniquingKeysWith: { first, _ in first })
-            totalAudio = jobs.reduce(0) { $0 + $1.audio.seconds }
+            audioByJob = Dictionary(jobs.map { ($0.id, $0.audio.inSeconds) }, uniquingKeysWith: { first, _ in first })
+            totalAudio = jobs.reduce(0) { $0 + $1.audio.inSeconds }
             return
         case .finished:
             clear()
@@ -81,7 +81,7 @@ private struct ProgressLines {
 
     /// One line for what a job came to.
     private mutating func finished(_ job: FinishedJob) {
-        let timing = job.worker.map { "\($0), \(String(format: "%.2f", job.elapsed?.seconds ?? 0)) s" } ?? ""
+        let timing = job.worker.map { "\($0), \(String(format: "%.2f", job.elapsed?.inSeconds ?? 0)) s" } ?? ""
         func measured(_ measurement: ContentMeasurement?) -> String {
             measurement.map { $0.isMeasured ? $0.summary : $0.reason ?? "unmeasurable" } ?? "no sound to measure"
         }

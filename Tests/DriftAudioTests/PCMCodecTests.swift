@@ -44,7 +44,7 @@ private func probes(count: Int, seed: UInt64) -> [Float] {
 /// libsndfile's own open, under driftfix's open lock: every open resets libsndfile's process-wide error, which a
 /// failing open on another thread of this test process reads (ConcurrentOpenTests).
 private func referenceOpen(_ path: String, _ mode: Int32, _ info: inout SF_INFO) throws -> OpaquePointer {
-    try SndFile.open { sf_open(path, mode, &info) }.get()
+    try #require(try? SndFile.open { sf_open(path, mode, &info) }.get(), "libsndfile cannot open \(path)")
 }
 
 /// The data bytes of `path`, read raw through libsndfile.
