@@ -4,8 +4,9 @@
 # Each worker sees the media and the output under its own mount point (a bind mount; the coordinator's paths are
 # hidden from it) and finds them through its path map. Two scenarios:
 #
-#   cut   (default) mid-run, the first worker's link is cut for good (its veth brought down) while it writes; the
-#         coordinator must notice, lease its job to the other worker, and finish.
+#   cut   (default) mid-run, the first worker's link is cut for good (its veth brought down) while it writes (a
+#         failpoint makes it take a second over each rename); the coordinator must notice, lease its job to the other
+#         worker, and finish.
 #   heal  a partition that heals: worker 1 is held at its first job's rename (a failpoint stops it with a verified
 #         temporary file, the worst moment) and its link is cut; once the coordinator has given its lease up and the
 #         other worker has published the job, worker 1 runs on (its fence must refuse the rename: it has not heard
@@ -74,12 +75,14 @@ start_worker() {  # n [VARIABLE=VALUE...]: the worker's extra environment
 }
 # In the heal scenario worker 1 stops itself at its first rename (verified temporary file, not yet renamed), and
 # worker 2 takes a second over each rename after its first: jobs are still queued when worker 1 is back, on a fast
-# machine as on a slow one.
+# machine as on a slow one. In the cut scenario worker 1 takes a second over each rename, as a slow disk would: its
+# temporary file stands long enough to be seen between two looks 50 ms apart (an optimised build once wrote each of
+# its files in less, and the link was never cut).
 if [[ $scenario == heal ]]; then
     w1=$(start_worker 1 DRIFTFIX_FAILPOINT=commit:1:stop)
     w2=$(start_worker 2 DRIFTFIX_FAILPOINT=commit:2:delay)
 else
-    w1=$(start_worker 1)
+    w1=$(start_worker 1 DRIFTFIX_FAILPOINT=commit:1:delay)
     w2=$(start_worker 2)
 fi
 pids+=("$w1")
