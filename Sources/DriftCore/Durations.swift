@@ -14,8 +14,6 @@ extension Duration {
         self = .milliseconds(milliseconds)
     }
 
-    /// The span in seconds, as a report prints it.
-    package var inSeconds: Double { self / .seconds(1) }
     /// The span in milliseconds, as a report prints it.
     package var inMilliseconds: Double { self / .milliseconds(1) }
 }
