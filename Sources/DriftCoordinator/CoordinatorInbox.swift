@@ -9,9 +9,9 @@ public final class CoordinatorInbox: Sendable {
         case workerExited(identity: String, how: String)
         /// The local worker pool cannot keep workers alive (they die before they connect): end the run.
         case poolFailed(String)
-        /// Workers of the run wait in a scheduler's queue (Slurm): the run is not idle while they do. Posted again
-        /// at every look at the queue.
-        case workersQueued
+        /// How many of the run's workers are on their way: waiting in a scheduler's queue (Slurm) or starting. The
+        /// run is not idle while any is; the count holds until the next post (a slow look at the queue is no gap).
+        case workersOnTheirWay(Int)
         /// Jobs were added to the store (a run in rounds): hand them out now rather than at the next tick.
         case jobsAdded
     }

@@ -110,7 +110,7 @@ public final class CoordinatorServer {
                 }
             }
             // Workers waiting in a scheduler's queue are on their way: no idle timeout while they wait.
-            if dispatcher.liveWorkers > 0 || now - queuedAt < 5 { lastAlive = now }
+            if dispatcher.liveWorkers > 0 || workersOnTheirWay > 0 { lastAlive = now }
 
             if dispatcher.isComplete { return .complete }
             if let failure = dispatcher.store.failure {
@@ -141,8 +141,8 @@ public final class CoordinatorServer {
                 send(dispatcher.died(identity, how: how, at: now))
             case .poolFailed(let reason):
                 return reason  // the run's outcome carries it to the one line that reports it
-            case .workersQueued:
-                queuedAt = now
+            case .workersOnTheirWay(let count):
+                workersOnTheirWay = count
             case .jobsAdded:
                 break  // the tick that follows hands them out
             }
@@ -150,8 +150,8 @@ public final class CoordinatorServer {
         return nil
     }
 
-    /// When a worker pool last said its workers wait in a queue.
-    private var queuedAt = -Double.infinity
+    /// How many workers a pool last said were on their way (queued or starting).
+    private var workersOnTheirWay = 0
 
     /// Tells every worker still connected to finish and exit.
     public func sendShutdown(to peers: [String]) {

@@ -7,6 +7,8 @@ struct SlurmSlots {
         var node = ""
         var seen = false
         var joined = false
+        /// When the queue first showed the task running (its worker then still starting): seconds on the pool's clock.
+        var runningSince: Double?
         /// Cancelled by this coordinator because its worker stopped answering (not by a person).
         var cancelledAsSilent = false
     }
@@ -78,13 +80,25 @@ struct SlurmSlots {
         return ended
     }
 
-    /// Positions whose task still waits for a node (or is not listed yet).
-    func waiting(in tasks: [SlurmTask]) -> Int {
-        slots.indices.filter { index in
-            guard let job = slots[index].job else { return false }
-            return tasks.first { $0.arrayJob == job && $0.index == index }.map {
-                [.pending, .configuring, .requeued].contains($0.state)
-            } ?? true
-        }.count
+    /// Positions whose worker is on its way: the task waits for a node (or is not listed yet), or it runs and its
+    /// worker has not joined for less than `startGrace` seconds (a loaded node takes seconds to start a process; a
+    /// worker that never connects is not waited for past the grace).
+    mutating func waiting(in tasks: [SlurmTask], at now: Double, startGrace: Double) -> Int {
+        var count = 0
+        for index in slots.indices {
+            guard let job = slots[index].job else { continue }
+            guard let task = tasks.first(where: { $0.arrayJob == job && $0.index == index }) else {
+                count += 1
+                continue
+            }
+            if [.pending, .configuring, .requeued].contains(task.state) {
+                count += 1
+            } else if !task.state.isFinished && !slots[index].joined {
+                let since = slots[index].runningSince ?? now
+                slots[index].runningSince = since
+                if now - since < startGrace { count += 1 }
+            }
+        }
+        return count
     }
 }

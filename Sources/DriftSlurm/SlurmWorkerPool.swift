@@ -33,6 +33,8 @@ public final class SlurmWorkerPool: WorkerPool {
         public var crashLoopLimit = 5
         /// Seconds between looks at the queue.
         public var pollInterval: Double = 1
+        /// Seconds a running task's worker gets to connect while the coordinator still counts it as on its way.
+        public var startGrace: Double = 60
         /// How long running tasks get to exit after the workers were told to stop, before they are cancelled.
         public var stopTimeout: Double = 15
         /// The jobs' name: unique to this run.
@@ -165,6 +167,13 @@ public final class SlurmWorkerPool: WorkerPool {
                 return state.queueTrouble == nil
             }
             if first { logger.warning("cannot read the Slurm queue (\(error)); retrying") }
+            // Unknown while the queue does not answer: the idle timeout counts again.
+            if state.withLock({ state in
+                defer { state.waitingSaid = 0 }
+                return state.waitingSaid > 0
+            }) {
+                inbox?.post(.workersOnTheirWay(0))
+            }
             return
         }
         if state.withLock({ state in
@@ -175,16 +184,18 @@ public final class SlurmWorkerPool: WorkerPool {
         }
         let ended = state.withLock { $0.slots.ended(in: tasks) }
         for task in ended { replace(task) }
-        // Tasks still waiting for a node: the coordinator does not count the wait as idle (a busy cluster).
-        let waiting = state.withLock { $0.slots.waiting(in: tasks) }
-        if waiting > 0 { inbox?.post(.workersQueued) }
+        // Tasks waiting for a node or starting their worker: the coordinator does not count the wait as idle (a
+        // busy cluster, a loaded node).
+        let now = Date().timeIntervalSinceReferenceDate
+        let waiting = state.withLock { $0.slots.waiting(in: tasks, at: now, startGrace: settings.startGrace) }
         let said = state.withLock { state in
             defer { state.waitingSaid = waiting }
             return state.waitingSaid
         }
+        if waiting != said { inbox?.post(.workersOnTheirWay(waiting)) }
         if waiting > 0 && said == 0 {
             logger.notice(
-                "\(waiting) worker task\(waiting == 1 ? "" : "s") waiting in the Slurm queue (squeue --name=\(settings.jobName)); the idle timeout waits too"
+                "\(waiting) worker task\(waiting == 1 ? "" : "s") waiting in the Slurm queue or starting (squeue --name=\(settings.jobName)); the idle timeout waits too"
             )
         }
     }

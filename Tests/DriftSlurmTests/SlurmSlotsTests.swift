@@ -71,16 +71,46 @@ struct SlurmSlotsTests {
         #expect(replacement.map(\.joined) == [false], "its worker never joined")
     }
 
-    @Test("a task seen running and then gone from the queue 'left the queue'; one never listed yet is waited for")
+    @Test(
+        "a task seen running and then gone from the queue 'left the queue'; one never listed yet, or just started, is waited for"
+    )
     func leftTheQueue() {
         var slots = SlurmSlots(count: 2)
         for index in 0..<2 { slots.start(index, job: Self.array) }
-        #expect(slots.waiting(in: []) == 2, "not listed yet: waiting")
+        let waiting1 = slots.waiting(in: [], at: 0, startGrace: 60)
+        #expect(waiting1 == 2, "not listed yet: waiting")
         #expect(slots.ended(in: []).isEmpty, "never seen: not ended")
         #expect(slots.ended(in: [Self.task(0, .running), Self.task(1, .pending)]).isEmpty)
-        #expect(slots.waiting(in: [Self.task(0, .running), Self.task(1, .pending)]) == 1)
+        let waiting2 = slots.waiting(in: [Self.task(0, .running), Self.task(1, .pending)], at: 0, startGrace: 60)
+        #expect(waiting2 == 2)
         let ended = slots.ended(in: [Self.task(1, .pending)])
         #expect(ended.map(\.why) == ["left the queue"] && ended.map(\.index) == [0])
         #expect(slots.slots[0].job == nil && slots.slots[1].job == Self.array)
+    }
+
+    @Test(
+        "a running task whose worker has not joined is on its way for the start grace, then not; once joined it is not waited for"
+    )
+    func startGrace() {
+        var slots = SlurmSlots(count: 3)
+        for index in 0..<3 { slots.start(index, job: Self.array) }
+        let tasks = [Self.task(0, .running), Self.task(1, .running), Self.task(2, .configuring)]
+        let waiting3 = slots.waiting(in: tasks, at: 100, startGrace: 30)
+        #expect(waiting3 == 3, "all starting")
+        let joined = slots.joined(SlurmIdentity(job: Self.array, task: 1, node: "n1"))
+        #expect(joined)
+        let waiting4 = slots.waiting(in: tasks, at: 110, startGrace: 30)
+        #expect(waiting4 == 2, "joined: not waited for")
+        let waiting5 = slots.waiting(in: tasks, at: 129.9, startGrace: 30)
+        #expect(waiting5 == 2, "within the grace from its first sight")
+        let waiting6 = slots.waiting(in: tasks, at: 130, startGrace: 30)
+        #expect(waiting6 == 1, "past the grace: only the configuring one")
+        // A replacement in the first position starts its own grace.
+        slots.start(0, job: Self.array + 1)
+        let replaced = [Self.task(0, .running, job: Self.array + 1), Self.task(1, .running), Self.task(2, .running)]
+        let waitingReplaced = slots.waiting(in: replaced, at: 200, startGrace: 30)
+        #expect(waitingReplaced == 2, "the replacement and the third, first seen running")
+        let waiting7 = slots.waiting(in: replaced, at: 231, startGrace: 30)
+        #expect(waiting7 == 0)
     }
 }
