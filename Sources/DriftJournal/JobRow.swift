@@ -110,7 +110,7 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
             )
             work = JournalJSON.encode(ContentRemainder(content))
         case .clipSync(let task):
-            work = JournalJSON.encode(task)
+            work = JournalJSON.encode(StoredClipTask(task))
         case .noop(let count):
             frames = count
         case .soundPrint:
@@ -149,11 +149,12 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
             guard let plan = headerPlan(texts) else { return nil }
             work = .header(plan)
         case .content:
-            guard let plan = headerPlan(texts), let rest = JournalJSON.decode(ContentRemainder.self, self.work)
+            guard let plan = headerPlan(texts), let rest = JournalJSON.decode(ContentRemainder.self, self.work),
+                let job = rest.job(plan, measureOnly: output == nil)
             else { return nil }
-            work = .content(rest.job(plan, measureOnly: output == nil))
+            work = .content(job)
         case .clip:
-            guard let task = JournalJSON.decode(ClipTask.self, self.work) else { return nil }
+            guard let task = JournalJSON.decode(StoredClipTask.self, self.work)?.value else { return nil }
             work = .clipSync(task)
         case .print: work = .soundPrint
         case .noop: work = .noop(frames: targetFrames ?? 0)
@@ -171,8 +172,8 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
             var content: ContentResult?
             var sound: SoundResult?
             switch kind {
-            case .content: content = JournalJSON.decode(ContentResult.self, resultWork)
-            case .clip, .print: sound = JournalJSON.decode(SoundResult.self, resultWork)
+            case .content: content = JournalJSON.decode(StoredContentResult.self, resultWork)?.value
+            case .clip, .print: sound = JournalJSON.decode(StoredSoundResult.self, resultWork)?.value
             case .header, .noop: break
             }
             guard
@@ -219,10 +220,10 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
 
     /// A result's kind-specific part, as `resultWork` holds it (a print's bytes are kept in `soundPrint` instead).
     static func resultWork(_ result: JobResult) -> String? {
-        if let content = result.outcome.columns.content { return JournalJSON.encode(content) }
+        if let content = result.outcome.columns.content { return JournalJSON.encode(StoredContentResult(content)) }
         guard var sound = result.outcome.columns.sound else { return nil }
         sound.print = nil
-        return JournalJSON.encode(sound)
+        return JournalJSON.encode(StoredSoundResult(sound))
     }
 }
 
@@ -230,7 +231,7 @@ struct JobRow: Codable, FetchableRecord, PersistableRecord {
 /// as every release since v4 wrote it (their `measureOnly` is read as the absence of an output).
 private struct ContentRemainder: Codable {
     var reference: String
-    var policy: ContentPolicy
+    var policy: StoredPolicy
     var headersInSync: Bool
     var headersRefusal: String?
     var headerDriftPPM: Double?
@@ -239,7 +240,7 @@ private struct ContentRemainder: Codable {
 
     init(_ job: ContentJob) {
         reference = job.reference
-        policy = job.policy
+        policy = StoredPolicy(job.policy)
         headersInSync = job.headersInSync
         headersRefusal = job.headersRefusal
         headerDriftPPM = job.headerDriftPPM
@@ -247,7 +248,9 @@ private struct ContentRemainder: Codable {
         referenceSeconds = job.referenceSeconds
     }
 
-    func job(_ plan: HeaderRepair, measureOnly: Bool) -> ContentJob {
+    /// The job; nil where its policy names a mode or a start this build does not know.
+    func job(_ plan: HeaderRepair, measureOnly: Bool) -> ContentJob? {
+        guard let policy = policy.value else { return nil }
         var job = ContentJob(
             reference: reference, output: measureOnly ? nil : plan.output, policy: policy,
             targetFrames: plan.targetFrames, method: MethodChoice(method: plan.method, reason: plan.methodReason),

@@ -73,8 +73,8 @@ struct OutputRow: Codable, FetchableRecord, PersistableRecord {
         checksum = record.checksum.map(PackedHex.init)
         worker = try ids.term(record.worker)
         run = record.run
-        sound = JournalJSON.encode(record.matches)
-        content = JournalJSON.encode(record.finding?.measurement)
+        sound = JournalJSON.encode(record.matches.map { $0.map(StoredMatch.init) })
+        content = JournalJSON.encode(record.finding?.measurement.map(StoredMeasurement.init))
         operations = record.finding.map { RepairOperation.text($0.operations) }
         contentNote = record.finding?.note
     }
@@ -88,18 +88,18 @@ struct OutputRow: Codable, FetchableRecord, PersistableRecord {
                 plan: planPrint.text),
             output: output, outputFrames: outputFrames, outputSize: outputSize, outputModified: outputModified,
             checksum: checksum?.text, worker: texts.term(worker), run: run,
-            matches: JournalJSON.decode([SoundPairingReport.Match].self, sound),
+            matches: JournalJSON.decode([StoredMatch].self, sound).flatMap(StoredMatch.value),
             finding: operations.map {
                 ContentFinding(
-                    measurement: JournalJSON.decode(ContentMeasurement.self, content), measuredBy: .content,
+                    measurement: JournalJSON.decode(StoredMeasurement.self, content)?.value, measuredBy: .content,
                     operations: RepairOperation.list($0) ?? [], note: contentNote)
             })
     }
 }
 
-/// The small Codable records a few columns hold as JSON (a content job's policy and numbers, a measurement). The
-/// wire's and the report's types among them are pinned by the tests (StoredFormTests: the exact text, read back), so a
-/// change to either format cannot change what the journal holds without a migration.
+/// The small Codable records a few columns hold as JSON: the journal's own forms (`StoredMeasurement`, `StoredMatch`,
+/// `StoredClipTask`, `StoredContentResult`, `StoredSoundResult`, `StoredPolicy`), never a wire or report type, so
+/// neither format can change what the journal holds; the tests pin their text (StoredFormTests) and read it back.
 enum JournalJSON {
     static func encode<T: Encodable>(_ value: T?) -> String? {
         guard let value else { return nil }

@@ -128,7 +128,7 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
         self.worker = try ids.term(worker)
         attempts = row.attempts
         processingSeconds = row.processingSeconds
-        content = JournalJSON.encode(row.content)
+        content = JournalJSON.encode(row.content.map(StoredMeasurement.init))
         executed = Self.executed(row.operations, planned: operations)
         sync = Self.storedSync(row)
     }
@@ -192,7 +192,7 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
         row.worker = texts.term(worker)
         row.processingSeconds = processingSeconds
         row.measuredBy = texts.term(measuredBy).flatMap(PlanMeasurement.init(rawValue:)) ?? .headers
-        row.content = JournalJSON.decode(ContentMeasurement.self, content)
+        row.content = JournalJSON.decode(StoredMeasurement.self, content)?.value
         // One text form in every column (`RepairOperation.text`); a line that does not parse is dropped, not fatal.
         row.operations =
             executed.map { text in

@@ -6,17 +6,20 @@ import Testing
 
 @testable import DriftJournal
 
-/// The journal keeps a few wire and report types in its columns as their JSON (a clip's task, a job's content and
-/// sound results, a pairing's matches, a measurement, a content job's policy). Each is pinned here: a sample with every
-/// field set, the exact text the journal writes for it (`StoredForms/NAME.json`), and that text read back into the
-/// same value. A field renamed, removed or retyped in the wire or the report changes what the journal stores, or
-/// stops it reading the rows it has: this fails, and the change needs a migration (a new JournalSchema step) before
-/// its golden file is rewritten (`DRIFTFIX_UPDATE_STORED_FORMS=1`). A field added fails too, until the sample sets it.
+/// The journal keeps a few records in its columns as JSON, in forms of its own (a measurement, a clip's rows and
+/// task, a job's content and sound results, a content job's policy), copied field by field from the wire's and the
+/// report's types. Each is pinned here: a sample with every field set, the exact text the journal writes for it
+/// (`StoredForms/NAME.json`, which earlier releases wrote from the wire's and the report's types themselves), and that
+/// text read back into the same value. A field of the stored form renamed, removed or retyped fails here and needs a
+/// migration (a new JournalSchema step) before its golden file is rewritten (`DRIFTFIX_UPDATE_STORED_FORMS=1`). A
+/// field added to a wire or report type fails too, until the sample sets it and the stored form carries it (or
+/// says why not).
 @Suite struct StoredFormTests {
     @Test("every form the journal stores as JSON is the pinned text, and the pinned text reads back", arguments: forms)
     func pinned(form: StoredForm) throws {
         let unset = form.unset()
-        #expect(unset.isEmpty, "the \(form.name) sample leaves fields unset, so they are not pinned: \(unset)")
+        #expect(
+            unset.isEmpty, "the \(form.name) sample, or the journal's form of it, leaves fields unset: \(unset)")
         let written = try #require(form.encode(), "the journal cannot encode \(form.name)")
         let file = Self.folder.appendingPathComponent("\(form.name).json")
         if ProcessInfo.processInfo.environment["DRIFTFIX_UPDATE_STORED_FORMS"] == "1" {
@@ -27,18 +30,20 @@ import Testing
             written == pinned,
             "the journal now stores \(form.name) differently: a migration first, then the golden file")
         #expect(form.readsBack(pinned), "rows the journal holds as \(form.name) no longer read into the same value")
+        #expect(form.wireFormReadsBack(), "rows an earlier release wrote from the \(form.name) type itself")
     }
 
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
         "StoredForms")
 
     static let forms: [StoredForm] = [
-        StoredForm("ContentMeasurement", Samples.measurement),
-        StoredForm("ContentResult", Samples.contentResult),
-        StoredForm("SoundResult", Samples.soundResult),
-        StoredForm("Matches", [Samples.match]),
-        StoredForm("ClipTask", Samples.clipTask),
-        StoredForm("ContentPolicy", Samples.policy),
+        StoredForm("ContentMeasurement", Samples.measurement, StoredMeasurement.init, \.value),
+        StoredForm("ContentResult", Samples.contentResult, StoredContentResult.init, \.value),
+        StoredForm("SoundResult", Samples.soundResult, StoredSoundResult.init, \.value),
+        StoredForm(
+            "Matches", [Samples.match], { $0.map(StoredMatch.init) }, { StoredMatch.value($0) }),
+        StoredForm("ClipTask", Samples.clipTask, StoredClipTask.init, \.value),
+        StoredForm("ContentPolicy", Samples.policy, StoredPolicy.init, \.value),
     ]
 
     @Test("the unset-field check finds a nil and an empty list, at their paths")
@@ -46,24 +51,50 @@ import Testing
         var measurement = Samples.measurement
         measurement.reason = nil
         measurement.dropouts = []
-        let found = StoredForm("probe", measurement).unset()
+        let found = StoredForm("probe", measurement, StoredMeasurement.init, \.value).unset()
         #expect(found.contains("reason") && found.contains("dropouts"), "\(found)")
-        #expect(StoredForm("probe", Samples.measurement).unset().isEmpty)
+        #expect(StoredForm("probe", Samples.measurement, StoredMeasurement.init, \.value).unset().isEmpty)
+    }
+
+    @Test(
+        "a measurement as earlier releases wrote it (every key, null where there was no value) reads; one naming a model this build does not know does not"
+    )
+    func earlierRows() throws {
+        let sparse = ContentMeasurement(
+            offsetMs: nil, driftPPM: nil, driftPPMError: nil, model: .unmeasurable, confidence: 0,
+            reason: "no common sound", unmeasurable: .noCommonSound)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let written = String(decoding: try encoder.encode(sparse), as: UTF8.self)
+        #expect(written.contains("\"offsetMs\":null"), "the wire's form writes every key: \(written)")
+        #expect(JournalJSON.decode(StoredMeasurement.self, written)?.value == sparse)
+        let unknown = written.replacingOccurrences(of: "\"unmeasurable\"", with: "\"sideways\"")
+        #expect(JournalJSON.decode(StoredMeasurement.self, unknown)?.value == nil, "\(unknown)")
     }
 }
 
-/// One type the journal stores as JSON, type-erased for the parameterised test.
+/// One form the journal stores as JSON, type-erased for the parameterised test: the value, and the journal's form of
+/// it.
 struct StoredForm: Sendable, CustomTestStringConvertible {
     let name: String
     let encode: @Sendable () -> String?
     let readsBack: @Sendable (String) -> Bool
+    /// The text the wire's or report's own encoder writes for the value (as the journal did before its own forms)
+    /// reads into the same value.
+    let wireFormReadsBack: @Sendable () -> Bool
     let unset: @Sendable () -> [String]
 
-    init<Value: Codable & Equatable & Sendable>(_ name: String, _ value: Value) {
+    init<Value: Codable & Equatable & Sendable, Stored: Codable & Sendable>(
+        _ name: String, _ value: Value, _ store: @escaping @Sendable (Value) -> Stored,
+        _ read: @escaping @Sendable (Stored) -> Value?
+    ) {
         self.name = name
-        encode = { JournalJSON.encode(value) }
-        readsBack = { JournalJSON.decode(Value.self, $0) == value }
-        unset = { StoredForm.unset(in: value, at: "") }
+        encode = { JournalJSON.encode(store(value)) }
+        readsBack = { JournalJSON.decode(Stored.self, $0).flatMap(read) == value }
+        wireFormReadsBack = {
+            JournalJSON.encode(value).flatMap { JournalJSON.decode(Stored.self, $0) }.flatMap(read) == value
+        }
+        unset = { StoredForm.unset(in: value, at: "") + StoredForm.unset(in: store(value), at: "stored.") }
     }
 
     var testDescription: String { name }
