@@ -4,7 +4,7 @@
 #
 #   scripts/bench.sh            1-hour 48 kHz stereo 24-bit WAV repaired by -131 ppm at each quality
 #   BENCH_SECONDS=600 scripts/bench.sh   a shorter file
-#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (kernel memory converters engines resample stretch stretch-speed quality aac content soundindex sync
+#   BENCH_SECTIONS="dispatch repair" scripts/bench.sh   only some sections (tour kernel memory converters engines resample stretch stretch-speed quality aac content soundindex sync
 #                                music soundnight movieprobe scan fleet journal dispatch repair traces slurm chaos chaos-net compare;
 #                                default: all)
 #   BENCH_NIGHT_CLIPS=200 BENCH_NIGHT_SECONDS=2400   the soundnight section's large shoot (clips, recorder seconds)
@@ -29,7 +29,7 @@ bin=.build/release
 seconds=${BENCH_SECONDS:-3600}
 work=${BENCH_DIR:-bench-output}
 mkdir -p "$work"
-sections=" ${BENCH_SECTIONS:-kernel memory converters engines resample stretch quality aac content sync music soundnight movieprobe scan fleet journal dispatch repair traces slurm chaos chaos-net compare} "
+sections=" ${BENCH_SECTIONS:-tour kernel memory converters engines resample stretch quality aac content sync music soundnight movieprobe scan fleet journal dispatch repair traces slurm chaos chaos-net compare} "
 want() { [[ "$sections" == *" $1 "* ]]; }
 input="$work/in-${seconds}s.wav"
 ratio=0.999869          # -131 ppm: output length / input length
@@ -594,6 +594,33 @@ done
 rm -rf "$work/night-out"
 fi
 
+if want tour; then
+echo
+echo "## The README's tour: the outputs of scripts/demo.sh, as it printed them"
+# The README shows what the demo's commands print (a one-file edit, a measurement by the sound, a proof of sync, a
+# fleet's history); they go to bench-results/tour.json from this run, never copied by hand.
+scripts/demo.sh > "$work/tour.log"
+python3 - "$work/tour.log" <<'PY' | python3 scripts/figures.py record tour.json --command "BENCH_SECTIONS=tour scripts/bench.sh (scripts/demo.sh)"
+import json, re, sys
+lines = open(sys.argv[1]).read().split("\n")
+def after(heading, stop):
+    """The lines after the first that starts with `heading`, up to the first that `stop` matches, unindented."""
+    start = next(i for i, line in enumerate(lines) if line.startswith(heading)) + 1
+    end = next(i for i in range(start, len(lines)) if stop(lines[i]))
+    return [line[3:] if line.startswith("   ") else line for line in lines[start:end]]
+def measured(name):
+    start = next(i for i, line in enumerate(lines) if re.search(rf"{name}\.wav against the sound of", line))
+    end = next(i for i in range(start + 1, len(lines)) if "against the sound of" in lines[i] or lines[i].startswith("=="))
+    return [line[3:] for line in lines[start:end]]
+print(json.dumps({
+    "process": next(line for line in lines if " -> " in line and line.endswith("realtime)")),
+    "measure": measured("interview/take08"),
+    "verifySync": next(line for line in lines if "repaired-by-sound/interview/take08.wav: residual lag" in line),
+    "history": after("== driftfix history", lambda line: not line.startswith("   ") or re.match(r"   \w.*, started late", line)),
+}))
+PY
+render_figures
+fi
 if want movieprobe; then
 echo
 echo "## MP4/MOV reference durations: the own box parser against libavformat (BENCH_MOVIE_FILES files, 3 shapes)"

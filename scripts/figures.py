@@ -770,6 +770,30 @@ def music():
     return "\n".join(lines) + "\n\n" + text + "\n\n" + provenance("music.json", data)
 
 
+def tour_block(key):
+    """One output of the demo (bench.sh's tour section) as a code block: a line, or lines."""
+    value = results("tour.json")[key]
+    lines = value if isinstance(value, list) else [value]
+    return "```\n" + "".join(line + "\n" for line in lines) + "```\n"
+
+
+def tour_history():
+    return tour_block("history")
+
+
+def tour_process():
+    return tour_block("process")
+
+
+def tour_measure():
+    return tour_block("measure")
+
+
+def tour_verify():
+    """The proof of sync, and where every output of the tour comes from."""
+    return tour_block("verifySync") + "\n" + provenance("tour.json", results("tour.json"))
+
+
 def headline():
     """The README's measured sentences: the kernel's speed, then the engines' memory."""
     return kernel_headline().rstrip("\n") + " " + memory_headline()
@@ -780,7 +804,8 @@ GENERATORS = {"stretch-visqol": stretch_visqol, "stretch-pesq": stretch_pesq, "k
               "fleet-scan": fleet_scan, "stretch-speed": stretch_speed, "fleet-qa": fleet_qa, "soundindex": soundindex, "content-accuracy": content_accuracy, "distributed": distributed, "traces": traces, "engines": engines, "journal-size": journal_size, "scan-headline": scan_headline,
               "aac": aac, "sync": sync, "chaos-net": chaos_net, "slurm": slurm,
               "movieprobe": movieprobe, "chaos": chaos,
-              "music": music}
+              "music": music, "tour-process": tour_process, "tour-history": tour_history,
+              "tour-measure": tour_measure, "tour-verify": tour_verify}
 
 
 def record(name, command):

@@ -243,6 +243,19 @@ class VerdictTests(unittest.TestCase):
         with Results(music=dict(PROVENANCE, rows=rows)):
             self.assertIn("1 clip was placed at a WRONG place.", figures.music())
 
+    def test_the_tour_shows_the_demo_output_as_printed_with_its_provenance_once(self):
+        tour = dict(PROVENANCE, process="a.wav -> b.wav: verified", verifySync="b.wav: residual lag 0.015 ms: IN SYNC",
+                    measure=["a.wav against the sound of a.mp4", "  model       clock"],
+                    history=["DEVICE  #1", "! dev001  +79.9", "", "! dev001: started drifting"])
+        with Results(tour=tour):
+            self.assertEqual(figures.tour_process(), "```\na.wav -> b.wav: verified\n```\n")
+            self.assertEqual(figures.tour_measure(), "```\na.wav against the sound of a.mp4\n  model       clock\n```\n")
+            self.assertIn("\n\n! dev001: started drifting\n```", figures.tour_history())
+            verify = figures.tour_verify()
+            self.assertTrue(verify.startswith("```\nb.wav: residual lag 0.015 ms: IN SYNC\n```\n"), verify)
+            self.assertIn("from `bench-results/tour.json`: made up by test-figures.py", verify)
+            self.assertNotIn("bench-results", figures.tour_history())
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)
