@@ -10,7 +10,9 @@ A generated region in a Markdown file:
 
     figures.py render [FILE...]   rewrite every region from its results (README.md and docs/*.md by default)
     figures.py check  [FILE...]   fail where a region is not what its results give (edited by hand, or stale), where a
-                                  results file lacks its date, machine or command, or a region names no generator
+                                  results file lacks its date, machine or command, where a region names no generator,
+                                  or where an output block with measured figures is neither a region nor marked
+                                  `<!-- dated: YYYY-MM-DD, how -->` (a dated record of an earlier run)
     figures.py record NAME --command CMD   write bench-results/NAME from the JSON object on stdin, adding the date
                                   (UTC), this machine and CMD: how a benchmark section keeps what it measured
 
@@ -839,6 +841,21 @@ def regenerate(text, where):
     return REGION.sub(replace, text), problems
 
 
+FENCE = re.compile(r"^```([a-z]*)\n(.*?)^```", re.S | re.M)
+MEASURED = re.compile(r"\d(\.\d+)?\s?(ms|s|ppm|dB|MiB|x realtime|xRT|×)(\b|\s|$)")
+DATED = re.compile(r"<!-- dated: \d{4}-\d{2}-\d{2}[^>]*-->\n*$")
+
+
+def undated_outputs(text, where):
+    """Output blocks (a fence with no language) that hold measured figures outside a generated region, with no
+    `<!-- dated: YYYY-MM-DD, how -->` line before them: figures a person copied, which drift from their run."""
+    blank = REGION.sub(lambda m: m.group(1) + "\n" * m.group(3).count("\n") + m.group(4), text)
+    return [f"{where}:{blank[:m.start()].count(chr(10)) + 1}: an output block with measured figures is neither "
+            "generated (a figures region) nor marked as a dated record (<!-- dated: YYYY-MM-DD, how -->)"
+            for m in FENCE.finditer(blank)
+            if not m.group(1) and MEASURED.search(m.group(2)) and not DATED.search(blank[:m.start()])]
+
+
 def main():
     command = sys.argv[1] if len(sys.argv) > 1 else "check"
     if command == "record":
@@ -855,7 +872,7 @@ def main():
         where = os.path.relpath(path, ROOT)
         regions += len(REGION.findall(text))
         generated, found = regenerate(text, where)
-        problems += found
+        problems += found + undated_outputs(text, where)
         if command == "render" and generated != text:
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(generated)

@@ -256,6 +256,17 @@ class VerdictTests(unittest.TestCase):
             self.assertIn("from `bench-results/tour.json`: made up by test-figures.py", verify)
             self.assertNotIn("bench-results", figures.tour_history())
 
+    def test_an_output_block_with_figures_is_generated_or_dated(self):
+        copied = "Text.\n\n```\nout.wav: verified, 0.16 s (39x realtime)\n```\n"
+        self.assertEqual(len(figures.undated_outputs(copied, "a.md")), 1)
+        self.assertIn("a.md:3:", figures.undated_outputs(copied, "a.md")[0])
+        dated = "Text.\n\n<!-- dated: 2026-11-25, bench.sh as printed that day -->\n```\nout.wav: 0.16 s\n```\n"
+        self.assertEqual(figures.undated_outputs(dated, "a.md"), [])
+        generated = "<!-- figures: tour-process -->\n```\nout.wav: 0.16 s\n```\n<!-- end figures -->\n"
+        self.assertEqual(figures.undated_outputs(generated, "a.md"), [])
+        commands = "```sh\ndriftfix process a.wav b.wav --fade-in 0.5 s\n```\n```\nSources/\n  CPCM/\n```\n"
+        self.assertEqual(figures.undated_outputs(commands, "a.md"), [])
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)
