@@ -147,6 +147,36 @@ def spans_as_numbers(module, root):
     return found
 
 
+PATHNAME = re.compile(r"([pP]ath|[fF]older|[rR]oots?|[dD]irectory)s?$")
+
+
+def paths_as_text(module, root):
+    """Public properties and parameters named for a path whose type is text (`String`, `[String]`, `String?`)."""
+    found = []
+
+    def textual(node):
+        return node.get("printedName", "") in ("Swift.String", "[Swift.String]", "Swift.String?",
+                                               "Swift.Optional<Swift.String>", "Swift.Array<Swift.String>")
+
+    def walk(node, path):
+        if node.get("isInternal"):
+            return
+        kind, name = node.get("kind"), node.get("name", "")
+        if kind == "Var" and PATHNAME.search(name) and textual(node["children"][0]):
+            found.append(f"{path}.{name}: {node['children'][0]['printedName']}")
+        if kind in ("Constructor", "Function"):
+            labels = re.findall(r"(\w+):", node.get("printedName", ""))
+            for label, parameter in zip(labels, node.get("children", [])[1:]):
+                if PATHNAME.search(label) and textual(parameter):
+                    found.append(f"{path}.{node['printedName']} ({label}: {parameter['printedName']})")
+        for child in node.get("children", []) or []:
+            if child.get("kind") in ("TypeDecl", "Var", "Constructor", "Function"):
+                walk(child, f"{path}.{name}" if kind == "TypeDecl" else path)
+
+    walk(root, module)
+    return found
+
+
 def check():
     allowed = set()
     if os.path.exists(ALLOWED):
@@ -154,12 +184,15 @@ def check():
                    if line.strip() and not line.startswith("#")}
     revision = open(os.path.join(BASELINE, "REVISION")).read().strip()
     breaks, seen = [], set()
-    spans = []
+    spans, paths, recordPaths = [], [], []
     with tempfile.TemporaryDirectory() as work:
         for module, keep in exported().items():
             new = dump(module, keep, work)
             with open(new) as handle:
-                spans += spans_as_numbers(module, json.load(handle)["ABIRoot"])
+                root = json.load(handle)["ABIRoot"]
+                spans += spans_as_numbers(module, root)
+                # DriftKit's own types take FilePath; the modules it re-exports (reports, configuration, errors) keep text.
+                (paths if module == "DriftKit" else recordPaths).extend(paths_as_text(module, root))
             recorded = os.path.join(BASELINE, module + ".json.gz")
             if not os.path.exists(recorded):
                 continue  # new in this version: nothing to break
@@ -188,6 +221,7 @@ def check():
     for entries, headline in (
             (spans, "spans of time as numbers in DriftKit's API (a Duration says what it holds; keep a report's JSON "
                     "number `package` behind one)"),
+            (paths, "paths as text in DriftKit's own types (a FilePath keeps every byte and says what it holds)"),
             (breaks, f"breaking changes to DriftKit's API since {revision[:12]}, not in api/allowed-breaks.txt (name "
                      "each in CHANGELOG.md and there, or keep the API)")):
         if entries:
@@ -198,7 +232,8 @@ def check():
     if failed:
         return 1
     print(f"api-check: DriftKit's API keeps every declaration of {revision[:12]} "
-          f"({len(seen)} allowed breaks, each in CHANGELOG.md)")
+          f"({len(seen)} allowed breaks, each in CHANGELOG.md); its own types hold no span as a number and no path "
+          f"as text ({len(recordPaths)} paths stay text in the modules it re-exports: reports, configuration, errors)")
     return 1 if stale else 0
 
 
