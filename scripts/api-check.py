@@ -121,23 +121,20 @@ def narrowed(module, old_root, new_root):
             if not internal and usr in new and new[usr][2]]
 
 
-def spans_as_numbers(module, root):
-    """Public properties and parameters named for a span of time whose type is a Double (or TimeInterval)."""
+def named_members(module, root, named, typed):
+    """Public properties and parameters whose name `named` matches and whose type `typed` accepts (a printed type)."""
     found = []
-
-    def numeric(node):
-        return any(word in node.get("printedName", "") for word in ("Swift.Double", "TimeInterval"))
 
     def walk(node, path):
         if node.get("isInternal"):
             return  # `package` or below: not the API
         kind, name = node.get("kind"), node.get("name", "")
-        if kind == "Var" and SPAN.search(name) and numeric(node["children"][0]):
+        if kind == "Var" and named.search(name) and typed(node["children"][0].get("printedName", "")):
             found.append(f"{path}.{name}: {node['children'][0]['printedName']}")
         if kind in ("Constructor", "Function"):
             labels = re.findall(r"(\w+):", node.get("printedName", ""))
             for label, parameter in zip(labels, node.get("children", [])[1:]):
-                if SPAN.search(label) and numeric(parameter):
+                if named.search(label) and typed(parameter.get("printedName", "")):
                     found.append(f"{path}.{node['printedName']} ({label}: {parameter['printedName']})")
         for child in node.get("children", []) or []:
             if child.get("kind") in ("TypeDecl", "Var", "Constructor", "Function"):
@@ -147,34 +144,19 @@ def spans_as_numbers(module, root):
     return found
 
 
+def spans_as_numbers(module, root):
+    """Public properties and parameters named for a span of time whose type is a Double (or TimeInterval)."""
+    return named_members(module, root, SPAN, lambda printed: "Swift.Double" in printed or "TimeInterval" in printed)
+
+
+# A name that says a path: `path`, `outputRoot`, `inputRoots`, `logFolder`, `directory`.
 PATHNAME = re.compile(r"([pP]ath|[fF]older|[rR]oots?|[dD]irectory)s?$")
+TEXT = ("Swift.String", "[Swift.String]", "Swift.String?", "Swift.Optional<Swift.String>", "Swift.Array<Swift.String>")
 
 
 def paths_as_text(module, root):
     """Public properties and parameters named for a path whose type is text (`String`, `[String]`, `String?`)."""
-    found = []
-
-    def textual(node):
-        return node.get("printedName", "") in ("Swift.String", "[Swift.String]", "Swift.String?",
-                                               "Swift.Optional<Swift.String>", "Swift.Array<Swift.String>")
-
-    def walk(node, path):
-        if node.get("isInternal"):
-            return
-        kind, name = node.get("kind"), node.get("name", "")
-        if kind == "Var" and PATHNAME.search(name) and textual(node["children"][0]):
-            found.append(f"{path}.{name}: {node['children'][0]['printedName']}")
-        if kind in ("Constructor", "Function"):
-            labels = re.findall(r"(\w+):", node.get("printedName", ""))
-            for label, parameter in zip(labels, node.get("children", [])[1:]):
-                if PATHNAME.search(label) and textual(parameter):
-                    found.append(f"{path}.{node['printedName']} ({label}: {parameter['printedName']})")
-        for child in node.get("children", []) or []:
-            if child.get("kind") in ("TypeDecl", "Var", "Constructor", "Function"):
-                walk(child, f"{path}.{name}" if kind == "TypeDecl" else path)
-
-    walk(root, module)
-    return found
+    return named_members(module, root, PATHNAME, lambda printed: printed in TEXT)
 
 
 def check():

@@ -248,13 +248,13 @@ class VerdictTests(unittest.TestCase):
                     measure=["a.wav against the sound of a.mp4", "  model       clock"],
                     history=["DEVICE  #1", "! dev001  +79.9", "", "! dev001: started drifting"])
         with Results(tour=tour):
-            self.assertEqual(figures.tour_process(), "```\na.wav -> b.wav: verified\n```\n")
-            self.assertEqual(figures.tour_measure(), "```\na.wav against the sound of a.mp4\n  model       clock\n```\n")
-            self.assertIn("\n\n! dev001: started drifting\n```", figures.tour_history())
+            self.assertEqual(figures.tour_block("process"), "```\na.wav -> b.wav: verified\n```\n")
+            self.assertEqual(figures.tour_block("measure"), "```\na.wav against the sound of a.mp4\n  model       clock\n```\n")
+            self.assertIn("\n\n! dev001: started drifting\n```", figures.tour_block("history"))
             verify = figures.tour_verify()
             self.assertTrue(verify.startswith("```\nb.wav: residual lag 0.015 ms: IN SYNC\n```\n"), verify)
             self.assertIn("from `bench-results/tour.json`: made up by test-figures.py", verify)
-            self.assertNotIn("bench-results", figures.tour_history())
+            self.assertNotIn("bench-results", figures.tour_block("history"))
 
     def test_an_output_block_with_figures_is_generated_or_dated(self):
         copied = "Text.\n\n```\nout.wav: verified, 0.16 s (39x realtime)\n```\n"

@@ -109,7 +109,7 @@ public final class CoordinatorServer {
                     logger.warning("\(line)")
                 }
             }
-            // Workers waiting in a scheduler's queue are on their way: no idle timeout while they wait.
+            // Workers waiting in a scheduler's queue, or starting, are on their way: no idle timeout while they are.
             if dispatcher.liveWorkers > 0 || workersOnTheirWay > 0 { lastAlive = now }
 
             if dispatcher.isComplete { return .complete }

@@ -84,12 +84,5 @@ struct StoredMatch: Codable, Equatable {
     }
 
     /// A list of rows; nil where any is unreadable.
-    static func value(_ rows: [StoredMatch]) -> [SoundPairingReport.Match]? {
-        var matches: [SoundPairingReport.Match] = []
-        for row in rows {
-            guard let match = row.value else { return nil }
-            matches.append(match)
-        }
-        return matches
-    }
+    static func value(_ rows: [StoredMatch]) -> [SoundPairingReport.Match]? { rows.convertedWhole(\.value) }
 }

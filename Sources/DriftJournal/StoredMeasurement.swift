@@ -151,12 +151,18 @@ enum StoredOperations {
     static func text(_ operations: [RepairOperation]) -> [String] { operations.map(\.description) }
 
     /// Nil where a line is not an operation.
-    static func value(_ lines: [String]) -> [RepairOperation]? {
-        var operations: [RepairOperation] = []
-        for line in lines {
-            guard let operation = RepairOperation(line) else { return nil }
-            operations.append(operation)
+    static func value(_ lines: [String]) -> [RepairOperation]? { lines.convertedWhole { RepairOperation($0) } }
+}
+
+extension Array {
+    /// Every element converted, or nil where one cannot be: a stored record is read whole or not at all.
+    func convertedWhole<Converted>(_ convert: (Element) -> Converted?) -> [Converted]? {
+        var converted: [Converted] = []
+        converted.reserveCapacity(count)
+        for element in self {
+            guard let value = convert(element) else { return nil }
+            converted.append(value)
         }
-        return operations
+        return converted
     }
 }

@@ -7,7 +7,8 @@ struct SlurmSlots {
         var node = ""
         var seen = false
         var joined = false
-        /// When the queue first showed the task running (its worker then still starting): seconds on the pool's clock.
+        /// When the queue first showed the task running (its worker then still starting): seconds on the pool's
+        /// monotonic clock.
         var runningSince: Double?
         /// Cancelled by this coordinator because its worker stopped answering (not by a person).
         var cancelledAsSilent = false

@@ -186,7 +186,8 @@ public final class SlurmWorkerPool: WorkerPool {
         for task in ended { replace(task) }
         // Tasks waiting for a node or starting their worker: the coordinator does not count the wait as idle (a
         // busy cluster, a loaded node).
-        let now = Date().timeIntervalSinceReferenceDate
+        // The grace is timed on the monotonic clock: a wall clock set back must not stretch it.
+        let now = ProcessInfo.processInfo.systemUptime
         let waiting = state.withLock { $0.slots.waiting(in: tasks, at: now, startGrace: settings.startGrace) }
         let said = state.withLock { state in
             defer { state.waitingSaid = waiting }
