@@ -169,119 +169,6 @@ extension TwoMicrophones {
     }
 }
 
-/// One microphone's signal, rendered block by block with the filters' and the room's state carried across blocks, so
-/// memory stays flat however long the scene.
-public final class MicrophoneStream {
-    public enum Side: Sendable { case recording, reference }
-
-    private let setup: TwoMicrophones
-    private let side: Side
-    private let scene: Scene
-    private let total: Int
-    private var position = 0
-    private var filter: Colour
-    private var random: Noise
-    /// The reference's room: (delay in samples, gain), and the last `maxDelay` dry samples before the block.
-    private var taps: [(Int, Float)] = []
-    private var maxDelay = 0
-    private var history: [Float] = []
-    private var dry: [Float] = []
-
-    public init(_ setup: TwoMicrophones, side: Side) {
-        self.setup = setup
-        self.side = side
-        scene = Scene(sound: setup.sound, seed: setup.seed, length: setup.sceneSeconds)
-        switch side {
-        case .recording:
-            total = setup.recordingFrames
-            filter = Colour(sampleRate: setup.sampleRate, highpass: 120, lowpass: 6000, poles: 1)
-            random = Noise(seed: setup.seed &+ 11 &+ setup.microphoneSeed)
-        case .reference:
-            total = setup.referenceFrames
-            filter = Colour(sampleRate: setup.sampleRate, highpass: 200, lowpass: 3500, poles: 2)
-            random = Noise(seed: setup.seed &+ 29 &+ setup.microphoneSeed)
-            // Early reflections and a sparse tail, up to 80 ms.
-            taps = [(0, 1)]
-            for j in 0..<24 {
-                let delay = 0.004 + 0.076 * random.uniform()
-                taps.append(
-                    (
-                        Int(delay * Double(setup.sampleRate)),
-                        Float(0.5 * exp(-Double(j) / 8) * (random.uniform() < 0.5 ? -1 : 1))
-                    ))
-            }
-            maxDelay = taps.map(\.0).max() ?? 0
-            history = [Float](repeating: 0, count: maxDelay)
-        }
-    }
-
-    /// Fills up to `count` samples; 0 at the end.
-    public func read(into out: UnsafeMutablePointer<Float>, count: Int) -> Int {
-        let n = min(count, total - position)
-        guard n > 0 else { return 0 }
-        let rate = Double(setup.sampleRate)
-        if dry.count < maxDelay + n { dry = [Float](repeating: 0, count: maxDelay + n) }
-        for i in 0..<(maxDelay + n) { dry[i] = i < maxDelay ? history[i] : 0 }
-        switch side {
-        case .recording:
-            // Segments between dropouts run at a uniform step through the scene.
-            var cuts = setup.dropouts.map { Int(($0.at * rate).rounded()) }.filter {
-                $0 > position && $0 < position + n
-            }
-            cuts = [position] + cuts + [position + n]
-            // A wandering clock: pieces of 256 samples, each at its own uniform step between the exact scene times at
-            // its ends (the clock's speed changes by parts per trillion within one), and a piece boundary at a step.
-            if setup.wander != nil {
-                var pieces = cuts
-                for start in stride(from: position - position % 256 + 256, to: position + n, by: 256) {
-                    pieces.append(start)
-                }
-                if case .step(let at, _)? = setup.wander {
-                    let frame = Int((at * rate).rounded(.up))
-                    if frame > position && frame < position + n { pieces.append(frame) }
-                }
-                cuts = Array(Set(pieces)).sorted()
-            }
-            for i in 0..<(cuts.count - 1) {
-                let t0 = setup.referenceTime(Double(cuts[i]) / rate)
-                let step =
-                    setup.wander == nil
-                    ? setup.speed / rate
-                    : (setup.clockSeconds(Double(cuts[i + 1]) / rate) - setup.clockSeconds(Double(cuts[i]) / rate))
-                        / Double(cuts[i + 1] - cuts[i])
-                scene.render(into: &dry, at: cuts[i] - position, count: cuts[i + 1] - cuts[i], from: t0, step: step)
-            }
-            for i in 0..<n { out[i] = Float(filter.process(Double(dry[i])) + setup.noise * random.gaussian()) }
-        case .reference:
-            scene.render(
-                into: &dry, at: maxDelay, count: n, from: setup.referenceStart + Double(position) / rate, step: 1 / rate
-            )
-            for i in 0..<n {
-                var wet: Float = 0
-                for (delay, gain) in taps { wet += gain * dry[maxDelay + i - delay] }
-                out[i] = Float(0.6 * filter.process(Double(wet)) + 2 * setup.noise * random.gaussian())
-            }
-            for i in 0..<maxDelay { history[i] = dry[n + i] }
-        }
-        position += n
-        return n
-    }
-
-    /// The whole side in memory (test-sized scenes).
-    public func all() -> [Float] {
-        var out = [Float](repeating: 0, count: total)
-        var done = 0
-        while done < total {
-            let got = out.withUnsafeMutableBufferPointer {
-                read(into: $0.baseAddress! + done, count: min(65536, total - done))
-            }
-            if got == 0 { break }
-            done += got
-        }
-        return out
-    }
-}
-
 /// An unrelated scene (another take, another room), for wrong pairings.
 public func unrelatedRecording(sampleRate: Int, seconds: Double, seed: UInt64) -> [Float] {
     TwoMicrophones(sampleRate: sampleRate, seconds: seconds, seed: seed &+ 1000).recording()
@@ -384,6 +271,8 @@ struct Scene {
             let mid = (low + high) / 2
             if events[mid].start < t0 - 1 { low = mid + 1 } else { high = mid }
         }
+        var envelope: [Double] = []
+        envelope.reserveCapacity(count)
         for event in events[low...] {
             if event.start >= tEnd { break }
             guard event.start + event.duration > t0 else { continue }
@@ -391,16 +280,21 @@ struct Scene {
             let first = max(0, Int(((event.start - t0) / step).rounded(.up)))
             let last = min(count - 1, Int(((event.start + event.duration - t0) / step).rounded(.down)))
             guard first <= last else { continue }
+            // The envelope once for the run, shared by its partials (the same products, in the same order).
+            envelope.removeAll(keepingCapacity: true)
+            for i in first...last {
+                let t = t0 + Double(i) * step - event.start
+                let rise = min(1, t / event.attack)
+                let fall = min(1, (event.duration - t) / max(event.attack, 0.02))
+                envelope.append(max(0, min(rise, fall)))
+            }
             for partial in event.partials {
                 let w = 2 * Double.pi * partial.frequency
                 let tFirst = t0 + Double(first) * step
                 var (c, s) = (cos(w * tFirst + partial.phase), sin(w * tFirst + partial.phase))
                 let (dc, ds) = (cos(w * step), sin(w * step))
                 for i in first...last {
-                    let t = t0 + Double(i) * step - event.start
-                    let rise = min(1, t / event.attack)
-                    let fall = min(1, (event.duration - t) / max(event.attack, 0.02))
-                    out[index + i] += Float(partial.amplitude * max(0, min(rise, fall)) * s)
+                    out[index + i] += Float(partial.amplitude * envelope[i - first] * s)
                     (c, s) = (c * dc - s * ds, s * dc + c * ds)
                 }
             }
@@ -410,25 +304,52 @@ struct Scene {
 
 /// A microphone's colour: first- or second-order high- and low-pass (bilinear one-pole sections in series).
 struct Colour {
-    private var sections: [(a: Double, highpass: Bool, x1: Double, y1: Double)] = []
+    /// One order: a one-pole high-pass, then a one-pole low-pass, with their states.
+    private struct Order {
+        let highpass: Double
+        let lowpass: Double
+        var highX = 0.0
+        var highY = 0.0
+        var lowY = 0.0
 
-    init(sampleRate: Int, highpass: Double, lowpass: Double, poles: Int) {
-        for _ in 0..<poles {
-            sections.append((exp(-2 * .pi * highpass / Double(sampleRate)), true, 0, 0))
-            sections.append((exp(-2 * .pi * lowpass / Double(sampleRate)), false, 0, 0))
+        init(sampleRate: Int, highpass: Double, lowpass: Double) {
+            self.highpass = exp(-2 * .pi * highpass / Double(sampleRate))
+            self.lowpass = exp(-2 * .pi * lowpass / Double(sampleRate))
+        }
+
+        /// Between syllables the input is exactly 0 and the states decay into subnormal numbers, each operation on
+        /// which costs the processor about a hundred times a normal one: below 10⁻²⁰⁰ (nothing a sample can hold)
+        /// they are 0.
+        @inline(__always) mutating func filter(_ x: Double) -> Double {
+            highY = highpass * (highY + x - highX)
+            highY = abs(highY) < 1e-200 ? 0 : highY
+            highX = x
+            lowY = (1 - lowpass) * highY + lowpass * lowY
+            lowY = abs(lowY) < 1e-200 ? 0 : lowY
+            return lowY
         }
     }
 
-    mutating func process(_ x: Double) -> Double {
-        var v = x
-        for i in sections.indices {
-            let s = sections[i]
-            let y = s.highpass ? s.a * (s.y1 + v - s.x1) : (1 - s.a) * v + s.a * s.y1
-            sections[i].x1 = v
-            sections[i].y1 = y
-            v = y
+    private var first: Order
+    private var second: Order?
+
+    init(sampleRate: Int, highpass: Double, lowpass: Double, poles: Int) {
+        precondition(poles == 1 || poles == 2, "first or second order")
+        first = Order(sampleRate: sampleRate, highpass: highpass, lowpass: lowpass)
+        second = poles == 2 ? first : nil
+    }
+
+    /// Filters `count` samples of `input` into `output`. The states stay in registers, so the sections of one
+    /// sample and the next overlap in the processor.
+    mutating func process(_ input: [Float], count: Int, into output: inout [Double]) {
+        var first = self.first
+        if var second {
+            for i in 0..<count { output[i] = second.filter(first.filter(Double(input[i]))) }
+            self.second = second
+        } else {
+            for i in 0..<count { output[i] = first.filter(Double(input[i])) }
         }
-        return v
+        self.first = first
     }
 }
 
