@@ -57,14 +57,30 @@ public enum SignalMeasure {
     public static func windowLag(actual: [Float], ideal: [Float], at: Int, window: Int, maxLag: Int) -> (
         lag: Double, correlation: Double
     ) {
-        func correlation(_ lag: Int) -> Double {
-            var sum = 0.0
-            for n in at..<(at + window) where n + lag >= 0 && n + lag < actual.count && n < ideal.count {
-                sum += Double(actual[n + lag]) * Double(ideal[n])
+        // The frames where both exist, then four running sums (independent chains the processor overlaps).
+        let values = actual.withUnsafeBufferPointer { actual in
+            ideal.withUnsafeBufferPointer { ideal in
+                (-maxLag...maxLag).map { lag -> Double in
+                    let from = max(at, -lag)
+                    let to = min(at + window, actual.count - lag, ideal.count)
+                    guard from < to else { return 0 }
+                    var sums = (0.0, 0.0, 0.0, 0.0)
+                    var n = from
+                    while n + 4 <= to {
+                        sums.0 += Double(actual[n + lag]) * Double(ideal[n])
+                        sums.1 += Double(actual[n + lag + 1]) * Double(ideal[n + 1])
+                        sums.2 += Double(actual[n + lag + 2]) * Double(ideal[n + 2])
+                        sums.3 += Double(actual[n + lag + 3]) * Double(ideal[n + 3])
+                        n += 4
+                    }
+                    while n < to {
+                        sums.0 += Double(actual[n + lag]) * Double(ideal[n])
+                        n += 1
+                    }
+                    return (sums.0 + sums.1) + (sums.2 + sums.3)
+                }
             }
-            return sum
         }
-        let values = (-maxLag...maxLag).map(correlation)
         guard let best = values.indices.max(by: { values[$0] < values[$1] }) else { return (.nan, 0) }
         var energyA = 0.0
         var energyB = 0.0

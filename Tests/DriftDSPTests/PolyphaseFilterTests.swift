@@ -14,21 +14,30 @@ struct PolyphaseFilterTests {
     /// exactly (1/L)·S(f)·sinc²(f/L), S the samples' transform.
     static func response(_ filter: PolyphaseFilter, at frequencies: [Double]) -> [Double] {
         let l = filter.phases
-        // Sample m sits at u = m / L: row j, tap i is u = i - lead - j / L.
-        var samples: [(Int, Double)] = []
+        // Sample m sits at u = m / L: row j, tap i is u = i - lead - j / L. The m fill one run of integers.
+        let first = -filter.lead * l - (l - 1)
+        var samples = [Double](repeating: 0, count: filter.taps * l)
         for j in 0..<l {
             for i in 0..<filter.taps {
-                samples.append(((i - filter.lead) * l - j, Double(filter.coefficients[j * filter.taps + i])))
+                samples[(i - filter.lead) * l - j - first] = Double(filter.coefficients[j * filter.taps + i])
             }
         }
-        samples.sort { $0.0 < $1.0 }
+        // Σ value·e^(-2πi·f·m/L): the angle computed exactly every 256 samples and turned by rotation between
+        // (an error of about 10⁻¹³ of the sum, far below the 10⁻⁵ of a stopband 100 dB down).
+        let run = 256
         return frequencies.map { f in
+            let step = -2 * Double.pi * f / Double(l)
+            let (stepCos, stepSin) = (cos(step), sin(step))
             var re = 0.0
             var im = 0.0
-            for (m, value) in samples {
-                let angle = -2 * Double.pi * f * Double(m) / Double(l)
-                re += value * cos(angle)
-                im += value * sin(angle)
+            for start in stride(from: 0, to: samples.count, by: run) {
+                let angle = -2 * Double.pi * f * Double(first + start) / Double(l)
+                var (c, s) = (cos(angle), sin(angle))
+                for k in start..<min(samples.count, start + run) {
+                    re += samples[k] * c
+                    im += samples[k] * s
+                    (c, s) = (c * stepCos - s * stepSin, s * stepCos + c * stepSin)
+                }
             }
             let x = Double.pi * f / Double(l)
             let sinc = x == 0 ? 1 : sin(x) / x
