@@ -319,21 +319,20 @@ struct Scene {
     /// One partial from a time on: its sine turned sample by sample.
     private struct Rotor {
         let amplitude: Double
-        var c: Double
-        var s: Double
-        let dc: Double
-        let ds: Double
+        /// The partial's cosine and sine now, and their turn per sample.
+        var now: (c: Double, s: Double)
+        let turn: (c: Double, s: Double)
 
         init(_ partial: (frequency: Double, amplitude: Double, phase: Double), from t: Double, step: Double) {
             let w = 2 * Double.pi * partial.frequency
-            (c, s) = (cos(w * t + partial.phase), sin(w * t + partial.phase))
-            (dc, ds) = (cos(w * step), sin(w * step))
+            now = (cos(w * t + partial.phase), sin(w * t + partial.phase))
+            turn = (cos(w * step), sin(w * step))
             amplitude = partial.amplitude
         }
 
         @inline(__always) mutating func sample(_ envelope: Double) -> Float {
-            let value = Float(amplitude * envelope * s)
-            (c, s) = (c * dc - s * ds, s * dc + c * ds)
+            let value = Float(amplitude * envelope * now.s)
+            now = (now.c * turn.c - now.s * turn.s, now.s * turn.c + now.c * turn.s)
             return value
         }
     }
