@@ -14,16 +14,8 @@ import Foundation
 /// sound keeps its texture for a whole lost buffer. Near the file's ends, where one side is missing, the other side
 /// fills alone. Memory: the longest gap plus 25 ms on each side.
 public final class GapFiller: AudioSource {
-    /// One gap: `frames` new frames just before upstream frame `at`.
-    public struct Gap: Sendable, Equatable {
-        public var at: Int64
-        public var frames: Int64
-
-        public init(at: Int64, frames: Int64) {
-            self.at = at
-            self.frames = frames
-        }
-    }
+    /// One gap: `frames` new frames just before upstream frame `at` - the frame map's insert, the same fact.
+    public typealias Gap = FrameMap.Insert
 
     /// The longest gap filled: ten seconds (a recorder losing more has failed, not dropped a buffer).
     public static let maximumGapSeconds = 10

@@ -51,6 +51,14 @@ public func writeWAV(_ signal: TestSignal, to path: String, sampleRate: Int) thr
             container: .wav, encoding: .pcm24, sampleRate: sampleRate, channelCount: signal.channelCount))
 }
 
+/// A mono 16-bit 48 kHz WAV of a test signal `frames` long: the plain input of a test about files, not sound.
+@discardableResult
+public func writeMonoWAV(frames: Int64, to path: String) throws -> String {
+    try writeRecording(
+        TestSignal(channelCount: 1, length: frames), to: path,
+        format: AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1))
+}
+
 /// Reads a whole (test-sized) audio file: its samples, rate, channels and frames, in plain types.
 public func readSound(_ path: String) throws -> (samples: [Float], sampleRate: Int, channels: Int, frames: Int64) {
     let (samples, format, frames) = try readAll(path)

@@ -85,9 +85,7 @@ struct BadInputTests {
     )
     func permission() throws {
         let folder = TemporaryFolder()
-        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
-        let path = try writeRecording(
-            TestSignal(channelCount: 1, length: 480), to: folder.file("p.wav"), format: format)
+        let path = try writeMonoWAV(frames: 480, to: folder.file("p.wav"))
         chmod(path, 0)
         guard getuid() == 0 else {
             #expect(openError(path) == .permissionDenied)
@@ -117,9 +115,7 @@ struct ConcurrentOpenTests {
     @Test("a text file called .wav is 'not an audio file' every time, whatever other threads open at the same moment")
     func concurrentOpens() throws {
         let folder = TemporaryFolder()
-        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
-        let good = try writeRecording(
-            TestSignal(channelCount: 1, length: 4800), to: folder.file("good.wav"), format: format)
+        let good = try writeMonoWAV(frames: 4800, to: folder.file("good.wav"))
         try "not audio".write(toFile: folder.file("text.wav"), atomically: true, encoding: .utf8)
         let causes = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 400) { i in

@@ -265,16 +265,15 @@ struct DriftScannerTests {
     func scan() throws {
         let root = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: root.file("cam"), withIntermediateDirectories: true)
-        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
         // 2 s reference movie at 1000 ticks/s; recording 131 ppm... rather 1000 ppm short: 95,904 frames.
-        try writeRecording(TestSignal(channelCount: 1, length: 95_904), to: root.file("cam/a.wav"), format: format)
+        try writeMonoWAV(frames: 95_904, to: root.file("cam/a.wav"))
         let movie = Boxes.movie(milliseconds: 2000)
         try Data(movie).write(to: URL(fileURLWithPath: root.file("cam/a.mov")))
-        try writeRecording(TestSignal(channelCount: 1, length: 48_000), to: root.file("cam/b.wav"), format: format)
+        try writeMonoWAV(frames: 48_000, to: root.file("cam/b.wav"))
         try "1.0\n".write(toFile: root.file("cam/b.duration"), atomically: true, encoding: .utf8)
         try "not audio".write(toFile: root.file("cam/c.wav"), atomically: true, encoding: .utf8)
         try Data(movie.prefix(40)).write(to: URL(fileURLWithPath: root.file("cam/c.mov")))
-        try writeRecording(TestSignal(channelCount: 1, length: 48_000), to: root.file("cam/d.wav"), format: format)
+        try writeMonoWAV(frames: 48_000, to: root.file("cam/d.wav"))
         try Data(movie.prefix(40)).write(to: URL(fileURLWithPath: root.file("cam/d.mov")))
 
         let report = DriftScanner.scan(roots: [root.path], rules: PairingRules())

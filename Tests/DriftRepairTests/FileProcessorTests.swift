@@ -96,9 +96,7 @@ struct FileProcessorTests {
     @Test("refuses to write over its input, leaves it intact")
     func refusesInputAsOutput() throws {
         let folder = TemporaryFolder()
-        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
-        let input = try writeRecording(
-            TestSignal(channelCount: 1, length: 4800), to: folder.file("a.wav"), format: format)
+        let input = try writeMonoWAV(frames: 4800, to: folder.file("a.wav"))
         let before = fingerprint(input)
         for output in [input, folder.path + "/./a.wav"] {
             #expect(throws: AudioError(path: output, cause: .wouldOverwriteInput)) {
@@ -112,9 +110,7 @@ struct FileProcessorTests {
     @Test("a missing destination folder is refused before any work")
     func missingDestination() throws {
         let folder = TemporaryFolder()
-        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
-        let input = try writeRecording(
-            TestSignal(channelCount: 1, length: 4800), to: folder.file("a.wav"), format: format)
+        let input = try writeMonoWAV(frames: 4800, to: folder.file("a.wav"))
         let output = folder.file("nowhere/b.wav")
         #expect(throws: AudioError(path: output, cause: .destinationMissing)) {
             try FileProcessor.run(ProcessRequest(input: input, output: output, target: .frames(4801)))
@@ -144,9 +140,7 @@ struct FileProcessorTests {
     func readOnlyDestination() throws {
         let folder = TemporaryFolder()
         let disk = try TmpfsMount(kibibytes: 64, readOnly: true)
-        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
-        let input = try writeRecording(
-            TestSignal(channelCount: 1, length: 4800), to: folder.file("a.wav"), format: format)
+        let input = try writeMonoWAV(frames: 4800, to: folder.file("a.wav"))
         do {
             _ = try FileProcessor.run(ProcessRequest(input: input, output: disk.file("b.wav"), target: .frames(4801)))
             Issue.record("wrote to a read-only file system")

@@ -178,9 +178,7 @@ struct OperationsTests {
     @Test("tempo stretches and says why")
     func tempo() throws {
         let folder = TemporaryFolder()
-        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
-        let input = try writeRecording(
-            TestSignal(channelCount: 1, length: 48_000), to: folder.file("in.wav"), format: format)
+        let input = try writeMonoWAV(frames: 48_000, to: folder.file("in.wav"))
         let result = try FileProcessor.run(request(input, folder.file("out.wav"), tempo: Rational(3, 2)))
         #expect(result.outputFrames == 32_000)
         #expect(result.methodChoice == MethodChoice(method: .stretch, reason: "--tempo"))

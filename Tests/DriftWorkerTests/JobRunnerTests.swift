@@ -24,10 +24,8 @@ struct JobRunnerTests {
     @Test("a job writes inside the output root, verifies, and reports frames and checksum")
     func success() throws {
         let folder = TemporaryFolder()
-        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
         let media = TemporaryFolder()
-        let input = try writeRecording(
-            TestSignal(channelCount: 1, length: 4800), to: media.file("in.wav"), format: format)
+        let input = try writeMonoWAV(frames: 4800, to: media.file("in.wav"))
         try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
         let result = JobRunner.run(
             job(input: input, output: folder.file("out/a/b/in.wav"), root: folder.file("out")), worker: "w")
@@ -62,10 +60,8 @@ struct JobRunnerTests {
         arguments: ["../escape.wav", "/tmp/elsewhere.wav", "link/x.wav"])
     func confinement(relative: String) throws {
         let folder = TemporaryFolder()
-        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
         let media = TemporaryFolder()
-        let input = try writeRecording(
-            TestSignal(channelCount: 1, length: 480), to: media.file("in.wav"), format: format)
+        let input = try writeMonoWAV(frames: 480, to: media.file("in.wav"))
         try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: folder.file("out/link"), withDestinationPath: folder.path)
         let output = relative.hasPrefix("/") ? relative : folder.file("out/" + relative)
@@ -86,10 +82,9 @@ struct JobRunnerTests {
         arguments: ["/etc/hostname", "media/../secret.wav", "media/escape.wav", "media/missing.wav"])
     func inputConfinement(relative: String) throws {
         let folder = TemporaryFolder()
-        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
         try FileManager.default.createDirectory(atPath: folder.file("media"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: true)
-        try writeRecording(TestSignal(channelCount: 1, length: 480), to: folder.file("secret.wav"), format: format)
+        try writeMonoWAV(frames: 480, to: folder.file("secret.wav"))
         // A link inside the root that leads out of it.
         try FileManager.default.createSymbolicLink(
             atPath: folder.file("media/escape.wav"), withDestinationPath: folder.file("secret.wav"))
@@ -109,10 +104,8 @@ struct JobRunnerTests {
     @Test("an output root that overlaps an input root is refused (a job could write over recordings)")
     func overlappingRoots() throws {
         let folder = TemporaryFolder()
-        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
         try FileManager.default.createDirectory(atPath: folder.file("media/out"), withIntermediateDirectories: true)
-        let input = try writeRecording(
-            TestSignal(channelCount: 1, length: 480), to: folder.file("media/a.wav"), format: format)
+        let input = try writeMonoWAV(frames: 480, to: folder.file("media/a.wav"))
         for (root, inputRoots) in [
             (folder.file("media/out"), [folder.file("media")]), (folder.path, [folder.file("media")]),
         ] {
@@ -145,9 +138,7 @@ struct JobRunnerTests {
     @Test("a job without input roots reads nothing")
     func noRoots() throws {
         let folder = TemporaryFolder()
-        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
-        let input = try writeRecording(
-            TestSignal(channelCount: 1, length: 480), to: folder.file("in.wav"), format: format)
+        let input = try writeMonoWAV(frames: 480, to: folder.file("in.wav"))
         let result = JobRunner.run(
             job(input: input, output: folder.file("o.wav"), root: folder.path, inputRoots: []), worker: "w")
         #expect(
@@ -174,13 +165,11 @@ struct PinnedPathsTests {
     @Test("a folder swapped for a link after the check cannot lead outside the roots (openat2 refuses)")
     func swapAfterCheck() throws {
         let folder = TemporaryFolder()
-        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
         for sub in ["media/day1", "outside", "out/day1", "elsewhere"] {
             try FileManager.default.createDirectory(atPath: folder.file(sub), withIntermediateDirectories: true)
         }
-        try writeRecording(
-            TestSignal(channelCount: 1, length: 480), to: folder.file("media/day1/a.wav"), format: format)
-        try writeRecording(TestSignal(channelCount: 1, length: 480), to: folder.file("outside/a.wav"), format: format)
+        try writeMonoWAV(frames: 480, to: folder.file("media/day1/a.wav"))
+        try writeMonoWAV(frames: 480, to: folder.file("outside/a.wav"))
         let (input, inputRoot) = (folder.file("media/day1/a.wav"), folder.file("media"))
         let (output, outputRoot) = (folder.file("out/day1/a.wav"), folder.file("out"))
         guard case .success(let checkedInput) = Confinement.check(input: input, roots: [inputRoot]),

@@ -42,10 +42,8 @@ struct CollectorEdgeTests {
     /// A night's tree: one recording 1 ms short of its sidecar's length.
     static func tree(_ folder: TemporaryFolder) throws -> String {
         guard !FileManager.default.fileExists(atPath: folder.file("media")) else { return folder.file("media") }
-        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
         try FileManager.default.createDirectory(atPath: folder.file("media"), withIntermediateDirectories: true)
-        _ = try writeRecording(
-            TestSignal(channelCount: 1, length: 480_000), to: folder.file("media/take.wav"), format: format)
+        _ = try writeMonoWAV(frames: 480_000, to: folder.file("media/take.wav"))
         try "480100@48000\n".write(toFile: folder.file("media/take.duration"), atomically: true, encoding: .utf8)
         return folder.file("media")
     }

@@ -31,7 +31,7 @@ private func makeTree(_ root: TemporaryFolder) throws {
     }
     try "garbage".write(toFile: root.file("camB/t6.wav"), atomically: true, encoding: .utf8)
     try movie(2).write(to: URL(fileURLWithPath: root.file("camB/t6.mov")))
-    try writeRecording(TestSignal(channelCount: 1, length: 100), to: root.file("stage/lonely.wav"), format: format)
+    try writeMonoWAV(frames: 100, to: root.file("stage/lonely.wav"))
 }
 
 private let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
@@ -154,8 +154,7 @@ struct ScanVisibilityTests {
     func ambiguity() throws {
         let root = TemporaryFolder()
         let report = TemporaryFolder()
-        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
-        try writeRecording(TestSignal(channelCount: 1, length: 48_000), to: root.file("take.wav"), format: format)
+        try writeMonoWAV(frames: 48_000, to: root.file("take.wav"))
         for ext in ["mov", "mp4"] {
             let movie = Boxes.movie(milliseconds: 1000)
             try Data(movie).write(to: URL(fileURLWithPath: root.file("take.\(ext)")))
@@ -185,11 +184,9 @@ struct ScanVisibilityTests {
     @Test("a newline in a file name stays on its row; unpaired files and errors are in the CSV")
     func oddNames() throws {
         let root = TemporaryFolder()
-        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 1)
-        try writeRecording(
-            TestSignal(channelCount: 1, length: 48_000), to: root.file("line\nbreak.wav"), format: format)
+        try writeMonoWAV(frames: 48_000, to: root.file("line\nbreak.wav"))
         try "0.5\n".write(toFile: root.file("line\nbreak.duration"), atomically: true, encoding: .utf8)
-        try writeRecording(TestSignal(channelCount: 1, length: 4_800), to: root.file("録音.wav"), format: format)
+        try writeMonoWAV(frames: 4_800, to: root.file("録音.wav"))
         let table = try driftfix(["scan", root.path, "--format", "table"])
         let lines = table.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.contains { $0.hasPrefix("line\\nbreak.wav ") && $0.contains("24000 frames") }, "\(table.stdout)")
