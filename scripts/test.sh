@@ -50,7 +50,7 @@ if [[ $lint_status -ne 0 ]]; then
     exit 1
 fi
 took "checks and the build"
-# The stretch's quality floors (a dozen seconds): ViSQOL scores the phase vocoder's stretches against ideal ones rendered
+# The stretch's quality floors (about 30 s on 2 cores): ViSQOL scores the phase vocoder's stretches against ideal ones rendered
 # from scores, each at or above its floor, and WSOLA's below it (scripts/stretch-quality.py check).
 if [[ $quick -eq 0 ]]; then
     "${DRIFTFIX_OTIO_VENV:-.build-otio}/bin/python" scripts/stretch-quality.py check --driftfix .build/debug/driftfix
