@@ -16,7 +16,10 @@ public final class MicrophoneStream {
     private var taps: [(Int, Float)] = []
     private var maxDelay = 0
     private var history: [Float] = []
+    /// Per-block buffers, grown to the largest block asked for: the dry scene (after `maxDelay` samples of history),
+    /// the room's sum of it, and the microphone's colouring.
     private var dry: [Float] = []
+    private var wet: [Float] = []
     private var coloured: [Double] = []
 
     public init(_ setup: TwoMicrophones, side: Side) {
@@ -52,9 +55,10 @@ public final class MicrophoneStream {
         let n = min(count, total - position)
         guard n > 0 else { return 0 }
         let rate = Double(setup.sampleRate)
-        if dry.count < maxDelay + n {
+        if coloured.count < n {
             dry = [Float](repeating: 0, count: maxDelay + n)
-            coloured = [Double](repeating: 0, count: maxDelay + n)
+            wet = [Float](repeating: 0, count: n)
+            coloured = [Double](repeating: 0, count: n)
         }
         for i in 0..<(maxDelay + n) { dry[i] = i < maxDelay ? history[i] : 0 }
         // The per-sample loops work on locals: a class's stored properties cost an exclusivity check per access.
@@ -73,11 +77,13 @@ public final class MicrophoneStream {
                 into: &dry, at: maxDelay, count: n, from: setup.referenceStart + Double(position) / rate, step: 1 / rate
             )
             // The room, tap by tap: each sample still sums its taps in their order.
-            var wet = [Float](repeating: 0, count: n)
-            dry.withUnsafeBufferPointer { dry in
-                for (delay, gain) in taps {
-                    let source = dry.baseAddress! + maxDelay - delay
-                    for i in 0..<n { wet[i] += gain * source[i] }
+            wet.withUnsafeMutableBufferPointer { wet in
+                dry.withUnsafeBufferPointer { dry in
+                    for i in 0..<n { wet[i] = 0 }
+                    for (delay, gain) in taps {
+                        let source = dry.baseAddress! + maxDelay - delay
+                        for i in 0..<n { wet[i] += gain * source[i] }
+                    }
                 }
             }
             filter.process(wet, count: n, into: &coloured)

@@ -12,6 +12,11 @@ public struct TestSignal: Sendable {
         public let amplitude: Double
         /// Phase in cycles.
         public let phase: Double
+
+        /// Its phase in cycles at position `whole + fraction`, exact however far in (the whole cycles dropped).
+        func cycles(whole: Int64, fraction: Double) -> Double {
+            TestSignal.fractionalCycles(cyclesPerSample, whole) + cyclesPerSample * fraction + phase
+        }
     }
 
     /// Tones per channel.
@@ -48,9 +53,7 @@ public struct TestSignal: Sendable {
         var sum = 0.0
         for tone in channels[channel] {
             // Split the phase so that huge positions (hours of audio) keep full precision.
-            let cycles =
-                Self.fractionalCycles(tone.cyclesPerSample, whole) + tone.cyclesPerSample * fraction + tone.phase
-            sum += tone.amplitude * sin(2 * .pi * cycles)
+            sum += tone.amplitude * sin(2 * .pi * tone.cycles(whole: whole, fraction: fraction))
         }
         return sum * envelope(Double(whole) + fraction)
     }
@@ -131,17 +134,14 @@ public struct TestSignal: Sendable {
         sums.withUnsafeMutableBufferPointer { sums in
             for tone in channels[channel] {
                 let turn = 2 * Double.pi * tone.cyclesPerSample * step
-                let (turnCos, turnSin) = (cos(turn), sin(turn))
                 var anchor = first - ((first % run) + run) % run
                 while anchor < end {
                     let (whole, fraction) = position(anchor)
-                    let cycles =
-                        Self.fractionalCycles(tone.cyclesPerSample, whole) + tone.cyclesPerSample * fraction
-                        + tone.phase
-                    var (c, s) = (cos(2 * .pi * cycles), sin(2 * .pi * cycles))
+                    var rotation = SineRotation(
+                        angle: 2 * .pi * tone.cycles(whole: whole, fraction: fraction), step: turn)
                     for k in anchor..<min(end, anchor + run) {
-                        if k >= first { sums[Int(k - first)] += tone.amplitude * s }
-                        (c, s) = (c * turnCos - s * turnSin, s * turnCos + c * turnSin)
+                        if k >= first { sums[Int(k - first)] += tone.amplitude * rotation.sine }
+                        rotation.advance()
                     }
                     anchor += run
                 }

@@ -26,17 +26,15 @@ struct PolyphaseFilterTests {
         // (an error of about 10⁻¹³ of the sum, far below the 10⁻⁵ of a stopband 100 dB down).
         let run = 256
         return frequencies.map { f in
-            let step = -2 * Double.pi * f / Double(l)
-            let (stepCos, stepSin) = (cos(step), sin(step))
             var re = 0.0
             var im = 0.0
             for start in stride(from: 0, to: samples.count, by: run) {
-                let angle = -2 * Double.pi * f * Double(first + start) / Double(l)
-                var (c, s) = (cos(angle), sin(angle))
+                var rotation = SineRotation(
+                    angle: -2 * Double.pi * f * Double(first + start) / Double(l), step: -2 * Double.pi * f / Double(l))
                 for k in start..<min(samples.count, start + run) {
-                    re += samples[k] * c
-                    im += samples[k] * s
-                    (c, s) = (c * stepCos - s * stepSin, s * stepCos + c * stepSin)
+                    re += samples[k] * rotation.cosine
+                    im += samples[k] * rotation.sine
+                    rotation.advance()
                 }
             }
             let x = Double.pi * f / Double(l)
