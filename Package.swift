@@ -90,7 +90,12 @@ let package = Package(
         .target(name: "DriftSupport", dependencies: ["CLinux", "CXXHash"]),
         // The report schema: what a scan and a run found, as the JSON and CSV columns.
         .target(name: "DriftSchema", dependencies: ["DriftCore"]),
-        .target(name: "DriftAudio", dependencies: ["DriftCore", "DriftSupport", "CSndFile", "CLinux", "CPCM"]),
+        .target(
+            name: "DriftAudio",
+            dependencies: [
+                .product(name: "SystemPackage", package: "swift-system"), "DriftCore", "DriftSupport", "CSndFile",
+                "CLinux", "CPCM",
+            ]),
         // Compressed audio and audio inside video through FFmpeg's libraries (the only importer of CFFmpeg).
         .target(
             name: "DriftAV",
@@ -117,7 +122,8 @@ let package = Package(
         .target(
             name: "DriftConfig",
             dependencies: [
-                "DriftCore", "DriftSchema", "DriftRules", .product(name: "Yams", package: "Yams"),
+                .product(name: "SystemPackage", package: "swift-system"), "DriftCore", "DriftSchema", "DriftRules",
+                .product(name: "Yams", package: "Yams"),
             ]),
         // One plan per pair (decision, operations, output), built once from the scan, the policy and the verdicts on
         // earlier outputs; the run's report with outcomes.
@@ -139,7 +145,11 @@ let package = Package(
                 "CZlib",
             ]),
         // Timelines for editors (OpenTimelineIO, FCPXML, CMX3600) from a pairing by sound: pure, exact times.
-        .target(name: "DriftTimeline", dependencies: ["DriftCore", "DriftSchema", "DriftSupport"]),
+        .target(
+            name: "DriftTimeline",
+            dependencies: [
+                .product(name: "SystemPackage", package: "swift-system"), "DriftCore", "DriftSchema", "DriftSupport",
+            ]),
         // Wire messages and their codec: pure, testable without sockets.
         .target(name: "DriftWire", dependencies: ["DriftCore", "DriftSchema"]),
         // ZeroMQ context, sockets and polling, CURVE keys and the ZAP handler (the only importer of CZMQ).
@@ -148,6 +158,7 @@ let package = Package(
             dependencies: [
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "DriftSupport", "CZMQ",
                 "DriftCore", .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]),
         // The job-store vocabulary: a job, where it stands, the store protocol and its in-memory stores. Below both the
         // dispatcher and the journal that persists it.
@@ -176,7 +187,7 @@ let package = Package(
             name: "DriftJournal",
             dependencies: [
                 "DriftPlanning", "DriftSupport", "DriftSchema", "DriftCore", "DriftWire", "DriftJobs",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "SystemPackage", package: "swift-system"),
             ]),
         // One file's repair (read, convert, write, verify, rename): used by `process` and by workers.
         .target(
@@ -272,6 +283,7 @@ let package = Package(
                 "DriftJournal", "DriftJobs",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
 
@@ -294,7 +306,9 @@ let package = Package(
                 "DriftSchema", "DriftPlanning", "DriftJournal", "DriftCore", "DriftCoordinator", "DriftConfig",
                 "DriftAudio", "DriftKit", "DriftTransport", .product(name: "SystemPackage", package: "swift-system"),
             ]),
-        .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "DriftCore"]),
+        .testTarget(
+            name: "DriftConfigTests",
+            dependencies: ["DriftConfig", "DriftCore", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
             name: "DriftMediaTests",
             dependencies: [
@@ -335,7 +349,7 @@ let package = Package(
             name: "FuzzTests",
             dependencies: [
                 "DriftMedia", "DriftWire", "DriftConfig", "DriftAV", "DriftFixtures", "DriftAudio", "DriftCore",
-                "DriftRepair",
+                "DriftRepair", .product(name: "SystemPackage", package: "swift-system"),
             ],
             resources: [.copy("Corpus")]),
         .testTarget(

@@ -3,6 +3,8 @@ import DriftAudio
 import DriftCore
 import Glibc
 
+public import struct SystemPackage.FilePath
+
 /// What a rewritten media file will hold: the repaired audio stream's codec, and what the container could not keep.
 public struct MediaOutputPlan: Sendable, Equatable {
     /// libavformat's muxer for the destination's extension (`ipod` for .m4a, `mp4`, `mov`, `matroska`, `webm`...).
@@ -44,7 +46,8 @@ public final class MediaRewriter: AudioSink {
         }
     }
 
-    public let displayPath: String
+    package let displayPath: String
+    public var destination: FilePath { FilePath(pathText: displayPath) }
     /// Frames of the first replaced stream accepted so far (the one `write` receives).
     public private(set) var framesWritten: Int64 = 0
     public let plan: MediaOutputPlan

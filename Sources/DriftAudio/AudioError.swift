@@ -1,3 +1,5 @@
+public import struct SystemPackage.FilePath
+
 /// A failure reading or writing an audio file: always names the file and the cause in one line.
 public struct AudioError: Error, Equatable, CustomStringConvertible {
     /// What went wrong, without the path.
@@ -64,15 +66,20 @@ public struct AudioError: Error, Equatable, CustomStringConvertible {
     }
 
     /// The file concerned.
-    public let path: String
+    public let path: FilePath
     public let cause: Cause
 
-    public init(path: String, cause: Cause) {
+    public init(path: FilePath, cause: Cause) {
         self.path = path
         self.cause = cause
     }
 
-    public var description: String { "\(path): \(cause)" }
+    /// The file named by its `PathText` (how the readers and writers carry it).
+    package init(path text: String, cause: Cause) {
+        self.init(path: FilePath(pathText: text), cause: cause)
+    }
+
+    public var description: String { "\(path.pathText): \(cause)" }
 }
 
 /// Audio a header hides: the data chunk states fewer bytes than follow it.

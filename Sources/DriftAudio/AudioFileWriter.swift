@@ -3,6 +3,8 @@ internal import CSndFile
 import DriftCore
 import Glibc
 
+public import struct SystemPackage.FilePath
+
 /// Writes interleaved 32-bit float blocks to a new audio file through libsndfile.
 ///
 /// The file is created exclusively (never over an existing one) on a descriptor the writer owns, so `close()`
@@ -14,7 +16,8 @@ public final class AudioFileWriter: AudioSink {
     /// The file being written (usually a temporary file).
     public let path: String
     /// The name used in messages (the final destination).
-    public let displayPath: String
+    package let displayPath: String
+    public var destination: FilePath { FilePath(pathText: displayPath) }
     public let format: AudioFormat
     /// Metadata items the container would not take (for example bext in a FLAC file).
     public private(set) var droppedMetadata: [String] = []

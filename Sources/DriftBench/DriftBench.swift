@@ -13,6 +13,7 @@ import DriftTransport
 import Foundation
 import Logging
 import Synchronization
+import SystemPackage
 
 /// `driftfix-bench`: helpers for scripts/bench.sh. Generates long test recordings and measures the converter
 /// alone, in memory, so the pipeline's overhead shows as a ratio.
@@ -273,8 +274,8 @@ struct Dispatch: AsyncParsableCommand {
             try FileManager.default.createDirectory(atPath: keyFolder + "/allow", withIntermediateDirectories: true)
             let server = try CurveKeyPair.generate()
             let worker = try CurveKeyPair.generate()
-            try CurveKeyFile.write(server, name: "coordinator", folder: keyFolder)
-            try CurveKeyFile.write(worker, name: "worker", folder: keyFolder)
+            try CurveKeyFile.write(server, name: "coordinator", folder: FilePath(keyFolder))
+            try CurveKeyFile.write(worker, name: "worker", folder: FilePath(keyFolder))
             try FileManager.default.copyItem(atPath: keyFolder + "/worker.pub", toPath: keyFolder + "/allow/worker.pub")
             settings.admission = AdmissionPolicy(allowlist: keyFolder + "/allow")
             settings.transport = try TransportPolicy(

@@ -4,6 +4,8 @@ import DriftSchema
 import Foundation
 import Yams
 
+public import struct SystemPackage.FilePath
+
 /// Everything `config/driftfix.yaml` can set. Every key is optional; missing keys keep the defaults.
 public struct Configuration: Sendable, Equatable {
     /// How lengths are repaired: default method, quality, per-path rules.
@@ -30,8 +32,8 @@ public struct Configuration: Sendable, Equatable {
     /// The Slurm launcher (`repair --launcher slurm`): extra sbatch options, the tasks' log folder, resubmits.
     public var slurm = SlurmSettings()
     /// Worker side: the folders its jobs may read, and the folder they may write into (this machine's paths).
-    public var workerInputRoots: [String] = []
-    public var workerOutputRoot: String?
+    public var workerInputRoots: [FilePath] = []
+    public var workerOutputRoot: FilePath?
     /// Cores beyond its own a worker's long job may borrow while no job holds them; nil: the concurrency less one.
     public var workerIdleCores: Int?
     /// The path map as (from, to) pairs.
@@ -50,9 +52,9 @@ public struct Configuration: Sendable, Equatable {
     ///
     /// - Throws: `ConfigurationError` with the line and key at fault: unreadable file, YAML syntax, unknown key,
     ///   wrong type or an invalid value.
-    public static func load(path: String) throws(ConfigurationError) -> Configuration {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let exists = FileManager.default.fileExists(atPath: path)
+    public static func load(path: FilePath) throws(ConfigurationError) -> Configuration {
+        guard let data = PathText.contents(of: path.pathText) else {
+            let exists = path.withPlatformString { access($0, F_OK) == 0 }
             throw ConfigurationError(
                 path: path, line: nil, key: nil, message: exists ? "cannot be read" : "no such file")
         }
@@ -60,7 +62,7 @@ public struct Configuration: Sendable, Equatable {
     }
 
     /// Parses YAML text; `path` names it in errors.
-    public static func parse(_ yaml: String, path: String) throws(ConfigurationError) -> Configuration {
+    public static func parse(_ yaml: String, path: FilePath) throws(ConfigurationError) -> Configuration {
         let root: Node?
         do {
             root = try Yams.compose(yaml: yaml)
@@ -104,7 +106,7 @@ public struct Configuration: Sendable, Equatable {
 /// Where the coordinator keeps its journal, how much history reports show, and where metrics go.
 public struct JournalSettings: Sendable, Equatable {
     /// The journal file; nil: `OUTPUT_ROOT/.driftfix/journal.sqlite`.
-    public var path: String?
+    public var path: FilePath?
     /// Runs shown in the drift history (report trend chart, `driftfix history`).
     public var historyRuns = 10
     /// A device or file is flagged when its latest drift moved more than this from the median of its earlier runs.
@@ -128,7 +130,7 @@ public struct JournalSettings: Sendable, Equatable {
     /// The alert rule these settings describe.
     public var alertRule: AlertRule { AlertRule(driftPPM: alertPPM, spreadPPM: alertSpreadPPM, startMs: alertStartMs) }
     /// The Prometheus text file written after each run; nil: none.
-    public var metricsFile: String?
+    public var metricsFile: FilePath?
     /// Devices with series of their own in the metrics at most (alerting and worst first): a cap on label
     /// cardinality for the metrics store.
     public var metricsDeviceLimit = 100
@@ -149,11 +151,11 @@ public struct ProcessSettings: Sendable, Equatable {
 /// CURVE key files, used on endpoints reachable from the network (command-line options take precedence).
 public struct SecuritySettings: Sendable, Equatable {
     /// This process's secret key file (coordinator or worker).
-    public var secretKey: String?
+    public var secretKey: FilePath?
     /// Coordinator: the worker public keys admitted (a folder of *.pub files or a file of keys).
-    public var allow: String?
+    public var allow: FilePath?
     /// Worker: the coordinator's public key file.
-    public var serverKey: String?
+    public var serverKey: FilePath?
 
     public init() {}
 }
@@ -163,7 +165,7 @@ public struct SlurmSettings: Sendable, Equatable {
     /// Extra `sbatch` options, e.g. `--partition=night`, `--time=8:00:00`, `--cpus-per-task=4`.
     public var arguments: [String] = []
     /// A folder every node can write (shared) for each task's output; nil: the output is dropped.
-    public var logFolder: String?
+    public var logFolder: FilePath?
     /// Tasks submitted again in place of ended ones, at most, per run.
     public var maxResubmits = 8
 

@@ -1,13 +1,16 @@
+public import struct SystemPackage.FilePath
+
 /// A configuration file that cannot be used: names the file, the line and the key at fault.
 public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
-    public let path: String
+    /// The configuration file.
+    public let path: FilePath
     /// 1-based line, when known.
     public let line: Int?
     /// Dotted key path, e.g. `repair.rules[1].method`.
     public let key: String?
     public let message: String
 
-    public init(path: String, line: Int?, key: String?, message: String) {
+    public init(path: FilePath, line: Int?, key: String?, message: String) {
         self.path = path
         self.line = line
         self.key = key
@@ -15,7 +18,7 @@ public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        let location = line.map { "\(path):\($0)" } ?? path
+        let location = line.map { "\(path.pathText):\($0)" } ?? path.pathText
         return "\(location): " + (key.map { "\($0): " } ?? "") + message
     }
 }

@@ -2,6 +2,8 @@ import DriftCore
 import DriftRules
 import Yams
 
+import struct SystemPackage.FilePath
+
 extension NodeReader {
     func strings(_ node: Node, key: String) throws(ConfigurationError) -> [String] {
         var values: [String] = []
@@ -260,16 +262,15 @@ extension NodeReader {
                 }
             case "input-roots":
                 configuration.workerInputRoots = try sequence(value, key: full).map { item throws(ConfigurationError) in
-                    let path = try string(item, key: full)
-                    guard path.hasPrefix("/") else { throw error(item, key: full, "needs absolute paths") }
+                    guard let path = try path(item, key: full), path.isAbsolute else {
+                        throw error(item, key: full, "needs absolute paths")
+                    }
                     return path
                 }
             case "output-root":
-                let path = try string(value, key: full)
-                guard path.isEmpty || path.hasPrefix("/") else {
-                    throw error(value, key: full, "needs an absolute path")
-                }
-                configuration.workerOutputRoot = path.isEmpty ? nil : path
+                let root = try path(value, key: full)
+                guard root?.isAbsolute ?? true else { throw error(value, key: full, "needs an absolute path") }
+                configuration.workerOutputRoot = root
             case "idle-cores":
                 configuration.workerIdleCores = try wholeNumber(value, key: full, in: 0...1024)
             default: throw unknown(k, in: key, allowed: ["path-map", "input-roots", "output-root", "idle-cores"])
@@ -289,8 +290,7 @@ extension NodeReader {
             let full = "\(key).\(k.name)"
             switch k.name {
             case "path":
-                let path = try string(value, key: full)
-                settings.path = path.isEmpty ? nil : path
+                settings.path = try path(value, key: full)
             case "history-runs":
                 settings.historyRuns = try wholeNumber(value, key: full, in: 2...1000)
             case "alert-ppm":
@@ -324,8 +324,7 @@ extension NodeReader {
         for (k, value) in try mapping(node, key: key) {
             switch k.name {
             case "textfile":
-                let path = try string(value, key: "\(key).textfile")
-                settings.metricsFile = path.isEmpty ? nil : path
+                settings.metricsFile = try path(value, key: "\(key).textfile")
             case "device-limit":
                 settings.metricsDeviceLimit = try wholeNumber(value, key: "\(key).device-limit", in: 0...100_000)
             default: throw unknown(k, in: key, allowed: ["textfile", "device-limit"])
@@ -338,8 +337,7 @@ extension NodeReader {
     func securitySection(_ node: Node, key: String) throws(ConfigurationError) -> SecuritySettings {
         var settings = SecuritySettings()
         for (k, value) in try mapping(node, key: key) {
-            let text = try string(value, key: "\(key).\(k.name)")
-            let path = text.isEmpty ? nil : text
+            let path = try path(value, key: "\(key).\(k.name)")
             switch k.name {
             case "secret-key": settings.secretKey = path
             case "allow": settings.allow = path
@@ -366,8 +364,7 @@ extension NodeReader {
                 }
                 settings.arguments = arguments
             case "log-folder":
-                let text = try string(value, key: full)
-                settings.logFolder = text.isEmpty ? nil : text
+                settings.logFolder = try path(value, key: full)
             case "max-resubmits":
                 settings.maxResubmits = try wholeNumber(value, key: full, in: 0...10_000)
             default: throw unknown(k, in: key, allowed: ["args", "log-folder", "max-resubmits"])

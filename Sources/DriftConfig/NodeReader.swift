@@ -1,6 +1,8 @@
 import DriftCore
 import Yams
 
+import struct SystemPackage.FilePath
+
 /// A key of a YAML mapping with its line.
 struct Key {
     let name: String
@@ -9,7 +11,7 @@ struct Key {
 
 /// Typed, located reads of a YAML node tree: every error carries the line and the dotted key.
 struct NodeReader {
-    let path: String
+    let path: FilePath
 
     func error(_ node: Node?, key: String, _ message: String) -> ConfigurationError {
         ConfigurationError(path: path, line: node?.mark?.line, key: key.isEmpty ? nil : key, message: message)
@@ -53,6 +55,13 @@ struct NodeReader {
     func string(_ node: Node, key: String) throws(ConfigurationError) -> String {
         guard case .scalar(let scalar) = node else { throw error(node, key: key, "expected a text value") }
         return scalar.string
+    }
+
+    /// A path value; nil when empty (the default applies). YAML holds text only, so a name that is not UTF-8 is
+    /// written with `PathText`'s escapes, as the reports show it.
+    func path(_ node: Node, key: String) throws(ConfigurationError) -> FilePath? {
+        let text = try string(node, key: key)
+        return text.isEmpty ? nil : FilePath(pathText: text)
     }
 
     func choice<T: RawRepresentable & CaseIterable>(_ node: Node, key: String, as type: T.Type)

@@ -1,3 +1,5 @@
+public import struct SystemPackage.FilePath
+
 /// A pull-based stream of interleaved 32-bit float frames with a length known before the first read.
 ///
 /// Every stage of the processing chain (file reader, resampler, trim, fade, ...) is a source that pulls from the
@@ -80,8 +82,8 @@ public protocol SeekableAudioSource: AudioSource {
 
 /// Where a processing chain's frames go: an audio file being written (libsndfile, or a media file through FFmpeg).
 public protocol AudioSink: AnyObject {
-    /// The path in messages (the final name, not the temporary file being written).
-    var displayPath: String { get }
+    /// The file named in messages (the final name, not the temporary file being written).
+    var destination: FilePath { get }
     /// Frames accepted so far.
     var framesWritten: Int64 { get }
     /// Appends `frames` interleaved frames.

@@ -1,3 +1,5 @@
+public import struct SystemPackage.FilePath
+
 /// The likely cause of a pair's drift: QA acts on causes.
 public enum DriftCause: String, Codable, Sendable, CaseIterable {
     /// Within the tolerance.
@@ -119,10 +121,29 @@ public struct DriftAnalysis: Sendable, Equatable {
     /// Why a pair is refused, or nil.
     public let refusal: String?
 
-    /// Measures a pair and plans its repair.
+    /// Measures a pair and plans its repair; `recordingPath` picks the repair rule that applies.
     public init(
+        recordingFrames: Int64, sampleRate: Int, referenceSeconds: Rational, recordingPath: FilePath,
+        drift policy: DriftPolicy = DriftPolicy(), repair: RepairPolicy = RepairPolicy()
+    ) {
+        self.init(
+            recordingFrames: recordingFrames, sampleRate: sampleRate, referenceSeconds: referenceSeconds,
+            recordingPathText: recordingPath.pathText, drift: policy, repair: repair)
+    }
+
+    /// The same, for a recording named by its `PathText` (how the scan carries it).
+    package init(
         recordingFrames: Int64, sampleRate: Int, referenceSeconds: Rational, recordingPath: String,
         drift policy: DriftPolicy = DriftPolicy(), repair: RepairPolicy = RepairPolicy()
+    ) {
+        self.init(
+            recordingFrames: recordingFrames, sampleRate: sampleRate, referenceSeconds: referenceSeconds,
+            recordingPathText: recordingPath, drift: policy, repair: repair)
+    }
+
+    private init(
+        recordingFrames: Int64, sampleRate: Int, referenceSeconds: Rational, recordingPathText recordingPath: String,
+        drift policy: DriftPolicy, repair: RepairPolicy
     ) {
         precondition(recordingFrames > 0 && sampleRate > 0 && referenceSeconds.numerator > 0)
         let recording = Rational(recordingFrames, Int64(sampleRate))

@@ -2,6 +2,8 @@ import DriftAudio
 import DriftCore
 import Foundation
 
+public import struct SystemPackage.FilePath
+
 /// A fresh temporary folder, removed when the value is released.
 public final class TemporaryFolder: Sendable {  // immutable after init
     public let path: String
@@ -17,6 +19,12 @@ public final class TemporaryFolder: Sendable {  // immutable after init
     }
 
     public func file(_ name: String) -> String { path + "/" + name }
+
+    /// The folder as the library's API takes a path.
+    public var filePath: FilePath { FilePath(path) }
+
+    /// `name` in the folder, as the library's API takes a path.
+    public func filePath(_ name: String) -> FilePath { FilePath(file(name)) }
 
     /// Names of the entries in the folder (hidden ones included), sorted.
     public func entries() -> [String] {

@@ -4,10 +4,12 @@ import Foundation
 internal import GRDB
 import Glibc
 
+public import struct SystemPackage.FilePath
+
 /// What `driftfix history` (and a run's report) asks of the journal.
 public struct HistoryQuery: Sendable, Equatable {
     /// Only recordings at or below this path (a folder or one recording).
-    public var path: String?
+    public var path: FilePath?
     /// Only these devices: names or shell patterns (`dev0*`); empty for every device.
     public var devices: [String] = []
     /// Only runs started at or after this time.
@@ -43,7 +45,7 @@ extension Journal {
                 arguments: [first])
             let wanted = deviceNames.filter { Self.matches($0.value, query.devices) }
             let table: DeviceTable
-            if let path = query.path {
+            if let path = query.path?.pathText {
                 table = try Self.deviceTable(
                     db, under: path, from: first, wanted: wanted, column: column, runs: runs.count, rule: query.rule)
             } else {
@@ -242,9 +244,9 @@ extension Journal {
         patterns.isEmpty || patterns.contains { $0 == name || fnmatch($0, name, 0) == 0 }
     }
 
-    private static func isFile(_ path: String) -> Bool {
-        var isFolder: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && !isFolder.boolValue
+    private static func isFile(_ path: FilePath) -> Bool {
+        var info = stat()
+        return path.withPlatformString { stat($0, &info) } == 0 && (info.st_mode & S_IFMT) != S_IFDIR
     }
 
     /// Drift samples are kept for this many runs (about 25 bytes per recording and run).

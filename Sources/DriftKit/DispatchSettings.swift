@@ -57,7 +57,7 @@ public struct DispatchSettings: Sendable {
         // The night's local workers were started for these cores: a long job may borrow the others' while they idle.
         localIdleCores = configuration.workerIdleCores ?? max(0, localWorkers - 1)
         slurm.sbatchArguments = configuration.slurm.arguments
-        slurm.logFolder = configuration.slurm.logFolder.map { FilePath(pathText: $0) }
+        slurm.logFolder = configuration.slurm.logFolder
         slurm.maxResubmits = configuration.slurm.maxResubmits
         self.configurationPath = configurationPath
         maxAttempts = configuration.maxAttempts

@@ -107,18 +107,18 @@ public struct RecordingRepair: Sendable {
             throw RecordingError(file: recording, cause: .cancelled)
         } catch let error as AudioError {
             if error.cause == .destinationExists {
-                throw RecordingError(file: FilePath(pathText: error.path), cause: .outputExists)
+                throw RecordingError(file: error.path, cause: .outputExists)
             }
             // Only the recording is read here: an error naming any other file (the output or its temporary name: a
             // full disk, a folder that cannot be written) is a failed write, not an input that cannot be read.
-            let file = FilePath(pathText: error.path)
+            let file = error.path
             let why = error.cause.description
             throw RecordingError(file: file, cause: file == recording ? .unreadable(why) : .failed(why))
         } catch let error as ProcessError {
             if let plan = error.plan {
-                throw RecordingError(file: FilePath(pathText: error.path), cause: .impossible(plan.description))
+                throw RecordingError(file: error.path, cause: .impossible(plan.description))
             }
-            throw RecordingError(file: FilePath(pathText: error.path), cause: .failed(error.cause))
+            throw RecordingError(file: error.path, cause: .failed(error.cause))
         } catch {
             throw RecordingError(file: recording, cause: .failed("\(error)"))
         }

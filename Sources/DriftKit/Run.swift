@@ -180,7 +180,7 @@ public struct Run: Sendable {
             let (written, leftOff) = SoundTimeline(settings: settings).write(sound, to: file)
             for line in leftOff { logger.warning("\(line)") }
             switch written {
-            case .success(let paths): outcome.timelineFiles = paths.map { FilePath(pathText: $0) }
+            case .success(let paths): outcome.timelineFiles = paths
             case .failure(let error): outcome.problems.append(.timelineNotWritten(error.description))
             }
         }
@@ -227,7 +227,9 @@ public struct Run: Sendable {
 
     /// The night's Prometheus text file, when one is asked for.
     private func writeMetrics(_ outcome: inout Outcome, journal: Journal, started: Date) {
-        guard let file = settings.metricsFileText ?? settings.configuration.journal.metricsFile else { return }
+        guard let file = settings.metricsFileText ?? settings.configuration.journal.metricsFile?.pathText else {
+            return
+        }
         let lastSuccess = (try? journal.lastSuccess()) ?? nil
         var numbers = RunMetrics(report: outcome.report, started: started, finished: Date(), lastSuccess: lastSuccess)
         numbers.deviceLimit = settings.configuration.journal.metricsDeviceLimit
@@ -246,7 +248,7 @@ public struct Run: Sendable {
     /// last success stays as it was).
     private func failedBeforeStart(_ error: RunError, started: Date) -> RunError {
         if case .journal = error, settings.outputRootText != nil,
-            let file = settings.metricsFileText ?? settings.configuration.journal.metricsFile
+            let file = settings.metricsFileText ?? settings.configuration.journal.metricsFile?.pathText
         {
             try? RunMetrics.failedBeforeStart(started: started, previous: file).write(to: file)
         }

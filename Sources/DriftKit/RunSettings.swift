@@ -77,7 +77,8 @@ extension Run {
         /// The journal this run records in, if any.
         public var journal: FilePath? { journalText.map { FilePath(pathText: $0) } }
         var journalText: String? {
-            journalPathText ?? configuration.journal.path ?? outputRootText.map { Journal.defaultPath(outputRoot: $0) }
+            journalPathText ?? configuration.journal.path?.pathText
+                ?? outputRootText.map { Journal.defaultPath(outputRoot: $0) }
         }
 
         /// Whether each clip's audio goes into a copy of the clip.
@@ -124,14 +125,15 @@ extension Run {
                     )
                 }
             }
-            if let named = journalPathText ?? configuration.journal.path,
-                !(outputRootText.map { FilePath(named).isBelow(FilePath($0)) } ?? false)
+            if let named = journalPathText ?? configuration.journal.path?.pathText,
+                !(outputRootText.map { FilePath(pathText: named).isBelow(FilePath(pathText: $0)) } ?? false)
             {
-                let folder = FilePath(named).removingLastComponent()
+                let folder = FilePath(pathText: named).removingLastComponent()
                 if !Self.isFolder(folder) {
                     throw SettingsError(
                         .journal,
-                        "\(named): the folder \(folder) does not exist (driftfix creates the journal, not its folder)")
+                        "\(named): the folder \(folder.pathText) does not exist (driftfix creates the journal, not its folder)"
+                    )
                 }
             }
         }
@@ -183,9 +185,10 @@ extension Run {
                 throw SettingsError(
                     .timeline, "nothing is written without an output folder, so there is no synced audio to point at")
             }
-            let folder = FilePath(timeline.path).removingLastComponent()
+            let folder = timeline.path.removingLastComponent()
             if !Self.isFolder(folder) {
-                throw SettingsError(.timeline, "\(timeline.path): the folder \(folder) does not exist")
+                throw SettingsError(
+                    .timeline, "\(timeline.path.pathText): the folder \(folder.pathText) does not exist")
             }
         }
 

@@ -21,9 +21,9 @@ public enum SoundMeasure {
                 try SingleFile.measure(recording: recording, reference: reference)
             }
         } catch let error as AudioError {
-            throw RecordingError(file: FilePath(pathText: error.path), cause: .unreadable(error.cause.description))
+            throw RecordingError(file: error.path, cause: .unreadable(error.cause.description))
         } catch let error as ProcessError {
-            throw RecordingError(file: FilePath(pathText: error.path), cause: .unreadable(error.cause))
+            throw RecordingError(file: error.path, cause: .unreadable(error.cause))
         } catch {
             throw RecordingError(file: recording, cause: .unreadable("\(error)"))
         }

@@ -19,7 +19,7 @@ struct SoundTimeline {
 
     /// The files written, or the problem that stopped it; a line for each file left off the timeline.
     func write(_ sound: SoundPairingReport, to file: TimelineFile) -> (
-        result: Result<[String], TimelineError>, leftOff: [String]
+        result: Result<[FilePath], TimelineError>, leftOff: [String]
     ) {
         var paths: Set<String> = []
         for group in sound.groups {
@@ -39,7 +39,7 @@ struct SoundTimeline {
             name: "driftfix " + roots.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "),
             audio: file.audio, media: media
         ) { path in
-            let root = roots.first { FilePath(path).isBelow(FilePath($0)) }
+            let root = roots.first { FilePath(pathText: path).isBelow(FilePath(pathText: $0)) }
             return rules.identify(recording: path, root: root, metadata: nil).name
         }
         let (built, leftOff) = timeline.build(sound)

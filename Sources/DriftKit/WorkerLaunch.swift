@@ -55,8 +55,10 @@ public struct WorkerLaunch: Sendable {
         node.idleCores = idleCores ?? configuration.workerIdleCores ?? (node.capacity - 1)
         node.pathMap = configuration.pathMap
         node.inputRoots =
-            inputRoots.isEmpty ? configuration.workerInputRoots.map(FilePath.given) : inputRoots.map(\.pathText)
-        node.outputRoot = outputRoot?.pathText ?? configuration.workerOutputRoot.map(FilePath.given)
+            inputRoots.isEmpty
+            ? configuration.workerInputRoots.map { $0.lexicallyNormalized().pathText } : inputRoots.map(\.pathText)
+        node.outputRoot =
+            outputRoot?.pathText ?? configuration.workerOutputRoot.map { $0.lexicallyNormalized().pathText }
         var settings = WorkerRun.Settings(node: node)
         settings.parent = parent
         settings.metricsAddress = metricsAddress

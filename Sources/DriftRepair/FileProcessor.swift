@@ -7,6 +7,8 @@ import Foundation
 import Synchronization
 import Tracing
 
+public import struct SystemPackage.FilePath
+
 /// What to do with one file: the repair `driftfix process` runs and a worker runs for each job.
 public struct ProcessRequest: Sendable {
     public var input: String
@@ -142,21 +144,31 @@ public struct ProcessResult: Sendable {
 
 /// A failure of one file's repair: one line naming the file and the cause.
 public struct ProcessError: Error, CustomStringConvertible {
-    public let path: String
+    /// The file concerned.
+    public let path: FilePath
     public let cause: String
     /// The request's values that do not fit this file, when that is the cause.
     public let plan: PlanError?
 
-    public init(path: String, cause: String) {
+    public init(path: FilePath, cause: String) {
         self.path = path
         self.cause = cause
         plan = nil
     }
 
-    public init(path: String, plan: PlanError) {
+    public init(path: FilePath, plan: PlanError) {
         self.path = path
         cause = plan.description
         self.plan = plan
+    }
+
+    /// The file named by its `PathText` (how a request carries it).
+    package init(path text: String, cause: String) {
+        self.init(path: FilePath(pathText: text), cause: cause)
+    }
+
+    package init(path text: String, plan: PlanError) {
+        self.init(path: FilePath(pathText: text), plan: plan)
     }
 
     /// The written output did not verify: `mismatches` say how.
@@ -169,7 +181,7 @@ public struct ProcessError: Error, CustomStringConvertible {
     /// Whether the output was written and did not verify (rather than the input or the plan failing).
     public private(set) var isVerification = false
 
-    public var description: String { "\(path): \(cause)" }
+    public var description: String { "\(path.pathText): \(cause)" }
 }
 
 /// Runs one repair: read, convert, write to a temporary file, verify by reopening, rename into place.
@@ -433,7 +445,7 @@ public enum FileProcessor {
     private static func checkDelivered(_ source: AudioSource, _ writer: AudioSink) throws {
         guard writer.framesWritten == source.frameCount else {
             throw ProcessError(
-                path: writer.displayPath,
+                path: writer.destination,
                 cause: "processing chain delivered \(writer.framesWritten) of \(source.frameCount) frames")
         }
     }

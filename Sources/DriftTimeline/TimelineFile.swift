@@ -1,6 +1,8 @@
 import DriftCore
 import Foundation
 
+public import struct SystemPackage.FilePath
+
 /// A timeline file to write, its format named by its extension.
 public struct TimelineFile: Sendable, Equatable {
     public enum Format: String, Sendable, CaseIterable {
@@ -13,17 +15,14 @@ public struct TimelineFile: Sendable, Equatable {
     }
 
     /// Absolute path.
-    public var path: String
+    public var path: FilePath
     public var format: Format
     /// What the audio tracks point at.
     public var audio: SyncTimeline.AudioMedia
 
     /// nil when the extension names no format this writes.
-    public init?(path: String, audio: SyncTimeline.AudioMedia = .recordings) {
-        let name = (path as NSString).lastPathComponent
-        guard let dot = name.lastIndex(of: "."),
-            let format = Format(rawValue: name[name.index(after: dot)...].lowercased())
-        else { return nil }
+    public init?(path: FilePath, audio: SyncTimeline.AudioMedia = .recordings) {
+        guard let format = path.extension.flatMap({ Format(rawValue: $0.lowercased()) }) else { return nil }
         self.path = path
         self.format = format
         self.audio = audio
@@ -33,7 +32,12 @@ public struct TimelineFile: Sendable, Equatable {
     /// track where there are several: `NAME-TRACK.edl` beside the one asked for).
     ///
     /// - Throws: `TimelineError` naming the file that could not be written.
-    public func write(_ timeline: EditTimeline) throws(TimelineError) -> [String] {
+    public func write(_ timeline: EditTimeline) throws(TimelineError) -> [FilePath] {
+        try writeTexts(timeline).map { FilePath(pathText: $0) }
+    }
+
+    private func writeTexts(_ timeline: EditTimeline) throws(TimelineError) -> [String] {
+        let path = path.pathText
         switch format {
         case .otio:
             try Self.save(OTIOWriter.text(timeline), to: path)
@@ -67,24 +71,25 @@ public struct TimelineFile: Sendable, Equatable {
             if PathText.withCStrings(temporary, path, { rename($0, $1) }) != 0 {
                 let reason = String(cString: strerror(errno))
                 _ = PathText.withCString(temporary, { unlink($0) })
-                throw TimelineError(path: path, reason: reason)
+                throw TimelineError(path: FilePath(pathText: path), reason: reason)
             }
         } catch let error as TimelineError {
             throw error
         } catch {
             _ = PathText.withCString(temporary, { unlink($0) })
-            throw TimelineError(path: path, reason: (error as NSError).localizedDescription)
+            throw TimelineError(path: FilePath(pathText: path), reason: (error as NSError).localizedDescription)
         }
     }
 }
 
 /// A timeline that could not be written: the file and why.
 public struct TimelineError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var path: String
+    /// The file that could not be written.
+    public var path: FilePath
     public var reason: String
-    public init(path: String, reason: String) {
+    public init(path: FilePath, reason: String) {
         self.path = path
         self.reason = reason
     }
-    public var description: String { "\(path): cannot write the timeline (\(reason))" }
+    public var description: String { "\(path.pathText): cannot write the timeline (\(reason))" }
 }

@@ -2,6 +2,8 @@ internal import CZMQ
 import DriftCore
 import Foundation
 
+public import struct SystemPackage.FilePath
+
 /// A CURVE key pair in Z85 text (40 characters each), as libzmq takes them.
 public struct CurveKeyPair: Sendable, Equatable {
     public let publicKey: String
@@ -57,9 +59,15 @@ public struct CurveKeyPair: Sendable, Equatable {
 
 /// Why a key file cannot be used; one line naming the file.
 public struct KeyFileError: Error, CustomStringConvertible, Equatable, Sendable {
-    public let path: String
+    /// The key file.
+    public let path: FilePath
     public let reason: String
-    public var description: String { "\(path): \(reason)" }
+    public var description: String { "\(path.pathText): \(reason)" }
+
+    init(path text: String, reason: String) {
+        path = FilePath(pathText: text)
+        self.reason = reason
+    }
 }
 
 /// Key files as `driftfix keygen` writes them: `NAME.key` (public and secret key; readable by its owner only) and
@@ -67,11 +75,11 @@ public struct KeyFileError: Error, CustomStringConvertible, Equatable, Sendable 
 /// `key = "Z85"` per line, `#` comments.
 public enum CurveKeyFile {
     /// Writes `folder/name.key` (mode 0600, never over an existing file unless `replace`) and `folder/name.pub`.
-    public static func write(_ pair: CurveKeyPair, name: String, folder: String, replace: Bool = false)
+    public static func write(_ pair: CurveKeyPair, name: String, folder: FilePath, replace: Bool = false)
         throws(KeyFileError)
     {
-        let secretPath = folder + "/" + name + ".key"
-        let publicPath = folder + "/" + name + ".pub"
+        let secretPath = folder.pathText + "/" + name + ".key"
+        let publicPath = folder.pathText + "/" + name + ".pub"
         let header = "# driftfix CURVE key pair \"\(name)\", made \(ISO8601DateFormatter().string(from: Date()))\n"
         try create(
             secretPath, mode: 0o600, replace: replace,
@@ -92,7 +100,8 @@ public enum CurveKeyFile {
 
     /// Reads a secret key file, refusing one that anybody but its owner can read or write, one owned by another
     /// user, a symbolic link, and one whose public key does not belong to its secret key.
-    public static func loadSecret(_ path: String) throws(KeyFileError) -> CurveKeyPair {
+    public static func loadSecret(_ file: FilePath) throws(KeyFileError) -> CurveKeyPair {
+        let path = file.pathText
         // One descriptor for the checks and the read: the file checked is the file read.
         let descriptor = PathText.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -142,7 +151,8 @@ public enum CurveKeyFile {
     }
 
     /// Reads the public key of a `.pub` (or `.key`) file.
-    public static func loadPublic(_ path: String) throws(KeyFileError) -> String {
+    public static func loadPublic(_ file: FilePath) throws(KeyFileError) -> String {
+        let path = file.pathText
         let fields = try read(path)
         guard let key = fields["public-key"] else { throw KeyFileError(path: path, reason: "no public-key line") }
         try requireLibrary(path)
@@ -172,9 +182,9 @@ public enum CurveKeyFile {
     }
 
     private static func read(_ path: String) throws(KeyFileError) -> [String: String] {
-        guard let data = FileManager.default.contents(atPath: path), data.count < 65_536 else {
-            throw KeyFileError(
-                path: path, reason: FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
+        guard let data = PathText.contents(of: path), data.count < 65_536 else {
+            let exists = PathText.withCString(path) { access($0, F_OK) == 0 }
+            throw KeyFileError(path: path, reason: exists ? "cannot be read" : "no such file")
         }
         return Dictionary(parse(String(decoding: data, as: UTF8.self)).map { ($0.name, $0.value) }) { first, _ in first
         }

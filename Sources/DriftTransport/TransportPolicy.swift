@@ -1,3 +1,5 @@
+import struct SystemPackage.FilePath
+
 /// How one endpoint is protected: the rule every coordinator and worker follows, whoever builds it (the command line,
 /// a test, the bench, another front end). It is made only by its throwing constructors, so an endpoint another
 /// machine can reach is never used without CURVE unless plaintext was asked for in so many words.
@@ -35,7 +37,7 @@ public struct TransportPolicy: Sendable, Equatable {
         if let curve {
             let pair: CurveKeyPair
             do {
-                pair = try CurveKeyFile.loadSecret(curve.secretKeyFile)
+                pair = try CurveKeyFile.loadSecret(FilePath(pathText: curve.secretKeyFile))
             } catch {
                 throw .keyFile(error)
             }
@@ -56,8 +58,8 @@ public struct TransportPolicy: Sendable, Equatable {
         role = .connect
         if let curve {
             do {
-                let pair = try CurveKeyFile.loadSecret(curve.secretKeyFile)
-                let server = try CurveKeyFile.loadPublic(curve.serverKeyFile)
+                let pair = try CurveKeyFile.loadSecret(FilePath(pathText: curve.secretKeyFile))
+                let server = try CurveKeyFile.loadPublic(FilePath(pathText: curve.serverKeyFile))
                 protection = .curveClient(
                     pair, secretKeyFile: curve.secretKeyFile, serverKey: server, serverKeyFile: curve.serverKeyFile)
             } catch {

@@ -78,10 +78,10 @@ struct HistoryCommand: ParsableCommand {
         let configuration = try loadConfiguration(config)
         let journalPath =
             journal.map(Paths.file)
-            ?? configuration.journal.path.map(Paths.given)
+            ?? configuration.journal.path
             ?? JournalHistory.defaultPath(outputRoot: Paths.file(out ?? "."))
         var query = HistoryQuery(runs: runs ?? configuration.journal.historyRuns, rule: configuration.journal.alertRule)
-        query.path = path.map(Paths.absolute)
+        query.path = path.map(Paths.file)
         query.devices = device
         query.since = since.flatMap { Self.parseSince($0, now: Date()) }
         query.limit = limit ?? (format == .table ? 50 : nil)

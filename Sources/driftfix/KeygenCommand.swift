@@ -2,6 +2,8 @@ import ArgumentParser
 import DriftKit
 import Foundation
 
+import struct SystemPackage.FilePath
+
 /// `driftfix keygen`: a CURVE key pair for a coordinator or a worker.
 struct KeygenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,7 +44,7 @@ struct KeygenCommand: ParsableCommand {
         }
         let pair = try CurveKeyPair.generate()
         do {
-            try CurveKeyFile.write(pair, name: name, folder: folder, replace: force)
+            try CurveKeyFile.write(pair, name: name, folder: FilePath(pathText: folder), replace: force)
         } catch {
             throw failure(error)
         }

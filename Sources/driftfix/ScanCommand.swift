@@ -82,7 +82,7 @@ struct ScanCommand: AsyncParsableCommand {
 func loadConfiguration(_ path: String?) throws -> Configuration {
     guard let path = path ?? ProcessInfo.processInfo.environment["DRIFTFIX_CONFIG"] else { return Configuration() }
     do {
-        return try Configuration.load(path: path)
+        return try Configuration.load(path: Paths.given(path))
     } catch {
         throw ValidationError("\(error)")
     }

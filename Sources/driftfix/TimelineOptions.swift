@@ -17,7 +17,7 @@ struct TimelineOptions: ParsableArguments {
     var timelineAudio: SyncTimeline.AudioMedia?
 
     func validate() throws {
-        if let timeline, TimelineFile(path: timeline) == nil {
+        if let timeline, TimelineFile(path: Paths.given(timeline)) == nil {
             throw ValidationError("--timeline \(timeline): the extension names no format (.otio, .fcpxml or .edl)")
         }
         if timelineAudio != nil, timeline == nil { throw ValidationError("--timeline-audio needs --timeline") }
@@ -25,7 +25,7 @@ struct TimelineOptions: ParsableArguments {
 
     /// The setting: nil without `--timeline`.
     var file: TimelineFile? {
-        timeline.flatMap { TimelineFile(path: Paths.absolute($0), audio: timelineAudio ?? .recordings) }
+        timeline.flatMap { TimelineFile(path: Paths.file($0), audio: timelineAudio ?? .recordings) }
     }
 
     /// Says where the timeline went.

@@ -14,8 +14,8 @@ enum TransportSecurity {
         bind: String?, secret: String?, allow: String?, configuration: SecuritySettings, insecure: Bool
     ) throws -> TransportPolicy? {
         let tcp = bind.map { Endpoint.scheme(of: $0) == .tcp } ?? false
-        let secret = secret ?? (tcp ? configuration.secretKey : nil)
-        let allow = allow ?? (tcp ? configuration.allow : nil)
+        let secret = secret ?? (tcp ? configuration.secretKey?.pathText : nil)
+        let allow = allow ?? (tcp ? configuration.allow?.pathText : nil)
         if (secret == nil) != (allow == nil) {
             throw ValidationError(
                 "a CURVE coordinator needs a secret key and an allowlist together (--curve-secret and --allow, or security.secret-key and security.allow)"
@@ -39,8 +39,8 @@ enum TransportSecurity {
         connect: String, secret: String?, serverKey: String?, configuration: SecuritySettings, insecure: Bool
     ) throws -> TransportPolicy {
         let tcp = Endpoint.scheme(of: connect) == .tcp
-        let secret = secret ?? (tcp ? configuration.secretKey : nil)
-        let serverKey = serverKey ?? (tcp ? configuration.serverKey : nil)
+        let secret = secret ?? (tcp ? configuration.secretKey?.pathText : nil)
+        let serverKey = serverKey ?? (tcp ? configuration.serverKey?.pathText : nil)
         if (secret == nil) != (serverKey == nil) {
             throw ValidationError(
                 "a CURVE worker needs its secret key and the coordinator's public key together (--curve-secret and --server-key, or security.secret-key and security.server-key)"

@@ -12,7 +12,7 @@ private func openError(_ path: String) -> AudioError.Cause? {
         _ = try AudioFileReader(path: path)
         return nil
     } catch {
-        #expect(error.path == path, "the error names the file")
+        #expect(error.path.pathText == path, "the error names the file")
         return error.cause
     }
 }

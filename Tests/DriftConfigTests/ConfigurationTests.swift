@@ -2,6 +2,8 @@ import DriftCore
 import Foundation
 import Testing
 
+import struct SystemPackage.FilePath
+
 @testable import DriftConfig
 
 @Suite("Configuration file")
@@ -11,7 +13,7 @@ struct ConfigurationTests {
 
     @Test("the shipped config/driftfix.yaml parses and states the defaults")
     func shipped() throws {
-        let configuration = try Configuration.load(path: ConfigurationTests.shipped)
+        let configuration = try Configuration.load(path: FilePath(ConfigurationTests.shipped))
         #expect(configuration == Configuration())
     }
 

@@ -48,9 +48,9 @@ import Testing
 
         let keys = TemporaryFolder("driftfix-keys")
         let coordinator = try CurveKeyPair.generate()
-        try CurveKeyFile.write(coordinator, name: "coordinator", folder: keys.path)
+        try CurveKeyFile.write(coordinator, name: "coordinator", folder: keys.filePath)
         let worker = try CurveKeyPair.generate()
-        try CurveKeyFile.write(worker, name: "worker", folder: keys.path)
+        try CurveKeyFile.write(worker, name: "worker", folder: keys.filePath)
         let server = try TransportPolicy(
             binding: "tcp://0.0.0.0:5555", curve: (keys.file("coordinator.key"), keys.path))
         #expect(server.socketSecurity == .curveServer(coordinator))

@@ -145,7 +145,7 @@ struct FileProcessorTests {
             _ = try FileProcessor.run(ProcessRequest(input: input, output: disk.file("b.wav"), target: .frames(4801)))
             Issue.record("wrote to a read-only file system")
         } catch let error as AudioError {
-            #expect(error.path == disk.file("b.wav"))
+            #expect(error.path.pathText == disk.file("b.wav"))
             if case .destinationNotWritable = error.cause {} else { Issue.record("cause: \(error.cause)") }
         }
     }

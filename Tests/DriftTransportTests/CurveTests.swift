@@ -135,7 +135,7 @@ struct CurveTests {
         let folder = TemporaryFolder("driftfix-allow")
         let first = try CurveKeyPair.generate()
         let second = try CurveKeyPair.generate()
-        try CurveKeyFile.write(first, name: "first", folder: folder.path)
+        try CurveKeyFile.write(first, name: "first", folder: folder.filePath)
         try FileManager.default.removeItem(atPath: folder.file("first.key"))  // only public keys in an allowlist
         let rig = try CurveRig(allowlist: AdmissionPolicy(allowlist: folder.path))
         #expect(try rig.delivers(.curveClient(first, serverKey: rig.serverKeys.publicKey)))
@@ -165,9 +165,9 @@ struct CurveTests {
             let pair = try CurveKeyPair.generate()
             sawSpecial =
                 sawSpecial || (pair.publicKey + pair.secretKey).contains { $0 == "#" || $0 == "=" || $0 == "\"" }
-            try CurveKeyFile.write(pair, name: "k\(index)", folder: folder.path)
-            #expect(try CurveKeyFile.loadSecret(folder.file("k\(index).key")) == pair)
-            #expect(try CurveKeyFile.loadPublic(folder.file("k\(index).pub")) == pair.publicKey)
+            try CurveKeyFile.write(pair, name: "k\(index)", folder: folder.filePath)
+            #expect(try CurveKeyFile.loadSecret(folder.filePath("k\(index).key")) == pair)
+            #expect(try CurveKeyFile.loadPublic(folder.filePath("k\(index).pub")) == pair.publicKey)
         }
         #expect(sawSpecial, "some key contained # or = (Z85 characters)")
         let mode = { (path: String) in
@@ -175,11 +175,11 @@ struct CurveTests {
         }
         #expect(try mode(folder.file("k0.key")) == 0o600 && mode(folder.file("k0.pub")) == 0o644)
         #expect(throws: KeyFileError.self) {
-            try CurveKeyFile.write(try CurveKeyPair.generate(), name: "k0", folder: folder.path)
+            try CurveKeyFile.write(try CurveKeyPair.generate(), name: "k0", folder: folder.filePath)
         }
         chmod(folder.file("k1.key"), 0o640)
         do {
-            _ = try CurveKeyFile.loadSecret(folder.file("k1.key"))
+            _ = try CurveKeyFile.loadSecret(folder.filePath("k1.key"))
             Issue.record("a group-readable secret key was accepted")
         } catch {
             #expect(error.description.contains("accessible to others (mode 640)"), "\(error)")
@@ -187,13 +187,13 @@ struct CurveTests {
         try "public-key = \"short\"\nsecret-key = \"x\"\n".write(
             toFile: folder.file("bad.key"), atomically: true, encoding: .utf8)
         chmod(folder.file("bad.key"), 0o600)
-        #expect(throws: KeyFileError.self) { try CurveKeyFile.loadSecret(folder.file("bad.key")) }
+        #expect(throws: KeyFileError.self) { try CurveKeyFile.loadSecret(folder.filePath("bad.key")) }
         // A secret file whose public key was swapped for another one.
         let (mine, other) = (try CurveKeyPair.generate(), try CurveKeyPair.generate())
         try CurveKeyFile.write(
-            CurveKeyPair(publicKey: other.publicKey, secretKey: mine.secretKey), name: "mixed", folder: folder.path)
+            CurveKeyPair(publicKey: other.publicKey, secretKey: mine.secretKey), name: "mixed", folder: folder.filePath)
         do {
-            _ = try CurveKeyFile.loadSecret(folder.file("mixed.key"))
+            _ = try CurveKeyFile.loadSecret(folder.filePath("mixed.key"))
             Issue.record("a key file with a foreign public key was accepted")
         } catch {
             #expect(error.reason.contains("does not belong"), "\(error)")
@@ -201,7 +201,7 @@ struct CurveTests {
         // A link to a secret key is refused: the file checked must be the file read.
         try FileManager.default.createSymbolicLink(
             atPath: folder.file("link.key"), withDestinationPath: folder.file("k2.key"))
-        #expect(throws: KeyFileError.self) { try CurveKeyFile.loadSecret(folder.file("link.key")) }
+        #expect(throws: KeyFileError.self) { try CurveKeyFile.loadSecret(folder.filePath("link.key")) }
     }
 
     @Test(

@@ -6,6 +6,8 @@ import DriftWire
 import Foundation
 import Testing
 
+import struct SystemPackage.FilePath
+
 /// The corpus: seed inputs, and every input that once crashed, hung or misbehaved (kept as regression tests).
 func corpus(_ kind: String) throws -> [(name: String, bytes: [UInt8])] {
     let folder = try #require(Bundle.module.resourceURL?.appendingPathComponent("Corpus/\(kind)").path)
@@ -210,7 +212,7 @@ struct FuzzTests {
             case "chunks":
                 let folder = TemporaryFolder("driftfix-regression-chunks")
                 _ = ChunkOracle.check(bytes, folder: folder.path)
-            default: _ = try? Configuration.parse(String(decoding: bytes, as: UTF8.self), path: name)
+            default: _ = try? Configuration.parse(String(decoding: bytes, as: UTF8.self), path: FilePath(name))
             }
             let took = FuzzRun.threadSeconds() - start
             #expect(took < 0.5, "\(kind)/\(name): \(took) s of processor time")
