@@ -7,7 +7,9 @@ types it re-exports one by one (RunVocabulary.swift). `baseline` records it (at 
 the revision); `check` dumps the current build's and fails on every breaking change that api/allowed-breaks.txt does
 not list (each break a release makes is named there and in CHANGELOG.md). Additions are never breaks. `check` also
 refuses a public property or parameter named for a span of time (seconds, ms, a timeout) that is a Double: spans are
-`Duration`s, and a report keeps its JSON number `package` behind one.
+`Duration`s, and a report keeps its JSON number `package` behind one. It refuses a path held as text too (a property
+or parameter named for one: `path`, `folder`, `roots`, `...File`, `input`, `output`): paths are `FilePath`s, but in the
+reports' rows (DriftSchema), the report document's fields, whose `PathText` it counts.
 
 Why not `swift package diagnose-api-breaking-changes` itself: it rebuilds the baseline revision from scratch (6 minutes
 here), and its digester then loads the baseline's modules beside the build's plugin-tool copies of the benchmark
@@ -149,14 +151,17 @@ def spans_as_numbers(module, root):
     return named_members(module, root, SPAN, lambda printed: "Swift.Double" in printed or "TimeInterval" in printed)
 
 
-# A name that says a path: `path`, `outputRoot`, `inputRoots`, `logFolder`, `directory`.
-PATHNAME = re.compile(r"([pP]ath|[fF]older|[rR]oots?|[dD]irectory)s?$")
+# A name that says a path: `path`, `outputRoot`, `inputRoots`, `logFolder`, `directory`, `metricsFile`, `input`.
+PATHNAME = re.compile(r"([pP]ath|[fF]older|[rR]oots?|[dD]irectory|[fF]ile|[iI]nput|[oO]utput)s?$")
+# Named so but text by nature: a pattern that makes paths (`{folder}/{stem}.wav`), not a path.
+NOT_PATHS = {"DriftRules.PairingRules.soundOutput: Swift.String"}
 TEXT = ("Swift.String", "[Swift.String]", "Swift.String?", "Swift.Optional<Swift.String>", "Swift.Array<Swift.String>")
 
 
 def paths_as_text(module, root):
     """Public properties and parameters named for a path whose type is text (`String`, `[String]`, `String?`)."""
-    return named_members(module, root, PATHNAME, lambda printed: printed in TEXT)
+    return [found for found in named_members(module, root, PATHNAME, lambda printed: printed in TEXT)
+            if found not in NOT_PATHS]
 
 
 def check():

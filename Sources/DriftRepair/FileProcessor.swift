@@ -11,8 +11,19 @@ public import struct SystemPackage.FilePath
 
 /// What to do with one file: the repair `driftfix process` runs and a worker runs for each job.
 public struct ProcessRequest: Sendable {
-    public var input: String
-    public var output: String
+    /// The file to repair (only ever read).
+    public var input: FilePath {
+        get { FilePath(pathText: inputText) }
+        set { inputText = newValue.pathText }
+    }
+    /// Where the repaired file goes (written to a temporary name, verified, then renamed).
+    public var output: FilePath {
+        get { FilePath(pathText: outputText) }
+        set { outputText = newValue.pathText }
+    }
+    /// `input` and `output` as the engine carries them (`PathText`).
+    package var inputText: String
+    package var outputText: String
     /// The output length; nil keeps the (trimmed) duration.
     public var target: TargetLength?
     /// A tempo factor (2 plays twice as fast): always a pitch-preserving stretch.
@@ -49,7 +60,7 @@ public struct ProcessRequest: Sendable {
     public var operations: [RepairOperation] = []
     /// A last check of the written and verified temporary file (its path), before it is renamed into place: throwing
     /// discards it (a content repair's sync proof).
-    public var beforeCommit: (@Sendable (String) throws -> Void)?
+    package var beforeCommit: (@Sendable (String) throws -> Void)?
     /// Write the output as a copy of this media file with the repaired audio in place of its audio stream (a clip
     /// given the recorder's audio); `outputType` and `outputEncoding` do not apply.
     public var muxInto: MuxTarget?
@@ -65,14 +76,28 @@ public struct ProcessRequest: Sendable {
     public var inputName: String?
 
     public init(
+        input: FilePath, output: FilePath, target: TargetLength?, tempo: Rational? = nil,
+        method: MethodChoice = MethodChoice(method: .resample, reason: "default"), quality: ResampleQuality = .default,
+        edits: EditOperations = EditOperations(), blockFrames: Int = 8192,
+        replacing: StagedOutput.Replacement = .regularFile, outputType: FileType? = nil,
+        outputEncoding: SampleEncoding? = nil
+    ) {
+        self.init(
+            input: input.pathText, output: output.pathText, target: target, tempo: tempo, method: method,
+            quality: quality, edits: edits, blockFrames: blockFrames, replacing: replacing, outputType: outputType,
+            outputEncoding: outputEncoding)
+    }
+
+    /// The same, for files named by their `PathText` (how jobs and the journal carry them).
+    package init(
         input: String, output: String, target: TargetLength?, tempo: Rational? = nil,
         method: MethodChoice = MethodChoice(method: .resample, reason: "default"), quality: ResampleQuality = .default,
         edits: EditOperations = EditOperations(), blockFrames: Int = 8192,
         replacing: StagedOutput.Replacement = .regularFile, outputType: FileType? = nil,
         outputEncoding: SampleEncoding? = nil
     ) {
-        self.input = input
-        self.output = output
+        inputText = input
+        outputText = output
         self.target = target
         self.tempo = tempo
         self.method = method
@@ -106,8 +131,13 @@ public struct FormatSummary: Sendable, CustomStringConvertible {
 
 /// What a finished repair produced, as verified by reopening the output.
 public struct ProcessResult: Sendable {
-    public let input: String
-    public let output: String
+    /// The file repaired.
+    public var input: FilePath { FilePath(pathText: inputText) }
+    /// The repaired file, verified and in place.
+    public var output: FilePath { FilePath(pathText: outputText) }
+    /// `input` and `output` as the engine carries them (`PathText`).
+    package let inputText: String
+    package let outputText: String
     public let inputFormat: FormatSummary
     public let outputFormat: FormatSummary
     public let inputFrames: Int64
@@ -142,53 +172,11 @@ public struct ProcessResult: Sendable {
     }
 }
 
-/// A failure of one file's repair: one line naming the file and the cause.
-public struct ProcessError: Error, CustomStringConvertible {
-    /// The file concerned.
-    public let path: FilePath
-    public let cause: String
-    /// The request's values that do not fit this file, when that is the cause.
-    public let plan: PlanError?
-
-    public init(path: FilePath, cause: String) {
-        self.path = path
-        self.cause = cause
-        plan = nil
-    }
-
-    public init(path: FilePath, plan: PlanError) {
-        self.path = path
-        cause = plan.description
-        self.plan = plan
-    }
-
-    /// The file named by its `PathText` (how a request carries it).
-    package init(path text: String, cause: String) {
-        self.init(path: FilePath(pathText: text), cause: cause)
-    }
-
-    package init(path text: String, plan: PlanError) {
-        self.init(path: FilePath(pathText: text), plan: plan)
-    }
-
-    /// The written output did not verify: `mismatches` say how.
-    public static func unverified(_ path: String, _ mismatches: [String]) -> ProcessError {
-        var error = ProcessError(path: path, cause: "verification failed: " + mismatches.joined(separator: "; "))
-        error.isVerification = true
-        return error
-    }
-
-    /// Whether the output was written and did not verify (rather than the input or the plan failing).
-    public private(set) var isVerification = false
-
-    public var description: String { "\(path.pathText): \(cause)" }
-}
-
 /// Runs one repair: read, convert, write to a temporary file, verify by reopening, rename into place.
 ///
 /// The input is only ever opened for reading; the output appears under its final name only after it verified.
 public enum FileProcessor {
-    /// Repairs `request.input` into `request.output`.
+    /// Repairs `request.inputText` into `request.outputText`.
     ///
     /// - Parameter progress: called after each block with (output frames written, output frames in all).
     /// - Throws: `AudioError`, `ProcessError` or `DSPError`, each naming the file and the cause.
@@ -196,7 +184,9 @@ public enum FileProcessor {
     public static func run(
         _ request: ProcessRequest, progress: ((Int64, Int64) throws -> Void)? = nil
     ) throws -> ProcessResult {
-        if AudioInput.library(for: request.input) == .ffmpeg { return try MediaRepair.run(request, progress: progress) }
+        if AudioInput.library(for: request.inputText) == .ffmpeg {
+            return try MediaRepair.run(request, progress: progress)
+        }
         let clock = ContinuousClock.now
         let (reader, plan) = try probe(request)
         if let target = request.muxInto {
@@ -208,7 +198,7 @@ public enum FileProcessor {
                 method: method, started: clock, bitsPerSample: MediaMux.bits(of: reader.format.encoding))
         }
         let choice = try OutputFormatChoice(
-            input: reader.format, type: request.outputType, encoding: request.outputEncoding, path: request.output)
+            input: reader.format, type: request.outputType, encoding: request.outputEncoding, path: request.outputText)
         var outputFormat = choice.format
         outputFormat.sampleRate = plan.outputRate
         var recorded = reader.metadata()
@@ -222,7 +212,7 @@ public enum FileProcessor {
                 ?? .recordingPosition(plan.reverse ? 0 : plan.range.lowerBound - plan.leadingSilence),
             history: codingHistory(
                 format: outputFormat, method: method, from: reader.frameCount, to: plan.targetFrames),
-            sourceName: request.inputName ?? (request.input as NSString).lastPathComponent,
+            sourceName: request.inputName ?? (request.inputText as NSString).lastPathComponent,
             bitDepth: outputFormat.encoding.bytesPerSample == reader.format.encoding.bytesPerSample
                 ? nil : outputFormat.encoding.bytesPerSample.map { $0 * 8 })
         let (metadata, notes) = recorded.retimed(retiming)
@@ -256,7 +246,7 @@ public enum FileProcessor {
                     path: written, expectedFrames: plan.targetFrames, expectedFormat: outputFormat)
             })
         return ProcessResult(
-            input: request.input, output: request.output, inputFormat: FormatSummary(reader.format),
+            inputText: request.inputText, outputText: request.outputText, inputFormat: FormatSummary(reader.format),
             outputFormat: FormatSummary(outputFormat),
             inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count),
             outputFrames: verification.foundFrames, method: method,
@@ -268,13 +258,13 @@ public enum FileProcessor {
     /// The input opened and the repair planned from what it holds (a span of its own).
     private static func probe(_ request: ProcessRequest) throws -> (AudioFileReader, ProcessingPlan) {
         try withSpan("probe") { _ in
-            let reader = try AudioFileReader(path: request.input)
+            let reader = try AudioFileReader(path: request.inputText)
             do {
                 let plan = try ProcessingPlan(
                     request: request, inputFrames: reader.frameCount, sampleRate: reader.format.sampleRate)
                 return (reader, try plan.choosingStretchEngine(request.stretch, reader: reader))
             } catch let error as PlanError {
-                throw ProcessError(path: request.input, plan: error)
+                throw ProcessError(path: request.inputText, plan: error)
             }
         }
     }
@@ -335,7 +325,7 @@ public enum FileProcessor {
         guard request.threads > 1, case .resample(let frames) = plan.length, !plan.reverse, plan.leadingSilence == 0,
             plan.trailingSilence == 0, plan.gaps.isEmpty
         else { return nil }
-        let path = request.input
+        let path = request.inputText
         return SegmentedResampler.make(
             open: { try AudioFileReader(path: path) }, range: plan.range,
             channelCount: reader.channelCount, targetFrames: frames, quality: request.quality,

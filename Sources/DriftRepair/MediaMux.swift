@@ -39,8 +39,9 @@ enum MediaMux {
             throw AudioError(
                 path: target.media, cause: .unsupported("no audio stream to put the repaired audio in place of"))
         }
-        if let real = PathText.realPath(request.output), real == PathText.realPath(target.media) {
-            throw ProcessError(path: request.output, cause: "is the media file it would copy; write the copy elsewhere")
+        if let real = PathText.realPath(request.outputText), real == PathText.realPath(target.media) {
+            throw ProcessError(
+                path: request.outputText, cause: "is the media file it would copy; write the copy elsewhere")
         }
         var replacement = MediaRewriter.Replacement(
             stream: stream.index, sampleRate: plan.outputRate, targetFrames: plan.targetFrames)
@@ -51,20 +52,20 @@ enum MediaMux {
             open: { staged in
                 try MediaRewriter(
                     input: target.media, replacing: [replacement], staged: staged,
-                    encoderName: MediaRewriter.losslessEncoder(for: request.output))
+                    encoderName: MediaRewriter.losslessEncoder(for: request.outputText))
             },
             check: { writer, written in
                 try MediaVerifier.verify(
-                    output: written, displayPath: request.output, audioStream: writer.audioStreamIndex,
+                    output: written, displayPath: request.outputText, audioStream: writer.audioStreamIndex,
                     expectedFrames: plan.targetFrames, expectedRate: plan.outputRate, input: target.media,
                     copied: writer.copiedStreams)
             })
         var notes = writer.plan.lossy ? ["\(writer.plan.codec) re-encoded: one more generation of lossy coding"] : []
         notes += writer.droppedStreams.map { "\($0) cannot go into \(writer.plan.muxer); not carried over" }
-        let written = (try? MediaProbe.probe(request.output)) ?? media
+        let written = (try? MediaProbe.probe(request.outputText)) ?? media
         let outputStream = written.streams.first { $0.index == writer.audioStreamIndex } ?? stream
         return ProcessResult(
-            input: request.input, output: request.output, inputFormat: input.summary,
+            inputText: request.inputText, outputText: request.outputText, inputFormat: input.summary,
             outputFormat: MediaRepair.summary(written, outputStream), inputFrames: input.frames,
             usedInputFrames: Int64(plan.range.count), outputFrames: outcome.foundFrames,
             method: method

@@ -12,7 +12,7 @@ import struct SystemPackage.FilePath
 enum MediaRepair {
     static func run(_ request: ProcessRequest, progress: ((Int64, Int64) throws -> Void)?) throws -> ProcessResult {
         let clock = ContinuousClock.now
-        let reader = try EncodedAudioReader(path: request.input, stream: request.audioStream)
+        let reader = try EncodedAudioReader(path: request.inputText, stream: request.audioStream)
         let plan = try Self.plan(request, reader)
         let method = plan.summary + (plan.length == .none ? "" : FileProcessor.qualityNote(plan, request))
         let job = Job(
@@ -25,7 +25,8 @@ enum MediaRepair {
                 input: (job.inputSummary, reader.frameCount),
                 method: method, started: clock, bitsPerSample: reader.stream.bitsPerSample)
         }
-        if let type = request.outputType ?? FileType(extension: FilePath(request.output).lowercasedExtension ?? "") {
+        if let type = request.outputType ?? FileType(extension: FilePath(request.outputText).lowercasedExtension ?? "")
+        {
             return try writeAudioFile(job, as: type, progress: progress)
         }
         return try rewriteMedia(job, progress: progress)
@@ -46,7 +47,8 @@ enum MediaRepair {
             -> ProcessResult
         {
             ProcessResult(
-                input: request.input, output: request.output, inputFormat: inputSummary, outputFormat: outputFormat,
+                inputText: request.inputText, outputText: request.outputText, inputFormat: inputSummary,
+                outputFormat: outputFormat,
                 inputFrames: reader.frameCount, usedInputFrames: Int64(plan.range.count), outputFrames: outputFrames,
                 method: method, methodChoice: plan.method, droppedMetadata: dropped, formatNotes: notes,
                 elapsed: ContinuousClock.now - started)
@@ -61,12 +63,12 @@ enum MediaRepair {
             plan = try ProcessingPlan(request: request, inputFrames: reader.frameCount, sampleRate: reader.sampleRate)
                 .choosingStretchEngine(request.stretch, reader: reader, measuredSeconds: 30)
         } catch let error as PlanError {
-            throw ProcessError(path: request.input, plan: error)
+            throw ProcessError(path: request.inputText, plan: error)
         }
         if plan.reverse {
             // Backwards through a compressed stream would decode it again from the start for every block.
             throw ProcessError(
-                path: request.input,
+                path: request.inputText,
                 cause:
                     "--reverse reads compressed audio backwards, which driftfix does not do; convert it to WAV or FLAC first"
             )
@@ -83,7 +85,7 @@ enum MediaRepair {
             container: .wav, encoding: pcmEncoding(for: reader.stream), sampleRate: reader.sampleRate,
             channelCount: reader.channelCount)
         let choice = try OutputFormatChoice(
-            input: decoded, type: type, encoding: request.outputEncoding, path: request.output)
+            input: decoded, type: type, encoding: request.outputEncoding, path: request.outputText)
         var format = choice.format
         format.sampleRate = plan.outputRate
         format = format.forWriting(frames: plan.targetFrames)
@@ -114,14 +116,14 @@ enum MediaRepair {
         func chains() throws -> AudioSource {
             if request.audioStream == nil {
                 for other in reader.info.audioStreams where other.index != reader.stream.index {
-                    let otherReader = try EncodedAudioReader(path: request.input, stream: other.index)
+                    let otherReader = try EncodedAudioReader(path: request.inputText, stream: other.index)
                     let otherPlan: ProcessingPlan
                     do {
                         otherPlan = try ProcessingPlan(
                             request: request, inputFrames: otherReader.frameCount, sampleRate: otherReader.sampleRate
                         ).choosingStretchEngine(request.stretch, reader: otherReader, measuredSeconds: 30)
                     } catch let error as PlanError {
-                        throw ProcessError(path: "\(request.input) (stream \(other.index))", plan: error)
+                        throw ProcessError(path: "\(request.inputText) (stream \(other.index))", plan: error)
                     }
                     replacements.append(
                         .init(
@@ -141,7 +143,7 @@ enum MediaRepair {
             for: request, progress: progress, source: chains,
             open: { staged in
                 let writer = try MediaRewriter(
-                    input: request.input, replacing: replacements, staged: staged,
+                    input: request.inputText, replacing: replacements, staged: staged,
                     threads: request.parallelEncode ? request.threads : 1)
                 for (stream, chain) in further { writer.attach(chain, toStream: stream) }
                 return writer
@@ -149,17 +151,17 @@ enum MediaRepair {
             check: { writer, written in
                 let outputIndex = writer.replacedStreams
                 return try MediaVerifier.verify(
-                    output: written, displayPath: request.output,
+                    output: written, displayPath: request.outputText,
                     expected: replacements.map {
                         .init(
                             stream: outputIndex[$0.stream] ?? $0.stream, frames: $0.targetFrames,
                             sampleRate: $0.sampleRate)
                     },
-                    input: request.input, copied: writer.copiedStreams)
+                    input: request.inputText, copied: writer.copiedStreams)
             })
         var notes = writer.plan.lossy ? ["\(writer.plan.codec) re-encoded: one more generation of lossy coding"] : []
         notes += writer.droppedStreams.map { "\($0) cannot go into \(writer.plan.muxer); not carried over" }
-        let outputInfo = (try? MediaProbe.probe(request.output)) ?? reader.info
+        let outputInfo = (try? MediaProbe.probe(request.outputText)) ?? reader.info
         let outputStream = outputInfo.streams.first { $0.index == writer.audioStreamIndex } ?? reader.stream
         var method = job.method
         if replacements.count > 1 { method += ", \(replacements.count) audio streams" }

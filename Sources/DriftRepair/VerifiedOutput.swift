@@ -41,7 +41,7 @@ enum VerifiedOutput {
         // The steps are spans of their own (read, convert and write stream together, so they are one).
         let (staged, source, writer) = try withSpan("prepare") { _ in
             let staged = try StagedOutput(
-                destination: request.output, protecting: request.input, replacing: request.replacing)
+                destination: request.outputText, protecting: request.inputText, replacing: request.replacing)
             let source = try makeSource()
             return (staged, source, try open(staged))
         }
@@ -52,7 +52,7 @@ enum VerifiedOutput {
             try writer.close()
         }
         let found = try withSpan("verify") { _ in try check(writer, staged.temporaryPath) }
-        guard found.mismatches.isEmpty else { throw ProcessError.unverified(request.output, found.mismatches) }
+        guard found.mismatches.isEmpty else { throw ProcessError.unverified(request.outputText, found.mismatches) }
         try withSpan("commit") { _ in
             // Crash and stall injection between a verified temporary file and its rename (the sweep tests).
             Failpoint.hit("commit")

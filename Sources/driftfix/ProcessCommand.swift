@@ -132,7 +132,8 @@ struct ProcessCommand: ParsableCommand {
                     """)
             }
             request = ProcessRequest(
-                input: input, output: output, target: try target.resolve(), tempo: try method.tempoValue(),
+                input: Paths.given(input), output: Paths.given(output), target: try target.resolve(),
+                tempo: try method.tempoValue(),
                 method: method.choice(for: input, policy: policy), quality: method.quality ?? policy.quality,
                 edits: edits.operations(), blockFrames: blockFrames, replacing: overwrite ? .regularFile : .never,
                 outputType: type,
@@ -157,11 +158,11 @@ struct ProcessCommand: ParsableCommand {
             if !quiet { print(Summary.line(for: result)) }
         } catch let error as AudioError where error.cause == .destinationExists {
             bar.finish()
-            throw failure("\(error.path): already exists; give -y (--overwrite) to replace it")
+            throw failure("\(error.path.pathText): already exists; give -y (--overwrite) to replace it")
         } catch let error as ProcessError {
             bar.finish()
             guard let plan = error.plan else { throw failure(error) }
-            throw failure("\(error.path): \(Self.wording(plan, request: request))")
+            throw failure("\(error.path.pathText): \(Self.wording(plan, request: request))")
         } catch {
             bar.finish()
             throw failure(error)
@@ -212,7 +213,9 @@ enum Summary {
                 / (Double(result.usedInputFrames) * Double(result.outputFormat.sampleRate)) - 1) * 1e6
         let seconds = result.elapsed.inSeconds
         let speed = seconds > 0 ? Double(result.outputFrames) / Double(result.outputFormat.sampleRate) / seconds : 0
-        return "\(result.input.escapedForTerminal) -> \(result.output.escapedForTerminal): \(result.outputFormat), "
+        let input = result.input.pathText.escapedForTerminal
+        let output = result.output.pathText.escapedForTerminal
+        return "\(input) -> \(output): \(result.outputFormat), "
             + "\(result.inputFrames) -> \(result.outputFrames) frames (duration \(String(format: "%+.2f", ppm)) ppm), "
             + "\(result.method), verified, \(String(format: "%.2f", seconds)) s "
             + "(\(String(format: "%.0f", speed))x realtime)"
