@@ -89,7 +89,8 @@ let package = Package(
         // Small utilities with no domain: FNV-1a hashing, rate-limited logging, crash injection for tests.
         .target(name: "DriftSupport", dependencies: ["CLinux", "CXXHash"]),
         // The report schema: what a scan and a run found, as the JSON and CSV columns.
-        .target(name: "DriftSchema", dependencies: ["DriftCore"]),
+        .target(
+            name: "DriftSchema", dependencies: [.product(name: "SystemPackage", package: "swift-system"), "DriftCore"]),
         .target(
             name: "DriftAudio",
             dependencies: [

@@ -127,7 +127,7 @@ enum Work {
         let template = report.pairs
         report.pairs = (0..<rows).map { index in
             var row = template[index % template.count]
-            row.recording = "/media/night1/cam\(index % 9)/take\(index).wav"
+            row.recordingText = "/media/night1/cam\(index % 9)/take\(index).wav"
             return row
         }
         return report

@@ -62,12 +62,12 @@ struct Chaos: ParsableCommand {
         }
         let failed = report?.pairs.filter { $0.outcome == .failed } ?? []
         let noRoom = failed.filter { $0.error?.contains("no space left") == true }.count
-        let poison = report?.pairs.first { $0.recording == night.poison }?.outcome?.rawValue ?? "?"
+        let poison = report?.pairs.first { $0.recordingText == night.poison }?.outcome?.rawValue ?? "?"
         let result =
             "exit \(last.status), \(placed) exact\(wrong > 0 ? ", \(wrong) WRONG" : ""), \(failed.count) failed"
             + " (\(noRoom) no room), poison \(poison)"
             + (settings.vanishingInput
-                ? ", cut input \(report?.pairs.first { $0.recording == night.vanishing }?.outcome?.rawValue ?? "?")"
+                ? ", cut input \(report?.pairs.first { $0.recordingText == night.vanishing }?.outcome?.rawValue ?? "?")"
                 : "")
             + (hiddenTemporaryFiles(night.out.path) > 0 ? ", TEMPORARY FILES LEFT" : "")
         let disruptions = report?.disruptions

@@ -256,7 +256,7 @@ struct Dispatch: AsyncParsableCommand {
             for suffix in ["", "-wal", "-shm", ".lock"] { unlink(journal + suffix) }
             let file = try Journal(path: journal)
             let run = try file.beginRun(roots: ["/bench"], outputRoot: "/")
-            let report = ScanReport(generated: "", roots: [], pairs: [], unpaired: [], errors: [])
+            let report = ScanReport(generated: "", roots: [String](), pairs: [], unpaired: [], errors: [])
             try file.storePlan(run: run, plan: RunPlan(report: report, pairs: []), jobs: records)
             store = JournalJobStore(journal: file, run: run, jobs: records)
         } else {

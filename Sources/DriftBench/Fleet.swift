@@ -126,7 +126,7 @@ struct JournalFill: ParsableCommand {
             for index in copy.pairs.indices {
                 copy.pairs[index].driftPPM = copy.pairs[index].driftPPM.map { $0 + (random.nextUnit() - 0.5) * 0.6 }
             }
-            let run = try opened.beginRun(roots: base.roots, outputRoot: "/bench/fill")
+            let run = try opened.beginRun(roots: base.rootTexts, outputRoot: "/bench/fill")
             let started = clock.now
             try opened.storePlan(run: run, plan: RunPlan(report: copy, pairs: []), jobs: [])
             try opened.finishRun(run, status: .complete, succeeded: true, report: copy)

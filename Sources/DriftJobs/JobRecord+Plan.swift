@@ -103,7 +103,7 @@ extension ContentJob {
         row: PairReport, policy: ContentPolicy, quality: ResampleQuality, targetFrames: Int64, method: MethodChoice
     ) {
         self.init(
-            reference: row.reference, output: nil, policy: policy, targetFrames: targetFrames, method: method,
+            reference: row.referenceText, output: nil, policy: policy, targetFrames: targetFrames, method: method,
             quality: quality, headersInSync: row.action == .skip, headerDriftPPM: row.lengths?.ratioPPM,
             recordingSeconds: row.recordingSeconds ?? 0, referenceSeconds: row.referenceSeconds)
         headersRefusal = row.action == .refuse ? row.error ?? "refused by the headers" : nil

@@ -21,12 +21,13 @@ extension Journal {
                 sql: "UPDATE run SET status = 'running', planned = 1, generated = ? WHERE id = ?",
                 arguments: [plan.report.generated, run])
             let names = try NameTable.intern(
-                db, plan.report.pairs.lazy.flatMap { [$0.recording, $0.reference, $0.device] })
+                db, plan.report.pairs.lazy.flatMap { [$0.recordingText, $0.referenceText, $0.device] })
             let ids = JournalIds(db, names: names)
             // In key order (run, recording id): appended rows fill their pages.
             let rows = try plan.report.pairs.enumerated().map { position, row in
                 try PairRow(
-                    run: run, position: position, row: row, plan: plan.pair(PairID(recording: row.recording)), ids: ids)
+                    run: run, position: position, row: row, plan: plan.pair(PairID(recording: row.recordingText)),
+                    ids: ids)
             }
             for row in rows.sorted(by: { $0.recording < $1.recording }) { try row.insert(db) }
             var position = 0
@@ -34,9 +35,9 @@ extension Journal {
                 try EntryRow(run: run, position: position, kind: kind, path: path, reason: reason).insert(db)
                 position += 1
             }
-            for file in plan.report.unpaired { try entry("unpaired-" + file.kind.rawValue, file.path, file.reason) }
-            for issue in plan.report.errors { try entry("error", issue.path, issue.error) }
-            for skipped in plan.report.skipped { try entry("skipped", skipped.path, skipped.reason) }
+            for file in plan.report.unpaired { try entry("unpaired-" + file.kind.rawValue, file.pathText, file.reason) }
+            for issue in plan.report.errors { try entry("error", issue.pathText, issue.error) }
+            for skipped in plan.report.skipped { try entry("skipped", skipped.pathText, skipped.reason) }
             // A plan's jobs all start queued (pairs already current were left out of it as `unchanged`).
             let context = try RunContext(db, run: run)
             for job in jobs { try JobRow(run: run, job: job, context: context, ids: ids).insert(db) }
@@ -140,12 +141,13 @@ extension Journal {
             for table in ["pair", "entry"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE run = ?", arguments: [run])
             }
-            let names = try NameTable.intern(db, report.pairs.lazy.flatMap { [$0.recording, $0.reference, $0.device] })
+            let names = try NameTable.intern(
+                db, report.pairs.lazy.flatMap { [$0.recordingText, $0.referenceText, $0.device] })
             let ids = JournalIds(db, names: names)
             // One row per recording and reference: a clip two recorders heard has two, a recorder several clips.
             var seen = Set<[String]>()
-            for (position, row) in report.pairs.enumerated() where seen.insert([row.recording, row.reference]).inserted
-            {
+            for (position, row) in report.pairs.enumerated()
+            where seen.insert([row.recordingText, row.referenceText]).inserted {
                 try PairRow(run: run, position: position, row: row, plan: nil, ids: ids).insert(db)
             }
             var position = 0
@@ -153,9 +155,9 @@ extension Journal {
                 try EntryRow(run: run, position: position, kind: kind, path: path, reason: reason).insert(db)
                 position += 1
             }
-            for file in report.unpaired { try entry("unpaired-" + file.kind.rawValue, file.path, file.reason) }
-            for issue in report.errors { try entry("error", issue.path, issue.error) }
-            for skipped in report.skipped { try entry("skipped", skipped.path, skipped.reason) }
+            for file in report.unpaired { try entry("unpaired-" + file.kind.rawValue, file.pathText, file.reason) }
+            for issue in report.errors { try entry("error", issue.pathText, issue.error) }
+            for skipped in report.skipped { try entry("skipped", skipped.pathText, skipped.reason) }
             try DeviceRunRow.store(db, run: run, report: report, ids: names)
         }
     }
@@ -204,7 +206,7 @@ extension Journal {
             for row in report.pairs {
                 let executed = row.operations.isEmpty ? nil : RepairOperation.text(row.operations)
                 try update.execute(arguments: [
-                    try ids.term(row.outcome?.rawValue), try ids.name(row.output), row.outputFrames,
+                    try ids.term(row.outcome?.rawValue), try ids.name(row.outputText), row.outputFrames,
                     row.checksum.map(PackedHex.init),
                     row.attempts, try ids.term(row.worker), row.processingSeconds, row.error,
                     try ids.term(row.measuredBy.rawValue),
@@ -214,7 +216,7 @@ extension Journal {
                     row.worstAtSeconds, row.flags.map(\.rawValue).joined(separator: ";"),
                     try ids.term(row.cause?.rawValue), row.causeDetail, try ids.term(row.action.rawValue),
                     try ids.term(row.method?.rawValue), try ids.term(row.methodReason), row.targetFrames,
-                    run, names[row.recording], names[row.reference],
+                    run, names[row.recordingText], names[row.referenceText],
                 ])
             }
             // The device history from the run's final figures: the sound's where it measured.

@@ -157,7 +157,7 @@ struct DeviceRunRow: Codable, FetchableRecord, PersistableRecord {
         var starts: [Int64: [Double]] = [:]
         for pair in report.pairs {
             guard pair.isClockFigure, let ppm = pair.driftPPM, let device = ids[pair.device],
-                let recording = ids[pair.recording], latest[recording] != ppm
+                let recording = ids[pair.recordingText], latest[recording] != ppm
             else { continue }
             let bySound = pair.measuredBy == .content
             try sample.execute(arguments: [device, run, recording, ppm, pair.startOffsetMs, bySound])

@@ -97,7 +97,9 @@ public final class JournalJobStore: JobStore {
             return (output(path, frames: result.outcome.columns.output?.frames ?? content.targetFrames), nil)
         case .clipSync:
             let matches = result.outcome.columns.sound?.matches ?? []
-            if let used = matches.first(where: { $0.status == .used && $0.output != nil }), let path = used.output {
+            if let used = matches.first(where: { $0.status == .used && $0.outputText != nil }),
+                let path = used.outputText
+            {
                 return (output(path, frames: used.outputFrames, matches: matches), nil)
             }
             // Nothing written and nothing failed (no place sure enough): the finding stands while nothing it rests on

@@ -68,8 +68,8 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
     init(run: Int64, position: Int, row: PairReport, plan: PairPlan?, ids: JournalIds) throws {
         self.run = run
         self.position = position
-        recording = try ids.name(row.recording)
-        reference = try ids.name(row.reference)
+        recording = try ids.name(row.recordingText)
+        reference = try ids.name(row.referenceText)
         device = try ids.name(row.device)
         deviceSource = try ids.term(row.deviceSource)
         sampleRate = row.sampleRate
@@ -100,7 +100,7 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
         operations = ""
         measuredBy = try ids.term(PairPlan.Measurement.headers.rawValue)
         var outcome = row.outcome?.rawValue
-        var output = row.output
+        var output = row.outputText
         var checksum = row.checksum
         var worker = row.worker
         outputFrames = row.outputFrames
@@ -185,7 +185,7 @@ struct PairRow: Codable, FetchableRecord, PersistableRecord {
         let outcome = texts.term(outcome)
         row.outcome = outcome.flatMap(RepairOutcome.init(rawValue:))
         // Until the run ends the column holds the plan's output path; the report names an output only with an outcome.
-        row.output = outcome == nil ? nil : texts.name(output)
+        row.outputText = outcome == nil ? nil : texts.name(output)
         row.outputFrames = outputFrames
         row.checksum = checksum?.text
         row.attempts = attempts

@@ -38,19 +38,19 @@ struct StoredClipTask: Codable, Equatable {
     var mux: Bool?
 
     init(_ task: ClipTask) {
-        clip = task.clip
+        clip = task.clipText
         clipSeconds = task.clipSeconds
         places = task.places.map { place in
             let found = place.candidate
             return Place(
-                recording: place.recording,
+                recording: place.recordingText,
                 candidate: Candidate(
                     recording: found.recording, startSeconds: found.startSeconds, clarity: found.clarity,
                     ambiguity: found.ambiguity, coverage: found.coverage, sharpClarity: found.sharpClarity,
                     sharpAmbiguity: found.sharpAmbiguity, byHarmony: found.byHarmony, rivals: found.rivals,
                     tentative: found.tentative, repeated: found.repeated),
                 timecodeStartSeconds: place.timecodeStartSeconds, recordingFrames: place.recordingFrames,
-                sampleRate: place.sampleRate, output: place.output, outputConflict: place.outputConflict,
+                sampleRate: place.sampleRate, output: place.outputText, outputConflict: place.outputConflict,
                 engine: place.engine.rawValue)
         }
         minimumConfidence = task.minimumConfidence
@@ -77,7 +77,7 @@ struct StoredClipTask: Codable, Equatable {
             value.timecodeStartSeconds = place.timecodeStartSeconds
             value.recordingFrames = place.recordingFrames
             value.sampleRate = place.sampleRate
-            value.output = place.output
+            value.outputText = place.output
             value.outputConflict = place.outputConflict
             if let engine = place.engine {
                 guard let known = ResampleEngine(rawValue: engine) else { return nil }

@@ -28,8 +28,8 @@ struct StoredMatch: Codable, Equatable {
     var unchanged: Bool?
 
     init(_ match: SoundPairingReport.Match) {
-        reference = match.reference
-        recording = match.recording
+        reference = match.referenceText
+        recording = match.recordingText
         recordingStartSeconds = match.recordingStartSeconds
         recordingEndSeconds = match.recordingEndSeconds
         coverage = match.coverage
@@ -45,7 +45,7 @@ struct StoredMatch: Codable, Equatable {
         fit = match.fit
         decidedBy = match.decidedBy
         repeats = match.repeats
-        output = match.output
+        output = match.outputText
         outputFrames = match.outputFrames
         operations = match.operations.map(StoredOperations.text)
         warnings = match.warnings
@@ -76,7 +76,7 @@ struct StoredMatch: Codable, Equatable {
         match.fit = fit
         match.decidedBy = decidedBy
         match.repeats = repeats
-        match.output = output
+        match.outputText = output
         match.outputFrames = outputFrames
         match.warnings = warnings
         match.unchanged = unchanged

@@ -95,8 +95,8 @@ struct NameNight: NightPart {
                 method: MethodChoice(
                     method: row.method ?? .resample, reason: row.methodReason ?? "in sync by the headers"))
             let job = JobRecord(
-                id: jobs.count + 1, input: row.recording, work: .content(content), outputRoot: nil,
-                inputRoots: report.roots, audioSeconds: row.recordingSeconds ?? 0, run: key)
+                id: jobs.count + 1, input: row.recordingText, work: .content(content), outputRoot: nil,
+                inputRoots: report.rootTexts, audioSeconds: row.recordingSeconds ?? 0, run: key)
             rowOfJob[job.id] = index
             jobs.append(job)
         }

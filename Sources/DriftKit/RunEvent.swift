@@ -164,7 +164,7 @@ extension FinishedJob {
             switch job.work {
             case .clipSync:
                 return .clipSynced(
-                    into: sound.matches?.first { $0.status == .used }?.output.map { FilePath(pathText: $0) })
+                    into: sound.matches?.first { $0.status == .used }?.output)
             case .soundPrint, .header, .content, .noop:
                 return .printed
             }

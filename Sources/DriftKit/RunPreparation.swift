@@ -108,7 +108,7 @@ package enum RunPreparation {
             return verdict
         }
         let key = try journal.runKey(run)
-        let rows = Dictionary(report.pairs.map { ($0.recording, $0) }, uniquingKeysWith: { first, _ in first })
+        let rows = Dictionary(report.pairs.map { ($0.recordingText, $0) }, uniquingKeysWith: { first, _ in first })
         var jobs: [JobRecord] = []
         for pair in plan.toRepair {
             let content = pair.content.flatMap { policy in

@@ -107,16 +107,18 @@ struct SoundNight: NightPart {
     /// Each row's device by the configuration's rules, as a scan names a recording's.
     /// Each recording's slate (scene, take, tape, track names), read from its header on this machine's cores.
     private func readSlates(_ report: inout ScanReport) {
-        let recordings = Array(Set(report.pairs.map(\.recording))).sorted()
+        let recordings = Array(Set(report.pairs.map(\.recordingText))).sorted()
         let slates = Parallel.map(recordings, threads: Cores.available) { RecordingProbe.slate(of: $0) }
         let byPath = Dictionary(uniqueKeysWithValues: zip(recordings, slates))
-        for index in report.pairs.indices { report.pairs[index].slate = byPath[report.pairs[index].recording] ?? nil }
+        for index in report.pairs.indices {
+            report.pairs[index].slate = byPath[report.pairs[index].recordingText] ?? nil
+        }
     }
 
     private func identifyDevices(_ report: inout ScanReport) {
         let rules = settings.configuration.pairing.device
         for index in report.pairs.indices {
-            let recording = report.pairs[index].recording
+            let recording = report.pairs[index].recordingText
             let root = settings.rootTexts.first { FilePath(recording).isBelow(FilePath($0)) }
             let identity = rules.identify(recording: recording, root: root, metadata: nil)
             report.pairs[index].device = identity.name

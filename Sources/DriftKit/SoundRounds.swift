@@ -114,9 +114,9 @@ final class SoundRounds: SoundWork, Sendable {
         let asked = self.asked.withLock { $0 }
         for (index, task) in tasks.enumerated() {
             let writes = task.places.contains { $0.output != nil }
-            var job = job(input: task.clip, work: .clipSync(task), writes: writes, audioSeconds: task.clipSeconds)
+            var job = job(input: task.clipText, work: .clipSync(task), writes: writes, audioSeconds: task.clipSeconds)
             // What the job's finding rests on, as `earlier` fingerprinted it (kept only for a night that writes).
-            job.fingerprints = writes ? asked[task.clip] ?? nil : nil
+            job.fingerprints = writes ? asked[task.clipText] ?? nil : nil
             taskOfJob[job.id] = index
             jobs.append(job)
         }
@@ -221,14 +221,15 @@ final class SoundRounds: SoundWork, Sendable {
             switch result.outcome {
             case .heard(let sound): return sound.matches ?? []
             case .failed(let failure): error = failure.message
-            case .repaired, .decided: error = "\(task.clip): the worker answered a clip with another job's result"
+            case .repaired, .decided: error = "\(task.clipText): the worker answered a clip with another job's result"
             }
         case .failed(let failure): error = failure.message
-        case .queued, .leased: error = "\(task.clip): not synced: the night ended first (no worker alive, or a stop)"
+        case .queued, .leased:
+            error = "\(task.clipText): not synced: the night ended first (no worker alive, or a stop)"
         }
         return task.places.map { place in
             SoundPairingReport.Match(
-                reference: task.clip, recording: place.recording,
+                reference: task.clipText, recording: place.recordingText,
                 recordingStartSeconds: place.candidate.startSeconds, recordingEndSeconds: nil,
                 coverage: place.candidate.coverage, clarity: place.candidate.clarity, content: nil, status: .failed,
                 note: error)

@@ -23,11 +23,11 @@ struct SoundTimeline {
     ) {
         var paths: Set<String> = []
         for group in sound.groups {
-            paths.formUnion(group.matches.map(\.reference) + group.clips)
-            paths.formUnion(group.matches.filter { $0.status != .uncertain }.map(\.recording))
-            if file.audio == .synced { paths.formUnion(group.matches.compactMap(\.output)) }
+            paths.formUnion(group.matches.map(\.referenceText) + group.clipsText)
+            paths.formUnion(group.matches.filter { $0.status != .uncertain }.map(\.recordingText))
+            if file.audio == .synced { paths.formUnion(group.matches.compactMap(\.outputText)) }
         }
-        let clips = Set(sound.groups.flatMap { $0.matches.map(\.reference) + $0.clips })
+        let clips = Set(sound.groups.flatMap { $0.matches.map(\.referenceText) + $0.clipsText })
         let ordered = paths.sorted()
         let facts = Parallel.map(ordered, threads: Cores.available) { path in
             Self.media(path, picture: clips.contains(path))

@@ -61,7 +61,7 @@ public enum FolderScanner {
         }
         // A pattern may reach into another folder (`../video/{stem}.mp4`): that reference is not unpaired.
         let referenced = Set(inventory.pairs.map(\.reference))
-        inventory.unpaired.removeAll { $0.kind == .reference && referenced.contains($0.path) }
+        inventory.unpaired.removeAll { $0.kind == .reference && referenced.contains($0.pathText) }
         return inventory
     }
 

@@ -34,7 +34,7 @@ public struct RunPlan: Sendable, Equatable {
     public func report(with outcomes: [PairID: PairOutcome]) -> ScanReport {
         var report = self.report
         for row in report.pairs.indices {
-            let id = PairID(recording: report.pairs[row].recording)
+            let id = PairID(recording: report.pairs[row].recordingText)
             guard let plan = pair(id) else { continue }
             let floor = plan.content?.confidenceFloor ?? ContentPolicy().confidenceFloor
             switch plan.decision {
@@ -50,12 +50,12 @@ public struct RunPlan: Sendable, Equatable {
                     report.pairs[row].contentNote = finding.note
                 }
                 report.pairs[row].outcome = .unchanged
-                report.pairs[row].output = previous.output
+                report.pairs[row].outputText = previous.output
                 report.pairs[row].outputFrames = previous.outputFrames
                 report.pairs[row].checksum = previous.checksum
                 report.pairs[row].worker = previous.worker
             case .repair:
-                report.pairs[row].output = plan.output
+                report.pairs[row].outputText = plan.output
                 report.pairs[row].operations = plan.operations
                 guard let outcome = outcomes[id] else {
                     report.pairs[row].outcome = .unfinished

@@ -36,7 +36,7 @@ public enum RunPlanner {
         var pairs: [PairPlan] = []
         for row in report.pairs {
             var plan = PairPlan(
-                id: PairID(recording: row.recording), reference: row.reference, decision: .skip,
+                id: PairID(recording: row.recordingText), reference: row.referenceText, decision: .skip,
                 audioSeconds: row.recordingSeconds ?? 0)
             plan.targetFrames = row.targetFrames
             let byContent = content.measures(row.cause) && hasOwnSound(row)
@@ -44,7 +44,7 @@ public enum RunPlanner {
             case .skip where byContent, .refuse where byContent && row.cause != nil:
                 // Measured by the sound on a worker: in sync by the headers (a late start leaves the lengths equal),
                 // or refused by them (the sound may explain the difference, or confirm a wrong pairing).
-                guard let output = outputPath(for: row.recording, layout: layout) else { break }
+                guard let output = outputPath(for: row.recordingText, layout: layout) else { break }
                 plan.decision = .repair
                 plan.targetFrames = row.recordingFrames
                 plan.method = nil
@@ -58,7 +58,7 @@ public enum RunPlanner {
                 plan.decision = .refuse(row.error ?? "refused")
             case .resample, .stretch, .align:
                 guard let target = row.targetFrames, let method = row.method,
-                    let output = outputPath(for: row.recording, layout: layout)
+                    let output = outputPath(for: row.recordingText, layout: layout)
                 else {
                     plan.decision = .refuse(row.error ?? "no output path below the output root")
                     break

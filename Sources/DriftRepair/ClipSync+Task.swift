@@ -51,10 +51,10 @@ extension ClipSync {
             if let conflict = place.outputConflict {
                 rows[best].status = .failed
                 rows[best].note = conflict
-            } else if let output = place.output {
+            } else if let output = place.outputText {
                 rows[best] = cut(
                     rows[best], placements[best], output: output, engine: place.engine, task: task,
-                    recordingName: (shown(place.recording) as NSString).lastPathComponent)
+                    recordingName: (shown(place.recordingText) as NSString).lastPathComponent)
                 if rows[best].status == .uncertain { continue }
             }
             break
@@ -80,7 +80,7 @@ extension ClipSync {
                 fits[i] = try? fit(placement, startSeconds: start, driftPPM: placement.content.driftPPM ?? drift)
             } else {
                 var rival = reference
-                rival.recording = task.places[i].recording
+                rival.recording = task.places[i].recordingText
                 fits[i] = try? fit(
                     rival, startSeconds: task.places[i].candidate.startSeconds, driftPPM: drift, searchSeconds: 0.15)
             }
@@ -152,15 +152,15 @@ extension ClipSync {
         do {
             let length =
                 try place.recordingFrames.flatMap { frames in place.sampleRate.map { (frames, $0) } }
-                ?? AudioInput.length(of: place.recording)
+                ?? AudioInput.length(of: place.recordingText)
             let measured = try ClipSync.measure(
-                recording: place.recording, clip: task.clip, candidate: candidate,
+                recording: place.recordingText, clip: task.clipText, candidate: candidate,
                 clipSeconds: task.clipSeconds, recordingLength: length)
             placement = measured
             let sure = measured.isConfirmed(minimumConfidence: task.minimumConfidence)
             let confidence = String(format: "%.2f", measured.content.confidence)
             row = SoundPairingReport.Match(
-                reference: task.clip, recording: place.recording,
+                reference: task.clipText, recording: place.recordingText,
                 // Where the measurement found no place, the prints' place: the row still says where it was looked at.
                 recordingStartSeconds: measured.recordingStartSeconds ?? candidate.startSeconds,
                 recordingEndSeconds: measured.recordingEndSeconds, coverage: coverage(measured) ?? candidate.coverage,
@@ -171,7 +171,7 @@ extension ClipSync {
             )
         } catch {
             row = SoundPairingReport.Match(
-                reference: task.clip, recording: place.recording, recordingStartSeconds: candidate.startSeconds,
+                reference: task.clipText, recording: place.recordingText, recordingStartSeconds: candidate.startSeconds,
                 recordingEndSeconds: nil, coverage: candidate.coverage, clarity: candidate.clarity, content: nil,
                 status: .uncertain, note: "\(error)")
         }
@@ -208,7 +208,7 @@ extension ClipSync {
         var row = match
         do {
             guard let placement else { throw ContentRefusal("not measured") }
-            let (clipFrames, clipRate) = try AudioInput.length(of: task.clip)
+            let (clipFrames, clipRate) = try AudioInput.length(of: task.clipText)
             // The clip's length at the recording's rate, in integers.
             let rate = Int128(placement.sampleRate)
             let frames = Int64((Int128(clipFrames) * rate * 2 + Int128(clipRate)) / (2 * Int128(clipRate)))
@@ -217,7 +217,7 @@ extension ClipSync {
             let repair = try ClipSync.repair(
                 placement, clipFrames: frames, output: output, quality: task.quality,
                 engine: engine, limitMs: task.residualLimitMs, mux: task.mux, recordingName: recordingName)
-            row.output = output
+            row.outputText = output
             row.warnings = repair.result.warnings.isEmpty ? nil : repair.result.warnings
             row.outputFrames = repair.result.outputFrames
             row.operations = repair.operations

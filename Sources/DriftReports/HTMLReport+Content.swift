@@ -38,10 +38,10 @@ extension HTMLReport {
 
     static func contentFigure(_ row: PairReport) -> String {
         guard let content = row.content else { return "" }
-        var caption = escape(short(row.recording))
+        var caption = escape(short(row.recordingText))
         caption += " — " + escape(content.isMeasured ? content.summary : content.reason ?? "unmeasurable")
         if let disagreement = content.disagreement { caption += " <span class=\"flag\">\(escape(disagreement))</span>" }
-        var attributes = "data-recording=\"\(escape(row.recording))\" data-model=\"\(content.model.rawValue)\""
+        var attributes = "data-recording=\"\(escape(row.recordingText))\" data-model=\"\(content.model.rawValue)\""
         if let offset = content.offsetMs { attributes += " data-offset-ms=\"\(offset)\"" }
         if let drift = content.driftPPM { attributes += " data-drift-ppm=\"\(drift)\"" }
         if let residual = content.residualMs { attributes += " data-residual-ms=\"\(residual)\"" }

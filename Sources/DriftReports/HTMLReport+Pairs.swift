@@ -37,8 +37,8 @@ extension HTMLReport {
         html += "</tr></thead><tbody>\n"
         for row in shown {
             html += "<tr class=\"\(concern(row) <= 1 ? "bad" : "warn")\">"
-            html += cell(middle(short(row.recording), 40), title: row.recording)
-            html += cell(middle(short(row.reference), 40), title: row.reference)
+            html += cell(middle(short(row.recordingText), 40), title: row.recordingText)
+            html += cell(middle(short(row.referenceText), 40), title: row.referenceText)
             html += cell(middle(row.device, 24), title: row.device)
             html += cell(middle(row.slate?.summary ?? "", 24), title: row.slate?.summary ?? "")
             html += numberCell(row.driftSeconds.map { $0 * 1000 }, "%+.2f")
@@ -207,14 +207,14 @@ struct PairTableData {
             return list.count - 1
         }
         for pair in pairs {
-            let folder = (pair.recording as NSString).deletingLastPathComponent
-            let name = (pair.recording as NSString).lastPathComponent
+            let folder = (pair.recordingText as NSString).deletingLastPathComponent
+            let name = (pair.recordingText as NSString).lastPathComponent
             let stem = (name as NSString).deletingPathExtension
             // A reference beside the recording with the same stem is stored as its extension alone.
-            let referenceExtension = "." + (FilePath(pair.reference).extension ?? "")
+            let referenceExtension = "." + (FilePath(pair.referenceText).extension ?? "")
             let reference =
-                pair.reference == folder + "/" + stem + referenceExtension && referenceExtension != "."
-                ? referenceExtension : pair.reference
+                pair.referenceText == folder + "/" + stem + referenceExtension && referenceExtension != "."
+                ? referenceExtension : pair.referenceText
             var mask = 0
             if pair.flags.contains(.ituBT1359) { mask |= 1 }
             if pair.flags.contains(.ebuR37) { mask |= 2 }

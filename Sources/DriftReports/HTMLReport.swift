@@ -26,7 +26,7 @@ public enum HTMLReport {
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>driftfix drift report</title>
             <style>\(css)\(contentCSS)</style></head><body>
-            <header><h1>Drift report</h1><p>Generated \(escape(report.generated)) · roots: \(report.roots.map(escape).joined(separator: ", "))</p></header>
+            <header><h1>Drift report</h1><p>Generated \(escape(report.generated)) · roots: \(report.rootTexts.map(escape).joined(separator: ", "))</p></header>
             <section class="cards">
             \(card("devices", "Devices", "\(devices.count)", devices.count))
             \(card("alerts", "Devices alerting", "\(alerts)", alerts, tone: alerts > 0 ? "bad" : ""))
@@ -40,7 +40,7 @@ public enum HTMLReport {
             \(card("unpaired", "Unpaired files", "\(s.unpaired)", s.unpaired, tone: s.unpaired > 0 ? "warn" : ""))
             \(card("warned", "Pairs with warnings", "\(s.warned)", s.warned, tone: s.warned > 0 ? "warn" : ""))
             \(card("worst", "Worst drift", s.worstDriftPPM.map { String(format: "%+.1f ppm", $0) } ?? "–", s.worstDriftPPM ?? 0,
-                   note: s.worstDriftRecording.map { (($0 as NSString).lastPathComponent) }))
+                   note: s.worstDriftRecordingText.map { (($0 as NSString).lastPathComponent) }))
             </section>
             \(fleetSection(devices, runs: report.history?.runs.count ?? 0))
             <section class="charts">
@@ -55,10 +55,10 @@ public enum HTMLReport {
             \(pairSection(report))
             """
         html += listSection(
-            "unpaired", "Unpaired files", report.unpaired.map { "\($0.kind.rawValue): \($0.path) — \($0.reason)" })
+            "unpaired", "Unpaired files", report.unpaired.map { "\($0.kind.rawValue): \($0.pathText) — \($0.reason)" })
         if let left = report.leftForAPerson { html += SoundPairingText.leftSection(left) }
-        html += listSection("scan-errors", "Scan errors", report.errors.map { "\($0.path): \($0.error)" })
-        html += listSection("skipped", "Skipped paths", report.skipped.map { "\($0.path) — \($0.reason)" })
+        html += listSection("scan-errors", "Scan errors", report.errors.map { "\($0.pathText): \($0.error)" })
+        html += listSection("skipped", "Skipped paths", report.skipped.map { "\($0.pathText) — \($0.reason)" })
         html +=
             "<footer>driftfix · every number here is also in report.json</footer>\n<script>\(script)</script></body></html>\n"
         return html

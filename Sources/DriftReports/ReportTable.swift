@@ -34,7 +34,7 @@ public enum ReportTable {
             let by = pair.cause == nil ? "-" : pair.measuredBy == .content ? "sound" : "lengths"
             let target: String = pair.action == .refuse ? "-" : pair.targetFrames.map { "\($0) frames" } ?? "-"
             var row: [String] =
-                [short(pair.recording)] + (withTake ? [take(pair)?.escapedForTerminal ?? "-"] : []) + [
+                [short(pair.recordingText)] + (withTake ? [take(pair)?.escapedForTerminal ?? "-"] : []) + [
                     drift, ppm, sync, pair.cause?.rawValue ?? "-", by, pair.action.rawValue, target,
                 ]
             if withOutcome { row.append(pair.outcome?.rawValue ?? "-") }
@@ -49,15 +49,15 @@ public enum ReportTable {
             }.joined(separator: "  ").trimmingTrailingSpaces()
         }
         for file in report.unpaired {
-            out.append("unpaired \(file.kind.rawValue): \(short(file.path)) (\(file.reason.escapedForTerminal))")
+            out.append("unpaired \(file.kind.rawValue): \(short(file.pathText)) (\(file.reason.escapedForTerminal))")
         }
         if let left = report.leftForAPerson, !left.isEmpty {
             out.append("left for a person (nothing cut from these):")
             for clip in left { out += SoundPairingText.lines(clip).map(\.escapedForTerminal) }
         }
-        for issue in report.errors { out.append("error: \(short(issue.path)): \(issue.error.escapedForTerminal)") }
+        for issue in report.errors { out.append("error: \(short(issue.pathText)): \(issue.error.escapedForTerminal)") }
         for skipped in report.skipped {
-            out.append("skipped: \(short(skipped.path)): \(skipped.reason.escapedForTerminal)")
+            out.append("skipped: \(short(skipped.pathText)): \(skipped.reason.escapedForTerminal)")
         }
         let s = report.summary
         out.append("")

@@ -32,7 +32,7 @@ public enum ReportWriter {
         }
         try member("version", report.version)
         try member("generated", report.generated)
-        try member("roots", report.roots)
+        try member("roots", report.rootTexts)
         try member("summary", report.summary)
         try member("devices", report.devices)
         try member("unpaired", report.unpaired)
@@ -167,7 +167,7 @@ public enum ReportWriter {
             let clock = row.content?.clock
             let lengths = row.lengths
             let values: [String?] = [
-                row.recording, row.reference, row.folder, row.sampleRate.map(String.init),
+                row.recordingText, row.referenceText, row.folderText, row.sampleRate.map(String.init),
                 row.channels.map(String.init),
                 row.format, row.recordingFrames.map(String.init), row.recordingSeconds.map(number),
                 row.referenceSeconds.map(number), row.referenceDuration, row.referenceSource,
@@ -176,7 +176,7 @@ public enum ReportWriter {
                 row.flags.map(\.rawValue).joined(separator: ";"), row.cause?.rawValue, row.causeDetail,
                 row.action.rawValue,
                 row.method?.rawValue, row.methodReason, row.targetFrames.map(String.init), row.error,
-                row.outcome?.rawValue, row.output, row.outputFrames.map(String.init), row.checksum,
+                row.outcome?.rawValue, row.outputText, row.outputFrames.map(String.init), row.checksum,
                 row.attempts.map(String.init), row.worker, row.processingSeconds.map(number),
                 row.warnings.joined(separator: ";"), row.measuredBy.rawValue,
                 row.operations.map(\.description).joined(separator: ";"),
@@ -213,17 +213,18 @@ public enum ReportWriter {
             let key = file.kind == .recording ? "recording" : "reference"
             lines.append(
                 line([
-                    key: file.path, "folder": (file.path as NSString).deletingLastPathComponent,
+                    key: file.pathText, "folder": (file.pathText as NSString).deletingLastPathComponent,
                     "error": file.reason, "kind": "unpaired", "status": file.status?.rawValue ?? "",
                 ]))
         }
         for issue in report.errors {
-            lines.append(line(["folder": issue.path, "error": issue.error, "kind": "error"]))
+            lines.append(line(["folder": issue.pathText, "error": issue.error, "kind": "error"]))
         }
         for skipped in report.skipped {
             lines.append(
                 line([
-                    "folder": skipped.path, "error": skipped.reason, "status": skipped.kind.rawValue, "kind": "skipped",
+                    "folder": skipped.pathText, "error": skipped.reason, "status": skipped.kind.rawValue,
+                    "kind": "skipped",
                 ]))
         }
         if !lines.isEmpty { try flush(true) }

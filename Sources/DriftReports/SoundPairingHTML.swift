@@ -37,8 +37,8 @@ extension SoundPairingText {
     /// One group: its timeline, its table of matches, its files by status and its errors.
     private static func groupSection(_ group: SoundPairingReport.Group, index g: Int) -> String {
         var page =
-            "<section id=\"group-\(g)\" data-folder=\"\(HTMLReport.escape(group.folder))\"><h2>\(HTMLReport.escape(group.title))</h2>\n"
-        let base = group.folder.hasSuffix("/") ? group.folder : group.folder + "/"
+            "<section id=\"group-\(g)\" data-folder=\"\(HTMLReport.escape(group.folderText))\"><h2>\(HTMLReport.escape(group.title))</h2>\n"
+        let base = group.folderText.hasSuffix("/") ? group.folderText : group.folderText + "/"
         func short(_ path: String) -> String {
             HTMLReport.escape(path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path)
         }
@@ -49,17 +49,17 @@ extension SoundPairingText {
             guard !files.isEmpty else { continue }
             page +=
                 "<p class=\"files \(status.kind.rawValue) \(status.status.rawValue)\">\(heading): "
-                + files.map { short($0.path) }.joined(separator: ", ") + "</p>\n"
+                + files.map { short($0.pathText) }.joined(separator: ", ") + "</p>\n"
         }
         for error in group.errors {
-            page += "<p class=\"error\">\(short(error.path)): \(HTMLReport.escape(error.error))</p>\n"
+            page += "<p class=\"error\">\(short(error.pathText)): \(HTMLReport.escape(error.error))</p>\n"
         }
         return page + "</section>\n"
     }
 
     /// The group's recordings as lanes, each clip a box where its sound lies in the recording.
     private static func timeline(_ group: SoundPairingReport.Group, short: (String) -> String) -> String {
-        let recordings = Array(Set(group.matches.map(\.recording))).sorted()
+        let recordings = Array(Set(group.matches.map(\.recordingText))).sorted()
         let starts = group.matches.compactMap(\.recordingStartSeconds)
         let ends = group.matches.compactMap(\.recordingEndSeconds)
         let low = min(0, starts.min() ?? 0)
@@ -73,16 +73,16 @@ extension SoundPairingText {
             page +=
                 "<g class=\"lane\" data-recording=\"\(HTMLReport.escape(recording))\"><text x=\"4\" y=\"\(y + 18)\">\(short(recording))</text>"
             page += "<line x1=\"\(x(0))\" x2=\"\(x(high))\" y1=\"\(y + 13)\" y2=\"\(y + 13)\" stroke=\"#bbb\"/>\n"
-            for m in group.matches where m.recording == recording {
+            for m in group.matches where m.recordingText == recording {
                 guard let start = m.recordingStartSeconds, let end = m.recordingEndSeconds else { continue }
                 let (x0, x1) = (x(start), x(end))
                 let drift = m.content?.driftPPM.map { String(format: ", drift %+.2f ppm", $0) } ?? ""
                 page +=
-                    "<g class=\"clip \(m.status.rawValue)\" data-reference=\"\(HTMLReport.escape(m.reference))\" data-status=\"\(m.status.rawValue)\" data-start-seconds=\"\(start)\">"
+                    "<g class=\"clip \(m.status.rawValue)\" data-reference=\"\(HTMLReport.escape(m.referenceText))\" data-status=\"\(m.status.rawValue)\" data-start-seconds=\"\(start)\">"
                 page +=
-                    "<rect x=\"\(x0)\" y=\"\(y + 2)\" width=\"\(max(2, x1 - x0))\" height=\"22\" rx=\"3\"><title>\(short(m.reference)): \(clock(start)) - \(clock(end))\(drift), \(m.status.rawValue)</title></rect>"
+                    "<rect x=\"\(x0)\" y=\"\(y + 2)\" width=\"\(max(2, x1 - x0))\" height=\"22\" rx=\"3\"><title>\(short(m.referenceText)): \(clock(start)) - \(clock(end))\(drift), \(m.status.rawValue)</title></rect>"
                 // The clip's file name where the box holds it (about 7 px a character).
-                let name = (m.reference as NSString).lastPathComponent
+                let name = (m.referenceText as NSString).lastPathComponent
                 if x1 - x0 > Double(name.count * 7 + 8) {
                     page += "<text x=\"\(x0 + 4)\" y=\"\(y + 17)\">\(HTMLReport.escape(name))</text>"
                 }
@@ -97,7 +97,9 @@ extension SoundPairingText {
     private static func matchTable(_ group: SoundPairingReport.Group, short: (String) -> String) -> String {
         var page =
             "<table><tr><th>clip</th><th>recording</th><th>status</th><th>from</th><th>to</th><th>covers</th><th>drift ppm</th><th>dropouts</th><th>confidence</th><th>residual ms</th><th>timecode</th><th>output</th><th>note</th></tr>\n"
-        for m in group.matches.sorted(by: { ($0.reference, $0.recording) < ($1.reference, $1.recording) }) {
+        for m in group.matches.sorted(by: {
+            ($0.referenceText, $0.recordingText) < ($1.referenceText, $1.recordingText)
+        }) {
             let c = m.content
             let timecode =
                 m.timecodeAgrees.map { $0 ? "agrees" : "<span class=\"disagrees\">disagrees</span>" } ?? ""
@@ -105,8 +107,8 @@ extension SoundPairingText {
             let dropouts: String = c.map { String($0.dropouts.count) } ?? ""
             let confidence: String = c.map { String(format: "%.2f", $0.confidence) } ?? ""
             let residual: String = c?.residualMs.map { String(format: "%.3f", $0) } ?? ""
-            let output: String = m.output.map(short) ?? ""
-            var cells: [String] = [short(m.reference), short(m.recording), m.status.rawValue]
+            let output: String = m.outputText.map(short) ?? ""
+            var cells: [String] = [short(m.referenceText), short(m.recordingText), m.status.rawValue]
             cells += [
                 clock(m.recordingStartSeconds), clock(m.recordingEndSeconds),
                 String(format: "%.0f %%", m.coverage * 100),
@@ -124,7 +126,7 @@ extension SoundPairingText {
             "<section id=\"left\"><h2>Left for a person</h2><p>Nothing was cut from these clips: each place, and what would decide.</p>\n<table><tr><th>clip</th><th>why</th><th>places</th><th>would decide</th></tr>\n"
         for left in left {
             let places = left.places.map { place in
-                var text = "\(HTMLReport.escape(place.recording)) at \(clock(place.recordingStartSeconds))"
+                var text = "\(HTMLReport.escape(place.recordingText)) at \(clock(place.recordingStartSeconds))"
                 text += String(format: ", clarity %.1f", place.clarity)
                 if let fit = place.fit { text += String(format: ", fit %.3f", fit) }
                 if let agrees = place.timecodeAgrees {
@@ -133,7 +135,7 @@ extension SoundPairingText {
                 return text
             }.joined(separator: "<br>")
             page +=
-                "<tr class=\"left \(left.why.rawValue)\" data-clip=\"\(HTMLReport.escape(left.clip))\"><td>\(HTMLReport.escape(left.clip))</td><td title=\"\(HTMLReport.escape(SoundPairingText.why(left)))\">\(left.why.rawValue)</td><td>\(places)</td><td>\(HTMLReport.escape(left.wouldDecide))</td></tr>\n"
+                "<tr class=\"left \(left.why.rawValue)\" data-clip=\"\(HTMLReport.escape(left.clipText))\"><td>\(HTMLReport.escape(left.clipText))</td><td title=\"\(HTMLReport.escape(SoundPairingText.why(left)))\">\(left.why.rawValue)</td><td>\(places)</td><td>\(HTMLReport.escape(left.wouldDecide))</td></tr>\n"
         }
         return page + "</table></section>\n"
     }

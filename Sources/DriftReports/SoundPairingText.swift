@@ -26,13 +26,14 @@ public enum SoundPairingText {
                 let c = m.content
                 lines.append(
                     [
-                        group.title, m.reference, m.recording, m.status.rawValue, number(m.recordingStartSeconds, 6),
+                        group.title, m.referenceText, m.recordingText, m.status.rawValue,
+                        number(m.recordingStartSeconds, 6),
                         number(m.recordingEndSeconds, 6), number(m.coverage, 4), number(m.clarity, 1),
                         number(c?.offsetMs, 3),
                         number(c?.driftPPM, 3), number(m.recordingDriftPPM, 3), c.map { "\($0.dropouts.count)" } ?? "",
                         number(c?.confidence, 3),
                         number(c?.residualMs, 3), number(m.timecodeStartSeconds, 3),
-                        m.timecodeAgrees.map { $0 ? "true" : "false" } ?? "", m.output ?? "",
+                        m.timecodeAgrees.map { $0 ? "true" : "false" } ?? "", m.outputText ?? "",
                         m.outputFrames.map { "\($0)" } ?? "", m.note ?? "",
                     ]
                     .map(field).joined(separator: ","))
@@ -40,7 +41,7 @@ public enum SoundPairingText {
             // Every file not paired, once, with its status.
             for file in group.files {
                 guard let status = csvStatus(file) else { continue }
-                let (clip, recording) = file.kind == .clip ? (file.path, "") : ("", file.path)
+                let (clip, recording) = file.kind == .clip ? (file.pathText, "") : ("", file.pathText)
                 lines.append(
                     ([group.title, clip, recording, status] + Array(repeating: "", count: csvColumns.count - 4))
                         .map(field).joined(separator: ","))
@@ -54,16 +55,16 @@ public enum SoundPairingText {
         var out: [String] = []
         for group in report.groups {
             out.append("\(group.title):")
-            let base = group.folder.hasSuffix("/") ? group.folder : group.folder + "/"
+            let base = group.folderText.hasSuffix("/") ? group.folderText : group.folderText + "/"
             func short(_ path: String) -> String { path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path }
-            let byRecording = Dictionary(grouping: group.matches, by: \.recording)
+            let byRecording = Dictionary(grouping: group.matches, by: \.recordingText)
             for recording in byRecording.keys.sorted() {
                 out.append("  \(short(recording))")
                 for m in (byRecording[recording] ?? []).sorted(by: {
                     ($0.recordingStartSeconds ?? 0) < ($1.recordingStartSeconds ?? 0)
                 }) {
                     let span = "\(clock(m.recordingStartSeconds)) - \(clock(m.recordingEndSeconds))"
-                    var line = "    \(span)  \(short(m.reference))  \(m.status.rawValue)"
+                    var line = "    \(span)  \(short(m.referenceText))  \(m.status.rawValue)"
                     if let c = m.content, let drift = c.driftPPM { line += String(format: "  drift %+.2f ppm", drift) }
                     if let pooled = m.recordingDriftPPM, let clips = m.recordingDriftClips {
                         line += String(
@@ -74,11 +75,11 @@ public enum SoundPairingText {
                         line += "  \(c.dropouts.count) dropout\(c.dropouts.count == 1 ? "" : "s")"
                     }
                     if m.coverage < 0.999 { line += String(format: "  covers %.0f %%", m.coverage * 100) }
-                    if let residual = m.content?.residualMs, m.output != nil {
+                    if let residual = m.content?.residualMs, m.outputText != nil {
                         line += String(format: "  residual %.3f ms", residual)
                     }
                     if let agrees = m.timecodeAgrees { line += agrees ? "  timecode agrees" : "  TIMECODE DISAGREES" }
-                    if let output = m.output { line += "  -> \(output)" }
+                    if let output = m.outputText { line += "  -> \(output)" }
                     if let note = m.note, m.status != .used { line += "  (\(note))" }
                     out.append(line)
                 }
@@ -86,9 +87,9 @@ public enum SoundPairingText {
             for (status, heading) in groupHeadings {
                 let files = group.files.filter { $0.status == status.status && $0.kind == status.kind }
                 guard !files.isEmpty else { continue }
-                out.append("  \(heading.lowercased()): " + files.map { short($0.path) }.joined(separator: ", "))
+                out.append("  \(heading.lowercased()): " + files.map { short($0.pathText) }.joined(separator: ", "))
             }
-            for error in group.errors { out.append("  error: \(short(error.path)): \(error.error)") }
+            for error in group.errors { out.append("  error: \(short(error.pathText)): \(error.error)") }
         }
         if !report.leftForAPerson.isEmpty {
             out.append("left for a person (nothing cut from these):")
@@ -139,9 +140,9 @@ public enum SoundPairingText {
 
     /// A clip left for a person, in words: why, each place, and what would decide.
     static func lines(_ left: SoundPairingReport.LeftClip) -> [String] {
-        var out = ["  \(left.clip): \(why(left))"]
+        var out = ["  \(left.clipText): \(why(left))"]
         for place in left.places {
-            var line = "    \(place.recording) at \(clock(place.recordingStartSeconds))"
+            var line = "    \(place.recordingText) at \(clock(place.recordingStartSeconds))"
             line += String(format: ", clarity %.1f", place.clarity)
             if let fit = place.fit { line += String(format: ", fit %.3f", fit) }
             if let agrees = place.timecodeAgrees { line += agrees ? ", timecode agrees" : ", timecode disagrees" }

@@ -28,9 +28,9 @@ extension PairReport {
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(recording, forKey: .recording)
-        try c.encode(reference, forKey: .reference)
-        try c.encode(folder, forKey: .folder)
+        try c.encode(recordingText, forKey: .recording)
+        try c.encode(referenceText, forKey: .reference)
+        try c.encode(folderText, forKey: .folder)
         try c.encode(device, forKey: .device)
         try c.encode(deviceSource, forKey: .deviceSource)
         try c.encode(sampleRate, forKey: .sampleRate)
@@ -54,7 +54,7 @@ extension PairReport {
         try c.encode(targetFrames, forKey: .targetFrames)
         try c.encode(error, forKey: .error)
         try c.encode(outcome, forKey: .outcome)
-        try c.encode(output, forKey: .output)
+        try c.encode(outputText, forKey: .output)
         try c.encode(outputFrames, forKey: .outputFrames)
         try c.encode(checksum, forKey: .checksum)
         try c.encode(attempts, forKey: .attempts)
@@ -83,10 +83,10 @@ extension PairReport {
     // Reports stored in a journal by an earlier release lack the newer keys: they decode with empty values.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        recording = try c.decode(String.self, forKey: .recording)
-        reference = try c.decode(String.self, forKey: .reference)
-        folder = try c.decode(String.self, forKey: .folder)
-        device = try c.decodeIfPresent(String.self, forKey: .device) ?? PairReport.folderDevice(folder)
+        recordingText = try c.decode(String.self, forKey: .recording)
+        referenceText = try c.decode(String.self, forKey: .reference)
+        folderText = try c.decode(String.self, forKey: .folder)
+        device = try c.decodeIfPresent(String.self, forKey: .device) ?? PairReport.folderDevice(folderText)
         deviceSource = try c.decodeIfPresent(String.self, forKey: .deviceSource) ?? "folder"
         sampleRate = try c.decodeIfPresent(Int.self, forKey: .sampleRate)
         channels = try c.decodeIfPresent(Int.self, forKey: .channels)
@@ -109,7 +109,7 @@ extension PairReport {
         targetFrames = try c.decodeIfPresent(Int64.self, forKey: .targetFrames)
         error = try c.decodeIfPresent(String.self, forKey: .error)
         outcome = try c.decodeIfPresent(RepairOutcome.self, forKey: .outcome)
-        output = try c.decodeIfPresent(String.self, forKey: .output)
+        outputText = try c.decodeIfPresent(String.self, forKey: .output)
         outputFrames = try c.decodeIfPresent(Int64.self, forKey: .outputFrames)
         checksum = try c.decodeIfPresent(String.self, forKey: .checksum)
         attempts = try c.decodeIfPresent(Int.self, forKey: .attempts)
@@ -141,7 +141,9 @@ extension PairReport {
 extension ScanSummary {
     enum CodingKeys: String, CodingKey {
         case pairs, measured, inSync, needRepair, refused, errors, unpaired, skipped, warned, totalAudioSeconds
-        case worstDriftPPM, worstDriftRecording, flagged, outcomes
+        case worstDriftPPM
+        case worstDriftRecordingText = "worstDriftRecording"
+        case flagged, outcomes
     }
 
     public init(from decoder: Decoder) throws {
@@ -157,7 +159,7 @@ extension ScanSummary {
         warned = try c.decodeIfPresent(Int.self, forKey: .warned) ?? 0
         totalAudioSeconds = try c.decode(Double.self, forKey: .totalAudioSeconds)
         worstDriftPPM = try c.decodeIfPresent(Double.self, forKey: .worstDriftPPM)
-        worstDriftRecording = try c.decodeIfPresent(String.self, forKey: .worstDriftRecording)
+        worstDriftRecordingText = try c.decodeIfPresent(String.self, forKey: .worstDriftRecordingText)
         flagged = try c.decode(Int.self, forKey: .flagged)
         outcomes = try c.decodeIfPresent([RepairOutcome: Int].self, forKey: .outcomes) ?? [:]
     }
@@ -165,7 +167,9 @@ extension ScanSummary {
 
 extension ScanReport {
     enum CodingKeys: String, CodingKey {
-        case version, generated, roots, summary, devices, pairs, unpaired, errors, skipped, history, disruptions
+        case version, generated
+        case rootTexts = "roots"
+        case summary, devices, pairs, unpaired, errors, skipped, history, disruptions
         case leftForAPerson
     }
 
@@ -173,7 +177,7 @@ extension ScanReport {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         version = try c.decodeIfPresent(Int.self, forKey: .version) ?? 1
         generated = try c.decode(String.self, forKey: .generated)
-        roots = try c.decode([String].self, forKey: .roots)
+        rootTexts = try c.decode([String].self, forKey: .rootTexts)
         summary = try c.decode(ScanSummary.self, forKey: .summary)
         pairs = try c.decode([PairReport].self, forKey: .pairs)
         unpaired = try c.decode([UnpairedFile].self, forKey: .unpaired)

@@ -1,12 +1,29 @@
 import DriftCore
 
+public import struct SystemPackage.FilePath
+
 /// One pair in a drift report: measurements, cause and plan (or the error that stopped them).
 /// Field names are the report's stable JSON/CSV columns.
 public struct PairReport: Codable, Sendable, Equatable {
-    public var recording: String
-    public var reference: String
+    /// The recording, its audio measured and repaired.
+    public var recording: FilePath {
+        get { FilePath(pathText: recordingText) }
+        set { recordingText = newValue.pathText }
+    }
+    /// What the recording is measured against (usually the video recorded with it).
+    public var reference: FilePath {
+        get { FilePath(pathText: referenceText) }
+        set { referenceText = newValue.pathText }
+    }
     /// The recording's folder.
-    public var folder: String
+    public var folder: FilePath {
+        get { FilePath(pathText: folderText) }
+        set { folderText = newValue.pathText }
+    }
+    /// `recording`, `reference` and `folder` as the report's JSON, CSV and journal hold them (`PathText`).
+    package var recordingText: String
+    package var referenceText: String
+    package var folderText: String
     /// The recorder the recording came from (`scan.device`: a folder under the root, a path pattern, or metadata);
     /// QA groups, trends and alerts by it.
     public var device: String
@@ -64,7 +81,12 @@ public struct PairReport: Codable, Sendable, Equatable {
     /// in a sentence).
     public var failure: FailureKind?
     /// The repaired file.
-    public var output: String?
+    public var output: FilePath? {
+        get { outputText.map { FilePath(pathText: $0) } }
+        set { outputText = newValue?.pathText }
+    }
+    /// `output` as the report holds it.
+    package var outputText: String?
     /// Frames in the output, as the worker verified by reopening it.
     public var outputFrames: Int64?
     /// XXH3-64 of the output file: `xxh3:` and 16 hex digits (what `xxhsum -H3` prints); reports of releases before
@@ -115,12 +137,23 @@ public struct PairReport: Codable, Sendable, Equatable {
 
     /// A measured pair.
     public init(
+        recording: FilePath, reference: FilePath, folder: FilePath, sampleRate: Int, channels: Int, format: String,
+        recordingFrames: Int64, referenceSource: String, analysis: DriftAnalysis
+    ) {
+        self.init(
+            recording: recording.pathText, reference: reference.pathText, folder: folder.pathText,
+            sampleRate: sampleRate, channels: channels, format: format, recordingFrames: recordingFrames,
+            referenceSource: referenceSource, analysis: analysis)
+    }
+
+    /// A measured pair, its files named by their `PathText` (as the scan carries them).
+    package init(
         recording: String, reference: String, folder: String, sampleRate: Int, channels: Int, format: String,
         recordingFrames: Int64, referenceSource: String, analysis: DriftAnalysis
     ) {
-        self.recording = recording
-        self.reference = reference
-        self.folder = folder
+        recordingText = recording
+        referenceText = reference
+        folderText = folder
         device = PairReport.folderDevice(folder)
         deviceSource = "folder"
         self.sampleRate = sampleRate
@@ -142,10 +175,15 @@ public struct PairReport: Codable, Sendable, Equatable {
     }
 
     /// A pair that could not be measured.
-    public init(recording: String, reference: String, folder: String, error: String) {
-        self.recording = recording
-        self.reference = reference
-        self.folder = folder
+    public init(recording: FilePath, reference: FilePath, folder: FilePath, error: String) {
+        self.init(recording: recording.pathText, reference: reference.pathText, folder: folder.pathText, error: error)
+    }
+
+    /// A pair that could not be measured, its files named by their `PathText`.
+    package init(recording: String, reference: String, folder: String, error: String) {
+        recordingText = recording
+        referenceText = reference
+        folderText = folder
         device = PairReport.folderDevice(folder)
         deviceSource = "folder"
         flags = []
@@ -202,96 +240,59 @@ public enum RepairOutcome: String, Codable, CodingKeyRepresentable, Sendable, Ca
 /// A recording or reference with no partner.
 public struct UnpairedFile: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable { case recording, reference }
-    public var path: String
+    /// The file.
+    public var path: FilePath {
+        get { FilePath(pathText: pathText) }
+        set { pathText = newValue.pathText }
+    }
+    /// `path` as the report holds it (`PathText`).
+    package var pathText: String
     public var kind: Kind
     public var reason: String
     /// Where the night paired by sound: the file's one status (`unheard`, `repeats`, `unconfirmed`, `too-short`,
     /// `silent`, `unsettled`); null where it paired by name.
     public var status: SoundPairingReport.FileStatus.Status?
 
-    public init(path: String, kind: Kind, reason: String, status: SoundPairingReport.FileStatus.Status? = nil) {
-        self.path = path
+    public init(path: FilePath, kind: Kind, reason: String, status: SoundPairingReport.FileStatus.Status? = nil) {
+        self.init(path: path.pathText, kind: kind, reason: reason, status: status)
+    }
+
+    package init(path: String, kind: Kind, reason: String, status: SoundPairingReport.FileStatus.Status? = nil) {
+        pathText = path
         self.kind = kind
         self.reason = reason
         self.status = status
     }
-}
 
-/// A path the scan left out on purpose, with its kind and the reason: a symbolic link to a folder scanned under its
-/// own path, a link loop, a folder reached twice, and every file that is not a regular one (a FIFO, a socket, a
-/// device, a dangling link), which is never opened. Not an error: nothing readable goes unscanned.
-public struct SkippedPath: Codable, Sendable, Equatable {
-    public enum Kind: String, Codable, Sendable, CaseIterable {
-        case link, folder, fifo, socket
-        case characterDevice = "character-device"
-        case blockDevice = "block-device"
-        case danglingLink = "dangling-link"
-
-        /// The kind in words, as a reason begins.
-        public var words: String {
-            switch self {
-            case .link: "a symbolic link"
-            case .folder: "a folder"
-            case .fifo: "a FIFO (named pipe)"
-            case .socket: "a socket"
-            case .characterDevice: "a character device"
-            case .blockDevice: "a block device"
-            case .danglingLink: "a dangling symbolic link"
-            }
-        }
-
-        /// The kind a reason names (a journal stores the reason only): the special files' reasons begin with their
-        /// kind's words.
-        init(reason: String) {
-            let special: [Kind] = [.fifo, .socket, .characterDevice, .blockDevice, .danglingLink]
-            self =
-                special.first { reason.hasPrefix($0.words) }
-                ?? (reason.hasPrefix("already scanned as") ? .folder : .link)
-        }
-    }
-
-    public var path: String
-    public var reason: String
-    public var kind: Kind
-
-    public init(path: String, reason: String, kind: Kind? = nil) {
-        self.path = path
-        self.reason = reason
-        self.kind = kind ?? Kind(reason: reason)
-    }
-
-    /// A file that is not a regular one, found in a folder (directly, or as what a symbolic link points to).
-    public static func special(path: String, kind: Kind, throughLink: Bool = false) -> SkippedPath {
-        SkippedPath(
-            path: path,
-            reason: "\(kind.words)\(throughLink ? " (through a symbolic link)" : ""): not a regular file, never opened",
-            kind: kind)
-    }
-
-    /// A symbolic link whose target does not exist.
-    public static func dangling(path: String, target: String) -> SkippedPath {
-        SkippedPath(
-            path: path, reason: "\(Kind.danglingLink.words) to \(target), which does not exist", kind: .danglingLink)
-    }
-
-    enum CodingKeys: String, CodingKey { case path, reason, kind }
-
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        path = try c.decode(String.self, forKey: .path)
-        reason = try c.decode(String.self, forKey: .reason)
-        kind = try c.decodeIfPresent(Kind.self, forKey: .kind) ?? Kind(reason: reason)
+    enum CodingKeys: String, CodingKey {
+        case pathText = "path"
+        case kind, reason, status
     }
 }
 
 /// A path the scan could not look into (unreadable folder, broken link, missing root, ...).
 public struct ScanIssue: Codable, Sendable, Equatable {
-    public var path: String
+    /// The path that could not be read.
+    public var path: FilePath {
+        get { FilePath(pathText: pathText) }
+        set { pathText = newValue.pathText }
+    }
+    /// `path` as the report holds it (`PathText`).
+    package var pathText: String
     public var error: String
 
-    public init(path: String, error: String) {
-        self.path = path
+    public init(path: FilePath, error: String) {
+        self.init(path: path.pathText, error: error)
+    }
+
+    package init(path: String, error: String) {
+        pathText = path
         self.error = error
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case pathText = "path"
+        case error
     }
 }
 
@@ -310,7 +311,13 @@ public struct ScanSummary: Codable, Sendable, Equatable {
     public var warned: Int
     package var totalAudioSeconds: Double
     public var worstDriftPPM: Double?
-    public var worstDriftRecording: String?
+    /// The recording whose drift was the worst.
+    public var worstDriftRecording: FilePath? {
+        get { worstDriftRecordingText.map { FilePath(pathText: $0) } }
+        set { worstDriftRecordingText = newValue?.pathText }
+    }
+    /// `worstDriftRecording` as the report holds it (`PathText`).
+    package var worstDriftRecordingText: String?
     public var flagged: Int
     /// Outcome counts after `driftfix repair`; empty for a scan.
     public var outcomes: [RepairOutcome: Int]
@@ -332,10 +339,10 @@ public struct ScanSummary: Codable, Sendable, Equatable {
         for pair in pairs {
             guard let ppm = pair.driftPPM else { continue }
             if let worst, abs(ppm) <= abs(worst.ppm) { continue }
-            worst = (ppm, pair.recording)
+            worst = (ppm, pair.recordingText)
         }
         worstDriftPPM = worst?.ppm
-        worstDriftRecording = worst?.recording
+        worstDriftRecordingText = worst?.recording
         flagged = pairs.filter { !$0.flags.isEmpty }.count
         outcomes = Dictionary(grouping: pairs.compactMap(\.outcome), by: { $0 }).mapValues(\.count)
     }
@@ -350,7 +357,13 @@ public struct ScanReport: Codable, Sendable, Equatable {
     public static let currentVersion = 3
     public var version = ScanReport.currentVersion
     public var generated: String
-    public var roots: [String]
+    /// The folders scanned.
+    public var roots: [FilePath] {
+        get { rootTexts.map { FilePath(pathText: $0) } }
+        set { rootTexts = newValue.map(\.pathText) }
+    }
+    /// `roots` as the report holds them (`PathText`).
+    package var rootTexts: [String]
     public var summary: ScanSummary
     public var pairs: [PairReport]
     public var unpaired: [UnpairedFile]
@@ -369,11 +382,20 @@ public struct ScanReport: Codable, Sendable, Equatable {
     public var leftForAPerson: [SoundPairingReport.LeftClip]?
 
     public init(
+        generated: String, roots: [FilePath], pairs: [PairReport], unpaired: [UnpairedFile], errors: [ScanIssue],
+        skipped: [SkippedPath] = []
+    ) {
+        self.init(
+            generated: generated, roots: roots.map(\.pathText), pairs: pairs, unpaired: unpaired, errors: errors,
+            skipped: skipped)
+    }
+
+    package init(
         generated: String, roots: [String], pairs: [PairReport], unpaired: [UnpairedFile], errors: [ScanIssue],
         skipped: [SkippedPath] = []
     ) {
         self.generated = generated
-        self.roots = roots
+        rootTexts = roots
         self.pairs = pairs
         self.unpaired = unpaired
         self.errors = errors

@@ -1,5 +1,7 @@
 import DriftCore
 
+public import struct SystemPackage.FilePath
+
 extension SoundPairingReport {
     /// A file's one status in its group: every clip and every recording has exactly one, the same in the table, the
     /// JSON, the CSV and the HTML.
@@ -27,25 +29,42 @@ extension SoundPairingReport {
             case unsettled
         }
 
-        public var path: String
+        public var path: FilePath {
+            get { FilePath(pathText: pathText) }
+            set { pathText = newValue.pathText }
+        }
+        /// `path` as the report holds it (`PathText`).
+        package var pathText: String
         public var kind: Kind
         public var status: Status
 
-        public init(path: String, kind: Kind, status: Status) {
-            self.path = path
+        public init(path: FilePath, kind: Kind, status: Status) {
+            self.init(path: path.pathText, kind: kind, status: status)
+        }
+
+        package init(path: String, kind: Kind, status: Status) {
+            pathText = path
             self.kind = kind
             self.status = status
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case pathText = "path"
+            case kind, status
         }
     }
 }
 
 extension SoundPairingReport.Group {
     /// Every clip of the group, whatever its status (those left off `files` by a hand-built group included).
-    public var clips: [String] {
+    public var clips: [FilePath] { clipsText.map { FilePath(pathText: $0) } }
+
+    /// `clips` as the report holds them (`PathText`), sorted by that text.
+    package var clipsText: [String] {
         Array(
             Set(
-                files.filter { $0.kind == .clip }.map(\.path) + unmatchedClips + uncertainClips + unconfirmedClips
-                    + shortClips)
+                files.filter { $0.kind == .clip }.map(\.pathText) + unmatchedClipsText + uncertainClipsText
+                    + unconfirmedClipsText + shortClipsText)
         ).sorted()
     }
 
@@ -55,13 +74,13 @@ extension SoundPairingReport.Group {
     /// - Parameters:
     ///   - clips: every clip of the group (searched, kept from an earlier night, silent).
     ///   - silent: clips with no sound to search for; `short`: clips too short to search for.
-    public mutating func classify(
+    package mutating func classify(
         clips: [String], recordings: [String], silent: Set<String> = [], short: Set<String> = []
     ) {
-        let byClip = Dictionary(grouping: matches, by: \.reference)
-        let byRecording = Dictionary(grouping: matches, by: \.recording)
+        let byClip = Dictionary(grouping: matches, by: \.referenceText)
+        let byRecording = Dictionary(grouping: matches, by: \.recordingText)
         var files: [SoundPairingReport.FileStatus] = []
-        for clip in Set(clips + matches.map(\.reference)).sorted() {
+        for clip in Set(clips + matches.map(\.referenceText)).sorted() {
             files.append(
                 .init(
                     path: clip, kind: .clip,
@@ -69,7 +88,7 @@ extension SoundPairingReport.Group {
                         ofClip: clip, byClip[clip] ?? [],
                         silent: silent, short: short)))
         }
-        for recording in Set(recordings + matches.map(\.recording)).sorted() {
+        for recording in Set(recordings + matches.map(\.recordingText)).sorted() {
             let rows = byRecording[recording] ?? []
             let status: SoundPairingReport.FileStatus.Status =
                 rows.isEmpty ? .unheard : rows.contains { $0.status != .uncertain } ? .heard : .unsettled
@@ -78,14 +97,14 @@ extension SoundPairingReport.Group {
         func paths(_ kind: SoundPairingReport.FileStatus.Kind, _ statuses: SoundPairingReport.FileStatus.Status...)
             -> [String]
         {
-            files.filter { $0.kind == kind && statuses.contains($0.status) }.map(\.path)
+            files.filter { $0.kind == kind && statuses.contains($0.status) }.map(\.pathText)
         }
-        unmatchedClips = paths(.clip, .unheard, .silent)
-        uncertainClips = paths(.clip, .repeats)
-        unconfirmedClips = paths(.clip, .unconfirmed)
-        shortClips = paths(.clip, .tooShort)
-        unmatchedRecordings = paths(.recording, .unheard)
-        unsettledRecordings = paths(.recording, .unsettled)
+        unmatchedClipsText = paths(.clip, .unheard, .silent)
+        uncertainClipsText = paths(.clip, .repeats)
+        unconfirmedClipsText = paths(.clip, .unconfirmed)
+        shortClipsText = paths(.clip, .tooShort)
+        unmatchedRecordingsText = paths(.recording, .unheard)
+        unsettledRecordingsText = paths(.recording, .unsettled)
         self.files = files
     }
 

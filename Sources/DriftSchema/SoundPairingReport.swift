@@ -1,5 +1,7 @@
 import DriftCore
 
+public import struct SystemPackage.FilePath
+
 /// Clips paired with recordings by their sound, per group (a scanned root): which recording covers which clip, where,
 /// with what drift; clips no recording heard; recordings that match nothing.
 public struct SoundPairingReport: Codable, Sendable, Equatable {
@@ -28,7 +30,12 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
             case unheard
         }
 
-        public var clip: String
+        public var clip: FilePath {
+            get { FilePath(pathText: clipText) }
+            set { clipText = newValue.pathText }
+        }
+        /// `clip` as the report holds it (`PathText`).
+        package var clipText: String
         public var group: String
         public var why: Why
         /// Each place, as its row says (recording, where, the prints' clarity, the fit, the timecodes' agreement).
@@ -38,41 +45,46 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
 
         static func of(_ group: Group) -> [LeftClip] {
             var left: [LeftClip] = []
-            for clip in group.uncertainClips {
+            for clip in group.uncertainClipsText {
                 left.append(
                     LeftClip(
-                        clip: clip, group: group.title, why: .repeats,
-                        places: group.matches.filter { $0.reference == clip && $0.repeats == true },
+                        clipText: clip, group: group.title, why: .repeats,
+                        places: group.matches.filter { $0.referenceText == clip && $0.repeats == true },
                         wouldDecide:
                             "start timecodes on the clip and the recording, the takes' order by the files' times, or a sound only one place has (a slate, a voice)"
                     ))
             }
-            for clip in group.unconfirmedClips {
+            for clip in group.unconfirmedClipsText {
                 left.append(
                     LeftClip(
-                        clip: clip, group: group.title, why: .unconfirmed,
-                        places: group.matches.filter { $0.reference == clip },
+                        clipText: clip, group: group.title, why: .unconfirmed,
+                        places: group.matches.filter { $0.referenceText == clip },
                         wouldDecide: "a longer clip, or a recording that heard it more clearly"))
             }
-            for clip in group.shortClips {
+            for clip in group.shortClipsText {
                 left.append(
                     LeftClip(
-                        clip: clip, group: group.title, why: .tooShort,
-                        places: group.matches.filter { $0.reference == clip },
+                        clipText: clip, group: group.title, why: .tooShort,
+                        places: group.matches.filter { $0.referenceText == clip },
                         wouldDecide:
                             "a clip of at least \(Int(SoundPairingReport.shortestMeasurableSeconds.rounded(.up))) s of sound"
                     ))
             }
-            let silent = Set(group.files.filter { $0.status == .silent }.map(\.path))
-            for clip in group.unmatchedClips {
+            let silent = Set(group.files.filter { $0.status == .silent }.map(\.pathText))
+            for clip in group.unmatchedClipsText {
                 left.append(
                     LeftClip(
-                        clip: clip, group: group.title, why: silent.contains(clip) ? .silent : .unheard, places: [],
+                        clipText: clip, group: group.title, why: silent.contains(clip) ? .silent : .unheard, places: [],
                         wouldDecide: silent.contains(clip)
                             ? "a clip with sound of its own (a scratch track): it has none to sync by"
                             : "a recording that heard it (in this group: scan.sound-group), or none was running"))
             }
             return left
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case clipText = "clip"
+            case group, why, places, wouldDecide
         }
     }
 
@@ -81,48 +93,115 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
 
     public struct Group: Codable, Sendable, Equatable {
         /// The folder the group was scanned from.
-        public var folder: String
+        public var folder: FilePath {
+            get { FilePath(pathText: folderText) }
+            set { folderText = newValue.pathText }
+        }
+        /// `folder` as the report holds it (`PathText`).
+        package var folderText: String
         /// The group's name within the folder (`scan.sound-group`: a day, a device, both); nil: the whole folder.
         public var name: String?
         /// One row per clip and recording that heard it (a clip two recorders heard has two rows).
         public var matches: [Match]
         /// Clips no recording heard clearly.
-        public var unmatchedClips: [String]
+        public var unmatchedClips: [FilePath] {
+            get { unmatchedClipsText.map { FilePath(pathText: $0) } }
+            set { unmatchedClipsText = newValue.map(\.pathText) }
+        }
+        /// `unmatchedClips` as the report holds them (`PathText`).
+        package var unmatchedClipsText: [String]
         /// Clips whose sound was heard at two or more places that fit equally (the sound repeats: a loop, a chorus,
         /// a playback recorded at every take), none decided by a witness: listed with every place, never cut.
-        public var uncertainClips: [String] = []
+        public var uncertainClips: [FilePath] {
+            get { uncertainClipsText.map { FilePath(pathText: $0) } }
+            set { uncertainClipsText = newValue.map(\.pathText) }
+        }
+        /// `uncertainClips` as the report holds them (`PathText`).
+        package var uncertainClipsText: [String] = []
         /// Clips the prints found but the measurement confirmed at no place.
-        public var unconfirmedClips: [String] = []
+        public var unconfirmedClips: [FilePath] {
+            get { unconfirmedClipsText.map { FilePath(pathText: $0) } }
+            set { unconfirmedClipsText = newValue.map(\.pathText) }
+        }
+        /// `unconfirmedClips` as the report holds them (`PathText`).
+        package var unconfirmedClipsText: [String] = []
         /// Clips too short to measure or to search for.
-        public var shortClips: [String] = []
+        public var shortClips: [FilePath] {
+            get { shortClipsText.map { FilePath(pathText: $0) } }
+            set { shortClipsText = newValue.map(\.pathText) }
+        }
+        /// `shortClips` as the report holds them (`PathText`).
+        package var shortClipsText: [String] = []
         /// Recordings that heard no clip.
-        public var unmatchedRecordings: [String]
+        public var unmatchedRecordings: [FilePath] {
+            get { unmatchedRecordingsText.map { FilePath(pathText: $0) } }
+            set { unmatchedRecordingsText = newValue.map(\.pathText) }
+        }
+        /// `unmatchedRecordings` as the report holds them (`PathText`).
+        package var unmatchedRecordingsText: [String]
         /// Recordings that heard clips only at places left for a person.
-        public var unsettledRecordings: [String] = []
+        public var unsettledRecordings: [FilePath] {
+            get { unsettledRecordingsText.map { FilePath(pathText: $0) } }
+            set { unsettledRecordingsText = newValue.map(\.pathText) }
+        }
+        /// `unsettledRecordings` as the report holds them (`PathText`).
+        package var unsettledRecordingsText: [String] = []
         /// Every clip and recording with its one status (`classify`).
         public var files: [SoundPairingReport.FileStatus] = []
         /// Files that could not be read, one line each.
         public var errors: [FileError]
 
         /// How reports head the group: the folder, and its name where it has one (`/shoot · 2026-11-24`).
-        public var title: String { name.map { "\(folder) · \($0)" } ?? folder }
+        public var title: String { name.map { "\(folderText) · \($0)" } ?? folderText }
 
         public init(
+            folder: FilePath, matches: [Match] = [], unmatchedClips: [FilePath] = [],
+            unmatchedRecordings: [FilePath] = [], errors: [FileError] = []
+        ) {
+            self.init(
+                folder: folder.pathText, matches: matches, unmatchedClips: unmatchedClips.map(\.pathText),
+                unmatchedRecordings: unmatchedRecordings.map(\.pathText), errors: errors)
+        }
+
+        /// A group whose files are named by their `PathText` (as the pairing carries them).
+        package init(
             folder: String, matches: [Match] = [], unmatchedClips: [String] = [], unmatchedRecordings: [String] = [],
             errors: [FileError] = []
         ) {
-            self.folder = folder
+            folderText = folder
             self.matches = matches
-            self.unmatchedClips = unmatchedClips
-            self.unmatchedRecordings = unmatchedRecordings
+            unmatchedClipsText = unmatchedClips
+            unmatchedRecordingsText = unmatchedRecordings
             self.errors = errors
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case folderText = "folder"
+            case name, matches
+            case unmatchedClipsText = "unmatchedClips"
+            case uncertainClipsText = "uncertainClips"
+            case unconfirmedClipsText = "unconfirmedClips"
+            case shortClipsText = "shortClips"
+            case unmatchedRecordingsText = "unmatchedRecordings"
+            case unsettledRecordingsText = "unsettledRecordings"
+            case files, errors
         }
     }
 
     public struct Match: Codable, Sendable, Equatable {
         /// The clip (the reference: a camera's file with its scratch track).
-        public var reference: String
-        public var recording: String
+        public var reference: FilePath {
+            get { FilePath(pathText: referenceText) }
+            set { referenceText = newValue.pathText }
+        }
+        /// `reference` as the report holds it (`PathText`).
+        package var referenceText: String
+        public var recording: FilePath {
+            get { FilePath(pathText: recordingText) }
+            set { recordingText = newValue.pathText }
+        }
+        /// `recording` as the report holds it (`PathText`).
+        package var recordingText: String
         /// Recording time of the clip's first and last moments, seconds (before 0 or past the recording's end where
         /// it started late or stopped early).
         package var recordingStartSeconds: Double?
@@ -159,7 +238,12 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
         /// One of places of one recording that fit the clip equally (the sound repeats there), none chosen.
         public var repeats: Bool?
         /// After a repair: the clip's audio, its length and the operations that cut it.
-        public var output: String?
+        public var output: FilePath? {
+            get { outputText.map { FilePath(pathText: $0) } }
+            set { outputText = newValue?.pathText }
+        }
+        /// `output` as the report holds it (`PathText`).
+        package var outputText: String?
         public var outputFrames: Int64?
         public var operations: [RepairOperation]?
         /// What of the recording's metadata could not stay as it was in the cut (a chunk its type cannot hold, a
@@ -184,8 +268,8 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
             reference: String, recording: String, recordingStartSeconds: Double?, recordingEndSeconds: Double?,
             coverage: Double, clarity: Double, content: ContentMeasurement?, status: Status, note: String? = nil
         ) {
-            self.reference = reference
-            self.recording = recording
+            referenceText = reference
+            recordingText = recording
             self.recordingStartSeconds = recordingStartSeconds
             self.recordingEndSeconds = recordingEndSeconds
             self.coverage = coverage
@@ -194,14 +278,38 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
             self.status = status
             self.note = note
         }
+
+        enum CodingKeys: String, CodingKey {
+            case referenceText = "reference"
+            case recordingText = "recording"
+            case recordingStartSeconds, recordingEndSeconds, coverage, clarity, content, timecodeStartSeconds
+            case timecodeAgrees, recordingDriftPPM, recordingDriftPPMError, recordingDriftClips, status, note, fit
+            case decidedBy, repeats
+            case outputText = "output"
+            case outputFrames, operations, warnings, unchanged
+        }
     }
 
     public struct FileError: Codable, Sendable, Equatable {
-        public var path: String
+        public var path: FilePath {
+            get { FilePath(pathText: pathText) }
+            set { pathText = newValue.pathText }
+        }
+        /// `path` as the report holds it (`PathText`).
+        package var pathText: String
         public var error: String
-        public init(path: String, error: String) {
-            self.path = path
+        public init(path: FilePath, error: String) {
+            self.init(path: path.pathText, error: error)
+        }
+
+        package init(path: String, error: String) {
+            pathText = path
             self.error = error
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case pathText = "path"
+            case error
         }
     }
 

@@ -17,7 +17,7 @@ extension SoundPairing {
         for (index, row) in rows.enumerated() where row.status != .uncertain {
             guard let drift = row.content?.driftPPM, drift.isFinite, let error = row.content?.driftPPMError, error > 0
             else { continue }
-            sets[row.recording + "\u{0}" + camera(row.reference), default: []].append(index)
+            sets[row.recordingText + "\u{0}" + camera(row.referenceText), default: []].append(index)
         }
         for members in sets.values where members.count >= 2 {
             func drift(_ i: Int) -> Double { rows[i].content?.driftPPM ?? 0 }

@@ -16,8 +16,8 @@ extension SoundPairing {
         for group in report.groups {
             for m in group.matches {
                 var row = PairReport(
-                    recording: m.recording, reference: m.reference,
-                    folder: (m.recording as NSString).deletingLastPathComponent, error: "")
+                    recording: m.recordingText, reference: m.referenceText,
+                    folder: (m.recordingText as NSString).deletingLastPathComponent, error: "")
                 row.error = nil
                 row.pairedBy = "sound"
                 row.recordingStartSeconds = m.recordingStartSeconds
@@ -27,12 +27,12 @@ extension SoundPairing {
                 row.referenceSeconds = m.content?.referenceSoundSeconds
                 row.showClock(of: m.content)
                 row.operations = m.operations ?? []
-                row.output = m.output
+                row.outputText = m.outputText
                 row.outputFrames = m.outputFrames
                 row.soundPlace = SoundPlace(place: m.status, repeats: m.repeats, fit: m.fit, decidedBy: m.decidedBy)
                 // The table shows recordings; the note says which clip, and where.
                 var notes = [
-                    "clip \((m.reference as NSString).lastPathComponent) at \(SoundPairingReport.clock(m.recordingStartSeconds))"
+                    "clip \((m.referenceText as NSString).lastPathComponent) at \(SoundPairingReport.clock(m.recordingStartSeconds))"
                 ]
                 if let start = m.recordingStartSeconds, let end = m.recordingEndSeconds {
                     row.recordingSeconds = end - start
@@ -43,7 +43,7 @@ extension SoundPairing {
                     row.method = .resample
                     row.methodReason = "pair-by sound: the recording that heard most of the clip"
                     if repaired {
-                        row.outcome = m.output == nil ? .failed : m.unchanged == true ? .unchanged : .repaired
+                        row.outcome = m.outputText == nil ? .failed : m.unchanged == true ? .unchanged : .repaired
                     }
                 case .alternative:
                     row.action = .skip

@@ -17,11 +17,11 @@ extension SoundPairing {
         // Per recording, its repeated places for each clip, in the task's order of places.
         var byRecording: [String: [(index: Int, started: Double, places: [(place: Int, seconds: Double)])]] = [:]
         for (index, (task, rows)) in settled.enumerated() where !rows.contains(where: { $0.status != .uncertain }) {
-            guard let clipStart = started[task.clip] else { continue }
+            guard let clipStart = started[task.clipText] else { continue }
             let repeated = rows.enumerated().filter { $0.element.repeats == true }
-            for recording in Set(repeated.map(\.element.recording)) {
+            for recording in Set(repeated.map(\.element.recordingText)) {
                 let places = repeated.compactMap { r, row -> (Int, Double)? in
-                    guard row.recording == recording, let seconds = row.recordingStartSeconds else { return nil }
+                    guard row.recordingText == recording, let seconds = row.recordingStartSeconds else { return nil }
                     return (r, seconds)
                 }
                 guard places.count > 1, let recordingStart = started[recording] else { continue }

@@ -100,14 +100,14 @@ package struct SoundPairing: Sendable {
         var listing = rules
         listing.selfPairs = false
         let inventory = FolderScanner.scan(roots: [root], rules: listing)
-        let listed = inventory.issues.map { SoundPairingReport.FileError(path: $0.path, error: $0.error) }
+        let listed = inventory.issues.map { SoundPairingReport.FileError(path: $0.pathText, error: $0.error) }
         if settings.mode == .name { return [SoundPairingReport.Group(folder: root, errors: listed)] }
         let named = settings.mode == .sound ? inventory.pairs.filter { $0.recording != $0.reference } : []
         let recordings = Array(
-            Set(named.map(\.recording) + inventory.unpaired.filter { $0.kind == .recording }.map(\.path))
+            Set(named.map(\.recording) + inventory.unpaired.filter { $0.kind == .recording }.map(\.pathText))
         ).sorted()
         let clips = Array(
-            Set(named.map(\.reference) + inventory.unpaired.filter { $0.kind == .reference }.map(\.path))
+            Set(named.map(\.reference) + inventory.unpaired.filter { $0.kind == .reference }.map(\.pathText))
         )
         .filter { !$0.hasSuffix(".duration") }.sorted()
 
@@ -193,7 +193,7 @@ package struct SoundPairing: Sendable {
                 let group = inGroup.map(\.path)
                 if let rows = work.earlier(clip: clip.path, group: group, settings: deciding(group: group)) {
                     searched.kept.append((searched.groups.count, clip.path, rows))
-                    for output in rows.compactMap(\.output) { claimed[output] = clip.path }
+                    for output in rows.compactMap(\.outputText) { claimed[output] = clip.path }
                 } else {
                     unsettled.append(clip)
                 }
@@ -227,10 +227,10 @@ package struct SoundPairing: Sendable {
     /// A clip's row in the log: a failure as an error, a cut as a notice.
     private func log(_ row: SoundPairingReport.Match) {
         switch row.status {
-        case .failed: logger.error("\(row.reference): \(row.note ?? "failed")")
+        case .failed: logger.error("\(row.referenceText): \(row.note ?? "failed")")
         case .used where row.output != nil:
             logger.notice(
-                "\(row.reference): \(row.output ?? "") from \(row.recording), \(row.outputFrames ?? 0) frames, residual \(row.content?.residualMs.map { "\($0) ms" } ?? "n/a")"
+                "\(row.referenceText): \(row.outputText ?? "") from \(row.recordingText), \(row.outputFrames ?? 0) frames, residual \(row.content?.residualMs.map { "\($0) ms" } ?? "n/a")"
             )
         default: break
         }
@@ -320,7 +320,7 @@ package struct SoundPairing: Sendable {
                             "\(target) is also \(other)'s output: scan.sound-output must tell them apart ({folder}, {recording})"
                     } else {
                         claimed[target] = clip.path
-                        place.output = target
+                        place.outputText = target
                     }
                 }
                 places.append(place)

@@ -40,7 +40,7 @@ public struct SyncTimeline: Sendable {
     /// The timeline, and a line for each file left off it (its media could not be read).
     public func build(_ report: SoundPairingReport) -> (timeline: EditTimeline, leftOff: [String]) {
         let clipRates = report.groups.flatMap { group in
-            Set(group.matches.map(\.reference) + group.clips).compactMap {
+            Set(group.matches.map(\.referenceText) + group.clipsText).compactMap {
                 media[$0].flatMap { $0.hasVideo ? $0.rate : nil }
             }
         }
@@ -83,8 +83,8 @@ public struct SyncTimeline: Sendable {
     /// (camera seconds), in the order of their paths.
     private func components(of group: SoundPairingReport.Group) -> [[(clip: String, seconds: Double)]] {
         let rows = sure(group)
-        let byClip = Dictionary(grouping: rows, by: \.reference)
-        let byRecording = Dictionary(grouping: rows, by: \.recording)
+        let byClip = Dictionary(grouping: rows, by: \.referenceText)
+        let byRecording = Dictionary(grouping: rows, by: \.recordingText)
         var clipAt: [String: Double] = [:]
         var recordingAt: [String: Double] = [:]
         var components: [[(clip: String, seconds: Double)]] = []
@@ -95,18 +95,18 @@ public struct SyncTimeline: Sendable {
             var recordings: [String] = []
             while !clips.isEmpty || !recordings.isEmpty {
                 if let clip = clips.popLast(), let at = clipAt[clip] {
-                    for row in byClip[clip] ?? [] where recordingAt[row.recording] == nil {
+                    for row in byClip[clip] ?? [] where recordingAt[row.recordingText] == nil {
                         // The recording's first frame, in camera time: the clip's start less the recording time
                         // before it, run at the recorder's rate.
-                        recordingAt[row.recording] =
+                        recordingAt[row.recordingText] =
                             at - (row.recordingStartSeconds ?? 0) / (1 + Self.drift(row) * 1e-6)
-                        recordings.append(row.recording)
+                        recordings.append(row.recordingText)
                     }
                 } else if let recording = recordings.popLast(), let at = recordingAt[recording] {
-                    for row in byRecording[recording] ?? [] where clipAt[row.reference] == nil {
-                        clipAt[row.reference] = at + (row.recordingStartSeconds ?? 0) / (1 + Self.drift(row) * 1e-6)
-                        members.append(row.reference)
-                        clips.append(row.reference)
+                    for row in byRecording[recording] ?? [] where clipAt[row.referenceText] == nil {
+                        clipAt[row.referenceText] = at + (row.recordingStartSeconds ?? 0) / (1 + Self.drift(row) * 1e-6)
+                        members.append(row.referenceText)
+                        clips.append(row.referenceText)
                     }
                 }
             }
@@ -132,8 +132,8 @@ public struct SyncTimeline: Sendable {
             let frame = Int64((seconds * layout.rate.doubleValue).rounded())
             let position = origin + Flicks.of(frame, at: layout.rate)
             var clipMetadata: [(String, TimelineValue)] = [("clip", .string(clip))]
-            if let used = rows.first(where: { $0.reference == clip && $0.status == .used }) {
-                clipMetadata.append(("recording", .string(used.recording)))
+            if let used = rows.first(where: { $0.referenceText == clip && $0.status == .used }) {
+                clipMetadata.append(("recording", .string(used.recordingText)))
             }
             layout.add(
                 EditTimeline.Item(
@@ -141,12 +141,12 @@ public struct SyncTimeline: Sendable {
                     duration: clipMedia.length, metadata: [("driftfix", .object(clipMetadata))]),
                 track: device(clip), kind: clipMedia.hasVideo ? .video : .audio)
             // The synced audio is the cut of each clip's chosen recording; the recordings, every one that heard it.
-            for row in rows where row.reference == clip && (audio == .recordings || row.output != nil) {
+            for row in rows where row.referenceText == clip && (audio == .recordings || row.outputText != nil) {
                 if let item = audioItem(row, clip: clipMedia, at: position) {
-                    layout.add(item, track: device(row.recording), kind: .audio)
+                    layout.add(item, track: device(row.recordingText), kind: .audio)
                 } else {
                     leftOff.append(
-                        "\(row.recording): its audio of \(clip) left off the timeline: its media could not be read")
+                        "\(row.recordingText): its audio of \(clip) left off the timeline: its media could not be read")
                 }
             }
         }
@@ -160,7 +160,7 @@ public struct SyncTimeline: Sendable {
     {
         let drift = Self.drift(row)
         var facts: [(String, TimelineValue)] = [
-            ("status", .string(row.status.rawValue)), ("recording", .string(row.recording)),
+            ("status", .string(row.status.rawValue)), ("recording", .string(row.recordingText)),
         ]
         if let start = row.recordingStartSeconds { facts.append(("recording_start_seconds", .number(start))) }
         facts.append(("drift_ppm", .number(drift)))
@@ -181,13 +181,13 @@ public struct SyncTimeline: Sendable {
                         "the start timecodes put the clip \(Self.signed(timecode - start)) s from where its sound is",
                     color: .orange))
         }
-        if audio == .synced, let output = row.output, let cut = media[output] {
+        if audio == .synced, let output = row.outputText, let cut = media[output] {
             facts.append(("drift_corrected", .bool(true)))
             return EditTimeline.Item(
                 name: cut.displayName, media: cut, position: position, sourceStart: 0, duration: cut.length,
                 markers: markers, metadata: cut.slateMetadata + [("driftfix", .object(facts))], clip: clip.path)
         }
-        guard let recording = media[row.recording], let start = row.recordingStartSeconds else { return nil }
+        guard let recording = media[row.recordingText], let start = row.recordingStartSeconds else { return nil }
         let rate = recording.rate.doubleValue
         let speed = 1 + drift * 1e-6
         // The recorder's sample at the clip's first moment; where the recorder started after the clip, the first
@@ -221,17 +221,17 @@ public struct SyncTimeline: Sendable {
 
     /// A clip the sound could not place: after the rest, with a marker saying why and where it was heard.
     private func placeLeft(_ left: SoundPairingReport.LeftClip, into layout: inout Layout) -> [String] {
-        guard let clip = media[left.clip] else {
-            return ["\(left.clip): left off the timeline: its media could not be read"]
+        guard let clip = media[left.clipText] else {
+            return ["\(left.clipText): left off the timeline: its media could not be read"]
         }
         let places = left.places.map { place -> TimelineValue in
-            var entry: [(String, TimelineValue)] = [("recording", .string(place.recording))]
+            var entry: [(String, TimelineValue)] = [("recording", .string(place.recordingText))]
             if let start = place.recordingStartSeconds { entry.append(("start_seconds", .number(start))) }
             if let fit = place.fit { entry.append(("fit", .number(fit))) }
             return .object(entry)
         }
         let words = left.places.map { place in
-            "\(EditTimeline.Media.fileName(place.recording)) at \(SoundPairingReport.clock(place.recordingStartSeconds))"
+            "\(EditTimeline.Media.fileName(place.recordingText)) at \(SoundPairingReport.clock(place.recordingStartSeconds))"
                 + (place.fit.map { " (fit \(Self.decimal($0, 2)))" } ?? "")
         }
         let (name, color): (String, EditTimeline.Marker.Color) =
@@ -252,8 +252,10 @@ public struct SyncTimeline: Sendable {
             EditTimeline.Item(
                 name: clip.fileName, media: clip, position: layout.cursor, sourceStart: 0, duration: clip.length,
                 markers: [marker],
-                metadata: [("driftfix", .object([("clip", .string(left.clip)), ("left", .string(left.why.rawValue))]))]),
-            track: device(left.clip), kind: clip.hasVideo ? .video : .audio)
+                metadata: [
+                    ("driftfix", .object([("clip", .string(left.clipText)), ("left", .string(left.why.rawValue))]))
+                ]),
+            track: device(left.clipText), kind: clip.hasVideo ? .video : .audio)
         layout.advance()
         return []
     }
@@ -262,11 +264,11 @@ public struct SyncTimeline: Sendable {
     private func recorders(_ report: SoundPairingReport) -> [(String, TimelineValue)] {
         var entries: [(String, TimelineValue)] = []
         var seen: Set<String> = []
-        for row in report.groups.flatMap(sure) where seen.insert(row.recording).inserted {
-            var entry: [(String, TimelineValue)] = [("device", .string(device(row.recording)))]
+        for row in report.groups.flatMap(sure) where seen.insert(row.recordingText).inserted {
+            var entry: [(String, TimelineValue)] = [("device", .string(device(row.recordingText)))]
             entry.append(("drift_ppm", .number(Self.drift(row))))
             entry.append(("drift_corrected", .bool(audio == .synced)))
-            entries.append((row.recording, .object(entry)))
+            entries.append((row.recordingText, .object(entry)))
         }
         return entries
     }

@@ -35,7 +35,7 @@ public enum JobWork: Sendable, Equatable {
         switch self {
         case .header(let repair): [repair.output]
         case .content(let content): content.output.map { [$0] } ?? []
-        case .clipSync(let task): task.places.compactMap(\.output)
+        case .clipSync(let task): task.places.compactMap(\.outputText)
         case .soundPrint, .noop: []
         }
     }
@@ -51,10 +51,10 @@ public enum JobWork: Sendable, Equatable {
             content.output = content.output.map(map)
             return .content(content)
         case .clipSync(var task):
-            task.clip = map(task.clip)
+            task.clipText = map(task.clipText)
             for p in task.places.indices {
-                task.places[p].recording = map(task.places[p].recording)
-                task.places[p].output = task.places[p].output.map(map)
+                task.places[p].recordingText = map(task.places[p].recordingText)
+                task.places[p].outputText = task.places[p].outputText.map(map)
             }
             return .clipSync(task)
         case .soundPrint, .noop:

@@ -48,11 +48,13 @@ enum SoundJobRunner {
     ) -> JobResult {
         // Each recording pinned once, however many places it has (a sound heard twice there is two places of one file).
         var recordings: [String] = []
-        for place in original.places where !recordings.contains(place.recording) { recordings.append(place.recording) }
+        for place in original.places where !recordings.contains(place.recordingText) {
+            recordings.append(place.recordingText)
+        }
         let pinned: PinnedJob
         let pinning = withSpan("pin") { _ in
             PinnedJob.pin(
-                inputs: [original.clip] + recordings, outputs: original.places.compactMap(\.output),
+                inputs: [original.clipText] + recordings, outputs: original.places.compactMap(\.outputText),
                 inputRoots: job.inputRoots ?? [], outputRoot: job.outputRoot)
         }
         switch pinning {
@@ -62,11 +64,12 @@ enum SoundJobRunner {
         defer { pinned.close() }
         // The task through the pinned paths, in the order they were pinned.
         var task = original
-        task.clip = pinned.inputs[0]
+        task.clipText = pinned.inputs[0]
         var outputs = pinned.outputs.makeIterator()
         for p in task.places.indices {
-            task.places[p].recording = pinned.inputs[1 + (recordings.firstIndex(of: original.places[p].recording) ?? 0)]
-            if task.places[p].output != nil { task.places[p].output = outputs.next() }
+            task.places[p].recordingText =
+                pinned.inputs[1 + (recordings.firstIndex(of: original.places[p].recordingText) ?? 0)]
+            if task.places[p].output != nil { task.places[p].outputText = outputs.next() }
         }
         // The clip measured at each place, chosen, and cut (each cut's steps are spans of their own).
         let found = withSpan("sync") { span in
@@ -75,9 +78,9 @@ enum SoundJobRunner {
         }
         let rows = found.map { found in
             var row = found
-            row.reference = original.clip
-            row.recording = pinned.shown(row.recording)
-            row.output = row.output.map(pinned.shown)
+            row.referenceText = original.clipText
+            row.recordingText = pinned.shown(row.recordingText)
+            row.outputText = row.outputText.map(pinned.shown)
             row.note = row.note.map(pinned.shown)
             row.warnings = row.warnings.map { $0.map(pinned.shown) }
             if let reason = row.content?.reason { row.content?.reason = pinned.shown(reason) }

@@ -42,14 +42,14 @@ struct ChaosTests {
         #expect(figures.inputCut, "the vanishing input was cut while a worker read it: \(context)")
 
         let report = try night.finalReport()
-        let poisonRow = report.pairs.first { $0.recording == night.poison }
+        let poisonRow = report.pairs.first { $0.recordingText == night.poison }
         #expect(
             poisonRow?.outcome == .failed && poisonRow?.attempts == settings.maxAttempts,
             "\(context): \(poisonRow?.outcome?.rawValue ?? "no row"), \(poisonRow?.attempts ?? 0) attempts")
         #expect(
             poisonRow?.error?.contains("signal 9") == true,
             "the reason names how its workers died: \(poisonRow?.error ?? "")")
-        let cutRow = report.pairs.first { $0.recording == night.vanishing }
+        let cutRow = report.pairs.first { $0.recordingText == night.vanishing }
         #expect(
             cutRow?.outcome == .failed && cutRow?.error?.contains("truncated") == true,
             "\(context): the cut input fails naming it: \(cutRow?.outcome?.rawValue ?? "no row"): \(cutRow?.error ?? "")"
@@ -67,7 +67,7 @@ struct ChaosTests {
         var placedBeforeFailing: Set<String> = []
         for entry in night.tree.entries {
             let output = night.tree.output(entry, in: night.out.path)
-            let row = report.pairs.first { $0.recording == entry.recording }
+            let row = report.pairs.first { $0.recordingText == entry.recording }
             if night.volume != nil, output.hasPrefix(night.smallVolumeFolder + "/"), row?.outcome == .failed {
                 // Its last attempt may also have been struck by the chaos loop; what failed it is named either way.
                 let error = row?.error?.lowercased() ?? ""

@@ -121,7 +121,7 @@ struct SoundNightTests {
         let journal = try Journal(path: Journal.defaultPath(outputRoot: out.path), readOnly: true)
         let verified = try journal.jobs(run: 1).compactMap { job -> String? in
             guard case .done(let result) = job.state else { return nil }
-            return result.outcome.columns.sound?.matches?.first { $0.status == .used }?.output
+            return result.outcome.columns.sound?.matches?.first { $0.status == .used }?.outputText
         }
         #expect(verified.count == 3, "\(verified)")
         let before = verified.map(identity)

@@ -215,7 +215,8 @@ struct HistoryTests {
         #expect(mode == 0o644)
 
         let good = RunMetrics(
-            report: ScanReport(generated: "", roots: [], pairs: Array(pairs.prefix(3)), unpaired: [], errors: []),
+            report: ScanReport(
+                generated: "", roots: [String](), pairs: Array(pairs.prefix(3)), unpaired: [], errors: []),
             started: Date(timeIntervalSince1970: 10), finished: Date(timeIntervalSince1970: 20), lastSuccess: earlier)
         #expect(good.succeeded && good.lastSuccess == Date(timeIntervalSince1970: 20))
     }

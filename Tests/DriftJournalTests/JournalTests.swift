@@ -251,11 +251,11 @@ struct JournalTests {
             audioSeconds: 0, run: 7)
         printJob.fingerprints = JobFingerprints(recording: "100:200:abc", reference: "r", plan: "p")
         var clipJob = JobRecord(
-            id: 2, input: task.clip, work: .clipSync(task), outputRoot: "/out", inputRoots: ["/media"],
+            id: 2, input: task.clipText, work: .clipSync(task), outputRoot: "/out", inputRoots: ["/media"],
             audioSeconds: 61.25, run: 7)
         clipJob.fingerprints = JobFingerprints(recording: "300:400:def", reference: "q", plan: "s")
         var row = SoundPairingReport.Match(
-            reference: task.clip, recording: place.recording, recordingStartSeconds: 812.371,
+            reference: task.clipText, recording: place.recordingText, recordingStartSeconds: 812.371,
             recordingEndSeconds: 873.6,
             coverage: 1, clarity: 11.5,
             content: ContentMeasurement(
@@ -298,8 +298,8 @@ struct JournalTests {
         #expect(kept.print == Data([1, 2, 3]) && kept.timecode == 36_000.5)
         let changed = try journal.soundPrint(path: printJob.input, fingerprint: "100:201:abc")
         #expect(changed == nil, "a changed file's print is not kept")
-        let output = try #require(try journal.outputs()[task.clip])
-        #expect(output.output == place.output && output.outputFrames == 2_940_000 && output.matches == [row])
+        let output = try #require(try journal.outputs()[task.clipText])
+        #expect(output.output == place.outputText && output.outputFrames == 2_940_000 && output.matches == [row])
     }
 
     @Test("a second coordinator on the same journal is refused, naming the owner")

@@ -212,7 +212,7 @@ struct DeviceRulesTests {
         let report = DriftScanner.scan(roots: [root.path], rules: rules)
         let devices = Dictionary(
             uniqueKeysWithValues: report.pairs.map {
-                ($0.recording.dropFirst(root.path.count + 1), "\($0.device) (\($0.deviceSource))")
+                ($0.recordingText.dropFirst(root.path.count + 1), "\($0.device) (\($0.deviceSource))")
             })
         #expect(
             devices == [

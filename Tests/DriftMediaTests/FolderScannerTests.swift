@@ -36,7 +36,8 @@ struct FolderScannerTests {
             pairs == [
                 "/a/take01.wav ~ /a/take01.mov", "/a/take02.flac ~ /a/take02.mp4", "/b/c/take09.WAV ~ /b/c/take09.MP4",
             ])
-        let unpaired = inventory.unpaired.map { "\($0.kind.rawValue) \($0.path.dropFirst(root.path.count))" }.sorted()
+        let unpaired = inventory.unpaired.map { "\($0.kind.rawValue) \($0.pathText.dropFirst(root.path.count))" }
+            .sorted()
         // take01 has two references: the preferred one is used and the pair says so; the other is not "unpaired".
         #expect(unpaired == ["recording /a/lonely.wav", "recording /b/take01.wav", "reference /a/orphan.mov"])
         let take01 = try #require(inventory.pairs.first { $0.recording.hasSuffix("/a/take01.wav") })
@@ -92,7 +93,7 @@ struct FolderScannerTests {
         #expect(recordings == ["/real/t.wav"], "\(recordings)")
         #expect(inventory.issues.isEmpty, "links are not errors: \(inventory.issues)")
         let skipped = Dictionary(
-            uniqueKeysWithValues: inventory.skipped.map { ($0.path.dropFirst(root.path.count), $0.reason) })
+            uniqueKeysWithValues: inventory.skipped.map { ($0.pathText.dropFirst(root.path.count), $0.reason) })
         let real = try #require(FilePath(root.path).realPath()).string
         let realOutside = try #require(FilePath(outside.path).realPath()).string
         #expect(skipped["/alias"] == "symbolic link to \(real)/real, which is scanned under its own path", "\(skipped)")
@@ -117,7 +118,7 @@ struct FolderScannerTests {
         try FileManager.default.moveItem(atPath: root.file("alias"), toPath: root.file("zalias"))
         let again = FolderScanner.scan(roots: [root.path], rules: PairingRules())
         #expect(again.pairs.map { $0.recording.dropFirst(root.path.count) }.sorted() == ["/real/t.wav"])
-        #expect(again.skipped.contains { $0.path == root.file("zalias") })
+        #expect(again.skipped.contains { $0.pathText == root.file("zalias") })
     }
 
     @Test("configured patterns, extensions and ignore globs")
@@ -158,13 +159,15 @@ struct FolderScannerTests {
         let inventory = FolderScanner.scan(roots: [root.path, root.file("missing")], rules: PairingRules())
         #expect(inventory.pairs.count == 1)
         #expect(
-            inventory.skipped.contains { $0.path == root.file("a/loop") && $0.reason.contains("symbolic link loop") })
+            inventory.skipped.contains {
+                $0.pathText == root.file("a/loop") && $0.reason.contains("symbolic link loop")
+            })
         #expect(
             inventory.skipped.contains {
-                $0.path == root.file("a/dangling.wav") && $0.kind == .danglingLink
+                $0.pathText == root.file("a/dangling.wav") && $0.kind == .danglingLink
                     && $0.reason.contains(root.file("nowhere"))
             }, "\(inventory.skipped)")
-        #expect(inventory.issues.map(\.path) == [root.file("missing")], "\(inventory.issues)")
+        #expect(inventory.issues.map(\.pathText) == [root.file("missing")], "\(inventory.issues)")
     }
 
     @Test(
@@ -199,7 +202,7 @@ struct FolderScannerTests {
         let inventory = FolderScanner.scan(roots: [root.path], rules: PairingRules())
         #expect(inventory.pairs.map(\.recording) == [root.file("a/take.wav")])
         #expect(inventory.issues.isEmpty, "\(inventory.issues)")
-        let kinds = Dictionary(uniqueKeysWithValues: inventory.skipped.map { ($0.path, $0.kind) })
+        let kinds = Dictionary(uniqueKeysWithValues: inventory.skipped.map { ($0.pathText, $0.kind) })
         #expect(
             kinds == [
                 root.file("a/fifo.wav"): .fifo, root.file("a/daemon.wav"): .socket,
@@ -208,9 +211,9 @@ struct FolderScannerTests {
             ], "\(inventory.skipped)")
         #expect(inventory.skipped.allSatisfy { !$0.reason.isEmpty })
         #expect(
-            inventory.skipped.first { $0.path == root.file("a/pipe-link.wav") }?.reason.contains("symbolic link")
+            inventory.skipped.first { $0.pathText == root.file("a/pipe-link.wav") }?.reason.contains("symbolic link")
                 == true)
-        let sidecar = inventory.unpaired.first { $0.path == root.file("a/fifo.duration") }
+        let sidecar = inventory.unpaired.first { $0.pathText == root.file("a/fifo.duration") }
         #expect(
             sidecar?.reason == "its recording fifo.wav is a FIFO (named pipe), not a regular file (skipped)",
             "\(inventory.unpaired)")
@@ -239,7 +242,7 @@ struct FolderScannerTests {
         guard getuid() == 0 else {
             let inventory = FolderScanner.scan(roots: [root.path], rules: PairingRules())
             #expect(inventory.pairs.count == 1)
-            #expect(inventory.issues.contains { $0.path == root.file("locked") })
+            #expect(inventory.issues.contains { $0.pathText == root.file("locked") })
             return
         }
         // Root reads every folder: the same walk, by driftfix, as a user who may not.
@@ -278,7 +281,7 @@ struct DriftScannerTests {
 
         let report = DriftScanner.scan(roots: [root.path], rules: PairingRules())
         let rows = Dictionary(
-            uniqueKeysWithValues: report.pairs.map { (($0.recording as NSString).lastPathComponent, $0) })
+            uniqueKeysWithValues: report.pairs.map { (($0.recordingText as NSString).lastPathComponent, $0) })
         #expect(rows.count == 4)
         #expect(rows["a.wav"]?.cause == .pullDown)
         #expect(rows["a.wav"]?.targetFrames == 96_000)

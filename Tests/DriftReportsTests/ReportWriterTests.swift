@@ -63,7 +63,7 @@ struct ReportWriterTests {
         #expect(
             streamed == whole,
             "\(String(decoding: streamed, as: UTF8.self))\n---\n\(String(decoding: whole, as: UTF8.self))")
-        var empty = ScanReport(generated: "x", roots: [], pairs: [], unpaired: [], errors: [])
+        var empty = ScanReport(generated: "x", roots: [String](), pairs: [], unpaired: [], errors: [])
         let streamedEmpty = try ReportWriter.json(empty)
         empty.devices = []
         #expect(streamedEmpty == (try encoder.encode(empty)))
@@ -75,7 +75,7 @@ struct ReportWriterTests {
         let template = report.pairs
         report.pairs = (0..<5_000).map { index in
             var pair = template[index % template.count]
-            pair.recording = "/media/cam\(index % 7)/take\(index).wav"
+            pair.recordingText = "/media/cam\(index % 7)/take\(index).wav"
             pair.driftPPM = pair.driftPPM.map { $0 + Double(index) / 1_000 }
             return pair
         }

@@ -146,7 +146,7 @@ struct SyncTimelineTests {
             place.fit = 0.91
             group.matches.append(place)
         }
-        group.uncertainClips = [twice]
+        group.uncertainClipsText = [twice]
         let media = [
             heard: camera(heard, frames: 250, rate: Rational(25)),
             twice: camera(twice, frames: 250, rate: Rational(25)),
