@@ -331,7 +331,9 @@ let package = Package(
             name: "DriftJobsTests", dependencies: ["DriftJobs", "DriftCore", "DriftPlanning", "DriftWire"]),
         .testTarget(name: "DriftRulesTests", dependencies: ["DriftRules"]),
         .testTarget(name: "DriftAVTests", dependencies: ["DriftAV", "DriftCore", "DriftFixtures"]),
-        .testTarget(name: "DriftSchemaTests", dependencies: ["DriftSchema", "DriftCore"]),
+        .testTarget(
+            name: "DriftSchemaTests",
+            dependencies: ["DriftSchema", "DriftCore", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
             name: "DriftCoordinatorTests",
             dependencies: [
