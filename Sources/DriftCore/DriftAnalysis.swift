@@ -128,22 +128,13 @@ public struct DriftAnalysis: Sendable, Equatable {
     ) {
         self.init(
             recordingFrames: recordingFrames, sampleRate: sampleRate, referenceSeconds: referenceSeconds,
-            recordingPathText: recordingPath.pathText, drift: policy, repair: repair)
+            recordingPath: recordingPath.pathText, drift: policy, repair: repair)
     }
 
     /// The same, for a recording named by its `PathText` (how the scan carries it).
     package init(
         recordingFrames: Int64, sampleRate: Int, referenceSeconds: Rational, recordingPath: String,
         drift policy: DriftPolicy = DriftPolicy(), repair: RepairPolicy = RepairPolicy()
-    ) {
-        self.init(
-            recordingFrames: recordingFrames, sampleRate: sampleRate, referenceSeconds: referenceSeconds,
-            recordingPathText: recordingPath, drift: policy, repair: repair)
-    }
-
-    private init(
-        recordingFrames: Int64, sampleRate: Int, referenceSeconds: Rational, recordingPathText recordingPath: String,
-        drift policy: DriftPolicy, repair: RepairPolicy
     ) {
         precondition(recordingFrames > 0 && sampleRate > 0 && referenceSeconds.numerator > 0)
         let recording = Rational(recordingFrames, Int64(sampleRate))
