@@ -193,7 +193,7 @@ struct LibraryCallerTests {
         func near(_ a: Duration?, _ b: Duration) -> Bool { a.map { abs(($0 - b) / .microseconds(1)) < 1 } ?? false }
         var clockRows = 0
         for entry in tree.entries {
-            let row = try #require(scanned.report.pairs.first { $0.recording.hasSuffix(entry.recording) })
+            let row = try #require(scanned.report.pairs.first { $0.recording == FilePath(entry.recording) })
             let recording = Duration.seconds(Double(entry.frames) / 48_000)
             let difference = Duration.seconds(Double(entry.frames - entry.target) / 48_000)
             #expect(
