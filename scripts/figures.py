@@ -11,8 +11,10 @@ A generated region in a Markdown file:
     figures.py render [FILE...]   rewrite every region from its results (README.md and docs/*.md by default)
     figures.py check  [FILE...]   fail where a region is not what its results give (edited by hand, or stale), where a
                                   results file lacks its date, machine or command, where a region names no generator,
-                                  or where an output block with measured figures is neither a region nor marked
-                                  `<!-- dated: YYYY-MM-DD, how -->` (a dated record of an earlier run)
+                                  where an output block with measured figures is neither a region nor marked
+                                  `<!-- dated: YYYY-MM-DD, how -->` (a dated record of an earlier run), or where a
+                                  sentence of prose states a measured figure outside a region and outside a dated
+                                  record (`<!-- dated: YYYY-MM-DD, how -->` ... `<!-- end dated -->`)
     figures.py record NAME --command CMD   write bench-results/NAME from the JSON object on stdin, adding the date
                                   (UTC), this machine and CMD: how a benchmark section keeps what it measured
 
@@ -845,6 +847,46 @@ def undated_outputs(text, where):
             if not m.group(1) and MEASURED.search(m.group(2)) and not DATED.search(blank[:m.start()])]
 
 
+DATED_SPAN = re.compile(r"<!-- dated: \d{4}-\d{2}-\d{2}[^>]*-->(?!\s*```)(.*?)<!-- end dated -->", re.S)
+# A figure with a unit of speed, time, size or quality, in a sentence that says it was measured. Design values (a
+# stopband of 120 dB, windows of 27 ms) have no such word and pass; code spans (examples of output) are not read.
+FIGURE = re.compile(r"\d[\d,.]*\s?(×|x|xRT|x realtime|MiB|KiB|GiB|ms|s|dB|%|jobs/s|pairs/s|files/s|min)(?!\w)")
+MEASURING = re.compile(r"^\W*measured\b|\bmeasured (\d{4}-|on \d|on this machine|by `)|\btook\b|\b(runs|ran) at\b|"
+                       r"\bscored\b|\bpeak(ed)? (memory )?(at|of) \d|\d\s?MiB peak|\bmedian\b|[\d.]+[×x]? (faster|slower)\b|"
+                       r"\b(faster|slower) (by )?[\d.]|\d\s*→\s*[−-]?\d|\bcosts? (about |at most |only )?[\d.]|realtime|"
+                       r"xRT|\breached\b|\b20\d\d-\d\d-\d\d\b", re.I | re.M)
+# The paragraph just before a region says how its figures are made (the file, the runs, "median of 3").
+CAPTION = re.compile(r"(?<=\n\n)(?:(?!\n\n).)+\n\n(?=<!-- figures:)", re.S)
+GENERATED = re.compile(r"\bgenerated (from|by)\b|bench-results/")
+# Sentences end at a stop before a capital, and at a new list item or table row.
+SENTENCE_END = re.compile(r"(?<=[.!?:])\s+(?=[A-Z*(\[])|\n(?=\s*(?:\||[-*] |\d+\. ))")
+
+
+def undated_prose(text, where):
+    """Sentences that state a measured figure outside a generated region and outside a dated record (paragraphs
+    between `<!-- dated: YYYY-MM-DD, how -->` and `<!-- end dated -->`): figures typed from a run, which the next
+    run leaves behind. A dated record is history (before and after a change, a day's run); what the page says of
+    the code as it is comes from a results file."""
+    def blank(match):
+        return "\n" * match.group(0).count("\n")
+    text = FENCE.sub(blank, DATED_SPAN.sub(blank, REGION.sub(blank, CAPTION.sub(blank, text))))
+    problems, line = [], 1
+    for paragraph in re.split(r"(\n\s*\n)", text):
+        # Code spans and quoted messages are examples of output, not figures of a run.
+        prose = re.sub(r"`[^`]*`|\"[^\"]*\"", lambda code: "\n" * code.group(0).count("\n"), paragraph)
+        offset = 0
+        for sentence in SENTENCE_END.split(prose):
+            # A sentence that says how a generated table is made ("median of 3 ..., generated from ...") is its method.
+            if FIGURE.search(sentence) and MEASURING.search(sentence) and not GENERATED.search(sentence):
+                start = prose.find(sentence[:40], offset)
+                number = line + prose[:max(start, 0)].count("\n")
+                problems.append(f"{where}:{number}: a measured figure in prose, neither generated (a figures region) "
+                                "nor in a dated record (<!-- dated: YYYY-MM-DD, how --> ... <!-- end dated -->)")
+            offset += len(sentence)
+        line += paragraph.count("\n")
+    return problems
+
+
 def main():
     command = sys.argv[1] if len(sys.argv) > 1 else "check"
     if command == "record":
@@ -861,7 +903,7 @@ def main():
         where = os.path.relpath(path, ROOT)
         regions += len(REGION.findall(text))
         generated, found = regenerate(text, where)
-        problems += found + undated_outputs(text, where)
+        problems += found + undated_outputs(text, where) + undated_prose(text, where)
         if command == "render" and generated != text:
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(generated)

@@ -267,6 +267,36 @@ class VerdictTests(unittest.TestCase):
         commands = "```sh\ndriftfix process a.wav b.wav --fade-in 0.5 s\n```\n```\nSources/\n  CPCM/\n```\n"
         self.assertEqual(figures.undated_outputs(commands, "a.md"), [])
 
+    def test_a_measured_figure_in_prose_is_generated_or_dated(self):
+        typed = "# Speed\n\nThe kernel runs fast. A repair of 600 s took 0.21 s on two cores.\n"
+        found = figures.undated_prose(typed, "a.md")
+        self.assertEqual(len(found), 1)
+        self.assertIn("a.md:3:", found[0])
+        wrapped = "Intro.\n\nMore text.\nThen a copy ran at 1.92× the synced copy.\n"
+        self.assertIn("a.md:4:", figures.undated_prose(wrapped, "a.md")[0], "the line the sentence starts on")
+        for measured in ["It peaked at 64 MiB for the hour.", "Dispatch 6,660 → 7,121 jobs/s.",
+                         "The lookup took 29 ms at 1,000 hours.", "It passed 5 times, 31–34 s each (2026-11-25).",
+                         "Measured: 200,000 inputs in 4 s.", "| case | 0.4 → 1.2 s |", "The index made it 1.7x faster."]:
+            self.assertEqual(len(figures.undated_prose(measured + "\n", "a.md")), 1, measured)
+        dated = ("Text.\n\n<!-- dated: 2026-11-29, three runs -->\nOn 2026-11-29 the print took 0.09 s.\n"
+                 "<!-- end dated -->\n\nInline (<!-- dated: 2026-11-24, one run -->780 MiB on 2026-11-24<!-- end dated -->).\n")
+        self.assertEqual(figures.undated_prose(dated, "a.md"), [])
+        region = "<!-- figures: kernel -->\nThe default took 0.21 s, 3.2× ffmpeg.\n<!-- end figures -->\n"
+        self.assertEqual(figures.undated_prose(region, "a.md"), [])
+        caption = "Text.\n\nEach command 5 times, the median of them.\n\n" + region
+        self.assertEqual(figures.undated_prose(caption, "a.md"), [], "the paragraph before a region is its method")
+        for design in ["Hann windows of about 27 ms, a stopband of 120 dB.", "The job waits 10 s at its rename.",
+                       "The row says `leads 300.0 → 315.7 ms` and \"clock wanders: -131 → -101 ppm\".",
+                       "```\nout.wav took 0.16 s\n```"]:
+            self.assertEqual(figures.undated_prose(design + "\n", "a.md"), [], design)
+
+    def test_a_dated_marker_before_an_output_block_does_not_open_a_prose_record(self):
+        text = ("<!-- dated: 2026-11-25, as printed -->\n```\nsox 0.16 s\n```\n\nThe default took 0.21 s.\n\n"
+                "<!-- dated: 2026-11-26, one run -->\nIt took 0.3 s.\n<!-- end dated -->\n")
+        found = figures.undated_prose(text, "a.md")
+        self.assertEqual(len(found), 1)
+        self.assertIn("a.md:6:", found[0])
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)
