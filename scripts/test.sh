@@ -40,7 +40,15 @@ lint_pid=$!
 # of samples and are many times slower unoptimised. The flag is the build's, not the package's (unsafeFlags in
 # Package.swift would make the package unusable as a dependency). The C targets at -O2, as the release build ships
 # them: the kernels are tested as they run (no test depends any more on a repair being slow: docs/development.md).
+# SwiftPM's incremental build can leave a target built without package access (the command line, DriftKitAPITests)
+# compiled against a library module that has since changed (2026-11-30: a red CI that every local run had passed).
+# After any change under Sources/ they are compiled again; a clean clone compiles everything anyway.
+stamp=.build/test-sh-sources.stamp
+if [[ ! -e $stamp ]] || [[ -n $(find Sources -newer "$stamp" -name '*.swift' -print -quit) ]]; then
+    find Sources/driftfix Tests/DriftKitAPITests -name '*.swift' -exec touch {} +
+fi
 swift build --build-tests -Xswiftc -O -Xcc -O2
+touch "$stamp"
 lint_status=0
 wait "$lint_pid" || lint_status=$?
 cat "$lint_log"
