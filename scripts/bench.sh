@@ -44,27 +44,9 @@ render_figures() {  # the docs' generated regions from bench-results/ (a region 
     python3 scripts/figures.py render || echo "bench: a generated region's results are missing; it is left as it was"
 }
 
-median3() {  # median3 COMMAND...: median wall seconds and the peak RSS (MiB) of three runs
-    local walls=() rss=0
-    for _ in 1 2 3; do
-        /usr/bin/time -o "$work/time.txt" -f "%e %M" "$@" >/dev/null 2>"$work/stderr.txt" || { cat "$work/stderr.txt" >&2; return 1; }
-        read -r w r < <(tail -1 "$work/time.txt"); walls+=("$w"); (( r > rss )) && rss=$r
-    done
-    echo "$(printf "%s\n" "${walls[@]}" | sort -g | sed -n 2p) $((rss / 1024))"
-}
-
-median5() {  # median5 COMMAND...: median, min and max wall seconds (to the millisecond) and the peak RSS (MiB) of five runs
-    local walls=() rss=0 start end
-    for _ in 1 2 3 4 5; do
-        # time(1) reports wall time in hundredths: a tenth of a 0.1 s copy. The shell's clock has microseconds.
-        start=$EPOCHREALTIME
-        /usr/bin/time -o "$work/time.txt" -f "%M" "$@" >/dev/null 2>"$work/stderr.txt" || { cat "$work/stderr.txt" >&2; return 1; }
-        end=$EPOCHREALTIME
-        read -r r < <(tail -1 "$work/time.txt"); (( r > rss )) && rss=$r
-        walls+=("$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.4f", e - s }')")
-    done
-    echo "$(printf "%s\n" "${walls[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[3], v[1], v[5] }') $((rss / 1024))"
-}
+# stats (median min max), since (seconds between clock readings) and runs (a command's median, min and max wall
+# seconds and peak MiB over N runs): written once, for every section.
+source scripts/lib/bench-stats.sh
 
 measure() {  # measure LABEL COMMAND... → "LABEL xRT peakMiB"
     local label=$1; shift
@@ -93,7 +75,7 @@ krows="$work/kernel-rows.jsonl"
 krow() {  # krow LABEL OUTPUT(or -) COMMAND...
     local label=$1 out=$2; shift 2
     if [[ "$out" != - ]]; then rm -f "$out"; fi
-    read -r w lo hi m < <(median5 "$@")
+    read -r w lo hi m < <(runs 5 "$@")
     kwall[$label]=$w
     local quality="-" snr=null off=null
     if [[ "$out" != - && -f "$out" ]]; then
@@ -138,14 +120,16 @@ kpairs=()
 for _ in 1 2 3 4 5 6 7 8 9; do
     s0=$EPOCHREALTIME; dd if="$ksrc" of="$kscratch/copy.wav" bs=1M conv=fsync status=none; s1=$EPOCHREALTIME
     "$bin/driftfix" process "$ksrc" "$kscratch/o.wav" --to-frames "$kt" -q -y; s2=$EPOCHREALTIME
-    kpairs+=("$(awk -v a="$s0" -v b="$s1" -v c="$s2" 'BEGIN { printf "%.4f %.4f %.4f", b - a, c - b, (c - b) / (b - a) }')")
+    d=$(since "$s0" "$s1") f=$(since "$s1" "$s2")
+    kpairs+=("$d $f $(awk -v d="$d" -v f="$f" 'BEGIN { printf "%.4f", f / d }')")
 done
 rm -f "$kscratch/copy.wav" "$kscratch/o.wav"
 printf "%s\n" "${kpairs[@]}" >"$work/kernel-pairs.txt"
-printf "%s\n" "${kpairs[@]}" | awk '{ d[NR] = $1; f[NR] = $2; r[NR] = $3 }
-    function median(v, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }; return v[int((n + 1) / 2)] }
-    END { lo = 1e9; hi = 0; for (i = 1; i <= NR; i++) { if (r[i] < lo) lo = r[i]; if (r[i] > hi) hi = r[i] }
-          printf "alternated, %d pairs: dd conv=fsync %.3f s, driftfix (every core) %.3f s; %.2fx the synced copy (pairs %.2f-%.2f; goal 2)\n", NR, median(d, NR), median(f, NR), median(r, NR), lo, hi }'
+kcolumn() { printf "%s\n" "${kpairs[@]}" | cut -d' ' -f"$1"; }
+# shellcheck disable=SC2046  # one number a word
+{ read -r dmed _ _ < <(stats $(kcolumn 1)); read -r fmed _ _ < <(stats $(kcolumn 2)); read -r rmed rlo rhi < <(stats $(kcolumn 3)); }
+printf "alternated, %d pairs: dd conv=fsync %.3f s, driftfix (every core) %.3f s; %.2fx the synced copy (pairs %.2f-%.2f; goal 2)\n" \
+    "${#kpairs[@]}" "$dmed" "$fmed" "$rmed" "$rlo" "$rhi"
 one=${kwall[driftfix process (default), one core]}
 all=${kwall[driftfix process --to-frames N (default, every core)]}
 kraw=$(taskset -c 0 "$bin/driftfix-bench" raw "$ksrc" --seconds "$klen" --engine polyphase --quality medium)
@@ -173,13 +157,9 @@ if want memory; then
 mscratch=$work; [[ -d /dev/shm && -w /dev/shm ]] && mscratch=$(mktemp -d /dev/shm/driftfix-memory.XXXXXX)
 "$bin/driftfix-bench" generate "$mscratch/stereo.wav" --seconds 600
 "$bin/driftfix-bench" generate "$mscratch/six.wav" --seconds 300 --channels 6
-peak() {  # peak ARGS...: the largest peak RSS (MiB) of two runs of driftfix process ARGS
-    local rss=0 r
-    for _ in 1 2; do
-        /usr/bin/time -o "$work/time.txt" -f "%M" "$@" >/dev/null 2>"$work/stderr.txt" || { cat "$work/stderr.txt" >&2; return 1; }
-        r=$(tail -1 "$work/time.txt"); (( r > rss )) && rss=$r
-    done
-    echo $((rss / 1024))
+peak() {  # peak COMMAND...: the largest peak RSS (MiB) of two runs
+    local m
+    read -r _ _ _ m < <(runs 2 "$@") && echo "$m"
 }
 # Each row also goes to bench-results/memory.json (scripts/figures.py renders the docs' table and the README's range).
 mrows="$work/memory-rows.jsonl"
@@ -251,7 +231,7 @@ for len in ${BENCH_ENGINE_SECONDS:-600 3600}; do
     row() {  # row LABEL OUTPUT COMMAND...
         local label=$1 out=$2; shift 2
         rm -f "$out"
-        read -r w m < <(median3 "$@")
+        read -r w _ _ m < <(runs 3 "$@")
         wall[$label]=$w
         read -r snr l0 l1 off < <("$bin/driftfix-bench" snr "$out" --input-frames "$n" --target-frames "$t")
         printf "%-48s %8.0f %7s %9s %8s %10s %10s %6s\n" "$label" "$(awk -v s="$len" -v w="$w" 'BEGIN { print s / w }')" \
@@ -281,7 +261,7 @@ for len in ${BENCH_ENGINE_SECONDS:-600 3600}; do
     raw_len=$(( len < 600 ? len : 600 ))
     for e in libsamplerate soxr; do
         raws=(); for _ in 1 2 3; do raws+=("$("${one[@]}" "$bin/driftfix-bench" raw "$src" --seconds "$raw_len" --engine "$e" --quality medium)"); done
-        raw=$(printf "%s\n" "${raws[@]}" | sort -g | sed -n 2p)
+        read -r raw _ _ < <(stats "${raws[@]}")
         label="driftfix process --engine $e --quality medium"; [[ $e == libsamplerate ]] && label="driftfix process --engine libsamplerate (medium)"
         echo "$e medium converter alone (in memory, first $raw_len s): $raw xRT; the pipeline runs at $(awk -v s="$len" -v w="${wall[$label]}" -v r="$raw" 'BEGIN { printf "%.2f", s / w / r }')x of it"
         printf '{"seconds": %d, "converter": "%s", "realtime": %s, "pipeline": "%s"}\n' "$len" "$e" "$raw" "$label" >>"$erows"
@@ -339,7 +319,7 @@ rm -f "$work/stretch-speed.jsonl"
 core=(); command -v taskset >/dev/null && core=(taskset -c 0)
 stime() {  # stime INDEX COMMAND...: the median wall seconds and peak MiB of COMMAND on one core, kept at INDEX
     local i=$1 w m; shift
-    read -r w m < <(median3 "${core[@]}" "$@")
+    read -r w _ _ m < <(runs 3 "${core[@]}" "$@")
     swall[i]=$w; srss[i]=$m
 }
 echo "## Pitch-preserving stretch: a song looped to $sts s, 48 kHz stereo, one core; xRT, time over R3's, peak MiB"
@@ -364,7 +344,7 @@ for r in 0.8 1.25; do
     done
     rm -f "$work/st.wav"
 done
-read -r w m < <(median3 "${core[@]}" "$bin/driftfix" process "$input" "$work/st.wav" --method stretch --ratio 1.25 --stretch-engine vocoder -q -y)
+read -r w _ _ m < <(runs 3 "${core[@]}" "$bin/driftfix" process "$input" "$work/st.wav" --method stretch --ratio 1.25 --stretch-engine vocoder -q -y)
 awk -v s="$seconds" -v w="$w" -v m="$m" 'BEGIN { printf "%-30s %8.1f %9s %9d\n", "driftfix vocoder x1.25, " s " s", s / w, "", m }'
 rm -f "$work/st.wav"
 # The docs' speed table is generated from bench-results/stretch-speed.json.
@@ -403,25 +383,25 @@ printf "%-10s %18s %18s %18s\n" "ratio" "driftfix" "sox tempo" "rubberband"
 for r in 0.97 1.25 2; do
     there=$(awk -v r="$r" -v n="$frames" 'BEGIN { printf "%d", n * r + 0.5 }')
     row=$(printf "%-10s" "$r")
-    start=$(date +%s.%N)
+    start=$EPOCHREALTIME
     "$bin/driftfix" process "$speech" "$work/a.wav" --method stretch --to-frames "$there" -q
     "$bin/driftfix" process "$work/a.wav" "$work/b.wav" --method stretch --to-frames "$frames" -q
-    end=$(date +%s.%N)
-    row="$row $(printf "%10s dB %4.2fs" "$("$bin/driftfix-bench" lsd "$speech" "$work/b.wav")" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')")"
+    end=$EPOCHREALTIME
+    row="$row $(printf "%10s dB %4.2fs" "$("$bin/driftfix-bench" lsd "$speech" "$work/b.wav")" "$(since "$start" "$end")")"
     rm -f "$work/a.wav" "$work/b.wav"
     if command -v sox >/dev/null; then
-        start=$(date +%s.%N)
+        start=$EPOCHREALTIME
         sox "$speech" "$work/a.wav" tempo "$(awk -v r="$r" 'BEGIN { printf "%.10f", 1 / r }')" 2>/dev/null
         sox "$work/a.wav" "$work/b.wav" tempo "$r" 2>/dev/null
-        end=$(date +%s.%N)
-        row="$row $(printf "%10s dB %4.2fs" "$("$bin/driftfix-bench" lsd "$speech" "$work/b.wav")" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')")"
+        end=$EPOCHREALTIME
+        row="$row $(printf "%10s dB %4.2fs" "$("$bin/driftfix-bench" lsd "$speech" "$work/b.wav")" "$(since "$start" "$end")")"
         rm -f "$work/a.wav" "$work/b.wav"
     fi
     if command -v rubberband >/dev/null; then
-        start=$(date +%s.%N)
+        start=$EPOCHREALTIME
         rubberband -q -t "$r" "$speech" "$work/a.wav" >/dev/null 2>&1 && rubberband -q -t "$(awk -v r="$r" 'BEGIN { printf "%.10f", 1 / r }')" "$work/a.wav" "$work/b.wav" >/dev/null 2>&1
-        end=$(date +%s.%N)
-        row="$row $(printf "%10s dB %4.2fs" "$("$bin/driftfix-bench" lsd "$speech" "$work/b.wav")" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')")"
+        end=$EPOCHREALTIME
+        row="$row $(printf "%10s dB %4.2fs" "$("$bin/driftfix-bench" lsd "$speech" "$work/b.wav")" "$(since "$start" "$end")")"
         rm -f "$work/a.wav" "$work/b.wav"
     fi
     echo "$row"
@@ -530,11 +510,11 @@ for song in Tests/Music/*.ogg; do
     for spec in excerpts takes "takes --clocks" twice loop; do
         case="$work/music-$(basename "$song" .ogg)-${spec// /}"
         [[ -f "$case/truth.json" ]] || "$bin/driftfix-bench" playback "$case" --song "$song" --case $spec >/dev/null
-        start=$(date +%s.%N)
+        start=$EPOCHREALTIME
         "$bin/driftfix" sync "$case" --format json >"$work/music.json" 2>"$work/music.log" || true
-        end=$(date +%s.%N)
+        end=$EPOCHREALTIME
         python3 - "$case/truth.json" "$work/music.json" "$(basename "$song" .ogg | cut -c1-18), $spec" \
-            "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" "$mrows" "$(basename "$song" .ogg)" "$spec" <<'PY'
+            "$(printf "%.2f" "$(since "$start" "$end")")" "$mrows" "$(basename "$song" .ogg)" "$spec" <<'PY'
 import json, os, sys
 truth = json.load(open(sys.argv[1]))["clips"]
 found = [m for g in json.load(open(sys.argv[2]))["groups"] for m in g["matches"]]
@@ -574,18 +554,18 @@ for spec in "4 240 48000" "${BENCH_NIGHT_CLIPS:-200} ${BENCH_NIGHT_SECONDS:-2400
     shoot="$work/night-$clips-$secs-$rate"
     [[ -f "$shoot/truth.json" ]] || "$bin/driftfix-bench" shoot "$shoot" --clips "$clips" --seconds "$secs" --rate "$rate" >/dev/null
     rm -rf "$work/night-out"
-    start=$(date +%s.%N)
+    start=$EPOCHREALTIME
     # Exit 1 when a clip could not be synced (each failure is said in the log and tried again every night).
     "$bin/driftfix" repair "$shoot" --out "$work/night-out" --pair-by sound >"$work/night.txt" 2>"$work/night.log" || true
-    first=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+    first=$(since "$start")
     # The unchanged night, three times: the median.
     walls=()
     for _ in 1 2 3; do
-        start=$(date +%s.%N)
+        start=$EPOCHREALTIME
         "$bin/driftfix" repair "$shoot" --out "$work/night-out" --pair-by sound >"$work/night.txt" 2>>"$work/night.log" || true
-        walls+=("$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')")
+        walls+=("$(since "$start")")
     done
-    again=$(printf "%s\n" "${walls[@]}" | sort -g | sed -n 2p)
+    read -r again _ _ < <(stats "${walls[@]}")
     grep -q "^0 repaired," "$work/night.txt" || echo "the unchanged night repaired something: $(tail -1 "$work/night.txt")" >&2
     awk -v l="$((clips + 1)) clips, ${secs} s at ${rate} Hz" -v f="$first" -v u="$again" \
         'BEGIN { printf "%-36s %10.2f %14.2f %9.1f %%\n", l, f, u, 100 * u / f }'
@@ -648,12 +628,8 @@ echo
 # sentence are generated from it).
 spread5() {  # spread5 COMMAND...: "median min max" wall seconds of five runs (after one to warm the cache)
     "$@" >/dev/null 2>&1 || true
-    local walls=()
-    for _ in 1 2 3 4 5; do
-        /usr/bin/time -o "$work/time.txt" -f "%e" "$@" >/dev/null 2>&1 || true
-        walls+=("$(tail -1 "$work/time.txt")")
-    done
-    printf "%s\n" "${walls[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[3], v[1], v[5] }'
+    local med lo hi
+    read -r med lo hi _ < <(RUNS_ANY_EXIT=1 runs 5 "$@") && echo "$med $lo $hi"
 }
 heads() { find "$tree/media" -type f -print0 | xargs -0 head -c 4096; }
 scan_rows="$work/scan-rows.jsonl"; : >"$scan_rows"
@@ -723,15 +699,9 @@ if command -v node >/dev/null && command -v chromium >/dev/null; then
 fi
 history_time() {  # history_time KEY LABEL ARGS...: median wall time of 5 runs of driftfix history, in ms, kept as KEY
     local key=$1 label=$2; shift 2
-    local times=() median
-    for _ in 1 2 3 4 5; do
-        local start end
-        start=$(date +%s%N)
-        "$bin/driftfix" history --out "$fleet/out" "$@" >/dev/null
-        end=$(date +%s%N)
-        times+=($(( (end - start) / 1000000 )))
-    done
-    median=$(printf "%s\n" "${times[@]}" | sort -n | sed -n 3p)
+    local wall median
+    read -r wall _ _ _ < <(runs 5 "$bin/driftfix" history --out "$fleet/out" "$@")
+    median=$(awk -v w="$wall" 'BEGIN { printf "%d", w * 1000 }')
     printf "%-52s %6s ms\n" "$label" "$median"
     printf '{"key": "%s", "ms": %d}\n' "$key" "$median" >>"$work/fleet-history.jsonl"
 }
@@ -779,16 +749,16 @@ last=0
 # Each night also goes to bench-results/journal.json (the docs' bytes-per-pair sentence is generated from it).
 jrows="$work/journal-rows.jsonl"; : >"$jrows"
 for ((n = 0; n <= unchanged; n++)); do
-    start=$(date +%s.%N)
+    start=$EPOCHREALTIME
     "$bin/driftfix" repair "$jtree/media" --out "$jtree/out" --workers 2 >"$jtree/run.log" 2>&1 || true
-    end=$(date +%s.%N)
+    end=$EPOCHREALTIME
     size=$(stat -c %s "$jtree/out/.driftfix/journal.sqlite")
     repaired=$(grep -oE '^[0-9]+ repaired' "$jtree/run.log" | cut -d' ' -f1 || true)
-    awk -v n="$([[ $n == 0 ]] && echo "first (repairs)" || echo "unchanged $n")" -v w="$(awk -v a="$start" -v b="$end" 'BEGIN{print b-a}')" \
+    awk -v n="$([[ $n == 0 ]] && echo "first (repairs)" || echo "unchanged $n")" -v w="$(since "$start" "$end")" \
         -v r="${repaired:-?}" -v s="$size" -v l="$last" -v p="$pairs" \
         'BEGIN { printf "%-16s %10.1f %10s %12.2f %12.0f\n", n, w, r, s / 1e6, (s - l) / p }'
     printf '{"night": %d, "wall": %s, "repaired": %s, "journal": %d}\n' "$n" \
-        "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')" "${repaired:-null}" "$size" >>"$jrows"
+        "$(since "$start" "$end")" "${repaired:-null}" "$size" >>"$jrows"
     last=$size
 done
 rm -rf "$jtree"
@@ -842,10 +812,10 @@ make_corpus
 declare -A took
 for n in 1 2; do
     rm -rf "$work/repaired-$n"
-    start=$(date +%s.%N)
+    start=$EPOCHREALTIME
     "$bin/driftfix" repair "$corpus" --out "$work/repaired-$n" --workers "$n" >/dev/null 2>&1 || true
-    end=$(date +%s.%N)
-    took[$n]=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
+    end=$EPOCHREALTIME
+    took[$n]=$(since "$start" "$end")
     awk -v n="$n" -v t="${took[$n]}" 'BEGIN { printf "%d worker(s): 24 files, 1440 s of audio in %.2f s: %.0fx realtime\n", n, t, 1440 / t }'
 done
 awk -v a="${took[1]}" -v b="${took[2]}" 'BEGIN { printf "scaling efficiency 1 -> 2 workers: %.2f (speed-up %.2fx)\n", a / b / 2, a / b }'
@@ -853,10 +823,10 @@ rerun_start=0 rerun_end=0
 
 echo
 echo "## Nightly rerun over the unchanged corpus (incremental: fingerprints + output verification, no repair)"
-rerun_start=$(date +%s.%N)
+rerun_start=$EPOCHREALTIME
 "$bin/driftfix" repair "$corpus" --out "$work/repaired-2" --workers 2 >"$work/rerun.txt" 2>&1 || true
-rerun_end=$(date +%s.%N)
-awk -v a="$rerun_start" -v b="$rerun_end" -v t="${took[2]}" 'BEGIN { printf "rerun in %.2f s (first run %.2f s: %.0fx faster)\n", b - a, t, t / (b - a) }'
+rerun_end=$EPOCHREALTIME
+awk -v r="$(since "$rerun_start" "$rerun_end")" -v t="${took[2]}" 'BEGIN { printf "rerun in %.2f s (first run %.2f s: %.0fx faster)\n", r, t, t / r }'
 grep -E "^[0-9]+ repaired" "$work/rerun.txt" || true
 rm -rf "$work/repaired-1" "$work/repaired-2"
 
@@ -885,11 +855,11 @@ time.sleep(3600)' "$(id -u)" "$cores" &
             sleep 0.5
         fi
         rm -rf "$work/long-out"
-        start=$(date +%s.%N)
+        start=$EPOCHREALTIME
         "$bin/driftfix" repair "$long" --out "$work/long-out" --workers 2 >/dev/null 2>&1 || true
-        end=$(date +%s.%N)
+        end=$EPOCHREALTIME
         if [[ -n $holder ]]; then kill "$holder"; wait "$holder" 2>/dev/null || true; fi
-        awk -v m="$mode" -v a="$start" -v b="$end" 'BEGIN { printf "%-5s %.2f s: %.0fx realtime\n", m, b - a, 600 / (b - a) }' |
+        awk -v m="$mode" -v w="$(since "$start" "$end")" 'BEGIN { printf "%-5s %.2f s: %.0fx realtime\n", m, w, 600 / w }' |
             tee -a "$work/long-rounds.txt"
     done
 done
@@ -945,16 +915,15 @@ for _ in $(seq 1 "$rounds"); do
     done
 done
 kill "$receiver" "$silent" 2>/dev/null || true
-median() { printf "%s\n" "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 # shellcheck disable=SC2086  # the values are words
-read -r base _ _ < <(median ${night_walls[untraced]})
+read -r base _ _ < <(stats ${night_walls[untraced]})
 # shellcheck disable=SC2086
-read -r cpu_base _ _ < <(median ${night_cpu[untraced]})
+read -r cpu_base _ _ < <(stats ${night_cpu[untraced]})
 for mode in "${modes[@]}"; do
     # shellcheck disable=SC2086
-    read -r w lo hi < <(median ${night_walls[$mode]})
+    read -r w lo hi < <(stats ${night_walls[$mode]})
     # shellcheck disable=SC2086
-    read -r c clo chi < <(median ${night_cpu[$mode]})
+    read -r c clo chi < <(stats ${night_cpu[$mode]})
     awk -v m="$mode" -v w="$w" -v lo="$lo" -v hi="$hi" -v b="$base" -v c="$c" -v clo="$clo" -v chi="$chi" -v cb="$cpu_base" \
         'BEGIN { printf "%-9s wall %.2f s (%.2f-%.2f) %+.1f %%   cpu %.2f s (%.2f-%.2f) %+.1f %%\n", m, w, lo, hi, (w / b - 1) * 100, c, clo, chi, (c / cb - 1) * 100 }'
 done
@@ -1001,11 +970,11 @@ else
             rm -rf "$work/slurm-out"
             args=(--workers 2)
             [[ $how == slurm ]] && args=(--launcher slurm --workers 2 --bind tcp://127.0.0.1:0)
-            start=$(date +%s.%N)
+            start=$EPOCHREALTIME
             SLURM_CONF="$work/slurm-cluster/slurm.conf" "$bin/driftfix" repair "$slurm_media" --out "$work/slurm-out" "${args[@]}" \
                 >"$work/slurm-$how.txt" 2>&1 || { echo "$how night failed:"; tail -3 "$work/slurm-$how.txt"; }
-            end=$(date +%s.%N)
-            t=$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')
+            end=$EPOCHREALTIME
+            t=$(since "$start" "$end")
             slurm_took[$how]="${slurm_took[$how]:-} $t"
             slurm_repaired+=("$(grep -oE "^[0-9]+ repaired" "$work/slurm-$how.txt" | grep -oE "^[0-9]+" || echo 0)")
             printf "round %d, %-5s workers: %6.2f s  (%s)\n" "$round" "$how" "$t" "$(grep -E "^[0-9]+ repaired" "$work/slurm-$how.txt")"
@@ -1228,13 +1197,14 @@ if want compare && [[ -n "${BENCH_BASELINE:-}" ]]; then
             out=$("$b/driftfix-bench" dispatch --jobs 20000 --workers 2 --driftfix "$b/driftfix" --journal "$j" | tail -1)
             rate[$side]+="$(echo "$out" | sed -E 's/.* ([0-9.]+) jobs\/s.*/\1/') "
             rm -rf "$work/compare-out"
-            start=$(date +%s.%N)
+            start=$EPOCHREALTIME
             "$b/driftfix" repair "$corpus" --out "$work/compare-out" --workers 2 >/dev/null 2>&1 || true
-            end=$(date +%s.%N)
-            repair[$side]+="$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }') "
+            end=$EPOCHREALTIME
+            repair[$side]+="$(since "$start" "$end") "
         done
     done
-    median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+    # shellcheck disable=SC2046  # the numbers on its input, one a word
+    median() { stats $(cat) | cut -d' ' -f1; }
     printf "%-48s %12s %12s %8s\n" "measure" "$rev" "$head_rev" "ratio"
     rb=$(echo "${rate[baseline]}" | median); rh=$(echo "${rate[head]}" | median)
     printf "%-48s %12.0f %12.0f %8.2f\n" "dispatch, journalled (jobs/s, higher is better)" "$rb" "$rh" "$(awk -v a="$rb" -v b="$rh" 'BEGIN { print b / a }')"
