@@ -31,8 +31,8 @@ public struct ProcessError: Error, CustomStringConvertible {
         self.init(path: FilePath(pathText: text), plan: plan)
     }
 
-    /// The written output did not verify: `mismatches` say how.
-    public static func unverified(_ path: String, _ mismatches: [String]) -> ProcessError {
+    /// The written output, named by its `PathText`, did not verify: `mismatches` say how.
+    package static func unverified(_ path: String, _ mismatches: [String]) -> ProcessError {
         var error = ProcessError(path: path, cause: "verification failed: " + mismatches.joined(separator: "; "))
         error.isVerification = true
         return error
