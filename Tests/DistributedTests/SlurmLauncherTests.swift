@@ -47,6 +47,26 @@ private func capture(_ pattern: String, in text: String) -> String? {
     return String(text[range])
 }
 
+/// What the test cluster below `state` says about itself, for a failure's message: every task with its state and
+/// why it waits (`%r`), the nodes, the last lines of the daemons' logs and of every task's log. A task that never
+/// started or never connected is otherwise a timeout with nothing to read.
+private func clusterAccount(_ state: TemporaryFolder) -> String {
+    let slurm = ["SLURM_CONF": state.file("slurm.conf")]
+    var parts: [String] = []
+    let queue = try? runChild(
+        "/usr/bin/squeue", ["--noheader", "--array", "--states=all", "--format=%i %T %r %N %M"],
+        environment: slurm, seconds: 20)
+    parts.append("squeue:\n\(queue?.stdout ?? "?")\(queue?.stderr ?? "")")
+    let nodes = try? runChild("/usr/bin/sinfo", ["--Node", "--long"], environment: slurm, seconds: 20)
+    parts.append("sinfo:\n\(nodes?.stdout ?? "?")\(nodes?.stderr ?? "")")
+    let logs = ((try? FileManager.default.contentsOfDirectory(atPath: state.file("logs"))) ?? []).sorted()
+    for name in ["slurmctld.log", "slurmd.log"] + logs.map({ "logs/" + $0 }) {
+        let text = (try? String(contentsOfFile: state.file(name), encoding: .utf8)) ?? "(none)"
+        parts.append("\(name), last lines:\n" + text.split(separator: "\n").suffix(15).joined(separator: "\n"))
+    }
+    return parts.joined(separator: "\n")
+}
+
 @Suite("Slurm launcher on a real cluster", .serialized)
 struct SlurmLauncherTests {
     @Test(
@@ -56,9 +76,15 @@ struct SlurmLauncherTests {
             "needs root and apt's slurm-wlm and munge (scripts/install-deps.sh installs them): the test runs munged, slurmctld and slurmd"
         ))
     func nightOnSlurm() throws {
+        // When each step was reached, for a failure's message: in a full run the machine is shared with every other
+        // suite, and a wait that ran out says more beside how long the steps before it took.
+        let began = Date()
+        var steps: [String] = []
+        func reached(_ step: String) { steps.append("\(step) at \(Int(Date().timeIntervalSince(began))) s") }
         let state = TemporaryFolder("driftfix-slurm")
         let cluster = try runChild("/bin/bash", [root + "/scripts/slurm-cluster.sh", "start", state.path])
         try #require(cluster.status == 0, "the test cluster did not start: \(cluster.stderr)")
+        reached("cluster up")
         var stopped = false
         let stop = { _ = try? runChild("/bin/bash", [root + "/scripts/slurm-cluster.sh", "stop", state.path]) }
         defer { if !stopped { stop() } }
@@ -74,6 +100,7 @@ struct SlurmLauncherTests {
         try "slurm:\n  log-folder: \(state.path)/logs\n  max-resubmits: 4\n".write(
             toFile: config, atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: state.file("logs"), withIntermediateDirectories: true)
+        reached("media made")
         let endpoint = "tcp://127.0.0.1:\(freeTCPPort())"
         let coordinator = try Background(
             [
@@ -83,29 +110,33 @@ struct SlurmLauncherTests {
             ], environment: held)
         defer { if coordinator.isRunning { kill(coordinator.pid, SIGKILL) } }
         let log = { coordinator.child.errorsSoFar }
-        #expect(waitUntil(seconds: 60) { log().contains("submitted 2 worker tasks to Slurm as job ") }, "\(log())")
+        // The waits are long: they cost nothing when the cluster is quick, and a full run of the suite shares two
+        // cores with every other test (a task's start has taken over a minute there).
+        let stuck = { "\(steps.joined(separator: ", ")); log:\n\(log())\n\(clusterAccount(state))" }
+        #expect(waitUntil(seconds: 120) { log().contains("submitted 2 worker tasks to Slurm as job ") }, "\(stuck())")
         let job = try #require(capture("to Slurm as job ([0-9]+)", in: log()))
+        reached("tasks submitted")
 
         // Task 1 dies as on a failed node or under the OOM killer: its worker is killed outright and cannot hand
         // anything back; the heartbeat (2 s, given up after several) is slower than the pool's look at the queue.
-        #expect(waitUntil(seconds: 60) { log().contains(", slurm-\(job)_1@") }, "\(log())")
-        let victim = try #require(workerProcess(job: job, task: 1, endpoint: endpoint), "the worker of task \(job)_1")
+        #expect(waitUntil(seconds: 240) { log().contains(", slurm-\(job)_1@") }, "\(stuck())")
+        reached("task 1 awaited")
+        let victim = try #require(
+            workerProcess(job: job, task: 1, endpoint: endpoint), "the worker of task \(job)_1: \(stuck())")
         kill(victim, SIGKILL)
-        let replaced = waitUntil(seconds: 30) { log().contains("_1 in its place") }
-        if !replaced {
-            // What the controller said about the job, for the failure's message.
-            let queue = try? runChild(
-                "/usr/bin/squeue", ["--noheader", "--array", "--states=all", "--jobs=\(job)"], environment: slurm)
-            Issue.record("task 1 not replaced; squeue: \(queue?.stdout ?? "?") \(queue?.stderr ?? ""); log: \(log())")
-        }
+        reached("task 1 killed")
+        #expect(waitUntil(seconds: 120) { log().contains("_1 in its place") }, "task 1 not replaced; \(stuck())")
 
         // Task 0 is cancelled as an operator would: SIGTERM, its worker drains.
-        #expect(waitUntil(seconds: 30) { log().contains(", slurm-\(job)_0@") }, "\(log())")
+        #expect(waitUntil(seconds: 120) { log().contains(", slurm-\(job)_0@") }, "\(stuck())")
+        reached("task 0 awaited")
         let cancelled = try runChild("/usr/bin/scancel", ["\(job)_0"], environment: slurm)
         #expect(cancelled.status == 0, "\(cancelled.stderr)")
 
-        let result = coordinator.wait(seconds: 180)
-        #expect(result.status == 0, "\(result.stderr)")
+        let result = coordinator.wait(seconds: 300)
+        reached("night ended")
+        print("SlurmLauncherTests: \(steps.joined(separator: ", "))")
+        #expect(result.status == 0, "\(result.stderr)\n\(steps.joined(separator: ", "))\n\(clusterAccount(state))")
         #expect(
             result.stderr.contains("Slurm worker task \(job)_0 on ") && result.stderr.contains("cancelled"),
             "\(result.stderr)")
