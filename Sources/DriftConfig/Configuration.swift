@@ -168,6 +168,9 @@ public struct SlurmSettings: Sendable, Equatable {
     public var logFolder: FilePath?
     /// Tasks submitted again in place of ended ones, at most, per run.
     public var maxResubmits = 8
+    /// How long a task may wait in the queue, or run without its worker connecting, before the log says why (and,
+    /// running, before the idle timeout stops waiting for it).
+    public var startGrace: Duration = .seconds(60)
 
     public init() {}
 }

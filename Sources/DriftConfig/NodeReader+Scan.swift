@@ -367,7 +367,9 @@ extension NodeReader {
                 settings.logFolder = try path(value, key: full)
             case "max-resubmits":
                 settings.maxResubmits = try wholeNumber(value, key: full, in: 0...10_000)
-            default: throw unknown(k, in: key, allowed: ["args", "log-folder", "max-resubmits"])
+            case "start-grace":
+                settings.startGrace = .seconds(try wholeNumber(value, key: full, in: 1...86_400))
+            default: throw unknown(k, in: key, allowed: ["args", "log-folder", "max-resubmits", "start-grace"])
             }
         }
         return settings

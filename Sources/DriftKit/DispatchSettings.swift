@@ -59,6 +59,7 @@ public struct DispatchSettings: Sendable {
         slurm.sbatchArguments = configuration.slurm.arguments
         slurm.logFolder = configuration.slurm.logFolder
         slurm.maxResubmits = configuration.slurm.maxResubmits
+        slurm.startGrace = configuration.slurm.startGrace
         self.configurationPath = configurationPath
         maxAttempts = configuration.maxAttempts
     }
@@ -108,6 +109,7 @@ public struct DispatchSettings: Sendable {
             pool.sbatchArguments = slurm.sbatchArguments
             pool.logFolder = slurm.logFolder?.pathText
             pool.maxResubmits = slurm.maxResubmits
+            pool.startGrace = slurm.startGrace.seconds
             runtime.pool = .slurm(pool)
         }
         return runtime
@@ -120,6 +122,8 @@ public struct SlurmOptions: Sendable {
     /// Where the tasks' logs go (nil: sbatch's default, the submitting folder).
     public var logFolder: FilePath?
     public var maxResubmits = 8
+    /// How long a task may wait in the queue, or run without its worker connecting, before the log says why.
+    public var startGrace: Duration = .seconds(60)
 
     public init() {}
 }

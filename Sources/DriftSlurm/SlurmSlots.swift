@@ -10,6 +10,11 @@ struct SlurmSlots {
         /// When the queue first showed the task running (its worker then still starting): seconds on the pool's
         /// monotonic clock.
         var runningSince: Double?
+        /// When the queue first showed it waiting (pending, configuring, requeued), on the same clock.
+        var queuedSince: Double?
+        /// Whether its long wait in the queue, and its worker's long start, were told (once each).
+        var queuedTold = false
+        var startTold = false
         /// Cancelled by this coordinator because its worker stopped answering (not by a person).
         var cancelledAsSilent = false
     }
@@ -21,6 +26,21 @@ struct SlurmSlots {
         var node: String
         var why: String
         var joined: Bool
+    }
+
+    /// A task that has taken longer than the grace to bring its worker: still waiting in the queue (with Slurm's
+    /// reason), or running with a worker that has not connected (a node that cannot reach the coordinator, a worker
+    /// stuck before its first message).
+    struct Overdue: Equatable {
+        var index: Int
+        var job: Int
+        /// Where it runs; empty while queued.
+        var node: String
+        var queued: Bool
+        /// Slurm's, while queued; empty when it gives none.
+        var waitReason: String
+        /// How long it has waited or been starting, in whole seconds.
+        var seconds: Int
     }
 
     /// Why a task this coordinator cancelled for its silent worker ended.
@@ -101,5 +121,35 @@ struct SlurmSlots {
             }
         }
         return count
+    }
+
+    /// Tasks waiting in the queue, or running without their worker, for `grace` seconds or more at `now`: each told
+    /// once for its wait in the queue and once for its start, so a night's log says why its workers are late without
+    /// repeating itself every look.
+    mutating func overdue(in tasks: [SlurmTask], at now: Double, grace: Double) -> [Overdue] {
+        var found: [Overdue] = []
+        for index in slots.indices {
+            guard let job = slots[index].job, !slots[index].joined,
+                let task = tasks.first(where: { $0.arrayJob == job && $0.index == index }), !task.state.isFinished
+            else { continue }
+            let queued = [.pending, .configuring, .requeued].contains(task.state)
+            let since: Double
+            if queued {
+                since = slots[index].queuedSince ?? now
+                slots[index].queuedSince = since
+                if slots[index].queuedTold { continue }
+            } else {
+                since = slots[index].runningSince ?? now
+                slots[index].runningSince = since
+                if slots[index].startTold { continue }
+            }
+            guard now - since >= grace else { continue }
+            if queued { slots[index].queuedTold = true } else { slots[index].startTold = true }
+            found.append(
+                Overdue(
+                    index: index, job: job, node: queued ? "" : task.node, queued: queued,
+                    waitReason: queued ? task.waitReason : "", seconds: Int(now - since)))
+        }
+        return found
     }
 }

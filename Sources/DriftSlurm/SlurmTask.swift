@@ -64,16 +64,21 @@ public struct SlurmTask: Sendable, Equatable {
     public var state: SlurmState
     /// The node it runs (or ran) on; empty while pending.
     public var node: String
+    /// Why Slurm keeps it queued (`Resources`, `Priority`, `BeginTime`, `ReqNodeNotAvail, ...`); empty when Slurm
+    /// gives none (`None`: not looked at yet, or not waiting).
+    public var waitReason: String
 
-    public init(arrayJob: Int, index: Int, state: SlurmState, node: String) {
+    public init(arrayJob: Int, index: Int, state: SlurmState, node: String, waitReason: String = "") {
         self.arrayJob = arrayJob
         self.index = index
         self.state = state
         self.node = node
+        self.waitReason = waitReason
     }
 
-    /// The `squeue --format` that `parse` reads: array job, task index, state, node.
-    public static let squeueFormat = "%F|%K|%T|%N"
+    /// The `squeue --format` that `parse` reads: array job, task index, state, node, and why it waits. The reason
+    /// comes last: it is the one field that may hold a comma or a space.
+    public static let squeueFormat = "%F|%K|%T|%N|%r"
 
     /// The tasks in `squeue --noheader --array --format=squeueFormat` output; lines of other jobs (no array index) and
     /// anything unreadable are skipped.
@@ -83,7 +88,11 @@ public struct SlurmTask: Sendable, Equatable {
                 $0.trimmingCharacters(in: .whitespaces)
             }
             guard fields.count >= 4, let job = Int(fields[0]), let index = Int(fields[1]) else { return nil }
-            return SlurmTask(arrayJob: job, index: index, state: SlurmState(fields[2]), node: fields[3])
+            // A reason holding "|" is split by it too: whatever follows the node is the reason.
+            let reason = fields.dropFirst(4).joined(separator: "|")
+            return SlurmTask(
+                arrayJob: job, index: index, state: SlurmState(fields[2]), node: fields[3],
+                waitReason: reason == "None" ? "" : reason)
         }
     }
 }

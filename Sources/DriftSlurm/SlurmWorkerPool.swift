@@ -199,6 +199,24 @@ public final class SlurmWorkerPool: WorkerPool {
                 "\(waiting) worker task\(waiting == 1 ? "" : "s") waiting in the Slurm queue or starting (squeue --name=\(settings.jobName)); the idle timeout waits too"
             )
         }
+        let late = state.withLock { $0.slots.overdue(in: tasks, at: now, grace: settings.startGrace) }
+        for task in late { tell(task) }
+    }
+
+    /// Says why a task is late: Slurm's reason for keeping it queued (the night waits for it), or a worker that
+    /// runs and has not connected (the night no longer counts on it; its log says why).
+    private func tell(_ task: SlurmSlots.Overdue) {
+        let name = "\(task.job)_\(task.index)"
+        if task.queued {
+            let why = task.waitReason.isEmpty ? "Slurm gives no reason yet" : "Slurm's reason: \(task.waitReason)"
+            logger.notice(
+                "Slurm worker task \(name) has waited \(task.seconds) s in the queue (\(why)); the night waits for it (squeue --jobs=\(name))"
+            )
+        } else {
+            logger.warning(
+                "Slurm worker task \(name) has run \(task.seconds) s on \(task.node.isEmpty ? "its node" : task.node) and its worker has not connected to \(settings.endpoint); the idle timeout no longer waits for it\(logHint)"
+            )
+        }
     }
 
     private func replace(_ task: SlurmSlots.Ended) {

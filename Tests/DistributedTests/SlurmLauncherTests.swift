@@ -324,7 +324,7 @@ struct SlurmNodesTests {
 @Suite("Slurm launcher: a busy queue is no idle night", .serialized)
 struct SlurmQueueTests {
     @Test(
-        "worker tasks held in the queue (--begin=now+8) longer than --idle-timeout 3: the night waits for them and completes, nothing left behind",
+        "worker tasks held in the queue (--begin=now+8) longer than --idle-timeout 3: the night waits for them, says why they wait (slurm.start-grace 2: Slurm's reason, BeginTime) and completes, nothing left behind",
         .enabled(
             if: runnable,
             "needs root and apt's slurm-wlm and munge (scripts/install-deps.sh installs them): the test runs munged, slurmctld and slurmd"
@@ -338,17 +338,27 @@ struct SlurmQueueTests {
         let tree = try RepairTree(drifted: 4, frames: 48_000, channels: 2, folders: 2)
         let out = TemporaryFolder("driftfix-out")
         let endpoint = "tcp://127.0.0.1:\(freeTCPPort())"
+        // A grace shorter than the hold: the log says why the tasks are late, as Slurm gives it.
+        let config = state.file("driftfix.yaml")
+        try "slurm:\n  start-grace: 2\n".write(toFile: config, atomically: true, encoding: .utf8)
         let started = Date()
         let result = try runChild(
             driftfixPath(),
             [
                 "repair", tree.root.path, "--out", out.path, "--launcher", "slurm", "--workers", "2",
-                "--bind", endpoint, "--idle-timeout", "3", "--slurm-arg=--begin=now+8",
+                "--bind", endpoint, "--idle-timeout", "3", "--slurm-arg=--begin=now+8", "--config", config,
             ],
             environment: slurm)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(Date().timeIntervalSince(started) > 6, "the tasks were held in the queue")
         #expect(result.stderr.contains("waiting in the Slurm queue"), "\(result.stderr)")
+        for task in 0..<2 {
+            #expect(
+                capture(
+                    "Slurm worker task ([0-9]+)_\(task) has waited [0-9]+ s in the queue \\(Slurm's reason: BeginTime\\)",
+                    in: result.stderr) != nil, "\(result.stderr)")
+        }
+        #expect(!result.stderr.contains("has not connected"), "\(result.stderr)")
         for entry in tree.entries {
             #expect(try AudioFileReader(path: tree.output(entry, in: out.path)).frameCount == entry.target)
         }

@@ -17,18 +17,27 @@ struct ConfigurationTests {
         #expect(configuration == Configuration())
     }
 
-    @Test("the slurm section: sbatch options, the tasks' log folder, resubmits; a non-option or a bad count is refused")
+    @Test(
+        "the slurm section: sbatch options, the tasks' log folder, resubmits, the start grace; a non-option or a bad count is refused"
+    )
     func slurm() throws {
         let yaml = """
             slurm:
               args: ["--partition=night", "--time=8:00:00"]
               log-folder: /shared/driftfix/logs
               max-resubmits: 3
+              start-grace: 300
             """
         let configuration = try Configuration.parse(yaml, path: "c.yaml")
         #expect(configuration.slurm.arguments == ["--partition=night", "--time=8:00:00"])
         #expect(configuration.slurm.logFolder == "/shared/driftfix/logs")
         #expect(configuration.slurm.maxResubmits == 3)
+        #expect(configuration.slurm.startGrace == .seconds(300) && Configuration().slurm.startGrace == .seconds(60))
+        for grace in ["0", "-5", "1.5", "soon"] {
+            #expect(throws: ConfigurationError.self, "start-grace \(grace)") {
+                try Configuration.parse("slurm:\n  start-grace: \(grace)\n", path: "c.yaml")
+            }
+        }
         #expect(Configuration().slurm.maxResubmits == 8 && Configuration().slurm.logFolder == nil)
         #expect(throws: ConfigurationError.self) {
             try Configuration.parse("slurm:\n  args: [night]\n", path: "c.yaml")

@@ -30,26 +30,31 @@ struct SlurmParsingTests {
         #expect(slurmAllocatedCPUs(environment: [:]) == nil)
     }
 
-    @Test("squeue lines: array tasks with their state and node; other jobs and junk skipped")
+    @Test("squeue lines: array tasks with their state, node and why they wait; other jobs and junk skipped")
     func queue() {
         let output = """
-            4711|0|RUNNING|node07
-            4711|1|PENDING|
-            4712|1|NODE_FAIL|node03
-            4713|N/A|RUNNING|node01
+            4711|0|RUNNING|node07|None
+            4711|1|PENDING||ReqNodeNotAvail, UnavailableNodes:n[1-2]
+            4712|1|NODE_FAIL|node03|NodeDown
+            4713|N/A|RUNNING|node01|None
             garbage
             4714|2|CANCELLED|node02
+            4715|0|PENDING||odd|reason
 
             """
         let tasks = SlurmTask.parse(output)
         #expect(
             tasks == [
                 SlurmTask(arrayJob: 4711, index: 0, state: .running, node: "node07"),
-                SlurmTask(arrayJob: 4711, index: 1, state: .pending, node: ""),
-                SlurmTask(arrayJob: 4712, index: 1, state: .nodeFail, node: "node03"),
+                SlurmTask(
+                    arrayJob: 4711, index: 1, state: .pending, node: "",
+                    waitReason: "ReqNodeNotAvail, UnavailableNodes:n[1-2]"),
+                SlurmTask(arrayJob: 4712, index: 1, state: .nodeFail, node: "node03", waitReason: "NodeDown"),
                 SlurmTask(arrayJob: 4714, index: 2, state: .cancelled, node: "node02"),
+                SlurmTask(arrayJob: 4715, index: 0, state: .pending, node: "", waitReason: "odd|reason"),
             ])
-        #expect(tasks.map(\.state.isFinished) == [false, false, true, true])
+        #expect(tasks.map(\.state.isFinished) == [false, false, true, true, false])
+        #expect(SlurmTask.squeueFormat.hasSuffix("|%r"), "the reason last: it may hold spaces and commas")
         #expect(
             SlurmState("PREEMPTED").isFinished && SlurmState("TIMEOUT").isFinished && !SlurmState("REQUEUED").isFinished
         )

@@ -113,4 +113,48 @@ struct SlurmSlotsTests {
         let waiting7 = slots.waiting(in: replaced, at: 231, startGrace: 30)
         #expect(waiting7 == 0)
     }
+
+    @Test(
+        "a task late past the grace is told once for its wait in the queue (with Slurm's reason) and once for its start (with its node); a joined, ended or replaced one is not, and the replacement has a grace of its own"
+    )
+    func lateTasks() {
+        var slots = SlurmSlots(count: 3)
+        for index in 0..<3 { slots.start(index, job: Self.array) }
+        func pending(_ index: Int, _ why: String, job: Int = Self.array) -> SlurmTask {
+            SlurmTask(arrayJob: job, index: index, state: .pending, node: "", waitReason: why)
+        }
+        let queued = [pending(0, "Resources"), pending(1, "Priority"), pending(2, "")]
+        let first = slots.overdue(in: queued, at: 100, grace: 30)
+        #expect(first.isEmpty, "first seen: the grace starts")
+        let within = slots.overdue(in: queued, at: 129.9, grace: 30)
+        #expect(within.isEmpty, "within the grace")
+        let late = slots.overdue(in: queued, at: 130, grace: 30)
+        #expect(
+            late == [
+                .init(index: 0, job: Self.array, node: "", queued: true, waitReason: "Resources", seconds: 30),
+                .init(index: 1, job: Self.array, node: "", queued: true, waitReason: "Priority", seconds: 30),
+                .init(index: 2, job: Self.array, node: "", queued: true, waitReason: "", seconds: 30),
+            ])
+        let again = slots.overdue(in: queued, at: 500, grace: 30)
+        #expect(again.isEmpty, "told once")
+
+        // The first starts and its worker joins; the second starts and its worker does not; the third ends.
+        let started = [Self.task(0, .running), Self.task(1, .running), Self.task(2, .failed)]
+        let joined = slots.joined(SlurmIdentity(job: Self.array, task: 0, node: "n1"))
+        #expect(joined)
+        let seen = slots.overdue(in: started, at: 600, grace: 30)
+        #expect(seen.isEmpty, "its start's grace begins when seen running")
+        let stuck = slots.overdue(in: started, at: 645, grace: 30)
+        #expect(stuck == [.init(index: 1, job: Self.array, node: "n2", queued: false, waitReason: "", seconds: 45)])
+        let stuckAgain = slots.overdue(in: started, at: 700, grace: 30)
+        #expect(stuckAgain.isEmpty, "told once")
+
+        // A replacement in the second position waits and starts with graces of its own.
+        slots.start(1, job: Self.array + 1)
+        let replaced = [Self.task(0, .running), pending(1, "BeginTime", job: Self.array + 1)]
+        let replacedFirst = slots.overdue(in: replaced, at: 800, grace: 30)
+        #expect(replacedFirst.isEmpty)
+        let replacedLate = slots.overdue(in: replaced, at: 830, grace: 30)
+        #expect(replacedLate.map(\.waitReason) == ["BeginTime"], "the replacement's own wait")
+    }
 }
