@@ -360,7 +360,7 @@ let package = Package(
             dependencies: [
                 "DriftPlanning", "DriftSchema", "DriftJournal", "DriftCoordinator", "DriftWire", "DriftAudio",
                 "DriftCore", "DriftReports", "DriftFixtures", "DriftJobs", "DriftAV", "DriftSync",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "SystemPackage", package: "swift-system"),
             ],
             // The forms the journal stores as JSON, pinned (StoredFormTests reads them by path).
             exclude: ["StoredForms"]),

@@ -9,7 +9,9 @@ not list (each break a release makes is named there and in CHANGELOG.md). Additi
 refuses a public property or parameter named for a span of time (seconds, ms, a timeout) that is a Double: spans are
 `Duration`s, and a report keeps its JSON number `package` behind one. It refuses a path held as text too (a property
 or parameter named for one: `path`, `folder`, `roots`, `...File`, `input`, `output`, `recording`, `clips`): paths are
-`FilePath`s, a report row's too (the report's JSON keeps their text, `package` behind them).
+`FilePath`s, a report row's too (the report's JSON keeps their text, `package` behind them). The digester's dump has
+only a parameter's label, so the parameters whose label does not say a path (`_ path: String`, `to folder: String`)
+are read from the module's symbol graph (swift-symbolgraph-extract), which has the name inside the function too.
 
 Why not `swift package diagnose-api-breaking-changes` itself: it rebuilds the baseline revision from scratch (6 minutes
 here), and its digester then loads the baseline's modules beside the build's plugin-tool copies of the benchmark
@@ -169,6 +171,38 @@ def paths_as_text(module, root):
             if found not in NOT_PATHS]
 
 
+def symbol_graph(module, into):
+    """The module's public symbols as swift-symbolgraph-extract writes them (parameters with their inner names)."""
+    run = subprocess.run(["swift-symbolgraph-extract", "-module-name", module, "-I", os.path.join(BUILD, "Modules"),
+                          "-target", "x86_64-unknown-linux-gnu", "-output-dir", into, "-minimum-access-level", "public"]
+                         + module_maps(), capture_output=True, text=True)
+    graph = os.path.join(into, module + ".symbols.json")
+    if run.returncode != 0 or not os.path.exists(graph):
+        sys.exit(f"api-check: swift-symbolgraph-extract could not read {module} (build the tests first):\n{run.stderr}")
+    with open(graph) as handle:
+        return json.load(handle)["symbols"]
+
+
+def unlabelled_paths(module, keep, symbols):
+    """Public function parameters named for a path inside the function, of a text type, whose label says otherwise
+    (`matches(_ path: String)`, `write(to path: String)`): what `paths_as_text`, reading labels, cannot see."""
+    found = []
+    for symbol in symbols:
+        signature = symbol.get("functionSignature")
+        if not signature or (keep is not None and symbol["pathComponents"][0] not in keep):
+            continue
+        title = symbol["names"]["title"]
+        labels = re.findall(r"(\w+):", title[title.find("("):]) if "(" in title else []
+        for index, parameter in enumerate(signature.get("parameters", [])):
+            inner = parameter.get("internalName") or parameter.get("name", "")
+            label = labels[index] if index < len(labels) else inner
+            printed = "".join(f["spelling"] for f in parameter.get("declarationFragments", []))
+            kind = printed.split(": ", 1)[-1].strip()
+            if label != inner and PATHNAME.search(inner) and kind in ("String", "[String]", "String?"):
+                found.append(f"{module}.{'.'.join(symbol['pathComponents'])} ({label} {inner}: {kind})")
+    return sorted(set(found))
+
+
 def check():
     allowed = set()
     if os.path.exists(ALLOWED):
@@ -185,6 +219,7 @@ def check():
                 spans += spans_as_numbers(module, root)
                 # Every path a caller gives or is given is a FilePath, the reports' rows' too (their JSON keeps the text).
                 paths.extend(paths_as_text(module, root))
+            paths.extend(unlabelled_paths(module, keep, symbol_graph(module, work)))
             recorded = os.path.join(BASELINE, module + ".json.gz")
             if not os.path.exists(recorded):
                 continue  # new in this version: nothing to break

@@ -65,8 +65,10 @@ if [[ $quick -eq 0 ]]; then
     took "the stretch's quality floors"
 fi
 # DriftKit's API against its last release's (api/baseline; a break passes only when api/allowed-breaks.txt and
-# CHANGELOG.md name it): swift-api-digester on the modules just built, a second or two.
+# CHANGELOG.md name it): swift-api-digester and swift-symbolgraph-extract on the modules just built, seconds.
 python3 scripts/api-check.py check
+# ... and its readings, on symbols and dumps made up so that each answer is known (a text path behind any label).
+python3 scripts/test-api-check.py
 # The docs' generated tables are what their results files give (bench-results/; scripts/figures.py).
 python3 scripts/figures.py check
 # ... and the tool itself, on results made up so that each answer is known (a goal's verdict turns with its numbers).

@@ -178,7 +178,7 @@ public struct DriftAnalysis: Sendable, Equatable {
         } else {
             // Pull-down and mislabels shift the pitch with the length: always resample. Rules choose the method only
             // for drift the recorder itself may have caused.
-            var choice = repair.method(for: recordingPath)
+            var choice = repair.method(forPathText: recordingPath)
             if cause == .pullDown || cause == .pullUp || cause == .rateMislabel {
                 choice = MethodChoice(method: .resample, reason: "\(cause.rawValue) shifts the pitch")
             } else if choice.method == .stretch && !(0.5...2.0).contains(1 / ratio) {

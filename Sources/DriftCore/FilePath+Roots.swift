@@ -120,7 +120,8 @@ public struct PathRoots: Sendable {
         resolved = roots.compactMap { $0.absolute().realPath() }
     }
 
-    public init(_ roots: [String]) { self.init(roots.map { FilePath(pathText: $0) }) }
+    /// The roots whose paths `roots` stand for (`PathText`).
+    package init(_ roots: [String]) { self.init(roots.map { FilePath(pathText: $0) }) }
 
     /// The resolved root `path` lies in (the deepest, when roots nest), once its own links are resolved; nil when it
     /// leads outside every root.

@@ -1,3 +1,5 @@
+public import struct SystemPackage.FilePath
+
 /// A shell-style path pattern: `*` matches within one path component, `**` across components, `?` one
 /// character. A pattern without a `/` matches the file name anywhere in the tree (like .gitignore).
 public struct GlobPattern: Sendable, Equatable, CustomStringConvertible {
@@ -40,8 +42,12 @@ public struct GlobPattern: Sendable, Equatable, CustomStringConvertible {
         self.tokens = tokens
     }
 
-    /// Whether `path` (with `/` separators, absolute or relative) matches.
-    public func matches(_ path: String) -> Bool {
+    /// Whether `path` (absolute or relative) matches, by its text (`PathText`: a byte that is not UTF-8 matches
+    /// only its escape).
+    public func matches(_ path: FilePath) -> Bool { matches(pathText: path.pathText) }
+
+    /// Whether the path `path` stands for (`PathText`, `/` separators, absolute or relative) matches.
+    package func matches(pathText path: String) -> Bool {
         let characters = Array(path.hasPrefix("/") ? String(path.dropFirst()) : path)
         let leading = text.hasPrefix("/") ? Array(tokens.dropFirst()) : tokens
         return match(leading[...], characters[...])

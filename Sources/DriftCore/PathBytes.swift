@@ -38,12 +38,12 @@ extension FilePath {
 
 /// A folder that paths are shown below (a report's table, a night's outputs): normalised once, then asked of each
 /// path by its bytes.
-public struct FolderPrefix: Sendable {
+package struct FolderPrefix: Sendable {
     /// The folder, lexically normal.
-    public let folder: FilePath
+    package let folder: FilePath
     private let prefix: [UInt8]
 
-    public init(_ folder: String) {
+    package init(_ folder: String) {
         self.folder = FilePath(folder).lexicallyNormalized()
         let text = self.folder.string
         prefix = text.isEmpty || text.hasSuffix("/") ? Array(text.utf8) : Array(text.utf8) + [UInt8(ascii: "/")]
@@ -51,7 +51,7 @@ public struct FolderPrefix: Sendable {
 
     /// `path`'s part below the folder, as `FilePath(path).relative(to: folder)` gives it when `path` lies strictly
     /// below it; nil when it does not.
-    public func relative(_ path: String) -> String? {
+    package func relative(_ path: String) -> String? {
         guard Self.isPlain(path) else {
             let normal = FilePath(path).lexicallyNormalized()
             guard normal != folder, let relative = normal.relative(to: folder) else { return nil }

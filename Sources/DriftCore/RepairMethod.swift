@@ -1,3 +1,5 @@
+public import struct SystemPackage.FilePath
+
 /// How a recording's length is repaired.
 public enum RepairMethod: String, CaseIterable, Sendable, Codable {
     /// Band-limited resampling (varispeed): restores length and pitch together. The repair for clock faults.
@@ -63,9 +65,12 @@ public struct RepairPolicy: Sendable, Equatable {
         self.rules = rules
     }
 
-    /// The method for the recording at `path`.
-    public func method(for path: String) -> MethodChoice {
-        for rule in rules where rule.pattern.matches(path) {
+    /// The method for `recording`: the first rule whose pattern matches it that names one, else the default.
+    public func method(for recording: FilePath) -> MethodChoice { method(forPathText: recording.pathText) }
+
+    /// The method for the recording whose path `path` stands for (`PathText`).
+    package func method(forPathText path: String) -> MethodChoice {
+        for rule in rules where rule.pattern.matches(pathText: path) {
             guard let method = rule.method else { continue }
             let why = rule.reason.map { ": \($0)" } ?? ""
             return MethodChoice(method: method, reason: "config rule \"\(rule.pattern.text)\"\(why)")
@@ -79,8 +84,11 @@ public struct RepairPolicy: Sendable, Equatable {
         for index in rules.indices { rules[index].engine = nil }
     }
 
-    /// The resampling engine for the recording at `path`: the first matching rule that names one, else `engine`.
-    public func engine(for path: String) -> EngineChoice {
-        rules.first { $0.engine != nil && $0.pattern.matches(path) }?.engine ?? engine
+    /// The resampling engine for `recording`: the first matching rule that names one, else `engine`.
+    public func engine(for recording: FilePath) -> EngineChoice { engine(forPathText: recording.pathText) }
+
+    /// The resampling engine for the recording whose path `path` stands for (`PathText`).
+    package func engine(forPathText path: String) -> EngineChoice {
+        rules.first { $0.engine != nil && $0.pattern.matches(pathText: path) }?.engine ?? engine
     }
 }

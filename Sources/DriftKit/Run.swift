@@ -238,7 +238,7 @@ public struct Run: Sendable {
             numbers.lastSuccess = lastSuccess
         }
         do {
-            try numbers.write(to: file)
+            try numbers.write(toPathText: file)
         } catch {
             outcome.problems.append(.metricsNotWritten("\(error)"))
         }
@@ -250,7 +250,7 @@ public struct Run: Sendable {
         if case .journal = error, settings.outputRootText != nil,
             let file = settings.metricsFileText ?? settings.configuration.journal.metricsFile?.pathText
         {
-            try? RunMetrics.failedBeforeStart(started: started, previous: file).write(to: file)
+            try? RunMetrics.failedBeforeStart(started: started, previousPathText: file).write(toPathText: file)
         }
         return error
     }

@@ -54,7 +54,7 @@ package enum RunPreparation {
 
         /// The engine for the recording at `path`: `--engine`, else the configuration's rules and default.
         func engine(for path: String) -> EngineChoice {
-            engine ?? configuration.repair.engine(for: path)
+            engine ?? configuration.repair.engine(forPathText: path)
         }
     }
 

@@ -127,7 +127,7 @@ public enum FolderScanner {
                     continue
                 }
                 let path = folder == "/" ? "/" + name : folder + "/" + name
-                if rules.ignore.contains(where: { $0.matches(path) }) { continue }
+                if rules.ignore.contains(where: { $0.matches(pathText: path) }) { continue }
                 var kind = Int32(entry.pointee.d_type)
                 let viaLink = kind == Int32(DT_LNK)
                 if kind == Int32(DT_LNK) || kind == Int32(DT_UNKNOWN) {
@@ -205,7 +205,7 @@ public enum FolderScanner {
                 return "symbolic link loop: points to its own ancestor \(target)"
             }
             let hidden = real.relative(to: root)?.components.contains { $0.string.hasPrefix(".") } ?? false
-            if hidden || rules.ignore.contains(where: { $0.matches(target) }) {
+            if hidden || rules.ignore.contains(where: { $0.matches(pathText: target) }) {
                 return "symbolic link to \(target), a hidden or ignored folder, which is not scanned"
             }
             return "symbolic link to \(target), which is scanned under its own path"

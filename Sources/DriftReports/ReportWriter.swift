@@ -3,6 +3,8 @@ import DriftSchema
 import DriftSupport
 import Foundation
 
+public import struct SystemPackage.FilePath
+
 /// Writes a drift report in the formats `driftfix scan` offers.
 public enum ReportWriter {
     /// Stable, pretty JSON with sorted keys: `{version, generated, roots, summary, devices, pairs, unpaired, errors,
@@ -231,7 +233,12 @@ public enum ReportWriter {
     }
 
     /// Writes report.json, report.csv, devices.csv and report.html into `folder` (created if needed), each atomically.
-    public static func writeFolder(_ report: ScanReport, to folder: String) throws {
+    public static func writeFolder(_ report: ScanReport, to folder: FilePath) throws {
+        try writeFolder(report, toPathText: folder.pathText)
+    }
+
+    /// The same, into the folder whose path `folder` stands for (`PathText`).
+    package static func writeFolder(_ report: ScanReport, toPathText folder: String) throws {
         var report = report
         report.devices = report.devices ?? report.deviceSummaries()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

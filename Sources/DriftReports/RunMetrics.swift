@@ -2,6 +2,8 @@ import DriftCore
 import DriftSchema
 import Foundation
 
+public import struct SystemPackage.FilePath
+
 /// The nightly run's numbers as a Prometheus text file, for node_exporter's textfile collector: written to a
 /// temporary file in the same folder and renamed over the old one, so the collector never reads half a file.
 public struct RunMetrics: Sendable, Equatable {
@@ -49,7 +51,12 @@ public struct RunMetrics: Sendable, Equatable {
 
     /// A run that failed before it could start (its journal unusable): no pairs, not a success, and the last
     /// success time carried over from the metrics file it replaces.
-    public static func failedBeforeStart(started: Date, previous path: String) -> RunMetrics {
+    public static func failedBeforeStart(started: Date, previous file: FilePath) -> RunMetrics {
+        failedBeforeStart(started: started, previousPathText: file.pathText)
+    }
+
+    /// The same, the metrics file given by the text of its path (`PathText`).
+    package static func failedBeforeStart(started: Date, previousPathText path: String) -> RunMetrics {
         RunMetrics(
             lastSuccess: lastSuccess(inFile: path), started: started, finished: Date(), succeeded: false, outcomes: [:],
             audioSecondsProcessed: 0)
@@ -116,8 +123,11 @@ public struct RunMetrics: Sendable, Equatable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Writes `render()` to `path` atomically (readable by the collector: mode 0644).
-    public func write(to path: String) throws {
+    /// Writes `render()` to `file` atomically (readable by the collector: mode 0644).
+    public func write(to file: FilePath) throws { try write(toPathText: file.pathText) }
+
+    /// The same, to the file whose path `path` stands for (`PathText`).
+    package func write(toPathText path: String) throws {
         let folder = (path as NSString).deletingLastPathComponent
         let temporary =
             (folder.isEmpty ? "." : folder) + "/." + (path as NSString).lastPathComponent + ".\(getpid()).tmp"

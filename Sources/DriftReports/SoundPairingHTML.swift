@@ -1,6 +1,8 @@
 import DriftSchema
 import Foundation
 
+public import struct SystemPackage.FilePath
+
 extension SoundPairingText {
     /// The report as one page: per group, each recording a lane with the clips it heard as boxes at their places
     /// (coloured by status; the numbers on hover and in a table below), then what matched nothing.
@@ -140,8 +142,13 @@ extension SoundPairingText {
         return page + "</table></section>\n"
     }
 
-    /// Writes report.json, report.csv and report.html into `folder`.
-    public static func writeFolder(_ report: SoundPairingReport, to folder: String) throws {
+    /// Writes report.json, report.csv and report.html into `folder` (created if needed).
+    public static func writeFolder(_ report: SoundPairingReport, to folder: FilePath) throws {
+        try writeFolder(report, toPathText: folder.pathText)
+    }
+
+    /// The same, into the folder whose path `folder` stands for (`PathText`).
+    package static func writeFolder(_ report: SoundPairingReport, toPathText folder: String) throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let url = URL(fileURLWithPath: folder)
         try json(report).write(to: url.appendingPathComponent("report.json"), options: .atomic)

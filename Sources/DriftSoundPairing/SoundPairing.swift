@@ -259,7 +259,7 @@ package struct SoundPairing: Sendable {
     /// What decides a clip's finding beyond the files: the versions of the search and the measurement, the thresholds,
     /// how and where it is cut (quality, each recording's engine, mux, the output folder and template).
     private func deciding(group: [String]) -> String {
-        let engines = group.map { settings.engines.engine(for: $0).engine(for: settings.quality).rawValue }
+        let engines = group.map { settings.engines.engine(forPathText: $0).engine(for: settings.quality).rawValue }
         return
             "search v\(SoundMatcher.version), sync v\(ClipSync.version); confidence \(settings.minimumConfidence), residual \(settings.residualLimitMs) ms; \(settings.quality.rawValue)\(settings.mux ? ", mux" : ""); engines \(engines.joined(separator: ",")); into \(settings.output ?? "-") as \(rules.soundOutput)"
     }
@@ -303,7 +303,7 @@ package struct SoundPairing: Sendable {
                 place.timecodeStartSeconds = timecodeStart(clip.timecode, recording.timecode)
                 place.recordingFrames = lengths[recording.path]?.frames
                 place.sampleRate = lengths[recording.path]?.sampleRate
-                place.engine = settings.engines.engine(for: recording.path).engine(for: settings.quality)
+                place.engine = settings.engines.engine(forPathText: recording.path).engine(for: settings.quality)
                 if let output = settings.output {
                     var target = Self.outputPath(
                         clip: clip.path, recording: recording.path, root: root, output: output,

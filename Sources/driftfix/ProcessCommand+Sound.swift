@@ -51,7 +51,7 @@ extension ProcessCommand {
                 recording: Paths.given(input), reference: Paths.given(reference), output: Paths.given(output),
                 policy: configuration.content,
                 method: choice, quality: quality,
-                engine: (method.engine ?? policy.engine(for: input)).engine(for: quality),
+                engine: (method.engine ?? policy.engine(for: Paths.given(input))).engine(for: quality),
                 overwrite: overwrite
             ) { done, total in bar.update(done: done, total: total) }
             bar.finish()

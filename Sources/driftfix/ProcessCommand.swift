@@ -141,7 +141,7 @@ struct ProcessCommand: ParsableCommand {
             request.audioStream = stream
             request.threads = threads ?? Cores.available
             request.parallelEncode = parallelEncode
-            request.engine = (method.engine ?? policy.engine(for: input)).engine(for: request.quality)
+            request.engine = (method.engine ?? policy.engine(for: Paths.given(input))).engine(for: request.quality)
             request.stretch = method.stretchEngine ?? .default
         } catch let error as ValidationError {
             throw error

@@ -108,7 +108,7 @@ struct MethodOptions: ParsableArguments {
     /// The method for `path`: --method wins, then the config's rules and default.
     func choice(for path: String, policy: RepairPolicy) -> MethodChoice {
         if let method { return MethodChoice(method: method, reason: "--method", byOption: true) }
-        return policy.method(for: path)
+        return policy.method(for: Paths.given(path))
     }
 }
 

@@ -91,7 +91,7 @@ func loadConfiguration(_ path: String?) throws -> Configuration {
 /// Writes report.json, report.csv and report.html into `folder`; a failure is one line naming the folder (exit 1).
 func writeReportFolder(_ report: ScanReport, to folder: String) throws {
     do {
-        try ReportWriter.writeFolder(report, to: folder)
+        try ReportWriter.writeFolder(report, to: Paths.given(folder))
     } catch {
         throw failure("\(folder): cannot write the report (\(error.localizedDescription))")
     }

@@ -113,7 +113,7 @@ struct SyncCommand: AsyncParsableCommand {
         fflush(nil)
         if let report {
             do {
-                try SoundPairingText.writeFolder(result, to: report)
+                try SoundPairingText.writeFolder(result, to: Paths.given(report))
             } catch {
                 throw failure("\(report): cannot write the report (\(error.localizedDescription))")
             }

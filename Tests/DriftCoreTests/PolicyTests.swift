@@ -1,5 +1,7 @@
 import Testing
 
+import struct SystemPackage.FilePath
+
 @testable import DriftCore
 
 @Suite("Paths, times and policy")
@@ -19,7 +21,18 @@ struct PolicyTests {
             ("lecture_*", "/srv/lecture_01.wav", true),
         ])
     func glob(pattern: String, path: String, matches: Bool) {
-        #expect(GlobPattern(pattern).matches(path) == matches, "\(pattern) ~ \(path)")
+        #expect(GlobPattern(pattern).matches(pathText: path) == matches, "\(pattern) ~ \(path)")
+        #expect(GlobPattern(pattern).matches(FilePath(path)) == matches, "\(pattern) ~ FilePath \(path)")
+    }
+
+    @Test("a path whose name is not UTF-8 matches by the rest of its text: the pattern sees the byte's escape")
+    func globOnBytes() {
+        // /m/caf\xE9.wav: Latin-1 bytes, as an old recorder's card holds them.
+        let bytes: [CChar] =
+            Array("/m/caf".utf8CString.dropLast()) + [CChar(bitPattern: 0xE9)] + Array(".wav".utf8CString)
+        let path = bytes.withUnsafeBufferPointer { FilePath(platformString: $0.baseAddress!) }
+        #expect(GlobPattern("*.wav").matches(path) && GlobPattern("/m/caf*").matches(path))
+        #expect(!GlobPattern("*.flac").matches(path) && !GlobPattern("/n/**").matches(path))
     }
 
     @Test("time points and trim ranges")

@@ -7,6 +7,8 @@ import DriftSchema
 import Foundation
 import Testing
 
+import struct SystemPackage.FilePath
+
 @Suite("drift history and metrics")
 struct HistoryTests {
     @Test("the alert rule compares the latest value with the median of the earlier ones")
@@ -188,7 +190,7 @@ struct HistoryTests {
             report: report, started: Date(timeIntervalSince1970: 1_800_000_000),
             finished: Date(timeIntervalSince1970: 1_800_000_042.5), lastSuccess: earlier)
         let path = folder.file("driftfix.prom")
-        try metrics.write(to: path)
+        try metrics.write(to: FilePath(path))
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let expected = [
             "driftfix_last_success_timestamp_seconds 1700000000",  // this run failed: the earlier success stands
