@@ -114,7 +114,7 @@ public enum PathText {
 
     /// Calls `body` with the path's bytes as a C string (what a system call takes).
     @discardableResult
-    public static func withCString<Result>(_ text: String, _ body: (UnsafePointer<CChar>) throws -> Result) rethrows
+    package static func withCString<Result>(_ text: String, _ body: (UnsafePointer<CChar>) throws -> Result) rethrows
         -> Result
     {
         guard hasEscapes(text) else { return try text.withCString(body) }
@@ -200,22 +200,24 @@ extension FilePath {
     }
 }
 
+// The system calls on text paths are the engines' own (`package`): a library caller holds a `FilePath`, which asks the
+// kernel for its bytes itself; C types stay out of the public API.
 extension PathText {
     /// The path with its links resolved (`FilePath.resolvingLinks()`), on the bytes `text` stands for: `FilePath(text)`
     /// would ask the kernel about the escapes' UTF-8 instead.
-    public static func resolvingLinks(_ text: String) -> String { FilePath(pathText: text).resolvingLinks().pathText }
+    package static func resolvingLinks(_ text: String) -> String { FilePath(pathText: text).resolvingLinks().pathText }
 
     /// The real path of an existing file (`FilePath.realPath()`), on the bytes `text` stands for; nil when it does
     /// not exist.
-    public static func realPath(_ text: String) -> String? { FilePath(pathText: text).realPath()?.pathText }
+    package static func realPath(_ text: String) -> String? { FilePath(pathText: text).realPath()?.pathText }
 
     /// `open(2)` on the path's bytes.
-    public static func open(_ text: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+    package static func open(_ text: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
         withCString(text) { Glibc.open($0, flags, mode) }
     }
 
     /// A whole small file's bytes (a sidecar), or nil with `errno` set.
-    public static func contents(of text: String) -> Data? {
+    package static func contents(of text: String) -> Data? {
         let descriptor = open(text, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -234,7 +236,7 @@ extension PathText {
 extension PathText {
     /// Calls `body` with two paths' bytes as C strings (a rename, a link).
     @discardableResult
-    public static func withCStrings<Result>(
+    package static func withCStrings<Result>(
         _ a: String, _ b: String, _ body: (UnsafePointer<CChar>, UnsafePointer<CChar>) throws -> Result
     ) rethrows -> Result {
         try withCString(a) { first in try withCString(b) { second in try body(first, second) } }

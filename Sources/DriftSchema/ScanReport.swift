@@ -270,7 +270,8 @@ public struct UnpairedFile: Codable, Sendable, Equatable {
     }
 }
 
-/// A path the scan could not look into (unreadable folder, broken link, missing root, ...).
+/// A path that could not be read (an unreadable folder, a broken link, a missing root, a file no reader opens), and
+/// why: in a scan's report and in the sound search's (`SoundPairingReport.FileError`).
 public struct ScanIssue: Codable, Sendable, Equatable {
     /// The path that could not be read.
     public var path: FilePath {

@@ -290,28 +290,9 @@ public struct SoundPairingReport: Codable, Sendable, Equatable {
         }
     }
 
-    public struct FileError: Codable, Sendable, Equatable {
-        public var path: FilePath {
-            get { FilePath(pathText: pathText) }
-            set { pathText = newValue.pathText }
-        }
-        /// `path` as the report holds it (`PathText`).
-        package var pathText: String
-        public var error: String
-        public init(path: FilePath, error: String) {
-            self.init(path: path.pathText, error: error)
-        }
-
-        package init(path: String, error: String) {
-            pathText = path
-            self.error = error
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case pathText = "path"
-            case error
-        }
-    }
+    /// A file or folder that could not be read, and why: the scan's own kind (the search lists the folders as the
+    /// scan does, and passes its issues on as they are).
+    public typealias FileError = ScanIssue
 
     /// A recording time as h:mm:ss.mmm (a minus sign before the recording's start; `?` when unknown).
     package static func clock(_ seconds: Double?) -> String {

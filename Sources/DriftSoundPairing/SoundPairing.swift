@@ -100,7 +100,7 @@ package struct SoundPairing: Sendable {
         var listing = rules
         listing.selfPairs = false
         let inventory = FolderScanner.scan(roots: [root], rules: listing)
-        let listed = inventory.issues.map { SoundPairingReport.FileError(path: $0.pathText, error: $0.error) }
+        let listed = inventory.issues
         if settings.mode == .name { return [SoundPairingReport.Group(folder: root, errors: listed)] }
         let named = settings.mode == .sound ? inventory.pairs.filter { $0.recording != $0.reference } : []
         let recordings = Array(
