@@ -233,12 +233,8 @@ public enum ReportWriter {
     }
 
     /// Writes report.json, report.csv, devices.csv and report.html into `folder` (created if needed), each atomically.
-    public static func writeFolder(_ report: ScanReport, to folder: FilePath) throws {
-        try writeFolder(report, toPathText: folder.pathText)
-    }
-
-    /// The same, into the folder whose path `folder` stands for (`PathText`).
-    package static func writeFolder(_ report: ScanReport, toPathText folder: String) throws {
+    public static func writeFolder(_ report: ScanReport, to path: FilePath) throws {
+        let folder = path.pathText
         var report = report
         report.devices = report.devices ?? report.deviceSummaries()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

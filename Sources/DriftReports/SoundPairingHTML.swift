@@ -143,12 +143,8 @@ extension SoundPairingText {
     }
 
     /// Writes report.json, report.csv and report.html into `folder` (created if needed).
-    public static func writeFolder(_ report: SoundPairingReport, to folder: FilePath) throws {
-        try writeFolder(report, toPathText: folder.pathText)
-    }
-
-    /// The same, into the folder whose path `folder` stands for (`PathText`).
-    package static func writeFolder(_ report: SoundPairingReport, toPathText folder: String) throws {
+    public static func writeFolder(_ report: SoundPairingReport, to path: FilePath) throws {
+        let folder = path.pathText
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let url = URL(fileURLWithPath: folder)
         try json(report).write(to: url.appendingPathComponent("report.json"), options: .atomic)

@@ -76,7 +76,7 @@ struct SlurmSlots {
         var ended: [Ended] = []
         for index in slots.indices {
             guard let job = slots[index].job else { continue }
-            let task = tasks.first { $0.arrayJob == job && $0.index == index }
+            let task = current(index, in: tasks)
             if let task, !task.node.isEmpty { slots[index].node = task.node }
             if let task, !task.state.isFinished {
                 slots[index].seen = true
@@ -107,12 +107,12 @@ struct SlurmSlots {
     mutating func waiting(in tasks: [SlurmTask], at now: Double, startGrace: Double) -> Int {
         var count = 0
         for index in slots.indices {
-            guard let job = slots[index].job else { continue }
-            guard let task = tasks.first(where: { $0.arrayJob == job && $0.index == index }) else {
+            guard slots[index].job != nil else { continue }
+            guard let task = current(index, in: tasks) else {
                 count += 1
                 continue
             }
-            if [.pending, .configuring, .requeued].contains(task.state) {
+            if task.state.isQueued {
                 count += 1
             } else if !task.state.isFinished && !slots[index].joined {
                 let since = slots[index].runningSince ?? now
@@ -129,10 +129,10 @@ struct SlurmSlots {
     mutating func overdue(in tasks: [SlurmTask], at now: Double, grace: Double) -> [Overdue] {
         var found: [Overdue] = []
         for index in slots.indices {
-            guard let job = slots[index].job, !slots[index].joined,
-                let task = tasks.first(where: { $0.arrayJob == job && $0.index == index }), !task.state.isFinished
+            guard let job = slots[index].job, !slots[index].joined, let task = current(index, in: tasks),
+                !task.state.isFinished
             else { continue }
-            let queued = [.pending, .configuring, .requeued].contains(task.state)
+            let queued = task.state.isQueued
             let since: Double
             if queued {
                 since = slots[index].queuedSince ?? now
@@ -151,5 +151,11 @@ struct SlurmSlots {
                     waitReason: queued ? task.waitReason : "", seconds: Int(now - since)))
         }
         return found
+    }
+
+    /// The queue's line for position `index`'s current job; nil while the queue does not list it.
+    private func current(_ index: Int, in tasks: [SlurmTask]) -> SlurmTask? {
+        guard let job = slots[index].job else { return nil }
+        return tasks.first { $0.arrayJob == job && $0.index == index }
     }
 }

@@ -38,6 +38,14 @@ public enum SlurmState: Sendable, Equatable {
         }
     }
 
+    /// Whether it waits for a node: queued, requeued, or its node still being readied.
+    public var isQueued: Bool {
+        switch self {
+        case .pending, .configuring, .requeued: true
+        default: false
+        }
+    }
+
     /// What ended it, in words for the log.
     public var reason: String {
         switch self {
