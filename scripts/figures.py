@@ -801,17 +801,24 @@ GENERATORS = {"stretch-visqol": stretch_visqol, "stretch-pesq": stretch_pesq, "k
               "tour-verify": tour_verify}
 
 
-def record(name, command):
-    """bench-results/NAME from the JSON object on stdin, with its provenance."""
+def write_results(name, data, command, folder=None):
+    """Keeps DATA as NAME in the results folder (bench-results/ unless another is named), with its provenance: the
+    date (UTC), this machine and the command that made it."""
     import datetime
-    data = json.load(sys.stdin)
-    data.update({"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                 "machine": machine(), "command": command})
-    os.makedirs(RESULTS, exist_ok=True)
-    with open(os.path.join(RESULTS, name), "w") as handle:
+    folder = folder or RESULTS
+    data = dict(data, date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                machine=machine(), command=command)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "w") as handle:
         json.dump(data, handle, indent=1)
         handle.write("\n")
-    print(f"figures: bench-results/{name} written; scripts/figures.py render puts it in the docs")
+    shown = f"bench-results/{name}" if os.path.abspath(folder) == os.path.abspath(RESULTS) else os.path.join(folder, name)
+    print(f"figures: {shown} written; scripts/figures.py render puts it in the docs")
+
+
+def record(name, command):
+    """bench-results/NAME from the JSON object on stdin, with its provenance."""
+    write_results(name, json.load(sys.stdin), command)
 
 
 def regenerate(text, where):

@@ -73,6 +73,8 @@ python3 scripts/test-api-check.py
 python3 scripts/figures.py check
 # ... and the tool itself, on results made up so that each answer is known (a goal's verdict turns with its numbers).
 python3 scripts/test-figures.py
+# The benchmark tool's timing (real processes with known wall, CPU and peak) and its readers of other programs' lines.
+python3 scripts/test-bench.py
 # DriftKit's documentation, its symbol docs and four articles (Sources/DriftKit/DriftKit.docc), with DocC's warnings
 # as errors: a broken link or an undocumented parameter fails the run. The same build flags, so nothing rebuilds.
 if [[ $quick -eq 0 ]]; then

@@ -1,0 +1,34 @@
+"""The benchmark sections, registered by name in the order a whole run takes them (scripts/bench.py --list)."""
+import dataclasses
+
+SECTIONS = {}
+
+
+@dataclasses.dataclass(frozen=True)
+class Section:
+    name: str
+    run: object
+    summary: str
+    default: bool = True
+    sizes: str = ""
+
+
+def section(name, summary, default=True, sizes=""):
+    """Registers a function of a Bench as the section NAME. `default`: part of a whole run (else only by name);
+    `sizes`: the BENCH_* variables it reads, with their defaults (for --list)."""
+    def register(function):
+        SECTIONS[name] = Section(name, function, summary, default, sizes)
+        return function
+    return register
+
+
+# A whole run's order: the README's tour first (it runs the demo), the heavy cluster and chaos nights last.
+ORDER = ("tour kernel memory converters engines resample stretch-speed stretch quality aac content soundindex sync "
+         "music soundnight movieprobe scan fleet journal dispatch repair traces slurm chaos chaos-net compare").split()
+
+
+def load():
+    """Every section module, imported for its registrations; the sections in the order of a whole run."""
+    from . import speed, stretch, sound, fleet, distributed  # noqa: F401
+    ordered = {name: SECTIONS[name] for name in ORDER if name in SECTIONS}
+    return {**ordered, **{name: entry for name, entry in SECTIONS.items() if name not in ordered}}
