@@ -20,9 +20,10 @@ packages=(libzmq3-dev libsndfile1-dev libsamplerate0-dev libsqlite3-dev libavfor
 # through a repair: mediainfo (bext, iXML, cue points and labels) and wavinfo (from PyPI, below).
 # jq: the report readers in scripts/readers are tried with it (and with Python) by the tests. build-essential and
 # python3-dev: visqol-python's libsvm is built from its source when pip installs it (below); build-essential also
-# brings binutils, whose nm test-example.sh reads the example service's symbols with.
+# brings binutils, whose nm test-example.sh reads the example service's symbols with. time: GNU time(1), whose
+# reading of a command's peak memory and CPU seconds the benchmarks (scripts/bench.py) and their tests use.
 if [[ "${DRIFTFIX_MINIMAL_DEPS:-0}" != "1" ]]; then
-    packages+=(sox ffmpeg rubberband-cli chromium docker-compose iproute2 util-linux python3 python3-prometheus-client gdb munge slurm-wlm xxhash shellcheck python3-venv libxml2-utils stress-ng mediainfo jq build-essential python3-dev)
+    packages+=(sox ffmpeg rubberband-cli chromium docker-compose iproute2 util-linux python3 python3-prometheus-client gdb munge slurm-wlm xxhash shellcheck python3-venv libxml2-utils stress-ng mediainfo jq build-essential python3-dev time)
 fi
 
 # kubectl renders the Kubernetes manifests in their test (kubectl kustomize); apt's kubernetes-client only where no
