@@ -67,7 +67,8 @@ class Runs:
         return max(run.peak_kib for run in self.runs) // 1024
 
 
-def _pin_to_first_core():
+def pin_to_first_core():
+    """This process (a child about to exec) on the first core only, as `taskset -c 0`."""
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
 
@@ -86,7 +87,7 @@ def run_once(args, *, pin=False, env=None, capture=False, check=True, stdin=None
         start = time.perf_counter()
         process = subprocess.run(["/usr/bin/time", "-o", account.name, "-f", "%U %S %M", *map(str, args)],
                                  stdout=stdout, stderr=errors, stdin=stdin if stdin is not None else subprocess.DEVNULL,
-                                 env=environment, cwd=cwd, preexec_fn=_pin_to_first_core if pin else None)
+                                 env=environment, cwd=cwd, preexec_fn=pin_to_first_core if pin else None)
         wall = time.perf_counter() - start
         errors.seek(0)
         written = errors.read().decode(errors="replace")
@@ -107,6 +108,21 @@ def timed(count, args, *, pin=False, env=None, check=True):
 def output(args, **options):
     """What ARGS writes on stdout (it must succeed)."""
     return run_once(args, capture=True, **options).stdout
+
+
+def shown(args, *, pin=False):
+    """Runs ARGS untimed (the tool times itself), its stdout shown line by line as it comes and returned; stderr
+    passes through. For a tool whose own table is the section's output. A failure raises BenchError."""
+    sys.stdout.flush()
+    lines = []
+    with subprocess.Popen([str(arg) for arg in args], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                          preexec_fn=pin_to_first_core if pin else None) as process:
+        for line in process.stdout:
+            print(line, end="", flush=True)
+            lines.append(line)
+    if process.returncode:
+        raise BenchError(f"{' '.join(map(str, args))} exited {process.returncode}")
+    return "".join(lines)
 
 
 def frames_at(frames, ratio):

@@ -7,36 +7,11 @@ import glob
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 
-from ..core import ROOT, BenchError, Spread, figures, remove, run_once
+from ..core import ROOT, BenchError, Spread, figures, remove, run_once, shown
 from . import section
-
-
-def _first_core():
-    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-
-
-def tee(args, *, pin=False):
-    """Runs ARGS (untimed: the tool times itself, or nothing is timed), its stdout shown line by line as it comes
-    and returned; stderr passes through. `pin`: on the first core only. A failure raises BenchError."""
-    sys.stdout.flush()
-    lines = []
-    with subprocess.Popen([str(arg) for arg in args], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-                          preexec_fn=_first_core if pin else None) as process:
-        for line in process.stdout:
-            print(line, end="", flush=True)
-            lines.append(line)
-    if process.returncode:
-        raise BenchError(f"{' '.join(map(str, args))} exited {process.returncode}")
-    return "".join(lines)
-
-
-def one_core():
-    """Pinned to the first core where taskset is there to say it (as the shell's `taskset -c 0` was)."""
-    return shutil.which("taskset") is not None
 
 
 def json_output(run, what):
@@ -69,7 +44,7 @@ def content(bench):
     folder = bench.path("content")
     os.makedirs(folder, exist_ok=True)
     # The long cases only at the full hour's size.
-    accuracy = tee([bench.tool, "content-accuracy", "--folder", folder,
+    accuracy = shown([bench.tool, "content-accuracy", "--folder", folder,
                     "--long", "true" if bench.seconds >= 3600 else "false"])
     print(f"\n## Content measurement speed and memory: one core, `driftfix measure` on a pair of {bench.seconds} s")
     print(f"{'pair':<34} {'xRT':>9} {'peak MiB':>11}")
@@ -83,7 +58,7 @@ def content(bench):
     for label, against in (("WAV 24-bit stereo vs WAV reference", reference),
                            ("WAV 24-bit stereo vs AAC reference", coded)):
         # One run each, as the shell's `measure` did.
-        run = run_once([bench.driftfix, "measure", recording, against, "--format", "json"], pin=one_core())
+        run = run_once([bench.driftfix, "measure", recording, against, "--format", "json"], pin=True)
         realtime, peak = bench.seconds / run.wall, run.peak_kib / 1024
         print(f"{label:<34} {realtime:9.1f} {peak:11.1f}")
         speed.append({"label": label, "realtime": realtime, "peakMiB": peak})
@@ -102,7 +77,7 @@ def soundindex(bench):
     # (the docs' copy and the sentences after it are generated; the sync section's day is extrapolated from it).
     print("\n## The landmark index against the hours indexed")
     hours, clips = bench.setting("INDEX_HOURS", "1,10,100,1000"), bench.setting("INDEX_CLIPS", "30")
-    table = tee([bench.tool, "soundindex", "--hours", hours, "--clips", clips, "--repeats", "3"])
+    table = shown([bench.tool, "soundindex", "--hours", hours, "--clips", clips, "--repeats", "3"])
     bench.record("soundindex.json", {"table": table.splitlines()},
                  f"driftfix-bench soundindex --hours {hours} --clips {clips} --repeats 3 "
                  "(BENCH_SECTIONS=soundindex scripts/bench.sh)")
@@ -182,14 +157,14 @@ def sync(bench):
     if not os.path.exists(source):
         run_once([bench.tool, "generate", source, "--seconds", "600"])
     # One core: what a worker's print costs per file, three runs warm.
-    printed = "".join(tee([bench.tool, "soundmatch", "--file", source, "--clips", "0"], pin=True) for _ in range(3))
+    printed = "".join(shown([bench.tool, "soundmatch", "--file", source, "--clips", "0"], pin=True) for _ in range(3))
     search = [bench.tool, "soundmatch", "--clips", search_clips, "--hours", search_hours, "--recordings", "50"]
-    tee(search)
+    shown(search)
     # The same clips with every recording searched (onset-like noise: the index steps aside, at a small cost).
-    tee(search + ["--exhaustive-search"])
+    shown(search + ["--exhaustive-search"])
     shoot = bench.path(f"shoot-{seconds}-{clips}")
     if not os.path.exists(os.path.join(shoot, "truth.json")):
-        tee([bench.tool, "shoot", shoot, "--seconds", str(seconds), "--clips", str(clips)])
+        shown([bench.tool, "shoot", shoot, "--seconds", str(seconds), "--clips", str(clips)])
     # Three runs listing the places, three cutting the clips too (--out); the last cut is checked against the truth.
     cut = bench.path("shoot-out")
     runs, report = [], None
@@ -386,7 +361,7 @@ def movieprobe(bench):
     print("\n## MP4/MOV reference durations: the own box parser against libavformat (BENCH_MOVIE_FILES files, 3 "
           "shapes)")
     files = bench.setting("MOVIE_FILES", "20000")
-    text = "".join(tee([bench.tool, "movieprobe", bench.path(f"movies-{files}"), "--files", files])
+    text = "".join(shown([bench.tool, "movieprobe", bench.path(f"movies-{files}"), "--files", files])
                    for _ in range(3))
     runs = movie_runs(text)
     if len(runs) != 3:

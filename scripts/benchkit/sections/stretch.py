@@ -48,7 +48,6 @@ def stretch_speed(bench):
     song = bench.path(f"stretch-song-{seconds}s.wav")
     if not os.path.exists(song):
         run_once(["sox", SONG, "-r", "48000", "-c", "2", "-b", "24", song, "repeat", "60", "trim", "0", str(seconds)])
-    pin = shutil.which("taskset") is not None  # the shell pinned only where taskset was there to do it
     out = bench.path("st.wav")
     print(f"\n## Pitch-preserving stretch: a song looped to {seconds} s, 48 kHz stereo, one core; xRT, time over R3's, "
           "peak MiB")
@@ -56,7 +55,7 @@ def stretch_speed(bench):
     rows = []
     for ratio in (0.8, 1.25):
         frames = stretched_frames(seconds * 48000, ratio)
-        measured = [timed(3, command, pin=pin) for command in speed_commands(bench, song, out, frames, ratio)]
+        measured = [timed(3, command, pin=True) for command in speed_commands(bench, song, out, frames, ratio)]
         r3 = measured[3].wall.median
         for (label, tool), runs in zip(SPEED_TOOLS, measured):
             wall = runs.wall.median
@@ -64,7 +63,7 @@ def stretch_speed(bench):
             rows.append({"ratio": ratio, "tool": tool, "wall": wall, "peakMiB": runs.peak_mib})
         remove(out)
     long_runs = timed(3, [bench.driftfix, "process", long_input, out, "--method", "stretch", "--ratio", "1.25",
-                          "--stretch-engine", "vocoder", "-q", "-y"], pin=pin)
+                          "--stretch-engine", "vocoder", "-q", "-y"], pin=True)
     remove(out)
     wall = long_runs.wall.median
     print(f"{f'driftfix vocoder x1.25, {bench.seconds} s':<30} {bench.seconds / wall:8.1f} {'':>9} "

@@ -1,12 +1,14 @@
 """The benchmark's shared timing against real processes with known answers: a sleep's wall time, a program that
 holds a known amount of memory, a copy's small peak (not the pages of the Python that forked it), the first core
 only when pinned, a failure named with its error."""
+import contextlib
+import io
 import os
 import sys
 import tempfile
 import unittest
 
-from benchkit.core import Bench, BenchError, Spread, frames_at, output, run_once, timed
+from benchkit.core import Bench, BenchError, Spread, frames_at, output, run_once, shown, timed
 
 PYTHON = sys.executable
 
@@ -69,6 +71,15 @@ class RunTests(unittest.TestCase):
                 self.assertEqual(handle.read(), "3 repaired\ndevice 2 turned erratic\n")
             self.assertEqual(run.stdout, "3 repaired\ndevice 2 turned erratic\n")
             self.assertEqual(run.status, 1)
+
+    def test_a_shown_tool_prints_its_lines_and_returns_them(self):
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            text = shown([PYTHON, "-c", "print('1 h: 3.1 MiB'); print('10 h: 31 MiB')"])
+        self.assertEqual(text, "1 h: 3.1 MiB\n10 h: 31 MiB\n")
+        self.assertEqual(printed.getvalue(), text)
+        with self.assertRaises(BenchError), contextlib.redirect_stdout(io.StringIO()):
+            shown([PYTHON, "-c", "raise SystemExit(2)"])
 
     def test_runs_keep_every_wall_time_and_the_largest_peak(self):
         runs = timed(3, ["sleep", "0.05"])
