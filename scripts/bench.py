@@ -33,6 +33,7 @@ def build():
 
 
 def main():
+    sys.stdout.reconfigure(line_buffering=True)  # its lines in order with the sections' own and stderr's
     sections = load()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
