@@ -21,7 +21,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchkit import core  # noqa: E402
-from benchkit.sections import load  # noqa: E402
+from benchkit.sections import load, with_partners  # noqa: E402
 
 
 def build():
@@ -53,16 +53,22 @@ def main():
             print(f"{entry.name:<14} {entry.summary}{'' if entry.default else ' (only when named)'}")
             if entry.sizes:
                 print(f"{'':<14} sizes: {entry.sizes}")
+            if entry.brings:
+                print(f"{'':<14} runs after: {', '.join(entry.brings)} (added when not named)")
         return 0
     chosen = options.sections or os.environ.get("BENCH_SECTIONS", "").split() or \
         [name for name, entry in sections.items() if entry.default]
     unknown = [name for name in chosen if name not in sections]
     if unknown:
         parser.error(f"no section {', '.join(unknown)} (scripts/bench.py --list names them)")
+    chosen = with_partners(chosen, sections)
     if not options.no_build:
         build()
     bench = core.Bench(bin_dir=os.path.abspath(options.bin), work=os.path.abspath(options.work),
                        results=os.path.abspath(options.results), seconds=int(os.environ.get("BENCH_SECONDS", 3600)))
+    # From the checkout, wherever it was started: relative paths in the environment (a venv's python) and in
+    # fixtures an earlier run wrote (a shoot's truth) mean what they meant to scripts/bench.sh.
+    os.chdir(core.ROOT)
     failed = []
     for name in chosen:
         start = time.monotonic()

@@ -126,13 +126,25 @@ def shown(args, *, pin=False):
     sys.stdout.flush()
     lines = []
     with spawn([str(arg) for arg in args], pin=pin, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
-               text=True) as process:
+               text=True, errors="replace") as process:
         for line in process.stdout:
             print(line, end="", flush=True)
             lines.append(line)
     if process.returncode:
         raise BenchError(f"{' '.join(map(str, args))} exited {process.returncode}")
     return "".join(lines)
+
+
+def wall_of(args):
+    """The wall seconds of one run of ARGS, nothing else measured (no time(1) in between: for commands timed against
+    each other so closely that its exec would count). A failure raises BenchError."""
+    start = time.perf_counter()
+    status = subprocess.run([str(arg) for arg in args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL).returncode
+    wall = time.perf_counter() - start
+    if status:
+        raise BenchError(f"{' '.join(map(str, args))} exited {status}")
+    return wall
 
 
 def frames_at(frames, ratio):
@@ -150,7 +162,10 @@ class Bench:
         self.results = results
         self.seconds = seconds
         self.environ = dict(os.environ if environ is None else environ)
-        self.cores = os.cpu_count() or 1
+        # The cores this run may use (as nproc counts them: its affinity, a cpuset's), by the ids driftfix names
+        # its core claims with.
+        self.core_ids = sorted(os.sched_getaffinity(0))
+        self.cores = len(self.core_ids)
         os.makedirs(work, exist_ok=True)
 
     # The two programs under test.

@@ -11,13 +11,15 @@ class Section:
     summary: str
     default: bool = True
     sizes: str = ""
+    brings: tuple = ()
 
 
-def section(name, summary, default=True, sizes=""):
+def section(name, summary, default=True, sizes="", brings=()):
     """Registers a function of a Bench as the section NAME. `default`: part of a whole run (else only by name);
-    `sizes`: the BENCH_* variables it reads, with their defaults (for --list)."""
+    `sizes`: the BENCH_* variables it reads, with their defaults (for --list); `brings`: sections that run before it
+    whenever it runs, for the docs pair their results (a figure made of both would otherwise mix two runs)."""
     def register(function):
-        SECTIONS[name] = Section(name, function, summary, default, sizes)
+        SECTIONS[name] = Section(name, function, summary, default, sizes, tuple(brings))
         return function
     return register
 
@@ -25,6 +27,18 @@ def section(name, summary, default=True, sizes=""):
 # A whole run's order: the README's tour first (it runs the demo), the heavy cluster and chaos nights last.
 ORDER = ("tour kernel memory converters engines resample stretch-speed stretch quality aac content soundindex sync "
          "music soundnight movieprobe scan fleet journal dispatch repair traces slurm chaos chaos-net compare").split()
+
+
+def with_partners(names, sections):
+    """NAMES in order, each preceded by the sections it brings that are not named already."""
+    chosen = []
+    for name in names:
+        for partner in sections[name].brings:
+            if partner not in names and partner not in chosen:
+                chosen.append(partner)
+        if name not in chosen:
+            chosen.append(name)
+    return chosen
 
 
 def load():

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-from ..core import ROOT, SCRIPTS, BenchError, Spread, output, remove, run_once
+from ..core import ROOT, SCRIPTS, BenchError, Spread, output, remove, run_once, shown
 from . import section
 from .fleet import repaired_count, repaired_lines
 
@@ -138,21 +138,19 @@ def dispatch(bench):
                   ["--curve"]):
         if extra and extra[0] == "--journal":
             remove_journal(journal)  # a fresh journal: an earlier run's jobs would weigh on this one's
-        printed = output(common + extra)
-        print(printed, end="")
-        text += printed
+        text += shown(common + extra)
     remove_journal(journal)
     bench.record("dispatch.json", {"rows": dispatch_rows(text)}, "BENCH_SECTIONS=dispatch scripts/bench.sh")
 
 
 @contextlib.contextmanager
-def cores_held(cores):
+def cores_held(core_ids):
     """Every core name but one bound, as another process's jobs would hold them (this night's job takes the last):
     the abstract Unix sockets driftfix claims a core by. Bound here, in the bench process (the sockets are not
     inherited by the commands it runs), and released on leaving."""
     held = []
     try:
-        for core in range(cores - 1):
+        for core in core_ids[:-1]:
             claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             held.append(claim)
             with contextlib.suppress(OSError):  # bound already: another driftfix holds that core, held all the same
@@ -208,7 +206,7 @@ def repair(bench):
     for _ in range(3):
         for mode in ("lent", "held"):
             remove(long_out)
-            with cores_held(bench.cores) if mode == "held" else contextlib.nullcontext():
+            with cores_held(bench.core_ids) if mode == "held" else contextlib.nullcontext():
                 wall = run_once([bench.driftfix, "repair", long_night, "--out", long_out, "--workers", "2"],
                                 check=False).wall
             walls[mode].append(wall)
@@ -279,6 +277,7 @@ def traces(bench):
         receiver.terminate()
         receiver.wait()
         silent.close()
+        remove(out)  # a night's outputs (the spans are read below)
     base, cpu_base = Spread.of(walls["untraced"]).median, Spread.of(cpu["untraced"]).median
     for mode in TRACE_MODES:
         wall, used = Spread.of(walls[mode]), Spread.of(cpu[mode])
@@ -294,7 +293,7 @@ def traces(bench):
     bench.record("traces.json", {"rounds": rounds, "arguments": arguments, "spans": received,
                                  "modes": {mode: {"wall": walls[mode], "cpu": cpu[mode]} for mode in TRACE_MODES}},
                  "BENCH_SECTIONS=traces scripts/bench.sh")
-    remove(out, spans, port_file)
+    remove(spans, port_file)
 
 
 def slurm_media(bench, files=200):
@@ -370,10 +369,9 @@ def chaos(bench):
     print(f"## recording cut to a third mid-read, device2's outputs on a {volume_mib} MiB tmpfs that fills "
           "(8 attempts a job)")
     seeds = [word for seed in bench.words("CHAOS_SEEDS", "11 22 33") for word in ("--seeds", seed)]
-    text = output([bench.tool, "chaos", "--driftfix", bench.driftfix, "--files", str(files), "--seconds", "2",
-                   "--workers", "3", "--interval", "1.5", "--small-volume-mib", str(volume_mib), "--vanishing-input",
-                   *seeds])
-    print(text, end="")
+    text = shown([bench.tool, "chaos", "--driftfix", bench.driftfix, "--files", str(files), "--seconds", "2",
+                  "--workers", "3", "--interval", "1.5", "--small-volume-mib", str(volume_mib), "--vanishing-input",
+                  *seeds])
     # operations.md's table is generated from chaos.json.
     bench.record("chaos.json", {"files": files, "volumeMiB": volume_mib, "nights": chaos_nights(text)},
                  "BENCH_SECTIONS=chaos scripts/bench.sh")

@@ -145,7 +145,8 @@ def absolute_truth(truth):
 
 
 @section("sync", "sync by sound: a recorder-hour printed on one core, the search, a generated shoot synced end to end",
-         sizes="BENCH_SYNC_SECONDS=3600 BENCH_SYNC_CLIPS=24 BENCH_SYNC_SEARCH_CLIPS=1000 BENCH_SYNC_SEARCH_HOURS=50")
+         sizes="BENCH_SYNC_SECONDS=3600 BENCH_SYNC_CLIPS=24 BENCH_SYNC_SEARCH_CLIPS=1000 BENCH_SYNC_SEARCH_HOURS=50",
+         brings=("soundindex",))  # the docs' day by sound is made of both
 def sync(bench):
     # A recorder-hour printed on one core, and a generated shoot synced end to end, go to sync.json (performance.md's
     # sync table and the day extrapolated from it and the soundindex table are generated).

@@ -76,7 +76,8 @@ def stretch_speed(bench):
 
 
 @section("stretch", "ViSQOL and PESQ of every stretcher against ideal stretches, a song by round trip",
-         sizes="BENCH_STRETCH_RATIOS, BENCH_STRETCH_MATERIALS (unset: all of stretch-quality.py's)")
+         sizes="BENCH_STRETCH_RATIOS, BENCH_STRETCH_MATERIALS (unset: all of stretch-quality.py's)",
+         brings=("stretch-speed",))  # the docs set each tool's score beside its speed
 def stretch(bench):
     # ViSQOL (and PESQ on speech) against ideal stretches rendered from scores, and round trips of a real song
     # (scripts/stretch-quality.py; docs/performance.md explains the materials): every tool, material and ratio. The

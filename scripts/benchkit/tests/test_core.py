@@ -8,7 +8,8 @@ import sys
 import tempfile
 import unittest
 
-from benchkit.core import Bench, BenchError, Spread, frames_at, output, run_once, shown, timed
+from benchkit.core import Bench, BenchError, Spread, frames_at, output, run_once, shown, timed, wall_of
+from benchkit.sections import Section, with_partners
 
 PYTHON = sys.executable
 
@@ -81,11 +82,28 @@ class RunTests(unittest.TestCase):
         with self.assertRaises(BenchError), contextlib.redirect_stdout(io.StringIO()):
             shown([PYTHON, "-c", "raise SystemExit(2)"])
 
+    def test_a_bare_wall_time_covers_the_command_and_names_a_failure(self):
+        self.assertGreaterEqual(wall_of(["sleep", "0.1"]), 0.1)
+        with self.assertRaises(BenchError):
+            wall_of(["false"])
+
     def test_runs_keep_every_wall_time_and_the_largest_peak(self):
         runs = timed(3, ["sleep", "0.05"])
         self.assertEqual(len(runs.walls), 3)
         self.assertEqual(runs.wall, Spread.of(runs.walls))
         self.assertLess(runs.peak_mib, 8)
+
+
+class PartnerTests(unittest.TestCase):
+    SECTIONS = {name: Section(name, None, "", brings=brings)
+                for name, brings in (("soundindex", ()), ("sync", ("soundindex",)), ("kernel", ()))}
+
+    def test_a_section_brings_its_partner_first(self):
+        self.assertEqual(with_partners(["kernel", "sync"], self.SECTIONS), ["kernel", "soundindex", "sync"])
+
+    def test_a_partner_named_already_keeps_its_place_and_runs_once(self):
+        self.assertEqual(with_partners(["sync", "soundindex"], self.SECTIONS), ["sync", "soundindex"])
+        self.assertEqual(with_partners(["soundindex", "sync"], self.SECTIONS), ["soundindex", "sync"])
 
 
 class SettingsTests(unittest.TestCase):
