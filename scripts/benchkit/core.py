@@ -234,10 +234,6 @@ class Bench:
             print("bench: a generated region's results are missing; it is left as it was")
 
 
-def file_frames(seconds, rate=48000):
-    return int(seconds) * rate
-
-
 def remove(*paths):
     for path in paths:
         if os.path.isdir(path):
