@@ -69,7 +69,7 @@ public struct AudioError: Error, Equatable, CustomStringConvertible {
     public let path: FilePath
     public let cause: Cause
 
-    public init(path: FilePath, cause: Cause) {
+    init(path: FilePath, cause: Cause) {
         self.path = path
         self.cause = cause
     }
@@ -131,12 +131,6 @@ public struct MalformedChunk: Equatable, Sendable, CustomStringConvertible {
     public let afterAudio: Bool
     /// What is wrong with it: "states 1000 cue points, but its 52 bytes hold 2".
     public let problem: String
-
-    public init(id: String, afterAudio: Bool, problem: String) {
-        self.id = id
-        self.afterAudio = afterAudio
-        self.problem = problem
-    }
 
     public var description: String {
         "its '\(id)' chunk (\(afterAudio ? "after" : "before") the audio) \(problem); refused rather than read wrong"

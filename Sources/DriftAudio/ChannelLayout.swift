@@ -5,11 +5,6 @@ public struct ChannelLayout: Equatable, Sendable, CustomStringConvertible {
     /// The WAVE_FORMAT_EXTENSIBLE speaker mask exactly as stored, for WAV files that have one.
     public let waveMask: UInt32?
 
-    init(positions: [Int32], waveMask: UInt32?) {
-        self.positions = positions
-        self.waveMask = waveMask
-    }
-
     /// Short speaker names (L R C LFE BL BR, SL SR for side channels), then the WAV mask in hex.
     public var description: String {
         let names = positions.map { ChannelLayout.names.indices.contains(Int($0)) ? ChannelLayout.names[Int($0)] : "?" }

@@ -11,14 +11,6 @@ public struct CommandResult: Sendable {
     /// The program was still running at its deadline and was killed (`stderr` ends with what it was doing).
     public let timedOut: Bool
 
-    public init(status: Int32, stdout: String, stderr: String, signaled: Bool = false, timedOut: Bool = false) {
-        self.status = status
-        self.stdout = stdout
-        self.stderr = stderr
-        self.signaled = signaled
-        self.timedOut = timedOut
-    }
-
     /// Non-empty lines of standard error.
     public var errorLines: [String] { stderr.split(separator: "\n").map(String.init) }
 }

@@ -18,11 +18,6 @@ public struct PlaybackShoot: Sendable {
         public var start: Double
         /// A slate two seconds before the song: a clap, then a beep whose pitch names the take.
         public var slate: Bool
-
-        public init(start: Double, slate: Bool) {
-            self.start = start
-            self.slate = slate
-        }
     }
 
     public struct Recorder: Sendable {
@@ -32,13 +27,6 @@ public struct PlaybackShoot: Sendable {
         public var driftPPM: Double
         /// The desk's feed (the song alone) rather than a microphone in the room.
         public var lineFeed: Bool
-
-        public init(start: Double, seconds: Double, driftPPM: Double, lineFeed: Bool) {
-            self.start = start
-            self.seconds = seconds
-            self.driftPPM = driftPPM
-            self.lineFeed = lineFeed
-        }
     }
 
     /// A camera's clip: scene time of its first frame and its length (a camera's clock is the scene's).

@@ -73,9 +73,5 @@ public final class FileBytes: ByteSource {
 public struct MediaError: Error, Equatable, CustomStringConvertible {
     public let path: String
     public let reason: String
-    public init(path: String, reason: String) {
-        self.path = path
-        self.reason = reason
-    }
     public var description: String { "\(path): \(reason)" }
 }

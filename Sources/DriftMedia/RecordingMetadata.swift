@@ -10,24 +10,15 @@ public struct RecordingMetadata: Sendable, Equatable {
     public var bextDescription: String?
     /// The iXML chunk's text, when it was read.
     public var ixml: String?
-    public var tags: [String: String]
-
-    public init(
-        originator: String? = nil, originatorReference: String? = nil, bextDescription: String? = nil,
-        ixml: String? = nil, tags: [String: String] = [:]
-    ) {
-        self.originator = originator
-        self.originatorReference = originatorReference
-        self.bextDescription = bextDescription
-        self.ixml = ixml
-        self.tags = tags
-    }
+    public var tags: [String: String] = [:]
 
     /// A non-empty tag value by its lower-cased key.
     func tag(_ key: String) -> String? {
         tags[key].flatMap { $0.isEmpty ? nil : $0 }
     }
+}
 
+extension RecordingMetadata {
     /// What libsndfile read of a file: its string tags and bext, and the iXML chunk when `ixml` is asked for.
     init(reader: AudioFileReader, ixml wantIXML: Bool) {
         let (tags, bext) = reader.descriptiveMetadata()

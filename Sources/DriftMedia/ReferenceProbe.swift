@@ -13,12 +13,6 @@ public struct ReferenceDuration: Sendable, Equatable {
     /// The finest step the source can state (a Matroska file's 1/1000 s timestamps): the duration is no more
     /// precise than this. Nil where it is exact to the sample or the container's own time scale.
     public var resolution: Rational? = nil
-
-    public init(seconds: Rational, source: String, resolution: Rational? = nil) {
-        self.seconds = seconds
-        self.source = source
-        self.resolution = resolution
-    }
 }
 
 /// Reads a reference's duration: MP4/MOV boxes (own parser, exact rationals), an audio file's header (libsndfile), a

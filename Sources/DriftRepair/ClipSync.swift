@@ -64,19 +64,6 @@ public enum ClipSync {
             return start + (clipSeconds - lost) * (1 + drift * 1e-6)
         }
 
-        public init(
-            recording: String, clip: String, candidate: SoundCandidate, content: ContentMeasurement,
-            recordingFrames: Int64, sampleRate: Int, clipSeconds: Double
-        ) {
-            self.recording = recording
-            self.clip = clip
-            self.candidate = candidate
-            self.content = content
-            self.recordingFrames = recordingFrames
-            self.sampleRate = sampleRate
-            self.clipSeconds = clipSeconds
-        }
-
         /// Measured, and sure enough to repair from: confident, or - for a short clip, whose few windows make the
         /// confidence low even where every one of them is right - at half that confidence where the measurement
         /// (correlated windows of the sound) lands within 25 ms of where the prints (onsets) clearly put the clip:

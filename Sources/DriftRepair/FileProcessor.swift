@@ -117,13 +117,9 @@ public struct FormatSummary: Sendable, CustomStringConvertible {
     public let sampleRate: Int
     /// The whole format: "WAV 24-bit 48000 Hz stereo", "MP4/MOV aac 128 kb/s 48000 Hz stereo"...
     public let description: String
+}
 
-    public init(container: String, sampleRate: Int, description: String) {
-        self.container = container
-        self.sampleRate = sampleRate
-        self.description = description
-    }
-
+extension FormatSummary {
     init(_ format: AudioFormat) {
         self.init(container: "\(format.container)", sampleRate: format.sampleRate, description: "\(format)")
     }

@@ -12,11 +12,6 @@ public struct MuxTarget: Sendable, Equatable {
     public var media: String
     /// Its audio stream to replace; nil: the first.
     public var stream: Int?
-
-    public init(media: String, stream: Int? = nil) {
-        self.media = media
-        self.stream = stream
-    }
 }
 
 /// Writes a repair into a copy of a media file in place of its audio stream, lossless where the container holds a

@@ -12,18 +12,8 @@ public struct EditTimeline: Sendable, Equatable {
     /// Video tracks first, then audio; items in each in time order, never overlapping.
     public var tracks: [Track]
     /// Markers on the timeline itself, at timeline places.
-    public var markers: [Marker]
-    public var metadata: [(String, TimelineValue)]
-
-    public init(
-        name: String, rate: Rational, tracks: [Track], markers: [Marker] = [], metadata: [(String, TimelineValue)] = []
-    ) {
-        self.name = name
-        self.rate = rate
-        self.tracks = tracks
-        self.markers = markers
-        self.metadata = metadata
-    }
+    public var markers: [Marker] = []
+    public var metadata: [(String, TimelineValue)] = []
 
     public static func == (lhs: EditTimeline, rhs: EditTimeline) -> Bool {
         lhs.name == rhs.name && lhs.rate == rhs.rate && lhs.tracks == rhs.tracks && lhs.markers == rhs.markers
@@ -38,12 +28,6 @@ public struct EditTimeline: Sendable, Equatable {
         public var name: String
         public var kind: Kind
         public var items: [Item]
-
-        public init(name: String, kind: Kind, items: [Item]) {
-            self.name = name
-            self.kind = kind
-            self.items = items
-        }
     }
 
     /// A stretch of a media file placed on a track.
@@ -57,24 +41,10 @@ public struct EditTimeline: Sendable, Equatable {
         /// Frames or samples, at the media's rate.
         public var duration: Int64
         /// Markers at places in the item, counted from its first frame or sample (units of the media's rate).
-        public var markers: [Marker]
-        public var metadata: [(String, TimelineValue)]
+        public var markers: [Marker] = []
+        public var metadata: [(String, TimelineValue)] = []
         /// The clip (its media's path) this audio belongs to, for formats that group them (an EDL per camera).
         public var clip: String?
-
-        public init(
-            name: String, media: Media, position: Int64, sourceStart: Int64, duration: Int64, markers: [Marker] = [],
-            metadata: [(String, TimelineValue)] = [], clip: String? = nil
-        ) {
-            self.name = name
-            self.media = media
-            self.position = position
-            self.sourceStart = sourceStart
-            self.duration = duration
-            self.markers = markers
-            self.metadata = metadata
-            self.clip = clip
-        }
 
         /// Where it ends on the timeline, flicks.
         public var end: Int64 { position + Flicks.of(duration, at: media.rate) }
@@ -169,21 +139,11 @@ public struct EditTimeline: Sendable, Equatable {
         }
 
         public var name: String
-        public var comment: String
+        public var comment: String = ""
         public var color: Color
         /// On an item: frames or samples from its first (the media's units); on the timeline: flicks.
-        public var at: Int64
-        public var metadata: [(String, TimelineValue)]
-
-        public init(
-            name: String, comment: String = "", color: Color, at: Int64 = 0, metadata: [(String, TimelineValue)] = []
-        ) {
-            self.name = name
-            self.comment = comment
-            self.color = color
-            self.at = at
-            self.metadata = metadata
-        }
+        public var at: Int64 = 0
+        public var metadata: [(String, TimelineValue)] = []
 
         public static func == (lhs: Marker, rhs: Marker) -> Bool {
             lhs.name == rhs.name && lhs.comment == rhs.comment && lhs.color == rhs.color && lhs.at == rhs.at

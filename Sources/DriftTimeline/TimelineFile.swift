@@ -87,9 +87,5 @@ public struct TimelineError: Error, Sendable, Equatable, CustomStringConvertible
     /// The file that could not be written.
     public var path: FilePath
     public var reason: String
-    public init(path: FilePath, reason: String) {
-        self.path = path
-        self.reason = reason
-    }
     public var description: String { "\(path.pathText): cannot write the timeline (\(reason))" }
 }
