@@ -19,21 +19,22 @@ for i in $(seq 1 "$workers"); do
     "$bin" worker --connect "tcp://127.0.0.1:$port" --concurrency 1 --identity "cluster-$i" &
     pids+=($!)
 done
+# Waits until every worker has exited, at most $1 tenths of a second; never fails (the caller ends those left).
+await_workers() {
+    local alive pid
+    for _ in $(seq 1 "$1"); do
+        alive=0
+        for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+        [[ $alive == 0 ]] && break
+        sleep 0.1
+    done
+    return 0
+}
 status=0
 wait "$coordinator" || status=$?
 # The coordinator tells its workers to exit; one that never reached it is asked to stop, then ended.
-for _ in $(seq 1 100); do
-    alive=0
-    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
-    [[ $alive == 0 ]] && break
-    sleep 0.1
-done
+await_workers 100
 for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-for _ in $(seq 1 50); do
-    alive=0
-    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
-    [[ $alive == 0 ]] && break
-    sleep 0.1
-done
+await_workers 50
 for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
 exit $status

@@ -88,19 +88,10 @@ fi
 pids+=("$w1")
 pids+=("$w2")
 
-# Waits until the command succeeds, at most $1 seconds (in steps of 0.05 s); fails when the coordinator is gone.
-await() {  # seconds command...
-    local steps=$(($1 * 20))
-    shift
-    for _ in $(seq 1 "$steps"); do
-        "$@" && return 0
-        kill -0 "$coordinator" 2>/dev/null || return 1
-        sleep 0.05
-    done
-    return 1
-}
+# Waits until the command succeeds, at most $1 seconds; fails when the coordinator is gone.
+await() { ns_await "$coordinator" "$@"; }  # seconds command...
 stopped() { [[ $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) == T ]]; }
-w1_temporary() { find "$out" -name ".*driftfix-*-$w1-*.tmp" 2>/dev/null | head -1; }
+w1_temporary() { ns_temporary "$out" "$w1"; }
 said() { grep -qF "$1" "$work/coordinator.err"; }
 
 cut=""
@@ -130,17 +121,13 @@ if [[ $scenario == heal ]]; then
     fi
 else
     # Cut worker 1's link while it writes a repaired file (its temporary file is named after its pid).
-    for _ in $(seq 1 600); do
-        if [[ -n $(w1_temporary) ]]; then
-            ip -n "$tag-c" link set "$tag-c1" down
-            cut=yes
-            echo "multihost: cut w1's link while it was writing" >&2
-            break
-        fi
-        kill -0 "$coordinator" 2>/dev/null || break
-        sleep 0.05
-    done
-    [[ -n "$cut" ]] || echo "multihost: w1 was never caught writing; its link was not cut" >&2
+    if await 30 ns_writing "$out" "$w1"; then
+        ip -n "$tag-c" link set "$tag-c1" down
+        cut=yes
+        echo "multihost: cut w1's link while it was writing" >&2
+    else
+        echo "multihost: w1 was never caught writing; its link was not cut" >&2
+    fi
 fi
 
 status=0

@@ -70,17 +70,13 @@ pids+=("$coordinator")
 reached=yes
 if [[ $scenario == kill ]]; then
     reached=""
-    for _ in $(seq 1 1200); do
-        if [[ -n $(find "$out" -name ".*driftfix-*-$w1-*.tmp" 2>/dev/null | head -1) ]]; then
-            kill -KILL "$w1"
-            reached=yes
-            echo "traced-night: killed w1 while it was writing" >&2
-            break
-        fi
-        kill -0 "$coordinator" 2>/dev/null || break
-        sleep 0.05
-    done
-    [[ -n $reached ]] || echo "traced-night: w1 was never caught writing" >&2
+    if ns_await "$coordinator" 60 ns_writing "$out" "$w1"; then
+        kill -KILL "$w1"
+        reached=yes
+        echo "traced-night: killed w1 while it was writing" >&2
+    else
+        echo "traced-night: w1 was never caught writing" >&2
+    fi
 fi
 
 status=0

@@ -20,3 +20,26 @@ enum MetricsOption {
         return address
     }
 }
+
+/// A command that serves live metrics: its `--metrics-address` help says when they are served.
+protocol ServesMetrics {
+    static var metricsAddressHelp: String { get }
+}
+
+/// `--metrics-address` and `--metrics-on-network`, shared by `repair` and `worker`. Untitled where they use it, so
+/// their help lists the two among their other options, as before.
+struct MetricsServingOptions<Server: ServesMetrics>: ParsableArguments {
+    @Option(
+        name: .customLong("metrics-address"),
+        help: ArgumentHelp(Server.metricsAddressHelp, valueName: "address"))
+    var metricsAddress: String?
+
+    @Flag(name: .customLong("metrics-on-network"), help: MetricsOption.onNetworkHelp)
+    var metricsOnNetwork = false
+
+    /// The address to serve on (nil: none); a refused one is a usage error. The commands call it from their own
+    /// `validate()` rather than the group validating itself, so their errors keep their order.
+    func address() throws -> MetricsAddress? {
+        try metricsAddress.map { try MetricsOption.parse($0, onNetwork: metricsOnNetwork) }
+    }
+}

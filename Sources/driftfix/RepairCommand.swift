@@ -74,15 +74,8 @@ struct RepairCommand: AsyncParsableCommand {
             "Write Prometheus metrics here after the run (default: the config's metrics.textfile).", valueName: "file"))
     var metrics: String?
 
-    @Option(
-        name: .customLong("metrics-address"),
-        help: ArgumentHelp(
-            "Serve live metrics at http://ADDRESS/metrics (and /healthz) while the run goes on: PORT (loopback) or HOST:PORT.",
-            valueName: "address"))
-    var metricsAddress: String?
-
-    @Flag(name: .customLong("metrics-on-network"), help: MetricsOption.onNetworkHelp)
-    var metricsOnNetwork = false
+    @OptionGroup
+    var liveMetrics: MetricsServingOptions<RepairCommand>
 
     @Option(
         help:
@@ -106,7 +99,7 @@ struct RepairCommand: AsyncParsableCommand {
         if let maxAttempts, !(1...100).contains(maxAttempts) {
             throw ValidationError("--max-attempts must be from 1 to 100")
         }
-        if let metricsAddress { _ = try MetricsOption.parse(metricsAddress, onNetwork: metricsOnNetwork) }
+        _ = try liveMetrics.address()
     }
 
     func run() async throws {
@@ -121,7 +114,7 @@ struct RepairCommand: AsyncParsableCommand {
         repair.resume = resume.map { $0 ? .always : .never } ?? .whenUnfinished
         repair.full = full
         repair.metricsFile = metrics.map(Paths.file)
-        repair.metricsAddress = try metricsAddress.map { try MetricsOption.parse($0, onNetwork: metricsOnNetwork) }
+        repair.metricsAddress = try liveMetrics.address()
         if let maxAttempts { repair.configuration.maxAttempts = maxAttempts }
         repair.work = try dispatch.work(configuration: repair.configuration, configPath: config)
         repair.timeline = timeline.file
@@ -135,4 +128,9 @@ struct RepairCommand: AsyncParsableCommand {
         if let folder = self.report { try writeReportFolder(report, to: folder) }
         try RunCommand.finish(outcome)
     }
+}
+
+extension RepairCommand: ServesMetrics {
+    static let metricsAddressHelp =
+        "Serve live metrics at http://ADDRESS/metrics (and /healthz) while the run goes on: PORT (loopback) or HOST:PORT."
 }

@@ -15,15 +15,8 @@ struct WorkerCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(
-        name: .customLong("metrics-address"),
-        help: ArgumentHelp(
-            "Serve live metrics at http://ADDRESS/metrics (and /healthz): PORT (loopback) or HOST:PORT.",
-            valueName: "address"))
-    var metricsAddress: String?
-
-    @Flag(name: .customLong("metrics-on-network"), help: MetricsOption.onNetworkHelp)
-    var metricsOnNetwork = false
+    @OptionGroup
+    var liveMetrics: MetricsServingOptions<WorkerCommand>
 
     @Flag(help: "Serve night after night: the end of a run does not end the worker (for systemd, Kubernetes, compose).")
     var persistent = false
@@ -99,7 +92,7 @@ struct WorkerCommand: AsyncParsableCommand {
         if let concurrency, !(1...256).contains(concurrency) { throw ValidationError("--concurrency must be 1...256") }
         if let idleCores, !(0...1024).contains(idleCores) { throw ValidationError("--idle-cores must be 0...1024") }
         if !(drainTimeout >= 0) { throw ValidationError("--drain-timeout must be 0 or more seconds") }
-        if let metricsAddress { _ = try MetricsOption.parse(metricsAddress, onNetwork: metricsOnNetwork) }
+        _ = try liveMetrics.address()
         if (curveSecret == nil) != (serverKey == nil) {
             throw ValidationError("--curve-secret and --server-key go together")
         }
@@ -122,7 +115,7 @@ struct WorkerCommand: AsyncParsableCommand {
         launch.inputRoots = inputRoots.map(Paths.file)
         launch.outputRoot = outputRoot.map(Paths.file)
         launch.parent = parent
-        launch.metricsAddress = try metricsAddress.map { try MetricsOption.parse($0, onNetwork: metricsOnNetwork) }
+        launch.metricsAddress = try liveMetrics.address()
         if launch.transport.protection == .insecurePlaintext {
             logger.warning("connecting to \(connect) WITHOUT authentication or encryption (--insecure-plaintext)")
         }
@@ -141,4 +134,9 @@ struct WorkerCommand: AsyncParsableCommand {
         _ = signals
         logger.info("worker \(name) done after \(completed) jobs")
     }
+}
+
+extension WorkerCommand: ServesMetrics {
+    static let metricsAddressHelp =
+        "Serve live metrics at http://ADDRESS/metrics (and /healthz): PORT (loopback) or HOST:PORT."
 }

@@ -125,16 +125,7 @@ struct ChaosTests {
         #expect(states.filter { $0.state == .failed }.count == noRoom + 2, "\(context)")
         #expect(
             states.first { $0.output.hasSuffix("/poison.wav") }.map(\.attempts) == settings.maxAttempts, "\(context)")
-        let recorded = try journal.outputs()
-        for output in expected {
-            let record = recorded.values.first { $0.output == output }
-            var info = stat()
-            #expect(stat(output, &info) == 0)
-            #expect(record?.outputSize == Int64(info.st_size), "\(context): \(output)")
-            #expect(
-                record?.outputModified == Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-                "\(context): \(output) was written after the journal recorded it")
-        }
+        try expectRecorded(expected, in: journal, context)
         #expect(night.tree.fingerprints() == originals && fingerprint(night.poison) == poisonPrint, "inputs unchanged")
     }
 }

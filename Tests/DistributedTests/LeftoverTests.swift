@@ -199,10 +199,8 @@ struct LeftoverTests {
         let endpoint = uniqueEndpoint()
         // One attempt per job: the hung worker's job fails for good, so no later attempt at the same output removes
         // its leftover on the way (as a retry on this machine would).
-        let coordinator = try Background([
-            "repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
-            "--heartbeat", "0.5", "--idle-timeout", "60", "--max-attempts", "1",
-        ])
+        let coordinator = try remoteCoordinator(
+            tree, out: out, bind: endpoint, ["--idle-timeout", "60", "--max-attempts", "1"])
         // A worker of this machine, started by hand, that hangs right before renaming its first output.
         let hung = try Background(
             ["worker", "--connect", endpoint, "--concurrency", "1", "--identity", "hung", "--heartbeat", "0.5"],

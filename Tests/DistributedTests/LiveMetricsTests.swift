@@ -59,10 +59,8 @@ struct LiveMetricsTests {
             "--metrics-address", "127.0.0.1:\(workerPort)",
         ])
         defer { kill(worker.pid, SIGKILL) }
-        let coordinator = try Background([
-            "repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
-            "--heartbeat", "0.5", "--quality", "best", "--metrics-address", "\(coordinatorPort)",
-        ])
+        let coordinator = try remoteCoordinator(
+            tree, out: out, bind: endpoint, ["--quality", "best", "--metrics-address", "\(coordinatorPort)"])
         let watching = try Child(
             "/usr/bin/python3",
             [

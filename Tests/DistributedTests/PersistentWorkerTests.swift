@@ -24,10 +24,9 @@ struct PersistentWorkerTests {
             let tree = try RepairTree(drifted: 6, frames: 48_000, channels: 1, folders: 2)
             let out = TemporaryFolder("driftfix-out")
             let report = TemporaryFolder("driftfix-report")
-            let result = try Background([
-                "repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
-                "--heartbeat", "0.5", "--idle-timeout", "60", "--report", report.path,
-            ]).wait(seconds: 120)
+            let result = try remoteCoordinator(
+                tree, out: out, bind: endpoint, ["--idle-timeout", "60", "--report", report.path]
+            ).wait(seconds: 120)
             #expect(result.status == 0, "night \(night): \(result.stdout)\n\(result.stderr)")
             #expect(
                 result.stdout.contains("6 repaired, 0 unchanged, 0 skipped, 0 refused, 0 failed"),
@@ -70,10 +69,8 @@ struct PersistentWorkerTests {
         for (label, drainTimeout) in [("finishes", "60"), ("handed back", "0.5")] {
             let out = TemporaryFolder("driftfix-out")
             let endpoint = uniqueEndpoint()
-            let coordinator = try Background([
-                "repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
-                "--heartbeat", "0.5", "--idle-timeout", "60", "--quality", "best",
-            ])
+            let coordinator = try remoteCoordinator(
+                tree, out: out, bind: endpoint, ["--idle-timeout", "60", "--quality", "best"])
             // The job is held at its rename for 10 s (the failpoint), so the stop finds it running however fast the
             // machine converts it.
             let worker = try Background(

@@ -51,10 +51,8 @@ struct RepairRunTests {
         let out = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
         let endpoint = uniqueEndpoint()
-        let coordinator = try Background([
-            "repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
-            "--quality", "best", "--heartbeat", "0.5", "--report", report.path,
-        ])
+        let coordinator = try remoteCoordinator(
+            tree, out: out, bind: endpoint, ["--quality", "best", "--report", report.path])
         let workers = try (1...3).map { index in
             try Background([
                 "worker", "--connect", endpoint, "--concurrency", "1", "--identity", "w\(index)", "--heartbeat", "0.5",
@@ -96,10 +94,7 @@ struct RepairRunTests {
         let tree = try RepairTree(drifted: 4)
         let out = TemporaryFolder("driftfix-out")
         let endpoint = uniqueEndpoint()
-        let coordinator = try Background([
-            "repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
-            "--heartbeat", "0.5", "--idle-timeout", "20",
-        ])
+        let coordinator = try remoteCoordinator(tree, out: out, bind: endpoint, ["--idle-timeout", "20"])
         // Late: once the coordinator listens (its socket file exists), with nobody there to take its jobs.
         let socket = String(endpoint.dropFirst("ipc://".count))
         try #require(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: socket) }, "never listened")
@@ -113,10 +108,9 @@ struct RepairRunTests {
         let lonely = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
         let start = Date()
-        let abandoned = try Background([
-            "repair", tree.root.path, "--out", lonely.path, "--bind", uniqueEndpoint(), "--workers", "0",
-            "--heartbeat", "0.5", "--idle-timeout", "2", "--report", report.path,
-        ]).wait(seconds: 60)
+        let abandoned = try remoteCoordinator(
+            tree, out: lonely, bind: uniqueEndpoint(), ["--idle-timeout", "2", "--report", report.path]
+        ).wait(seconds: 60)
         #expect(abandoned.status == 1)
         #expect(Date().timeIntervalSince(start) < 30)
         #expect(
@@ -131,10 +125,8 @@ struct RepairRunTests {
         let out = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
         let endpoint = uniqueEndpoint()
-        let coordinator = try Background([
-            "repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
-            "--heartbeat", "0.5", "--idle-timeout", "30", "--report", report.path,
-        ])
+        let coordinator = try remoteCoordinator(
+            tree, out: out, bind: endpoint, ["--idle-timeout", "30", "--report", report.path])
         let context = try MessageContext()
         let rogue = try MessageSocket(context: context, kind: .dealer, maxMessageBytes: 1 << 20)
         try rogue.setIdentity(Array("rogue".utf8))

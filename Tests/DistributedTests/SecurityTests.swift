@@ -7,6 +7,21 @@ import Testing
 /// A TCP port unlikely to be taken (the tests bind loopback and wildcard addresses on it).
 func freePort() -> Int { freeTCPPort() }
 
+/// A CURVE key pair for each of `names`, made by `driftfix keygen`, and an allowlist folder holding the public keys of
+/// `allowed`.
+private func curveKeys(_ names: [String], allowing allowed: [String]) throws -> (keys: TemporaryFolder, allow: String) {
+    let keys = TemporaryFolder("driftfix-keys")
+    let allow = keys.file("allow")
+    try FileManager.default.createDirectory(atPath: allow, withIntermediateDirectories: true)
+    for name in names {
+        #expect(try driftfix(["keygen", name, "--out", keys.path]).status == 0)
+    }
+    for name in allowed {
+        try FileManager.default.copyItem(atPath: keys.file("\(name).pub"), toPath: allow + "/\(name).pub")
+    }
+    return (keys, allow)
+}
+
 @Suite("authenticated workers over TCP (CURVE) and the command-line guards", .serialized)
 struct SecurityTests {
     @Test("network endpoints without CURVE are refused unless --insecure-plaintext; loopback and ipc stay simple")
@@ -35,10 +50,7 @@ struct SecurityTests {
 
         // Loopback TCP needs no keys.
         let port = freePort()
-        let loopback = try Background([
-            "repair", tree.root.path, "--out", out.path, "--bind", "tcp://127.0.0.1:\(port)", "--workers", "0",
-            "--heartbeat", "0.5", "--idle-timeout", "20",
-        ])
+        let loopback = try remoteCoordinator(tree, out: out, bind: "tcp://127.0.0.1:\(port)", ["--idle-timeout", "20"])
         let local = try Background(["worker", "--connect", "tcp://127.0.0.1:\(port)", "--heartbeat", "0.5"])
         let result = loopback.wait(seconds: 60)
         _ = local.wait(seconds: 10)
@@ -84,22 +96,14 @@ struct SecurityTests {
     )
     func curveRun() throws {
         let tree = try RepairTree(drifted: 8, frames: 96_000, folders: 2)
-        let keys = TemporaryFolder("driftfix-keys")
-        let allow = keys.file("allow")
-        try FileManager.default.createDirectory(atPath: allow, withIntermediateDirectories: true)
-        for name in ["coordinator", "trusted", "rogue"] {
-            #expect(try driftfix(["keygen", name, "--out", keys.path]).status == 0)
-        }
-        try FileManager.default.copyItem(atPath: keys.file("trusted.pub"), toPath: allow + "/trusted.pub")
+        let (keys, allow) = try curveKeys(["coordinator", "trusted", "rogue"], allowing: ["trusted"])
         let out = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
         let port = freePort()
-        let coordinator = try Background(
-            [
-                "repair", tree.root.path, "--out", out.path, "--bind", "tcp://0.0.0.0:\(port)", "--workers", "0",
-                "--curve-secret", keys.file("coordinator.key"), "--allow", allow, "--heartbeat", "0.5", "--report",
-                report.path,
-            ], environment: ["DRIFTFIX_LOG_LEVEL": "info"])
+        let coordinator = try remoteCoordinator(
+            tree, out: out, bind: "tcp://0.0.0.0:\(port)",
+            ["--curve-secret", keys.file("coordinator.key"), "--allow", allow, "--report", report.path],
+            environment: ["DRIFTFIX_LOG_LEVEL": "info"])
         let rogue = try Background([
             "worker", "--connect", "tcp://127.0.0.1:\(port)", "--identity", "rogue", "--heartbeat", "0.5",
             "--curve-secret", keys.file("rogue.key"), "--server-key", keys.file("coordinator.pub"), "--max-backoff",
@@ -158,23 +162,16 @@ struct SecurityTests {
     )
     func revocation() throws {
         let tree = try RepairTree(drifted: 12, frames: 960_000, channels: 2, folders: 2)
-        let keys = TemporaryFolder("driftfix-keys")
-        let allow = keys.file("allow")
-        try FileManager.default.createDirectory(atPath: allow, withIntermediateDirectories: true)
-        for name in ["coordinator", "first", "second"] {
-            #expect(try driftfix(["keygen", name, "--out", keys.path]).status == 0)
-        }
-        try FileManager.default.copyItem(atPath: keys.file("first.pub"), toPath: allow + "/first.pub")
-        try FileManager.default.copyItem(atPath: keys.file("second.pub"), toPath: allow + "/second.pub")
+        let (keys, allow) = try curveKeys(["coordinator", "first", "second"], allowing: ["first", "second"])
         let out = TemporaryFolder("driftfix-out")
         let report = TemporaryFolder("driftfix-report")
         let port = freePort()
-        let coordinator = try Background([
-            "repair", tree.root.path, "--out", out.path, "--bind", "tcp://0.0.0.0:\(port)", "--workers", "0",
-            "--quality", "best",
-            "--curve-secret", keys.file("coordinator.key"), "--allow", allow, "--heartbeat", "0.5", "--report",
-            report.path,
-        ])
+        let coordinator = try remoteCoordinator(
+            tree, out: out, bind: "tcp://0.0.0.0:\(port)",
+            [
+                "--quality", "best", "--curve-secret", keys.file("coordinator.key"), "--allow", allow, "--report",
+                report.path,
+            ])
         func worker(_ name: String, environment: [String: String] = [:]) throws -> Background {
             try Background(
                 [

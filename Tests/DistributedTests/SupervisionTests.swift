@@ -70,10 +70,8 @@ struct SupervisionTests {
         let out = TemporaryFolder("driftfix-out")
         let readOnly = try TmpfsMount(kibibytes: 64, readOnly: true)
         let endpoint = uniqueEndpoint()
-        let coordinator = try Background([
-            "repair", tree.root.path, "--out", out.path, "--bind", endpoint, "--workers", "0",
-            "--heartbeat", "0.5", "--idle-timeout", "30", "--quality", "best",
-        ])
+        let coordinator = try remoteCoordinator(
+            tree, out: out, bind: endpoint, ["--idle-timeout", "30", "--quality", "best"])
         let socket = String(endpoint.dropFirst("ipc://".count))
         try #require(
             waitUntil(seconds: 30) { FileManager.default.fileExists(atPath: socket) }, "coordinator did not bind")

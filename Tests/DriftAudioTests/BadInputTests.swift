@@ -17,6 +17,16 @@ private func openError(_ path: String) -> AudioError.Cause? {
     }
 }
 
+/// A 16-bit stereo WAV of `frames` frames, named `name` in `folder`, cut to its first `bytes` bytes.
+private func cutWAV(frames: Int64, to bytes: UInt64, _ name: String, in folder: TemporaryFolder) throws -> String {
+    let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 2)
+    let path = try writeRecording(TestSignal(channelCount: 2, length: frames), to: folder.file(name), format: format)
+    let handle = try #require(FileHandle(forUpdatingAtPath: path))
+    try handle.truncate(atOffset: bytes)
+    try handle.close()
+    return path
+}
+
 @Suite("Bad input files")
 struct BadInputTests {
     @Test("missing, directory, empty, text, garbage")
@@ -38,13 +48,7 @@ struct BadInputTests {
     @Test("a header whose data size is larger than the file is refused as truncated")
     func truncated() throws {
         let folder = TemporaryFolder()
-        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 2)
-        let path = try writeRecording(
-            TestSignal(channelCount: 2, length: 48_000), to: folder.file("t.wav"),
-            format: format)
-        let handle = try #require(FileHandle(forUpdatingAtPath: path))
-        try handle.truncate(atOffset: 100_000)
-        try handle.close()
+        let path = try cutWAV(frames: 48_000, to: 100_000, "t.wav", in: folder)
         guard case .truncated(let claimed, let available) = openError(path) else {
             Issue.record("truncated WAV accepted")
             return
@@ -56,13 +60,7 @@ struct BadInputTests {
     @Test("a header cut in the middle is refused as not audio, corrupt or truncated, naming the file, never a crash")
     func cutHeader() throws {
         let folder = TemporaryFolder()
-        let format = AudioFormat(container: .wav, encoding: .pcm16, sampleRate: 48_000, channelCount: 2)
-        let path = try writeRecording(
-            TestSignal(channelCount: 2, length: 480), to: folder.file("h.wav"),
-            format: format)
-        let handle = try #require(FileHandle(forUpdatingAtPath: path))
-        try handle.truncate(atOffset: 30)
-        try handle.close()
+        let path = try cutWAV(frames: 480, to: 30, "h.wav", in: folder)
         switch openError(path) {
         case .notAudio?, .corrupt?, .truncated?: break
         case .malformedChunk(let chunk)?:

@@ -10,6 +10,15 @@ private func jobs(_ seconds: [Double]) -> [JobRecord] {
     seconds.enumerated().map { index, length in JobRecord.headerRepair(id: index + 1, audioSeconds: length) }
 }
 
+/// A dispatcher and its store, queued with a header repair for each of `seconds` (its audio's length; ids from 1).
+private func dispatcher(_ seconds: [Double], settings: Dispatcher.Settings = Dispatcher.Settings()) -> (
+    Dispatcher, InMemoryJobStore
+) {
+    let store = InMemoryJobStore()
+    store.add(jobs(seconds))
+    return (Dispatcher(store: store, settings: settings), store)
+}
+
 private func hello(_ name: String, _ capacity: Int) -> WireMessage {
     .hello(WorkerHello(worker: name, capacity: capacity, software: "driftfix", host: "h", pid: 1))
 }
@@ -28,13 +37,19 @@ private func success(_ spec: JobSpec, _ worker: String) -> WireMessage {
             outcome: .repaired(WrittenOutput(frames: 48_000, checksum: "c"))))
 }
 
+/// Worker a's result for attempt `attempt` of job `id`: failed with `kind`, said as `message` (the kind's name if nil).
+private func failed(_ id: Int, _ attempt: Int, _ kind: FailureKind, _ message: String? = nil) -> WireMessage {
+    .result(
+        JobResult(
+            id: id, attempt: attempt, worker: "a", seconds: 0,
+            outcome: .failed(JobFailure(message: message ?? "\(kind)", kind: kind))))
+}
+
 @Suite("Dispatcher")
 struct DispatcherTests {
     @Test("never more jobs than a worker's capacity; longest first")
     func credits() {
-        let store = InMemoryJobStore()
-        store.add(jobs([10, 300, 20, 3600, 5]))
-        let d = Dispatcher(store: store)
+        let (d, _) = dispatcher([10, 300, 20, 3600, 5])
         let first = jobsSent(d.received(hello("a", 2), from: "a", at: 0))
         #expect(first.map(\.1.id) == [4, 2], "the two longest go first")
         #expect(jobsSent(d.tick(at: 0.5)).isEmpty, "no credit left")
@@ -45,9 +60,7 @@ struct DispatcherTests {
 
     @Test("a silent worker is presumed dead: its jobs go back to the queue and to another worker")
     func deadWorker() {
-        let store = InMemoryJobStore()
-        store.add(jobs([10, 10]))
-        let d = Dispatcher(store: store)
+        let (d, _) = dispatcher([10, 10])
         let sent = jobsSent(d.received(hello("a", 2), from: "a", at: 0))
         #expect(sent.count == 2)
         _ = d.received(hello("b", 1), from: "b", at: 1)
@@ -62,9 +75,7 @@ struct DispatcherTests {
         "a result from an older lease is stale and discarded, before and after the newer lease reports, and said once however often it comes; a duplicate of the newest is ignored"
     )
     func staleAndDuplicate() {
-        let store = InMemoryJobStore()
-        store.add(jobs([10]))
-        let d = Dispatcher(store: store)
+        let (d, store) = dispatcher([10])
         let original = jobsSent(d.received(hello("a", 1), from: "a", at: 0))[0].1
         _ = d.received(hello("b", 1), from: "b", at: 2)
         _ = d.received(.heartbeat(running: []), from: "b", at: 3.4)
@@ -100,9 +111,7 @@ struct DispatcherTests {
 
     @Test("a job requeued but not leased again takes the late result of its last lease (nobody else holds it)")
     func lateWithoutNewerLease() {
-        let store = InMemoryJobStore()
-        store.add(jobs([10]))
-        let d = Dispatcher(store: store)
+        let (d, store) = dispatcher([10])
         let original = jobsSent(d.received(hello("a", 1), from: "a", at: 0))[0].1
         // a falls silent; no other worker: the job goes back to the queue, still at attempt 1.
         _ = d.tick(at: 3.5)
@@ -114,28 +123,15 @@ struct DispatcherTests {
 
     @Test("failures: permanent at once, retryable up to the attempt limit")
     func failures() {
-        let store = InMemoryJobStore()
-        store.add(jobs([10, 20]))
-        let d = Dispatcher(store: store)
+        let (d, store) = dispatcher([10, 20])
         var sent = jobsSent(d.received(hello("a", 1), from: "a", at: 0))
         #expect(sent[0].1.id == 2)
-        sent = jobsSent(
-            d.received(
-                .result(
-                    JobResult(
-                        id: 2, attempt: 1, worker: "a", seconds: 0,
-                        outcome: .failed(JobFailure(message: "corrupt", kind: .inputUnreadable)))),
-                from: "a", at: 1))
+        sent = jobsSent(d.received(failed(2, 1, .inputUnreadable, "corrupt"), from: "a", at: 1))
         #expect(store.job(2)?.failed?.message == "corrupt")
         for attempt in 1...3 {
             #expect(sent.count == 1 && sent[0].1.id == 1 && sent[0].1.attempt == attempt)
             sent = jobsSent(
-                d.received(
-                    .result(
-                        JobResult(
-                            id: 1, attempt: attempt, worker: "a", seconds: 0,
-                            outcome: .failed(JobFailure(message: "disk full", kind: .outputFull)))),
-                    from: "a", at: Double(attempt + 1)))
+                d.received(failed(1, attempt, .outputFull, "disk full"), from: "a", at: Double(attempt + 1)))
         }
         #expect(store.job(1)?.failed?.message == "disk full")
         // The kind reaches the record (a worker that names none is read at the wire: WireCodecTests.flatResults).
@@ -147,15 +143,7 @@ struct DispatcherTests {
         "the retry rule reads the failure's kind: only a destination or a fenced output is tried again; the kind reaches the record"
     )
     func failureKinds() {
-        let store = InMemoryJobStore()
-        store.add(jobs([10, 20, 30]))
-        let d = Dispatcher(store: store)
-        func failed(_ id: Int, _ attempt: Int, _ kind: FailureKind) -> WireMessage {
-            .result(
-                JobResult(
-                    id: id, attempt: attempt, worker: "a", seconds: 0,
-                    outcome: .failed(JobFailure(message: "\(kind)", kind: kind))))
-        }
+        let (d, store) = dispatcher([10, 20, 30])
         var sent = jobsSent(d.received(hello("a", 1), from: "a", at: 0))
         #expect(sent.map(\.1.id) == [3])
         sent = jobsSent(d.received(failed(3, 1, .outOfSync), from: "a", at: 1))
@@ -178,9 +166,7 @@ struct DispatcherTests {
 
     @Test("a job a worker no longer lists is requeued; goodbye requeues; strangers are dropped")
     func reconcileAndGoodbye() {
-        let store = InMemoryJobStore()
-        store.add(jobs([10, 20]))
-        let d = Dispatcher(store: store)
+        let (d, store) = dispatcher([10, 20])
         _ = d.received(hello("a", 2), from: "a", at: 0)
         // At 3 s, a reports running only job 2: job 1 (leased at 0) was lost.
         let after = jobsSent(d.received(.heartbeat(running: [2]), from: "a", at: 2.5))
@@ -196,9 +182,7 @@ struct DispatcherTests {
 
     @Test("a worker known dead gives its jobs back at once, names where its temporary file may be, and is counted")
     func died() {
-        let store = InMemoryJobStore()
-        store.add(jobs([10, 20]))
-        let d = Dispatcher(store: store)
+        let (d, _) = dispatcher([10, 20])
         _ = d.received(
             .hello(WorkerHello(worker: "a", capacity: 2, software: "driftfix", host: "box", pid: 4242)), from: "a",
             at: 0)
@@ -223,9 +207,7 @@ struct DispatcherTests {
 
     @Test("a file that kills every worker that runs it fails after the attempt limit with the deaths; the rest goes on")
     func poison() {
-        let store = InMemoryJobStore()
-        store.add(jobs([3600, 10, 20]))  // job 1, the longest, goes first each time
-        let d = Dispatcher(store: store)
+        let (d, store) = dispatcher([3600, 10, 20])  // job 1, the longest, goes first each time
         let signals = ["signal 9", "signal 9", "signal 11"]
         for (generation, how) in signals.enumerated() {
             let name = "w\(generation)"
@@ -246,15 +228,9 @@ struct DispatcherTests {
 
     @Test("deaths mixed with silence are 'lost', and a plain failure after a death keeps the last reason")
     func lostWording() {
-        let store = InMemoryJobStore()
-        store.add(jobs([10]))
-        let d = Dispatcher(
-            store: store,
-            settings: {
-                var s = Dispatcher.Settings()
-                s.maxAttempts = 2
-                return s
-            }())
+        var settings = Dispatcher.Settings()
+        settings.maxAttempts = 2
+        let (d, store) = dispatcher([10], settings: settings)
         _ = d.received(hello("a", 1), from: "a", at: 0)
         _ = d.died("a", how: "signal 9", at: 0.1)
         _ = d.received(hello("b", 1), from: "b", at: 0.2)
@@ -267,19 +243,11 @@ struct DispatcherTests {
 
     @Test("a job whose worker's own disk failed goes to another worker; meanwhile that worker takes other jobs")
     func otherWorkerAfterDiskFailure() {
-        let store = InMemoryJobStore()
-        store.add(jobs([10, 20, 30]))
-        let d = Dispatcher(store: store)
+        let (d, _) = dispatcher([10, 20, 30])
         let toA = jobsSent(d.received(hello("a", 1), from: "a", at: 0))
         let toB = jobsSent(d.received(hello("b", 1), from: "b", at: 0))
         #expect(toA.map(\.1.id) == [3] && toB.map(\.1.id) == [2])
-        let next = jobsSent(
-            d.received(
-                .result(
-                    JobResult(
-                        id: 3, attempt: 1, worker: "a", seconds: 0,
-                        outcome: .failed(JobFailure(message: "/o/3.wav: disk full", kind: .outputFull)))),
-                from: "a", at: 1))
+        let next = jobsSent(d.received(failed(3, 1, .outputFull, "/o/3.wav: disk full"), from: "a", at: 1))
         // Job 3 waits for b; a takes job 1.
         #expect(next.map(\.0) == ["a"] && next.map(\.1.id) == [1])
         #expect(d.drainEvents().contains(.jobRequeued(id: 3, reason: "/o/3.wav: disk full; trying another worker")))
@@ -289,9 +257,7 @@ struct DispatcherTests {
 
     @Test("after stopDispatching, nothing new is handed out")
     func stop() {
-        let store = InMemoryJobStore()
-        store.add(jobs([1, 2, 3]))
-        let d = Dispatcher(store: store)
+        let (d, _) = dispatcher([1, 2, 3])
         d.stopDispatching()
         #expect(jobsSent(d.received(hello("a", 4), from: "a", at: 0)).isEmpty)
     }
@@ -301,9 +267,7 @@ struct DispatcherTests {
 struct DispatcherStrangerTests {
     @Test("a result from a peer that never said hello is dropped")
     func forgedResult() {
-        let store = InMemoryJobStore()
-        store.add(jobs([10]))
-        let d = Dispatcher(store: store)
+        let (d, store) = dispatcher([10])
         _ = d.received(
             .result(
                 JobResult(

@@ -26,16 +26,6 @@ private func peak(_ samples: [Float], channels: Int, near frame: Double, radius:
 
 @Suite("Pitch-preserving time-stretch (phase vocoder)")
 struct PhaseVocoderTests {
-    @Test("exact length and a linear time map within 2 ms", arguments: stretchRatios, [1, 2, 6])
-    func lengthAndTiming(ratio: Rational, channels: Int) throws {
-        let signal = EnvelopeSignal(length: 96_000, channelCount: channels, seed: 31)
-        let target = try #require(ratio.multipliedRounded(by: signal.length))
-        let output = try vocode(signal.recording(), channels: channels, to: target)
-        #expect(output.count == Int(target) * channels)
-        let error = worstTimingError(output, signal: signal, target: target)
-        #expect(error < 2, "worst timing error \(error) ms at \(ratio.decimalString())")
-    }
-
     /// Clicks on a quiet tone: each lands on the sample the linear map gives it (the ideal, computed here), as one
     /// click of about its own energy, at every ratio. Before transients were moved to the map's place, a click at
     /// 0.75× came out up to 296 samples (6 ms) off its place, and at 0.5× it was smeared to the tone's level.
@@ -58,17 +48,6 @@ struct PhaseVocoderTests {
             #expect(energy > 0.4 * 0.81, "click at \(at): energy \(energy) against 0.81")
             #expect(energy < 1.25 * 0.81, "click at \(at): energy \(energy) against 0.81")
         }
-    }
-
-    @Test("every channel turns by the same phases: a channel that is another's scaled copy stays one")
-    func coherentChannels() throws {
-        let signal = EnvelopeSignal(length: 48_000, channelCount: 4, seed: 8)
-        let output = try vocode(signal.recording(), channels: 4, to: 52_000)
-        var worst: Float = 0
-        for n in 0..<52_000 {
-            for c in 1..<4 { worst = max(worst, abs(output[n * 4 + c] * Float(c + 1) - output[n * 4])) }
-        }
-        #expect(worst < 1e-5)
     }
 
     /// A delay between channels (a stereo image) survives: the cross-correlation peak stays at the input's lag.

@@ -64,17 +64,6 @@ let stretchRatios: [Rational] = [
 
 @Suite("Pitch-preserving time-stretch (WSOLA)")
 struct TimeStretcherTests {
-    @Test("exact length and a linear time map within 2 ms", arguments: stretchRatios, [1, 2, 6])
-    func lengthAndTiming(ratio: Rational, channels: Int) throws {
-        let signal = EnvelopeSignal(length: 96_000, channelCount: channels, seed: 31)
-        let target = try #require(ratio.multipliedRounded(by: signal.length))
-        let output = try stretch(signal.recording(), channels: channels, to: target)
-        #expect(output.count == Int(target) * channels)
-        let error = worstTimingError(output, signal: signal, target: target)
-        // Measured: 0.2 ms near 1x, at most 1.4 ms (0.999, where splices sit at the tolerance edge).
-        #expect(error < 2, "worst timing error \(error) ms at \(ratio.decimalString())")
-    }
-
     @Test("the timing measure itself reads 0 on the unstretched input and the shift of a delayed copy")
     func timingMeasure() {
         let signal = EnvelopeSignal(length: 96_000, channelCount: 1, seed: 31)
@@ -83,18 +72,6 @@ struct TimeStretcherTests {
         let delayed = [Float](repeating: 0, count: 144) + input.dropLast(144)  // 3 ms late
         let error = worstTimingError(Array(delayed), signal: signal, target: signal.length)
         #expect(abs(error - 3) < 0.2, "a 3 ms delay reads \(error) ms")
-    }
-
-    @Test("all channels are spliced at the same points")
-    func coherentChannels() throws {
-        // Channel c carries channel 0's content scaled by 1 / (c + 1): any per-channel splice would break that.
-        let signal = EnvelopeSignal(length: 48_000, channelCount: 4, seed: 8)
-        let output = try stretch(signal.recording(), channels: 4, to: 52_000)
-        var worst: Float = 0
-        for n in 0..<52_000 {
-            for c in 1..<4 { worst = max(worst, abs(output[n * 4 + c] * Float(c + 1) - output[n * 4])) }
-        }
-        #expect(worst < 1e-5)
     }
 
     @Test(

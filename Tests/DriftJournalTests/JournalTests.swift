@@ -44,6 +44,19 @@ func result(_ id: Int, run: Int64) -> JobResult {
     return result
 }
 
+/// Opening the journal at `path` fails as damaged: the error, or nil with an issue recorded (it opened, or failed for
+/// another cause).
+private func corruptionError(opening path: String) -> JournalError? {
+    do {
+        _ = try Journal(path: path)
+        Issue.record("opened a damaged journal: \(path)")
+    } catch {
+        if case .corrupt = error.cause { return error }
+        Issue.record("wrong cause: \(error)")
+    }
+    return nil
+}
+
 @Suite("run journal", .serialized)
 struct JournalTests {
     @Test("packed values come back exactly: canonical fingerprints and checksums, and values that only look like them")
@@ -324,14 +337,7 @@ struct JournalTests {
         let garbage = folder.file("garbage.sqlite")
         let bytes = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 131) })
         try bytes.write(to: URL(fileURLWithPath: garbage))
-        do {
-            _ = try Journal(path: garbage)
-            Issue.record("opened a garbage journal")
-        } catch {
-            guard case .corrupt = error.cause else {
-                Issue.record("wrong cause: \(error)")
-                return
-            }
+        if let error = corruptionError(opening: garbage) {
             #expect(error.description.contains(garbage) && error.description.contains("damaged"))
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: garbage)) == bytes, "the damaged file is not touched")
@@ -354,15 +360,7 @@ struct JournalTests {
             handle.write(Data(repeating: 0xA5, count: 4096))
         }
         try handle.close()
-        do {
-            _ = try Journal(path: damaged)
-            Issue.record("opened a damaged journal")
-        } catch {
-            guard case .corrupt = error.cause else {
-                Issue.record("wrong cause: \(error)")
-                return
-            }
-        }
+        _ = corruptionError(opening: damaged)
     }
 
     @Test("a journal held by another process's SQLite lock gives a clear error after the busy timeout")

@@ -18,23 +18,38 @@ import struct SystemPackage.FilePath
 
 private let logger = Logger(label: "test.run")
 
-private func options(_ tree: RepairTree, out: String, resume: ResumePolicy = .whenUnfinished, full: Bool = false)
-    -> RunPreparation.Options
-{
-    RunPreparation.Options(
-        layout: RunPlanner.Layout(roots: [tree.root.path], outputRoot: out), configuration: Configuration(),
-        quality: .medium, resume: resume, full: full)
+/// A tree of recordings, an output folder and the journal in it: what each run here is prepared from and into.
+private struct PreparationSetup {
+    let tree: RepairTree
+    let out = TemporaryFolder("driftfix-out")
+    let journal: Journal
+
+    init(_ tree: RepairTree) throws {
+        self.tree = tree
+        journal = try Journal(path: out.file("journal.sqlite"))
+    }
+
+    func prepare(resume: ResumePolicy = .whenUnfinished, full: Bool = false) throws -> PreparedRun {
+        let options = RunPreparation.Options(
+            layout: RunPlanner.Layout(roots: [tree.root.path], outputRoot: out.path), configuration: Configuration(),
+            quality: .medium, resume: resume, full: full)
+        return try RunPreparation.prepare(journal: journal, options: options, logger: logger)
+    }
+
+    /// A first run prepared, and the store its jobs are leased from.
+    func prepareWithStore() throws -> (PreparedRun, JournalJobStore) {
+        let first = try prepare()
+        return (first, JournalJobStore(journal: journal, run: first.run, jobs: first.jobs))
+    }
 }
 
 @Suite("Run preparation: resume policy and planning, in process", .serialized)
 struct RunPreparationTests {
     @Test("a fresh run scans, plans one job per drifted pair and stores the plan before anything is sent")
     func fresh() throws {
-        let tree = try RepairTree(drifted: 3, inSync: 1, refused: 1)
-        let out = TemporaryFolder("driftfix-out")
-        let journal = try Journal(path: out.file("journal.sqlite"))
-        let prepared = try RunPreparation.prepare(
-            journal: journal, options: options(tree, out: out.path), logger: logger)
+        let setup = try PreparationSetup(RepairTree(drifted: 3, inSync: 1, refused: 1))
+        let (tree, out, journal) = (setup.tree, setup.out, setup.journal)
+        let prepared = try setup.prepare()
         #expect(!prepared.resumed && prepared.run == 1)
         #expect(prepared.plan.pairs.count == 5 && prepared.jobs.count == 3)
         #expect(prepared.jobs.allSatisfy { $0.fingerprints != nil }, "each job knows what its output is made from")
@@ -48,11 +63,8 @@ struct RunPreparationTests {
 
     @Test("an unfinished run is resumed with its stored plan, even when the tree changed since")
     func resume() throws {
-        let tree = try RepairTree(drifted: 3)
-        let out = TemporaryFolder("driftfix-out")
-        let journal = try Journal(path: out.file("journal.sqlite"))
-        let first = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
-        let store = JournalJobStore(journal: journal, run: first.run, jobs: first.jobs)
+        let setup = try PreparationSetup(RepairTree(drifted: 3))
+        let (first, store) = try setup.prepareWithStore()
         _ = store.lease(1, to: "w", at: 0)
         guard case .header(let repair) = first.jobs[0].work else {
             Issue.record("a header repair expected: \(first.jobs[0].work)")
@@ -64,10 +76,10 @@ struct RunPreparationTests {
         result.run = first.jobs[0].spec.run
         store.complete(1, with: result)
         _ = store.lease(2, to: "w", at: 1)  // out on lease when the coordinator "dies"
-        try "1@48000\n".write(toFile: tree.root.file("device0/take0.duration"), atomically: true, encoding: .utf8)
+        try "1@48000\n".write(
+            toFile: setup.tree.root.file("device0/take0.duration"), atomically: true, encoding: .utf8)
 
-        let resumed = try RunPreparation.prepare(
-            journal: journal, options: options(tree, out: out.path), logger: logger)
+        let resumed = try setup.prepare()
         #expect(resumed.resumed && resumed.run == first.run)
         #expect(resumed.plan == first.plan, "the stored plan is kept, not the changed tree's")
         let states = Dictionary(uniqueKeysWithValues: resumed.jobs.map { ($0.id, $0.state) })
@@ -77,13 +89,9 @@ struct RunPreparationTests {
 
     @Test("--resume with nothing to resume, --resume with --full, --no-resume: as documented")
     func flags() throws {
-        let tree = try RepairTree(drifted: 2)
-        let out = TemporaryFolder("driftfix-out")
-        let journal = try Journal(path: out.file("journal.sqlite"))
-        #expect(throws: RunError.self) {
-            try RunPreparation.prepare(
-                journal: journal, options: options(tree, out: out.path, resume: .always), logger: logger)
-        }
+        let setup = try PreparationSetup(RepairTree(drifted: 2))
+        let (tree, out) = (setup.tree, setup.out)
+        #expect(throws: RunError.self) { try setup.prepare(resume: .always) }
         // Resuming with --full is a usage error, refused with the other settings before anything is created.
         var settings = Run.Settings(roots: [FilePath(tree.root.path)])
         settings.outputRoot = FilePath(out.path)
@@ -91,30 +99,25 @@ struct RunPreparationTests {
         settings.resume = .always
         settings.full = true
         #expect(throws: Run.SettingsError.self) { try settings.validate() }
-        let first = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
-        let fresh = try RunPreparation.prepare(
-            journal: journal, options: options(tree, out: out.path, resume: .never), logger: logger)
+        let first = try setup.prepare()
+        let fresh = try setup.prepare(resume: .never)
         #expect(!fresh.resumed && fresh.run == first.run + 1)
-        #expect(try journal.runs(limit: 5).first { $0.id == first.run }?.status == .abandoned)
-        let full = try RunPreparation.prepare(
-            journal: journal, options: options(tree, out: out.path, full: true), logger: logger)
+        #expect(try setup.journal.runs(limit: 5).first { $0.id == first.run }?.status == .abandoned)
+        let full = try setup.prepare(full: true)
         #expect(!full.resumed && full.run == fresh.run + 1, "--full never resumes")
     }
 
     @Test("a run whose jobs had all finished is closed as it stands and a new run begins")
     func finishedButUnclosed() throws {
-        let tree = try RepairTree(drifted: 1)
-        let out = TemporaryFolder("driftfix-out")
-        let journal = try Journal(path: out.file("journal.sqlite"))
-        let first = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
-        let store = JournalJobStore(journal: journal, run: first.run, jobs: first.jobs)
+        let setup = try PreparationSetup(RepairTree(drifted: 1))
+        let (first, store) = try setup.prepareWithStore()
         _ = store.lease(1, to: "w", at: 0)
         store.fail(1, JobFailure(message: "take0.wav: corrupt", kind: .inputUnreadable))
-        let next = try RunPreparation.prepare(journal: journal, options: options(tree, out: out.path), logger: logger)
+        let next = try setup.prepare()
         #expect(!next.resumed && next.run == first.run + 1)
-        let closed = try #require(try journal.runs(limit: 5).first { $0.id == first.run })
+        let closed = try #require(try setup.journal.runs(limit: 5).first { $0.id == first.run })
         #expect(closed.status == .complete)
-        #expect(try journal.report(run: first.run).pairs.first?.outcome == .failed)
+        #expect(try setup.journal.report(run: first.run).pairs.first?.outcome == .failed)
     }
 }
 

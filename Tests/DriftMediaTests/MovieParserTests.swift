@@ -10,6 +10,11 @@ private func duration(_ boxes: [Box], fallback: Bool = false) throws -> (Rationa
     return try info.presentationDuration(movieHeaderFallback: fallback).get()
 }
 
+/// A movie box: its movie header, then the tracks and other boxes under it.
+private func movieBox(timescale: UInt32, duration: UInt64, _ children: Box...) -> Box {
+    Box("moov", children: [Boxes.mvhd(timescale: timescale, duration: duration)] + children)
+}
+
 private func failure(_ bytes: [UInt8]) -> MovieError? {
     do {
         let info = try MovieParser.parse(MemoryBytes(bytes))
@@ -28,12 +33,9 @@ struct MovieParserTests {
 
     @Test("the media header when there is no edit list")
     func mediaHeader() throws {
-        let moov = Box(
-            "moov",
-            children: [
-                Boxes.mvhd(timescale: 1000, duration: movieTicks),
-                Boxes.track(id: 1, handler: "vide", timescale: 30_000, duration: mediaTicks),
-            ])
+        let moov = movieBox(
+            timescale: 1000, duration: movieTicks,
+            Boxes.track(id: 1, handler: "vide", timescale: 30_000, duration: mediaTicks))
         let (seconds, source) = try duration([Boxes.ftyp(), moov, Boxes.mdat(1000)])
         #expect(seconds == Rational(1_801_800, 30_000))
         #expect(source == "media header")
@@ -44,7 +46,7 @@ struct MovieParserTests {
         // A 0.5 s empty edit (the picture starts late), then 60 s of media.
         let track = Boxes.track(
             id: 1, handler: "vide", timescale: 30_000, duration: 1_801_800, edits: [(500, -1), (60_000, 0)])
-        let moov = Box("moov", children: [Boxes.mvhd(timescale: 1000, duration: 60_500), track])
+        let moov = movieBox(timescale: 1000, duration: 60_500, track)
         let (seconds, source) = try duration([Boxes.ftyp(), moov])
         #expect(seconds == Rational(60_500, 1000))
         #expect(source == "edit list")
@@ -66,26 +68,20 @@ struct MovieParserTests {
 
     @Test("the first video track, not the sound track before it")
     func firstVideoTrack() throws {
-        let moov = Box(
-            "moov",
-            children: [
-                Boxes.mvhd(timescale: 600, duration: 36_000),
-                Boxes.track(id: 1, handler: "soun", timescale: 48_000, duration: 2_880_100),
-                Boxes.track(id: 2, handler: "vide", timescale: 24_000, duration: 1_441_440),
-                Boxes.track(id: 3, handler: "vide", timescale: 25, duration: 1),
-            ])
+        let moov = movieBox(
+            timescale: 600, duration: 36_000,
+            Boxes.track(id: 1, handler: "soun", timescale: 48_000, duration: 2_880_100),
+            Boxes.track(id: 2, handler: "vide", timescale: 24_000, duration: 1_441_440),
+            Boxes.track(id: 3, handler: "vide", timescale: 25, duration: 1))
         #expect(try duration([Boxes.ftyp(), moov]).0 == Rational(1_441_440, 24_000))
     }
 
     @Test("fragmented: mehd when present")
     func fragmentedWithMehd() throws {
-        let moov = Box(
-            "moov",
-            children: [
-                Boxes.mvhd(timescale: 1000, duration: 0),
-                Boxes.track(id: 1, handler: "vide", timescale: 90_000, duration: 0),
-                Box("mvex", children: [Boxes.mehd(12_345, version: 1), Boxes.trex(track: 1, defaultDuration: 3000)]),
-            ])
+        let moov = movieBox(
+            timescale: 1000, duration: 0,
+            Boxes.track(id: 1, handler: "vide", timescale: 90_000, duration: 0),
+            Box("mvex", children: [Boxes.mehd(12_345, version: 1), Boxes.trex(track: 1, defaultDuration: 3000)]))
         let (seconds, source) = try duration([
             Boxes.ftyp("iso6"), moov, Boxes.moof(track: 1, count: 30), Boxes.mdat(100),
         ])
@@ -95,18 +91,13 @@ struct MovieParserTests {
 
     @Test("fragmented without mehd: the sum of the video track's sample durations")
     func fragmentedSum() throws {
-        let moov = Box(
-            "moov",
-            children: [
-                Boxes.mvhd(timescale: 1000, duration: 0),
-                Boxes.track(id: 1, handler: "vide", timescale: 90_000, duration: 0),
-                Boxes.track(id: 2, handler: "soun", timescale: 48_000, duration: 0),
-                Box(
-                    "mvex",
-                    children: [
-                        Boxes.trex(track: 1, defaultDuration: 3003), Boxes.trex(track: 2, defaultDuration: 1024),
-                    ]),
-            ])
+        let moov = movieBox(
+            timescale: 1000, duration: 0,
+            Boxes.track(id: 1, handler: "vide", timescale: 90_000, duration: 0),
+            Boxes.track(id: 2, handler: "soun", timescale: 48_000, duration: 0),
+            Box(
+                "mvex",
+                children: [Boxes.trex(track: 1, defaultDuration: 3003), Boxes.trex(track: 2, defaultDuration: 1024)]))
         let fragments = [
             Boxes.moof(track: 1, count: 60), Boxes.mdat(500),  // trex default: 60 × 3003
             Boxes.moof(track: 2, count: 100), Boxes.mdat(500),  // audio: ignored
@@ -120,12 +111,9 @@ struct MovieParserTests {
 
     @Test("no video track: refused unless the movie-header fallback is on")
     func noVideo() throws {
-        let moov = Box(
-            "moov",
-            children: [
-                Boxes.mvhd(timescale: 1000, duration: 9_000),
-                Boxes.track(id: 1, handler: "soun", timescale: 48_000, duration: 432_000),
-            ])
+        let moov = movieBox(
+            timescale: 1000, duration: 9_000,
+            Boxes.track(id: 1, handler: "soun", timescale: 48_000, duration: 432_000))
         #expect(failure((Boxes.ftyp().bytes + moov.bytes)) == .noVideoTrack)
         #expect(try duration([Boxes.ftyp(), moov], fallback: true).0 == Rational(9, 1))
     }
@@ -143,12 +131,9 @@ struct MovieParserTests {
         #expect(failure(Boxes.ftyp().bytes + be32(4) + Array("moov".utf8)) != nil)
         #expect(failure(Boxes.ftyp().bytes + be32(0x7FFF_FFF0) + Array("moov".utf8) + [0, 0, 0, 0]) != nil)
         // An edit list claiming a billion entries.
-        let lying = Box(
-            "moov",
-            children: [
-                Boxes.mvhd(timescale: 1000, duration: 5000),
-                Box("trak", children: [Box("edts", children: [Box("elst", [0, 0, 0, 0] + be32(1_000_000_000))])]),
-            ])
+        let lying = movieBox(
+            timescale: 1000, duration: 5000,
+            Box("trak", children: [Box("edts", children: [Box("elst", [0, 0, 0, 0] + be32(1_000_000_000))])]))
         #expect(failure(Boxes.ftyp().bytes + lying.bytes) != nil)
         // Deep nesting.
         var nested = Box("moov")

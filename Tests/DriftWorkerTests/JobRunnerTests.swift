@@ -187,31 +187,27 @@ struct PinnedPathsTests {
         } else {
             Issue.record("the honest paths could not be pinned")
         }
-        // Now the race: after the check, media/day1 becomes a link to ../outside.
-        try FileManager.default.moveItem(atPath: folder.file("media/day1"), toPath: folder.file("media/day1-old"))
-        try FileManager.default.createSymbolicLink(
-            atPath: folder.file("media/day1"), withDestinationPath: folder.file("outside"))
-        guard
-            case .failure(let inputError) = PinnedPaths.pin(
-                input: checkedInput, inputRoots: [inputRoot], output: checkedOutput,
-                outputRoot: outputRoot)
-        else {
-            Issue.record("an input reached through a swapped link was opened")
-            return
+        /// The race: after the check, `sub` (kept as `sub`-old) becomes a link to `destination`; pinning the checked
+        /// paths again must fail.
+        func pinFailure(swapping sub: String, for destination: String, _ what: String) throws -> PinnedPaths.Failure? {
+            try FileManager.default.moveItem(atPath: folder.file(sub), toPath: folder.file(sub + "-old"))
+            try FileManager.default.createSymbolicLink(
+                atPath: folder.file(sub), withDestinationPath: folder.file(destination))
+            guard
+                case .failure(let error) = PinnedPaths.pin(
+                    input: checkedInput, inputRoots: [inputRoot], output: checkedOutput, outputRoot: outputRoot)
+            else {
+                Issue.record("\(what) reached through a swapped link was opened")
+                return nil
+            }
+            return error
         }
+        guard let inputError = try pinFailure(swapping: "media/day1", for: "outside", "an input") else { return }
         #expect(inputError.description.contains("leads outside"), "\(inputError)")
-        // The same for the output folder.
+        // The same for the output folder, the input's put back.
         try FileManager.default.removeItem(atPath: folder.file("media/day1"))
         try FileManager.default.moveItem(atPath: folder.file("media/day1-old"), toPath: folder.file("media/day1"))
-        try FileManager.default.moveItem(atPath: folder.file("out/day1"), toPath: folder.file("out/day1-old"))
-        try FileManager.default.createSymbolicLink(
-            atPath: folder.file("out/day1"), withDestinationPath: folder.file("elsewhere"))
-        guard
-            case .failure(let outputError) = PinnedPaths.pin(
-                input: checkedInput, inputRoots: [inputRoot], output: checkedOutput,
-                outputRoot: outputRoot)
-        else {
-            Issue.record("an output folder reached through a swapped link was opened")
+        guard let outputError = try pinFailure(swapping: "out/day1", for: "elsewhere", "an output folder") else {
             return
         }
         #expect(outputError.description.contains("leads outside"), "\(outputError)")

@@ -74,6 +74,23 @@ func ffmpegDecode(_ path: String, channels: Int) throws -> (samples: [Float], fr
     return (samples, Int64(samples.count / channels))
 }
 
+/// The repair at `path`, decoded by ffmpeg (an independent decoder): exactly `target` frames, and more than
+/// `minimumSNR` dB against `signal`'s ideal repair to that length. `context` names it in the messages.
+private func expectIdealRepair(
+    _ path: String, of signal: TestSignal, target: Int64, minimumSNR: Double, _ context: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+    let (samples, frames) = try ffmpegDecode(path, channels: signal.channelCount)
+    #expect(
+        frames == target, "\(context): ffmpeg decodes \(frames) frames, target \(target)",
+        sourceLocation: sourceLocation)
+    if frames == target {
+        let snr = SignalMeasure.snr(actual: samples, ideal: signal.ideal(target: target, start: 0, count: Int(target)))
+        #expect(
+            snr > minimumSNR, "\(context): SNR \(snr) dB against the ideal repair", sourceLocation: sourceLocation)
+    }
+}
+
 /// A signal written as 24-bit WAV and encoded by ffmpeg into `media`.
 func encodedRecording(
     _ media: MediaCase, in folder: TemporaryFolder, name: String = "take", signal: TestSignal,
@@ -127,13 +144,8 @@ struct MediaFormatTests {
         #expect(
             result.stdout.contains("\(signal.length) -> \(target) frames"),
             "\(media): read \(signal.length) frames: \(result.stdout)")
-        let (samples, frames) = try ffmpegDecode(folder.file("out.\(media.ext)"), channels: 2)
-        #expect(frames == target, "\(media): ffmpeg decodes \(frames) frames, target \(target)")
-        if frames == target {
-            let snr = SignalMeasure.snr(
-                actual: samples, ideal: signal.ideal(target: target, start: 0, count: Int(target)))
-            #expect(snr > media.minimumSNR, "\(media): SNR \(snr) dB against the ideal repair")
-        }
+        try expectIdealRepair(
+            folder.file("out.\(media.ext)"), of: signal, target: target, minimumSNR: media.minimumSNR, "\(media)")
         #expect(
             folder.entries() == ["out.\(media.ext)", "take.\(media.ext)"], "no temporary file left: \(folder.entries())"
         )
@@ -285,12 +297,7 @@ struct AudioInVideoTests {
         #expect(
             result.stdout.contains("282240 -> 288000 frames")
                 && result.stdout.contains("packets of other streams copied"), "\(result.stdout)")
-        let (samples, frames) = try ffmpegDecode(folder.file("fixed.mp4"), channels: 2)
-        #expect(frames == 288_000, "ffmpeg decodes \(frames)")
-        if frames == 288_000 {
-            let snr = SignalMeasure.snr(actual: samples, ideal: signal.ideal(target: 288_000, start: 0, count: 288_000))
-            #expect(snr > 12, "SNR \(snr) dB")
-        }
+        try expectIdealRepair(folder.file("fixed.mp4"), of: signal, target: 288_000, minimumSNR: 12, "MP4")
         #expect(try Self.videoDigest(input) == Self.videoDigest(folder.file("fixed.mp4")), "video packets identical")
         let verify = try driftfix(["verify", folder.file("fixed.mp4"), "--match", input])
         #expect(
@@ -332,12 +339,7 @@ struct AudioInVideoTests {
         let result = try driftfix(["process", input, folder.file("fixed.webm"), "--match", input])
         #expect(
             result.status == 0 && result.stdout.contains("139200 -> 144000 frames"), "\(result.stdout)\(result.stderr)")
-        let (samples, frames) = try ffmpegDecode(folder.file("fixed.webm"), channels: 2)
-        #expect(frames == 144_000, "ffmpeg decodes \(frames)")
-        if frames == 144_000 {
-            let snr = SignalMeasure.snr(actual: samples, ideal: signal.ideal(target: 144_000, start: 0, count: 144_000))
-            #expect(snr > 16, "SNR \(snr) dB")
-        }
+        try expectIdealRepair(folder.file("fixed.webm"), of: signal, target: 144_000, minimumSNR: 16, "WebM")
         #expect(try Self.videoDigest(input) == Self.videoDigest(folder.file("fixed.webm")), "VP9 packets identical")
     }
 

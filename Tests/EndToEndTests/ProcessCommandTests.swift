@@ -12,6 +12,22 @@ private func recording(
     return try writeRecording(TestSignal(channelCount: channels, length: frames), to: folder.file(name), format: format)
 }
 
+/// A stereo 48 kHz WAV long enough to be cut into chunks on more than one thread, written as `long.wav`, and the
+/// length the tests repair it to: 341 frames (-131 ppm) shorter.
+private struct LongRecording {
+    static let frames: Int64 = 2_600_017
+    static let target = frames - 341
+    let signal: TestSignal
+    let path: String
+
+    init(seed: UInt64, encoding: SampleEncoding, in folder: TemporaryFolder) throws {
+        signal = TestSignal(channelCount: 2, length: Self.frames, seed: seed, tonesPerChannel: 4)
+        path = try writeRecording(
+            signal, to: folder.file("long.wav"),
+            format: AudioFormat(container: .wav, encoding: encoding, sampleRate: 48_000, channelCount: 2))
+    }
+}
+
 /// Whether this CPU runs the kernel's AVX-512 loop.
 private let avx512 = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.contains(" avx512f") ?? false
 
@@ -249,15 +265,11 @@ struct ParallelProcessTests {
     )
     func threadsMatchOnePass() throws {
         let folder = TemporaryFolder()
-        let frames: Int64 = 2_600_017
-        let signal = TestSignal(channelCount: 2, length: frames, seed: 5, tonesPerChannel: 4)
-        let input = try writeRecording(
-            signal, to: folder.file("long.wav"),
-            format: AudioFormat(container: .wav, encoding: .float32, sampleRate: 48_000, channelCount: 2))
-        let target = frames - 341
+        let long = try LongRecording(seed: 5, encoding: .float32, in: folder)
+        let target = LongRecording.target
         for threads in ["1", "2"] {
             let result = try driftfix([
-                "process", input, folder.file("out-\(threads).wav"), "--to-frames", "\(target)",
+                "process", long.path, folder.file("out-\(threads).wav"), "--to-frames", "\(target)",
                 "--threads", threads, "-q",
             ])
             #expect(result.status == 0, "\(result.stderr)")
@@ -268,7 +280,7 @@ struct ParallelProcessTests {
         let worst = zip(one.samples, two.samples).map { abs($0 - $1) }.max() ?? 1
         #expect(worst < 1e-5, "largest difference between the one-pass and the split output: \(worst)")
         let start = 1 << 20 - 4096
-        let ideal = signal.ideal(target: target, start: Int64(start), count: 8192)
+        let ideal = long.signal.ideal(target: target, start: Int64(start), count: 8192)
         #expect(SignalMeasure.snr(actual: Array(two.samples[(start * 2)..<((start + 8192) * 2)]), ideal: ideal) > 100)
     }
 
@@ -300,20 +312,16 @@ struct ParallelProcessTests {
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset"), "needs util-linux's taskset"))
     func oneCore() throws {
         let folder = TemporaryFolder()
-        let frames: Int64 = 2_600_017
-        let signal = TestSignal(channelCount: 2, length: frames, seed: 6, tonesPerChannel: 4)
-        let input = try writeRecording(
-            signal, to: folder.file("long.wav"),
-            format: AudioFormat(container: .wav, encoding: .pcm24, sampleRate: 48_000, channelCount: 2))
-        let target = frames - 341
+        let long = try LongRecording(seed: 6, encoding: .pcm24, in: folder)
+        let target = LongRecording.target
         let both = try driftfix([
-            "process", input, folder.file("both.wav"), "--to-frames", "\(target)", "--threads", "1", "-q",
+            "process", long.path, folder.file("both.wav"), "--to-frames", "\(target)", "--threads", "1", "-q",
         ])
         #expect(both.status == 0, "\(both.stderr)")
         let pinned = try runChild(
             "/usr/bin/taskset",
             [
-                "-c", "0", driftfixPath(), "process", input, folder.file("one.wav"),
+                "-c", "0", driftfixPath(), "process", long.path, folder.file("one.wav"),
                 "--to-frames", "\(target)", "-q",
             ])
         #expect(pinned.status == 0, "\(pinned.stderr)")
@@ -322,7 +330,7 @@ struct ParallelProcessTests {
         #expect(one == two, "the pinned run's output differs from the two-core one-pass output")
         #expect(try AudioFileReader(path: folder.file("one.wav")).frameCount == target)
         let samples = try readAll(folder.file("one.wav")).samples
-        let ideal = signal.ideal(target: target, start: 1_000_000, count: 8192)
+        let ideal = long.signal.ideal(target: target, start: 1_000_000, count: 8192)
         #expect(SignalMeasure.snr(actual: Array(samples[2_000_000..<(2_000_000 + 8192 * 2)]), ideal: ideal) > 100)
     }
 }

@@ -18,30 +18,26 @@ func corpus(_ kind: String) throws -> [(name: String, bytes: [UInt8])] {
 
 /// Built movies covering the parser's paths (edit lists, v1 headers, 64-bit sizes, fragments).
 func builtMovies() -> [[UInt8]] {
+    /// An ftyp, a moov holding `children`, then the boxes of `rest`.
+    func movie(_ children: [Box], large: Bool = false, then rest: [Box]) -> [UInt8] {
+        ([Boxes.ftyp(), Box("moov", children: children, large: large)] + rest).flatMap(\.bytes)
+    }
     let plain = Boxes.movie(milliseconds: 2000)
-    let edited =
-        Boxes.ftyp().bytes
-        + Box(
-            "moov",
-            children: [
-                Boxes.mvhd(timescale: 1000, duration: 60_500, version: 1),
-                Boxes.track(
-                    id: 1, handler: "vide", timescale: 30_000, duration: 1_801_800, edits: [(500, -1), (60_000, 0)],
-                    version: 1),
-                Boxes.track(id: 2, handler: "soun", timescale: 48_000, duration: 96_000),
-            ], large: true
-        ).bytes + Boxes.mdat(64).bytes
-    let fragmented =
-        Boxes.ftyp().bytes
-        + Box(
-            "moov",
-            children: [
-                Boxes.mvhd(timescale: 1000, duration: 0),
-                Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 0),
-                Box("mvex", children: [Boxes.mehd(0), Boxes.trex(track: 1, defaultDuration: 1)]),
-            ]
-        ).bytes + Boxes.moof(track: 1, sampleDurations: [1, 1, 1]).bytes
-        + Boxes.moof(track: 1, count: 10, defaultDuration: 2).bytes
+    let edited = movie(
+        [
+            Boxes.mvhd(timescale: 1000, duration: 60_500, version: 1),
+            Boxes.track(
+                id: 1, handler: "vide", timescale: 30_000, duration: 1_801_800, edits: [(500, -1), (60_000, 0)],
+                version: 1),
+            Boxes.track(id: 2, handler: "soun", timescale: 48_000, duration: 96_000),
+        ], large: true, then: [Boxes.mdat(64)])
+    let fragmented = movie(
+        [
+            Boxes.mvhd(timescale: 1000, duration: 0),
+            Boxes.track(id: 1, handler: "vide", timescale: 25, duration: 0),
+            Box("mvex", children: [Boxes.mehd(0), Boxes.trex(track: 1, defaultDuration: 1)]),
+        ],
+        then: [Boxes.moof(track: 1, sampleDurations: [1, 1, 1]), Boxes.moof(track: 1, count: 10, defaultDuration: 2)])
     return [plain, edited, fragmented]
 }
 

@@ -54,6 +54,24 @@ ns_cleanup() {
     rm -rf --one-file-system "$work"
 }
 
+# ns_await PID SECONDS COMMAND...: waits until COMMAND succeeds, at most SECONDS (in steps of 0.05 s); fails as soon
+# as process PID (the coordinator) is gone.
+ns_await() {
+    local pid=$1 steps=$(($2 * 20))
+    shift 2
+    for _ in $(seq 1 "$steps"); do
+        "$@" && return 0
+        kill -0 "$pid" 2>/dev/null || return 1
+        sleep 0.05
+    done
+    return 1
+}
+
+# ns_temporary OUT PID: a temporary file process PID is writing under OUT (driftfix names them after their writer's
+# pid), or nothing. ns_writing OUT PID: whether there is one.
+ns_temporary() { find "$1" -name ".*driftfix-*-$2-*.tmp" 2>/dev/null | head -1; }
+ns_writing() { [[ -n $(ns_temporary "$1" "$2") ]]; }
+
 # ns_keys BIN FOLDER N...: the coordinator's CURVE pair and one per worker, each worker's public key admitted through
 # FOLDER/allow.
 ns_keys() {
