@@ -96,16 +96,31 @@ struct HostileProcessTests {
         let folder = TemporaryFolder()
         let input = try recording(folder, frames: 48_000 * 120)
         let before = fingerprint(input)
-        let process = try Child(
-            driftfixPath(),
-            [
-                "process", input, folder.file("out.wav"), "--ratio", "1.000131",
-                "--quality", "best", "--block-frames", "256",
-            ], stdout: .discard, stderr: .discard)
-        let writing = waitUntil(seconds: 60) { folder.entries().contains { $0.hasPrefix(".out.wav.driftfix-") } }
-        kill(process.pid, signal)
-        let ended = process.wait(seconds: 120)
-        try #require(writing, "the temporary file appeared")
+        let temporary = { folder.entries().contains { $0.hasPrefix(".out.wav.driftfix-") } }
+        // Mid-write for certain: the process is stopped while its temporary file is there, signalled, then let go
+        // (the pending signal comes before it runs on). A run that ended before it was stopped (a loaded machine can
+        // starve this thread past the whole write) proves nothing, and is run again.
+        var signalled: CommandResult?
+        for _ in 0..<3 where signalled == nil {
+            let process = try Child(
+                driftfixPath(),
+                [
+                    "process", input, folder.file("out.wav"), "--ratio", "1.000131",
+                    "--quality", "best", "--block-frames", "256",
+                ], stdout: .discard, stderr: .discard)
+            let writing = waitUntil(seconds: 60, temporary)
+            kill(process.pid, SIGSTOP)
+            guard writing, temporary(), !folder.entries().contains("out.wav") else {
+                kill(process.pid, SIGCONT)
+                _ = process.wait(seconds: 120)
+                unlink(folder.file("out.wav"))
+                continue
+            }
+            kill(process.pid, signal)
+            kill(process.pid, SIGCONT)
+            signalled = process.wait(seconds: 120)
+        }
+        let ended = try #require(signalled, "the process was stopped while it wrote its temporary file")
         if signal == SIGQUIT {
             // The Swift runtime's backtracer answers SIGQUIT with a crash report and exit status 1.
             #expect(ended.status != 0)
