@@ -293,7 +293,10 @@ let package = Package(
             dependencies: ["DriftCore", "DriftFixtures", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
             name: "DriftSlurmTests",
-            dependencies: ["DriftSlurm", "DriftCoordinator", "DriftJobs", "DriftWire", "DriftFixtures"]),
+            dependencies: [
+                "DriftSlurm", "DriftCoordinator", "DriftJobs", "DriftWire", "DriftFixtures",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "DriftMetricsTests",
             dependencies: [

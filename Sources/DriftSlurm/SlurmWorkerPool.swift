@@ -307,6 +307,11 @@ public final class SlurmWorkerPool: WorkerPool {
 
     /// Submits the array's `indices` as one job; its id.
     private func submit(_ indices: [Int]) throws(SlurmError) -> Int {
+        try client.submit(script: script, arguments: submission(indices))
+    }
+
+    /// `sbatch`'s options for the array's `indices`.
+    func submission(_ indices: [Int]) -> [String] {
         var arguments = [
             "--job-name=\(settings.jobName)", "--array=\(indices.map(String.init).joined(separator: ","))",
         ]
@@ -315,21 +320,25 @@ public final class SlurmWorkerPool: WorkerPool {
         } else {
             arguments += ["--output=/dev/null"]
         }
-        // Slurm's default (the submitting environment), with the workers' own log level.
-        arguments += [
-            "--export=ALL,DRIFTFIX_LOG_LEVEL=\(ProcessInfo.processInfo.environment["DRIFTFIX_WORKER_LOG_LEVEL"] ?? "notice")"
-        ]
+        // The submitting environment (Slurm's default, said in case a site changed it). Not `ALL,VAR=...`: any
+        // variable listed makes Slurm load the user's login environment on the node first (`su - USER`), which
+        // costs every task's start a login shell's time (a minute where a login blocks) and puts the login's
+        // variables over the submitting ones. The workers' log level is set by the script.
+        arguments += ["--export=ALL"]
         arguments += settings.sbatchArguments
-        return try client.submit(script: script, arguments: arguments)
+        return arguments
     }
 
     /// The batch script: the worker, as the task's one process (exec), so Slurm's signals reach it directly.
     var script: String {
         let command = [settings.executable, "worker", "--connect", settings.endpoint] + settings.extraArguments
+        let level = ProcessInfo.processInfo.environment["DRIFTFIX_WORKER_LOG_LEVEL"] ?? "notice"
         return """
             #!/bin/sh
             # A driftfix worker for the coordinator on \(ProcessInfo.processInfo.hostName) (pid \(getpid())); it names
             # itself slurm-JOB_TASK@NODE from Slurm's variables and runs as many jobs as its allocation has CPUs.
+            DRIFTFIX_LOG_LEVEL=\(Self.quoted(level))
+            export DRIFTFIX_LOG_LEVEL
             exec \(command.map(Self.quoted).joined(separator: " "))
 
             """
