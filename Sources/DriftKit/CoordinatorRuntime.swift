@@ -190,22 +190,16 @@ package final class CoordinatorRuntime: JobExecutor, Sendable {
             onEvent(event)
             if case .jobFinished(let job) = event { completions.finished(job.id) }
         }
-        services.append(
-            .init(
-                service: coordinator, successTerminationBehavior: .gracefullyShutdownGroup,
-                failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "coordinator"))
-        var configuration = ServiceGroupConfiguration(
-            services: services, gracefulShutdownSignals: settings.shutdownSignals,
-            logger: logger)
-        configuration.logging.keys.serviceKey = "service"
-        configuration.maximumGracefulShutdownDuration = .seconds(settings.limits.drainTimeout + 30)
+        let group = ServiceGroup.process(
+            coordinator, named: "coordinator", helpers: services, signals: settings.shutdownSignals,
+            drain: .seconds(settings.limits.drainTimeout + 30), logger: logger)
         let (logger, idleTimeout) = (logger, settings.limits.idleTimeout)
         let task = Task {
             defer {
                 completions.end()
                 if let socketFile { PathText.withCString(socketFile, { unlink($0) }) }
             }
-            try await ServiceGroup(configuration: configuration).run()
+            try await group.run()
             let ended = coordinator.ended
             let outcome = ended?.outcome ?? .stopped
             if case .noWorkers = outcome {

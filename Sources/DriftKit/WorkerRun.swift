@@ -53,18 +53,13 @@ public struct WorkerRun {
         }
         let node = try WorkerNode(context: context, settings: nodeSettings, logger: logger)
         let service = try WorkerService(node: node, parent: settings.parent)
-        services.append(
-            .init(
-                service: service, successTerminationBehavior: .gracefullyShutdownGroup,
-                failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "worker"))
-        var configuration = ServiceGroupConfiguration(
-            services: services, gracefulShutdownSignals: settings.shutdownSignals,
-            logger: logger)
-        configuration.maximumGracefulShutdownDuration = settings.drainTimeout
+        let group = ServiceGroup.process(
+            service, named: "worker", helpers: services, signals: settings.shutdownSignals,
+            drain: settings.drainTimeout, logger: logger)
         logger.info(
             "worker \(settings.node.identity) connecting to \(settings.node.endpoint) with capacity \(settings.node.capacity)"
         )
-        try await ServiceGroup(configuration: configuration).run()
+        try await group.run()
         return service.completed
     }
 

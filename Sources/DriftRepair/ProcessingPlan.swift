@@ -125,8 +125,7 @@ public struct ProcessingPlan: Sendable, Equatable {
             // Stretch the duration at the input rate, then convert the rate exactly.
             let atInputRate =
                 Rational(targetFrames, 1).multipliedRounded(by: Int64(sampleRate), dividedBy: Int64(outputRate)) ?? 0
-            guard atInputRate > 0, Int128(atInputRate) * 2 >= Int128(used), Int128(atInputRate) <= 2 * Int128(used)
-            else {
+            guard atInputRate > 0, stretchAccepts(input: used, output: atInputRate) else {
                 throw PlanError(
                     byTempo ? .tempo : .stretch,
                     ProcessingPlan.outOfRange(
@@ -257,24 +256,23 @@ public struct ProcessingPlan: Sendable, Equatable {
         throws(PlanError) -> (frames: Int64, method: MethodChoice?)
     {
         switch length {
-        case .resample(let n):
-            guard Resampling.accepts(input: used, output: n) else {
+        case .resample(let n), .stretch(let n, _):
+            let stretch = if case .stretch = length { true } else { false }
+            guard
+                stretch ? stretchAccepts(input: used, output: n) : Resampling.accepts(input: used, output: n)
+            else {
                 throw PlanError(
                     .operations,
                     ProcessingPlan.outOfRange(
                         wanted: .frames(n), frames: n, used: used, inputRate: sampleRate,
-                        outputRate: sampleRate, stretch: false))
+                        outputRate: sampleRate, stretch: stretch))
             }
-            return (n, MethodChoice(method: .resample, reason: "content: clock rate"))
-        case .stretch(let n, _):
-            guard Int128(n) * 2 >= Int128(used), Int128(n) <= 2 * Int128(used) else {
-                throw PlanError(
-                    .operations,
-                    ProcessingPlan.outOfRange(
-                        wanted: .frames(n), frames: n, used: used, inputRate: sampleRate,
-                        outputRate: sampleRate, stretch: true))
-            }
-            return (n, MethodChoice(method: .stretch, reason: "content"))
+            return (
+                n,
+                stretch
+                    ? MethodChoice(method: .stretch, reason: "content")
+                    : MethodChoice(method: .resample, reason: "content: clock rate")
+            )
         case .warp(let n, let knots):
             guard WarpKnot.isPath(knots, frames: n), knots.last?.input == used else {
                 throw PlanError(
@@ -289,6 +287,11 @@ public struct ProcessingPlan: Sendable, Equatable {
         case .none:
             return (used, nil)
         }
+    }
+
+    /// Whether a stretch can make `output` frames of `input`: half to twice as many (the stretchers' range).
+    static func stretchAccepts(input: Int64, output: Int64) -> Bool {
+        Int128(output) * 2 >= Int128(input) && Int128(output) <= 2 * Int128(input)
     }
 
     /// Explains a length no method can make from this input: what was asked, and the shortest and longest lengths

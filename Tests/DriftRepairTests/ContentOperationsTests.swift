@@ -66,13 +66,29 @@ import Testing
     }
 
     @Test(
+        "a stretch to exactly twice or half the stream's length is made, to the frame",
+        arguments: [Int64(192_000), 48000, 192_960])
+    func stretchEdges(frames: Int64) throws {
+        let folder = TemporaryFolder()
+        let input = try recording(folder)
+        let inserted: [RepairOperation] = frames == 192_960 ? [.insert(atFrame: 48000, frames: 480)] : []
+        let result = try run(input, inserted + [.stretch(frames: frames)], folder)
+        #expect(result.outputFrames == frames)
+        #expect(try AudioFileReader(path: folder.file("out.wav")).frameCount == frames)
+    }
+
+    @Test(
         "operations out of order or outside the recording are refused before anything is written",
         arguments: [
-            [RepairOperation.resample(frames: 96000), .insert(atFrame: 10, frames: 10)],
+            [RepairOperation.resample(frames: 96000), .insert(atFrame: 10, frames: 10)] as [RepairOperation],
             [.insert(atFrame: 200_000, frames: 10)],
             [.insert(atFrame: 100, frames: 48000 * 11)],
             [.trimStart(frames: 96000)],
             [.insert(atFrame: 100, frames: 5), .padStart(frames: 10)],
+            // Lengths no method makes: a stretch keeps to half...twice its input, a resample to 1/256...256 times.
+            [.stretch(frames: 192_001)], [.stretch(frames: 47999)],
+            [.insert(atFrame: 100, frames: 2), .stretch(frames: 192_005)],
+            [.resample(frames: 24_576_001)], [.resample(frames: 374)],
         ])
     func refused(operations: [RepairOperation]) throws {
         let folder = TemporaryFolder()
