@@ -66,12 +66,13 @@ import Testing
     }
 
     @Test(
-        "a stretch to exactly twice or half the stream's length is made, to the frame",
-        arguments: [Int64(192_000), 48000, 192_960])
-    func stretchEdges(frames: Int64) throws {
+        "a stretch to exactly twice or half the stream's length (its 96,000 frames and a re-inserted gap) is made, to the frame",
+        arguments: [(gap: Int64(0), frames: Int64(192_000)), (0, 48000), (480, 192_960)])
+    func stretchEdges(edge: (gap: Int64, frames: Int64)) throws {
         let folder = TemporaryFolder()
         let input = try recording(folder)
-        let inserted: [RepairOperation] = frames == 192_960 ? [.insert(atFrame: 48000, frames: 480)] : []
+        let (gap, frames) = edge
+        let inserted: [RepairOperation] = gap > 0 ? [.insert(atFrame: 48000, frames: gap)] : []
         let result = try run(input, inserted + [.stretch(frames: frames)], folder)
         #expect(result.outputFrames == frames)
         #expect(try AudioFileReader(path: folder.file("out.wav")).frameCount == frames)
